@@ -1,0 +1,37 @@
+"""Lifecycles as transition tables: one lookup decides every move, and the table is the documentation."""
+
+import enum
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
+
+from siteaudit.domain.error import InvalidTransition
+
+S = TypeVar("S", bound=enum.Enum)
+T = TypeVar("T", bound=enum.Enum)
+
+
+def next_state(moves: Mapping[tuple[S, T], S], state: S, trigger: T, *, entity: str) -> S:
+    """The state `trigger` leads to from `state`. Raises InvalidTransition (409 conflict) when none."""
+    try:
+        return moves[(state, trigger)]
+    except KeyError:
+        raise InvalidTransition(entity, str(state.value), str(trigger.value)) from None
+
+
+def ended_states(moves: Mapping[tuple[S, T], S], states: Iterable[S]) -> frozenset[S]:
+    """States with no way out."""
+    sources = {source for source, _ in moves}
+    return frozenset(s for s in states if s not in sources)
+
+
+def reachable(moves: Mapping[tuple[S, T], S], start: S) -> frozenset[S]:
+    """Every state reachable from `start` through the table."""
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        state = frontier.pop()
+        for (source, _), target in moves.items():
+            if source == state and target not in seen:
+                seen.add(target)
+                frontier.append(target)
+    return frozenset(seen)
