@@ -1,0 +1,1 @@
+"""Adapters: the technology behind each port."""

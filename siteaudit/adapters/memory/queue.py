@@ -1,0 +1,40 @@
+"""An in-memory work queue: messages wait in order until a worker (or a test) takes them."""
+
+import collections
+import threading
+
+from siteaudit.domain.ids import AuditId
+from siteaudit.ports.queue import DispatchError
+
+
+class MemoryTaskQueue:
+    """Thread-safe FIFO of (actor, argument) messages. `refuse_with` simulates a broker that is down."""
+
+    def __init__(self) -> None:
+        self._messages: collections.deque[tuple[str, int | None]] = collections.deque()
+        self._lock = threading.Lock()
+        self.refuse_with: str | None = None
+
+    def _put(self, actor: str, argument: int | None) -> None:
+        with self._lock:
+            if self.refuse_with is not None:
+                raise DispatchError(self.refuse_with)
+            self._messages.append((actor, argument))
+
+    def crawl_slice(self, audit_id: AuditId) -> None:
+        self._put("crawl_slice", audit_id)
+
+    def finalize_audit(self, audit_id: AuditId) -> None:
+        self._put("finalize_audit", audit_id)
+
+    def deliver_webhooks(self) -> None:
+        self._put("deliver_webhooks", None)
+
+    def take(self) -> tuple[str, int | None] | None:
+        """The oldest message, removed from the queue; None when empty."""
+        with self._lock:
+            return self._messages.popleft() if self._messages else None
+
+    def pending(self) -> list[tuple[str, int | None]]:
+        with self._lock:
+            return list(self._messages)

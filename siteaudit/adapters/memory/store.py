@@ -1,0 +1,275 @@
+"""The in-memory store and unit of work: one writer at a time, staged changes applied on commit."""
+
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+
+from attrs import evolve
+
+from siteaudit.adapters.memory.table import Table
+from siteaudit.domain.account import Membership, Role, Team, User
+from siteaudit.domain.audit import Audit, AuditStatus
+from siteaudit.domain.credit import CreditAccount, LedgerEntry, reservation_key, spent
+from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+
+
+class MemoryStore:
+    """All committed state. Share one store between the unit-of-work instances of one application."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.users: Table[UserId, User] = Table()
+        self.teams: Table[TeamId, Team] = Table()
+        self.memberships: Table[tuple[TeamId, UserId], Membership] = Table()
+        self.accounts: Table[UserId, CreditAccount] = Table()
+        self.entries: Table[str, LedgerEntry] = Table()
+        self.audits: Table[AuditId, Audit] = Table()
+
+    def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
+        return [value for value in vars(self).values() if isinstance(value, Table)]
+
+
+class MemoryUserRepository:
+    def __init__(self, store: MemoryStore) -> None:
+        self._t = store.users
+
+    def add(self, user: User) -> User:
+        if any(u.email == user.email for u in self._t.values()):
+            raise Conflict(f"a user with email {user.email} exists")
+        if user.id == 0:
+            user = evolve(user, id=UserId(self._t.next_id()))
+        self._t.put(user.id, user)
+        return user
+
+    def get(self, user_id: UserId) -> User:
+        user = self._t.get(user_id)
+        if user is None:
+            raise NotFound("user", user_id)
+        return user
+
+    def by_email(self, email: str) -> User:
+        for user in self._t.values():
+            if user.email == email:
+                return user
+        raise NotFound("user", email)
+
+    def save(self, user: User) -> None:
+        self.get(user.id)
+        self._t.put(user.id, user)
+
+    def count(self) -> int:
+        return sum(1 for _ in self._t.values())
+
+
+class MemoryTeamRepository:
+    def __init__(self, store: MemoryStore) -> None:
+        self._t = store.teams
+        self._m = store.memberships
+
+    def add(self, team: Team) -> Team:
+        if any(t.name == team.name for t in self._t.values()):
+            raise Conflict(f"a team named {team.name!r} exists")
+        if team.id == 0:
+            team = evolve(team, id=TeamId(self._t.next_id()))
+        self._t.put(team.id, team)
+        self._m.put((team.id, team.owner_id), Membership(team.id, team.owner_id, Role.OWNER))
+        return team
+
+    def get(self, team_id: TeamId) -> Team:
+        team = self._t.get(team_id)
+        if team is None:
+            raise NotFound("team", team_id)
+        return team
+
+    def by_name(self, name: str) -> Team:
+        for team in self._t.values():
+            if team.name == name:
+                return team
+        raise NotFound("team", name)
+
+    def membership(self, team_id: TeamId, user_id: UserId) -> Membership | None:
+        return self._m.get((team_id, user_id))
+
+    def add_member(self, membership: Membership) -> None:
+        if self._m.get((membership.team_id, membership.user_id)) is None:
+            self._m.put((membership.team_id, membership.user_id), membership)
+
+    def remove_member(self, team_id: TeamId, user_id: UserId) -> None:
+        self._m.delete((team_id, user_id))
+
+    def members(self, team_id: TeamId) -> Sequence[Membership]:
+        return sorted(self._m.find(lambda m: m.team_id == team_id), key=lambda m: m.user_id)
+
+    def of_user(self, user_id: UserId) -> Sequence[Team]:
+        ids = sorted(m.team_id for m in self._m.find(lambda m: m.user_id == user_id))
+        return [self.get(i) for i in ids]
+
+
+class MemoryCreditLedger:
+    def __init__(self, store: MemoryStore) -> None:
+        self._accounts = store.accounts
+        self._entries = store.entries
+
+    def _account(self, user_id: UserId) -> CreditAccount:
+        return self._accounts.get(user_id) or CreditAccount(user_id)
+
+    def _write(self, account: CreditAccount, *entries: LedgerEntry) -> None:
+        for entry in entries:
+            self._entries.put(entry.key, entry)
+        self._accounts.put(account.user_id, account)
+
+    def balance(self, user_id: UserId) -> int:
+        return self._account(user_id).balance
+
+    def grant(
+        self, user_id: UserId, amount: int, *, key: str, at: datetime, reference: str = "grant"
+    ) -> bool:
+        if self._entries.get(key) is not None:
+            return False
+        account, entry = self._account(user_id).grant(amount, key=key, at=at, reference=reference)
+        self._write(account, entry)
+        return True
+
+    def reserve(
+        self, user_id: UserId, amount: int, *, reference: str, at: datetime, team: TeamId | None = None
+    ) -> bool:
+        if self._entries.get(reservation_key(reference)) is not None:
+            return False
+        account, entry = self._account(user_id).reserve(amount, reference=reference, at=at, team_id=team)
+        self._write(account, entry)
+        return True
+
+    def settle(self, reference: str, *, cost: int, at: datetime) -> bool:
+        hold = self._entries.get(reservation_key(reference))
+        if hold is None:
+            raise NotFound("reservation", reference)
+        if self._entries.get(f"{reference}:release") is not None:
+            return False
+        account, entries = self._account(hold.account).settle(
+            reserved=-hold.amount,
+            cost=min(cost, -hold.amount),
+            reference=reference,
+            at=at,
+            team_id=hold.team_id,
+        )
+        self._write(account, *entries)
+        return True
+
+    def reserved(self, reference: str) -> int | None:
+        hold = self._entries.get(reservation_key(reference))
+        return None if hold is None else -hold.amount
+
+    def is_settled(self, reference: str) -> bool:
+        return self._entries.get(f"{reference}:release") is not None
+
+    def entries(self, user_id: UserId) -> Sequence[LedgerEntry]:
+        return sorted(self._entries.find(lambda e: e.account == user_id), key=lambda e: (e.at, e.key))
+
+    def spent_since(self, user_id: UserId, since: datetime, *, team: TeamId | None = None) -> int:
+        return spent(self.entries(user_id), since=since, team_id=team)
+
+
+class MemoryAuditRepository:
+    def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
+        self._t = store.audits
+        self._seen = seen
+
+    def add(self, audit: Audit) -> Audit:
+        if audit.id == 0:
+            audit = evolve(audit, id=AuditId(self._t.next_id()))
+        self._t.put(audit.id, audit)
+        self._seen[("audit", audit.id)] = audit.version
+        return audit
+
+    def get_any(self, audit_id: AuditId) -> Audit:
+        audit = self._t.get(audit_id)
+        if audit is None:
+            raise NotFound("audit", audit_id)
+        self._seen[("audit", audit.id)] = audit.version
+        return audit
+
+    def get(self, audit_id: AuditId, *, team: TeamId) -> Audit:
+        audit = self._t.get(audit_id)
+        if audit is None or audit.team_id != team:
+            raise NotFound("audit", audit_id)
+        self._seen[("audit", audit.id)] = audit.version
+        return audit
+
+    def save(self, audit: Audit) -> None:
+        stored = self._t.get(audit.id)
+        if stored is None:
+            raise NotFound("audit", audit.id)
+        expected = self._seen.get(("audit", audit.id))
+        if expected is None or stored.version != expected or audit.version < stored.version:
+            raise ConcurrentUpdate("audit", audit.id)
+        self._t.put(audit.id, audit)
+        self._seen[("audit", audit.id)] = audit.version
+
+    def list(
+        self,
+        *,
+        team: TeamId,
+        user: UserId | None = None,
+        site: SiteId | None = None,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> tuple[Sequence[Audit], int]:
+        rows = [
+            a
+            for a in self._t.values()
+            if (a.team_id == team or (user is not None and a.user_id == user and a.team_id == 0))
+            and (site is None or a.site_id == site)
+        ]
+        rows.sort(key=lambda a: (a.created_at, a.id), reverse=True)
+        return rows[offset : offset + limit], len(rows)
+
+    def count_started_by(self, user_id: UserId) -> int:
+        return sum(1 for a in self._t.values() if a.user_id == user_id)
+
+    def latest_done(self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId) -> Audit | None:
+        candidates = [
+            a
+            for a in self._t.values()
+            if a.status is AuditStatus.DONE
+            and a.id != before
+            and a.team_id == team
+            and (a.site_id == site if site is not None else (a.site_id is None and a.origin == origin))
+            and a.id < before
+        ]
+        return max(candidates, key=lambda a: a.id, default=None)
+
+
+class MemoryUnitOfWork:
+    """A transaction over a MemoryStore: holds the store's lock from enter to exit (one writer)."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self._seen: dict[object, int] = {}
+        self.users = MemoryUserRepository(store)
+        self.teams = MemoryTeamRepository(store)
+        self.credits = MemoryCreditLedger(store)
+        self.audits = MemoryAuditRepository(store, self._seen)
+
+    def __enter__(self) -> Self:
+        self.store.lock.acquire()
+        self._seen.clear()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            self.rollback()
+        finally:
+            self.store.lock.release()
+
+    def commit(self) -> None:
+        for table in self.store.tables():
+            table.commit()
+
+    def rollback(self) -> None:
+        for table in self.store.tables():
+            table.rollback()

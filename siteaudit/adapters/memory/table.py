@@ -1,0 +1,57 @@
+"""A keyed table with a per-transaction overlay: reads see staged writes, commit applies them at once."""
+
+import itertools
+from collections.abc import Callable, Hashable, Iterator
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+_DELETED = object()
+
+
+class Table(Generic[K, V]):
+    """Committed rows live in `rows`; one unit of work at a time stages changes in `overlay`."""
+
+    def __init__(self) -> None:
+        self.rows: dict[K, V] = {}
+        self.overlay: dict[K, object] = {}
+        self._ids = itertools.count(1)
+        self._staged_ids: list[int] = []
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def get(self, key: K) -> V | None:
+        if key in self.overlay:
+            value = self.overlay[key]
+            return None if value is _DELETED else value  # type: ignore[return-value]
+        return self.rows.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        self.overlay[key] = value
+
+    def delete(self, key: K) -> None:
+        self.overlay[key] = _DELETED
+
+    def values(self) -> Iterator[V]:
+        for key, value in self.rows.items():
+            if key not in self.overlay:
+                yield value
+        for value in self.overlay.values():
+            if value is not _DELETED:
+                yield value  # type: ignore[misc]
+
+    def find(self, predicate: Callable[[V], bool]) -> Iterator[V]:
+        return (v for v in self.values() if predicate(v))
+
+    def commit(self) -> None:
+        for key, value in self.overlay.items():
+            if value is _DELETED:
+                self.rows.pop(key, None)
+            else:
+                self.rows[key] = value  # type: ignore[assignment]
+        self.overlay.clear()
+
+    def rollback(self) -> None:
+        self.overlay.clear()

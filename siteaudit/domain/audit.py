@@ -1,0 +1,384 @@
+"""Audits (crawls): the status machine of SPEC 3.1, the request rules of SPEC 4.3 and 8, progress."""
+
+import enum
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from types import MappingProxyType
+from typing import Final, Self
+from urllib.parse import urlsplit
+
+from attrs import evolve, frozen
+
+from siteaudit.domain.account import Plan
+from siteaudit.domain.error import Conflict, DomainError, ErrorCode, ValidationFailed
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.domain.lifecycle import next_state
+
+
+class AuditStatus(enum.StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    FINALIZING = "finalizing"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def ended(self) -> bool:
+        return self in ENDED
+
+
+class AuditMove(enum.StrEnum):
+    START = "start"  # the first crawl slice claimed it
+    STOP_CRAWLING = "stop_crawling"  # frontier empty, or a cap reached
+    PUBLISH_REPORT = "publish_report"
+    CANCEL = "cancel"
+    FAIL = "fail"
+
+
+class AuditTrigger(enum.StrEnum):
+    """Where an audit came from (the `trigger` field of SPEC 2.3)."""
+
+    API = "api"
+    CI = "ci"
+    MANUAL = "manual"
+    SCHEDULE = "schedule"
+    FREE = "free"
+    PREVIEW = "preview"
+
+
+_Q, _R, _F = AuditStatus.QUEUED, AuditStatus.RUNNING, AuditStatus.FINALIZING
+AUDIT_MOVES: Final[Mapping[tuple[AuditStatus, AuditMove], AuditStatus]] = MappingProxyType(
+    {
+        (_Q, AuditMove.START): _R,
+        (_R, AuditMove.STOP_CRAWLING): _F,
+        (_F, AuditMove.PUBLISH_REPORT): AuditStatus.DONE,
+        **{(s, AuditMove.CANCEL): AuditStatus.CANCELLED for s in (_Q, _R, _F)},
+        **{(s, AuditMove.FAIL): AuditStatus.FAILED for s in (_Q, _R, _F)},
+    }
+)
+ENDED: Final = frozenset({AuditStatus.DONE, AuditStatus.FAILED, AuditStatus.CANCELLED})
+
+INTERNAL_ERROR: Final = "internal_error"
+CANCELLED_REASON: Final = "cancelled"
+
+
+def dispatch_failed(reason: str) -> str:
+    return f"dispatch_failed: {reason}"[:500]
+
+
+def reaped(reason: str) -> str:
+    return f"reaped: {reason}"[:500]
+
+
+def setup_failed(error_type: str) -> str:
+    return f"setup_failed: {error_type}"[:500]
+
+
+@frozen
+class AuditEnded:
+    """Event: the audit reached done, failed or cancelled. Handlers settle credits and queue the webhook."""
+
+    audit_id: AuditId
+    status: AuditStatus
+    at: datetime
+
+
+@frozen
+class Audit:
+    id: AuditId
+    team_id: TeamId
+    user_id: UserId  # who started it (signs the webhook)
+    payer_id: UserId  # whose credits pay (SPEC 5.7)
+    url: str  # the start URL
+    origin: str  # scheme://host[:port] of the start URL
+    created_at: datetime
+    max_pages: int
+    concurrency: int = 2
+    max_rps: float = 2.0
+    site_id: SiteId | None = None
+    trigger: AuditTrigger = AuditTrigger.API
+    status: AuditStatus = AuditStatus.QUEUED
+    credits_reserved: int = 0  # tenths
+    verify_token_set: bool = False
+    webhook_url: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    archived_at: datetime | None = None
+    failure_reason: str | None = None
+    pages_crawled: int = 0
+    pages_not_modified: int = 0
+    health_score: int | None = None
+    partial: bool = False
+    version: int = 0
+
+    def _move(self, move: AuditMove) -> AuditStatus:
+        if self.status.ended and move is AuditMove.CANCEL:
+            raise Conflict(f"audit {self.id} already ended ({self.status.value}); there is nothing to cancel")
+        return next_state(AUDIT_MOVES, self.status, move, entity="audit")
+
+    def start(self, *, now: datetime) -> Self:
+        status = self._move(AuditMove.START)
+        return evolve(self, status=status, started_at=now, version=self.version + 1)
+
+    def stop_crawling(self, *, partial: bool) -> Self:
+        status = self._move(AuditMove.STOP_CRAWLING)
+        return evolve(self, status=status, partial=partial, version=self.version + 1)
+
+    def publish_report(self, *, health_score: int, now: datetime) -> tuple[Self, AuditEnded]:
+        status = self._move(AuditMove.PUBLISH_REPORT)
+        done = evolve(
+            self, status=status, health_score=health_score, finished_at=now, version=self.version + 1
+        )
+        return done, AuditEnded(self.id, status, now)
+
+    def cancel(self, *, now: datetime) -> tuple[Self, AuditEnded]:
+        status = self._move(AuditMove.CANCEL)
+        ended = evolve(
+            self, status=status, finished_at=now, failure_reason=CANCELLED_REASON, version=self.version + 1
+        )
+        return ended, AuditEnded(self.id, status, now)
+
+    def fail(self, reason: str, *, now: datetime) -> tuple[Self, AuditEnded]:
+        status = self._move(AuditMove.FAIL)
+        failed = evolve(self, status=status, finished_at=now, failure_reason=reason, version=self.version + 1)
+        return failed, AuditEnded(self.id, status, now)
+
+    def record_progress(self, *, pages_crawled: int, pages_not_modified: int) -> Self:
+        """Counters from a crawl slice; they only grow and never pass the page cap."""
+        if self.status is not AuditStatus.RUNNING:
+            raise Conflict(f"audit {self.id} is {self.status.value}, not running")
+        if not (
+            self.pages_crawled <= pages_crawled <= self.max_pages and 0 <= pages_not_modified <= pages_crawled
+        ):
+            raise ValueError(
+                f"progress {pages_crawled}/{pages_not_modified} is not possible for audit {self.id}"
+            )
+        return evolve(
+            self, pages_crawled=pages_crawled, pages_not_modified=pages_not_modified, version=self.version + 1
+        )
+
+    def archive(self, *, now: datetime) -> Self:
+        if not self.status.ended:
+            raise Conflict(f"audit {self.id} has not ended; only ended audits are archived")
+        if self.archived_at is not None:
+            return self
+        return evolve(self, archived_at=now, version=self.version + 1)
+
+    @property
+    def pages_fetched_in_full(self) -> int:
+        return self.pages_crawled - self.pages_not_modified
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at is None:
+            return None
+        end = self.finished_at
+        return None if end is None else max(0.0, (end - self.started_at).total_seconds())
+
+    def duration_until(self, now: datetime) -> float | None:
+        if self.started_at is None:
+            return None
+        return max(0.0, ((self.finished_at or now) - self.started_at).total_seconds())
+
+
+# --- the request rules of SPEC 4.3 and 8 -------------------------------------------------------------
+
+MAX_PAGES_LIMIT: Final = 500_000
+DEFAULT_MAX_PAGES: Final = 10_000
+UNVERIFIED_MAX_PAGES: Final = 500
+DEFAULT_CONCURRENCY: Final = 2
+DEFAULT_MAX_RPS: Final = 2.0
+UNVERIFIED_MAX_RPS: Final = 3.0
+MAX_URL_LENGTH: Final = 2048
+_VERIFY_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
+
+
+class PlanLimitMaxPages(DomainError):
+    code = ErrorCode.PLAN_LIMIT_MAX_PAGES
+
+    def __init__(self, requested: int, limit: int) -> None:
+        super().__init__(f"max_pages {requested} is above your plan's per-audit limit of {limit}")
+
+
+class SiteNotVerified(DomainError):
+    code = ErrorCode.SITE_NOT_VERIFIED
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what} needs a verified site; verify ownership first (POST /sites/{{id}}/verify)")
+
+
+class MaxRpsRequiresVerifiedSite(DomainError):
+    code = ErrorCode.MAX_RPS_REQUIRES_VERIFIED_SITE
+
+    def __init__(self, max_rps: float) -> None:
+        super().__init__(f"max_rps {max_rps:g} is above {UNVERIFIED_MAX_RPS:g} and needs a verified site")
+
+
+class InvalidUrl(DomainError):
+    code = ErrorCode.INVALID_URL
+
+    def __init__(self, url: str, why: str) -> None:
+        super().__init__(f"{url[:200]!r} is not acceptable: {why}")
+
+
+class SiteUrlMismatch(DomainError):
+    code = ErrorCode.SITE_URL_MISMATCH
+
+    def __init__(self, url: str, origin: str) -> None:
+        super().__init__(f"{url[:200]!r} is not on the site's origin {origin}")
+
+
+def origin_of(url: str) -> str:
+    """scheme://host[:port] of an http(s) URL, lower-cased, default port dropped. Raises InvalidUrl."""
+    if len(url) > MAX_URL_LENGTH:
+        raise InvalidUrl(url, f"longer than {MAX_URL_LENGTH} characters")
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidUrl(url, str(exc)) from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise InvalidUrl(url, "the scheme must be http or https")
+    host = (parts.hostname or "").rstrip(".")
+    if not host:
+        raise InvalidUrl(url, "it has no host")
+    if parts.username is not None or parts.password is not None:
+        raise InvalidUrl(url, "credentials in URLs are not accepted")
+    if any(c.isspace() for c in host):
+        raise InvalidUrl(url, "the host contains spaces")
+    default = 443 if scheme == "https" else 80
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}" if port in (None, default) else f"{scheme}://{shown}:{port}"
+
+
+@frozen
+class AuditRequest:
+    """What the caller asked for (POST /crawls or POST /sites/{id}/crawls), already syntactically valid."""
+
+    url: str | None = None
+    site_id: SiteId | None = None
+    max_pages: int | None = None
+    concurrency: int | None = None
+    max_rps: float | None = None
+    webhook_url: str | None = None
+    verify_token: str | None = None
+    trigger: AuditTrigger = AuditTrigger.API
+
+
+@frozen
+class SiteTerms:
+    """What a registered site contributes to an audit request."""
+
+    site_id: SiteId
+    url: str
+    origin: str
+    verified: bool
+    max_pages: int
+    max_rps: float
+
+
+@frozen
+class AuditSettings:
+    """The decided settings of a new audit: what is reserved and how fast it may crawl."""
+
+    url: str
+    origin: str
+    max_pages: int
+    concurrency: int
+    max_rps: float
+    site_id: SiteId | None
+    verified: bool
+
+    @property
+    def estimated_credits(self) -> int:
+        """Tenths reserved at the start: the page cap, one credit a page."""
+        return self.max_pages * 10
+
+
+def _syntax(request: AuditRequest, *, site_endpoint: bool) -> None:
+    bad: dict[str, str] = {}
+    if request.max_pages is not None and not 1 <= request.max_pages <= MAX_PAGES_LIMIT:
+        bad["max_pages"] = f"must be between 1 and {MAX_PAGES_LIMIT:,}"
+    if request.concurrency is not None and not 1 <= request.concurrency <= 20:
+        bad["concurrency"] = "must be between 1 and 20"
+    if request.max_rps is not None and not 0.5 <= request.max_rps <= 10:
+        bad["max_rps"] = "must be between 0.5 and 10"
+    if request.verify_token is not None:
+        if not _VERIFY_TOKEN.fullmatch(request.verify_token):
+            bad["verify_token"] = "must be 16-128 characters from A-Z a-z 0-9 _ -"
+        elif request.site_id is not None:
+            bad["verify_token"] = "cannot be combined with site_id"
+    if not site_endpoint and request.url is None and request.site_id is None:
+        bad["url"] = "url is required unless site_id is given"
+    if request.webhook_url is not None:
+        try:
+            origin_of(request.webhook_url)
+        except InvalidUrl:
+            bad["webhook_url"] = "must be an http or https URL of at most 2,048 characters"
+    if bad:
+        raise ValidationFailed(bad)
+
+
+def decide_audit_settings(
+    request: AuditRequest,
+    *,
+    plan: Plan,
+    site: SiteTerms | None,
+    origin_verified: bool,
+    site_endpoint: bool = False,
+) -> AuditSettings:
+    """Apply SPEC 4.3 (POST /crawls) or SPEC 4.4 (POST /sites/{id}/crawls) to a request.
+
+    `origin_verified`: whether the team has a verified site for the audited origin. Raises
+    ValidationFailed, InvalidUrl, SiteUrlMismatch, PlanLimitMaxPages, SiteNotVerified or
+    MaxRpsRequiresVerifiedSite.
+    """
+    _syntax(request, site_endpoint=site_endpoint)
+    if site is not None:
+        url = request.url or site.url
+        origin = origin_of(url)
+        if origin != site.origin:
+            raise SiteUrlMismatch(url, site.origin)
+        verified = site.verified
+    else:
+        assert request.url is not None
+        url = request.url.strip()
+        origin = origin_of(url)
+        verified = origin_verified
+
+    plan_cap = plan.max_pages_per_audit
+    if request.max_pages is None:
+        base = site.max_pages if site is not None else DEFAULT_MAX_PAGES
+        max_pages = min(base, plan_cap)
+        if not verified:
+            max_pages = min(max_pages, UNVERIFIED_MAX_PAGES)
+    else:
+        max_pages = request.max_pages
+        if max_pages > plan_cap:
+            raise PlanLimitMaxPages(max_pages, plan_cap)
+        if max_pages > UNVERIFIED_MAX_PAGES and not verified:
+            raise SiteNotVerified(f"an audit of more than {UNVERIFIED_MAX_PAGES} pages")
+
+    if site_endpoint and site is not None:
+        # SPEC 4.4: capped at the site's max_rps, and at 3 when unverified; never refused.
+        wanted = request.max_rps if request.max_rps is not None else site.max_rps
+        max_rps = min(wanted, site.max_rps, UNVERIFIED_MAX_RPS if not verified else 10.0)
+    else:
+        max_rps = request.max_rps if request.max_rps is not None else DEFAULT_MAX_RPS
+        if site is not None and request.max_rps is None:
+            max_rps = site.max_rps if verified else min(site.max_rps, UNVERIFIED_MAX_RPS)
+        if max_rps > UNVERIFIED_MAX_RPS and not verified:
+            raise MaxRpsRequiresVerifiedSite(max_rps)
+
+    return AuditSettings(
+        url=url,
+        origin=origin,
+        max_pages=max_pages,
+        concurrency=request.concurrency or DEFAULT_CONCURRENCY,
+        max_rps=float(max_rps),
+        site_id=site.site_id if site is not None else None,
+        verified=verified,
+    )

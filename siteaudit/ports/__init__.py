@@ -1,0 +1,1 @@
+"""Ports: the Protocols the services need from the outside world. Docstrings state each contract."""

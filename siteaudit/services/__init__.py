@@ -1,0 +1,1 @@
+"""Use cases: the only way entrypoints change state. Plain functions over ports."""

@@ -1,0 +1,141 @@
+"""Account use cases: people, teams, plans, credits, and what GET /account shows."""
+
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+
+from attrs import evolve, frozen
+
+from siteaudit.domain.account import (
+    DEFAULT_PLANS,
+    Caller,
+    Membership,
+    Plan,
+    Role,
+    Team,
+    User,
+    normalise_email,
+)
+from siteaudit.domain.credit import as_number
+from siteaudit.domain.error import DomainError, ErrorCode, TeamAccessRevoked
+from siteaudit.domain.ids import TeamId, UserId
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.repository import UnitOfWork
+
+UowFactory = Callable[[], UnitOfWork]
+
+
+def create_user(
+    email: str,
+    *,
+    plan: str = "free",
+    uow: UnitOfWork,
+    clock: Clock,
+    plans: Mapping[str, Plan] = DEFAULT_PLANS,
+) -> User:
+    if plan not in plans:
+        raise DomainError(
+            f"unknown plan {plan!r}; plans: {', '.join(plans)}", code=ErrorCode.VALIDATION_FAILED
+        )
+    with uow:
+        user = uow.users.add(User(UserId(0), normalise_email(email), plan, clock.now()))
+        uow.commit()
+    return user
+
+
+def create_team(name: str, *, owner_email: str, uow: UnitOfWork, clock: Clock) -> Team:
+    cleaned = name.strip()
+    if not 1 <= len(cleaned) <= 100:
+        raise DomainError("a team name has 1-100 characters", code=ErrorCode.VALIDATION_FAILED)
+    with uow:
+        owner = uow.users.by_email(normalise_email(owner_email))
+        team = uow.teams.add(Team(TeamId(0), cleaned, owner.id, clock.now()))
+        uow.commit()
+    return team
+
+
+def add_member(team_name: str, email: str, *, uow: UnitOfWork) -> Membership:
+    with uow:
+        team = uow.teams.by_name(team_name)
+        user = uow.users.by_email(normalise_email(email))
+        membership = uow.teams.membership(team.id, user.id) or Membership(team.id, user.id, Role.MEMBER)
+        uow.teams.add_member(membership)
+        uow.commit()
+    return membership
+
+
+def remove_member(team_name: str, email: str, *, uow: UnitOfWork) -> None:
+    with uow:
+        team = uow.teams.by_name(team_name)
+        user = uow.users.by_email(normalise_email(email))
+        if user.id == team.owner_id:
+            raise DomainError("the owner cannot leave their own team", code=ErrorCode.CONFLICT)
+        uow.teams.remove_member(team.id, user.id)
+        uow.commit()
+
+
+def set_plan(email: str, plan: str, *, uow: UnitOfWork, plans: Mapping[str, Plan] = DEFAULT_PLANS) -> User:
+    if plan not in plans:
+        raise DomainError(
+            f"unknown plan {plan!r}; plans: {', '.join(plans)}", code=ErrorCode.VALIDATION_FAILED
+        )
+    with uow:
+        user = uow.users.by_email(normalise_email(email))
+        user = evolve(user, plan=plan)
+        uow.users.save(user)
+        uow.commit()
+    return user
+
+
+def grant_credits(email: str, tenths: int, *, key: str, uow: UnitOfWork, clock: Clock) -> int:
+    """Add credits to a person's own balance; `key` makes a repeated grant a no-op. Returns the balance."""
+    with uow:
+        user = uow.users.by_email(normalise_email(email))
+        uow.credits.grant(user.id, tenths, key=key, at=clock.now(), reference="grant")
+        balance = uow.credits.balance(user.id)
+        uow.commit()
+    return balance
+
+
+def check_membership(caller: Caller, *, uow: UnitOfWork) -> None:
+    """Raises TeamAccessRevoked when the caller's holder is no longer in the key's team."""
+    if caller.team_id and uow.teams.membership(caller.team_id, caller.user_id) is None:
+        raise TeamAccessRevoked()
+
+
+@frozen
+class AccountView:
+    """GET /account (SPEC 2.2); credit figures in tenths."""
+
+    balance: int
+    team_id: int
+    team_credits: int
+    crawls_total: int
+    credits_spent_30d: int
+    team_credits_spent_30d: int
+    api_key_prefix: str
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "balance": as_number(self.balance),
+            "team_id": self.team_id,
+            "team_credits": as_number(self.team_credits),
+            "crawls_total": self.crawls_total,
+            "credits_spent_30d": as_number(self.credits_spent_30d),
+            "team_credits_spent_30d": as_number(self.team_credits_spent_30d),
+            "api_key_prefix": self.api_key_prefix,
+        }
+
+
+def account_view(caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AccountView:
+    since = clock.now() - timedelta(days=30)
+    with uow:
+        team = uow.teams.get(caller.team_id)
+        return AccountView(
+            balance=uow.credits.balance(caller.user_id),
+            team_id=team.id,
+            team_credits=uow.credits.balance(team.owner_id),
+            crawls_total=uow.audits.count_started_by(caller.user_id),
+            credits_spent_30d=uow.credits.spent_since(caller.user_id, since),
+            team_credits_spent_30d=uow.credits.spent_since(team.owner_id, since, team=team.id),
+            api_key_prefix=caller.key_prefix,
+        )

@@ -1,0 +1,180 @@
+"""Audit use cases: start, cancel, fail and end an audit, with its credits reserved and settled once."""
+
+from attrs import frozen
+
+from siteaudit.domain.account import Caller, plan_named
+from siteaudit.domain.audit import (
+    Audit,
+    AuditEnded,
+    AuditRequest,
+    AuditStatus,
+    SiteTerms,
+    decide_audit_settings,
+    dispatch_failed,
+)
+from siteaudit.domain.credit import audit_cost
+from siteaudit.domain.error import DomainError, ErrorCode
+from siteaudit.domain.ids import AuditId, UserId
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.queue import DispatchError, TaskQueue
+from siteaudit.ports.repository import UnitOfWork
+
+
+def audit_reference(audit_id: AuditId) -> str:
+    return f"audit:{audit_id}"
+
+
+class DispatchFailed(DomainError):
+    code = ErrorCode.DISPATCH_FAILED
+
+    def __init__(self, audit_id: AuditId) -> None:
+        super().__init__(f"audit {audit_id} could not be dispatched; its credits were refunded, try again")
+
+
+@frozen
+class AuditStarted:
+    audit: Audit
+
+    @property
+    def estimated_credits(self) -> int:
+        return self.audit.credits_reserved
+
+
+def start_audit(
+    request: AuditRequest,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    queue: TaskQueue,
+    site: SiteTerms | None = None,
+    site_endpoint: bool = False,
+    origin_verified: bool = False,
+    payer: UserId | None = None,
+) -> AuditStarted:
+    """Validate, reserve `estimated_credits`, store the audit `queued`, commit, then dispatch it.
+
+    Plain-URL audits are paid by the caller, site audits by the team owner (SPEC 5.7). A refused request
+    (402, 403, 409, 422) creates nothing. When dispatching fails the audit ends `failed`
+    (`dispatch_failed: ...`), the reservation is refunded in full, and DispatchFailed (503) is raised.
+    """
+    now = clock.now()
+    with uow:
+        team = uow.teams.get(caller.team_id)
+        paid_by = payer if payer is not None else (team.owner_id if site is not None else caller.user_id)
+        plan = plan_named(uow.users.get(paid_by).plan)
+        settings = decide_audit_settings(
+            request, plan=plan, site=site, origin_verified=origin_verified, site_endpoint=site_endpoint
+        )
+        audit = uow.audits.add(
+            Audit(
+                id=AuditId(0),
+                team_id=caller.team_id,
+                user_id=caller.user_id,
+                payer_id=paid_by,
+                url=settings.url,
+                origin=settings.origin,
+                created_at=now,
+                max_pages=settings.max_pages,
+                concurrency=settings.concurrency,
+                max_rps=settings.max_rps,
+                site_id=settings.site_id,
+                trigger=request.trigger,
+                credits_reserved=settings.estimated_credits,
+                verify_token_set=request.verify_token is not None,
+                webhook_url=request.webhook_url,
+            )
+        )
+        uow.credits.reserve(
+            paid_by,
+            settings.estimated_credits,
+            reference=audit_reference(audit.id),
+            at=now,
+            team=caller.team_id,
+        )
+        uow.commit()
+    try:
+        queue.crawl_slice(audit.id)
+    except DispatchError as exc:
+        fail_audit(audit.id, dispatch_failed(str(exc) or type(exc).__name__), uow=uow, clock=clock)
+        raise DispatchFailed(audit.id) from exc
+    return AuditStarted(audit)
+
+
+def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> None:
+    """Inside the ending transaction: charge what was fetched, refund the rest (once per audit)."""
+    cost = audit_cost(
+        pages_fetched=audit.pages_fetched_in_full,
+        pages_not_modified=audit.pages_not_modified,
+        reserved=audit.credits_reserved,
+    )
+    uow.credits.settle(audit_reference(audit.id), cost=cost, at=ended.at)
+
+
+def cancel_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Audit:
+    """Cancel a queued, running or finalizing audit; an ended one raises Conflict (409)."""
+    with uow:
+        audit = uow.audits.get(audit_id, team=caller.team_id)
+        audit, ended = audit.cancel(now=clock.now())
+        settle_ended_audit(audit, ended, uow=uow)
+        uow.audits.save(audit)
+        uow.commit()
+    return audit
+
+
+def fail_audit(audit_id: AuditId, reason: str, *, uow: UnitOfWork, clock: Clock) -> Audit:
+    """End an audit `failed` with `reason`, settling what it fetched. An ended audit is left as it is."""
+    with uow:
+        audit = uow.audits.get_any(audit_id)
+        if audit.status.ended:
+            return audit
+        audit, ended = audit.fail(reason, now=clock.now())
+        settle_ended_audit(audit, ended, uow=uow)
+        uow.audits.save(audit)
+        uow.commit()
+    return audit
+
+
+def get_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork) -> Audit:
+    with uow:
+        return uow.audits.get(audit_id, team=caller.team_id)
+
+
+def begin_audit(audit_id: AuditId, *, uow: UnitOfWork, clock: Clock) -> Audit:
+    """A crawl slice claims a queued audit (queued -> running); a running audit is returned as it is."""
+    with uow:
+        audit = uow.audits.get_any(audit_id)
+        if audit.status is AuditStatus.QUEUED:
+            audit = audit.start(now=clock.now())
+            uow.audits.save(audit)
+            uow.commit()
+    return audit
+
+
+def record_progress(
+    audit_id: AuditId, *, pages_crawled: int, pages_not_modified: int, uow: UnitOfWork
+) -> Audit:
+    with uow:
+        audit = uow.audits.get_any(audit_id)
+        audit = audit.record_progress(pages_crawled=pages_crawled, pages_not_modified=pages_not_modified)
+        uow.audits.save(audit)
+        uow.commit()
+    return audit
+
+
+def stop_crawling(audit_id: AuditId, *, partial: bool, uow: UnitOfWork) -> Audit:
+    with uow:
+        audit = uow.audits.get_any(audit_id).stop_crawling(partial=partial)
+        uow.audits.save(audit)
+        uow.commit()
+    return audit
+
+
+def publish_report(audit_id: AuditId, *, health_score: int, uow: UnitOfWork, clock: Clock) -> Audit:
+    """Finalising -> done, settling credits in the same transaction."""
+    with uow:
+        audit, ended = uow.audits.get_any(audit_id).publish_report(health_score=health_score, now=clock.now())
+        settle_ended_audit(audit, ended, uow=uow)
+        uow.audits.save(audit)
+        uow.commit()
+    return audit

@@ -1,0 +1,65 @@
+"""Settings, read once from SITEAUDIT_* environment variables (each documented in README)."""
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from attrs import field, frozen
+
+
+def _default_database_url() -> str:
+    from platformdirs import user_data_dir
+
+    return f"sqlite:///{Path(user_data_dir('siteaudit')) / 'siteaudit.sqlite3'}"
+
+
+def _cidrs(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.replace(";", ",").split(",") if part.strip())
+
+
+@frozen
+class Settings:
+    database_url: str = field(factory=_default_database_url)
+    broker_url: str = ""  # empty: the in-process queue of the embedded default
+    host: str = "127.0.0.1"
+    port: int = 8080
+    public_url: str = ""  # how users reach the service (device login links); default http://host:port
+    secret_key: str = ""  # encrypts webhook secrets at rest; generated and kept beside SQLite when empty
+    allow_networks: tuple[str, ...] = ()  # CIDRs the SSRF guard lets through (tests, local development)
+    starting_credits: int = 10_000  # credits of the local owner created on first start
+    local_owner_plan: str = "scale"
+    log_level: str = "info"
+    log_json: bool = False
+    trusted_proxies: tuple[str, ...] = ()
+
+    @property
+    def base_url(self) -> str:
+        return self.public_url.rstrip("/") or f"http://{self.host}:{self.port}"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if environ is None else environ
+
+        def get(name: str) -> str | None:
+            value = env.get(f"SITEAUDIT_{name}")
+            return value if value not in (None, "") else None
+
+        values: dict[str, object] = {}
+        for name, convert in (
+            ("DATABASE_URL", str),
+            ("BROKER_URL", str),
+            ("HOST", str),
+            ("PORT", int),
+            ("PUBLIC_URL", str),
+            ("SECRET_KEY", str),
+            ("ALLOW_NETWORKS", _cidrs),
+            ("STARTING_CREDITS", int),
+            ("LOCAL_OWNER_PLAN", str),
+            ("LOG_LEVEL", str),
+            ("LOG_JSON", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("TRUSTED_PROXIES", _cidrs),
+        ):
+            raw = get(name)
+            if raw is not None:
+                values[name.lower()] = convert(raw)  # type: ignore[operator]
+        return cls(**values)  # type: ignore[arg-type]
