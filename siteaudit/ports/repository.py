@@ -9,6 +9,7 @@ from siteaudit.domain.account import Membership, Team, User
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.ports.keys import ApiKeyRepository
 
 
 class UserRepository(Protocol):
@@ -158,6 +159,7 @@ class UnitOfWork(Protocol):
     teams: TeamRepository
     credits: CreditLedger
     audits: AuditRepository
+    keys: ApiKeyRepository
 
     def __enter__(self) -> Self: ...
 

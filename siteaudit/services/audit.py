@@ -1,5 +1,7 @@
 """Audit use cases: start, cancel, fail and end an audit, with its credits reserved and settled once."""
 
+from collections.abc import Sequence
+
 from attrs import frozen
 
 from siteaudit.domain.account import Caller, plan_named
@@ -14,7 +16,7 @@ from siteaudit.domain.audit import (
 )
 from siteaudit.domain.credit import audit_cost
 from siteaudit.domain.error import DomainError, ErrorCode
-from siteaudit.domain.ids import AuditId, UserId
+from siteaudit.domain.ids import AuditId, SiteId, UserId
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
@@ -178,3 +180,13 @@ def publish_report(audit_id: AuditId, *, health_score: int, uow: UnitOfWork, clo
         uow.audits.save(audit)
         uow.commit()
     return audit
+
+
+def list_audits(
+    caller: Caller, *, site_id: SiteId | None, offset: int, limit: int, uow: UnitOfWork
+) -> tuple[Sequence[Audit], int]:
+    """The team's audits, newest first, plus the caller's own audits from before teams existed."""
+    with uow:
+        return uow.audits.list(
+            team=caller.team_id, user=caller.user_id, site=site_id, offset=offset, limit=limit
+        )

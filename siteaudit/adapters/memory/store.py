@@ -10,10 +10,11 @@ from attrs import evolve
 
 from siteaudit.adapters.memory.table import Table
 from siteaudit.domain.account import Membership, Role, Team, User
+from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import CreditAccount, LedgerEntry, reservation_key, spent
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
-from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.domain.ids import ApiKeyId, AuditId, SiteId, TeamId, UserId
 
 
 class MemoryStore:
@@ -27,6 +28,7 @@ class MemoryStore:
         self.accounts: Table[UserId, CreditAccount] = Table()
         self.entries: Table[str, LedgerEntry] = Table()
         self.audits: Table[AuditId, Audit] = Table()
+        self.keys: Table[ApiKeyId, ApiKey] = Table()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         return [value for value in vars(self).values() if isinstance(value, Table)]
@@ -242,6 +244,61 @@ class MemoryAuditRepository:
         return max(candidates, key=lambda a: a.id, default=None)
 
 
+class MemoryApiKeyRepository:
+    def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
+        self._t = store.keys
+        self._seen = seen
+
+    def add(self, key: ApiKey) -> ApiKey:
+        if self.by_hash(key.hash) is not None:
+            raise Conflict("an API key with this hash exists")
+        if key.id == 0:
+            key = evolve(key, id=ApiKeyId(self._t.next_id()))
+        self._t.put(key.id, key)
+        self._seen[("key", key.id)] = key.version
+        return key
+
+    def get(self, key_id: ApiKeyId) -> ApiKey:
+        key = self._t.get(key_id)
+        if key is None:
+            raise NotFound("API key", key_id)
+        self._seen[("key", key.id)] = key.version
+        return key
+
+    def by_hash(self, key_hash: str) -> ApiKey | None:
+        for key in self._t.values():
+            if key.hash == key_hash:
+                self._seen[("key", key.id)] = key.version
+                return key
+        return None
+
+    def of_user(self, user_id: UserId) -> Sequence[ApiKey]:
+        keys = sorted(self._t.find(lambda k: k.user_id == user_id), key=lambda k: k.id)
+        for key in keys:
+            self._seen[("key", key.id)] = key.version
+        return keys
+
+    def save(self, key: ApiKey) -> None:
+        stored = self._t.get(key.id)
+        if stored is None:
+            raise NotFound("API key", key.id)
+        if self._seen.get(("key", key.id)) != stored.version:
+            raise ConcurrentUpdate("API key", key.id)
+        self._t.put(key.id, evolve(key, last_used_at=max_time(stored.last_used_at, key.last_used_at)))
+        self._seen[("key", key.id)] = key.version
+
+    def touch(self, key_id: ApiKeyId, at: datetime) -> None:
+        stored = self._t.get(key_id)
+        if stored is not None:
+            self._t.put(key_id, evolve(stored, last_used_at=max_time(stored.last_used_at, at)))
+
+
+def max_time(a: datetime | None, b: datetime | None) -> datetime | None:
+    if a is None or b is None:
+        return a or b
+    return max(a, b)
+
+
 class MemoryUnitOfWork:
     """A transaction over a MemoryStore: holds the store's lock from enter to exit (one writer)."""
 
@@ -252,6 +309,7 @@ class MemoryUnitOfWork:
         self.teams = MemoryTeamRepository(store)
         self.credits = MemoryCreditLedger(store)
         self.audits = MemoryAuditRepository(store, self._seen)
+        self.keys = MemoryApiKeyRepository(store, self._seen)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

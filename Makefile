@@ -1,0 +1,32 @@
+# One entry point for people and CI: `make check` installs, lints, type-checks, checks the import
+# contracts and runs the whole test suite. `.ci/run` calls exactly this.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export HYPOTHESIS_PROFILE ?= ci
+
+.PHONY: install lint test check serve bench
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+install: $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,mcp]'
+
+lint:
+	$(BIN)/ruff format --check siteaudit tests benchmarks
+	$(BIN)/ruff check siteaudit tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test:
+	$(BIN)/python -m pytest -p no:cacheprovider
+
+check: install lint test
+
+serve: install
+	$(BIN)/siteaudit serve
+
+bench:
+	$(BIN)/python benchmarks/run_all.py

@@ -1,0 +1,5 @@
+"""The REST interface of SPEC.md on Falcon: thin resources over the services, one error envelope."""
+
+from siteaudit.adapters.rest.app import create_api
+
+__all__ = ["create_api"]

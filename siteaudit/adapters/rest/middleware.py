@@ -1,0 +1,167 @@
+"""Request ids, access logs, authentication and the per-key and per-IP rate limits."""
+
+import ipaddress
+import logging
+import re
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import falcon
+
+from siteaudit.domain.account import Caller
+from siteaudit.domain.error import ErrorCode, RateLimited, Unauthenticated
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.ratelimit import Limit, RateDecision, RateLimiter
+
+access_log = logging.getLogger("siteaudit.access")
+
+PER_KEY: Final = Limit(60, 60.0)
+UNAUTHENTICATED_PER_IP: Final = Limit(60, 60.0)
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+class RequestContext:
+    """Request ids (echoed in X-Request-ID) and one structured access-log line per request."""
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        incoming = req.get_header("X-Request-ID") or ""
+        req.context.request_id = incoming if _REQUEST_ID.fullmatch(incoming) else secrets.token_hex(8)
+        req.context.started = time.perf_counter()
+        resp.set_header("X-Request-ID", req.context.request_id)
+        resp.set_header("Cache-Control", "no-store")
+
+    def process_response(self, req: falcon.Request, resp: falcon.Response, resource: Any, ok: bool) -> None:
+        caller = getattr(req.context, "caller", None)
+        access_log.info(
+            "%s %s %s",
+            req.method,
+            req.path,
+            resp.status,
+            extra={
+                "request_id": getattr(req.context, "request_id", "-"),
+                "method": req.method,
+                "path": req.path,  # never the query string: it could carry tokens
+                "status": int(str(resp.status).split()[0]) if resp.status else 0,
+                "duration_ms": round(
+                    (time.perf_counter() - getattr(req.context, "started", time.perf_counter())) * 1000, 1
+                ),
+                "key_prefix": caller.key_prefix if caller else None,
+                "remote": client_ip(req, ()),
+            },
+        )
+
+
+def client_ip(
+    req: falcon.Request, trusted_proxies: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]
+) -> str:
+    """The peer address, or the first untrusted address of X-Forwarded-For when the peer is a trusted proxy."""
+    peer = req.remote_addr or "-"
+    try:
+        peer_ip = ipaddress.ip_address(peer)
+    except ValueError:
+        return peer
+    if not any(peer_ip in net for net in trusted_proxies):
+        return peer
+    for hop in reversed(
+        [h.strip() for h in (req.get_header("X-Forwarded-For") or "").split(",") if h.strip()]
+    ):
+        try:
+            hop_ip = ipaddress.ip_address(hop)
+        except ValueError:
+            return peer
+        if not any(hop_ip in net for net in trusted_proxies):
+            return hop
+    return peer
+
+
+def rate_headers(resp: falcon.Response, decision: RateDecision, limit: Limit) -> None:
+    resp.set_header("RateLimit-Limit", str(decision.limit))
+    resp.set_header("RateLimit-Remaining", str(decision.remaining))
+    resp.set_header("RateLimit-Reset", str(max(0, round(decision.reset_s))))
+    resp.set_header("RateLimit-Policy", f"{limit.count};w={round(limit.period_s)}")
+
+
+def enforce(
+    limiter: RateLimiter,
+    clock: Clock,
+    checks: Sequence[tuple[str, Limit, ErrorCode]],
+    resp: falcon.Response | None,
+) -> None:
+    """Count the request against every bucket; when any refuses, answer with the largest Retry-After.
+
+    Buckets are peeked first so a request refused by one bucket is counted by none.
+    """
+    now = clock.now()
+    refusals = [(limiter.peek(b, lim, now=now), code) for b, lim, code in checks]
+    refused = [(d, code) for d, code in refusals if not d.allowed]
+    if refused:
+        wait = max(d.retry_after_s for d, _ in refused)
+        decision, code = max(refused, key=lambda pair: pair[0].retry_after_s)
+        if resp is not None and checks:
+            rate_headers(resp, decision, checks[0][1])
+        raise RateLimited(max(1, int(wait + 0.999)), code=code)
+    decisions = [limiter.hit(b, lim, now=now) for b, lim, _ in checks]
+    refused_now = [d for d in decisions if not d.allowed]
+    if refused_now:  # lost a race between peek and hit
+        raise RateLimited(max(1, int(max(d.retry_after_s for d in refused_now) + 0.999)))
+    if resp is not None and decisions:
+        rate_headers(resp, decisions[0], checks[0][1])
+
+
+class Authentication:
+    """Bearer keys (SPEC 5): every resource needs one unless it says `public = True`.
+
+    Then the shared per-key limit (60 a minute) and any stricter limit the resource names in
+    `extra_limits` (a mapping of HTTP method to (name, Limit)).
+    """
+
+    def __init__(
+        self,
+        authenticate: Callable[[str], Caller],
+        limiter: RateLimiter,
+        clock: Clock,
+        trusted_proxies: Sequence[str] = (),
+    ) -> None:
+        self._authenticate = authenticate
+        self._limiter = limiter
+        self._clock = clock
+        self._proxies = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
+
+    def process_resource(
+        self, req: falcon.Request, resp: falcon.Response, resource: Any, params: Any
+    ) -> None:
+        req.context.client_ip = client_ip(req, self._proxies)
+        if resource is None or getattr(resource, "public", False):
+            return
+        header = req.get_header("Authorization") or ""
+        scheme, _, raw = header.partition(" ")
+        try:
+            if scheme.lower() != "bearer" or not raw.strip():
+                raise Unauthenticated()
+            caller = self._authenticate(raw.strip())
+        except Unauthenticated:
+            # Floods of 401s are not free: unauthenticated traffic is limited per client address.
+            enforce(
+                self._limiter,
+                self._clock,
+                [
+                    (
+                        f"ip:{req.context.client_ip}:unauthenticated",
+                        UNAUTHENTICATED_PER_IP,
+                        ErrorCode.RATE_LIMITED,
+                    )
+                ],
+                None,
+            )
+            raise
+        req.context.caller = caller
+        checks: list[tuple[str, Limit, ErrorCode]] = [
+            (f"key:{caller.key_prefix}", PER_KEY, ErrorCode.RATE_LIMITED)
+        ]
+        extra = getattr(resource, "extra_limits", {}).get(req.method)
+        if extra is not None:
+            name, limit = extra
+            checks.append((f"key:{caller.key_prefix}:{name}", limit, ErrorCode.RATE_LIMITED))
+        enforce(self._limiter, self._clock, checks, resp)

@@ -1,0 +1,165 @@
+"""Request syntax: JSON bodies and query strings checked field by field into 422 validation_failed."""
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+import falcon
+
+from siteaudit.domain.error import DomainError, ErrorCode, ValidationFailed
+
+MAX_BODY_BYTES: Final = 1_048_576
+MAX_PAGE: Final = 100_000
+
+
+class PayloadTooLarge(DomainError):
+    code = ErrorCode.PAYLOAD_TOO_LARGE
+
+    def __init__(self) -> None:
+        super().__init__(f"request bodies are limited to {MAX_BODY_BYTES:,} bytes")
+
+
+class UnsupportedMediaType(DomainError):
+    code = ErrorCode.UNSUPPORTED_MEDIA_TYPE
+
+    def __init__(self) -> None:
+        super().__init__("send the request body as JSON with Content-Type: application/json")
+
+
+def json_body(req: falcon.Request, *, allowed: Iterable[str], required: bool = True) -> dict[str, Any]:
+    """The request's JSON object. Unknown fields are refused by name, so typos never pass silently."""
+    length = req.content_length or 0
+    if length > MAX_BODY_BYTES:
+        raise PayloadTooLarge()
+    raw = req.bounded_stream.read(MAX_BODY_BYTES + 1)
+    if len(raw) > MAX_BODY_BYTES:
+        raise PayloadTooLarge()
+    if not raw.strip():
+        if required:
+            raise ValidationFailed({"body": "a JSON object is required"})
+        return {}
+    media_type = (req.content_type or "").split(";")[0].strip().lower()
+    if media_type not in ("application/json", "") and not media_type.endswith("+json"):
+        raise UnsupportedMediaType()
+    try:
+        import json
+
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ValidationFailed({"body": "not valid JSON"}) from None
+    if not isinstance(body, dict):
+        raise ValidationFailed({"body": "must be a JSON object"})
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise ValidationFailed({name: "unknown field" for name in unknown})
+    return body
+
+
+class Fields:
+    """Collects every bad field of one request before answering, so the caller fixes them all at once."""
+
+    def __init__(self, source: Mapping[str, Any]) -> None:
+        self.source = source
+        self.bad: dict[str, str] = {}
+
+    def integer(self, name: str, *, low: int, high: int, default: int | None = None) -> int | None:
+        value = self.source.get(name)
+        if value is None:
+            return default
+        if isinstance(value, str):  # query strings
+            try:
+                value = int(value.strip())
+            except ValueError:
+                self.bad[name] = "must be an integer"
+                return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.bad[name] = "must be an integer"
+            return default
+        if not low <= value <= high:
+            self.bad[name] = f"must be between {low:,} and {high:,}"
+            return default
+        return value
+
+    def number(self, name: str, *, low: float, high: float) -> float | None:
+        value = self.source.get(name)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                self.bad[name] = "must be a number"
+                return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            self.bad[name] = "must be a number"
+            return None
+        if not low <= value <= high:
+            self.bad[name] = f"must be between {low:g} and {high:g}"
+            return None
+        return float(value)
+
+    def string(
+        self, name: str, *, max_length: int, min_length: int = 0, choices: Iterable[str] = ()
+    ) -> str | None:
+        value = self.source.get(name)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            self.bad[name] = "must be a string"
+            return None
+        if not min_length <= len(value) <= max_length:
+            self.bad[name] = f"must have {min_length}-{max_length} characters"
+            return None
+        options = tuple(choices)
+        if options and value not in options:
+            self.bad[name] = f"must be one of: {', '.join(options)}"
+            return None
+        return value
+
+    def boolean(self, name: str) -> bool | None:
+        value = self.source.get(name)
+        if value is None:
+            return None
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        if not isinstance(value, bool):
+            self.bad[name] = "must be true or false"
+            return None
+        return value
+
+    def done(self) -> None:
+        if self.bad:
+            raise ValidationFailed(self.bad)
+
+
+def page_params(req: falcon.Request, *, default: int, maximum: int) -> tuple[int, int]:
+    """`page` and `per_page` from the query string: (page, per_page)."""
+    fields = Fields(req.params)
+    page = fields.integer("page", low=1, high=MAX_PAGE, default=1)
+    per_page = fields.integer("per_page", low=1, high=maximum, default=default)
+    fields.done()
+    assert page is not None and per_page is not None
+    return page, per_page
+
+
+def known_query(req: falcon.Request, allowed: Iterable[str]) -> None:
+    """Refuse unknown or repeated query parameters by name."""
+    names = set(allowed)
+    bad = {name: "unknown parameter" for name in req.params if name not in names}
+    bad.update(
+        {name: "given more than once" for name, value in req.params.items() if isinstance(value, list)}
+    )
+    if bad:
+        raise ValidationFailed(bad)
+
+
+def paginated(rows: list[Any], *, page: int, per_page: int, total: int) -> dict[str, Any]:
+    return {
+        "data": rows,
+        "meta": {
+            "current_page": page,
+            "per_page": per_page,
+            "total": total,
+            "last_page": max(1, -(-total // per_page)),
+        },
+    }

@@ -1,0 +1,152 @@
+"""Thin resources: parse and check the request, call one use case, convert, answer."""
+
+from typing import Any, Final
+
+import falcon
+
+from siteaudit.adapters.rest.contract import RestServices
+from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
+from siteaudit.adapters.rest.views import audit_detail, audit_row, issue_row, page_row
+from siteaudit.domain.audit import AuditRequest, AuditTrigger
+from siteaudit.domain.credit import as_number
+from siteaudit.domain.ids import SiteId
+from siteaudit.ports.clock import Clock
+
+ID: Final = "int(min=1, max=4611686018427387904)"
+
+
+class Resource:
+    def __init__(self, services: RestServices, clock: Clock) -> None:
+        self.services = services
+        self.clock = clock
+
+
+class Health:
+    public = True
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = {"ok": True}
+
+
+class Ping(Resource):
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = {"user_id": req.context.caller.user_id}
+
+
+class Account(Resource):
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = self.services.account(req.context.caller).as_json()
+
+
+CRAWL_FIELDS: Final = ("url", "site_id", "max_pages", "concurrency", "max_rps", "webhook_url", "verify_token")
+
+
+class Crawls(Resource):
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        known_query(req, ("site_id", "page", "per_page"))
+        fields = Fields(req.params)
+        site_id = fields.integer("site_id", low=1, high=2**62)
+        fields.done()
+        page, per_page = page_params(req, default=20, maximum=100)
+        audits, total = self.services.list_audits(
+            req.context.caller, site_id=site_id, offset=(page - 1) * per_page, limit=per_page
+        )
+        resp.media = paginated([audit_row(a) for a in audits], page=page, per_page=per_page, total=total)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = json_body(req, allowed=CRAWL_FIELDS)
+        fields = Fields(body)
+        url = fields.string("url", max_length=2048, min_length=1)
+        site_id = fields.integer("site_id", low=1, high=2**62)
+        request = AuditRequest(
+            url=url,
+            site_id=SiteId(site_id) if site_id is not None else None,
+            max_pages=fields.integer("max_pages", low=1, high=500_000),
+            concurrency=fields.integer("concurrency", low=1, high=20),
+            max_rps=fields.number("max_rps", low=0.5, high=10),
+            webhook_url=fields.string("webhook_url", max_length=2048, min_length=1),
+            verify_token=fields.string("verify_token", max_length=128, min_length=16),
+            trigger=AuditTrigger.API,
+        )
+        if url is None and site_id is None and "url" not in fields.bad:
+            fields.bad["url"] = "url is required unless site_id is given"
+        fields.done()
+        started = self.services.start_audit(request, req.context.caller)
+        resp.status = falcon.HTTP_202
+        resp.media = {
+            "crawl_id": started.audit.id,
+            "estimated_credits": as_number(started.estimated_credits),
+            "max_rps": started.audit.max_rps,
+        }
+
+
+class Crawl(Resource):
+    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        known_query(req, ())
+        resp.media = audit_detail(self.services.get_audit(crawl_id, req.context.caller), now=self.clock.now())
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        self.services.cancel_audit(crawl_id, req.context.caller)
+        resp.media = {"status": "cancelled"}
+
+
+class Report(Resource):
+    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        resp.media = dict(self.services.report(crawl_id, req.context.caller))
+
+
+class ReportPart(Resource):
+    """`/templates`, `/diff` and `/fix-prompt`: one field of the stored report."""
+
+    def __init__(self, services: RestServices, clock: Clock, *, field: str, name: str) -> None:
+        super().__init__(services, clock)
+        self.field = field
+        self.name = name
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        report = self.services.report(crawl_id, req.context.caller)
+        value: Any = report.get(self.field)
+        if self.name == "prompt" and isinstance(value, dict):
+            value = value.get("prompt")
+        resp.media = {"crawl_id": crawl_id, self.name: value}
+
+
+class Issues(Resource):
+    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        known_query(req, ("check", "check_code", "severity", "template", "page", "per_page"))
+        fields = Fields(req.params)
+        check = fields.string("check", max_length=100, min_length=1)
+        check_code = fields.string("check_code", max_length=100, min_length=1)
+        severity = fields.string("severity", max_length=10, choices=("error", "warning", "notice"))
+        template = fields.string("template", max_length=2048, min_length=1)
+        if check and check_code and check != check_code:
+            fields.bad["check"] = "check and check_code name different checks"
+        fields.done()
+        page, per_page = page_params(req, default=50, maximum=200)
+        rows, total = self.services.issues(
+            crawl_id,
+            req.context.caller,
+            check=check or check_code,
+            severity=severity,
+            template=template,
+            offset=(page - 1) * per_page,
+            limit=per_page,
+        )
+        resp.media = paginated([issue_row(r) for r in rows], page=page, per_page=per_page, total=total)
+
+
+class Pages(Resource):
+    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        known_query(req, ("status_code", "page", "per_page"))
+        fields = Fields(req.params)
+        status_code = fields.integer("status_code", low=0, high=999)
+        fields.done()
+        page, per_page = page_params(req, default=50, maximum=200)
+        rows, total = self.services.pages(
+            crawl_id,
+            req.context.caller,
+            status_code=status_code,
+            offset=(page - 1) * per_page,
+            limit=per_page,
+        )
+        resp.media = paginated([page_row(r) for r in rows], page=page, per_page=per_page, total=total)

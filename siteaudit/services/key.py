@@ -1,0 +1,155 @@
+"""API key use cases: create, rotate, revoke, list, and authenticate a request's bearer key."""
+
+from collections.abc import Sequence
+
+from attrs import frozen
+
+from siteaudit.domain.account import Caller, normalise_email
+from siteaudit.domain.apikey import (
+    KEY_ALPHABET,
+    KEY_RANDOM_LENGTH,
+    ApiKey,
+    ApiKeyKind,
+    KeyMaterial,
+    connect_cli_key,
+    hash_for_lookup,
+    new_key_material,
+    new_settings_key,
+)
+from siteaudit.domain.error import NotFound, Unauthenticated
+from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
+from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.repository import UnitOfWork
+
+
+@frozen
+class IssuedKey:
+    """A key as created: `raw` is shown once and never stored."""
+
+    key: ApiKey
+    raw: str
+
+
+def _material(secrets: Secrets) -> KeyMaterial:
+    return new_key_material(secrets.token(KEY_RANDOM_LENGTH, KEY_ALPHABET))
+
+
+def _require_member(uow: UnitOfWork, team: TeamId, user: UserId) -> None:
+    if uow.teams.membership(team, user) is None:
+        raise NotFound("team membership", f"{user}@{team}")
+
+
+def create_settings_key(
+    email: str, team_name: str, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> IssuedKey:
+    """The holder's Settings key for a team they belong to. Raises SettingsKeyExists (409) when one is
+    active: rotate it instead."""
+    material = _material(secrets)
+    with uow:
+        user = uow.users.by_email(normalise_email(email))
+        team = uow.teams.by_name(team_name)
+        _require_member(uow, team.id, user.id)
+        key, _ = new_settings_key(
+            uow.keys.of_user(user.id),
+            key_id=ApiKeyId(0),
+            user=user.id,
+            team=team.id,
+            material=material,
+            now=clock.now(),
+        )
+        key = uow.keys.add(key)
+        uow.commit()
+    return IssuedKey(key, material.raw)
+
+
+def rotate_settings_key(
+    email: str, team_name: str, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> IssuedKey:
+    """Revoke the holder's active Settings key for the team at once and issue its successor (or a first
+    one when there is none). CLI keys are untouched."""
+    material = _material(secrets)
+    now = clock.now()
+    with uow:
+        user = uow.users.by_email(normalise_email(email))
+        team = uow.teams.by_name(team_name)
+        _require_member(uow, team.id, user.id)
+        current = [
+            k
+            for k in uow.keys.of_user(user.id)
+            if k.active and k.kind is ApiKeyKind.SETTINGS and k.team_id == team.id
+        ]
+        if current:
+            old, new, _ = current[0].rotate(by=user.id, new_key_id=ApiKeyId(0), material=material, now=now)
+            uow.keys.save(old)
+        else:
+            new, _ = new_settings_key(
+                [], key_id=ApiKeyId(0), user=user.id, team=team.id, material=material, now=now
+            )
+        new = uow.keys.add(new)
+        uow.commit()
+    return IssuedKey(new, material.raw)
+
+
+def issue_cli_key(
+    user: UserId,
+    team: TeamId,
+    *,
+    machine: str,
+    agents: Sequence[str],
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+) -> IssuedKey:
+    """Inside the caller's transaction: a CLI key for (machine, agents, team), replacing the previous one."""
+    material = _material(secrets)
+    key, replaced, _ = connect_cli_key(
+        uow.keys.of_user(user),
+        key_id=ApiKeyId(0),
+        user=user,
+        team=team,
+        machine=machine,
+        agents=agents,
+        material=material,
+        now=clock.now(),
+    )
+    for old in replaced:
+        uow.keys.save(old)
+    key = uow.keys.add(key)
+    return IssuedKey(key, material.raw)
+
+
+def revoke_key(email: str, prefix: str, *, uow: UnitOfWork, clock: Clock) -> ApiKey:
+    """Revoke the holder's active key with this prefix. Raises NotFound for anyone else's key."""
+    with uow:
+        user = uow.users.by_email(normalise_email(email))
+        for key in uow.keys.of_user(user.id):
+            if key.prefix == prefix and key.active:
+                revoked, _ = key.revoke(by=user.id, now=clock.now())
+                uow.keys.save(revoked)
+                uow.commit()
+                return revoked
+        raise NotFound("API key", prefix)
+
+
+def list_keys(email: str, *, uow: UnitOfWork) -> Sequence[ApiKey]:
+    with uow:
+        user = uow.users.by_email(normalise_email(email))
+        return uow.keys.of_user(user.id)
+
+
+def authenticate(raw: str, *, uow: UnitOfWork, clock: Clock) -> Caller:
+    """Who a bearer key acts for. A malformed key raises Unauthenticated before any query; unknown,
+    revoked and replaced keys raise the same Unauthenticated (401); a holder no longer in the key's team
+    raises TeamAccessRevoked (403). `last_used_at` is written at most once a minute per key."""
+    digest = hash_for_lookup(raw)
+    now = clock.now()
+    with uow:
+        key = uow.keys.by_hash(digest)
+        if key is None:
+            raise Unauthenticated()
+        in_team = uow.teams.membership(key.team_id, key.user_id) is not None
+        touched = key.authorise(holder_in_team=in_team, now=now)
+        if touched is not key:
+            uow.keys.touch(key.id, now)
+            uow.commit()
+        return Caller(key.user_id, key.team_id, key.prefix)

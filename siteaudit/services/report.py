@@ -1,0 +1,82 @@
+"""Reading an audit's results: the stored report and its parts, and the paginated issue and page rows."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from siteaudit.domain.account import Caller
+from siteaudit.domain.error import DomainError, ErrorCode
+from siteaudit.domain.ids import AuditId
+from siteaudit.domain.issue import Issue, Severity
+from siteaudit.ports.crawl import CrawlStore, PageSummary
+from siteaudit.ports.repository import UnitOfWork
+
+
+class ReportNotReady(DomainError):
+    code = ErrorCode.REPORT_NOT_READY
+
+    def __init__(self, audit_id: AuditId) -> None:
+        super().__init__(
+            f"the report of audit {audit_id} is not ready yet; it appears a few seconds after done"
+        )
+
+
+class CrawlArchived(DomainError):
+    code = ErrorCode.CRAWL_ARCHIVED
+
+    def __init__(self, audit_id: AuditId) -> None:
+        super().__init__(
+            f"the issue and page detail of audit {audit_id} was archived; its report, diff and fix prompt remain"
+        )
+
+
+def report(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> Mapping[str, Any]:
+    """The stored report. Raises NotFound (another team's or unknown audit) or ReportNotReady."""
+    with uow:
+        uow.audits.get(audit_id, team=caller.team_id)
+    stored = crawl.report(audit_id)
+    if stored is None:
+        raise ReportNotReady(audit_id)
+    return stored
+
+
+def issues(
+    audit_id: AuditId,
+    caller: Caller,
+    *,
+    check: str | None,
+    severity: str | None,
+    template: str | None,
+    offset: int,
+    limit: int,
+    uow: UnitOfWork,
+    crawl: CrawlStore,
+) -> tuple[Sequence[Issue], int]:
+    with uow:
+        audit = uow.audits.get(audit_id, team=caller.team_id)
+    if audit.archived_at is not None:
+        raise CrawlArchived(audit_id)
+    return crawl.list_issues(
+        audit_id,
+        check_code=check,
+        severity=Severity(severity) if severity else None,
+        template=template,
+        offset=offset,
+        limit=limit,
+    )
+
+
+def pages(
+    audit_id: AuditId,
+    caller: Caller,
+    *,
+    status_code: int | None,
+    offset: int,
+    limit: int,
+    uow: UnitOfWork,
+    crawl: CrawlStore,
+) -> tuple[Sequence[PageSummary], int]:
+    with uow:
+        audit = uow.audits.get(audit_id, team=caller.team_id)
+    if audit.archived_at is not None:
+        raise CrawlArchived(audit_id)
+    return crawl.list_pages(audit_id, status_code=status_code, offset=offset, limit=limit)

@@ -1,0 +1,56 @@
+"""A REST client over the embedded application on memory adapters, with two teams and their keys."""
+
+import falcon.testing
+import pytest
+from attrs import frozen
+
+from siteaudit.adapters.system import FixedClock
+from siteaudit.bootstrap import App, bootstrap
+from siteaudit.domain.credit import credits
+from siteaudit.services import account as accounts
+from siteaudit.services import key as keys
+from siteaudit.settings import Settings
+
+
+@frozen
+class World:
+    app: App
+    client: falcon.testing.TestClient
+    clock: FixedClock
+    owner_key: str
+    member_key: str
+    rival_key: str
+    poor_key: str
+
+    def auth(self, key: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key}"}
+
+
+@pytest.fixture
+def world() -> World:
+    clock = FixedClock()
+    app = bootstrap(Settings(database_url="memory://"), clock=clock)
+    kw = {"uow": app.uow(), "clock": clock}
+    accounts.create_user("owner@retro-clock.example", plan="growth", **kw)
+    accounts.create_user("member@retro-clock.example", plan="starter", uow=app.uow(), clock=clock)
+    accounts.create_user("rival@other-shop.example", plan="growth", uow=app.uow(), clock=clock)
+    accounts.create_user("poor@retro-clock.example", plan="free", uow=app.uow(), clock=clock)
+    accounts.create_team("Retro Clock", owner_email="owner@retro-clock.example", uow=app.uow(), clock=clock)
+    accounts.create_team("Other Shop", owner_email="rival@other-shop.example", uow=app.uow(), clock=clock)
+    accounts.add_member("Retro Clock", "member@retro-clock.example", uow=app.uow())
+    accounts.add_member("Retro Clock", "poor@retro-clock.example", uow=app.uow())
+    for email in ("owner@retro-clock.example", "member@retro-clock.example", "rival@other-shop.example"):
+        accounts.grant_credits(email, credits(5_000), key=f"start:{email}", uow=app.uow(), clock=clock)
+
+    def key(email: str, team: str) -> str:
+        return keys.create_settings_key(email, team, uow=app.uow(), clock=clock, secrets=app.secrets).raw
+
+    return World(
+        app=app,
+        client=falcon.testing.TestClient(app.rest_api()),
+        clock=clock,
+        owner_key=key("owner@retro-clock.example", "Retro Clock"),
+        member_key=key("member@retro-clock.example", "Retro Clock"),
+        rival_key=key("rival@other-shop.example", "Other Shop"),
+        poor_key=key("poor@retro-clock.example", "Retro Clock"),
+    )
