@@ -2,6 +2,7 @@
 
 from collections.abc import Callable, Mapping
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from attrs import evolve, frozen
 
@@ -18,8 +19,11 @@ from siteaudit.domain.account import (
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, ErrorCode, TeamAccessRevoked
 from siteaudit.domain.ids import TeamId, UserId
-from siteaudit.ports.clock import Clock
+from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
+
+if TYPE_CHECKING:
+    from siteaudit.services.key import IssuedKey
 
 UowFactory = Callable[[], UnitOfWork]
 
@@ -139,3 +143,26 @@ def account_view(caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AccountVie
             team_credits_spent_30d=uow.credits.spent_since(team.owner_id, since, team=team.id),
             api_key_prefix=caller.key_prefix,
         )
+
+
+LOCAL_OWNER_EMAIL = "owner@localhost.localdomain"
+LOCAL_TEAM = "Local"
+
+
+def ensure_local_owner(
+    *, plan: str, starting_credits: int, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> "IssuedKey | None":
+    """On an empty database: a local owner with a team, a plan, starting credits and a Settings key.
+
+    Returns the new key (shown once) or None when the database already has users.
+    """
+    from siteaudit.services.key import create_settings_key
+
+    with uow:
+        if uow.users.count() > 0:
+            return None
+    create_user(LOCAL_OWNER_EMAIL, plan=plan, uow=uow, clock=clock)
+    create_team(LOCAL_TEAM, owner_email=LOCAL_OWNER_EMAIL, uow=uow, clock=clock)
+    if starting_credits > 0:
+        grant_credits(LOCAL_OWNER_EMAIL, starting_credits * 10, key="local-owner:start", uow=uow, clock=clock)
+    return create_settings_key(LOCAL_OWNER_EMAIL, LOCAL_TEAM, uow=uow, clock=clock, secrets=secrets)

@@ -1,0 +1,1 @@
+"""Outbound HTTP over httpx: the SSRF guard, resolvers and the fetcher."""

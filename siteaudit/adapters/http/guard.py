@@ -1,0 +1,250 @@
+"""The SSRF guard: resolve once, refuse if any answer is outside policy, connect to the checked address.
+
+It sits under httpx as an httpcore network backend, so the check happens at connect time on the address
+actually dialled, whatever spelling the URL used (`0x7f000001`, `127.1`, `[::ffff:127.0.0.1]`, a name
+that resolves differently on every query). httpcore still negotiates TLS with the URL's host name and
+httpx still sends it in the Host header: only the socket's destination is pinned.
+"""
+
+import ipaddress
+import re
+import socket
+import ssl
+from collections.abc import Iterable
+from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import Any, Final
+
+import anyio
+import httpcore2 as httpcore
+import httpx2 as httpx
+
+from siteaudit.domain.network import AddressPolicy, AddressRefused, IPAddress, NameNotResolved
+from siteaudit.ports.network import Resolver
+
+USER_AGENT: Final = "siteaudit/0.1 (+https://github.com/siteaudit/siteaudit)"
+SMALL_POOL: Final = httpx.Limits(max_connections=10, max_keepalive_connections=10)
+
+SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+
+# What the C library's inet_aton would read as an IPv4 address (`0x7f.1`, `017700000001`, `2130706433`).
+_LEGACY_IPV4 = re.compile(r"[0-9a-fA-FxX.]+")
+
+
+def literal_address(host: str) -> IPAddress | None:
+    """The address a host written as a number means to the operating system, or None for a name."""
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    bare = bare.replace("%25", "%")  # a URL's zone id separator, percent-encoded
+    try:
+        return ipaddress.ip_address(bare)
+    except ValueError:
+        pass
+    if _LEGACY_IPV4.fullmatch(bare):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(bare))
+        except OSError:
+            return None
+    return None
+
+
+class AddressGuard:
+    """Turns a host into the addresses that may be connected to, or refuses."""
+
+    def __init__(self, resolver: Resolver, policy: AddressPolicy, *, resolve_timeout_s: float = 5.0) -> None:
+        self.resolver = resolver
+        self.policy = policy
+        self.resolve_timeout_s = resolve_timeout_s
+
+    def check(self, host: str) -> tuple[IPAddress, ...]:
+        """Resolve `host` once and judge every answer. Raises NameNotResolved or AddressRefused."""
+        literal = literal_address(host)
+        addresses = (literal,) if literal is not None else self.resolver.resolve(host)
+        return self._judge(host, addresses)
+
+    async def acheck(self, host: str, timeout: float | None = None) -> tuple[IPAddress, ...]:
+        """As `check`, with resolution run off the event loop and bounded by `timeout`."""
+        literal = literal_address(host)
+        if literal is not None:
+            return self._judge(host, (literal,))
+        limit = self.resolve_timeout_s if timeout is None else min(timeout, self.resolve_timeout_s)
+        try:
+            with anyio.fail_after(limit):
+                # Abandoned on cancel: getaddrinfo cannot be interrupted, but the caller's deadline can.
+                addresses = await anyio.to_thread.run_sync(
+                    self.resolver.resolve, host, abandon_on_cancel=True
+                )
+        except TimeoutError:
+            raise NameNotResolved(host, f"no answer within {limit:g} s") from None
+        return self._judge(host, addresses)
+
+    def _judge(self, host: str, addresses: Iterable[IPAddress]) -> tuple[IPAddress, ...]:
+        checked: list[IPAddress] = []
+        for address in addresses:
+            rule = self.policy.refusal(address)
+            if rule is not None:
+                raise AddressRefused(host, str(address), rule)
+            # The policy judged a mapped address as IPv4, so the IPv4 host is what gets dialled.
+            mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+            checked.append(mapped or address)
+        if not checked:
+            raise NameNotResolved(host, "no addresses")
+        return tuple(checked)
+
+
+def _dial_order(addresses: tuple[IPAddress, ...]) -> list[str]:
+    return list(dict.fromkeys(str(address) for address in addresses))
+
+
+class GuardedBackend(httpcore.AsyncNetworkBackend):
+    """An httpcore backend that dials only addresses the guard has checked."""
+
+    def __init__(self, guard: AddressGuard, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
+        self._guard = guard
+        self._inner = inner if inner is not None else httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        addresses = await self._guard.acheck(host, timeout)
+        failure: Exception | None = None
+        for address in _dial_order(addresses):
+            try:
+                return await self._inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
+            except httpcore.ConnectError as error:
+                failure = error
+        assert failure is not None
+        raise failure
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[SocketOption] | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        raise AddressRefused(path, path, "unix sockets are never dialled")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class GuardedSyncBackend(httpcore.NetworkBackend):
+    """The blocking twin of GuardedBackend, for a synchronous httpx client."""
+
+    def __init__(self, guard: AddressGuard, inner: httpcore.NetworkBackend | None = None) -> None:
+        self._guard = guard
+        self._inner = inner if inner is not None else httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> httpcore.NetworkStream:
+        addresses = self._guard.check(host)
+        failure: Exception | None = None
+        for address in _dial_order(addresses):
+            try:
+                return self._inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
+            except httpcore.ConnectError as error:
+                failure = error
+        assert failure is not None
+        raise failure
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[SocketOption] | None = None
+    ) -> httpcore.NetworkStream:
+        raise AddressRefused(path, path, "unix sockets are never dialled")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def _pool_options(limits: httpx.Limits, context: ssl.SSLContext) -> dict[str, Any]:
+    return {
+        "ssl_context": context,
+        "max_connections": limits.max_connections,
+        "max_keepalive_connections": limits.max_keepalive_connections,
+        "keepalive_expiry": limits.keepalive_expiry,
+        "http1": True,
+        "http2": False,
+    }
+
+
+class GuardedAsyncTransport(httpx.AsyncHTTPTransport):
+    """httpx's own transport with its connection pool rebuilt over the guarded backend.
+
+    httpx does not take a network backend, so the pool it built is replaced; everything else (request
+    and response conversion, exception mapping) stays httpx's. Never built with a proxy.
+    """
+
+    def __init__(
+        self,
+        guard: AddressGuard,
+        *,
+        verify: ssl.SSLContext | bool = True,
+        limits: httpx.Limits = SMALL_POOL,
+        inner: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
+        context = httpx.create_ssl_context(verify=verify, trust_env=False)
+        super().__init__(verify=context, trust_env=False, limits=limits)
+        self._pool = httpcore.AsyncConnectionPool(
+            network_backend=GuardedBackend(guard, inner), **_pool_options(limits, context)
+        )
+
+
+class GuardedSyncTransport(httpx.HTTPTransport):
+    """The blocking twin of GuardedAsyncTransport."""
+
+    def __init__(
+        self,
+        guard: AddressGuard,
+        *,
+        verify: ssl.SSLContext | bool = True,
+        limits: httpx.Limits = SMALL_POOL,
+        inner: httpcore.NetworkBackend | None = None,
+    ) -> None:
+        context = httpx.create_ssl_context(verify=verify, trust_env=False)
+        super().__init__(verify=context, trust_env=False, limits=limits)
+        self._pool = httpcore.ConnectionPool(
+            network_backend=GuardedSyncBackend(guard, inner), **_pool_options(limits, context)
+        )
+
+
+def guarded_sync_client(
+    guard: AddressGuard,
+    *,
+    verify: ssl.SSLContext | bool = True,
+    timeout: httpx.Timeout | float = 10.0,
+    headers: dict[str, str] | None = None,
+    inner: httpcore.NetworkBackend | None = None,
+) -> httpx.Client:
+    """A blocking httpx client whose every connection goes through `guard`.
+
+    For synchronous callers that need httpx itself; HttpxBlockingFetcher adds the body cap and the
+    wall-clock deadline, which httpx's per-phase timeouts do not give. The client never follows
+    redirects, ignores proxy and certificate variables in the environment, and keeps no cookies.
+    """
+    return httpx.Client(
+        transport=GuardedSyncTransport(guard, verify=verify, inner=inner),
+        trust_env=False,
+        follow_redirects=False,
+        timeout=timeout,
+        headers={"User-Agent": USER_AGENT, **(headers or {})},
+        cookies=refusing_cookies(),
+    )
+
+
+def refusing_cookies() -> CookieJar:
+    """A cookie jar that stores nothing, so no cookie set by one site is ever sent to another.
+
+    Handed to httpx as a bare CookieJar: httpx adopts a jar as is but copies an httpx.Cookies into a
+    fresh jar with the default, accepting, policy.
+    """
+    return CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))

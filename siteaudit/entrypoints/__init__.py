@@ -1,0 +1,1 @@
+"""Launchers: the CLI, the WSGI app factory and the worker. Wiring and argument parsing only."""

@@ -1,0 +1,258 @@
+"""The `siteaudit` command: serve, migrate, admin (until the web app exists), and more."""
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from siteaudit.domain.credit import as_number
+from siteaudit.domain.error import DomainError
+
+
+def _app() -> Any:
+    from siteaudit.bootstrap import bootstrap
+
+    return bootstrap()
+
+
+def _out(as_json: bool, data: dict[str, Any], text: str) -> None:
+    click.echo(json.dumps(data, indent=2, default=str) if as_json else text)
+
+
+def _run(action: Callable[[], None]) -> None:
+    try:
+        action()
+    except DomainError as error:
+        click.echo(f"error: {error.code}: {error.message}", err=True)
+        sys.exit(2)
+
+
+@click.group()
+@click.version_option(package_name="siteaudit")
+def main() -> None:
+    """siteaudit: crawl websites and report technical search-optimisation problems."""
+
+
+@main.command()
+@click.option("--host", default=None, help="Address to listen on (default SITEAUDIT_HOST or 127.0.0.1).")
+@click.option("--port", default=None, type=int, help="Port to listen on (default SITEAUDIT_PORT or 8080).")
+def serve(host: str | None, port: int | None) -> None:
+    """Run the embedded service: API, database and workers in this one process."""
+    from siteaudit.entrypoints.embedded import serve as run
+
+    run(host=host, port=port)
+
+
+@main.command()
+def migrate() -> None:
+    """Bring the database of SITEAUDIT_DATABASE_URL to the newest schema."""
+    from siteaudit.adapters.sql import migrate as run_migrations
+    from siteaudit.settings import Settings
+
+    settings = Settings.from_env()
+    run_migrations(settings.database_url)
+    click.echo("database is at the newest schema")
+
+
+@main.group()
+def admin() -> None:
+    """Manage people, teams, plans, credits and keys (until the web app exists)."""
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+@admin.command("create-user")
+@click.argument("email")
+@click.option("--plan", default="free", show_default=True)
+@json_option
+def create_user(email: str, plan: str, as_json: bool) -> None:
+    """Create a person (with their webhook signing secret)."""
+    from siteaudit.services import account
+
+    def act() -> None:
+        app = _app()
+        user = account.create_user(email, plan=plan, uow=app.uow(), clock=app.clock)
+        _out(
+            as_json,
+            {"id": user.id, "email": user.email, "plan": user.plan},
+            f"created user {user.id} {user.email}",
+        )
+
+    _run(act)
+
+
+@admin.command("create-team")
+@click.argument("name")
+@click.option("--owner", "owner", required=True, help="Email of the owner.")
+@json_option
+def create_team(name: str, owner: str, as_json: bool) -> None:
+    """Create a team owned by an existing person."""
+    from siteaudit.services import account
+
+    def act() -> None:
+        app = _app()
+        team = account.create_team(name, owner_email=owner, uow=app.uow(), clock=app.clock)
+        _out(
+            as_json,
+            {"id": team.id, "name": team.name, "owner_id": team.owner_id},
+            f"created team {team.id} {team.name}",
+        )
+
+    _run(act)
+
+
+@admin.command("add-member")
+@click.argument("team")
+@click.argument("email")
+@json_option
+def add_member(team: str, email: str, as_json: bool) -> None:
+    """Add a person to a team."""
+    from siteaudit.services import account
+
+    def act() -> None:
+        app = _app()
+        membership = account.add_member(team, email, uow=app.uow())
+        _out(
+            as_json,
+            {"team_id": membership.team_id, "user_id": membership.user_id, "role": membership.role.value},
+            f"{email} is a {membership.role.value} of {team}",
+        )
+
+    _run(act)
+
+
+@admin.command("remove-member")
+@click.argument("team")
+@click.argument("email")
+@json_option
+def remove_member(team: str, email: str, as_json: bool) -> None:
+    """Remove a person from a team: their keys for it answer 403 team_access_revoked."""
+    from siteaudit.services import account
+
+    def act() -> None:
+        app = _app()
+        account.remove_member(team, email, uow=app.uow())
+        _out(as_json, {"team": team, "email": email, "removed": True}, f"{email} left {team}")
+
+    _run(act)
+
+
+@admin.command("set-plan")
+@click.argument("email")
+@click.argument("plan")
+@json_option
+def set_plan(email: str, plan: str, as_json: bool) -> None:
+    """Put a person on a plan (free, starter, growth, scale)."""
+    from siteaudit.services import account
+
+    def act() -> None:
+        app = _app()
+        user = account.set_plan(email, plan, uow=app.uow())
+        _out(as_json, {"email": user.email, "plan": user.plan}, f"{user.email} is on {user.plan}")
+
+    _run(act)
+
+
+@admin.command("grant-credits")
+@click.argument("email")
+@click.argument("amount", type=click.FloatRange(min=0.1))
+@click.option("--key", "idempotency_key", default=None, help="Makes a repeated grant a no-op.")
+@json_option
+def grant_credits(email: str, amount: float, idempotency_key: str | None, as_json: bool) -> None:
+    """Add credits to a person's own balance."""
+    import uuid
+
+    from siteaudit.services import account
+
+    def act() -> None:
+        app = _app()
+        tenths = round(amount * 10)
+        key = idempotency_key or f"admin:{uuid.uuid4()}"
+        balance = account.grant_credits(email, tenths, key=key, uow=app.uow(), clock=app.clock)
+        _out(
+            as_json,
+            {"email": email, "balance": as_number(balance)},
+            f"{email} now has {as_number(balance)} credits",
+        )
+
+    _run(act)
+
+
+@admin.command("create-key")
+@click.argument("email")
+@click.option("--team", required=True, help="Name of the team the key acts for.")
+@json_option
+def create_key(email: str, team: str, as_json: bool) -> None:
+    """Create the person's Settings key for a team; the key is printed once."""
+    from siteaudit.services import key
+
+    def act() -> None:
+        app = _app()
+        issued = key.create_settings_key(email, team, uow=app.uow(), clock=app.clock, secrets=app.secrets)
+        _out(as_json, {"api_key": issued.raw, "prefix": issued.key.prefix}, issued.raw)
+
+    _run(act)
+
+
+@admin.command("rotate-key")
+@click.argument("email")
+@click.option("--team", required=True, help="Name of the team the key acts for.")
+@json_option
+def rotate_key(email: str, team: str, as_json: bool) -> None:
+    """Revoke the person's Settings key for a team at once and print its successor once."""
+    from siteaudit.services import key
+
+    def act() -> None:
+        app = _app()
+        issued = key.rotate_settings_key(email, team, uow=app.uow(), clock=app.clock, secrets=app.secrets)
+        _out(as_json, {"api_key": issued.raw, "prefix": issued.key.prefix}, issued.raw)
+
+    _run(act)
+
+
+@admin.command("revoke-key")
+@click.argument("email")
+@click.argument("prefix")
+@json_option
+def revoke_key(email: str, prefix: str, as_json: bool) -> None:
+    """Revoke one of the person's keys by its 12-character prefix."""
+    from siteaudit.services import key
+
+    def act() -> None:
+        app = _app()
+        revoked = key.revoke_key(email, prefix, uow=app.uow(), clock=app.clock)
+        _out(as_json, {"prefix": revoked.prefix, "status": revoked.status.value}, f"revoked {revoked.prefix}")
+
+    _run(act)
+
+
+@admin.command("list-keys")
+@click.argument("email")
+@json_option
+def list_keys(email: str, as_json: bool) -> None:
+    """The person's keys: prefix, team, label, created, last used, status."""
+    from siteaudit.services import key
+
+    def act() -> None:
+        app = _app()
+        rows = [
+            {
+                "prefix": k.prefix,
+                "team_id": k.team_id,
+                "label": k.label,
+                "created_at": k.created_at.isoformat(),
+                "last_used_at": k.last_used_at.isoformat() if k.last_used_at else None,
+                "status": k.status.value,
+            }
+            for k in key.list_keys(email, uow=app.uow())
+        ]
+        text = "\n".join(
+            f"{r['prefix']}  team {r['team_id']}  {r['status']:8}  {r['label']}  last used {r['last_used_at'] or 'never'}"
+            for r in rows
+        )
+        _out(as_json, {"keys": rows}, text or "no keys")
+
+    _run(act)

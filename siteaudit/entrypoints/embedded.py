@@ -1,0 +1,61 @@
+"""`siteaudit serve`: the embedded default in one process (API, SQLite database, in-process workers)."""
+
+import logging
+import socketserver
+import sys
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import click
+
+from siteaudit.bootstrap import bootstrap
+from siteaudit.services.account import ensure_local_owner
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # the access log middleware logs requests
+        pass
+
+
+def serve(*, host: str | None = None, port: int | None = None) -> None:
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s", stream=sys.stderr
+    )
+    app = bootstrap()
+    settings = app.settings
+    host = host or settings.host
+    port = port or settings.port
+    issued = ensure_local_owner(
+        plan=settings.local_owner_plan,
+        starting_credits=settings.starting_credits,
+        uow=app.uow(),
+        clock=app.clock,
+        secrets=app.secrets,
+    )
+    base = f"http://{host}:{port}/v1"
+    click.echo(f"siteaudit is serving {base} (database: {settings.database_url})")
+    if issued is not None:
+        click.echo(
+            "\nA local owner account was created with "
+            f"{settings.starting_credits:,} credits. Its API key, shown only this once:\n\n    {issued.raw}\n"
+        )
+    key = issued.raw if issued is not None else "$SITEAUDIT_KEY"
+    click.echo(
+        "Try:\n"
+        f"  curl -s {base}/account -H 'Authorization: Bearer {key}'\n"
+        f"  curl -s {base}/crawls -H 'Authorization: Bearer {key}' -H 'Content-Type: application/json' "
+        '-d \'{"url": "https://example.com/", "max_pages": 50}\'\n'
+        f"  curl -s {base}/crawls/1/report -H 'Authorization: Bearer {key}'\n"
+        f"The API is described at {base}/openapi.json. Stop with Ctrl-C."
+    )
+    with make_server(
+        host, port, app.rest_api(), server_class=_ThreadingServer, handler_class=_QuietHandler
+    ) as server:
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            click.echo("stopped")

@@ -1,0 +1,44 @@
+"""The domain imports nothing but the standard library, attrs and itself; importing it stays cheap."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+DOMAIN = Path(__file__).resolve().parents[2] / "siteaudit" / "domain"
+
+
+def imported_roots(path: Path) -> set[str]:
+    roots: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            roots.add(node.module)
+    return roots
+
+
+def test_the_domain_imports_only_the_standard_library_attrs_and_itself() -> None:
+    offenders = {}
+    for path in sorted(DOMAIN.rglob("*.py")):
+        for name in imported_roots(path):
+            top = name.split(".")[0]
+            if top in sys.stdlib_module_names or top == "attrs" or name.startswith("siteaudit.domain"):
+                continue
+            offenders.setdefault(str(path.relative_to(DOMAIN)), []).append(name)
+    assert offenders == {}
+
+
+def test_importing_the_domain_loads_no_framework() -> None:
+    probe = (
+        "import sys, siteaudit.domain.audit, siteaudit.domain.credit, siteaudit.domain.facts;"
+        "print(sorted(m for m in ('falcon','sqlalchemy','httpx2','dramatiq','selectolax','cattrs') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_domain_does_not_use_future_annotations() -> None:
+    # `from __future__ import annotations` breaks Hypothesis' builds() on attrs classes.
+    for path in DOMAIN.rglob("*.py"):
+        assert "from __future__ import annotations" not in path.read_text(), path
