@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final, Self
-from urllib.parse import urlsplit
 
 from attrs import evolve, frozen
 
@@ -14,6 +13,14 @@ from siteaudit.domain.account import Plan
 from siteaudit.domain.error import Conflict, DomainError, ErrorCode, ValidationFailed
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lifecycle import next_state
+from siteaudit.domain.site import (
+    UNVERIFIED_MAX_PAGES,
+    UNVERIFIED_MAX_RPS,
+    InvalidUrl,
+    PlanLimitMaxPages,
+    SiteNotVerified,
+    parse_site_url,
+)
 
 
 class AuditStatus(enum.StrEnum):
@@ -187,26 +194,9 @@ class Audit:
 
 MAX_PAGES_LIMIT: Final = 500_000
 DEFAULT_MAX_PAGES: Final = 10_000
-UNVERIFIED_MAX_PAGES: Final = 500
 DEFAULT_CONCURRENCY: Final = 2
 DEFAULT_MAX_RPS: Final = 2.0
-UNVERIFIED_MAX_RPS: Final = 3.0
-MAX_URL_LENGTH: Final = 2048
 _VERIFY_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
-
-
-class PlanLimitMaxPages(DomainError):
-    code = ErrorCode.PLAN_LIMIT_MAX_PAGES
-
-    def __init__(self, requested: int, limit: int) -> None:
-        super().__init__(f"max_pages {requested} is above your plan's per-audit limit of {limit}")
-
-
-class SiteNotVerified(DomainError):
-    code = ErrorCode.SITE_NOT_VERIFIED
-
-    def __init__(self, what: str) -> None:
-        super().__init__(f"{what} needs a verified site; verify ownership first (POST /sites/{{id}}/verify)")
 
 
 class MaxRpsRequiresVerifiedSite(DomainError):
@@ -214,13 +204,6 @@ class MaxRpsRequiresVerifiedSite(DomainError):
 
     def __init__(self, max_rps: float) -> None:
         super().__init__(f"max_rps {max_rps:g} is above {UNVERIFIED_MAX_RPS:g} and needs a verified site")
-
-
-class InvalidUrl(DomainError):
-    code = ErrorCode.INVALID_URL
-
-    def __init__(self, url: str, why: str) -> None:
-        super().__init__(f"{url[:200]!r} is not acceptable: {why}")
 
 
 class SiteUrlMismatch(DomainError):
@@ -232,26 +215,7 @@ class SiteUrlMismatch(DomainError):
 
 def origin_of(url: str) -> str:
     """scheme://host[:port] of an http(s) URL, lower-cased, default port dropped. Raises InvalidUrl."""
-    if len(url) > MAX_URL_LENGTH:
-        raise InvalidUrl(url, f"longer than {MAX_URL_LENGTH} characters")
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError as exc:
-        raise InvalidUrl(url, str(exc)) from None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https"):
-        raise InvalidUrl(url, "the scheme must be http or https")
-    host = (parts.hostname or "").rstrip(".")
-    if not host:
-        raise InvalidUrl(url, "it has no host")
-    if parts.username is not None or parts.password is not None:
-        raise InvalidUrl(url, "credentials in URLs are not accepted")
-    if any(c.isspace() for c in host):
-        raise InvalidUrl(url, "the host contains spaces")
-    default = 443 if scheme == "https" else 80
-    shown = f"[{host}]" if ":" in host else host
-    return f"{scheme}://{shown}" if port in (None, default) else f"{scheme}://{shown}:{port}"
+    return parse_site_url(url).origin
 
 
 @frozen
@@ -360,7 +324,9 @@ def decide_audit_settings(
         if max_pages > plan_cap:
             raise PlanLimitMaxPages(max_pages, plan_cap)
         if max_pages > UNVERIFIED_MAX_PAGES and not verified:
-            raise SiteNotVerified(f"an audit of more than {UNVERIFIED_MAX_PAGES} pages")
+            raise SiteNotVerified(
+                site.site_id if site else None, f"an audit of more than {UNVERIFIED_MAX_PAGES} pages"
+            )
 
     if site_endpoint and site is not None:
         # SPEC 4.4: capped at the site's max_rps, and at 3 when unverified; never refused.

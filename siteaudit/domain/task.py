@@ -1,0 +1,386 @@
+"""Fix tasks: one check on one URL template of a site, their lifecycle, refresh after audits and ranking."""
+
+import enum
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from types import MappingProxyType
+from typing import Final, Self
+
+from attrs import evolve, frozen
+
+from siteaudit.domain.error import Conflict, ValidationFailed
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
+from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity
+from siteaudit.domain.lifecycle import next_state
+
+SAMPLE_URLS: Final = 5
+_KEY = re.compile(r"[0-9a-f]{16}")
+
+
+def task_key(site_id: SiteId, check_code: str, template: str) -> TaskKey:
+    """The stable 16-hex-character id of the task for one check on one template of one site.
+
+    Fields are joined with a separator no check code or template contains, so ("a", "b:c") and ("a:b",
+    "c") cannot collide by construction.
+    """
+    canonical = "\x1f".join(("fix-task/v1", str(int(site_id)), check_code, template))
+    return TaskKey(hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).hexdigest())
+
+
+def parse_task_key(raw: object) -> TaskKey:
+    """A caller's task key (hex, any case). Raises ValidationFailed (422) when it is not 16 hex characters."""
+    if isinstance(raw, str) and _KEY.fullmatch(raw.lower()):
+        return TaskKey(raw.lower())
+    raise ValidationFailed({"task_key": "must be 16 hexadecimal characters"})
+
+
+class TaskStatus(enum.StrEnum):
+    OPEN = "open"
+    VERIFYING = "verifying"
+    FIXED = "fixed"
+    REGRESSED = "regressed"
+
+
+class TaskTrigger(enum.StrEnum):
+    START_RECHECK = "start_recheck"
+    RECHECK_FIXED = "recheck_fixed"  # the recheck's result for this task is `fixed`
+    # A recheck that did not prove the fix returns the task to where it was; two triggers keep the table
+    # a plain mapping while "where it was" is remembered in `status_before_verifying`.
+    RECHECK_UNFIXED_OPEN = "recheck_unfixed_open"
+    RECHECK_UNFIXED_REGRESSED = "recheck_unfixed_regressed"
+    AUDIT_FOUND = "audit_found"  # the latest full audit reports the issue on the template
+    AUDIT_MISSED = "audit_missed"  # the latest full audit no longer reports it
+
+
+TASK_MOVES: Final[Mapping[tuple[TaskStatus, TaskTrigger], TaskStatus]] = MappingProxyType(
+    {
+        (TaskStatus.OPEN, TaskTrigger.START_RECHECK): TaskStatus.VERIFYING,
+        (TaskStatus.REGRESSED, TaskTrigger.START_RECHECK): TaskStatus.VERIFYING,
+        (TaskStatus.VERIFYING, TaskTrigger.RECHECK_FIXED): TaskStatus.FIXED,
+        (TaskStatus.VERIFYING, TaskTrigger.RECHECK_UNFIXED_OPEN): TaskStatus.OPEN,
+        (TaskStatus.VERIFYING, TaskTrigger.RECHECK_UNFIXED_REGRESSED): TaskStatus.REGRESSED,
+        (TaskStatus.OPEN, TaskTrigger.AUDIT_FOUND): TaskStatus.OPEN,
+        (TaskStatus.REGRESSED, TaskTrigger.AUDIT_FOUND): TaskStatus.REGRESSED,
+        # A running recheck owns the verdict; the audit only refreshes the figures meanwhile.
+        (TaskStatus.VERIFYING, TaskTrigger.AUDIT_FOUND): TaskStatus.VERIFYING,
+        (TaskStatus.FIXED, TaskTrigger.AUDIT_FOUND): TaskStatus.REGRESSED,
+        (TaskStatus.OPEN, TaskTrigger.AUDIT_MISSED): TaskStatus.FIXED,
+        (TaskStatus.REGRESSED, TaskTrigger.AUDIT_MISSED): TaskStatus.FIXED,
+    }
+)
+
+
+class TaskResult(enum.StrEnum):
+    """A recheck's verdict on one task (SPEC 2.8 `tasks[].result`)."""
+
+    FIXED = "fixed"
+    STILL_FAILING = "still_failing"
+    NOT_CHECKED = "not_checked"
+    CANNOT_VERIFY = "cannot_verify"
+
+
+@frozen
+class TaskFinding:
+    """One check on one template as the latest full audit found it."""
+
+    code: str
+    template: str
+    severity: Severity
+    pages: int
+    sample_urls: tuple[str, ...] = ()
+    clicks_28d: int | None = None
+    impressions_28d: int | None = None
+
+
+@frozen
+class Traffic:
+    clicks_28d: int
+    impressions_28d: int
+
+
+def findings_from_issues(
+    issues: Iterable[Issue], traffic: Mapping[str, Traffic] | None = None, *, samples: int = SAMPLE_URLS
+) -> tuple[TaskFinding, ...]:
+    """Group an audit's issues by check and template. Without console data clicks stay None.
+
+    Samples are the URLs with most clicks first, then in URL order, so they are stable between runs.
+    """
+
+    def busiest_first(url: str) -> tuple[int, str]:
+        found = traffic.get(url) if traffic is not None else None
+        return (-(found.clicks_28d if found else 0), url)
+
+    groups: dict[tuple[str, str], tuple[Severity, set[str]]] = {}
+    for issue in issues:
+        severity, urls = groups.setdefault((issue.check_code, issue.template), (issue.severity, set()))
+        if issue.severity.rank < severity.rank:
+            groups[(issue.check_code, issue.template)] = (issue.severity, urls)
+        urls.add(issue.url)
+    findings = []
+    for (code, template), (severity, urls) in sorted(groups.items()):
+        clicks = impressions = None
+        if traffic is not None:
+            seen = [traffic[u] for u in urls if u in traffic]
+            clicks = sum(t.clicks_28d for t in seen)
+            impressions = sum(t.impressions_28d for t in seen)
+
+        findings.append(
+            TaskFinding(
+                code=code,
+                template=template,
+                severity=severity,
+                pages=len(urls),
+                sample_urls=tuple(sorted(urls, key=busiest_first)[:samples]),
+                clicks_28d=clicks,
+                impressions_28d=impressions,
+            )
+        )
+    return tuple(findings)
+
+
+@frozen
+class Acceptance:
+    """When the task counts as done, in words and as a machine-checkable rule."""
+
+    text: str
+    check: str
+    scope: CheckScope
+    template: str
+
+
+@frozen
+class TaskStatusChanged:
+    task_key: TaskKey
+    site_id: SiteId
+    before: TaskStatus
+    after: TaskStatus
+    trigger: TaskTrigger
+    at: datetime
+    recheck_id: RecheckId | None = None
+    crawl_id: AuditId | None = None
+
+
+# Weights of the impact score: an error on a few pages outranks a notice on many.
+SEVERITY_WEIGHT: Final[Mapping[Severity, int]] = MappingProxyType(
+    {Severity.ERROR: 10, Severity.WARNING: 3, Severity.NOTICE: 1}
+)
+CLICK_WEIGHT: Final = 10
+
+
+@frozen
+class FixTask:
+    key: TaskKey
+    site_id: SiteId
+    code: str
+    template: str
+    severity: Severity
+    pages: int
+    crawl_id: AuditId  # the full audit the figures come from
+    created_at: datetime
+    updated_at: datetime
+    sample_urls: tuple[str, ...] = ()
+    clicks_28d: int | None = None
+    impressions_28d: int | None = None
+    status: TaskStatus = TaskStatus.OPEN
+    status_before_verifying: TaskStatus | None = None
+    recheck_id: RecheckId | None = None  # the recheck deciding the task while it is verifying
+    fixed_at: datetime | None = None
+    version: int = 0
+
+    @classmethod
+    def open(cls, site_id: SiteId, finding: TaskFinding, *, crawl_id: AuditId, now: datetime) -> Self:
+        return cls(
+            key=task_key(site_id, finding.code, finding.template),
+            site_id=site_id,
+            code=finding.code,
+            template=finding.template,
+            severity=finding.severity,
+            pages=finding.pages,
+            crawl_id=crawl_id,
+            created_at=now,
+            updated_at=now,
+            sample_urls=finding.sample_urls,
+            clicks_28d=finding.clicks_28d,
+            impressions_28d=finding.impressions_28d,
+        )
+
+    @property
+    def impact(self) -> int:
+        """Severity weight × (pages + 10 × clicks in 28 days): traffic counts when there is data."""
+        return SEVERITY_WEIGHT[self.severity] * (self.pages + CLICK_WEIGHT * (self.clicks_28d or 0))
+
+    def acceptance(self, spec: CheckSpec) -> Acceptance:
+        if spec.code != self.code:
+            raise ValueError(f"check {spec.code} is not this task's check {self.code}")
+        where = f"template {self.template}" if self.template else "the affected pages"
+        if spec.recheckable:
+            text = (
+                f"No page of {where} reports {self.code} ({spec.title}): "
+                "a recheck of the affected URLs finds the check passing on every one."
+            )
+        else:
+            text = (
+                f"The next full audit no longer reports {self.code} ({spec.title}) on {where}; "
+                f"a recheck cannot judge a {spec.scope.value} check."
+            )
+        return Acceptance(text=text, check=self.code, scope=spec.scope, template=self.template)
+
+    def _move(self, trigger: TaskTrigger, *, now: datetime, changed: Self) -> tuple[Self, TaskStatusChanged]:
+        """Take `trigger` through the table; `changed` is this task with the move's other fields set."""
+        status = next_state(TASK_MOVES, self.status, trigger, entity="fix task")
+        task = evolve(changed, status=status, updated_at=now, version=self.version + 1)
+        event = TaskStatusChanged(
+            task_key=self.key,
+            site_id=self.site_id,
+            before=self.status,
+            after=status,
+            trigger=trigger,
+            at=now,
+            recheck_id=task.recheck_id if trigger is TaskTrigger.START_RECHECK else self.recheck_id,
+            crawl_id=task.crawl_id,
+        )
+        return task, event
+
+    # rechecks
+
+    def start_verifying(self, recheck_id: RecheckId, *, now: datetime) -> tuple[Self, TaskStatusChanged]:
+        """A recheck covering the task was accepted. InvalidTransition (409) unless open or regressed."""
+        changed = evolve(self, status_before_verifying=self.status, recheck_id=recheck_id)
+        return self._move(TaskTrigger.START_RECHECK, now=now, changed=changed)
+
+    def finish_verifying(
+        self, result: TaskResult, recheck_id: RecheckId, *, now: datetime
+    ) -> tuple[Self, TaskStatusChanged]:
+        """Apply the recheck's verdict: only `fixed` marks the task fixed; anything else puts it back."""
+        if self.status is TaskStatus.VERIFYING and self.recheck_id != recheck_id:
+            raise Conflict(
+                f"fix task {self.key} is being verified by recheck {self.recheck_id}, not {recheck_id}"
+            )
+        if result is TaskResult.FIXED:
+            trigger = TaskTrigger.RECHECK_FIXED
+        elif self.status_before_verifying is TaskStatus.REGRESSED:
+            trigger = TaskTrigger.RECHECK_UNFIXED_REGRESSED
+        else:
+            trigger = TaskTrigger.RECHECK_UNFIXED_OPEN
+        fixed_at = now if result is TaskResult.FIXED else self.fixed_at
+        changed = evolve(self, status_before_verifying=None, recheck_id=None, fixed_at=fixed_at)
+        return self._move(trigger, now=now, changed=changed)
+
+    # full audits
+
+    def found_again(
+        self, finding: TaskFinding, *, crawl_id: AuditId, now: datetime
+    ) -> tuple[Self, TaskStatusChanged]:
+        if (finding.code, finding.template) != (self.code, self.template):
+            raise ValueError(f"finding {finding.code}/{finding.template} is not task {self.key}")
+        changed = evolve(
+            self,
+            severity=finding.severity,
+            pages=finding.pages,
+            sample_urls=finding.sample_urls,
+            clicks_28d=finding.clicks_28d,
+            impressions_28d=finding.impressions_28d,
+            crawl_id=crawl_id,
+        )
+        return self._move(TaskTrigger.AUDIT_FOUND, now=now, changed=changed)
+
+    def not_found(self, *, crawl_id: AuditId, now: datetime) -> tuple[Self, TaskStatusChanged]:
+        changed = evolve(self, crawl_id=crawl_id, fixed_at=now)
+        return self._move(TaskTrigger.AUDIT_MISSED, now=now, changed=changed)
+
+
+@frozen
+class TaskRefresh:
+    """The site's task set after a full audit, and which keys changed status."""
+
+    tasks: tuple[FixTask, ...]
+    opened: tuple[TaskKey, ...]
+    regressed: tuple[TaskKey, ...]
+    fixed: tuple[TaskKey, ...]
+    events: tuple[TaskStatusChanged, ...]
+
+
+def refresh_tasks(
+    existing: Iterable[FixTask],
+    findings: Iterable[TaskFinding],
+    *,
+    site_id: SiteId,
+    crawl_id: AuditId,
+    now: datetime,
+) -> TaskRefresh:
+    """The task set after a full audit: new findings open, fixed ones found again regress, open or
+    regressed ones no longer found are fixed. Verifying tasks keep their status (the recheck decides)
+    and fixed tasks not found stay as they are. Tasks come back in impact order."""
+    by_key: dict[TaskKey, FixTask] = {}
+    for task in existing:
+        if task.site_id != site_id:
+            raise ValueError(f"fix task {task.key} belongs to site {task.site_id}, not {site_id}")
+        by_key[task.key] = task
+    found: dict[TaskKey, TaskFinding] = {}
+    for finding in findings:
+        key = task_key(site_id, finding.code, finding.template)
+        if key in found:
+            raise ValueError(f"two findings for {finding.code} on template {finding.template!r}")
+        found[key] = finding
+
+    result: dict[TaskKey, FixTask] = {}
+    events: list[TaskStatusChanged] = []
+    opened: list[TaskKey] = []
+    for key, finding in found.items():
+        if key not in by_key:
+            result[key] = FixTask.open(site_id, finding, crawl_id=crawl_id, now=now)
+            opened.append(key)
+            continue
+        task, event = by_key[key].found_again(finding, crawl_id=crawl_id, now=now)
+        result[key] = task
+        if event.before is not event.after:
+            events.append(event)
+    for key, task in by_key.items():
+        if key in found:
+            continue
+        if task.status in (TaskStatus.OPEN, TaskStatus.REGRESSED):
+            task, event = task.not_found(crawl_id=crawl_id, now=now)
+            events.append(event)
+        result[key] = task
+
+    return TaskRefresh(
+        tasks=order_by_impact(result.values()),
+        opened=tuple(sorted(opened)),
+        regressed=tuple(sorted(e.task_key for e in events if e.after is TaskStatus.REGRESSED)),
+        fixed=tuple(sorted(e.task_key for e in events if e.after is TaskStatus.FIXED)),
+        events=tuple(events),
+    )
+
+
+def _impact_order(task: FixTask) -> tuple[int, int, int, str, str]:
+    return (-task.impact, task.severity.rank, -task.pages, task.code, task.template)
+
+
+def order_by_impact(tasks: Iterable[FixTask]) -> tuple[FixTask, ...]:
+    """Highest impact first; ties by severity, pages, then code and template so the order is total."""
+    return tuple(sorted(tasks, key=_impact_order))
+
+
+def top_tasks(tasks: Iterable[FixTask], limit: int, *, include_fixed: bool = True) -> tuple[FixTask, ...]:
+    """A task list as `GET /sites/{id}/tasks` shows it (SPEC 4.5): with a limit of 3 or less, fixed
+    tasks are left out and one task per check code is kept. `include_fixed=False` is the team list."""
+    short = limit <= 3
+    chosen: list[FixTask] = []
+    codes: set[str] = set()
+    for task in order_by_impact(tasks):
+        if len(chosen) >= limit:
+            break
+        if task.status is TaskStatus.FIXED and (short or not include_fixed):
+            continue
+        if short and task.code in codes:
+            continue
+        codes.add(task.code)
+        chosen.append(task)
+    return tuple(chosen)
+
+
+def count_open(tasks: Sequence[FixTask]) -> int:
+    """Tasks still to be done: everything not fixed."""
+    return sum(1 for t in tasks if t.status is not TaskStatus.FIXED)

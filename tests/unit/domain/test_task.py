@@ -1,0 +1,330 @@
+"""Fix tasks: keys, the status table, refreshing after a full audit, impact order and acceptance."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from siteaudit.domain.error import Conflict, ErrorCode, InvalidTransition, ValidationFailed
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
+from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity
+from siteaudit.domain.lifecycle import ended_states, next_state, reachable
+from siteaudit.domain.task import (
+    TASK_MOVES,
+    FixTask,
+    TaskFinding,
+    TaskResult,
+    TaskStatus,
+    TaskTrigger,
+    Traffic,
+    count_open,
+    findings_from_issues,
+    order_by_impact,
+    parse_task_key,
+    refresh_tasks,
+    task_key,
+    top_tasks,
+)
+
+NOW = datetime(2025, 3, 14, 9, 0, tzinfo=UTC)
+SITE = SiteId(7)
+CRAWL = AuditId(101)
+NEXT_CRAWL = AuditId(102)
+
+
+def finding(
+    code: str = "title_missing",
+    template: str = "/blog/[slug]",
+    severity: Severity = Severity.ERROR,
+    pages: int = 3,
+    clicks: int | None = None,
+) -> TaskFinding:
+    return TaskFinding(
+        code=code,
+        template=template,
+        severity=severity,
+        pages=pages,
+        sample_urls=("https://retro-clock.example/blog/first-post",),
+        clicks_28d=clicks,
+    )
+
+
+def a_task(status: TaskStatus = TaskStatus.OPEN, **kwargs: object) -> FixTask:
+    task = FixTask.open(SITE, finding(**kwargs), crawl_id=CRAWL, now=NOW)  # type: ignore[arg-type]
+    if status is TaskStatus.OPEN:
+        return task
+    if status is TaskStatus.FIXED:
+        return task.not_found(crawl_id=NEXT_CRAWL, now=NOW)[0]
+    if status is TaskStatus.REGRESSED:
+        fixed = task.not_found(crawl_id=NEXT_CRAWL, now=NOW)[0]
+        return fixed.found_again(finding(**kwargs), crawl_id=NEXT_CRAWL, now=NOW)[0]  # type: ignore[arg-type]
+    return task.start_verifying(RecheckId(1), now=NOW)[0]
+
+
+SPEC_PAGE = CheckSpec(
+    code="title_missing",
+    severity=Severity.ERROR,
+    scope=CheckScope.PAGE,
+    title="Title missing",
+    why="Search results need a title.",
+    fix="Add a <title>.",
+)
+
+
+# --- keys --------------------------------------------------------------------------------------------
+
+
+def test_a_task_key_is_16_lowercase_hex_characters_and_stable() -> None:
+    key = task_key(SITE, "title_missing", "/blog/[slug]")
+    assert len(key) == 16 and all(c in "0123456789abcdef" for c in key)
+    # Pinned: stored keys and links in agents' notes must survive upgrades.
+    assert key == task_key(SiteId(7), "title_missing", "/blog/[slug]") == "bbe3bab3bac7ec8e"
+
+
+@given(
+    a=st.tuples(st.integers(1, 10**6), st.text(max_size=20), st.text(max_size=30)),
+    b=st.tuples(st.integers(1, 10**6), st.text(max_size=20), st.text(max_size=30)),
+)
+def test_different_site_check_or_template_give_different_keys(
+    a: tuple[int, str, str], b: tuple[int, str, str]
+) -> None:
+    if a != b and "\x1f" not in a[1] + b[1]:
+        assert task_key(SiteId(a[0]), a[1], a[2]) != task_key(SiteId(b[0]), b[1], b[2])
+
+
+def test_a_task_key_is_read_in_any_case() -> None:
+    assert parse_task_key("0C8FD5AD1BB1F3E1") == TaskKey("0c8fd5ad1bb1f3e1")
+
+
+@pytest.mark.parametrize("raw", ["", "0c8fd5ad1bb1f3e", "0c8fd5ad1bb1f3e1a", "0c8fd5ad1bb1f3eg", None, 12])
+def test_a_malformed_task_key_answers_validation_failed(raw: object) -> None:
+    with pytest.raises(ValidationFailed) as raised:
+        parse_task_key(raw)
+    assert raised.value.code is ErrorCode.VALIDATION_FAILED and "task_key" in raised.value.fields
+
+
+# --- the table ---------------------------------------------------------------------------------------
+
+
+def test_every_task_state_is_reachable_from_open() -> None:
+    assert reachable(TASK_MOVES, TaskStatus.OPEN) == frozenset(TaskStatus)
+
+
+def test_a_task_never_ends_and_ended_states_have_no_exits() -> None:
+    ended = ended_states(TASK_MOVES, TaskStatus)
+    assert ended == frozenset()
+    assert not any(source in ended for source, _ in TASK_MOVES)
+
+
+def test_every_task_trigger_is_used() -> None:
+    assert {trigger for _, trigger in TASK_MOVES} == set(TaskTrigger)
+
+
+def test_only_a_fixed_recheck_result_or_a_clean_audit_leads_to_fixed() -> None:
+    into_fixed = {trigger for (source, trigger), target in TASK_MOVES.items() if target is TaskStatus.FIXED}
+    assert into_fixed == {TaskTrigger.RECHECK_FIXED, TaskTrigger.AUDIT_MISSED}
+    assert (
+        next_state(TASK_MOVES, TaskStatus.VERIFYING, TaskTrigger.RECHECK_FIXED, entity="t")
+        is TaskStatus.FIXED
+    )
+
+
+# --- rechecks on one task ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("before", [TaskStatus.OPEN, TaskStatus.REGRESSED])
+@pytest.mark.parametrize(
+    "result", [TaskResult.STILL_FAILING, TaskResult.NOT_CHECKED, TaskResult.CANNOT_VERIFY]
+)
+def test_a_recheck_that_does_not_prove_the_fix_puts_the_task_back_where_it_was(
+    before: TaskStatus, result: TaskResult
+) -> None:
+    task = a_task(before)
+    verifying, started = task.start_verifying(RecheckId(9), now=NOW)
+    assert verifying.status is TaskStatus.VERIFYING and verifying.recheck_id == RecheckId(9)
+    assert (started.before, started.after) == (before, TaskStatus.VERIFYING)
+    back, event = verifying.finish_verifying(result, RecheckId(9), now=NOW + timedelta(minutes=2))
+    assert back.status is before and back.status_before_verifying is None and back.recheck_id is None
+    assert back.version == task.version + 2 and event.recheck_id == RecheckId(9)
+
+
+def test_a_fixed_recheck_result_marks_the_task_fixed() -> None:
+    verifying, _ = a_task().start_verifying(RecheckId(9), now=NOW)
+    fixed, event = verifying.finish_verifying(TaskResult.FIXED, RecheckId(9), now=NOW + timedelta(minutes=1))
+    assert fixed.status is TaskStatus.FIXED and fixed.fixed_at == NOW + timedelta(minutes=1)
+    assert event.trigger is TaskTrigger.RECHECK_FIXED
+
+
+@pytest.mark.parametrize("status", [TaskStatus.VERIFYING, TaskStatus.FIXED])
+def test_rechecking_a_task_that_is_verifying_or_fixed_answers_conflict(status: TaskStatus) -> None:
+    with pytest.raises(InvalidTransition) as raised:
+        a_task(status).start_verifying(RecheckId(2), now=NOW)
+    assert raised.value.code is ErrorCode.CONFLICT and raised.value.status == 409
+
+
+def test_only_the_recheck_verifying_a_task_may_settle_it() -> None:
+    verifying = a_task(TaskStatus.VERIFYING)
+    with pytest.raises(Conflict) as raised:
+        verifying.finish_verifying(TaskResult.FIXED, RecheckId(99), now=NOW)
+    assert raised.value.code is ErrorCode.CONFLICT
+
+
+def test_settling_a_task_that_is_not_verifying_answers_conflict() -> None:
+    with pytest.raises(InvalidTransition):
+        a_task().finish_verifying(TaskResult.FIXED, RecheckId(1), now=NOW)
+
+
+# --- full audits -------------------------------------------------------------------------------------
+
+
+def test_a_first_audit_opens_a_task_per_check_and_template() -> None:
+    findings = [finding(), finding(template="/shop/[item]"), finding(code="h1_missing")]
+    refresh = refresh_tasks([], findings, site_id=SITE, crawl_id=CRAWL, now=NOW)
+    assert len(refresh.tasks) == 3 and len(refresh.opened) == 3
+    assert all(t.status is TaskStatus.OPEN and t.version == 0 and t.crawl_id == CRAWL for t in refresh.tasks)
+    assert refresh.events == ()
+
+
+def test_a_later_audit_regresses_fixed_tasks_fixes_vanished_ones_and_refreshes_figures() -> None:
+    open_, fixed = a_task(), a_task(TaskStatus.FIXED, template="/shop/[item]")
+    refresh = refresh_tasks(
+        [open_, fixed],
+        [finding(template="/shop/[item]", pages=9)],
+        site_id=SITE,
+        crawl_id=NEXT_CRAWL,
+        now=NOW + timedelta(days=7),
+    )
+    by_key = {t.key: t for t in refresh.tasks}
+    assert by_key[open_.key].status is TaskStatus.FIXED and by_key[open_.key].fixed_at == NOW + timedelta(
+        days=7
+    )
+    assert by_key[fixed.key].status is TaskStatus.REGRESSED and by_key[fixed.key].pages == 9
+    assert refresh.fixed == (open_.key,) and refresh.regressed == (fixed.key,) and refresh.opened == ()
+
+
+def test_an_audit_leaves_a_verifying_task_to_its_recheck() -> None:
+    verifying = a_task(TaskStatus.VERIFYING)
+    found = refresh_tasks([verifying], [finding(pages=5)], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW)
+    assert found.tasks[0].status is TaskStatus.VERIFYING and found.tasks[0].pages == 5
+    assert found.tasks[0].recheck_id == verifying.recheck_id
+    missed = refresh_tasks([verifying], [], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW)
+    assert missed.tasks == (verifying,)
+
+
+def test_an_audit_that_still_misses_a_fixed_task_leaves_it_untouched() -> None:
+    fixed = a_task(TaskStatus.FIXED)
+    assert refresh_tasks([fixed], [], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW).tasks == (fixed,)
+
+
+def test_refreshing_refuses_another_sites_tasks_and_duplicate_findings() -> None:
+    with pytest.raises(ValueError, match="belongs to site"):
+        refresh_tasks([a_task()], [], site_id=SiteId(8), crawl_id=CRAWL, now=NOW)
+    with pytest.raises(ValueError, match="two findings"):
+        refresh_tasks([], [finding(), finding()], site_id=SITE, crawl_id=CRAWL, now=NOW)
+
+
+_FINDINGS = st.lists(
+    st.builds(
+        finding,
+        code=st.sampled_from(["title_missing", "h1_missing", "broken_link"]),
+        template=st.sampled_from(["/", "/blog/[slug]", "/shop/[item]"]),
+        severity=st.sampled_from(Severity),
+        pages=st.integers(1, 500),
+        clicks=st.none() | st.integers(0, 10_000),
+    ),
+    unique_by=lambda f: (f.code, f.template),
+    max_size=9,
+)
+
+
+@given(audits=st.lists(_FINDINGS, min_size=1, max_size=5))
+def test_after_any_audit_found_tasks_are_unfixed_and_vanished_tasks_are_fixed(
+    audits: list[list[TaskFinding]],
+) -> None:
+    tasks: tuple[FixTask, ...] = ()
+    for number, findings in enumerate(audits):
+        before = {t.key: t for t in tasks}
+        refresh = refresh_tasks(
+            tasks, findings, site_id=SITE, crawl_id=AuditId(number), now=NOW + timedelta(days=number)
+        )
+        tasks = refresh.tasks
+        found = {task_key(SITE, f.code, f.template) for f in findings}
+        assert {t.key for t in tasks} == found | set(before)
+        for task in tasks:
+            old = before.get(task.key)
+            if task.key in found:
+                assert task.status in (TaskStatus.OPEN, TaskStatus.REGRESSED)
+                if old is not None and old.status is TaskStatus.FIXED:
+                    assert task.status is TaskStatus.REGRESSED
+            else:
+                assert task.status is TaskStatus.FIXED
+            assert task.version == (0 if old is None else old.version + (task != old))
+        impacts = [t.impact for t in tasks]
+        assert impacts == sorted(impacts, reverse=True)
+
+
+# --- findings, impact, lists, acceptance -------------------------------------------------------------
+
+
+def test_issues_group_into_findings_with_the_most_clicked_urls_as_samples() -> None:
+    base = "https://retro-clock.example/blog/"
+    issues = [
+        Issue("title_missing", Severity.WARNING, base + "a", "/blog/[slug]"),
+        Issue("title_missing", Severity.ERROR, base + "b", "/blog/[slug]"),
+        Issue("title_missing", Severity.WARNING, base + "c", "/blog/[slug]"),
+        Issue("title_missing", Severity.WARNING, base + "c", "/blog/[slug]"),
+        Issue("h1_missing", Severity.NOTICE, base + "a", "/blog/[slug]"),
+    ]
+    traffic = {base + "c": Traffic(40, 900), base + "a": Traffic(3, 50)}
+    found = findings_from_issues(issues, traffic, samples=2)
+    assert [(f.code, f.pages) for f in found] == [("h1_missing", 1), ("title_missing", 3)]
+    title = found[1]
+    assert title.severity is Severity.ERROR
+    assert title.sample_urls == (base + "c", base + "a")
+    assert (title.clicks_28d, title.impressions_28d) == (43, 950)
+    assert findings_from_issues(issues)[1].clicks_28d is None
+
+
+def test_impact_weighs_severity_pages_and_clicks() -> None:
+    error = a_task(pages=3)
+    notice = a_task(code="h1_missing", severity=Severity.NOTICE, pages=20)
+    busy_warning = a_task(code="meta_missing", severity=Severity.WARNING, pages=2, clicks=5)
+    assert (error.impact, notice.impact, busy_warning.impact) == (30, 20, 156)
+    assert [t.code for t in order_by_impact([error, notice, busy_warning])] == [
+        "meta_missing",
+        "title_missing",
+        "h1_missing",
+    ]
+
+
+def test_a_short_task_list_leaves_out_fixed_tasks_and_repeats_no_check() -> None:
+    tasks = [
+        a_task(TaskStatus.FIXED, code="redirect_chain", pages=900),
+        a_task(pages=50),
+        a_task(template="/shop/[item]", pages=40),
+        a_task(code="h1_missing", pages=10),
+    ]
+    assert [(t.code, t.template) for t in top_tasks(tasks, 3)] == [
+        ("title_missing", "/blog/[slug]"),
+        ("h1_missing", "/blog/[slug]"),
+    ]
+    assert len(top_tasks(tasks, 10)) == 4
+    assert TaskStatus.FIXED not in {t.status for t in top_tasks(tasks, 10, include_fixed=False)}
+    assert count_open(tasks) == 3
+
+
+def test_acceptance_says_how_the_task_is_judged_done() -> None:
+    task = a_task()
+    accepted = task.acceptance(SPEC_PAGE)
+    assert (accepted.check, accepted.scope, accepted.template) == (
+        "title_missing",
+        CheckScope.PAGE,
+        "/blog/[slug]",
+    )
+    assert "recheck" in accepted.text and "/blog/[slug]" in accepted.text
+    graph = CheckSpec("orphan_page", Severity.WARNING, CheckScope.LINK_GRAPH, "Orphan page", "w", "f")
+    orphan = a_task(code="orphan_page", severity=Severity.WARNING)
+    assert "next full audit" in orphan.acceptance(graph).text
+    with pytest.raises(ValueError):
+        task.acceptance(graph)
