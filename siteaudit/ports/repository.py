@@ -10,6 +10,7 @@ from siteaudit.domain.audit import Audit
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.keys import ApiKeyRepository
+from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 
 
 class UserRepository(Protocol):
@@ -160,6 +161,9 @@ class UnitOfWork(Protocol):
     credits: CreditLedger
     audits: AuditRepository
     keys: ApiKeyRepository
+    sites: SiteRepository
+    tasks: FixTaskRepository
+    rechecks: RecheckRepository
 
     def __enter__(self) -> Self: ...
 

@@ -10,16 +10,17 @@ from siteaudit.domain.audit import (
     AuditEnded,
     AuditRequest,
     AuditStatus,
-    SiteTerms,
     decide_audit_settings,
     dispatch_failed,
+    origin_of,
 )
 from siteaudit.domain.credit import audit_cost
 from siteaudit.domain.error import DomainError, ErrorCode
-from siteaudit.domain.ids import AuditId, SiteId, UserId
+from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.services.site import site_terms
 
 
 def audit_reference(audit_id: AuditId) -> str:
@@ -49,21 +50,31 @@ def start_audit(
     uow: UnitOfWork,
     clock: Clock,
     queue: TaskQueue,
-    site: SiteTerms | None = None,
     site_endpoint: bool = False,
-    origin_verified: bool = False,
-    payer: UserId | None = None,
 ) -> AuditStarted:
     """Validate, reserve `estimated_credits`, store the audit `queued`, commit, then dispatch it.
 
-    Plain-URL audits are paid by the caller, site audits by the team owner (SPEC 5.7). A refused request
-    (402, 403, 409, 422) creates nothing. When dispatching fails the audit ends `failed`
-    (`dispatch_failed: ...`), the reservation is refunded in full, and DispatchFailed (503) is raised.
+    With `request.site_id` the team's site supplies the settings (another team's site answers NotFound);
+    a plain URL counts as verified when the team has a verified site for its origin. Plain-URL audits are
+    paid by the caller, site audits by the team owner (SPEC 5.7). A refused request (402, 403, 404, 409,
+    422) creates nothing. When dispatching fails the audit ends `failed` (`dispatch_failed: ...`), the
+    reservation is refunded in full, and DispatchFailed (503) is raised.
     """
     now = clock.now()
     with uow:
         team = uow.teams.get(caller.team_id)
-        paid_by = payer if payer is not None else (team.owner_id if site is not None else caller.user_id)
+        site = None
+        origin_verified = False
+        if request.site_id is not None:
+            site = site_terms(uow.sites.get(request.site_id, team=team.id))
+        elif request.url is not None:
+            try:
+                origin_verified = (
+                    uow.sites.verified_for_origin(team=team.id, origin=origin_of(request.url)) is not None
+                )
+            except DomainError:
+                origin_verified = False  # decide_audit_settings names what is wrong with the URL
+        paid_by = team.owner_id if site is not None else caller.user_id
         plan = plan_named(uow.users.get(paid_by).plan)
         settings = decide_audit_settings(
             request, plan=plan, site=site, origin_verified=origin_verified, site_endpoint=site_endpoint
@@ -84,7 +95,7 @@ def start_audit(
                 trigger=request.trigger,
                 credits_reserved=settings.estimated_credits,
                 verify_token_set=request.verify_token is not None,
-                webhook_url=request.webhook_url,
+                webhook_url=request.webhook_url if not site_endpoint else None,
             )
         )
         uow.credits.reserve(
@@ -185,8 +196,12 @@ def publish_report(audit_id: AuditId, *, health_score: int, uow: UnitOfWork, clo
 def list_audits(
     caller: Caller, *, site_id: SiteId | None, offset: int, limit: int, uow: UnitOfWork
 ) -> tuple[Sequence[Audit], int]:
-    """The team's audits, newest first, plus the caller's own audits from before teams existed."""
+    """The team's audits, newest first, plus the caller's own audits from before teams existed.
+
+    Another team's `site_id` answers NotFound."""
     with uow:
+        if site_id is not None:
+            uow.sites.get(site_id, team=caller.team_id)
         return uow.audits.list(
             team=caller.team_id, user=caller.user_id, site=site_id, offset=offset, limit=limit
         )

@@ -14,7 +14,10 @@ from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import CreditAccount, LedgerEntry, reservation_key, spent
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
-from siteaudit.domain.ids import ApiKeyId, AuditId, SiteId, TeamId, UserId
+from siteaudit.domain.ids import ApiKeyId, AuditId, RecheckId, SiteId, TaskKey, TeamId, UserId
+from siteaudit.domain.recheck import Recheck
+from siteaudit.domain.site import Site, SiteExists
+from siteaudit.domain.task import FixTask
 
 
 class MemoryStore:
@@ -29,6 +32,9 @@ class MemoryStore:
         self.entries: Table[str, LedgerEntry] = Table()
         self.audits: Table[AuditId, Audit] = Table()
         self.keys: Table[ApiKeyId, ApiKey] = Table()
+        self.sites: Table[SiteId, Site] = Table()
+        self.tasks: Table[tuple[SiteId, TaskKey], FixTask] = Table()
+        self.rechecks: Table[RecheckId, Recheck] = Table()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         return [value for value in vars(self).values() if isinstance(value, Table)]
@@ -293,6 +299,143 @@ class MemoryApiKeyRepository:
             self._t.put(key_id, evolve(stored, last_used_at=max_time(stored.last_used_at, at)))
 
 
+class _Versioned:
+    """Optimistic checks shared by the versioned repositories: save only what this unit of work loaded."""
+
+    kind = ""
+
+    def __init__(self, seen: dict[object, int]) -> None:
+        self._seen = seen
+
+    def _saw(self, key: object, version: int) -> None:
+        self._seen[(self.kind, key)] = version
+
+    def _check(self, key: object, stored_version: int) -> None:
+        if self._seen.get((self.kind, key)) != stored_version:
+            raise ConcurrentUpdate(self.kind, key)
+
+
+class MemorySiteRepository(_Versioned):
+    kind = "site"
+
+    def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
+        super().__init__(seen)
+        self._t = store.sites
+
+    def add(self, site: Site) -> Site:
+        if any(s.team_id == site.team_id and s.origin == site.origin for s in self._t.values()):
+            raise SiteExists(site.url)
+        if site.id == 0:
+            site = evolve(site, id=SiteId(self._t.next_id()))
+        self._t.put(site.id, site)
+        self._saw(site.id, site.version)
+        return site
+
+    def get(self, site_id: SiteId, *, team: TeamId) -> Site:
+        site = self._t.get(site_id)
+        if site is None or site.team_id != team:
+            raise NotFound("site", site_id)
+        self._saw(site.id, site.version)
+        return site
+
+    def list(self, *, team: TeamId) -> Sequence[Site]:
+        sites = sorted(self._t.find(lambda s: s.team_id == team), key=lambda s: s.id)
+        for site in sites:
+            self._saw(site.id, site.version)
+        return sites
+
+    def count(self, *, team: TeamId) -> int:
+        return sum(1 for _ in self._t.find(lambda s: s.team_id == team))
+
+    def save(self, site: Site) -> None:
+        stored = self._t.get(site.id)
+        if stored is None:
+            raise NotFound("site", site.id)
+        self._check(site.id, stored.version)
+        self._t.put(site.id, site)
+        self._saw(site.id, site.version)
+
+    def delete(self, site_id: SiteId, *, team: TeamId) -> None:
+        self.get(site_id, team=team)
+        self._t.delete(site_id)
+
+    def verified_for_origin(self, *, team: TeamId, origin: str) -> Site | None:
+        for site in self._t.values():
+            if site.team_id == team and site.origin == origin and site.verified:
+                return site
+        return None
+
+    def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
+        due = [s for s in self._t.values() if s.next_crawl_at is not None and s.next_crawl_at <= now]
+        due.sort(key=lambda s: (s.next_crawl_at, s.id))
+        return due[:limit]
+
+
+class MemoryFixTaskRepository(_Versioned):
+    kind = "task"
+
+    def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
+        super().__init__(seen)
+        self._t = store.tasks
+
+    def of_site(self, site_id: SiteId) -> Sequence[FixTask]:
+        tasks = sorted(self._t.find(lambda t: t.site_id == site_id), key=lambda t: t.key)
+        for task in tasks:
+            self._saw((task.site_id, task.key), task.version)
+        return tasks
+
+    def get(self, site_id: SiteId, key: TaskKey) -> FixTask:
+        task = self._t.get((site_id, key))
+        if task is None:
+            raise NotFound("task", key)
+        self._saw((site_id, key), task.version)
+        return task
+
+    def save(self, task: FixTask) -> None:
+        stored = self._t.get((task.site_id, task.key))
+        if stored is not None:
+            self._check((task.site_id, task.key), stored.version)
+        self._t.put((task.site_id, task.key), task)
+        self._saw((task.site_id, task.key), task.version)
+
+
+class MemoryRecheckRepository(_Versioned):
+    kind = "recheck"
+
+    def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
+        super().__init__(seen)
+        self._t = store.rechecks
+
+    def add(self, recheck: Recheck) -> Recheck:
+        if recheck.id == 0:
+            recheck = evolve(recheck, id=RecheckId(self._t.next_id()))
+        self._t.put(recheck.id, recheck)
+        self._saw(recheck.id, recheck.version)
+        return recheck
+
+    def get(self, recheck_id: RecheckId, *, team: TeamId) -> Recheck:
+        recheck = self._t.get(recheck_id)
+        if recheck is None or recheck.team_id != team:
+            raise NotFound("recheck", recheck_id)
+        self._saw(recheck.id, recheck.version)
+        return recheck
+
+    def get_any(self, recheck_id: RecheckId) -> Recheck:
+        recheck = self._t.get(recheck_id)
+        if recheck is None:
+            raise NotFound("recheck", recheck_id)
+        self._saw(recheck.id, recheck.version)
+        return recheck
+
+    def save(self, recheck: Recheck) -> None:
+        stored = self._t.get(recheck.id)
+        if stored is None:
+            raise NotFound("recheck", recheck.id)
+        self._check(recheck.id, stored.version)
+        self._t.put(recheck.id, recheck)
+        self._saw(recheck.id, recheck.version)
+
+
 def max_time(a: datetime | None, b: datetime | None) -> datetime | None:
     if a is None or b is None:
         return a or b
@@ -310,6 +453,9 @@ class MemoryUnitOfWork:
         self.credits = MemoryCreditLedger(store)
         self.audits = MemoryAuditRepository(store, self._seen)
         self.keys = MemoryApiKeyRepository(store, self._seen)
+        self.sites = MemorySiteRepository(store, self._seen)
+        self.tasks = MemoryFixTaskRepository(store, self._seen)
+        self.rechecks = MemoryRecheckRepository(store, self._seen)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

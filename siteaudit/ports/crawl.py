@@ -1,0 +1,196 @@
+"""An audit's bulk crawl data: interned URLs, page facts, links, issues, the report and the frontier.
+
+`CrawlStore` is deliberately not part of the unit of work. A crawl slice writes thousands of rows; holding
+them in the aggregate transaction would lock the audit (and, on SQLite, the whole database) for the
+slice's duration. So the store is a separate object, built from the same database as the unit of work
+(`siteaudit.adapters.sql.sql_crawl_store(database_url)`, `siteaudit.adapters.memory.MemoryCrawlStore()`),
+and every method is its own transaction: a batch is written whole or not at all.
+
+Callers keep the order that makes this safe: rows are written before the audit's state moves on (a slice
+writes its pages and issues, then records progress; finalisation stores the report, then publishes it), and
+a redelivered slice may write a batch again. Page and issue writes are therefore idempotent per URL: writing
+a URL's page again replaces it, and `replace_issues` replaces a URL's issues.
+
+URLs are stored once per audit and referenced by a small integer id (`intern`), so links, pages, issues and
+the frontier cost a few bytes per reference. Ids are positive, dense and in first-seen order.
+
+Every method takes the audit id; the audit's team is checked by the caller through
+`AuditRepository.get(audit_id, team=...)` before any list or read here (an audit id is never guessed from a
+crawl store row).
+"""
+
+import enum
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from attrs import frozen
+
+from siteaudit.domain.facts import FetchError, Link, LinkKind, PageFacts
+from siteaudit.domain.ids import AuditId
+from siteaudit.domain.issue import Issue, Severity
+
+
+class FrontierState(enum.IntEnum):
+    """Where a URL stands in the crawl. Stored as a small integer; the order is the crawl's."""
+
+    QUEUED = 0  # discovered, waiting to be fetched
+    DONE = 1  # fetched (or failed for good), its page written
+    SKIPPED = 2  # seen but never to be fetched: disallowed, out of scope, over the page cap
+
+
+@frozen
+class FrontierEntry:
+    url_id: int
+    url: str
+    depth: int
+    state: FrontierState = FrontierState.QUEUED
+
+
+@frozen
+class PageSummary:
+    """A page row as the lists show it (SPEC 2.5), without decoding the page's full facts."""
+
+    url_id: int
+    url: str
+    status_code: int | None
+    depth: int
+    title: str | None = None
+    meta_description: str | None = None
+    word_count: int = 0
+    blocked_by: str | None = None
+    fetch_error: FetchError | None = None
+    content_type: str | None = None
+    template: str = ""
+    in_sitemap: bool = False
+
+
+@frozen
+class StoredPage:
+    """A page as finalisation streams it: its id, its template and its facts (links are streamed apart)."""
+
+    url_id: int
+    template: str
+    facts: PageFacts
+
+
+@frozen
+class LinkRow:
+    """One stored link between two interned URLs."""
+
+    source: int
+    target: int
+    kind: LinkKind = LinkKind.A
+    nofollow: bool = False
+    internal: bool = True
+
+
+class CrawlStore(Protocol):
+    def intern(self, audit_id: AuditId, urls: Iterable[str]) -> Mapping[str, int]:
+        """The ids of `urls` in this audit, giving new URLs fresh ids (in the order first given)."""
+        ...
+
+    def urls(self, audit_id: AuditId, url_ids: Iterable[int]) -> Mapping[int, str]:
+        """The URLs of the given ids; unknown ids are left out."""
+        ...
+
+    def stream_urls(self, audit_id: AuditId) -> Iterator[tuple[int, str]]:
+        """Every interned URL as (id, url), by id."""
+        ...
+
+    def write_pages(
+        self, audit_id: AuditId, pages: Iterable[PageFacts], *, templates: Mapping[str, str] | None = None
+    ) -> int:
+        """Store one batch of pages, interning their URLs; a URL written before is replaced.
+
+        `templates` gives a page's template by URL (default ""). The pages' `html.links` are NOT kept
+        with the page: store them with `write_links`; a page read back has no links. Returns the count.
+        """
+        ...
+
+    def write_links(self, audit_id: AuditId, links: Iterable[tuple[str, Link]]) -> int:
+        """Store one batch of (source URL, link) pairs, interning both ends. Returns the count."""
+        ...
+
+    def write_issues(self, audit_id: AuditId, issues: Iterable[Issue]) -> int:
+        """Append one batch of issues, interning their URLs. Returns the count."""
+        ...
+
+    def replace_issues(self, audit_id: AuditId, url_ids: Iterable[int], issues: Iterable[Issue]) -> int:
+        """Drop the issues of `url_ids`, then append `issues`, in one transaction (a redelivered slice)."""
+        ...
+
+    def assign_templates(self, audit_id: AuditId, templates: Iterable[tuple[int, str]]) -> None:
+        """Set the template of pages, and of the issues on them, by URL id (finalisation)."""
+        ...
+
+    def page_count(self, audit_id: AuditId) -> int: ...
+
+    def list_pages(
+        self, audit_id: AuditId, *, status_code: int | None = None, offset: int = 0, limit: int = 50
+    ) -> tuple[Sequence[PageSummary], int]:
+        """One page of page rows in URL-id order, and the total matching the filter."""
+        ...
+
+    def list_issues(
+        self,
+        audit_id: AuditId,
+        *,
+        check_code: str | None = None,
+        severity: Severity | None = None,
+        template: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> tuple[Sequence[Issue], int]:
+        """One page of issues, most severe first, then by check code, URL id and writing order; and the total."""
+        ...
+
+    def stream_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
+        """Every page by URL id, fetched in chunks (server-side cursor): memory stays bounded.
+
+        Exhaust or close the iterator: it holds a database connection until then.
+        """
+        ...
+
+    def stream_links(self, audit_id: AuditId) -> Iterator[LinkRow]:
+        """Every link, by source id. Same rules as `stream_pages`."""
+        ...
+
+    def stream_issues(self, audit_id: AuditId) -> Iterator[tuple[int, Issue]]:
+        """Every issue with its URL id, in writing order. Same rules as `stream_pages`."""
+        ...
+
+    def save_report(self, audit_id: AuditId, report: Mapping[str, Any]) -> None:
+        """Store (or replace) the audit's report: JSON-compatible values only."""
+        ...
+
+    def report(self, audit_id: AuditId) -> Mapping[str, Any] | None: ...
+
+    def save_checkpoint(self, audit_id: AuditId, state: Mapping[str, Any]) -> None:
+        """Store (or replace) the crawler's opaque, JSON-compatible state for the next slice."""
+        ...
+
+    def checkpoint(self, audit_id: AuditId) -> Mapping[str, Any] | None: ...
+
+    def frontier_add(self, audit_id: AuditId, entries: Iterable[tuple[str, int]]) -> int:
+        """Queue (url, depth) pairs never seen before in this audit; seen URLs are left as they are.
+
+        Returns how many were new.
+        """
+        ...
+
+    def frontier_next(self, audit_id: AuditId, limit: int) -> Sequence[FrontierEntry]:
+        """Up to `limit` queued entries, shallowest first then by id; they stay queued until marked."""
+        ...
+
+    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> None: ...
+
+    def frontier_counts(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
+        """How many entries are in each state (states without entries are left out)."""
+        ...
+
+    def archive(self, audit_id: AuditId) -> None:
+        """Delete the audit's pages, links, issues, frontier, checkpoint and URLs; keep the report.
+
+        Setting the audit's `archived_at` is the audit repository's business, in the caller's unit of work.
+        """
+        ...

@@ -1,0 +1,72 @@
+"""Registered sites, their fix tasks and rechecks: every query scoped by team."""
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from siteaudit.domain.ids import RecheckId, SiteId, TaskKey, TeamId
+from siteaudit.domain.recheck import Recheck
+from siteaudit.domain.site import Site
+from siteaudit.domain.task import FixTask
+
+
+class SiteRepository(Protocol):
+    def add(self, site: Site) -> Site:
+        """Stage a new site; an id of 0 gets a fresh one. Raises SiteExists when the team has its origin."""
+        ...
+
+    def get(self, site_id: SiteId, *, team: TeamId) -> Site:
+        """The team's site. Raises NotFound when it does not exist or belongs to another team."""
+        ...
+
+    def list(self, *, team: TeamId) -> Sequence[Site]:
+        """The team's sites, oldest first."""
+        ...
+
+    def count(self, *, team: TeamId) -> int: ...
+
+    def save(self, site: Site) -> None:
+        """Stage an update. Raises ConcurrentUpdate if the stored version moved since it was loaded."""
+        ...
+
+    def delete(self, site_id: SiteId, *, team: TeamId) -> None:
+        """Stage the removal of the team's site. Raises NotFound."""
+        ...
+
+    def verified_for_origin(self, *, team: TeamId, origin: str) -> Site | None:
+        """The team's verified site for this origin, if any."""
+        ...
+
+    def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
+        """Sites of any team whose monitoring audit is due (`next_crawl_at` <= now), earliest first."""
+        ...
+
+
+class FixTaskRepository(Protocol):
+    def of_site(self, site_id: SiteId) -> Sequence[FixTask]:
+        """The site's tasks (any status), in key order."""
+        ...
+
+    def get(self, site_id: SiteId, key: TaskKey) -> FixTask:
+        """Raises NotFound."""
+        ...
+
+    def save(self, task: FixTask) -> None:
+        """Stage a new or changed task. Raises ConcurrentUpdate if a stored task's version moved."""
+        ...
+
+
+class RecheckRepository(Protocol):
+    def add(self, recheck: Recheck) -> Recheck:
+        """Stage a new recheck; an id of 0 gets a fresh one."""
+        ...
+
+    def get(self, recheck_id: RecheckId, *, team: TeamId) -> Recheck:
+        """Raises NotFound for an unknown recheck or another team's."""
+        ...
+
+    def get_any(self, recheck_id: RecheckId) -> Recheck: ...
+
+    def save(self, recheck: Recheck) -> None:
+        """Stage an update. Raises ConcurrentUpdate if the stored version moved since it was loaded."""
+        ...
