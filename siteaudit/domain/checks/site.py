@@ -1,0 +1,607 @@
+"""Site checks: judged once per audit at finalisation, over every page, link and host-level file.
+
+Link-graph, target, duplicate, sitemap and robots.txt checks need more than one URL's answer. They run
+over an `AuditFacts` value in one pass over the pages and one pass over the links, keeping only a small
+record per URL, so 100,000 pages and 1,000,000 links fit in memory and time (no pairwise comparisons:
+near-duplicates go through MinHash LSH banding).
+"""
+
+import array
+import operator
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from typing import Self
+
+from attrs import field, frozen
+
+from siteaudit.domain.checks import page as pagecheck
+from siteaudit.domain.checks import url
+from siteaudit.domain.checks.page import DETAIL_SAMPLE, issue
+from siteaudit.domain.facts import Link, LinkKind, PageFacts, RobotsFacts, SitemapFacts
+from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.thresholds import Thresholds
+
+# Codes whose site-level issue replaces the page check's issue for the same URL (the site decides the
+# final severity once it knows the inbound links).
+SUPERSEDING_CODES = frozenset({"noindex"})
+
+# Buckets larger than this are confirmed against their first member only, so one huge template family
+# cannot make the comparison quadratic.
+_ALL_PAIRS_BUCKET = 64
+_CACHE_LIMIT = 200_000
+_TEMPORARY_REDIRECTS = frozenset({302, 303, 307})
+
+
+@frozen
+class AuditFacts:
+    """Everything the site checks read, shaped so that it can be streamed from storage.
+
+    - `start_url`: the audit's start URL; its host defines internal URLs.
+    - `pages`: every URL's facts (HTML pages, redirects, failures, any image or external link target
+      the crawler fetched, and URLs it skipped because robots.txt disallows them, with `disallowed` set
+      and no status), iterated exactly once. A generator over stored rows is fine. Targets that have no
+      facts here are not judged (a link to an unfetched URL is neither broken nor fine).
+    - `links`: `(source_url, Link)` for every reference on a crawled page, iterated exactly once after
+      `pages`. `AuditFacts.from_pages` derives them from the pages' own HTML facts.
+    - `sitemap_urls`: URLs listed in the site's sitemaps (in addition to `PageFacts.in_sitemap`).
+    - `sitemaps`: the sitemap documents fetched (declared in robots.txt, conventional paths, indexes).
+    - `robots`: the host's robots.txt facts; None when it was not fetched (robots checks are skipped).
+    - `llms_txt_found`: whether `/llms.txt` answered 200; None when it was not asked.
+    """
+
+    start_url: str
+    pages: Iterable[PageFacts] = field(eq=False)
+    links: Iterable[tuple[str, Link]] = field(eq=False)
+    sitemap_urls: Collection[str] = field(default=frozenset(), eq=False)
+    sitemaps: tuple[SitemapFacts, ...] = ()
+    robots: RobotsFacts | None = None
+    llms_txt_found: bool | None = None
+
+    @classmethod
+    def from_pages(
+        cls,
+        start_url: str,
+        pages: Sequence[PageFacts],
+        *,
+        sitemap_urls: Collection[str] = frozenset(),
+        sitemaps: tuple[SitemapFacts, ...] = (),
+        robots: RobotsFacts | None = None,
+        llms_txt_found: bool | None = None,
+    ) -> Self:
+        """Facts held in memory: the links are read from each page's HTML facts."""
+        links = ((p.url, link) for p in pages if p.html is not None for link in p.html.links)
+        return cls(
+            start_url=start_url,
+            pages=pages,
+            links=links,
+            sitemap_urls=sitemap_urls,
+            sitemaps=sitemaps,
+            robots=robots,
+            llms_txt_found=llms_txt_found,
+        )
+
+
+@frozen
+class _Known:
+    """What the site checks remember of one fetched URL."""
+
+    url: str
+    internal: bool
+    status: int | None
+    first_status: int | None
+    redirected: bool
+    failed: bool
+    transient: bool  # challenged or rate-limited: neither broken nor fine
+    content: bool  # HTML answering 2xx
+    noindex: bool
+    disallowed: bool
+    canonical_elsewhere: str | None
+    hreflang_targets: frozenset[str]
+    size: int
+    in_sitemap: bool
+    final: str | None = None  # normalised final URL of a redirect
+    alias: bool = False  # stands for a redirect's destination that was not fetched on its own
+
+    def invalid_reason(self) -> str | None:
+        """Why this URL is not a valid canonical or hreflang target, None when it is."""
+        if self.failed:
+            return "error"
+        if self.redirected:
+            return "redirect"
+        if self.status != 200:
+            return "non_200"
+        if self.noindex:
+            return "noindex"
+        if self.disallowed:
+            return "blocked_by_robots_txt"
+        if self.canonical_elsewhere is not None:
+            return "non_canonical"
+        return None
+
+
+class _Normaliser:
+    """`url.normalise` with a bounded memo: navigation links repeat the same targets on every page."""
+
+    def __init__(self) -> None:
+        self._memo: dict[str, str] = {}
+
+    def __call__(self, value: str) -> str:
+        found = self._memo.get(value)
+        if found is None:
+            if len(self._memo) >= _CACHE_LIMIT:
+                self._memo.clear()
+            found = self._memo[value] = url.normalise(value)
+        return found
+
+
+def check_site(facts: AuditFacts, *, thresholds: Thresholds | None = None) -> list[Issue]:
+    """Every link-graph, target, sitemap, duplicate and host-level check of one audit."""
+    limits = thresholds if thresholds is not None else Thresholds()
+    return _SiteRun(facts, limits).run()
+
+
+def supersede(page_issues: Iterable[Issue], site_issues: Sequence[Issue]) -> list[Issue]:
+    """Page issues plus site issues, where a site issue of a `SUPERSEDING_CODES` code replaces the page
+    issue with the same identity (the raised `noindex`)."""
+    replaced = {i.identity for i in site_issues if i.check_code in SUPERSEDING_CODES}
+    kept = [i for i in page_issues if i.identity not in replaced]
+    kept.extend(site_issues)
+    return kept
+
+
+class _SiteRun:
+    """One evaluation: the mutable indexes live here, the inputs and outputs stay immutable values."""
+
+    def __init__(self, facts: AuditFacts, limits: Thresholds) -> None:
+        self.facts = facts
+        self.limits = limits
+        self.normalise = _Normaliser()
+        self.start = url.normalise(facts.start_url)
+        self.host = url.host(facts.start_url)
+        self.origin = url.origin(facts.start_url)
+        self.listed = {url.normalise(u) for u in facts.sitemap_urls}
+        self.known: dict[str, _Known] = {}
+        self.linked: set[str] = set()
+        self.issues: list[Issue] = []
+        self.canonicals: list[tuple[str, str]] = []  # (page url, canonical elsewhere)
+        self.hreflangs: list[tuple[str, str, str, str]] = []  # (page url, own url, lang, target)
+        self.titles: dict[str, list[str]] = {}
+        self.descriptions: dict[str, list[str]] = {}
+        self.h1s: dict[str, list[str]] = {}
+        self.fingerprints: dict[str, list[str]] = {}
+        self.sketches: list[tuple[str, Sequence[int]]] = []  # (fingerprint group key, sketch)
+
+    def run(self) -> list[Issue]:
+        for page in self.facts.pages:
+            self._read_page(page)
+        self._alias_redirect_targets()
+        self._read_links()
+        self._after_links()
+        self._targets()
+        self._duplicates()
+        self._near_duplicates()
+        self._host_files()
+        return self.issues
+
+    # --- pass 1: pages ------------------------------------------------------------------------------
+
+    def _read_page(self, page: PageFacts) -> None:
+        key = self.normalise(page.url)
+        if key in self.known:
+            return  # the same URL stored twice would otherwise duplicate itself
+        found = pagecheck.directives(page)
+        content = pagecheck.is_content_page(page)
+        elsewhere = pagecheck.canonical_elsewhere(page) if content else None
+        targets: list[str] = []
+        if content and page.html is not None:
+            own = pagecheck.own_url(page)
+            for entry in page.html.hreflangs:
+                if entry.target is not None:
+                    targets.append(self.normalise(entry.target))
+                    self.hreflangs.append((page.url, own, entry.lang, targets[-1]))
+        record = _Known(
+            url=page.url,
+            internal=url.host(page.url) == self.host,
+            status=page.status_code,
+            first_status=pagecheck.first_status(page),
+            redirected=bool(page.redirects),
+            failed=pagecheck.is_failed(page) and not pagecheck.is_rate_limited(page),
+            transient=page.blocked_by is not None or pagecheck.is_rate_limited(page),
+            content=content,
+            noindex=found.noindex and page.blocked_by is None and 200 <= (page.status_code or 0) < 300,
+            disallowed=page.disallowed,
+            canonical_elsewhere=elsewhere,
+            hreflang_targets=frozenset(targets),
+            size=pagecheck.declared_size(page),
+            in_sitemap=page.in_sitemap or key in self.listed,
+            final=self.normalise(page.final_url) if page.redirects and page.final_url else None,
+        )
+        self.known[key] = record
+        if elsewhere is not None:
+            self.canonicals.append((page.url, elsewhere))
+        if record.in_sitemap:
+            self._sitemap_entry(page, record)
+        if content and record.internal and page.depth >= self.limits.deep_page_depth:
+            self.issues.append(
+                issue("deep_page", page.url, depth=page.depth, limit=self.limits.deep_page_depth)
+            )
+        if page.html is not None and pagecheck.indexable_given(
+            page, noindex=found.noindex, elsewhere=elsewhere
+        ):
+            html = page.html
+            if html.titles and html.titles[0].strip():
+                self.titles.setdefault(pagecheck.normalise_text(html.titles[0]), []).append(page.url)
+            if html.meta_descriptions and html.meta_descriptions[0].strip():
+                text = pagecheck.normalise_text(html.meta_descriptions[0])
+                self.descriptions.setdefault(text, []).append(page.url)
+            if html.h1s and html.h1s[0].strip():
+                self.h1s.setdefault(pagecheck.normalise_text(html.h1s[0]), []).append(page.url)
+            group = html.fingerprint or f"url:{page.url}"
+            members = self.fingerprints.setdefault(group, [])
+            members.append(page.url)
+            if html.sketch and len(members) == 1:
+                self.sketches.append((group, _compact(html.sketch)))
+
+    def _sitemap_entry(self, page: PageFacts, record: _Known) -> None:
+        if record.transient:
+            return
+        if record.noindex:
+            self.issues.append(issue("sitemap_url_noindex", page.url))
+        if record.redirected:
+            self.issues.append(
+                issue(
+                    "sitemap_url_non_200",
+                    page.url,
+                    Severity.WARNING,
+                    status=record.first_status,
+                    final_url=page.final_url,
+                )
+            )
+        elif record.failed:
+            self.issues.append(
+                issue(
+                    "sitemap_url_non_200",
+                    page.url,
+                    Severity.ERROR,
+                    status=record.status,
+                    reason=pagecheck.plain(page.fetch_error),
+                )
+            )
+        if record.canonical_elsewhere is not None:
+            self.issues.append(
+                issue("sitemap_url_non_canonical", page.url, canonical=record.canonical_elsewhere)
+            )
+        if record.disallowed:
+            self.issues.append(issue("sitemap_url_blocked", page.url))
+
+    def _alias_redirect_targets(self) -> None:
+        """A redirect's destination answers like the redirect's final response when it was not fetched
+        on its own, so links to it are judged by what it answered."""
+        aliases: dict[str, _Known] = {}
+        for record in self.known.values():
+            if not record.redirected or record.status is None:
+                continue
+            destination = record.final
+            if destination is not None and destination not in self.known and destination not in aliases:
+                aliases[destination] = _evolve_final(record, destination)
+        self.known.update(aliases)
+
+    # --- pass 2: links ------------------------------------------------------------------------------
+
+    def _read_links(self) -> None:
+        emitted: set[tuple[str, str, str]] = set()
+        temporary: dict[str, _Known] = {}
+        normalise = self.normalise
+        known = self.known
+        for source, link in self.facts.links:
+            target = normalise(link.target)
+            is_anchor = link.kind is LinkKind.A
+            if is_anchor and link.internal and target != normalise(source):
+                self.linked.add(target)
+            record = known.get(target)
+            if record is None or record.transient:
+                continue
+            if is_anchor and link.internal and record.redirected:
+                if record.final is not None:
+                    self.linked.add(record.final)  # the destination is reachable through the link
+                if record.first_status in _TEMPORARY_REDIRECTS and not record.alias:
+                    temporary.setdefault(target, record)
+            code = _link_code(link, record, self.limits)
+            if code is None:
+                continue
+            marker = (code, source, target)
+            if marker in emitted:
+                continue
+            emitted.add(marker)
+            self.issues.append(_link_issue(code, source, link, record))
+        for record in temporary.values():
+            self.issues.append(issue("redirect_temporary", record.url, status=record.first_status))
+
+    # --- after both passes --------------------------------------------------------------------------
+
+    def _after_links(self) -> None:
+        for key, record in self.known.items():
+            if record.transient or record.alias:
+                continue  # aliases of redirect destinations are judged through their redirect
+            referenced = key in self.linked or record.in_sitemap or key == self.start
+            if (
+                record.internal
+                and not record.redirected
+                and record.status is not None
+                and 400 <= record.status < 500
+                and referenced
+            ):
+                self.issues.append(
+                    issue("http_4xx", record.url, status=record.status, linked=key in self.linked)
+                )
+            if record.noindex and (key in self.linked or record.in_sitemap):
+                self.issues.append(
+                    issue(
+                        "noindex",
+                        record.url,
+                        Severity.WARNING,
+                        in_sitemap=record.in_sitemap,
+                        has_inlinks=key in self.linked,
+                    )
+                )
+            if record.disallowed and record.internal and (key in self.linked or record.in_sitemap):
+                self.issues.append(
+                    issue(
+                        "blocked_by_robots_txt",
+                        record.url,
+                        linked=key in self.linked,
+                        in_sitemap=record.in_sitemap,
+                    )
+                )
+            if (
+                record.in_sitemap
+                and record.content
+                and record.internal
+                and key not in self.linked
+                and key != self.start
+            ):
+                self.issues.append(issue("orphan_page", record.url))
+
+    def _targets(self) -> None:
+        for page_url, canonical in self.canonicals:
+            target = self.known.get(canonical)
+            if target is None or target.transient:
+                continue
+            if target.failed:
+                self.issues.append(
+                    issue("canonical_target_error", page_url, canonical=canonical, status=target.status)
+                )
+            elif target.redirected:
+                self.issues.append(
+                    issue(
+                        "canonical_target_redirect",
+                        page_url,
+                        canonical=canonical,
+                        status=target.first_status,
+                    )
+                )
+            elif target.noindex or target.disallowed:
+                reason = "noindex" if target.noindex else "blocked_by_robots_txt"
+                self.issues.append(
+                    issue("canonical_target_noindex", page_url, canonical=canonical, reason=reason)
+                )
+            elif target.canonical_elsewhere is not None:
+                self.issues.append(
+                    issue(
+                        "canonical_chain",
+                        page_url,
+                        canonical=canonical,
+                        next_canonical=target.canonical_elsewhere,
+                    )
+                )
+        seen: set[tuple[str, str, str]] = set()
+        for page_url, own, lang, target_url in self.hreflangs:
+            if target_url == own:
+                continue
+            target = self.known.get(target_url)
+            if target is None or target.transient:
+                continue
+            invalid = target.invalid_reason()
+            code: str | None = "hreflang_target_invalid" if invalid is not None else None
+            if code is None and own not in target.hreflang_targets:
+                code = "hreflang_missing_return"
+            if code is None or (code, page_url, target_url) in seen:
+                continue
+            seen.add((code, page_url, target_url))
+            details: dict[str, object] = {"target": target_url, "hreflang": lang}
+            if invalid is not None:
+                details["reason"] = invalid
+                details["status"] = target.first_status
+            self.issues.append(issue(code, page_url, **details))
+
+    def _duplicates(self) -> None:
+        for code, groups, label in (
+            ("title_duplicate", self.titles, "title"),
+            ("meta_description_duplicate", self.descriptions, "description"),
+            ("h1_duplicate", self.h1s, "h1"),
+        ):
+            for text, urls in groups.items():
+                self._emit_group(code, urls, **{label: text})
+        for group, urls in self.fingerprints.items():
+            if not group.startswith("url:"):
+                self._emit_group("duplicate_content_exact", urls, fingerprint=group)
+
+    def _emit_group(self, code: str, urls: list[str], **details: object) -> None:
+        if len(urls) < 2:
+            return
+        for page_url in urls:
+            others = [other for other in urls[: DETAIL_SAMPLE + 1] if other != page_url][:DETAIL_SAMPLE]
+            self.issues.append(issue(code, page_url, count=len(urls), others=others, **details))
+
+    def _near_duplicates(self) -> None:
+        """MinHash LSH: sketches sharing one band land in one bucket; candidates are then confirmed by
+        their estimated Jaccard similarity. One sketch per exact-duplicate group, so exact copies never
+        count as near ones."""
+        rows = self.limits.near_duplicate_band_rows
+        buckets: dict[tuple[int, int], list[int]] = {}
+        for index, (_, sketch) in enumerate(self.sketches):
+            packed = sketch.tobytes() if isinstance(sketch, array.array) else None
+            width = rows * 8
+            for band in range(len(sketch) // rows):
+                if packed is not None:
+                    band_hash = hash(packed[band * width : (band + 1) * width])
+                else:
+                    band_hash = hash(tuple(sketch[band * rows : (band + 1) * rows]))
+                buckets.setdefault((band, band_hash), []).append(index)
+        compared: set[tuple[int, int]] = set()
+        partners: dict[int, dict[int, float]] = {}
+        families: set[tuple[int, ...]] = set()
+        for members in buckets.values():
+            if len(members) < 2:
+                continue
+            family = tuple(members)
+            if family in families:
+                continue  # near-identical pages share most bands: compare each such family once
+            families.add(family)
+            if len(members) <= _ALL_PAIRS_BUCKET:
+                pairs: Iterator[tuple[int, int]] = (
+                    (a, b) for i, a in enumerate(members) for b in members[i + 1 :]
+                )
+            else:
+                pairs = ((members[0], b) for b in members[1:])
+            for a, b in pairs:
+                pair = (a, b) if a < b else (b, a)
+                if pair in compared:
+                    continue
+                compared.add(pair)
+                similarity = _similarity(self.sketches[a][1], self.sketches[b][1])
+                if similarity >= self.limits.near_duplicate_similarity:
+                    partners.setdefault(a, {})[b] = similarity
+                    partners.setdefault(b, {})[a] = similarity
+        for index, found in sorted(partners.items()):
+            group = self.sketches[index][0]
+            similar: list[str] = []
+            for other in sorted(found, key=lambda o: -found[o]):
+                similar.extend(self.fingerprints[self.sketches[other][0]])
+                if len(similar) >= DETAIL_SAMPLE:
+                    break
+            for page_url in self.fingerprints[group]:
+                self.issues.append(
+                    issue(
+                        "duplicate_content_near",
+                        page_url,
+                        similar_to=similar[:DETAIL_SAMPLE],
+                        similarity=round(max(found.values()), 3),
+                        count=len(found),
+                    )
+                )
+
+    def _host_files(self) -> None:
+        robots_url = f"{self.origin}/robots.txt"
+        robots = self.facts.robots
+        if robots is not None:
+            status = robots.status_code
+            if robots.fetch_error is not None or (status is not None and status >= 500):
+                self.issues.append(
+                    issue(
+                        "robots_txt_unreachable",
+                        robots_url,
+                        status=status,
+                        reason=pagecheck.plain(robots.fetch_error),
+                    )
+                )
+            elif status is not None and 400 <= status < 500 and status != 429:
+                self.issues.append(issue("robots_txt_missing", robots_url, status=status))
+            elif status == 200:
+                if robots.disallow_all_groups:
+                    self.issues.append(
+                        issue(
+                            "robots_txt_disallow_all",
+                            robots_url,
+                            user_agents=list(robots.disallow_all_groups),
+                        )
+                    )
+                too_large = robots.bytes > self.limits.robots_txt_max_bytes
+                if robots.invalid_lines or too_large:
+                    self.issues.append(
+                        issue(
+                            "robots_txt_invalid",
+                            robots_url,
+                            lines=list(robots.invalid_lines[:DETAIL_SAMPLE]),
+                            invalid_lines=len(robots.invalid_lines),
+                            bytes=robots.bytes,
+                            too_large=too_large,
+                        )
+                    )
+                if robots.ai_crawlers_blocked:
+                    self.issues.append(
+                        issue("ai_crawler_blocked", robots_url, user_agents=list(robots.ai_crawlers_blocked))
+                    )
+        declared = robots is not None and bool(robots.sitemaps)
+        if not declared and not any(s.status_code == 200 for s in self.facts.sitemaps):
+            self.issues.append(issue("sitemap_missing", f"{self.origin}/sitemap.xml"))
+        for sitemap in self.facts.sitemaps:
+            problems = list(sitemap.problems)
+            if not problems and sitemap.found_via != "conventional" and sitemap.status_code != 200:
+                problems.append(f"http_{sitemap.status_code}" if sitemap.status_code else "unreachable")
+            if problems:
+                self.issues.append(
+                    issue("sitemap_invalid", sitemap.url, problems=problems, found_via=sitemap.found_via)
+                )
+        if self.facts.llms_txt_found is False:
+            self.issues.append(issue("llms_txt_missing", f"{self.origin}/llms.txt"))
+
+
+def _link_code(link: Link, record: _Known, limits: Thresholds) -> str | None:
+    """The target check a link triggers on its source page, if any."""
+    if link.kind is LinkKind.A:
+        if record.failed:
+            return "broken_internal_link" if link.internal else "broken_external_link"
+        if link.internal and record.redirected:
+            return "internal_link_to_redirect"
+        return None
+    if link.kind is LinkKind.IMG:
+        if record.failed:
+            return "img_broken" if link.internal else None
+        if record.size > limits.image_max_bytes:
+            return "img_too_large"
+    return None
+
+
+def _link_issue(code: str, source: str, link: Link, record: _Known) -> Issue:
+    details: dict[str, object] = {"target": link.target, "status": record.status}
+    if code == "internal_link_to_redirect":
+        details["status"] = record.first_status
+    if code == "img_too_large":
+        details["bytes"] = record.size
+    return issue(code, source, **details)
+
+
+def _evolve_final(record: _Known, destination: str) -> _Known:
+    return _Known(
+        url=destination,
+        internal=record.internal,
+        status=record.status,
+        first_status=record.status,
+        redirected=False,
+        failed=record.failed,
+        transient=record.transient,
+        content=record.content,
+        noindex=record.noindex,
+        disallowed=False,
+        canonical_elsewhere=record.canonical_elsewhere,
+        hreflang_targets=record.hreflang_targets,
+        size=record.size,
+        in_sitemap=False,
+        alias=True,
+    )
+
+
+def _compact(sketch: tuple[int, ...]) -> Sequence[int]:
+    """Sketch values as an unsigned 64-bit array (8 bytes each instead of a Python int's 32)."""
+    try:
+        return array.array("Q", sketch)
+    except OverflowError:
+        return sketch
+
+
+def _similarity(a: Sequence[int], b: Sequence[int]) -> float:
+    """Estimated Jaccard similarity of two MinHash sketches: the share of equal positions."""
+    if len(a) != len(b) or not a:
+        return 0.0
+    equal: int = sum(map(operator.eq, a, b))
+    return equal / len(a)
