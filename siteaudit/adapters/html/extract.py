@@ -1,0 +1,800 @@
+"""Decode and parse an HTML page once, and read every fact the checks need from that one tree."""
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from typing import Any, Final
+
+import numpy as np
+from attrs import evolve
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+from w3lib.encoding import html_to_unicode
+
+from siteaudit.adapters.url import (
+    DEFAULT_POLICY,
+    ParameterPolicy,
+    Resolver,
+    host_of,
+    normalise,
+)
+from siteaudit.domain.facts import (
+    Hop,
+    Hreflang,
+    HtmlFacts,
+    Image,
+    JsonLdBlock,
+    Link,
+    LinkKind,
+    PageFacts,
+)
+from siteaudit.domain.firewall import BODY_PREFIX_BYTES, detect_blocker
+
+HTML_MEDIA_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
+
+# Compared after lower-casing, collapsing whitespace and trimming punctuation around the text.
+GENERIC_ANCHORS: Final = frozenset(
+    {
+        "click here",
+        "click",
+        "here",
+        "click this",
+        "read more",
+        "more",
+        "learn more",
+        "find out more",
+        "more info",
+        "more information",
+        "see more",
+        "view more",
+        "continue",
+        "continue reading",
+        "details",
+        "link",
+        "this",
+        "this link",
+        "this page",
+        "go",
+        "start",
+        "right here",
+        "page",
+        "website",
+        "here.",
+        "download",
+    }
+)
+_LONGEST_GENERIC_TEXT: Final = 2 * max(len(text) for text in GENERIC_ANCHORS) + 8
+_ANCHOR_PUNCTUATION: Final = " \t\n.,:;!?…→»«>-–—|()[]\"'"
+# "Not found" phrases of soft-404 pages, each behind a literal that must occur first: a plain substring
+# test is much cheaper than running the patterns over every page's text.
+_NOT_FOUND_PHRASES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
+    (
+        "found",
+        re.compile(
+            r"(?<![a-z])not\s+(?:be\s+)?found|(?:n't|n’t|cannot)\s+be\s+found|nothing\s+(?:was\s+)?found"
+        ),
+    ),
+    ("404", re.compile(r"error\s*404(?![0-9])|(?<![0-9])404\s*(?:error|page)")),
+    ("exist", re.compile(r"(?:does\s+not|doesn't|doesn’t|no\s+longer)\s+exists?(?![a-z])")),
+    ("no longer available", re.compile(r"no longer available")),
+    (
+        "looking for",
+        re.compile(r"(?:page|url|content)\s+you\s+(?:are\s+|were\s+|'re\s+|’re\s+)?looking\s+for"),
+    ),
+    ("gefunden", re.compile(r"nicht\s+gefunden")),
+    ("encontrad", re.compile(r"no\s+encontrad|não\s+encontrad")),
+    ("introuvable", re.compile(r"introuvable")),
+    ("trovat", re.compile(r"non\s+trovat")),
+    ("gevonden", re.compile(r"niet\s+gevonden")),
+)
+
+
+def has_not_found_phrase(text: str) -> bool:
+    """Whether lower-cased `text` says that what was asked for does not exist (soft-404 wording)."""
+    return any(key in text and pattern.search(text) for key, pattern in _NOT_FOUND_PHRASES)
+
+
+_DOCTYPE_TAG: Final = "-doctype"
+_NON_VISIBLE: Final = ["script", "style", "noscript", "template", "title"]
+_HEADINGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Link relations that are not fetched documents but connection hints.
+_HINT_RELS: Final = frozenset({"dns-prefetch", "preconnect"})
+# `link` relations a browser fetches as part of rendering the page (so an http:// one is mixed content).
+_SUBRESOURCE_RELS: Final = frozenset(
+    {
+        "stylesheet",
+        "icon",
+        "shortcut",
+        "apple-touch-icon",
+        "apple-touch-icon-precomposed",
+        "mask-icon",
+        "preload",
+        "modulepreload",
+        "manifest",
+    }
+)
+# Relations allowed in <body> by the HTML standard: such a <link> is not a head element out of place.
+_BODY_OK_RELS: Final = frozenset(
+    {"dns-prefetch", "modulepreload", "pingback", "preconnect", "prefetch", "preload", "stylesheet"}
+)
+_HEAD_SELECTOR: Final = "title, meta, link, base, script"
+_BODY_SELECTOR: Final = (
+    "a, img, script, link, meta, title, base, form, iframe, source, video, audio, embed, object, input, "
+    "h1, h2, h3, h4, h5, h6"
+)
+_SRC_SUBRESOURCES: Final = frozenset({"iframe", "source", "video", "audio", "embed", "input"})
+_CHARSET_IN_CONTENT: Final = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.IGNORECASE)
+
+# Near-duplicate sketch: one-permutation MinHash (Li, Owen and Zhang 2012) with rotation densification
+# (Shrivastava and Li 2014). Every shingle is hashed once and falls into one of SKETCH_BINS bins; a bin
+# keeps its smallest hash. Two pages agree on a bin with probability close to the Jaccard similarity of
+# their shingle sets, as with classic MinHash, but in O(shingles) instead of O(shingles x permutations).
+# The parameters are fixed so that sketches from different processes and audits are comparable; the
+# values fit datasketch's MinHash(hashvalues=...) and MinHashLSH.
+SKETCH_BINS: Final = 128
+SHINGLE_WORDS: Final = 5
+_BIN_SHIFT: Final = np.uint64(64 - 7)  # log2(SKETCH_BINS) top bits choose the bin
+_VALUE_SHIFT: Final = np.uint64(25)
+_LOW32: Final = np.uint64(0xFFFFFFFF)
+_ROTATION_OFFSET: Final = 1 << 32  # a borrowed value is moved out of the range of a bin's own values
+_POLY: Final = 0x100000001B3
+_POLY_BASE: Final = np.uint64(_POLY)
+_POLY_INVERSE: Final = np.uint64(pow(_POLY, -1, 2**64))
+_BIN_INDEX: Final = np.arange(SKETCH_BINS)
+
+
+class _Powers:
+    """Powers of the polynomial base and of its inverse modulo 2**64, grown on demand and shared."""
+
+    def __init__(self) -> None:
+        self.forward = np.ones(1, dtype=np.uint64)
+        self.inverse = np.ones(1, dtype=np.uint64)
+
+    def upto(self, size: int) -> tuple[Any, Any]:
+        forward, inverse = self.forward, self.inverse
+        if len(forward) <= size:
+            length = max(size + 1, 2 * len(forward), 65536)
+            forward = np.ones(length, dtype=np.uint64)
+            inverse = np.ones(length, dtype=np.uint64)
+            forward[1:] = np.cumprod(np.full(length - 1, _POLY_BASE, dtype=np.uint64))
+            inverse[1:] = np.cumprod(np.full(length - 1, _POLY_INVERSE, dtype=np.uint64))
+            self.forward, self.inverse = forward, inverse
+        return forward, inverse
+
+
+_POWERS = _Powers()
+
+
+def sketch_of(text: str) -> tuple[int, ...]:
+    """MinHash sketch of `text` (words separated by single spaces) over shingles of SHINGLE_WORDS words.
+
+    Shingles are hashed as byte substrings with a polynomial prefix hash, so no Python code runs per
+    word. A text of fewer than SHINGLE_WORDS words is one shingle. Empty text has an empty sketch.
+    """
+    data = np.frombuffer(text.encode(), dtype=np.uint8)
+    size = len(data)
+    if size == 0:
+        return ()
+    spaces = np.flatnonzero(data == 32)
+    starts = np.empty(len(spaces) + 1, dtype=np.int64)
+    starts[0], starts[1:] = 0, spaces + 1
+    ends = np.empty(len(spaces) + 1, dtype=np.int64)
+    ends[:-1], ends[-1] = spaces, size
+    span = min(SHINGLE_WORDS, len(starts))
+    count = len(starts) - span + 1
+    forward, inverse = _POWERS.upto(size)
+    prefix = np.zeros(size + 1, dtype=np.uint64)
+    np.cumsum((data.astype(np.uint64) + np.uint64(1)) * forward[:size], out=prefix[1:])
+    first = starts[:count]
+    hashes = (prefix[ends[span - 1 :]] - prefix[first]) * inverse[first]
+    # splitmix64 finaliser: the polynomial hash's bits are not uniform enough to pick bins with.
+    hashes ^= hashes >> np.uint64(30)
+    hashes *= np.uint64(0xBF58476D1CE4E5B9)
+    hashes ^= hashes >> np.uint64(27)
+    hashes *= np.uint64(0x94D049BB133111EB)
+    hashes ^= hashes >> np.uint64(31)
+    hashes.sort()
+    bins = (hashes >> _BIN_SHIFT).astype(np.int64)
+    heads = np.searchsorted(bins, _BIN_INDEX)
+    clipped = np.minimum(heads, len(hashes) - 1)
+    filled = np.flatnonzero((heads < len(hashes)) & (bins[clipped] == _BIN_INDEX))
+    values = ((hashes[clipped] >> _VALUE_SHIFT) & _LOW32).astype(np.int64)
+    donors = filled[np.searchsorted(filled, _BIN_INDEX) % len(filled)]
+    sketch = values[donors] + ((donors - _BIN_INDEX) % SKETCH_BINS) * _ROTATION_OFFSET
+    return tuple(sketch.tolist())
+
+
+def parse_content_type(header: str | None) -> tuple[str | None, str | None]:
+    """(media type lower-cased, charset lower-cased) of a Content-Type header value."""
+    if not header:
+        return None, None
+    media, _, params = header.partition(";")
+    match = _CHARSET_IN_CONTENT.search(params)
+    return media.strip().lower() or None, (match.group(1).lower() if match else None)
+
+
+def _collapse(text: str | None) -> str:
+    return " ".join(text.split()) if text else ""
+
+
+def _rel_tokens(value: str | None) -> set[str]:
+    return set(value.lower().split()) if value else set()
+
+
+def _json_ld(text: str) -> JsonLdBlock:
+    try:
+        data: Any = json.loads(text)
+    except ValueError:
+        return JsonLdBlock(valid_json=False)
+    items = data if isinstance(data, list) else [data]
+    objects = [item for item in items if isinstance(item, dict)]
+    has_context = bool(objects) and len(objects) == len(items) and all("@context" in o for o in objects)
+    types: list[str] = []
+    nodes = list(objects)
+    for obj in objects:
+        graph = obj.get("@graph")
+        if isinstance(graph, list):
+            nodes.extend(node for node in graph if isinstance(node, dict))
+    for node in nodes:
+        declared = node.get("@type")
+        if isinstance(declared, str):
+            types.append(declared)
+        elif isinstance(declared, list):
+            types.extend(t for t in declared if isinstance(t, str))
+    return JsonLdBlock(
+        valid_json=True, has_context=has_context, has_type=bool(types), types=tuple(dict.fromkeys(types))
+    )
+
+
+def _has_doctype(tree: LexborHTMLParser) -> bool:
+    node = tree.root
+    while node is not None:
+        if node.tag == _DOCTYPE_TAG:
+            html = node.html or ""
+            return html[:14].lower() == "<!doctype html"
+        node = node.prev
+    return False
+
+
+def _srcset_urls(value: str) -> list[str]:
+    return [candidate.split()[0] for candidate in value.split(",") if candidate.strip()]
+
+
+class _Page:
+    """Accumulates the facts during one pass over the head's and the body's elements."""
+
+    def __init__(self, url: str, origin: str, policy: ParameterPolicy) -> None:
+        self.url = url
+        self.base = url
+        self.origin_host = host_of(origin) or host_of(url) or ""
+        self.policy = policy
+        self.https = url[:6].lower() == "https:"
+        self.base_is_http = url[:5].lower() == "http:"
+        self.titles: list[str] = []
+        self.titles_in_body = 0
+        self.descriptions: list[str] = []
+        self.robots: list[str] = []
+        self.canonicals: list[str] = []
+        self.base_href: str | None = None
+        self.h1s: list[str] = []
+        self.levels: list[int] = []
+        self.viewport: str | None = None
+        self.charset: str | None = None
+        self.refresh: str | None = None
+        self.open_graph: set[str] = set()
+        self.json_ld: list[JsonLdBlock] = []
+        self.links: dict[tuple[str, LinkKind, bool], None] = {}
+        self.generic: list[str] = []
+        self.uncrawlable: list[str] = []
+        self.images: list[Image] = []
+        self.hreflangs: list[Hreflang] = []
+        self.mixed: dict[str, None] = {}
+        self.insecure_forms: list[str] = []
+        self.metas_in_body = 0
+        self.resolver = Resolver(url, policy)
+
+    def resolve(self, raw: str) -> str | None:
+        return self.resolver(raw)
+
+    def add_link(self, target: str, kind: LinkKind, *, nofollow: bool = False) -> None:
+        self.links[(target, kind, nofollow)] = None
+
+    def link_facts(self) -> tuple[Link, ...]:
+        """Links are kept as keys while reading (most pages repeat targets) and built once at the end."""
+        origin_host = self.origin_host
+        return tuple(
+            Link(target=target, kind=kind, internal=host_of(target) == origin_host, nofollow=nofollow)
+            for target, kind, nofollow in self.links
+        )
+
+    def subresource(self, raw: str | None, resolved: str | None = None) -> None:
+        """Record an http:// subresource of an https page (relative ones are http only under an http base)."""
+        if not self.https or not raw:
+            return
+        if resolved is None:
+            if not (self.base_is_http or raw.lstrip()[:5].lower() == "http:"):
+                return
+            resolved = self.resolve(raw)
+        if resolved is not None and resolved.startswith("http:"):
+            self.mixed[resolved] = None
+
+    def set_base(self, node: LexborNode) -> None:
+        href = node.attributes.get("href")
+        if href is None or self.base_href is not None:
+            return
+        self.base_href = href
+        resolved = normalise(href, self.url, policy=ParameterPolicy.keep_all())
+        if resolved is not None:
+            self.base = resolved
+            self.resolver = Resolver(resolved, self.policy)
+            self.base_is_http = resolved.startswith("http:")
+
+    def meta(self, node: LexborNode, *, in_head: bool) -> None:
+        attrs = node.attributes
+        name = (attrs.get("name") or "").strip().lower()
+        content = attrs.get("content")
+        if not in_head and "itemprop" not in attrs:
+            self.metas_in_body += 1
+        if name:
+            if name == "description":
+                if in_head:
+                    self.descriptions.append(_collapse(content))
+            elif name in ("robots", "googlebot"):
+                self.robots.append((content or "").strip().lower())
+            elif name == "viewport":
+                if self.viewport is None:
+                    self.viewport = content or ""
+            elif name.startswith("og:") and content and content.strip():
+                self.open_graph.add(name)
+        prop = attrs.get("property")
+        if prop and prop[:3].lower() == "og:" and content and content.strip():
+            self.open_graph.add(prop.strip().lower())
+        charset = attrs.get("charset")
+        if charset is not None and self.charset is None:
+            self.charset = charset.strip().lower()
+        equiv = (attrs.get("http-equiv") or "").strip().lower()
+        if equiv == "refresh":
+            if self.refresh is None:
+                self.refresh = content or ""
+        elif equiv == "content-type" and self.charset is None and content:
+            match = _CHARSET_IN_CONTENT.search(content)
+            if match:
+                self.charset = match.group(1).lower()
+
+    def link_element(self, node: LexborNode, *, in_head: bool) -> None:
+        attrs = node.attributes
+        rels = _rel_tokens(attrs.get("rel"))
+        href = attrs.get("href")
+        if not in_head and "itemprop" not in attrs and not rels & _BODY_OK_RELS:
+            self.metas_in_body += 1
+        if href is None:
+            return
+        target = self.resolve(href)
+        if "canonical" in rels:
+            if in_head:
+                self.canonicals.append(href)
+                if target is not None:
+                    self.add_link(target, LinkKind.CANONICAL)
+            return
+        lang = attrs.get("hreflang")
+        if "alternate" in rels and lang is not None:
+            if in_head:
+                self.hreflangs.append(Hreflang(lang=lang, href=href, target=target, source="html"))
+                if target is not None:
+                    self.add_link(target, LinkKind.HREFLANG)
+            return
+        if target is None or (rels <= _HINT_RELS and rels):
+            return
+        self.add_link(target, LinkKind.LINK)
+        if rels & _SUBRESOURCE_RELS:
+            self.subresource(href, target)
+
+    def script(self, node: LexborNode) -> None:
+        attrs = node.attributes
+        src = attrs.get("src")
+        if src is not None:
+            target = self.resolve(src)
+            if target is not None:
+                self.add_link(target, LinkKind.SCRIPT)
+                self.subresource(src, target)
+            return
+        kind = attrs.get("type")
+        if kind and kind.split(";", 1)[0].strip().lower() == "application/ld+json":
+            self.json_ld.append(_json_ld(node.text()))
+
+    def anchors(self, nodes: list[LexborNode]) -> None:
+        # The hot loop of link-heavy pages: locals instead of attribute lookups and method calls.
+        resolve, links, generic, uncrawlable = self.resolver, self.links, self.generic, self.uncrawlable
+        kind = LinkKind.A
+        for node in nodes:
+            attrs = node.attributes
+            href = attrs.get("href")
+            if href is None:
+                # A named anchor is a jump target, not a link; any other <a> without href is a fake link.
+                if attrs.get("name") is None:
+                    uncrawlable.append("")
+                continue
+            raw = href.strip()
+            if not raw or raw[0] == "#":
+                if raw == "#":
+                    uncrawlable.append(href)
+                continue
+            if raw[:11].lower() == "javascript:":
+                uncrawlable.append(href)
+                continue
+            target = resolve(raw)
+            if target is None:
+                continue
+            rel = attrs.get("rel")
+            links[(target, kind, rel is not None and "nofollow" in rel.lower().split())] = None
+            text = node.text()
+            if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
+                continue  # too long to be generic even once whitespace is collapsed
+            text = _collapse(text)
+            if not text:
+                text = _collapse(attrs.get("aria-label") or attrs.get("title"))
+                if not text:
+                    for image in node.css("img[alt]"):
+                        text = _collapse(image.attributes.get("alt"))
+                        if text:
+                            break
+            if not text or text.lower().strip(_ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
+                generic.append(text)
+
+    def image(self, node: LexborNode) -> None:
+        attrs = node.attributes
+        src = attrs.get("src") or attrs.get("data-src") or ""
+        target = self.resolve(src) if src else None
+        self.images.append(
+            Image(
+                src=target or src,
+                has_alt="alt" in attrs,
+                width=attrs.get("width"),
+                height=attrs.get("height"),
+            )
+        )
+        if target is not None:
+            self.add_link(target, LinkKind.IMG)
+            self.subresource(src, target)
+        srcset = attrs.get("srcset")
+        if srcset and self.https:
+            for candidate in _srcset_urls(srcset):
+                self.subresource(candidate)
+
+    def form(self, node: LexborNode) -> None:
+        action = (node.attributes.get("action") or "").strip()
+        target = self.resolve(action) if action else normalise(self.url, policy=self.policy)
+        if target is not None and target.startswith("http:"):
+            self.insecure_forms.append(target)
+
+    def media(self, node: LexborNode, tag: str) -> None:
+        if not self.https:
+            return
+        attrs = node.attributes
+        if tag == "input" and (attrs.get("type") or "").lower() != "image":
+            return
+        self.subresource(attrs.get("src"))
+        if tag == "video":
+            self.subresource(attrs.get("poster"))
+        elif tag == "source":
+            srcset = attrs.get("srcset")
+            if srcset:
+                for candidate in _srcset_urls(srcset):
+                    self.subresource(candidate)
+        elif tag == "object":
+            self.subresource(attrs.get("data"))
+
+
+def extract_html_facts(
+    body: bytes,
+    *,
+    url: str,
+    content_type_header: str | None,
+    origin: str,
+    policy: ParameterPolicy = DEFAULT_POLICY,
+) -> HtmlFacts:
+    """Facts of one HTML page. `url` is the final response URL; `origin` the audited scheme://host[:port].
+
+    The body is decoded by HTTP charset, BOM or `<meta charset>` (w3lib), parsed once by Lexbor, and read
+    in one CSS pass over the head and one over the body; the visible text comes last because reading it
+    strips the non-visible elements from the tree.
+    """
+    _encoding, text = html_to_unicode(content_type_header, body)
+    tree = LexborHTMLParser(text)
+    return facts_from_tree(tree, url=url, origin=origin, policy=policy, source=text)
+
+
+def facts_from_tree(
+    tree: LexborHTMLParser,
+    *,
+    url: str,
+    origin: str,
+    policy: ParameterPolicy = DEFAULT_POLICY,
+    source: str = "",
+) -> HtmlFacts:
+    """Facts read from an already parsed document. Mutates the tree (strips non-visible elements)."""
+    page = _Page(url, origin, policy)
+    root = tree.root
+    head = tree.head
+    body = tree.body
+    head_nodes = head.css(_HEAD_SELECTOR) if head is not None else []
+    body_nodes = body.css(_BODY_SELECTOR) if body is not None else []
+
+    # <base href> governs every relative URL of the document, including those that come before it.
+    for node in head_nodes:
+        if node.tag == "base":
+            page.set_base(node)
+            break
+    else:
+        for node in body_nodes:
+            if node.tag == "base":
+                page.set_base(node)
+                break
+
+    for node in head_nodes:
+        tag = node.tag
+        if tag == "meta":
+            page.meta(node, in_head=True)
+        elif tag == "link":
+            page.link_element(node, in_head=True)
+        elif tag == "title":
+            page.titles.append(_collapse(node.text()))
+        elif tag == "script":
+            page.script(node)
+
+    body_titles = 0
+    anchors: list[LexborNode] = []
+    for node in body_nodes:
+        tag = node.tag or ""
+        if tag == "a":
+            anchors.append(node)
+        elif tag == "img":
+            page.image(node)
+        elif tag in _HEADINGS:
+            level = int(tag[1])
+            page.levels.append(level)
+            if level == 1:
+                page.h1s.append(_collapse(node.text()))
+        elif tag == "script":
+            page.script(node)
+        elif tag == "link":
+            page.link_element(node, in_head=False)
+        elif tag == "meta":
+            page.meta(node, in_head=False)
+        elif tag == "title":
+            body_titles += 1
+        elif tag == "form":
+            page.form(node)
+        elif tag in _SRC_SUBRESOURCES or tag == "object":
+            page.media(node, tag)
+    page.anchors(anchors)
+    if body_titles and body is not None:
+        # An inline SVG has its own <title> (a tooltip): it is not a misplaced document title.
+        body_titles -= len(body.css("svg title"))
+    page.titles_in_body = body_titles
+
+    # A substring test on the source is far cheaper than an attribute selector over the whole tree,
+    # and most pages have neither: the selector only confirms a hit.
+    lowered_source = source.lower() if source else None
+    has_microdata = has_rdfa = False
+    dom_nodes = 0
+    lang: str | None = None
+    if root is not None:
+        if lowered_source is None or "itemscope" in lowered_source:
+            has_microdata = root.any_css_matches(("[itemscope]",))
+        if lowered_source is None or "typeof" in lowered_source or "vocab" in lowered_source:
+            has_rdfa = root.any_css_matches(("[typeof]",)) or root.any_css_matches(("[vocab]",))
+        dom_nodes = len(root.css("*"))
+        lang = root.attrs.get("lang")
+    has_doctype = _has_doctype(tree)
+
+    tree.strip_tags(_NON_VISIBLE)
+    visible = body.text(separator=" ") if body is not None else ""
+    words = visible.split()
+    normalised = " ".join(words)
+    lowered = normalised.lower()
+    title = page.titles[0].lower() if page.titles else ""
+    return HtmlFacts(
+        titles=tuple(page.titles),
+        titles_in_body=page.titles_in_body,
+        meta_descriptions=tuple(page.descriptions),
+        meta_robots=tuple(page.robots),
+        canonicals=tuple(page.canonicals),
+        base_href=page.base_href,
+        h1s=tuple(page.h1s),
+        heading_levels=tuple(page.levels),
+        lang=lang.strip() if lang is not None else None,
+        viewport=page.viewport,
+        has_doctype=has_doctype,
+        meta_charset=page.charset,
+        meta_refresh=page.refresh,
+        open_graph=frozenset(page.open_graph),
+        json_ld=tuple(page.json_ld),
+        has_microdata=bool(has_microdata),
+        has_rdfa=bool(has_rdfa),
+        links=page.link_facts(),
+        anchors_generic=tuple(page.generic),
+        uncrawlable_anchors=tuple(page.uncrawlable),
+        images=tuple(page.images),
+        hreflangs=tuple(page.hreflangs),
+        mixed_content=tuple(page.mixed),
+        insecure_forms=tuple(dict.fromkeys(page.insecure_forms)),
+        metas_in_body=page.metas_in_body,
+        word_count=len(words),
+        text_chars=len(normalised),
+        not_found_phrase=has_not_found_phrase(lowered) or has_not_found_phrase(title),
+        fingerprint=hashlib.blake2b(lowered.encode(), digest_size=16).hexdigest() if words else "",
+        sketch=sketch_of(lowered),
+        dom_nodes=dom_nodes,
+    )
+
+
+_LINK_TARGET: Final = re.compile(r"[\s,]*<([^>]*)>")
+_LINK_PARAM: Final = re.compile(r'\s*;\s*([^\s=;,]+)\s*(?:=\s*(?:"((?:[^"\\]|\\.)*)"|([^;,]*)))?')
+
+
+def parse_link_header(values: Iterable[str]) -> list[tuple[str, dict[str, str]]]:
+    """(target as written, parameters with lower-cased names) of each link of RFC 8288 `Link` headers."""
+    links: list[tuple[str, dict[str, str]]] = []
+    for value in values:
+        position = 0
+        while match := _LINK_TARGET.match(value, position):
+            target, position = match.group(1).strip(), match.end()
+            params: dict[str, str] = {}
+            while param := _LINK_PARAM.match(value, position):
+                quoted, bare = param.group(2), param.group(3)
+                params.setdefault(
+                    param.group(1).lower(), quoted if quoted is not None else (bare or "").strip()
+                )
+                position = param.end()
+            links.append((target, params))
+    return links
+
+
+def link_header_canonicals(
+    values: Iterable[str], *, base: str, policy: ParameterPolicy = DEFAULT_POLICY
+) -> tuple[str, ...]:
+    found = []
+    for target, params in parse_link_header(values):
+        if "canonical" in _rel_tokens(params.get("rel")):
+            resolved = normalise(target, base, policy=policy)
+            if resolved is not None:
+                found.append(resolved)
+    return tuple(dict.fromkeys(found))
+
+
+def link_header_hreflangs(
+    values: Iterable[str], *, base: str, policy: ParameterPolicy = DEFAULT_POLICY
+) -> tuple[Hreflang, ...]:
+    found = []
+    for target, params in parse_link_header(values):
+        lang = params.get("hreflang")
+        if lang is not None and "alternate" in _rel_tokens(params.get("rel")):
+            resolved = normalise(target, base, policy=policy)
+            found.append(Hreflang(lang=lang, href=target, target=resolved, source="header"))
+    return tuple(found)
+
+
+# Directives whose own syntax has a colon, so "max-snippet: 20" is not a user agent named max-snippet.
+_COLON_DIRECTIVES: Final = frozenset(
+    {"max-snippet", "max-image-preview", "max-video-preview", "unavailable_after"}
+)
+_AGENT_PREFIX: Final = re.compile(r"^([A-Za-z0-9_.\-]+)\s*:\s*(.*)$", re.DOTALL)
+
+
+def x_robots_directives(
+    values: Iterable[str], *, user_agents: Iterable[str] = ("googlebot",)
+) -> tuple[str, ...]:
+    """The X-Robots-Tag values that apply to us, lower-cased, user-agent prefixes removed.
+
+    A value (or, within a value, the comma-separated tokens after) prefixed with `agent:` applies only
+    to that agent; values for agents other than `user_agents` are dropped. Each result is shaped like a
+    `<meta name=robots>` content, so the checks read both the same way.
+    """
+    wanted = {agent.lower() for agent in user_agents}
+    applicable: list[str] = []
+    for value in values:
+        agent: str | None = None
+        kept: list[str] = []
+        for token in value.split(","):
+            token = token.strip()
+            prefixed = _AGENT_PREFIX.match(token)
+            if prefixed and prefixed.group(1).lower() not in _COLON_DIRECTIVES:
+                agent, token = prefixed.group(1).lower(), prefixed.group(2).strip()
+            if token and (agent is None or agent in wanted):
+                kept.append(token.lower())
+        if kept:
+            applicable.append(", ".join(kept))
+    return tuple(applicable)
+
+
+# Response headers kept with the page: those some check or report reads.
+KEPT_HEADERS: Final = frozenset(
+    {
+        "content-type",
+        "content-length",
+        "content-encoding",
+        "content-language",
+        "location",
+        "refresh",
+        "retry-after",
+        "cache-control",
+        "expires",
+        "vary",
+        "server",
+        "strict-transport-security",
+        "content-security-policy",
+        "x-frame-options",
+        "x-content-type-options",
+        "referrer-policy",
+        "x-robots-tag",
+        "link",
+        "etag",
+        "last-modified",
+    }
+)
+
+
+def _sniffs_as_html(body: bytes) -> bool:
+    start = body[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return start.startswith((b"<!doctype html", b"<html", b"<head", b"<!--"))
+
+
+def extract_page_facts(
+    *,
+    url: str,
+    status: int,
+    headers: Iterable[tuple[str, str]],
+    body: bytes,
+    origin: str,
+    final_url: str | None = None,
+    depth: int = 0,
+    redirects: tuple[Hop, ...] = (),
+    truncated: bool = False,
+    ttfb_ms: int | None = None,
+    total_ms: int | None = None,
+    policy: ParameterPolicy = DEFAULT_POLICY,
+    robots_agents: Iterable[str] = ("googlebot",),
+) -> PageFacts:
+    """PageFacts of one final response: header facts, firewall detection, and HtmlFacts for HTML bodies.
+
+    HTML is read for any non-redirect status (a 404 page's title identifies the site's 404 template),
+    but not for a challenged response. A missing Content-Type is sniffed from the body's first bytes.
+    """
+    pairs = [(name.lower(), value) for name, value in headers]
+    content_type_header = next((v for n, v in pairs if n == "content-type"), None)
+    media_type, charset = parse_content_type(content_type_header)
+    page_url = final_url or url
+    blocked_by = detect_blocker(status, pairs, body[:BODY_PREFIX_BYTES], body_size=len(body))
+    is_html = media_type in HTML_MEDIA_TYPES or (media_type is None and _sniffs_as_html(body))
+    link_values = [v for n, v in pairs if n == "link"]
+    html = None
+    if is_html and blocked_by is None and not 300 <= status < 400 and body:
+        html = extract_html_facts(
+            body, url=page_url, content_type_header=content_type_header, origin=origin, policy=policy
+        )
+        header_hreflangs = link_header_hreflangs(link_values, base=page_url, policy=policy)
+        if header_hreflangs:
+            html = evolve(html, hreflangs=html.hreflangs + header_hreflangs)
+    return PageFacts(
+        url=url,
+        depth=depth,
+        status_code=status,
+        final_url=page_url,
+        redirects=redirects,
+        content_type=media_type,
+        charset=charset,
+        headers=tuple((n, v) for n, v in pairs if n in KEPT_HEADERS),
+        x_robots_tag=x_robots_directives(
+            (v for n, v in pairs if n == "x-robots-tag"), user_agents=robots_agents
+        ),
+        link_canonicals=link_header_canonicals(link_values, base=page_url, policy=policy),
+        bytes=len(body),
+        truncated=truncated,
+        ttfb_ms=ttfb_ms,
+        total_ms=total_ms,
+        blocked_by=None if blocked_by is None else str(blocked_by),
+        etag=next((v for n, v in pairs if n == "etag"), None),
+        last_modified=next((v for n, v in pairs if n == "last-modified"), None),
+        html=html,
+    )
