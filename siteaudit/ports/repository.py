@@ -9,6 +9,7 @@ from siteaudit.domain.account import Membership, Team, User
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 
@@ -164,6 +165,7 @@ class UnitOfWork(Protocol):
     sites: SiteRepository
     tasks: FixTaskRepository
     rechecks: RecheckRepository
+    devices: DeviceLoginRepository
 
     def __enter__(self) -> Self: ...
 

@@ -72,10 +72,16 @@ class WebhookSecrets(Protocol):
 
 
 class WebhookUnitOfWork(Protocol):
-    """The part of the unit of work the dispatcher needs: `with uow: ...; uow.commit()`."""
+    """The part of the unit of work the dispatcher needs: `with uow: ...; uow.commit()`.
 
-    webhooks: WebhookRepository
-    webhook_secrets: WebhookSecrets
+    Read-only members, so a unit of work whose attributes are the concrete repositories conforms.
+    """
+
+    @property
+    def webhooks(self) -> WebhookRepository: ...
+
+    @property
+    def webhook_secrets(self) -> WebhookSecrets: ...
 
     def __enter__(self) -> Self: ...
 

@@ -13,8 +13,9 @@ from siteaudit.domain.account import Membership, Role, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import CreditAccount, LedgerEntry, reservation_key, spent
+from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
-from siteaudit.domain.ids import ApiKeyId, AuditId, RecheckId, SiteId, TaskKey, TeamId, UserId
+from siteaudit.domain.ids import ApiKeyId, AuditId, DeviceLoginId, RecheckId, SiteId, TaskKey, TeamId, UserId
 from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.site import Site, SiteExists
 from siteaudit.domain.task import FixTask
@@ -35,6 +36,7 @@ class MemoryStore:
         self.sites: Table[SiteId, Site] = Table()
         self.tasks: Table[tuple[SiteId, TaskKey], FixTask] = Table()
         self.rechecks: Table[RecheckId, Recheck] = Table()
+        self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         return [value for value in vars(self).values() if isinstance(value, Table)]
@@ -436,6 +438,45 @@ class MemoryRecheckRepository(_Versioned):
         self._saw(recheck.id, recheck.version)
 
 
+class MemoryDeviceLoginRepository(_Versioned):
+    kind = "device login"
+
+    def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
+        super().__init__(seen)
+        self._t = store.devices
+
+    def add(self, login: DeviceLogin) -> DeviceLogin:
+        if self.live_by_user_code(login.user_code, login.created_at) is not None:
+            raise Conflict("this user code belongs to a live login")
+        if login.id == 0:
+            login = evolve(login, id=DeviceLoginId(self._t.next_id()))
+        self._t.put(login.id, login)
+        self._saw(login.id, login.version)
+        return login
+
+    def by_device_code_hash(self, code_hash: str) -> DeviceLogin | None:
+        for login in self._t.values():
+            if login.device_code_hash == code_hash:
+                self._saw(login.id, login.version)
+                return login
+        return None
+
+    def live_by_user_code(self, user_code: str, now: datetime) -> DeviceLogin | None:
+        for login in self._t.values():
+            if login.user_code == user_code and login.is_live(now):
+                self._saw(login.id, login.version)
+                return login
+        return None
+
+    def save(self, login: DeviceLogin) -> None:
+        stored = self._t.get(login.id)
+        if stored is None:
+            raise NotFound("device login", login.id)
+        self._check(login.id, stored.version)
+        self._t.put(login.id, login)
+        self._saw(login.id, login.version)
+
+
 def max_time(a: datetime | None, b: datetime | None) -> datetime | None:
     if a is None or b is None:
         return a or b
@@ -456,6 +497,7 @@ class MemoryUnitOfWork:
         self.sites = MemorySiteRepository(store, self._seen)
         self.tasks = MemoryFixTaskRepository(store, self._seen)
         self.rechecks = MemoryRecheckRepository(store, self._seen)
+        self.devices = MemoryDeviceLoginRepository(store, self._seen)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

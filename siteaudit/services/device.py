@@ -1,0 +1,124 @@
+"""Device login use cases (SPEC 3.5, 4.11): start, poll, approve, deny. The key is returned exactly once."""
+
+from attrs import frozen
+
+from siteaudit.domain.device import (
+    USER_CODE_ALPHABET,
+    USER_CODE_LENGTH,
+    DeviceLogin,
+    InvalidGrant,
+    device_code_hash,
+    new_user_code,
+    normalise_user_code,
+)
+from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
+from siteaudit.domain.ids import DeviceLoginId, TeamId, UserId
+from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.services.key import IssuedKey, issue_cli_key
+
+# The agents a key from the device login is connected for: the CLI itself; `siteaudit connect` writes the
+# same key into the chosen agents' configuration files.
+CLI_AGENTS = ("siteaudit-cli",)
+
+
+@frozen
+class DeviceStarted:
+    login: DeviceLogin
+    device_code: str  # shown once to the polling client; only its hash is stored
+
+
+@frozen
+class DeviceGranted:
+    key: IssuedKey
+    team_id: TeamId
+    team_name: str
+
+
+def start_device_login(
+    client_name: str, requested_ip: str, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> DeviceStarted:
+    """A pending login with a 128-bit device code and an 8-letter user code unique among live logins."""
+    device_code = secrets.token_hex(16) + secrets.token_hex(8)
+    now = clock.now()
+    for _ in range(8):  # a clash among live user codes is rare (20^8 codes); draw again
+        user_code = new_user_code(secrets.token(USER_CODE_LENGTH, USER_CODE_ALPHABET))
+        login = DeviceLogin.start(
+            login_id=DeviceLoginId(0),
+            device_code=device_code,
+            user_code=user_code,
+            client_name=client_name,
+            requested_ip=requested_ip,
+            now=now,
+        )
+        with uow:
+            try:
+                login = uow.devices.add(login)
+            except Conflict:
+                continue
+            uow.commit()
+        return DeviceStarted(login, device_code)
+    raise Conflict("could not find a free user code; try again")
+
+
+def poll_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock, secrets: Secrets) -> DeviceGranted:
+    """Answer one poll. Raises the RFC 8628 refusals (authorization_pending, slow_down, access_denied,
+    expired_token, invalid_grant); on approval returns a new CLI key, exactly once: the exchange and the
+    key are one transaction, and a racing poll loses on the login's version and answers invalid_grant."""
+    with uow:
+        login = uow.devices.by_device_code_hash(device_code_hash(device_code))
+        if login is None:
+            raise InvalidGrant()
+        in_team = True
+        if login.approved_by is not None and login.team_id is not None:
+            in_team = uow.teams.membership(login.team_id, login.approved_by) is not None
+        updated, outcome = login.poll(clock.now(), approver_in_team=in_team)
+        if updated is not login:
+            try:
+                uow.devices.save(updated)
+            except ConcurrentUpdate:
+                raise InvalidGrant() from None
+        if outcome.grant is None:
+            uow.commit()
+            raise outcome.refusal()
+        grant = outcome.grant
+        key = issue_cli_key(
+            grant.user_id,
+            grant.team_id,
+            machine=grant.client_name or "unnamed device",
+            agents=CLI_AGENTS,
+            uow=uow,
+            clock=clock,
+            secrets=secrets,
+        )
+        team = uow.teams.get(grant.team_id)
+        uow.commit()
+    return DeviceGranted(key, team.id, team.name)
+
+
+def _live(uow: UnitOfWork, user_code: str, clock: Clock) -> DeviceLogin:
+    login = uow.devices.live_by_user_code(normalise_user_code(user_code), clock.now())
+    if login is None:
+        raise NotFound("device login", user_code)
+    return login
+
+
+def approve_device_login(
+    user_code: str, user: UserId, team: TeamId, *, uow: UnitOfWork, clock: Clock
+) -> DeviceLogin:
+    """The person approves on the approval page, for a team they belong to."""
+    with uow:
+        if uow.teams.membership(team, user) is None:
+            raise NotFound("team", team)
+        login, _ = _live(uow, user_code, clock).approve(user=user, team=team, now=clock.now())
+        uow.devices.save(login)
+        uow.commit()
+    return login
+
+
+def deny_device_login(user_code: str, *, uow: UnitOfWork, clock: Clock) -> DeviceLogin:
+    with uow:
+        login, _ = _live(uow, user_code, clock).deny(now=clock.now())
+        uow.devices.save(login)
+        uow.commit()
+    return login
