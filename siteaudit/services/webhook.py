@@ -1,0 +1,122 @@
+"""Webhook use cases: queue the audit-ended event, deliver due events, create and rotate signing secrets."""
+
+import random
+import string
+from collections.abc import Callable
+from typing import Final
+
+from attrs import frozen
+
+from siteaudit.domain.audit import Audit
+from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.domain.ids import UserId
+from siteaudit.domain.webhook import SendOutcome, WebhookDelivery, sign
+from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets, WebhookSender, WebhookUnitOfWork
+
+SECRET_PREFIX: Final = "whsec_"
+SECRET_LENGTH: Final = 40
+_SECRET_ALPHABET: Final = string.ascii_letters + string.digits
+# Longer than one attempt's 10 s deadline with room to record it; a dispatcher that dies frees its
+# deliveries after this long.
+DEFAULT_LEASE_S: Final = 60.0
+DEFAULT_BATCH: Final = 20
+
+Jitter = Callable[[], float]
+
+
+def uniform_jitter() -> float:
+    """A draw in [-1, 1] for retry_delay; not a secret, so the ordinary generator serves."""
+    return random.uniform(-1.0, 1.0)
+
+
+def new_webhook_secret(secrets: Secrets) -> str:
+    return SECRET_PREFIX + secrets.token(SECRET_LENGTH, _SECRET_ALPHABET)
+
+
+def create_webhook_secret(user_id: UserId, *, webhook_secrets: WebhookSecrets, secrets: Secrets) -> str:
+    """Inside the transaction that creates the account: stage the person's first secret and return it."""
+    secret = new_webhook_secret(secrets)
+    webhook_secrets.create(user_id, secret)
+    return secret
+
+
+def rotate_webhook_secret(user_id: UserId, *, uow: WebhookUnitOfWork, secrets: Secrets) -> str:
+    """Replace the person's secret; from the commit on it signs every attempt, retries included."""
+    secret = new_webhook_secret(secrets)
+    with uow:
+        uow.webhook_secrets.rotate(user_id, secret)
+        uow.commit()
+    return secret
+
+
+def queue_webhook(audit: Audit, *, webhooks: WebhookRepository, clock: Clock) -> WebhookDelivery | None:
+    """Inside the transaction that ends `audit`: stage its audit-ended event, due at once.
+
+    Only for audits that asked for a webhook (None otherwise). Once per audit: a second call returns
+    the delivery queued the first time and changes nothing.
+    """
+    if audit.webhook_url is None:
+        return None
+    return webhooks.add(WebhookDelivery.for_audit(audit, now=clock.now()))
+
+
+@frozen
+class _Signed:
+    delivery: WebhookDelivery
+    signature: str | None  # None: the starter has no secret, and nothing unsigned is ever sent
+
+
+def _sign_now(delivery: WebhookDelivery, uow: WebhookUnitOfWork) -> _Signed:
+    with uow:
+        try:
+            secret = uow.webhook_secrets.get(delivery.user_id)
+        except NotFound:
+            return _Signed(delivery, None)
+    return _Signed(delivery, sign(secret, delivery.body))
+
+
+def _send(sender: WebhookSender, delivery: WebhookDelivery, signature: str) -> SendOutcome:
+    try:
+        return sender.send(delivery.url, delivery.body, delivery.headers(signature=signature))
+    except Exception as error:  # a sender bug counts as a failed attempt, so it cannot retry forever
+        return SendOutcome(None, error="internal", detail=f"{type(error).__name__}: {error}")
+
+
+def deliver_due_webhooks(
+    *,
+    uow: WebhookUnitOfWork,
+    sender: WebhookSender,
+    clock: Clock,
+    jitter: Jitter = uniform_jitter,
+    limit: int = DEFAULT_BATCH,
+    lease_s: float = DEFAULT_LEASE_S,
+) -> int:
+    """Make one attempt for each of up to `limit` due deliveries; return how many attempts were recorded.
+
+    Claims the due deliveries under a lease and commits, then for each: reads the starter's current
+    secret, signs the stored body, sends it outside any transaction, and records the attempt with the
+    next attempt time (about 1, 5, 15, 30 minutes after each failure) or the end. A delivery whose
+    lease ran out and was taken by another dispatcher meanwhile is not recorded here (that one will).
+    """
+    with uow:
+        claimed = list(uow.webhooks.claim_due(clock.now(), limit, lease_s))
+        uow.commit()
+    recorded = 0
+    for delivery in claimed:
+        signed = _sign_now(delivery, uow)
+        started_at = clock.now()
+        if signed.signature is None:
+            outcome = SendOutcome(None, error="unsigned", detail="the audit's starter has no webhook secret")
+        else:
+            outcome = _send(sender, delivery, signed.signature)
+        updated, attempt = delivery.record(outcome, started_at=started_at, now=clock.now(), jitter=jitter())
+        with uow:
+            try:
+                uow.webhooks.save(updated)
+            except ConcurrentUpdate:
+                continue
+            uow.webhooks.add_attempt(attempt)
+            uow.commit()
+        recorded += 1
+    return recorded
