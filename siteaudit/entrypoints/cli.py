@@ -74,7 +74,7 @@ def create_user(email: str, plan: str, as_json: bool) -> None:
 
     def act() -> None:
         app = _app()
-        user = account.create_user(email, plan=plan, uow=app.uow(), clock=app.clock)
+        user = account.create_user(email, plan=plan, uow=app.uow(), clock=app.clock, secrets=app.secrets)
         _out(
             as_json,
             {"id": user.id, "email": user.email, "plan": user.plan},
@@ -254,5 +254,23 @@ def list_keys(email: str, as_json: bool) -> None:
             for r in rows
         )
         _out(as_json, {"keys": rows}, text or "no keys")
+
+    _run(act)
+
+
+@admin.command("webhook-secret")
+@click.argument("email")
+@click.option(
+    "--rotate", is_flag=True, help="Replace the secret now; retries of earlier webhooks use the new one."
+)
+@json_option
+def webhook_secret(email: str, rotate: bool, as_json: bool) -> None:
+    """Show (or rotate) the person's webhook signing secret (SPEC 2.11)."""
+    from siteaudit.services import webhook
+
+    def act() -> None:
+        app = _app()
+        secret = webhook.person_webhook_secret(email, rotate=rotate, uow=app.uow(), secrets=app.secrets)
+        _out(as_json, {"email": email, "webhook_secret": secret, "rotated": rotate}, secret)
 
     _run(act)

@@ -12,6 +12,7 @@ from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
+from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
 
 class UserRepository(Protocol):
@@ -166,6 +167,8 @@ class UnitOfWork(Protocol):
     tasks: FixTaskRepository
     rechecks: RecheckRepository
     devices: DeviceLoginRepository
+    webhooks: WebhookRepository
+    webhook_secrets: WebhookSecrets
 
     def __enter__(self) -> Self: ...
 

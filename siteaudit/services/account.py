@@ -21,6 +21,7 @@ from siteaudit.domain.error import DomainError, ErrorCode, TeamAccessRevoked
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.services.webhook import create_webhook_secret
 
 if TYPE_CHECKING:
     from siteaudit.services.key import IssuedKey
@@ -34,14 +35,17 @@ def create_user(
     plan: str = "free",
     uow: UnitOfWork,
     clock: Clock,
+    secrets: Secrets,
     plans: Mapping[str, Plan] = DEFAULT_PLANS,
 ) -> User:
+    """A person with their webhook signing secret (SPEC 2.11: one per person, made with the account)."""
     if plan not in plans:
         raise DomainError(
             f"unknown plan {plan!r}; plans: {', '.join(plans)}", code=ErrorCode.VALIDATION_FAILED
         )
     with uow:
         user = uow.users.add(User(UserId(0), normalise_email(email), plan, clock.now()))
+        create_webhook_secret(user.id, webhook_secrets=uow.webhook_secrets, secrets=secrets)
         uow.commit()
     return user
 
@@ -161,7 +165,7 @@ def ensure_local_owner(
     with uow:
         if uow.users.count() > 0:
             return None
-    create_user(LOCAL_OWNER_EMAIL, plan=plan, uow=uow, clock=clock)
+    create_user(LOCAL_OWNER_EMAIL, plan=plan, uow=uow, clock=clock, secrets=secrets)
     create_team(LOCAL_TEAM, owner_email=LOCAL_OWNER_EMAIL, uow=uow, clock=clock)
     if starting_credits > 0:
         grant_credits(LOCAL_OWNER_EMAIL, starting_credits * 10, key="local-owner:start", uow=uow, clock=clock)

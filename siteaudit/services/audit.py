@@ -21,6 +21,7 @@ from siteaudit.ports.clock import Clock
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.site import site_terms
+from siteaudit.services.webhook import queue_webhook
 
 
 def audit_reference(audit_id: AuditId) -> str:
@@ -115,13 +116,15 @@ def start_audit(
 
 
 def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> None:
-    """Inside the ending transaction: charge what was fetched, refund the rest (once per audit)."""
+    """Inside the ending transaction: charge what was fetched, refund the rest (once per audit), then
+    queue the audit-ended webhook when the audit was started with a `webhook_url` (SPEC 6.1)."""
     cost = audit_cost(
         pages_fetched=audit.pages_fetched_in_full,
         pages_not_modified=audit.pages_not_modified,
         reserved=audit.credits_reserved,
     )
     uow.credits.settle(audit_reference(audit.id), cost=cost, at=ended.at)
+    queue_webhook(audit, webhooks=uow.webhooks, at=ended.at)
 
 
 def cancel_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Audit:

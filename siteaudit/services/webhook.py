@@ -3,7 +3,8 @@
 import random
 import string
 from collections.abc import Callable
-from typing import Final
+from datetime import datetime
+from typing import TYPE_CHECKING, Final
 
 from attrs import frozen
 
@@ -13,6 +14,9 @@ from siteaudit.domain.ids import UserId
 from siteaudit.domain.webhook import SendOutcome, WebhookDelivery, sign
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets, WebhookSender, WebhookUnitOfWork
+
+if TYPE_CHECKING:
+    from siteaudit.ports.repository import UnitOfWork
 
 SECRET_PREFIX: Final = "whsec_"
 SECRET_LENGTH: Final = 40
@@ -50,7 +54,7 @@ def rotate_webhook_secret(user_id: UserId, *, uow: WebhookUnitOfWork, secrets: S
     return secret
 
 
-def queue_webhook(audit: Audit, *, webhooks: WebhookRepository, clock: Clock) -> WebhookDelivery | None:
+def queue_webhook(audit: Audit, *, webhooks: WebhookRepository, at: datetime) -> WebhookDelivery | None:
     """Inside the transaction that ends `audit`: stage its audit-ended event, due at once.
 
     Only for audits that asked for a webhook (None otherwise). Once per audit: a second call returns
@@ -58,7 +62,7 @@ def queue_webhook(audit: Audit, *, webhooks: WebhookRepository, clock: Clock) ->
     """
     if audit.webhook_url is None:
         return None
-    return webhooks.add(WebhookDelivery.for_audit(audit, now=clock.now()))
+    return webhooks.add(WebhookDelivery.for_audit(audit, now=at))
 
 
 @frozen
@@ -120,3 +124,15 @@ def deliver_due_webhooks(
             uow.commit()
         recorded += 1
     return recorded
+
+
+def person_webhook_secret(email: str, *, rotate: bool, uow: "UnitOfWork", secrets: Secrets) -> str:
+    """The person's webhook signing secret, replaced first when `rotate` (effective at once)."""
+    from siteaudit.domain.account import normalise_email
+
+    with uow:
+        user = uow.users.by_email(normalise_email(email))
+    if rotate:
+        return rotate_webhook_secret(user.id, uow=uow, secrets=secrets)
+    with uow:
+        return uow.webhook_secrets.get(user.id)

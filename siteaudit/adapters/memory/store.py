@@ -9,6 +9,11 @@ from typing import Self
 from attrs import evolve
 
 from siteaudit.adapters.memory.table import Table
+from siteaudit.adapters.memory.webhook import (
+    MemoryWebhookRepository,
+    MemoryWebhookSecrets,
+    MemoryWebhookStore,
+)
 from siteaudit.domain.account import Membership, Role, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditStatus
@@ -37,9 +42,11 @@ class MemoryStore:
         self.tasks: Table[tuple[SiteId, TaskKey], FixTask] = Table()
         self.rechecks: Table[RecheckId, Recheck] = Table()
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
+        self.webhooks = MemoryWebhookStore(lock=self.lock)
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
-        return [value for value in vars(self).values() if isinstance(value, Table)]
+        own = [value for value in vars(self).values() if isinstance(value, Table)]
+        return [*own, *self.webhooks.tables()]
 
 
 class MemoryUserRepository:
@@ -498,6 +505,8 @@ class MemoryUnitOfWork:
         self.tasks = MemoryFixTaskRepository(store, self._seen)
         self.rechecks = MemoryRecheckRepository(store, self._seen)
         self.devices = MemoryDeviceLoginRepository(store, self._seen)
+        self.webhooks = MemoryWebhookRepository(store.webhooks)
+        self.webhook_secrets = MemoryWebhookSecrets(store.webhooks)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

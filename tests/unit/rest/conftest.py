@@ -4,7 +4,7 @@ import falcon.testing
 import pytest
 from attrs import frozen
 
-from siteaudit.adapters.system import FixedClock
+from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.credit import credits
 from siteaudit.services import account as accounts
@@ -31,10 +31,16 @@ def world() -> World:
     clock = FixedClock()
     app = bootstrap(Settings(database_url="memory://"), clock=clock)
     kw = {"uow": app.uow(), "clock": clock}
-    accounts.create_user("owner@retro-clock.example", plan="growth", **kw)
-    accounts.create_user("member@retro-clock.example", plan="starter", uow=app.uow(), clock=clock)
-    accounts.create_user("rival@other-shop.example", plan="growth", uow=app.uow(), clock=clock)
-    accounts.create_user("poor@retro-clock.example", plan="free", uow=app.uow(), clock=clock)
+    accounts.create_user("owner@retro-clock.example", plan="growth", **kw, secrets=SystemSecrets())
+    accounts.create_user(
+        "member@retro-clock.example", plan="starter", uow=app.uow(), clock=clock, secrets=SystemSecrets()
+    )
+    accounts.create_user(
+        "rival@other-shop.example", plan="growth", uow=app.uow(), clock=clock, secrets=SystemSecrets()
+    )
+    accounts.create_user(
+        "poor@retro-clock.example", plan="free", uow=app.uow(), clock=clock, secrets=SystemSecrets()
+    )
     accounts.create_team("Retro Clock", owner_email="owner@retro-clock.example", uow=app.uow(), clock=clock)
     accounts.create_team("Other Shop", owner_email="rival@other-shop.example", uow=app.uow(), clock=clock)
     accounts.add_member("Retro Clock", "member@retro-clock.example", uow=app.uow())

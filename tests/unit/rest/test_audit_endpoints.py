@@ -263,3 +263,22 @@ def test_request_ids_are_echoed_or_made(world: World) -> None:
     assert given.headers["X-Request-ID"] == "abc-123"
     made = world.client.simulate_get("/v1/health", headers={"X-Request-ID": "<script>"})
     assert made.headers["X-Request-ID"] != "<script>"
+
+
+def test_an_audit_with_a_webhook_url_queues_one_signed_delivery_when_it_ends(world: World) -> None:
+    started = start(world, world.owner_key, webhook_url="https://hooks.retro-clock.example/audit")
+    crawl_id = started.json["crawl_id"]
+    world.client.simulate_delete(f"/v1/crawls/{crawl_id}", headers=world.auth(world.owner_key))
+    world.client.simulate_delete(f"/v1/crawls/{crawl_id}", headers=world.auth(world.owner_key))
+    with world.app.uow() as uow:
+        delivery = uow.webhooks.of_audit(crawl_id)
+        assert delivery is not None
+        assert delivery.url == "https://hooks.retro-clock.example/audit"
+        assert delivery.body == b'{"crawl_id":1,"status":"cancelled","pages_crawled":0,"health_score":null}'
+
+
+def test_an_audit_without_a_webhook_url_queues_nothing(world: World) -> None:
+    crawl_id = start(world, world.owner_key).json["crawl_id"]
+    world.client.simulate_delete(f"/v1/crawls/{crawl_id}", headers=world.auth(world.owner_key))
+    with world.app.uow() as uow:
+        assert uow.webhooks.of_audit(crawl_id) is None

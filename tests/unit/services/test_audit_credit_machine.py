@@ -13,7 +13,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initial
 
 from siteaudit.adapters.memory import MemoryStore, MemoryUnitOfWork
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
-from siteaudit.adapters.system import FixedClock
+from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.credit import EntryKind, credits
@@ -32,8 +32,12 @@ class AuditCreditMachine(RuleBasedStateMachine):
         self.clock = FixedClock()
         self.queue = MemoryTaskQueue()
         uow = self.uow
-        accounts.create_user("owner@retro-clock.example", plan="growth", uow=uow(), clock=self.clock)
-        accounts.create_user("member@retro-clock.example", plan="starter", uow=uow(), clock=self.clock)
+        accounts.create_user(
+            "owner@retro-clock.example", plan="growth", uow=uow(), clock=self.clock, secrets=SystemSecrets()
+        )
+        accounts.create_user(
+            "member@retro-clock.example", plan="starter", uow=uow(), clock=self.clock, secrets=SystemSecrets()
+        )
         team = accounts.create_team(
             "Retro Clock", owner_email="owner@retro-clock.example", uow=uow(), clock=self.clock
         )
@@ -180,7 +184,9 @@ TestAuditCreditMachine = AuditCreditMachine.TestCase
 
 def test_a_refused_reservation_creates_nothing() -> None:
     store, clock, queue = MemoryStore(), FixedClock(), MemoryTaskQueue()
-    accounts.create_user("poor@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock)
+    accounts.create_user(
+        "poor@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
+    )
     team = accounts.create_team(
         "Poor", owner_email="poor@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock
     )
@@ -202,7 +208,9 @@ def test_a_refused_reservation_creates_nothing() -> None:
 
 def test_a_dispatch_failure_fails_the_audit_and_refunds_everything() -> None:
     store, clock, queue = MemoryStore(), FixedClock(), MemoryTaskQueue()
-    accounts.create_user("rich@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock)
+    accounts.create_user(
+        "rich@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
+    )
     team = accounts.create_team(
         "Rich", owner_email="rich@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock
     )

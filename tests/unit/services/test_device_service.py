@@ -15,7 +15,9 @@ from siteaudit.services import key as keys
 @pytest.fixture
 def setup() -> tuple[MemoryStore, FixedClock]:
     store, clock = MemoryStore(), FixedClock()
-    accounts.create_user("owner@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock)
+    accounts.create_user(
+        "owner@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
+    )
     accounts.create_team(
         "Retro Clock", owner_email="owner@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock
     )
@@ -113,7 +115,9 @@ def test_a_denied_login_answers_access_denied_and_never_a_key(setup: tuple[Memor
 
 def test_an_approver_who_left_the_team_gets_access_denied(setup: tuple[MemoryStore, FixedClock]) -> None:
     store, clock = setup
-    accounts.create_user("member@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock)
+    accounts.create_user(
+        "member@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
+    )
     accounts.add_member("Retro Clock", "member@retro-clock.example", uow=MemoryUnitOfWork(store))
     started = devices.start_device_login(
         "laptop", "127.0.0.1", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()

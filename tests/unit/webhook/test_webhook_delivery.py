@@ -74,7 +74,7 @@ class Dispatch:
 
     def queue(self, audit: Audit) -> WebhookDelivery | None:
         with self.uow:
-            delivery = queue_webhook(audit, webhooks=self.uow.webhooks, clock=self.clock)
+            delivery = queue_webhook(audit, webhooks=self.uow.webhooks, at=self.clock.now())
             self.uow.commit()
         return delivery
 

@@ -66,12 +66,12 @@ def test_queueing_twice_for_one_audit_yields_one_delivery(
 ) -> None:
     audit = cancelled_audit(clock)
     with uow:
-        first = queue_webhook(audit, webhooks=uow.webhooks, clock=clock)
-        again_in_the_same_transaction = queue_webhook(audit, webhooks=uow.webhooks, clock=clock)
+        first = queue_webhook(audit, webhooks=uow.webhooks, at=clock.now())
+        again_in_the_same_transaction = queue_webhook(audit, webhooks=uow.webhooks, at=clock.now())
         uow.commit()
     clock.advance(30)
     with uow:
-        again_later = queue_webhook(audit, webhooks=uow.webhooks, clock=clock)
+        again_later = queue_webhook(audit, webhooks=uow.webhooks, at=clock.now())
         uow.commit()
 
     assert first is not None and first.id != 0
@@ -84,7 +84,7 @@ def test_an_audit_without_a_webhook_url_queues_nothing(
 ) -> None:
     with uow:
         assert (
-            queue_webhook(cancelled_audit(clock, webhook_url=None), webhooks=uow.webhooks, clock=clock)
+            queue_webhook(cancelled_audit(clock, webhook_url=None), webhooks=uow.webhooks, at=clock.now())
             is None
         )
         uow.commit()
@@ -127,12 +127,12 @@ def test_the_event_is_queued_with_the_audits_end_or_not_at_all(clock: FixedClock
     audit = cancelled_audit(clock)
 
     with uow:
-        queue_webhook(audit, webhooks=uow.webhooks, clock=clock)
+        queue_webhook(audit, webhooks=uow.webhooks, at=clock.now())
         # no commit: the ending transaction failed, so no event may survive it
 
     with uow:
         assert uow.webhooks.of_audit(audit.id) is None
-        queue_webhook(audit, webhooks=uow.webhooks, clock=clock)
+        queue_webhook(audit, webhooks=uow.webhooks, at=clock.now())
         uow.commit()
 
     with MemoryWebhookUnitOfWork(webhook_store) as alone:
@@ -145,7 +145,9 @@ def test_the_event_is_queued_with_the_audits_end_or_not_at_all(clock: FixedClock
 def queue_some(uow: MemoryWebhookUnitOfWork, clock: FixedClock, count: int) -> None:
     with uow:
         for offset in range(count):
-            queue_webhook(cancelled_audit(clock, audit_id=100 + offset), webhooks=uow.webhooks, clock=clock)
+            queue_webhook(
+                cancelled_audit(clock, audit_id=100 + offset), webhooks=uow.webhooks, at=clock.now()
+            )
             clock.advance(1)
         uow.commit()
 
