@@ -187,5 +187,7 @@ class RateLimited(DomainError):
     code = ErrorCode.RATE_LIMITED
 
     def __init__(self, retry_after: int, *, code: ErrorCode = ErrorCode.RATE_LIMITED, what: str = "") -> None:
-        super().__init__(f"too many requests{' ' + what if what else ''}; retry in {retry_after} s", code=code)
+        super().__init__(
+            f"too many requests{' ' + what if what else ''}; retry in {retry_after} s", code=code
+        )
         self.retry_after = retry_after

@@ -175,4 +175,6 @@ class SitemapFacts:
     status_code: int | None = None
     is_index: bool = False
     url_count: int = 0
-    problems: tuple[str, ...] = field(factory=tuple)  # not_xml, wrong_root, too_many_urls, too_large, bad_gzip
+    problems: tuple[str, ...] = field(
+        factory=tuple
+    )  # not_xml, wrong_root, too_many_urls, too_large, bad_gzip
