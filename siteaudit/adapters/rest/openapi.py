@@ -149,7 +149,7 @@ REPORT: Final = _obj(
         "stats": {"type": "object"},
         "templates": {"type": "array", "items": TEMPLATE_GROUP},
         "diff": DIFF,
-        "fix_prompt": {"type": "object"},
+        "fix_prompt": {"type": "string", "maxLength": 6000},
     }
 )
 
