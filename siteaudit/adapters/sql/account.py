@@ -1,0 +1,143 @@
+"""Users, teams and memberships in SQL, with explicit row conversion."""
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from attrs import evolve
+from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
+from siteaudit.adapters.sql.tables import memberships, teams, users
+from siteaudit.domain.account import Membership, Role, Team, User
+from siteaudit.domain.error import Conflict, NotFound
+from siteaudit.domain.ids import TeamId, UserId
+
+
+def user_from_row(row: Any) -> User:
+    return User(id=UserId(row.id), email=row.email, plan=row.plan, created_at=row.created_at, name=row.name)
+
+
+def team_from_row(row: Any) -> Team:
+    return Team(id=TeamId(row.id), name=row.name, owner_id=UserId(row.owner_id), created_at=row.created_at)
+
+
+def membership_from_row(row: Any) -> Membership:
+    return Membership(team_id=TeamId(row.team_id), user_id=UserId(row.user_id), role=Role(row.role))
+
+
+class SqlUserRepository:
+    def __init__(self, connection: Callable[[], Connection]) -> None:
+        self._c = connection
+
+    def add(self, user: User) -> User:
+        values: dict[str, Any] = {
+            "email": user.email,
+            "plan": user.plan,
+            "name": user.name,
+            "created_at": user.created_at,
+        }
+        if user.id != 0:
+            values["id"] = user.id
+        conn = self._c()
+        try:
+            with conn.begin_nested():
+                new_id = conn.execute(insert(users).values(values).returning(users.c.id)).scalar_one()
+        except IntegrityError:
+            raise Conflict(f"a user with email {user.email} exists") from None
+        return evolve(user, id=UserId(new_id))
+
+    def get(self, user_id: UserId) -> User:
+        row = self._c().execute(select(users).where(users.c.id == user_id)).one_or_none()
+        if row is None:
+            raise NotFound("user", user_id)
+        return user_from_row(row)
+
+    def by_email(self, email: str) -> User:
+        row = self._c().execute(select(users).where(users.c.email == email)).one_or_none()
+        if row is None:
+            raise NotFound("user", email)
+        return user_from_row(row)
+
+    def save(self, user: User) -> None:
+        result = self._c().execute(
+            update(users)
+            .where(users.c.id == user.id)
+            .values(email=user.email, plan=user.plan, name=user.name, created_at=user.created_at)
+        )
+        if result.rowcount == 0:
+            raise NotFound("user", user.id)
+
+    def count(self) -> int:
+        return int(self._c().execute(select(func.count()).select_from(users)).scalar_one())
+
+
+class SqlTeamRepository:
+    def __init__(self, connection: Callable[[], Connection]) -> None:
+        self._c = connection
+
+    def add(self, team: Team) -> Team:
+        values: dict[str, Any] = {"name": team.name, "owner_id": team.owner_id, "created_at": team.created_at}
+        if team.id != 0:
+            values["id"] = team.id
+        conn = self._c()
+        try:
+            with conn.begin_nested():
+                new_id = conn.execute(insert(teams).values(values).returning(teams.c.id)).scalar_one()
+        except IntegrityError:
+            raise Conflict(f"a team named {team.name!r} exists") from None
+        team = evolve(team, id=TeamId(new_id))
+        conn.execute(
+            insert(memberships).values(team_id=team.id, user_id=team.owner_id, role=Role.OWNER.value)
+        )
+        return team
+
+    def get(self, team_id: TeamId) -> Team:
+        row = self._c().execute(select(teams).where(teams.c.id == team_id)).one_or_none()
+        if row is None:
+            raise NotFound("team", team_id)
+        return team_from_row(row)
+
+    def by_name(self, name: str) -> Team:
+        row = self._c().execute(select(teams).where(teams.c.name == name)).one_or_none()
+        if row is None:
+            raise NotFound("team", name)
+        return team_from_row(row)
+
+    def membership(self, team_id: TeamId, user_id: UserId) -> Membership | None:
+        row = (
+            self._c()
+            .execute(
+                select(memberships).where(memberships.c.team_id == team_id, memberships.c.user_id == user_id)
+            )
+            .one_or_none()
+        )
+        return None if row is None else membership_from_row(row)
+
+    def add_member(self, membership: Membership) -> None:
+        conn = self._c()
+        conn.execute(
+            insert_ignoring_conflicts(conn, memberships).values(
+                team_id=membership.team_id, user_id=membership.user_id, role=membership.role.value
+            )
+        )
+
+    def remove_member(self, team_id: TeamId, user_id: UserId) -> None:
+        self._c().execute(
+            delete(memberships).where(memberships.c.team_id == team_id, memberships.c.user_id == user_id)
+        )
+
+    def members(self, team_id: TeamId) -> Sequence[Membership]:
+        rows = self._c().execute(
+            select(memberships).where(memberships.c.team_id == team_id).order_by(memberships.c.user_id)
+        )
+        return [membership_from_row(r) for r in rows]
+
+    def of_user(self, user_id: UserId) -> Sequence[Team]:
+        rows = self._c().execute(
+            select(teams)
+            .join(memberships, memberships.c.team_id == teams.c.id)
+            .where(memberships.c.user_id == user_id)
+            .order_by(teams.c.id)
+        )
+        return [team_from_row(r) for r in rows]

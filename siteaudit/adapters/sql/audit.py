@@ -1,0 +1,170 @@
+"""Audits in SQL: explicit row conversion, team-scoped reads, optimistic version checks on save."""
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from attrs import evolve
+from sqlalchemy import Connection, and_, func, insert, or_, select, update
+
+from siteaudit.adapters.sql.tables import audits
+from siteaudit.domain.audit import Audit, AuditStatus, AuditTrigger
+from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+
+
+def audit_from_row(row: Any) -> Audit:
+    return Audit(
+        id=AuditId(row.id),
+        team_id=TeamId(row.team_id),
+        user_id=UserId(row.user_id),
+        payer_id=UserId(row.payer_id),
+        url=row.url,
+        origin=row.origin,
+        created_at=row.created_at,
+        max_pages=row.max_pages,
+        concurrency=row.concurrency,
+        max_rps=row.max_rps,
+        site_id=None if row.site_id is None else SiteId(row.site_id),
+        trigger=AuditTrigger(row.trigger),
+        status=AuditStatus(row.status),
+        credits_reserved=row.credits_reserved,
+        verify_token_set=row.verify_token_set,
+        webhook_url=row.webhook_url,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        archived_at=row.archived_at,
+        failure_reason=row.failure_reason,
+        pages_crawled=row.pages_crawled,
+        pages_not_modified=row.pages_not_modified,
+        health_score=row.health_score,
+        partial=row.partial,
+        version=row.version,
+    )
+
+
+def audit_values(audit: Audit) -> dict[str, Any]:
+    return {
+        "team_id": audit.team_id,
+        "user_id": audit.user_id,
+        "payer_id": audit.payer_id,
+        "url": audit.url,
+        "origin": audit.origin,
+        "created_at": audit.created_at,
+        "max_pages": audit.max_pages,
+        "concurrency": audit.concurrency,
+        "max_rps": audit.max_rps,
+        "site_id": audit.site_id,
+        "trigger": audit.trigger.value,
+        "status": audit.status.value,
+        "credits_reserved": audit.credits_reserved,
+        "verify_token_set": audit.verify_token_set,
+        "webhook_url": audit.webhook_url,
+        "started_at": audit.started_at,
+        "finished_at": audit.finished_at,
+        "archived_at": audit.archived_at,
+        "failure_reason": audit.failure_reason,
+        "pages_crawled": audit.pages_crawled,
+        "pages_not_modified": audit.pages_not_modified,
+        "health_score": audit.health_score,
+        "partial": audit.partial,
+        "version": audit.version,
+    }
+
+
+class SqlAuditRepository:
+    def __init__(self, connection: Callable[[], Connection], seen: dict[object, int]) -> None:
+        self._c = connection
+        self._seen = seen  # the version of each audit as this unit of work last loaded or wrote it
+
+    def _loaded(self, row: Any, key: object) -> Audit:
+        if row is None:
+            raise NotFound("audit", key)
+        audit = audit_from_row(row)
+        self._seen[("audit", audit.id)] = audit.version
+        return audit
+
+    def add(self, audit: Audit) -> Audit:
+        values = audit_values(audit)
+        if audit.id != 0:
+            values["id"] = audit.id
+        new_id = self._c().execute(insert(audits).values(values).returning(audits.c.id)).scalar_one()
+        audit = evolve(audit, id=AuditId(new_id))
+        self._seen[("audit", audit.id)] = audit.version
+        return audit
+
+    def get(self, audit_id: AuditId, *, team: TeamId) -> Audit:
+        query = select(audits).where(audits.c.id == audit_id, audits.c.team_id == team)
+        return self._loaded(self._c().execute(query).one_or_none(), audit_id)
+
+    def get_any(self, audit_id: AuditId) -> Audit:
+        return self._loaded(
+            self._c().execute(select(audits).where(audits.c.id == audit_id)).one_or_none(), audit_id
+        )
+
+    def save(self, audit: Audit) -> None:
+        expected = self._seen.get(("audit", audit.id))
+        if expected is None or audit.version < expected:
+            if self._c().execute(select(audits.c.id).where(audits.c.id == audit.id)).first() is None:
+                raise NotFound("audit", audit.id)
+            raise ConcurrentUpdate("audit", audit.id)
+        written = self._c().execute(
+            update(audits)
+            .where(audits.c.id == audit.id, audits.c.version == expected)
+            .values(audit_values(audit))
+        )
+        if written.rowcount != 1:
+            if self._c().execute(select(audits.c.id).where(audits.c.id == audit.id)).first() is None:
+                raise NotFound("audit", audit.id)
+            raise ConcurrentUpdate("audit", audit.id)
+        self._seen[("audit", audit.id)] = audit.version
+
+    def list(
+        self,
+        *,
+        team: TeamId,
+        user: UserId | None = None,
+        site: SiteId | None = None,
+        offset: int = 0,
+        limit: int = 20,
+    ) -> tuple[Sequence[Audit], int]:
+        scope = audits.c.team_id == team
+        if user is not None:
+            scope = or_(scope, and_(audits.c.user_id == user, audits.c.team_id == 0))
+        conditions = [scope] if site is None else [scope, audits.c.site_id == site]
+        conn = self._c()
+        total = conn.execute(select(func.count()).select_from(audits).where(*conditions)).scalar_one()
+        rows = conn.execute(
+            select(audits)
+            .where(*conditions)
+            .order_by(audits.c.created_at.desc(), audits.c.id.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        return [audit_from_row(r) for r in rows], int(total)
+
+    def count_started_by(self, user_id: UserId) -> int:
+        query = select(func.count()).select_from(audits).where(audits.c.user_id == user_id)
+        return int(self._c().execute(query).scalar_one())
+
+    def latest_done(self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId) -> Audit | None:
+        same = (
+            audits.c.site_id == site
+            if site is not None
+            else and_(audits.c.site_id.is_(None), audits.c.origin == origin)
+        )
+        row = (
+            self._c()
+            .execute(
+                select(audits)
+                .where(
+                    audits.c.team_id == team,
+                    audits.c.status == AuditStatus.DONE.value,
+                    audits.c.id < before,
+                    same,
+                )
+                .order_by(audits.c.id.desc())
+                .limit(1)
+            )
+            .one_or_none()
+        )
+        return None if row is None else audit_from_row(row)

@@ -1,0 +1,539 @@
+"""The SQL crawl store: an audit's bulk rows, written in batches (COPY on PostgreSQL, executemany on SQLite).
+
+Every public method is one transaction. Writes on PostgreSQL go through psycopg's COPY on the transaction's
+own connection, so a batch still commits or rolls back whole. URLs are interned under a per-audit advisory
+lock on PostgreSQL (the SQLite transaction already holds the single write lock), so two writers of one audit
+can never give one URL two ids.
+"""
+
+import hashlib
+import itertools
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from sqlalchemy import Connection, Engine, Table, bindparam, delete, func, insert, select, text, update
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.sql.elements import ColumnElement
+
+from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
+from siteaudit.adapters.sql.engine import READ_ONLY, engine_for, is_sqlite
+from siteaudit.adapters.sql.page import page_from_row, page_values, summary_from_row
+from siteaudit.adapters.sql.tables import (
+    crawl_checkpoints,
+    crawl_frontier,
+    crawl_issues,
+    crawl_links,
+    crawl_pages,
+    crawl_reports,
+    crawl_urls,
+)
+from siteaudit.domain.facts import Link, LinkKind, PageFacts
+from siteaudit.domain.ids import AuditId
+from siteaudit.domain.issue import Issue, Severity
+from siteaudit.ports.crawl import FrontierEntry, FrontierState, LinkRow, PageSummary, StoredPage
+
+# Explicit and stable: these numbers are on disk.
+LINK_KIND_CODES: Final[Mapping[LinkKind, int]] = {
+    LinkKind.A: 0,
+    LinkKind.IMG: 1,
+    LinkKind.LINK: 2,
+    LinkKind.SCRIPT: 3,
+    LinkKind.CANONICAL: 4,
+    LinkKind.HREFLANG: 5,
+}
+LINK_KINDS: Final[Mapping[int, LinkKind]] = {code: kind for kind, code in LINK_KIND_CODES.items()}
+SEVERITIES: Final[Mapping[int, Severity]] = {s.rank: s for s in Severity}
+
+_INTERN_LOCK: Final = 0x5174_C0DE  # advisory lock class for URL interning (the audit id is the object)
+_CHUNK: Final = 2_000  # rows per statement or COPY chunk
+_LOOKUP_CHUNK_SQLITE: Final = 500  # bound parameters per IN (...) on SQLite
+_STREAM_CHUNK: Final = 1_000
+
+_PROBE_URLS: Final = text(
+    "SELECT u.key, u.id, u.url FROM unnest(CAST(:keys AS bigint[])) AS k(key)"
+    " JOIN LATERAL (SELECT id, key, url FROM crawl_urls WHERE audit_id = :audit AND key = k.key) AS u ON true"
+)
+
+PAGE_COLUMNS: Final = tuple(c.name for c in crawl_pages.columns)
+ISSUE_COLUMNS: Final = ("audit_id", "url_id", "check_code", "severity", "template", "details")
+LINK_COLUMNS: Final = tuple(c.name for c in crawl_links.columns)
+URL_COLUMNS: Final = ("audit_id", "id", "key", "url")
+
+
+def url_key(url: str) -> int:
+    """64 bits of the URL's BLAKE2b digest, as a signed BIGINT: what the unique index holds."""
+    return int.from_bytes(hashlib.blake2b(url.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+def _chunks(values: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(values)
+    while chunk := list(itertools.islice(iterator, size)):
+        yield chunk
+
+
+def issue_from_row(row: Any) -> Issue:
+    return Issue(
+        check_code=row.check_code,
+        severity=SEVERITIES[row.severity],
+        url=row.url,
+        template=row.template,
+        details=row.details,
+    )
+
+
+def link_from_row(row: Any) -> LinkRow:
+    return LinkRow(row.source_id, row.target_id, LINK_KINDS[row.kind], row.nofollow, row.internal)
+
+
+class SqlCrawlStore:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._postgres = engine.dialect.name == "postgresql"
+
+    # --- plumbing -----------------------------------------------------------------------------------
+
+    def _reading(self) -> Connection:
+        return self.engine.connect().execution_options(**{READ_ONLY: True})
+
+    def _copy(
+        self, conn: Connection, table: Table, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """Bulk insert: COPY on PostgreSQL (inside the open transaction), executemany on SQLite."""
+        if self._postgres:
+            cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            with cursor.copy(f"COPY {table.name} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        for chunk in _chunks(rows, _CHUNK):
+            conn.execute(insert(table), [dict(zip(columns, row, strict=True)) for row in chunk])
+
+    def _in(self, column: Any, values: Iterable[Any]) -> Iterator[ColumnElement[bool]]:
+        """`column IN values`, split into as few conditions as the database allows (an array on PostgreSQL)."""
+        if self._postgres:
+            for chunk in _chunks(values, 10 * _CHUNK):
+                yield column == func.any(bindparam(None, chunk, type_=ARRAY(column.type), unique=True))
+        else:
+            for chunk in _chunks(values, _LOOKUP_CHUNK_SQLITE):
+                yield column.in_(chunk)
+
+    def _intern(
+        self, conn: Connection, audit_id: AuditId, urls: Iterable[str], *, fresh: set[int] | None = None
+    ) -> dict[str, int]:
+        """The ids of `urls`, interning new ones; their ids are added to `fresh` when given."""
+        wanted = {url: url_key(url) for url in urls}
+        if not wanted:
+            return {}
+        if self._postgres:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:c, :a)"), {"c": _INTERN_LOCK, "a": audit_id})
+        keys = {key: url for url, key in wanted.items()}
+        found: dict[str, int] = {}
+        for key, url_id, url in self._known_urls(conn, audit_id, list(keys)):
+            if keys[key] != url:
+                raise RuntimeError(f"URL key collision in audit {audit_id}: {url!r} and {keys[key]!r}")
+            found[url] = url_id
+        missing = [url for url in wanted if url not in found]
+        if missing:
+            last = conn.execute(
+                select(func.coalesce(func.max(crawl_urls.c.id), 0)).where(crawl_urls.c.audit_id == audit_id)
+            ).scalar_one()
+            new = {url: last + offset for offset, url in enumerate(missing, start=1)}
+            self._copy(
+                conn, crawl_urls, URL_COLUMNS, ((audit_id, i, wanted[url], url) for url, i in new.items())
+            )
+            found.update(new)
+            if fresh is not None:
+                fresh.update(new.values())
+        return {url: found[url] for url in wanted}
+
+    def _known_urls(self, conn: Connection, audit_id: AuditId, keys: list[int]) -> Iterator[Any]:
+        if not self._postgres:
+            for condition in self._in(crawl_urls.c.key, keys):
+                yield from conn.execute(
+                    select(crawl_urls.c.key, crawl_urls.c.id, crawl_urls.c.url).where(
+                        crawl_urls.c.audit_id == audit_id, condition
+                    )
+                )
+            return
+        # One unique-index probe per key, whatever the statistics say: while a fresh audit's rows pour in,
+        # they are stale, and a plain `key = ANY(...)` may be planned as a scan of all the audit's URLs.
+        for chunk in _chunks(keys, 10 * _CHUNK):
+            yield from conn.execute(_PROBE_URLS, {"audit": audit_id, "keys": chunk})
+
+    def _delete_where_in(
+        self, conn: Connection, table: Table, audit_id: AuditId, column: Any, ids: Sequence[int]
+    ) -> None:
+        for condition in self._in(column, sorted(set(ids))):
+            conn.execute(delete(table).where(table.c.audit_id == audit_id, condition))
+
+    def _json(self, value: Any) -> Any:
+        # COPY takes the JSON text; SQLAlchemy's executemany serialises dicts itself.
+        return json.dumps(value, separators=(",", ":")) if self._postgres else value
+
+    # --- URLs ---------------------------------------------------------------------------------------
+
+    def intern(self, audit_id: AuditId, urls: Iterable[str]) -> Mapping[str, int]:
+        with self.engine.begin() as conn:
+            return self._intern(conn, audit_id, urls)
+
+    def urls(self, audit_id: AuditId, url_ids: Iterable[int]) -> Mapping[int, str]:
+        ids = sorted(set(url_ids))
+        found: dict[int, str] = {}
+        with self._reading() as conn:
+            for condition in self._in(crawl_urls.c.id, ids):
+                rows = conn.execute(
+                    select(crawl_urls.c.id, crawl_urls.c.url).where(
+                        crawl_urls.c.audit_id == audit_id, condition
+                    )
+                )
+                found.update((url_id, url) for url_id, url in rows)
+        return found
+
+    def stream_urls(self, audit_id: AuditId) -> Iterator[tuple[int, str]]:
+        query = (
+            select(crawl_urls.c.id, crawl_urls.c.url)
+            .where(crawl_urls.c.audit_id == audit_id)
+            .order_by(crawl_urls.c.id)
+        )
+        for row in self._stream(query):
+            yield row.id, row.url
+
+    def _stream(self, query: Any) -> Iterator[Any]:
+        with self._reading() as conn:
+            result = conn.execution_options(stream_results=True, yield_per=_STREAM_CHUNK).execute(query)
+            yield from result
+
+    # --- pages, links, issues -----------------------------------------------------------------------
+
+    def write_pages(
+        self, audit_id: AuditId, pages: Iterable[PageFacts], *, templates: Mapping[str, str] | None = None
+    ) -> int:
+        templates = templates or {}
+        count = 0
+        with self.engine.begin() as conn:
+            for chunk in _chunks(pages, _CHUNK):
+                fresh: set[int] = set()
+                ids = self._intern(conn, audit_id, (p.url for p in chunk), fresh=fresh)
+                # Only URLs known before this batch can have a page to replace (a redelivered slice).
+                known = [i for i in ids.values() if i not in fresh]
+                if known:
+                    self._delete_where_in(conn, crawl_pages, audit_id, crawl_pages.c.url_id, known)
+                rows = {}
+                for page in chunk:  # the last of a URL's duplicates in one batch wins, as in memory
+                    values = page_values(page, template=templates.get(page.url, ""))
+                    values["facts"] = self._json(values["facts"])
+                    rows[ids[page.url]] = values
+                self._copy(
+                    conn,
+                    crawl_pages,
+                    PAGE_COLUMNS,
+                    (
+                        (audit_id, url_id, *(values[c] for c in PAGE_COLUMNS[2:]))
+                        for url_id, values in rows.items()
+                    ),
+                )
+                count += len(chunk)
+        return count
+
+    def write_links(self, audit_id: AuditId, links: Iterable[tuple[str, Link]]) -> int:
+        count = 0
+        with self.engine.begin() as conn:
+            for chunk in _chunks(links, _CHUNK):
+                ids = self._intern(
+                    conn,
+                    audit_id,
+                    itertools.chain.from_iterable((source, link.target) for source, link in chunk),
+                )
+                self._copy(
+                    conn,
+                    crawl_links,
+                    LINK_COLUMNS,
+                    (
+                        (
+                            audit_id,
+                            ids[source],
+                            ids[link.target],
+                            LINK_KIND_CODES[link.kind],
+                            link.nofollow,
+                            link.internal,
+                        )
+                        for source, link in chunk
+                    ),
+                )
+                count += len(chunk)
+        return count
+
+    def _append_issues(self, conn: Connection, audit_id: AuditId, issues: Iterable[Issue]) -> int:
+        count = 0
+        for chunk in _chunks(issues, _CHUNK):
+            ids = self._intern(conn, audit_id, (i.url for i in chunk))
+            self._copy(
+                conn,
+                crawl_issues,
+                ISSUE_COLUMNS,
+                (
+                    (
+                        audit_id,
+                        ids[i.url],
+                        i.check_code,
+                        i.severity.rank,
+                        i.template,
+                        self._json(dict(i.details)),
+                    )
+                    for i in chunk
+                ),
+            )
+            count += len(chunk)
+        return count
+
+    def write_issues(self, audit_id: AuditId, issues: Iterable[Issue]) -> int:
+        with self.engine.begin() as conn:
+            return self._append_issues(conn, audit_id, issues)
+
+    def replace_issues(self, audit_id: AuditId, url_ids: Iterable[int], issues: Iterable[Issue]) -> int:
+        with self.engine.begin() as conn:
+            self._delete_where_in(conn, crawl_issues, audit_id, crawl_issues.c.url_id, list(url_ids))
+            return self._append_issues(conn, audit_id, issues)
+
+    def assign_templates(self, audit_id: AuditId, templates: Iterable[tuple[int, str]]) -> None:
+        by_template: dict[str, list[int]] = {}
+        for url_id, template in templates:
+            by_template.setdefault(template, []).append(url_id)
+        with self.engine.begin() as conn:
+            for template, ids in by_template.items():
+                for table in (crawl_pages, crawl_issues):
+                    for condition in self._in(table.c.url_id, ids):
+                        conn.execute(
+                            update(table)
+                            .where(table.c.audit_id == audit_id, condition)
+                            .values(template=template)
+                        )
+
+    def page_count(self, audit_id: AuditId) -> int:
+        with self._reading() as conn:
+            query = select(func.count()).select_from(crawl_pages).where(crawl_pages.c.audit_id == audit_id)
+            return int(conn.execute(query).scalar_one())
+
+    def list_pages(
+        self, audit_id: AuditId, *, status_code: int | None = None, offset: int = 0, limit: int = 50
+    ) -> tuple[Sequence[PageSummary], int]:
+        conditions = [crawl_pages.c.audit_id == audit_id]
+        if status_code is not None:
+            conditions.append(crawl_pages.c.status_code == status_code)
+        columns = [c for c in crawl_pages.columns if c.name != "facts"]
+        with self._reading() as conn:
+            total = conn.execute(
+                select(func.count()).select_from(crawl_pages).where(*conditions)
+            ).scalar_one()
+            rows = conn.execute(
+                select(*columns, crawl_urls.c.url)
+                .join(
+                    crawl_urls,
+                    (crawl_urls.c.audit_id == crawl_pages.c.audit_id)
+                    & (crawl_urls.c.id == crawl_pages.c.url_id),
+                )
+                .where(*conditions)
+                .order_by(crawl_pages.c.url_id)
+                .offset(offset)
+                .limit(limit)
+            )
+            return [summary_from_row(r) for r in rows], int(total)
+
+    def list_issues(
+        self,
+        audit_id: AuditId,
+        *,
+        check_code: str | None = None,
+        severity: Severity | None = None,
+        template: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> tuple[Sequence[Issue], int]:
+        conditions = [crawl_issues.c.audit_id == audit_id]
+        if check_code is not None:
+            conditions.append(crawl_issues.c.check_code == check_code)
+        if severity is not None:
+            conditions.append(crawl_issues.c.severity == severity.rank)
+        if template is not None:
+            conditions.append(crawl_issues.c.template == template)
+        with self._reading() as conn:
+            total = conn.execute(
+                select(func.count()).select_from(crawl_issues).where(*conditions)
+            ).scalar_one()
+            rows = conn.execute(
+                self._issues_with_urls()
+                .where(*conditions)
+                .order_by(
+                    crawl_issues.c.severity,
+                    crawl_issues.c.check_code,
+                    crawl_issues.c.url_id,
+                    crawl_issues.c.id,
+                )
+                .offset(offset)
+                .limit(limit)
+            )
+            return [issue_from_row(r) for r in rows], int(total)
+
+    def _issues_with_urls(self) -> Any:
+        return select(crawl_issues, crawl_urls.c.url).join(
+            crawl_urls,
+            (crawl_urls.c.audit_id == crawl_issues.c.audit_id) & (crawl_urls.c.id == crawl_issues.c.url_id),
+        )
+
+    def stream_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
+        query = (
+            select(crawl_pages, crawl_urls.c.url)
+            .join(
+                crawl_urls,
+                (crawl_urls.c.audit_id == crawl_pages.c.audit_id) & (crawl_urls.c.id == crawl_pages.c.url_id),
+            )
+            .where(crawl_pages.c.audit_id == audit_id)
+            .order_by(crawl_pages.c.url_id)
+        )
+        for row in self._stream(query):
+            yield StoredPage(row.url_id, row.template, page_from_row(row, row.url))
+
+    def stream_links(self, audit_id: AuditId) -> Iterator[LinkRow]:
+        query = (
+            select(crawl_links).where(crawl_links.c.audit_id == audit_id).order_by(crawl_links.c.source_id)
+        )
+        for row in self._stream(query):
+            yield link_from_row(row)
+
+    def stream_issues(self, audit_id: AuditId) -> Iterator[tuple[int, Issue]]:
+        query = (
+            self._issues_with_urls().where(crawl_issues.c.audit_id == audit_id).order_by(crawl_issues.c.id)
+        )
+        for row in self._stream(query):
+            yield row.url_id, issue_from_row(row)
+
+    # --- report and checkpoint ----------------------------------------------------------------------
+
+    def _put_document(
+        self, table: Table, column: str, audit_id: AuditId, document: Mapping[str, Any]
+    ) -> None:
+        with self.engine.begin() as conn:
+            statement = dialect_insert(conn, table).values({"audit_id": audit_id, column: dict(document)})
+            conn.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[table.c.audit_id], set_={column: statement.excluded[column]}
+                )
+            )
+
+    def _document(self, table: Table, column: str, audit_id: AuditId) -> Mapping[str, Any] | None:
+        with self._reading() as conn:
+            value = conn.execute(
+                select(table.c[column]).where(table.c.audit_id == audit_id)
+            ).scalar_one_or_none()
+            return None if value is None else dict(value)
+
+    def save_report(self, audit_id: AuditId, report: Mapping[str, Any]) -> None:
+        self._put_document(crawl_reports, "report", audit_id, report)
+
+    def report(self, audit_id: AuditId) -> Mapping[str, Any] | None:
+        return self._document(crawl_reports, "report", audit_id)
+
+    def save_checkpoint(self, audit_id: AuditId, state: Mapping[str, Any]) -> None:
+        self._put_document(crawl_checkpoints, "state", audit_id, state)
+
+    def checkpoint(self, audit_id: AuditId) -> Mapping[str, Any] | None:
+        return self._document(crawl_checkpoints, "state", audit_id)
+
+    # --- frontier -----------------------------------------------------------------------------------
+
+    def frontier_add(self, audit_id: AuditId, entries: Iterable[tuple[str, int]]) -> int:
+        added = 0
+        with self.engine.begin() as conn:
+            for chunk in _chunks(entries, _CHUNK):
+                depths: dict[str, int] = {}
+                for url, depth in chunk:
+                    depths.setdefault(url, depth)
+                ids = self._intern(conn, audit_id, depths)
+                seen: set[int] = set()
+                for condition in self._in(crawl_frontier.c.url_id, ids.values()):
+                    seen.update(
+                        conn.execute(
+                            select(crawl_frontier.c.url_id).where(
+                                crawl_frontier.c.audit_id == audit_id, condition
+                            )
+                        ).scalars()
+                    )
+                new = [
+                    {
+                        "audit_id": audit_id,
+                        "url_id": ids[url],
+                        "depth": depth,
+                        "state": FrontierState.QUEUED.value,
+                    }
+                    for url, depth in depths.items()
+                    if ids[url] not in seen
+                ]
+                if new:
+                    conn.execute(insert_ignoring_conflicts(conn, crawl_frontier), new)
+                added += len(new)
+        return added
+
+    def frontier_next(self, audit_id: AuditId, limit: int) -> Sequence[FrontierEntry]:
+        with self._reading() as conn:
+            rows = conn.execute(
+                select(
+                    crawl_frontier.c.url_id, crawl_frontier.c.depth, crawl_frontier.c.state, crawl_urls.c.url
+                )
+                .join(
+                    crawl_urls,
+                    (crawl_urls.c.audit_id == crawl_frontier.c.audit_id)
+                    & (crawl_urls.c.id == crawl_frontier.c.url_id),
+                )
+                .where(
+                    crawl_frontier.c.audit_id == audit_id,
+                    crawl_frontier.c.state == FrontierState.QUEUED.value,
+                )
+                .order_by(crawl_frontier.c.depth, crawl_frontier.c.url_id)
+                .limit(limit)
+            )
+            return [FrontierEntry(r.url_id, r.url, r.depth, FrontierState(r.state)) for r in rows]
+
+    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> None:
+        with self.engine.begin() as conn:
+            for condition in self._in(crawl_frontier.c.url_id, sorted(set(url_ids))):
+                conn.execute(
+                    update(crawl_frontier)
+                    .where(crawl_frontier.c.audit_id == audit_id, condition)
+                    .values(state=state.value)
+                )
+
+    def frontier_counts(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
+        with self._reading() as conn:
+            rows = conn.execute(
+                select(crawl_frontier.c.state, func.count())
+                .where(crawl_frontier.c.audit_id == audit_id)
+                .group_by(crawl_frontier.c.state)
+            )
+            return {FrontierState(state): int(count) for state, count in rows}
+
+    # --- archive ------------------------------------------------------------------------------------
+
+    def archive(self, audit_id: AuditId) -> None:
+        with self.engine.begin() as conn:
+            for table in (
+                crawl_pages,
+                crawl_links,
+                crawl_issues,
+                crawl_frontier,
+                crawl_checkpoints,
+                crawl_urls,
+            ):
+                conn.execute(delete(table).where(table.c.audit_id == audit_id))
+
+
+def sql_crawl_store(database_url: str | Engine, *, migrate: bool | None = None) -> SqlCrawlStore:
+    """The crawl store over the process's shared engine for `database_url` (the unit of work's engine).
+
+    `migrate` None: bring a SQLite file to the latest schema first (the embedded default)."""
+    engine = engine_for(database_url) if isinstance(database_url, str) else database_url
+    if migrate if migrate is not None else is_sqlite(engine):
+        from siteaudit.adapters.sql.migration import migrate as run_migrations
+
+        run_migrations(engine)
+    return SqlCrawlStore(engine)

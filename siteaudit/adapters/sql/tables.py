@@ -1,0 +1,249 @@
+"""SQLAlchemy Core tables of every aggregate and of the bulk crawl data: the one schema both databases share.
+
+Aggregates added later (sites, fix tasks, rechecks, API keys, device logins, webhook events) add their tables
+here, on the same `metadata`, and a migration in `migrations/versions`; the drift test keeps the two in step.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Aware datetimes in, aware UTC datetimes out, on both databases.
+
+    PostgreSQL keeps `timestamptz`; SQLite has no time zones, so values are stored as naive UTC and given
+    their zone back on the way out. Naive values are refused: they would be silently misread.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value!r}: pass an aware (UTC) datetime")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+# SQLite gives INTEGER PRIMARY KEY columns their rowid (and so autoincrement); BIGINT would not.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+# --- accounts ------------------------------------------------------------------------------------------
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("email", String(254), nullable=False, unique=True),
+    Column("plan", String(50), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+teams = Table(
+    "teams",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("owner_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
+memberships = Table(
+    "memberships",
+    metadata,
+    Column("team_id", Integer, ForeignKey("teams.id", ondelete="CASCADE"), nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("role", String(10), nullable=False),
+    PrimaryKeyConstraint("team_id", "user_id"),
+)
+
+# --- credits -------------------------------------------------------------------------------------------
+
+credit_accounts = Table(
+    "credit_accounts",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True, autoincrement=False),
+    Column("balance", BigInteger, nullable=False),
+    Column("version", Integer, nullable=False),
+    CheckConstraint("balance >= 0", name="balance_not_negative"),
+)
+
+credit_entries = Table(
+    "credit_entries",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("key", String(200), nullable=False, unique=True),  # the idempotency key
+    Column("account", Integer, ForeignKey("users.id"), nullable=False),
+    Column("kind", String(10), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("at", UtcDateTime, nullable=False),
+    Column("reference", String(200), nullable=False),
+    Column("team_id", Integer, nullable=True),
+    Index(None, "account", "at"),
+    Index(None, "reference"),
+)
+
+# --- audits --------------------------------------------------------------------------------------------
+
+audits = Table(
+    "audits",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("team_id", Integer, nullable=False),  # 0: a personal audit outside any team
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("payer_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("origin", String(300), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("max_pages", Integer, nullable=False),
+    Column("concurrency", Integer, nullable=False),
+    Column("max_rps", Float, nullable=False),
+    Column("site_id", Integer, nullable=True, index=True),  # references sites(id) once sites are stored
+    Column("trigger", String(20), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("credits_reserved", BigInteger, nullable=False),
+    Column("verify_token_set", Boolean, nullable=False),
+    Column("webhook_url", Text, nullable=True),
+    Column("started_at", UtcDateTime, nullable=True),
+    Column("finished_at", UtcDateTime, nullable=True),
+    Column("archived_at", UtcDateTime, nullable=True),
+    Column("failure_reason", String(500), nullable=True),
+    Column("pages_crawled", Integer, nullable=False),
+    Column("pages_not_modified", Integer, nullable=False),
+    Column("health_score", SmallInteger, nullable=True),
+    Column("partial", Boolean, nullable=False),
+    Column("version", Integer, nullable=False),
+    Index(None, "team_id", "created_at"),
+    Index(None, "team_id", "status", "origin"),
+)
+
+# --- bulk crawl data (siteaudit.ports.crawl) -------------------------------------------------------------
+# Rows refer to URLs by (audit_id, url id). Only crawl_urls, reports and checkpoints carry a foreign key to
+# the audit: page, link, issue and frontier rows are written by the hundred thousand, and a per-row key
+# check would cost more than it protects (they are only ever written through the store, after interning).
+
+crawl_urls = Table(
+    "crawl_urls",
+    metadata,
+    Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), nullable=False),
+    Column("id", Integer, nullable=False, autoincrement=False),
+    Column("key", BigInteger, nullable=False),  # 64 bits of the URL's BLAKE2b digest: a small unique index
+    Column("url", Text, nullable=False),
+    PrimaryKeyConstraint("audit_id", "id"),
+    UniqueConstraint("audit_id", "key"),
+)
+
+crawl_pages = Table(
+    "crawl_pages",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("url_id", Integer, nullable=False, autoincrement=False),
+    Column("status_code", SmallInteger, nullable=True),
+    Column("depth", Integer, nullable=False),
+    Column("title", Text, nullable=True),
+    Column("meta_description", Text, nullable=True),
+    Column("word_count", Integer, nullable=False),
+    Column("blocked_by", String(100), nullable=True),
+    Column("fetch_error", String(30), nullable=True),
+    Column("content_type", String(200), nullable=True),
+    Column("template", Text, nullable=False),
+    Column("in_sitemap", Boolean, nullable=False),
+    Column("facts", JSON, nullable=False),  # the facts that are not columns (siteaudit.adapters.sql.row)
+    PrimaryKeyConstraint("audit_id", "url_id"),
+    Index(None, "audit_id", "status_code", "url_id"),
+    Index(None, "audit_id", "template"),
+)
+
+crawl_links = Table(
+    "crawl_links",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("source_id", Integer, nullable=False),
+    Column("target_id", Integer, nullable=False),
+    Column("kind", SmallInteger, nullable=False),
+    Column("nofollow", Boolean, nullable=False),
+    Column("internal", Boolean, nullable=False),
+    Index(None, "audit_id", "source_id"),
+)
+
+crawl_issues = Table(
+    "crawl_issues",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),  # writing order: the stable tie-breaker
+    Column("audit_id", Integer, nullable=False),
+    Column("url_id", Integer, nullable=False),
+    Column("check_code", String(100), nullable=False),
+    Column("severity", SmallInteger, nullable=False),  # Severity.rank: sorts errors first
+    Column("template", Text, nullable=False),
+    Column("details", JSON, nullable=False),
+    Index(None, "audit_id", "severity", "check_code", "url_id", "id"),
+    Index(None, "audit_id", "check_code", "url_id"),
+    Index(None, "audit_id", "template"),
+    Index(None, "audit_id", "url_id"),
+)
+
+crawl_frontier = Table(
+    "crawl_frontier",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("url_id", Integer, nullable=False, autoincrement=False),
+    Column("depth", Integer, nullable=False),
+    Column("state", SmallInteger, nullable=False),
+    PrimaryKeyConstraint("audit_id", "url_id"),
+    Index(None, "audit_id", "state", "depth", "url_id"),
+)
+
+crawl_checkpoints = Table(
+    "crawl_checkpoints",
+    metadata,
+    Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True),
+    Column("state", JSON, nullable=False),
+)
+
+crawl_reports = Table(
+    "crawl_reports",
+    metadata,
+    Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True),
+    Column("report", JSON, nullable=False),
+)

@@ -1,0 +1,270 @@
+"""The crawl store contract, once, against the memory store, a SQLite file and PostgreSQL."""
+
+from datetime import UTC, datetime
+
+import pytest
+from attrs import evolve
+from sql_backend import Backend
+
+from siteaudit.domain.account import Team, User
+from siteaudit.domain.audit import Audit
+from siteaudit.domain.facts import FetchError, Hop, HtmlFacts, Image, JsonLdBlock, Link, LinkKind, PageFacts
+from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.domain.issue import Issue, Severity
+from siteaudit.ports.crawl import FrontierEntry, FrontierState, LinkRow, PageSummary
+
+T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+SITE = "https://retro-clock.example"
+
+
+def _audits(backend: Backend, count: int = 2) -> list[AuditId]:
+    with backend.uow() as uow:
+        owner = uow.users.add(User(UserId(0), "owner@retro-clock.example", "growth", T0))
+        team = uow.teams.add(Team(TeamId(0), "Retro Clock", owner.id, T0))
+        ids = [
+            uow.audits.add(
+                Audit(AuditId(0), team.id, owner.id, owner.id, f"{SITE}/", SITE, T0, max_pages=500)
+            ).id
+            for _ in range(count)
+        ]
+        uow.commit()
+    return ids
+
+
+def _page(path: str, status: int | None = 200, **html: object) -> PageFacts:
+    facts = HtmlFacts(
+        titles=(f"Title of {path}", "A second title"),
+        meta_descriptions=(f"About {path}",),
+        h1s=("Clocks",),
+        heading_levels=(1, 2),
+        lang="en",
+        open_graph=frozenset({"og:title", "og:image"}),
+        json_ld=(JsonLdBlock(True, True, True, ("Product",)),),
+        links=(Link(f"{SITE}/a"), Link("https://elsewhere.example/", internal=False, nofollow=True)),
+        images=(Image(f"{SITE}/clock.png", has_alt=False, width="10"),),
+        word_count=321,
+        sketch=(5, 9, 1),
+        **html,  # type: ignore[arg-type]
+    )
+    return PageFacts(
+        url=f"{SITE}{path}",
+        depth=path.count("/"),
+        status_code=status,
+        content_type="text/html",
+        headers=(("server", "nginx"), ("x-robots-tag", "noarchive")),
+        redirects=(Hop(f"http://retro-clock.example{path}", 301, f"{SITE}{path}"),),
+        bytes=2048,
+        ttfb_ms=40,
+        in_sitemap=path.startswith("/blog"),
+        html=facts,
+    )
+
+
+def test_urls_get_dense_ids_in_first_seen_order_once_per_audit(backend: Backend) -> None:
+    first, second = _audits(backend)
+    store = backend.crawl
+    ids = store.intern(first, [f"{SITE}/b", f"{SITE}/a", f"{SITE}/b"])
+    assert dict(ids) == {f"{SITE}/b": 1, f"{SITE}/a": 2}
+    assert dict(store.intern(first, [f"{SITE}/c", f"{SITE}/a"])) == {f"{SITE}/c": 3, f"{SITE}/a": 2}
+    assert dict(store.intern(second, [f"{SITE}/a"])) == {f"{SITE}/a": 1}
+    assert dict(store.urls(first, [3, 1, 99])) == {1: f"{SITE}/b", 3: f"{SITE}/c"}
+    assert list(store.stream_urls(first)) == [(1, f"{SITE}/b"), (2, f"{SITE}/a"), (3, f"{SITE}/c")]
+
+
+def test_pages_read_back_equal_without_their_links_and_rewriting_replaces(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    pages = [
+        _page("/"),
+        _page("/blog/first-post"),
+        PageFacts(
+            f"{SITE}/gone", depth=1, fetch_error=FetchError.TIMEOUT, fetch_error_detail="read timed out"
+        ),
+        PageFacts(f"{SITE}/blocked", status_code=403, blocked_by="cloudflare", content_type="text/html"),
+    ]
+    assert store.write_pages(audit, pages, templates={f"{SITE}/blog/first-post": "/blog/[slug]"}) == 4
+    store.write_pages(other, [_page("/other")])
+    stored = list(store.stream_pages(audit))
+    assert [s.url_id for s in stored] == [1, 2, 3, 4]
+    assert [s.template for s in stored] == ["", "/blog/[slug]", "", ""]
+    for page, back in zip(pages, stored, strict=True):
+        html = page.html
+        assert back.facts == (page if html is None else evolve(page, html=evolve(html, links=())))
+    store.write_pages(audit, [evolve(_page("/"), status_code=500)])
+    assert store.page_count(audit) == 4
+    assert next(iter(store.stream_pages(audit))).facts.status_code == 500
+
+
+def test_page_lists_filter_by_status_and_paginate_in_a_stable_order(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    store.write_pages(audit, [_page(f"/p{i}", 404 if i % 3 == 0 else 200) for i in range(10)])
+    store.write_pages(other, [_page("/p0", 404)])
+    rows, total = store.list_pages(audit, offset=2, limit=3)
+    assert total == 10
+    assert [r.url for r in rows] == [f"{SITE}/p2", f"{SITE}/p3", f"{SITE}/p4"]
+    rows, total = store.list_pages(audit, status_code=404, limit=2)
+    assert total == 4
+    assert [r.url for r in rows] == [f"{SITE}/p0", f"{SITE}/p3"]
+    assert rows[0] == PageSummary(
+        url_id=1,
+        url=f"{SITE}/p0",
+        status_code=404,
+        depth=1,
+        title="Title of /p0",
+        meta_description="About /p0",
+        word_count=321,
+        content_type="text/html",
+    )
+    assert store.list_pages(audit, status_code=301) == ([], 0)
+
+
+def _issues() -> list[Issue]:
+    return [
+        Issue("title_too_long", Severity.WARNING, f"{SITE}/b", "/[slug]", {"length": 74}),
+        Issue("broken_link", Severity.ERROR, f"{SITE}/c", "", {"target": f"{SITE}/x", "status": 404}),
+        Issue("missing_alt", Severity.NOTICE, f"{SITE}/a", "/[slug]", {"images": [f"{SITE}/i.png"]}),
+        Issue("broken_link", Severity.ERROR, f"{SITE}/a", "", {"target": f"{SITE}/y", "status": 410}),
+        Issue("title_too_long", Severity.WARNING, f"{SITE}/a", "/[slug]", {"length": 80}),
+        Issue("broken_link", Severity.ERROR, f"{SITE}/a", "", {"target": f"{SITE}/z", "status": 500}),
+    ]
+
+
+def test_issues_list_most_severe_first_with_filters_totals_and_details(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    store.intern(audit, [f"{SITE}/a", f"{SITE}/b", f"{SITE}/c"])
+    assert store.write_issues(audit, _issues()) == 6
+    store.write_issues(other, _issues()[:1])
+    rows, total = store.list_issues(audit)
+    assert total == 6
+    assert [(i.check_code, i.url, i.details.get("target")) for i in rows] == [
+        ("broken_link", f"{SITE}/a", f"{SITE}/y"),
+        ("broken_link", f"{SITE}/a", f"{SITE}/z"),
+        ("broken_link", f"{SITE}/c", f"{SITE}/x"),
+        ("title_too_long", f"{SITE}/a", None),
+        ("title_too_long", f"{SITE}/b", None),
+        ("missing_alt", f"{SITE}/a", None),
+    ]
+    assert rows[5].details == {"images": [f"{SITE}/i.png"]}
+    assert store.list_issues(audit, offset=4, limit=10)[0] == rows[4:]
+    assert store.list_issues(audit, check_code="broken_link", limit=1) == (rows[:1], 3)
+    assert store.list_issues(audit, severity=Severity.WARNING)[1] == 2
+    assert store.list_issues(audit, template="/[slug]")[1] == 3
+    assert store.list_issues(audit, check_code="broken_link", severity=Severity.NOTICE) == ([], 0)
+
+
+def test_replacing_a_urls_issues_drops_only_those(backend: Backend) -> None:
+    (audit, _) = _audits(backend)
+    store = backend.crawl
+    store.write_issues(audit, _issues())
+    ids = store.intern(audit, [f"{SITE}/a"])
+    fresh = Issue("thin_content", Severity.WARNING, f"{SITE}/a", "", {"words": 12})
+    assert store.replace_issues(audit, [ids[f"{SITE}/a"]], [fresh]) == 1
+    remaining = sorted((url_id, i.check_code) for url_id, i in store.stream_issues(audit))
+    assert ids[f"{SITE}/a"] == 3
+    assert remaining == [(1, "title_too_long"), (2, "broken_link"), (3, "thin_content")]
+
+
+def test_templates_are_assigned_to_pages_and_their_issues(backend: Backend) -> None:
+    (audit, _) = _audits(backend)
+    store = backend.crawl
+    store.write_pages(audit, [_page("/blog/one"), _page("/blog/two"), _page("/about")])
+    store.write_issues(audit, [Issue("thin_content", Severity.WARNING, f"{SITE}/blog/two")])
+    store.assign_templates(audit, [(1, "/blog/[slug]"), (2, "/blog/[slug]"), (3, "/about")])
+    assert [s.template for s in store.stream_pages(audit)] == ["/blog/[slug]", "/blog/[slug]", "/about"]
+    assert store.list_pages(audit)[0][0].template == "/blog/[slug]"
+    assert [i.template for i in store.list_issues(audit, template="/blog/[slug]")[0]] == ["/blog/[slug]"]
+
+
+def test_links_stream_by_source_with_interned_ends(backend: Backend) -> None:
+    (audit, _) = _audits(backend)
+    store = backend.crawl
+    written = store.write_links(
+        audit,
+        [
+            (f"{SITE}/b", Link(f"{SITE}/a")),
+            (f"{SITE}/a", Link(f"{SITE}/b", kind=LinkKind.CANONICAL)),
+            (f"{SITE}/a", Link("https://elsewhere.example/", internal=False, nofollow=True)),
+            (f"{SITE}/b", Link(f"{SITE}/logo.png", kind=LinkKind.IMG)),
+        ],
+    )
+    assert written == 4
+    ids = store.intern(audit, [f"{SITE}/b", f"{SITE}/a", "https://elsewhere.example/", f"{SITE}/logo.png"])
+    assert list(ids.values()) == [1, 2, 3, 4]
+    assert sorted(store.stream_links(audit), key=lambda r: (r.source, r.target)) == [
+        LinkRow(1, 2, LinkKind.A),
+        LinkRow(1, 4, LinkKind.IMG),
+        LinkRow(2, 1, LinkKind.CANONICAL),
+        LinkRow(2, 3, LinkKind.A, nofollow=True, internal=False),
+    ]
+    assert [r.source for r in store.stream_links(audit)] == [1, 1, 2, 2]
+
+
+def test_the_report_and_the_checkpoint_are_replaced_and_read_back(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    assert store.report(audit) is None and store.checkpoint(audit) is None
+    report = {"health_score": 87, "totals": {"pages": 12}, "fix_prompt": "# Fix these\n- titles"}
+    store.save_report(audit, report)
+    store.save_report(audit, {**report, "health_score": 88})
+    store.save_checkpoint(audit, {"cursor": [1, 2], "cookies": {}})
+    assert store.report(audit) == {**report, "health_score": 88}
+    assert store.checkpoint(audit) == {"cursor": [1, 2], "cookies": {}}
+    assert store.report(other) is None
+
+
+def test_the_frontier_queues_each_url_once_and_hands_out_shallowest_first(backend: Backend) -> None:
+    (audit, _) = _audits(backend)
+    store = backend.crawl
+    assert store.frontier_add(audit, [(f"{SITE}/", 0), (f"{SITE}/deep/page", 2), (f"{SITE}/a", 1)]) == 3
+    assert store.frontier_add(audit, [(f"{SITE}/a", 0), (f"{SITE}/b", 1), (f"{SITE}/b", 1)]) == 1
+    assert store.frontier_next(audit, 2) == [
+        FrontierEntry(1, f"{SITE}/", 0),
+        FrontierEntry(3, f"{SITE}/a", 1),
+    ]
+    store.frontier_mark(audit, [1, 3], FrontierState.DONE)
+    store.frontier_mark(audit, [2], FrontierState.SKIPPED)
+    assert [e.url for e in store.frontier_next(audit, 10)] == [f"{SITE}/b"]
+    assert store.frontier_counts(audit) == {
+        FrontierState.DONE: 2,
+        FrontierState.SKIPPED: 1,
+        FrontierState.QUEUED: 1,
+    }
+    assert store.frontier_add(audit, [(f"{SITE}/", 0)]) == 0  # seen, even when done
+
+
+def test_archiving_removes_the_detail_keeps_the_report_and_spares_other_audits(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    for each in (audit, other):
+        store.write_pages(each, [_page("/"), _page("/a")])
+        store.write_links(each, [(f"{SITE}/", Link(f"{SITE}/a"))])
+        store.write_issues(each, _issues())
+        store.frontier_add(each, [(f"{SITE}/b", 1)])
+        store.save_checkpoint(each, {"slice": 3})
+        store.save_report(each, {"health_score": 70})
+    store.archive(audit)
+    assert store.page_count(audit) == 0
+    assert store.list_issues(audit) == ([], 0)
+    assert list(store.stream_links(audit)) == []
+    assert list(store.stream_urls(audit)) == []
+    assert store.frontier_counts(audit) == {}
+    assert store.checkpoint(audit) is None
+    assert store.report(audit) == {"health_score": 70}
+    assert store.page_count(other) == 2
+    assert store.list_issues(other)[1] == 6
+    assert len(list(store.stream_links(other))) == 1
+
+
+@pytest.mark.parametrize("count", [0, 2_345])
+def test_batches_of_any_size_are_written_whole(backend: Backend, count: int) -> None:
+    (audit, _) = _audits(backend)
+    store = backend.crawl
+    pages = [PageFacts(f"{SITE}/p/{i}", depth=1, status_code=200) for i in range(count)]
+    assert store.write_pages(audit, pages) == count
+    issues = [Issue("orphan_page", Severity.NOTICE, p.url) for p in pages]
+    assert store.write_issues(audit, issues) == count
+    assert store.page_count(audit) == count
+    assert [s.url_id for s in store.stream_pages(audit)] == list(range(1, count + 1))
+    assert sum(1 for _ in store.stream_issues(audit)) == count

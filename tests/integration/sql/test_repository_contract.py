@@ -1,0 +1,363 @@
+"""The repository contract, once, against the memory adapters, a SQLite file and PostgreSQL."""
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from attrs import evolve
+from sql_backend import Backend
+
+from siteaudit.domain.account import Membership, Role, Team, User
+from siteaudit.domain.audit import Audit, AuditStatus
+from siteaudit.domain.credit import EntryKind, credits
+from siteaudit.domain.error import ConcurrentUpdate, Conflict, InsufficientCredits, NotFound
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+
+T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+
+
+def _people(backend: Backend) -> tuple[User, User, Team]:
+    with backend.uow() as uow:
+        owner = uow.users.add(User(UserId(0), "owner@retro-clock.example", "growth", T0, name="Ada"))
+        member = uow.users.add(User(UserId(0), "member@retro-clock.example", "free", T0))
+        team = uow.teams.add(Team(TeamId(0), "Retro Clock", owner.id, T0))
+        uow.commit()
+    return owner, member, team
+
+
+def _audit(team: Team, user: User, *, at: datetime = T0, site: int | None = None, url: str = "") -> Audit:
+    return Audit(
+        id=AuditId(0),
+        team_id=team.id,
+        user_id=user.id,
+        payer_id=user.id,
+        url=url or "https://retro-clock.example/",
+        origin="https://retro-clock.example",
+        created_at=at,
+        max_pages=500,
+        site_id=None if site is None else SiteId(site),
+        credits_reserved=5000,
+        webhook_url="https://hooks.retro-clock.example/done",
+    )
+
+
+# --- users and teams -----------------------------------------------------------------------------------
+
+
+def test_a_user_added_gets_an_id_and_reads_back_equal(backend: Backend) -> None:
+    owner, member, _ = _people(backend)
+    assert owner.id > 0 and member.id > 0 and owner.id != member.id
+    with backend.uow() as uow:
+        assert uow.users.get(owner.id) == owner
+        assert uow.users.by_email("member@retro-clock.example") == member
+        assert uow.users.count() == 2
+
+
+def test_a_second_user_with_the_same_email_is_a_conflict(backend: Backend) -> None:
+    _people(backend)
+    with backend.uow() as uow, pytest.raises(Conflict):
+        uow.users.add(User(UserId(0), "owner@retro-clock.example", "free", T0))
+
+
+def test_unknown_users_and_teams_are_not_found(backend: Backend) -> None:
+    with backend.uow() as uow:
+        for lookup in (
+            lambda: uow.users.get(UserId(999_999)),
+            lambda: uow.users.by_email("nobody@retro-clock.example"),
+            lambda: uow.teams.get(TeamId(999_999)),
+            lambda: uow.teams.by_name("Nobody"),
+        ):
+            with pytest.raises(NotFound):
+                lookup()
+        with pytest.raises(NotFound):
+            uow.users.save(User(UserId(999_999), "x@retro-clock.example", "free", T0))
+
+
+def test_leaving_without_commit_rolls_everything_back(backend: Backend) -> None:
+    with backend.uow() as uow:
+        uow.users.add(User(UserId(0), "gone@retro-clock.example", "free", T0))
+    with backend.uow() as uow:
+        assert uow.users.count() == 0
+
+
+def test_an_explicit_rollback_forgets_staged_changes_and_the_unit_of_work_goes_on(backend: Backend) -> None:
+    with backend.uow() as uow:
+        uow.users.add(User(UserId(0), "gone@retro-clock.example", "free", T0))
+        uow.rollback()
+        kept = uow.users.add(User(UserId(0), "kept@retro-clock.example", "free", T0))
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.users.count() == 1
+        assert uow.users.get(kept.id).email == "kept@retro-clock.example"
+
+
+def test_saving_a_user_changes_their_plan(backend: Backend) -> None:
+    owner, _, _ = _people(backend)
+    with backend.uow() as uow:
+        uow.users.save(evolve(owner, plan="scale"))
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.users.get(owner.id).plan == "scale"
+
+
+def test_a_team_starts_with_its_owner_and_members_come_and_go(backend: Backend) -> None:
+    owner, member, team = _people(backend)
+    with backend.uow() as uow:
+        assert uow.teams.get(team.id) == team
+        assert uow.teams.by_name("Retro Clock") == team
+        assert uow.teams.membership(team.id, owner.id) == Membership(team.id, owner.id, Role.OWNER)
+        assert uow.teams.membership(team.id, member.id) is None
+        uow.teams.add_member(Membership(team.id, member.id, Role.MEMBER))
+        uow.teams.add_member(Membership(team.id, member.id, Role.OWNER))  # again: changes nothing
+        uow.commit()
+    with backend.uow() as uow:
+        assert [m.user_id for m in uow.teams.members(team.id)] == sorted([owner.id, member.id])
+        assert uow.teams.membership(team.id, member.id) == Membership(team.id, member.id, Role.MEMBER)
+        assert uow.teams.of_user(member.id) == [team]
+        uow.teams.remove_member(team.id, member.id)
+        uow.teams.remove_member(team.id, member.id)
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.teams.membership(team.id, member.id) is None
+        assert uow.teams.of_user(member.id) == []
+
+
+def test_a_second_team_with_the_same_name_is_a_conflict(backend: Backend) -> None:
+    owner, _, _ = _people(backend)
+    with backend.uow() as uow, pytest.raises(Conflict):
+        uow.teams.add(Team(TeamId(0), "Retro Clock", owner.id, T0))
+
+
+def test_teams_of_a_user_are_oldest_first(backend: Backend) -> None:
+    owner, _, first = _people(backend)
+    with backend.uow() as uow:
+        second = uow.teams.add(Team(TeamId(0), "Second Hand", owner.id, T0))
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.teams.of_user(owner.id) == [first, second]
+
+
+# --- credits -------------------------------------------------------------------------------------------
+
+
+def test_a_grant_replayed_with_its_key_changes_nothing(backend: Backend) -> None:
+    owner, _, _ = _people(backend)
+    with backend.uow() as uow:
+        assert uow.credits.balance(owner.id) == 0
+        assert uow.credits.grant(owner.id, credits(100), key="grant:1", at=T0) is True
+        assert uow.credits.grant(owner.id, credits(100), key="grant:1", at=T0) is False
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.credits.grant(owner.id, credits(100), key="grant:1", at=T0) is False
+        assert uow.credits.balance(owner.id) == credits(100)
+        [entry] = uow.credits.entries(owner.id)
+        assert (entry.kind, entry.amount, entry.key, entry.at) == (EntryKind.GRANT, 1000, "grant:1", T0)
+
+
+def test_a_refused_reservation_leaves_no_trace_even_when_the_caller_commits(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        uow.credits.grant(owner.id, 50, key="g", at=T0)
+        with pytest.raises(InsufficientCredits):
+            uow.credits.reserve(owner.id, 60, reference="audit:1", at=T0, team=team.id)
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.credits.balance(owner.id) == 50
+        assert uow.credits.reserved("audit:1") is None
+        assert [e.kind for e in uow.credits.entries(owner.id)] == [EntryKind.GRANT]
+
+
+def test_a_reservation_holds_once_and_settling_charges_the_cost_once(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    later = T0 + timedelta(hours=1)
+    with backend.uow() as uow:
+        uow.credits.grant(owner.id, 1000, key="g", at=T0)
+        assert uow.credits.reserve(owner.id, 400, reference="audit:1", at=T0, team=team.id) is True
+        assert uow.credits.reserve(owner.id, 400, reference="audit:1", at=T0, team=team.id) is False
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.credits.balance(owner.id) == 600
+        assert uow.credits.reserved("audit:1") == 400
+        assert uow.credits.is_settled("audit:1") is False
+        assert uow.credits.settle("audit:1", cost=150, at=later) is True
+        assert uow.credits.settle("audit:1", cost=150, at=later) is False
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.credits.settle("audit:1", cost=400, at=later) is False
+        assert uow.credits.balance(owner.id) == 850
+        assert uow.credits.is_settled("audit:1") is True
+        entries = uow.credits.entries(owner.id)
+        assert sum(e.amount for e in entries) == 850
+        assert {e.kind: e.amount for e in entries} == {
+            EntryKind.GRANT: 1000,
+            EntryKind.RESERVE: -400,
+            EntryKind.RELEASE: 400,
+            EntryKind.CHARGE: -150,
+        }
+        assert all(e.team_id == team.id for e in entries if e.kind is not EntryKind.GRANT)
+        assert uow.credits.spent_since(owner.id, T0) == 150
+        assert uow.credits.spent_since(owner.id, later + timedelta(seconds=1)) == 0
+        assert uow.credits.spent_since(owner.id, T0, team=team.id) == 150
+        assert uow.credits.spent_since(owner.id, T0, team=TeamId(team.id + 1)) == 0
+
+
+def test_settling_charges_at_most_the_hold_and_an_unknown_hold_is_not_found(backend: Backend) -> None:
+    owner, _, _ = _people(backend)
+    with backend.uow() as uow:
+        uow.credits.grant(owner.id, 1000, key="g", at=T0)
+        uow.credits.reserve(owner.id, 300, reference="audit:2", at=T0)
+        uow.credits.settle("audit:2", cost=999, at=T0)
+        with pytest.raises(NotFound):
+            uow.credits.settle("audit:999_999", cost=1, at=T0)
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.credits.balance(owner.id) == 700
+        assert uow.credits.spent_since(owner.id, T0) == 300
+
+
+def test_a_zero_reservation_on_an_empty_account_is_allowed(backend: Backend) -> None:
+    owner, _, _ = _people(backend)
+    with backend.uow() as uow:
+        assert uow.credits.reserve(owner.id, 0, reference="recheck:1", at=T0) is True
+        assert uow.credits.settle("recheck:1", cost=0, at=T0) is True
+        assert uow.credits.balance(owner.id) == 0
+
+
+def test_ledger_entries_are_oldest_first(backend: Backend) -> None:
+    owner, _, _ = _people(backend)
+    with backend.uow() as uow:
+        uow.credits.grant(owner.id, 10, key="b-later", at=T0 + timedelta(minutes=1))
+        uow.credits.grant(owner.id, 10, key="c-first", at=T0)
+        uow.credits.grant(owner.id, 10, key="a-first", at=T0)
+        uow.commit()
+    with backend.uow() as uow:
+        assert [e.key for e in uow.credits.entries(owner.id)] == ["a-first", "c-first", "b-later"]
+
+
+# --- audits --------------------------------------------------------------------------------------------
+
+
+def test_an_audit_reads_back_equal_with_aware_utc_datetimes(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    paris = timezone(timedelta(hours=1))
+    with backend.uow() as uow:
+        audit = uow.audits.add(_audit(team, owner, at=datetime(2026, 11, 22, 10, 30, tzinfo=paris)))
+        uow.commit()
+    with backend.uow() as uow:
+        stored = uow.audits.get(audit.id, team=team.id)
+    assert stored == audit
+    assert stored.created_at == datetime(2026, 11, 22, 9, 30, tzinfo=UTC)
+    if backend.name != "memory":  # the memory store keeps the very objects it was given
+        assert stored.created_at.tzinfo is UTC
+
+
+def test_another_teams_audit_does_not_exist(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        audit = uow.audits.add(_audit(team, owner))
+        uow.commit()
+    with backend.uow() as uow:
+        with pytest.raises(NotFound):
+            uow.audits.get(audit.id, team=TeamId(team.id + 1))
+        with pytest.raises(NotFound):
+            uow.audits.get_any(AuditId(audit.id + 1))
+        assert uow.audits.get_any(audit.id) == audit
+
+
+def test_saving_an_audit_moved_by_someone_else_is_a_concurrent_update(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        audit = uow.audits.add(_audit(team, owner))
+        uow.commit()
+    first, second = backend.uow(), backend.uow()
+    with first:
+        mine = first.audits.get(audit.id, team=team.id)
+    with second:
+        theirs = second.audits.get(audit.id, team=team.id)
+        second.audits.save(theirs.start(now=T0))
+        second.commit()
+    with first:
+        # a fresh unit of work that never loaded it cannot save it either
+        with pytest.raises(ConcurrentUpdate):
+            first.audits.save(mine.start(now=T0))
+    with backend.uow() as uow:
+        stored = uow.audits.get_any(audit.id)
+        assert (stored.status, stored.version) == (AuditStatus.RUNNING, 1)
+
+
+def test_an_overtaken_unit_of_work_cannot_save_its_stale_audit(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        audit = uow.audits.add(_audit(team, owner)).start(now=T0)
+        uow.audits.save(audit)
+        uow.commit()
+    if backend.name == "sqlite":
+        pytest.skip("one writer at a time: a second unit of work waits for the first, it cannot overtake it")
+    with backend.uow() as uow:
+        stale = uow.audits.get(audit.id, team=team.id)
+        with backend.uow() as other:
+            other.audits.save(
+                other.audits.get_any(audit.id).record_progress(pages_crawled=3, pages_not_modified=0)
+            )
+            other.commit()
+        with pytest.raises(ConcurrentUpdate):
+            uow.audits.save(stale.record_progress(pages_crawled=1, pages_not_modified=0))
+    with backend.uow() as uow:
+        stored = uow.audits.get_any(audit.id)
+        assert (stored.pages_crawled, stored.version) == (3, 2)
+
+
+def test_several_saves_in_one_unit_of_work_follow_its_own_versions(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        audit = uow.audits.add(_audit(team, owner))
+        audit = audit.start(now=T0)
+        uow.audits.save(audit)
+        audit = audit.record_progress(pages_crawled=2, pages_not_modified=1)
+        uow.audits.save(audit)
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.audits.get_any(audit.id) == audit
+        with pytest.raises(NotFound):
+            uow.audits.save(evolve(audit, id=AuditId(audit.id + 100)))
+
+
+def test_audits_list_newest_first_with_personal_ones_and_a_total(backend: Backend) -> None:
+    owner, member, team = _people(backend)
+    with backend.uow() as uow:
+        made = [
+            uow.audits.add(_audit(team, owner, at=T0 + timedelta(minutes=i), site=i % 2)) for i in range(5)
+        ]
+        personal = uow.audits.add(evolve(_audit(team, member, at=T0 - timedelta(days=1)), team_id=TeamId(0)))
+        uow.commit()
+    with backend.uow() as uow:
+        rows, total = uow.audits.list(team=team.id, offset=1, limit=2)
+        assert (list(rows), total) == ([made[3], made[2]], 5)
+        rows, total = uow.audits.list(team=team.id, user=member.id, limit=10)
+        assert total == 6 and rows[-1] == personal
+        rows, total = uow.audits.list(team=team.id, site=SiteId(1))
+        assert (list(rows), total) == ([made[3], made[1]], 2)
+        assert uow.audits.count_started_by(owner.id) == 5
+        assert uow.audits.count_started_by(member.id) == 1
+
+
+def test_the_latest_done_audit_is_of_the_same_site_or_origin_and_older(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        ids = []
+        for site in (None, None, 7, None):
+            audit = uow.audits.add(_audit(team, owner, site=site))
+            audit = audit.start(now=T0).stop_crawling(partial=False)
+            audit, _ = audit.publish_report(health_score=90, now=T0)
+            uow.audits.save(audit)
+            ids.append(audit.id)
+        uow.commit()
+    with backend.uow() as uow:
+        origin = "https://retro-clock.example"
+        found = uow.audits.latest_done(team=team.id, origin=origin, site=None, before=ids[3])
+        assert found is not None and found.id == ids[1]
+        assert uow.audits.latest_done(team=team.id, origin=origin, site=None, before=ids[0]) is None
+        in_site = uow.audits.latest_done(team=team.id, origin=origin, site=SiteId(7), before=ids[3])
+        assert in_site is not None and in_site.id == ids[2]
+        assert (
+            uow.audits.latest_done(team=TeamId(team.id + 1), origin=origin, site=None, before=ids[3]) is None
+        )
