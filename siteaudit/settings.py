@@ -31,6 +31,10 @@ class Settings:
     log_level: str = "info"
     log_json: bool = False
     trusted_proxies: tuple[str, ...] = ()
+    crawl_time_cap_s: float = 3600.0  # an audit stops (partial) after this long
+    slice_pages: int = 500  # pages per crawl slice before handing over to the next message
+    slice_seconds: float = 120.0  # seconds per crawl slice
+    worker_threads: int = 4  # threads of the in-process worker (`serve`) or of `siteaudit worker`
 
     @property
     def base_url(self) -> str:
@@ -58,6 +62,10 @@ class Settings:
             ("LOG_LEVEL", str),
             ("LOG_JSON", lambda v: v.lower() in ("1", "true", "yes", "on")),
             ("TRUSTED_PROXIES", _cidrs),
+            ("CRAWL_TIME_CAP_S", float),
+            ("SLICE_PAGES", int),
+            ("SLICE_SECONDS", float),
+            ("WORKER_THREADS", int),
         ):
             raw = get(name)
             if raw is not None:

@@ -10,8 +10,12 @@ class DispatchError(Exception):
 
 
 class TaskQueue(Protocol):
-    def crawl_slice(self, audit_id: AuditId) -> None:
-        """Queue one crawl slice of the audit. Raises DispatchError when the message was not accepted."""
+    def crawl_slice(self, audit_id: AuditId, *, verify_token: str | None = None) -> None:
+        """Queue one crawl slice of the audit. Raises DispatchError when the message was not accepted.
+
+        `verify_token` (the caller's firewall allow-list token) travels with the message only, sealed by
+        the adapter where messages leave the process: it is never stored in the database or logged.
+        """
         ...
 
     def finalize_audit(self, audit_id: AuditId) -> None:

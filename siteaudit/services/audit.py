@@ -108,7 +108,7 @@ def start_audit(
         )
         uow.commit()
     try:
-        queue.crawl_slice(audit.id)
+        queue.crawl_slice(audit.id, verify_token=request.verify_token)
     except DispatchError as exc:
         fail_audit(audit.id, dispatch_failed(str(exc) or type(exc).__name__), uow=uow, clock=clock)
         raise DispatchFailed(audit.id) from exc

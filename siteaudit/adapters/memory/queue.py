@@ -12,6 +12,7 @@ class MemoryTaskQueue:
 
     def __init__(self) -> None:
         self._messages: collections.deque[tuple[str, int | None]] = collections.deque()
+        self._tokens: dict[int, str] = {}
         self._lock = threading.Lock()
         self.refuse_with: str | None = None
 
@@ -21,8 +22,16 @@ class MemoryTaskQueue:
                 raise DispatchError(self.refuse_with)
             self._messages.append((actor, argument))
 
-    def crawl_slice(self, audit_id: AuditId) -> None:
+    def crawl_slice(self, audit_id: AuditId, *, verify_token: str | None = None) -> None:
         self._put("crawl_slice", audit_id)
+        if verify_token is not None:
+            with self._lock:
+                self._tokens[audit_id] = verify_token
+
+    def verify_token(self, audit_id: int) -> str | None:
+        """The token that travels with the audit's crawl-slice messages (held in this process only)."""
+        with self._lock:
+            return self._tokens.get(audit_id)
 
     def finalize_audit(self, audit_id: AuditId) -> None:
         self._put("finalize_audit", audit_id)

@@ -4,6 +4,7 @@ Actors are declared by `siteaudit.entrypoints.worker.declare_actors` against an 
 import time; this adapter only needs the queue and actor names, so publishing needs no actor objects.
 """
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import dramatiq
@@ -39,8 +40,9 @@ def queue_name(broker: dramatiq.Broker, base: str) -> str:
 class DramatiqTaskQueue:
     """Publishes `crawl_slice`, `finalize_audit` and `deliver_webhooks` messages."""
 
-    def __init__(self, broker: dramatiq.Broker) -> None:
+    def __init__(self, broker: dramatiq.Broker, *, seal: Callable[[str], str] | None = None) -> None:
         self._broker = broker
+        self._seal = seal
 
     def _send(self, base_queue: str, actor: str, *args: Any) -> None:
         message = dramatiq.Message(
@@ -55,8 +57,13 @@ class DramatiqTaskQueue:
         except Exception as exc:  # every broker failure is a dispatch failure to the caller
             raise DispatchError(f"{type(exc).__name__}: {exc}"[:300]) from exc
 
-    def crawl_slice(self, audit_id: AuditId) -> None:
-        self._send(CRAWL_QUEUE, "crawl_slice", int(audit_id))
+    def crawl_slice(self, audit_id: AuditId, *, verify_token: str | None = None) -> None:
+        sealed = None
+        if verify_token is not None:
+            if self._seal is None:
+                raise DispatchError("no secret key to seal the verify token with")
+            sealed = self._seal(verify_token)
+        self._send(CRAWL_QUEUE, "crawl_slice", int(audit_id), sealed)
 
     def finalize_audit(self, audit_id: AuditId) -> None:
         self._send(FINALIZE_QUEUE, "finalize_audit", int(audit_id))

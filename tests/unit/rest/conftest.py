@@ -4,6 +4,7 @@ import falcon.testing
 import pytest
 from attrs import frozen
 
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.credit import credits
@@ -29,7 +30,7 @@ class World:
 @pytest.fixture
 def world() -> World:
     clock = FixedClock()
-    app = bootstrap(Settings(database_url="memory://"), clock=clock)
+    app = bootstrap(Settings(database_url="memory://"), clock=clock, queue=MemoryTaskQueue())
     kw = {"uow": app.uow(), "clock": clock}
     accounts.create_user("owner@retro-clock.example", plan="growth", **kw, secrets=SystemSecrets())
     accounts.create_user(

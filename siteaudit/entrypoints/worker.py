@@ -1,0 +1,99 @@
+"""Dramatiq actors (thin: one use case each), the periodic jobs, and the worker process.
+
+Actors are declared against an explicit broker by `declare_actors`, never at import time. The embedded
+default (`siteaudit serve`) runs them on the in-process broker in worker threads; production runs
+`siteaudit worker` processes against RabbitMQ.
+"""
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import dramatiq
+
+from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE, queue_name
+from siteaudit.bootstrap import App
+
+log = logging.getLogger("siteaudit.worker")
+
+SLICE_TIME_LIMIT_MS = 15 * 60 * 1000
+
+
+def declare_actors(broker: dramatiq.Broker, app: App) -> dict[str, dramatiq.Actor]:  # type: ignore[type-arg]
+    @dramatiq.actor(
+        broker=broker,
+        queue_name=queue_name(broker, CRAWL_QUEUE),
+        actor_name="crawl_slice",
+        max_retries=3,
+        min_backoff=2_000,
+        time_limit=SLICE_TIME_LIMIT_MS,
+    )
+    def crawl_slice(audit_id: int, sealed_token: str | None = None) -> None:
+        app.services.run_crawl_slice(
+            audit_id, verify_token=app.unseal(sealed_token) if sealed_token else None
+        )
+
+    @dramatiq.actor(
+        broker=broker,
+        queue_name=queue_name(broker, FINALIZE_QUEUE),
+        actor_name="finalize_audit",
+        max_retries=3,
+    )
+    def finalize_audit(audit_id: int) -> None:
+        app.services.finalize_audit(audit_id)
+
+    @dramatiq.actor(
+        broker=broker,
+        queue_name=queue_name(broker, WEBHOOK_QUEUE),
+        actor_name="deliver_webhooks",
+        max_retries=0,
+    )
+    def deliver_webhooks() -> None:
+        app.services.deliver_webhooks()
+
+    return {
+        "crawl_slice": crawl_slice,
+        "finalize_audit": finalize_audit,
+        "deliver_webhooks": deliver_webhooks,
+    }
+
+
+class Periodic:
+    """Runs jobs every few seconds on a daemon thread: webhook deliveries that came due."""
+
+    def __init__(self, jobs: list[tuple[float, Callable[[], Any]]]) -> None:
+        self._jobs = jobs
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="siteaudit-periodic", daemon=True)
+
+    def _run(self) -> None:
+        due = [0.0] * len(self._jobs)
+        elapsed = 0.0
+        tick = 1.0
+        while not self._stop.wait(tick):
+            elapsed += tick
+            for index, (every, job) in enumerate(self._jobs):
+                if elapsed >= due[index]:
+                    due[index] = elapsed + every
+                    try:
+                        job()
+                    except Exception:
+                        log.exception("periodic job %s failed", getattr(job, "__name__", job))
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def start_worker(app: App, *, threads: int) -> tuple[dramatiq.Worker, Periodic]:
+    """Declare the actors on the app's broker and start consuming in this process."""
+    declare_actors(app.broker, app)
+    worker = dramatiq.Worker(app.broker, worker_threads=threads)
+    worker.start()
+    periodic = Periodic([(10.0, app.services.deliver_webhooks)])
+    periodic.start()
+    return worker, periodic
