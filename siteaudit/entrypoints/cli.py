@@ -1,6 +1,7 @@
 """The `siteaudit` command: serve, migrate, admin (until the web app exists), and more."""
 
 import json
+import logging
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +44,34 @@ def serve(host: str | None, port: int | None) -> None:
     from siteaudit.entrypoints.embedded import serve as run
 
     run(host=host, port=port)
+
+
+@main.command()
+@click.option(
+    "--threads", default=None, type=int, help="Worker threads (default SITEAUDIT_WORKER_THREADS or 4)."
+)
+def worker(threads: int | None) -> None:
+    """Consume crawl, finalisation and webhook work from SITEAUDIT_BROKER_URL (RabbitMQ) until stopped."""
+    import signal
+    import threading
+
+    from siteaudit.entrypoints.worker import start_worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    app = _app()
+    if not app.settings.broker_url:
+        click.echo(
+            "error: set SITEAUDIT_BROKER_URL (amqp://...); `siteaudit serve` runs its own workers", err=True
+        )
+        sys.exit(2)
+    running, periodic = start_worker(app, threads=threads or app.settings.worker_threads)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    click.echo(f"worker consuming from {app.settings.broker_url.split('@')[-1]}")
+    stop.wait()
+    periodic.stop()
+    running.stop()
 
 
 @main.command()

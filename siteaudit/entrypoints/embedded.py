@@ -9,6 +9,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 import click
 
 from siteaudit.bootstrap import bootstrap
+from siteaudit.entrypoints.worker import start_worker
 from siteaudit.services.account import ensure_local_owner
 
 
@@ -25,6 +26,7 @@ def serve(*, host: str | None = None, port: int | None = None) -> None:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s", stream=sys.stderr
     )
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     app = bootstrap()
     settings = app.settings
     host = host or settings.host
@@ -52,10 +54,14 @@ def serve(*, host: str | None = None, port: int | None = None) -> None:
         f"  curl -s {base}/crawls/1/report -H 'Authorization: Bearer {key}'\n"
         f"The API is described at {base}/openapi.json. Stop with Ctrl-C."
     )
+    worker, periodic = start_worker(app, threads=settings.worker_threads)
     with make_server(
         host, port, app.rest_api(), server_class=_ThreadingServer, handler_class=_QuietHandler
     ) as server:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            click.echo("stopped")
+            click.echo("stopping")
+        finally:
+            periodic.stop()
+            worker.stop()
