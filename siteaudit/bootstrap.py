@@ -53,7 +53,9 @@ class Services:
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> audit_services.AuditStarted:
         a = self.app
-        return audit_services.start_audit(request, caller, uow=a.uow(), clock=a.clock, queue=a.queue)
+        return audit_services.start_audit(
+            request, caller, uow=a.uow(), clock=a.clock, queue=a.queue, public_only=(a.resolver, a.policy)
+        )
 
     def list_audits(
         self, caller: Caller, *, site_id: int | None, offset: int, limit: int

@@ -303,3 +303,56 @@ def webhook_secret(email: str, rotate: bool, as_json: bool) -> None:
         _out(as_json, {"email": email, "webhook_secret": secret, "rotated": rotate}, secret)
 
     _run(act)
+
+
+@main.command()
+@click.argument("url")
+@click.option(
+    "--max-pages", type=int, default=None, help="Page cap (default 500: the cap without a verified site)."
+)
+@click.option("--max-rps", type=float, default=None, help="Requests per second, 0.5-3 (default 2).")
+@click.option("--concurrency", type=int, default=None, help="Requests in flight, 1-20 (default 2).")
+@click.option(
+    "--verify-token", default=None, help="Sent as X-Service-Verify so a firewall can allow-list us."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning"]),
+    default=None,
+    help="Exit 1 when the report has issues of this severity (or worse): gates a CI pipeline.",
+)
+def audit(
+    url: str,
+    max_pages: int | None,
+    max_rps: float | None,
+    concurrency: int | None,
+    verify_token: str | None,
+    as_json: bool,
+    fail_on: str | None,
+) -> None:
+    """Audit URL once, in this process, and print the score, totals and top issues by template."""
+    from siteaudit.entrypoints.oneshot import run_audit
+
+    try:
+        report = run_audit(
+            url,
+            max_pages=max_pages,
+            max_rps=max_rps,
+            concurrency=concurrency,
+            verify_token=verify_token,
+            progress=not as_json and sys.stderr.isatty(),
+        )
+    except DomainError as error:
+        click.echo(f"error: {error.code}: {error.message}", err=True)
+        sys.exit(2)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        from siteaudit.entrypoints.oneshot import print_summary
+
+        print_summary(report)
+    counts = report.get("issue_counts", {})
+    failing = counts.get("error", 0) + (counts.get("warning", 0) if fail_on == "warning" else 0)
+    if fail_on is not None and failing > 0:
+        sys.exit(1)

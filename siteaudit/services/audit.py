@@ -1,6 +1,7 @@
 """Audit use cases: start, cancel, fail and end an audit, with its credits reserved and settled once."""
 
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from attrs import frozen
 
@@ -17,7 +18,10 @@ from siteaudit.domain.audit import (
 from siteaudit.domain.credit import audit_cost
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.network import AddressPolicy, NameNotResolved
+from siteaudit.domain.site import InvalidUrl
 from siteaudit.ports.clock import Clock
+from siteaudit.ports.network import Resolver
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.site import site_terms
@@ -52,6 +56,7 @@ def start_audit(
     clock: Clock,
     queue: TaskQueue,
     site_endpoint: bool = False,
+    public_only: tuple[Resolver, AddressPolicy] | None = None,
 ) -> AuditStarted:
     """Validate, reserve `estimated_credits`, store the audit `queued`, commit, then dispatch it.
 
@@ -80,6 +85,8 @@ def start_audit(
         settings = decide_audit_settings(
             request, plan=plan, site=site, origin_verified=origin_verified, site_endpoint=site_endpoint
         )
+        if public_only is not None:
+            require_public_address(settings.url, *public_only)
         audit = uow.audits.add(
             Audit(
                 id=AuditId(0),
@@ -113,6 +120,22 @@ def start_audit(
         fail_audit(audit.id, dispatch_failed(str(exc) or type(exc).__name__), uow=uow, clock=clock)
         raise DispatchFailed(audit.id) from exc
     return AuditStarted(audit)
+
+
+def require_public_address(url: str, resolver: Resolver, policy: AddressPolicy) -> None:
+    """Refuse (422 invalid_url) a URL whose host does not resolve, or resolves to any non-public address.
+
+    The crawler checks again at every connection (DNS can change); this answers the caller at once.
+    """
+    host = (urlsplit(url).hostname or "").strip("[]")
+    try:
+        addresses = resolver.resolve(host)
+    except NameNotResolved:
+        raise InvalidUrl(url, f"its host {host!r} does not resolve") from None
+    for address in addresses:
+        reason = policy.refusal(address)
+        if reason is not None:
+            raise InvalidUrl(url, f"its host resolves to a non-public address ({reason})")
 
 
 def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> None:

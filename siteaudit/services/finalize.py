@@ -23,7 +23,7 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.report import AllowListAdvice, AuditIdentity, PageSummary, ReportTally
 from siteaudit.domain.task import findings_from_issues, refresh_tasks
-from siteaudit.domain.template import TemplateMap, infer_templates
+from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
@@ -53,19 +53,23 @@ def _batches(items: Iterator[Any], size: int = BATCH) -> Iterator[list[Any]]:
         yield batch
 
 
-def _templates(crawl: CrawlStore, audit_id: AuditId) -> tuple[TemplateMap, list[tuple[int, str]]]:
+def _templates(crawl: CrawlStore, audit_id: AuditId) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """The template of every crawled URL (by URL, and as (url id, template) pairs to store)."""
     ids_and_urls = [(page.url_id, page.facts.url) for page in crawl.stream_pages(audit_id)]
     template_map = infer_templates(url for _, url in ids_and_urls)
-    return template_map, [(url_id, template_map.template_of(url)) for url_id, url in ids_and_urls]
+    by_url = {url: template_map.template_of(url) for _, url in ids_and_urls}
+    return by_url, [(url_id, by_url[url]) for url_id, url in ids_and_urls]
 
 
 def _site_issues(
     audit: Audit,
     crawl: CrawlStore,
     state: CrawlState | None,
-    template_map: TemplateMap,
+    templates: Mapping[str, str],
     thresholds: Thresholds,
 ) -> list[Issue]:
+    """Site-wide findings; those on a crawled page take its template, host-level ones (robots.txt,
+    sitemaps) keep none."""
     url_of = dict(crawl.stream_urls(audit.id))
     sitemap_urls = (
         frozenset(url_of[i] for i in IdSet(state.sitemap_ids) if i in url_of) if state else frozenset()
@@ -90,7 +94,7 @@ def _site_issues(
         robots=state.robots if state else None,
     )
     found = check_site(facts, thresholds=thresholds)
-    return [evolve(i, template=template_map.template_of(i.url)) if not i.template else i for i in found]
+    return [evolve(i, template=templates.get(i.url, "")) if not i.template else i for i in found]
 
 
 def _store_site_issues(crawl: CrawlStore, audit_id: AuditId, site_issues: Sequence[Issue]) -> None:
@@ -164,9 +168,9 @@ def finalize_audit(
     started = time.perf_counter()
     checkpoint = crawl.checkpoint(audit_id)
     state = CrawlState.from_json(checkpoint) if checkpoint else None
-    template_map, assignments = _templates(crawl, audit_id)
+    templates, assignments = _templates(crawl, audit_id)
     crawl.assign_templates(audit_id, assignments)
-    _store_site_issues(crawl, audit_id, _site_issues(audit, crawl, state, template_map, limits))
+    _store_site_issues(crawl, audit_id, _site_issues(audit, crawl, state, templates, limits))
     duration = audit.duration_until(clock.now())
     timings = {
         "crawl_s": None if duration is None else round(duration, 1),

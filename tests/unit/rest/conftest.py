@@ -4,6 +4,7 @@ import falcon.testing
 import pytest
 from attrs import frozen
 
+from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.bootstrap import App, bootstrap
@@ -11,6 +12,9 @@ from siteaudit.domain.credit import credits
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
 from siteaudit.settings import Settings
+
+
+PUBLIC_NAMES = ("retro-clock.example", "elsewhere.example", "other-shop.example", "hooks.retro-clock.example")
 
 
 @frozen
@@ -30,7 +34,11 @@ class World:
 @pytest.fixture
 def world() -> World:
     clock = FixedClock()
-    app = bootstrap(Settings(database_url="memory://"), clock=clock, queue=MemoryTaskQueue())
+    # Public addresses for the test sites' names; nothing ever connects (the queue is never drained).
+    resolver = StaticResolver({name: ["93.184.215.14"] for name in PUBLIC_NAMES})
+    app = bootstrap(
+        Settings(database_url="memory://"), clock=clock, queue=MemoryTaskQueue(), resolver=resolver
+    )
     kw = {"uow": app.uow(), "clock": clock}
     accounts.create_user("owner@retro-clock.example", plan="growth", **kw, secrets=SystemSecrets())
     accounts.create_user(

@@ -282,3 +282,18 @@ def test_an_audit_without_a_webhook_url_queues_nothing(world: World) -> None:
     world.client.simulate_delete(f"/v1/crawls/{crawl_id}", headers=world.auth(world.owner_key))
     with world.app.uow() as uow:
         assert uow.webhooks.of_audit(crawl_id) is None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/",
+        "http://localhost/",
+        "http://10.1.2.3/",
+        "http://[::1]/",
+        "http://unknown-host.example/",
+    ],
+)
+def test_urls_that_are_not_public_addresses_answer_invalid_url(world: World, url: str) -> None:
+    result = start(world, world.owner_key, url=url)
+    assert (result.status_code, result.json["error"]["code"]) == (422, "invalid_url")
