@@ -1,0 +1,78 @@
+"""Benchmark: the crawl-time checks pass against bare selectolax parsing, on one core, same pages.
+
+    .venv/bin/python benchmarks/crawl_checks.py [--corpus /usr/share/doc/python3.11/html] [--rounds 3]
+
+The checks pass is what a crawl slice does with each fetched HTML body: decode (w3lib), parse (Lexbor),
+read the page facts, resolve and normalise links, detect firewalls, and run every page-level check.
+The baseline is `LexborHTMLParser(body)` alone. Corpus: the Python documentation's HTML
+(`apt-get install python3.11-doc`); any directory of .html files will do.
+"""
+
+import argparse
+import os
+import pathlib
+import sys
+import time
+
+from selectolax.lexbor import LexborHTMLParser
+
+from siteaudit.adapters.parse import LibraryPageParser
+from siteaudit.domain.checks.page import PageContext, check_page
+
+ORIGIN = "https://docs.retro-clock.example"
+
+
+def load(corpus: pathlib.Path) -> list[tuple[str, bytes]]:
+    pages = []
+    for path in sorted(corpus.rglob("*.html")):
+        url = f"{ORIGIN}/{path.relative_to(corpus).as_posix()}"
+        pages.append((url, path.read_bytes()))
+    return pages
+
+
+def bare(pages: list[tuple[str, bytes]]) -> float:
+    started = time.process_time()
+    for _url, body in pages:
+        LexborHTMLParser(body)
+    return time.process_time() - started
+
+
+def checks(pages: list[tuple[str, bytes]]) -> tuple[float, int]:
+    parser = LibraryPageParser()
+    context = PageContext(start_url=ORIGIN + "/")
+    headers = (("content-type", "text/html"),)
+    issues = 0
+    started = time.process_time()
+    for url, body in pages:
+        facts = parser.page_facts(url=url, status=200, headers=headers, body=body, origin=ORIGIN)
+        issues += len(check_page(facts, context=context))
+    return time.process_time() - started, issues
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--corpus", default="/usr/share/doc/python3.11/html")
+    options.add_argument("--rounds", type=int, default=3)
+    args = options.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    pages = load(pathlib.Path(args.corpus))
+    if not pages:
+        sys.exit(f"no .html files under {args.corpus}")
+    size = sum(len(body) for _, body in pages)
+    print(f"corpus: {len(pages)} pages, {size / 1e6:.1f} MB, mean {size / len(pages) / 1024:.0f} KB")
+    checks(pages[:20])  # warm caches and imports
+    bare_s = min(bare(pages) for _ in range(args.rounds))
+    runs = [checks(pages) for _ in range(args.rounds)]
+    checks_s, issues = min(runs)
+    bare_rate, checks_rate = len(pages) / bare_s, len(pages) / checks_s
+    print(f"bare selectolax parse:  {bare_rate:8.1f} pages/s  ({bare_s * 1000 / len(pages):.2f} ms/page CPU)")
+    print(
+        f"checks pass:            {checks_rate:8.1f} pages/s  ({checks_s * 1000 / len(pages):.2f} ms/page CPU)"
+    )
+    print(f"issues found: {issues}")
+    print(f"ratio checks/bare: {checks_rate / bare_rate:.1%} (target >= 15%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""LibraryPageParser: the PageParser port over selectolax, w3lib, protego, lxml and ada-url."""
+
+from collections.abc import Iterable
+
+from siteaudit.adapters.html.extract import extract_page_facts
+from siteaudit.adapters.robots import robots_from_response
+from siteaudit.adapters.sitemap import parse_sitemap
+from siteaudit.adapters.url import DEFAULT_POLICY, ParameterPolicy, normalise
+from siteaudit.domain.facts import FetchError, Hop, PageFacts
+from siteaudit.ports.parse import RobotsReading, SitemapReading
+
+
+class LibraryPageParser:
+    def __init__(self, policy: ParameterPolicy = DEFAULT_POLICY) -> None:
+        self.policy = policy
+
+    def page_facts(
+        self,
+        *,
+        url: str,
+        status: int,
+        headers: Iterable[tuple[str, str]],
+        body: bytes,
+        origin: str,
+        final_url: str | None = None,
+        depth: int = 0,
+        redirects: tuple[Hop, ...] = (),
+        truncated: bool = False,
+        ttfb_ms: int | None = None,
+        total_ms: int | None = None,
+    ) -> PageFacts:
+        return extract_page_facts(
+            url=url,
+            status=status,
+            headers=headers,
+            body=body,
+            origin=origin,
+            final_url=final_url,
+            depth=depth,
+            redirects=redirects,
+            truncated=truncated,
+            ttfb_ms=ttfb_ms,
+            total_ms=total_ms,
+            policy=self.policy,
+        )
+
+    def robots(
+        self, *, url: str, status_code: int | None, body: bytes = b"", fetch_error: FetchError | None = None
+    ) -> RobotsReading:
+        parsed = robots_from_response(url=url, status_code=status_code, body=body, fetch_error=fetch_error)
+        return RobotsReading(facts=parsed.facts, rules=parsed.rules)
+
+    def sitemap(
+        self, body: bytes, *, url: str, found_via: str, status_code: int | None = 200, max_urls: int = 50_000
+    ) -> SitemapReading:
+        parsed = parse_sitemap(body, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls)
+        return SitemapReading(facts=parsed.facts, urls=parsed.urls, sitemaps=parsed.sitemaps)
+
+    def normalise(self, url: str, base: str | None = None) -> str | None:
+        return normalise(url, base, policy=self.policy)

@@ -1,0 +1,82 @@
+"""Reading what the crawler fetched: page facts, robots.txt, sitemaps and URL normalisation.
+
+The crawl service sees only this port, so it never imports the parsing libraries (selectolax, w3lib,
+protego, lxml, ada-url); `siteaudit.adapters.parse.LibraryPageParser` implements it with them.
+"""
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from attrs import frozen
+
+from siteaudit.domain.facts import FetchError, Hop, PageFacts, RobotsFacts, SitemapFacts
+
+
+class RobotsRules(Protocol):
+    def can_fetch(self, url: str, user_agent: str) -> bool:
+        """Whether robots.txt lets `user_agent` (a product token) fetch `url` (RFC 9309 matching)."""
+        ...
+
+    def crawl_delay(self, user_agent: str) -> float | None:
+        """The Crawl-delay of the group that applies to `user_agent`, None when none is given."""
+        ...
+
+
+@frozen
+class RobotsReading:
+    """A robots.txt outcome: the facts the checks judge and the rules the crawler obeys."""
+
+    facts: RobotsFacts
+    rules: RobotsRules
+
+
+@frozen
+class SitemapReading:
+    facts: SitemapFacts
+    urls: tuple[str, ...] = ()  # page URLs of a urlset, as written
+    sitemaps: tuple[str, ...] = ()  # child sitemaps of an index
+
+
+class PageParser(Protocol):
+    def page_facts(
+        self,
+        *,
+        url: str,
+        status: int,
+        headers: Iterable[tuple[str, str]],
+        body: bytes,
+        origin: str,
+        final_url: str | None = None,
+        depth: int = 0,
+        redirects: tuple[Hop, ...] = (),
+        truncated: bool = False,
+        ttfb_ms: int | None = None,
+        total_ms: int | None = None,
+    ) -> PageFacts:
+        """PageFacts of one final response: header facts, firewall detection, HtmlFacts for HTML bodies.
+
+        The body is decoded by HTTP charset, BOM or `<meta charset>`; links are resolved and normalised
+        with the parser's parameter policy; `origin` (scheme://host[:port]) tells internal links apart.
+        A challenged response (`blocked_by` set) gets no HTML facts. Never raises for bad markup.
+        """
+        ...
+
+    def robots(
+        self, *, url: str, status_code: int | None, body: bytes = b"", fetch_error: FetchError | None = None
+    ) -> RobotsReading:
+        """RFC 9309 outcome of fetching robots.txt (after redirects): 2xx parsed (first 500 KiB);
+        4xx other than 429 allow everything; anything else (5xx, 429, no answer) disallows everything."""
+        ...
+
+    def sitemap(
+        self, body: bytes, *, url: str, found_via: str, status_code: int | None = 200, max_urls: int = 50_000
+    ) -> SitemapReading:
+        """One sitemap document (XML, gzip by magic bytes, or plain text), without network access and
+        without expanding entities; problems (not_xml, wrong_root, too_many_urls, too_large, bad_gzip) are
+        recorded in the facts, never raised."""
+        ...
+
+    def normalise(self, url: str, base: str | None = None) -> str | None:
+        """The canonical form of an http(s) URL resolved against `base` (WHATWG parsing, the parameter
+        policy applied); None when unparseable or not http(s)."""
+        ...
