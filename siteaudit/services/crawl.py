@@ -617,7 +617,7 @@ async def arun_crawl_slice(
         crawl.save_checkpoint(audit_id, state.as_json())
     finally:
         await fetcher.aclose()
-    return _hand_over(outcome, uow=uow, queue=queue)
+    return _hand_over(outcome, uow=uow, queue=queue, verify_token=verify_token)
 
 
 async def _crawl(work: _Slice, audit: Audit, *, started: float) -> SliceOutcome:
@@ -655,11 +655,13 @@ async def _crawl(work: _Slice, audit: Audit, *, started: float) -> SliceOutcome:
             return SliceOutcome(audit_id, fetched=work.fetched, pages_crawled=done, stop=StopReason.CANCELLED)
 
 
-def _hand_over(outcome: SliceOutcome, *, uow: UnitOfWork, queue: TaskQueue) -> SliceOutcome:
+def _hand_over(
+    outcome: SliceOutcome, *, uow: UnitOfWork, queue: TaskQueue, verify_token: str | None
+) -> SliceOutcome:
     if outcome.stop is StopReason.CANCELLED:
         return outcome
     if outcome.stop is None:
-        queue.crawl_slice(outcome.audit_id)
+        queue.crawl_slice(outcome.audit_id, verify_token=verify_token)
         return outcome
     stop_crawling(outcome.audit_id, partial=outcome.stop.partial, uow=uow)
     queue.finalize_audit(outcome.audit_id)
