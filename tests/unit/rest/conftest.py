@@ -13,7 +13,6 @@ from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
 from siteaudit.settings import Settings
 
-
 PUBLIC_NAMES = ("retro-clock.example", "elsewhere.example", "other-shop.example", "hooks.retro-clock.example")
 
 
