@@ -179,7 +179,11 @@ class App:
     def crawl_settings(self) -> crawl_services.CrawlSettings:
         s = self.settings
         return crawl_services.CrawlSettings(
-            time_cap_s=s.crawl_time_cap_s, slice_pages=s.slice_pages, slice_seconds=s.slice_seconds
+            time_cap_s=s.crawl_time_cap_s,
+            slice_pages=s.slice_pages,
+            slice_seconds=s.slice_seconds,
+            check_external=s.check_external_links,
+            max_external_checks=s.max_external_checks,
         )
 
     @property

@@ -35,6 +35,8 @@ class Settings:
     slice_pages: int = 500  # pages per crawl slice before handing over to the next message
     slice_seconds: float = 120.0  # seconds per crawl slice
     worker_threads: int = 4  # threads of the in-process worker (`serve`) or of `siteaudit worker`
+    check_external_links: bool = False  # also fetch (bounded) external link targets for broken_external_link
+    max_external_checks: int = 200  # external targets checked per audit when enabled
 
     @property
     def base_url(self) -> str:
@@ -66,6 +68,8 @@ class Settings:
             ("SLICE_PAGES", int),
             ("SLICE_SECONDS", float),
             ("WORKER_THREADS", int),
+            ("CHECK_EXTERNAL_LINKS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("MAX_EXTERNAL_CHECKS", int),
         ):
             raw = get(name)
             if raw is not None:
