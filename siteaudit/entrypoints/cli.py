@@ -1,7 +1,6 @@
 """The `siteaudit` command: serve, migrate, admin (until the web app exists), and more."""
 
 import json
-import logging
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -55,9 +54,12 @@ def worker(threads: int | None) -> None:
     import signal
     import threading
 
+    from siteaudit.adapters.log import configure_logging
     from siteaudit.entrypoints.worker import start_worker
+    from siteaudit.settings import Settings
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = Settings.from_env()
+    configure_logging(level=settings.log_level, as_json=settings.log_json)
     app = _app()
     if not app.settings.broker_url:
         click.echo(

@@ -1,16 +1,16 @@
 """`siteaudit serve`: the embedded default in one process (API, SQLite database, in-process workers)."""
 
-import logging
 import socketserver
-import sys
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import click
 
+from siteaudit.adapters.log import configure_logging
 from siteaudit.bootstrap import bootstrap
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.services.account import ensure_local_owner
+from siteaudit.settings import Settings
 
 
 class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
@@ -23,12 +23,9 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 def serve(*, host: str | None = None, port: int | None = None) -> None:
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s", stream=sys.stderr
-    )
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    app = bootstrap()
-    settings = app.settings
+    settings = Settings.from_env()
+    configure_logging(level=settings.log_level, as_json=settings.log_json)
+    app = bootstrap(settings)
     host = host or settings.host
     port = port or settings.port
     issued = ensure_local_owner(

@@ -11,9 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 import dramatiq
+from attrs import frozen
 
 from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE, queue_name
 from siteaudit.bootstrap import App
+from siteaudit.domain.lease import DEFAULT_MAX_ATTEMPTS
+from siteaudit.services.reaper import DEFAULT_GRACE_S, DEFAULT_QUEUED_S, Reaped, reap
 
 log = logging.getLogger("siteaudit.worker")
 
@@ -59,8 +62,38 @@ def declare_actors(broker: dramatiq.Broker, app: App) -> dict[str, dramatiq.Acto
     }
 
 
+@frozen
+class ReaperTerms:
+    """When the reaper steps in (see `siteaudit.services.reaper.reap`) and how often it looks."""
+
+    every_s: float = 30.0
+    grace_s: float = DEFAULT_GRACE_S
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    queued_s: float = DEFAULT_QUEUED_S
+
+
+def reaper(app: App, terms: ReaperTerms) -> Callable[[], Reaped]:
+    """The periodic reaper job of this process (every worker process runs one; they do not collide)."""
+
+    def reap_stalled_audits() -> Reaped:
+        reaped = reap(
+            uow=app.uow(),
+            queue=app.queue,
+            clock=app.clock,
+            grace_s=terms.grace_s,
+            max_attempts=terms.max_attempts,
+            handover_s=app.crawl_settings.handover_s,
+            queued_s=terms.queued_s,
+        )
+        if reaped.total:
+            log.info("reaper: %s", reaped)
+        return reaped
+
+    return reap_stalled_audits
+
+
 class Periodic:
-    """Runs jobs every few seconds on a daemon thread: webhook deliveries that came due."""
+    """Runs jobs every few seconds on a daemon thread: webhook deliveries that came due, the reaper."""
 
     def __init__(self, jobs: list[tuple[float, Callable[[], Any]]]) -> None:
         self._jobs = jobs
@@ -89,11 +122,17 @@ class Periodic:
         self._thread.join(timeout=5)
 
 
-def start_worker(app: App, *, threads: int) -> tuple[dramatiq.Worker, Periodic]:
-    """Declare the actors on the app's broker and start consuming in this process."""
+def start_worker(
+    app: App, *, threads: int, reaper_terms: ReaperTerms | None = None, webhooks_every_s: float = 10.0
+) -> tuple[dramatiq.Worker, Periodic]:
+    """Declare the actors on the app's broker and start consuming in this process, with the periodic
+    webhook dispatcher and reaper."""
     declare_actors(app.broker, app)
     worker = dramatiq.Worker(app.broker, worker_threads=threads)
     worker.start()
-    periodic = Periodic([(10.0, app.services.deliver_webhooks)])
+    terms = reaper_terms or ReaperTerms()
+    periodic = Periodic(
+        [(webhooks_every_s, app.services.deliver_webhooks), (terms.every_s, reaper(app, terms))]
+    )
     periodic.start()
     return worker, periodic
