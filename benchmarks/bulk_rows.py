@@ -146,11 +146,6 @@ def main() -> None:
         issues = [issue for i, p in enumerate(pages) for issue in make_issues(p, args.issues_per_page, i)]
         links = [(p.url, link) for p in pages for link in (p.html.links if p.html else ())]
 
-        store = SqlCrawlStore(engine)
-        t_pages = timed(lambda: [store.write_pages(project, b) for b in batches(pages, 1_000)] and None)
-        t_issues = timed(lambda: [store.write_issues(project, b) for b in batches(issues, 3_000)] and None)
-        t_links = timed(lambda: [store.write_links(project, b) for b in batches(links, 5_000)] and None)
-
         # The same rows, converted beforehand (not timed), for the plain COPY.
         ids = {p.url: n for n, p in enumerate(pages, start=1)}
         for _, link in links:
@@ -168,9 +163,16 @@ def main() -> None:
         link_rows = [
             (plain, ids[s], ids[k.target], LINK_KIND_CODES[k.kind], k.nofollow, k.internal) for s, k in links
         ]
+
+        # Each project step right before its plain COPY, so a change of load on a shared machine hits
+        # both sides of a ratio alike.
+        store = SqlCrawlStore(engine)
         r_urls = raw_copy(dsn, "crawl_urls", ("audit_id", "id", "key", "url"), url_rows)
+        t_pages = timed(lambda: [store.write_pages(project, b) for b in batches(pages, 1_000)] and None)
         r_pages = raw_copy(dsn, "crawl_pages", PAGE_COLUMNS, page_rows)
+        t_issues = timed(lambda: [store.write_issues(project, b) for b in batches(issues, 3_000)] and None)
         r_issues = raw_copy(dsn, "crawl_issues", ISSUE_COLUMNS, issue_rows)
+        t_links = timed(lambda: [store.write_links(project, b) for b in batches(links, 5_000)] and None)
         r_links = raw_copy(dsn, "crawl_links", LINK_COLUMNS, link_rows)
         # The project interns URLs while it writes pages and links; charge the URL rows' COPY likewise.
         r_urls_pages = r_urls * len(pages) / len(ids)

@@ -11,6 +11,7 @@ from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
+from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -169,6 +170,7 @@ class UnitOfWork(Protocol):
     devices: DeviceLoginRepository
     webhooks: WebhookRepository
     webhook_secrets: WebhookSecrets
+    leases: LeaseRepository
 
     def __enter__(self) -> Self: ...
 

@@ -8,6 +8,7 @@ from typing import Self
 
 from attrs import evolve
 
+from siteaudit.adapters.memory.lease import MemoryLeaseRepository
 from siteaudit.adapters.memory.table import Table
 from siteaudit.adapters.memory.webhook import (
     MemoryWebhookRepository,
@@ -21,9 +22,16 @@ from siteaudit.domain.credit import CreditAccount, LedgerEntry, reservation_key,
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import ApiKeyId, AuditId, DeviceLoginId, RecheckId, SiteId, TaskKey, TeamId, UserId
+from siteaudit.domain.lease import Lease
 from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.site import Site, SiteExists
 from siteaudit.domain.task import FixTask
+from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.keys import ApiKeyRepository
+from siteaudit.ports.lease import LeaseRepository
+from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
+from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
+from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
 
 class MemoryStore:
@@ -42,6 +50,7 @@ class MemoryStore:
         self.tasks: Table[tuple[SiteId, TaskKey], FixTask] = Table()
         self.rechecks: Table[RecheckId, Recheck] = Table()
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
+        self.leases: Table[AuditId, Lease] = Table()
         self.webhooks = MemoryWebhookStore(lock=self.lock)
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
@@ -496,17 +505,19 @@ class MemoryUnitOfWork:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self._seen: dict[object, int] = {}
-        self.users = MemoryUserRepository(store)
-        self.teams = MemoryTeamRepository(store)
-        self.credits = MemoryCreditLedger(store)
-        self.audits = MemoryAuditRepository(store, self._seen)
-        self.keys = MemoryApiKeyRepository(store, self._seen)
-        self.sites = MemorySiteRepository(store, self._seen)
-        self.tasks = MemoryFixTaskRepository(store, self._seen)
-        self.rechecks = MemoryRecheckRepository(store, self._seen)
-        self.devices = MemoryDeviceLoginRepository(store, self._seen)
-        self.webhooks = MemoryWebhookRepository(store.webhooks)
-        self.webhook_secrets = MemoryWebhookSecrets(store.webhooks)
+        # Typed as the ports: the protocol's attributes are mutable, so they must match exactly.
+        self.users: UserRepository = MemoryUserRepository(store)
+        self.teams: TeamRepository = MemoryTeamRepository(store)
+        self.credits: CreditLedger = MemoryCreditLedger(store)
+        self.audits: AuditRepository = MemoryAuditRepository(store, self._seen)
+        self.keys: ApiKeyRepository = MemoryApiKeyRepository(store, self._seen)
+        self.sites: SiteRepository = MemorySiteRepository(store, self._seen)
+        self.tasks: FixTaskRepository = MemoryFixTaskRepository(store, self._seen)
+        self.rechecks: RecheckRepository = MemoryRecheckRepository(store, self._seen)
+        self.devices: DeviceLoginRepository = MemoryDeviceLoginRepository(store, self._seen)
+        self.webhooks: WebhookRepository = MemoryWebhookRepository(store.webhooks)
+        self.webhook_secrets: WebhookSecrets = MemoryWebhookSecrets(store.webhooks)
+        self.leases: LeaseRepository = MemoryLeaseRepository(store.leases, store.audits.values)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

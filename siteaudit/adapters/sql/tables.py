@@ -1,7 +1,7 @@
 """SQLAlchemy Core tables of every aggregate and of the bulk crawl data: the one schema both databases share.
 
-Aggregates added later (sites, fix tasks, rechecks, API keys, device logins, webhook events) add their tables
-here, on the same `metadata`, and a migration in `migrations/versions`; the drift test keeps the two in step.
+Every table lives here, on the same `metadata`, and every change comes with a migration in
+`migrations/versions`; the drift test keeps the two in step.
 """
 
 from datetime import UTC, datetime
@@ -19,6 +19,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     SmallInteger,
@@ -139,7 +140,8 @@ audits = Table(
     Column("max_pages", Integer, nullable=False),
     Column("concurrency", Integer, nullable=False),
     Column("max_rps", Float, nullable=False),
-    Column("site_id", Integer, nullable=True, index=True),  # references sites(id) once sites are stored
+    # No foreign key to sites: a deleted site keeps its audits' history.
+    Column("site_id", Integer, nullable=True, index=True),
     Column("trigger", String(20), nullable=False),
     Column("status", String(20), nullable=False),
     Column("credits_reserved", BigInteger, nullable=False),
@@ -156,6 +158,17 @@ audits = Table(
     Column("version", Integer, nullable=False),
     Index(None, "team_id", "created_at"),
     Index(None, "team_id", "status", "origin"),
+)
+
+# Who works on an audit now, until when (siteaudit.domain.lease): one row per audit that started moving.
+audit_leases = Table(
+    "audit_leases",
+    metadata,
+    Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True),
+    Column("holder", String(200), nullable=True),  # null: free, waiting for the next message
+    Column("expires_at", UtcDateTime, nullable=False, index=True),
+    Column("attempts", Integer, nullable=False),
+    Column("version", Integer, nullable=False),
 )
 
 # --- bulk crawl data (siteaudit.ports.crawl) -------------------------------------------------------------
@@ -246,4 +259,178 @@ crawl_reports = Table(
     metadata,
     Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True),
     Column("report", JSON, nullable=False),
+)
+
+# --- API keys (SECURITY 3: the SHA-256 hash and the 12-character prefix, never the key) ----------------
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("team_id", Integer, nullable=False),
+    Column("kind", String(10), nullable=False),
+    Column("prefix", String(12), nullable=False),
+    Column("hash", String(64), nullable=False, unique=True),
+    Column("machine", String(255), nullable=False),
+    Column("agents", JSON, nullable=False),  # sorted list of agent names
+    Column("label", Text, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("last_used_at", UtcDateTime, nullable=True),
+    Column("revoked_at", UtcDateTime, nullable=True),
+    Column("status", String(10), nullable=False),
+    Column("version", Integer, nullable=False),
+)
+
+# --- registered sites, fix tasks, rechecks -------------------------------------------------------------
+
+sites = Table(
+    "sites",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("team_id", Integer, nullable=False),
+    Column("url", Text, nullable=False),
+    Column("host", String(300), nullable=False),
+    Column("origin", String(300), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("verify_token", String(128), nullable=False),
+    Column("crawler_secret_ref", Text, nullable=False),
+    Column("status", String(12), nullable=False),
+    Column("verified_at", UtcDateTime, nullable=True),
+    Column("verified_via", String(10), nullable=True),
+    Column("checked_at", UtcDateTime, nullable=True),
+    Column("lost_at", UtcDateTime, nullable=True),
+    Column("monitoring", String(10), nullable=False),
+    Column("next_crawl_at", UtcDateTime, nullable=True, index=True),
+    Column("last_dispatched_at", UtcDateTime, nullable=True),
+    Column("last_skip_reason", Text, nullable=True),
+    Column("max_pages", Integer, nullable=False),
+    Column("max_rps", Float, nullable=False),
+    Column("alert_email", Boolean, nullable=False),
+    Column("version", Integer, nullable=False),
+    UniqueConstraint("team_id", "origin"),
+)
+
+# Tasks and rechecks refer to their site without a foreign key, like audits: the memory store keeps
+# them when a site goes, and so does this one.
+fix_tasks = Table(
+    "fix_tasks",
+    metadata,
+    Column("site_id", Integer, nullable=False),
+    Column("key", String(16), nullable=False),
+    Column("code", String(100), nullable=False),
+    Column("template", Text, nullable=False),
+    Column("severity", String(10), nullable=False),
+    Column("pages", Integer, nullable=False),
+    Column("crawl_id", Integer, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    Column("sample_urls", JSON, nullable=False),
+    Column("clicks_28d", Integer, nullable=True),
+    Column("impressions_28d", Integer, nullable=True),
+    Column("status", String(12), nullable=False),
+    Column("status_before_verifying", String(12), nullable=True),
+    Column("recheck_id", Integer, nullable=True),
+    Column("fixed_at", UtcDateTime, nullable=True),
+    Column("version", Integer, nullable=False),
+    PrimaryKeyConstraint("site_id", "key"),
+)
+
+rechecks = Table(
+    "rechecks",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("site_id", Integer, nullable=False, index=True),
+    Column("team_id", Integer, nullable=False),
+    Column("parent_crawl_id", Integer, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("task_key", String(16), nullable=True),
+    Column("codes", JSON, nullable=True),  # sorted list, or null for every check
+    Column("sampled", Boolean, nullable=False),
+    Column("duplicate_baseline", Boolean, nullable=False),
+    Column("status", String(12), nullable=False),
+    Column("started_at", UtcDateTime, nullable=True),
+    Column("finished_at", UtcDateTime, nullable=True),
+    Column("time_capped", Boolean, nullable=False),
+    Column("failure_reason", Text, nullable=True),
+    # The nested values, by the row converter of siteaudit.adapters.sql.recheck.
+    Column("urls", JSON, nullable=False),
+    Column("targets", JSON, nullable=False),
+    Column("observations", JSON, nullable=False),
+    Column("url_results", JSON, nullable=True),
+    Column("task_results", JSON, nullable=True),
+    Column("version", Integer, nullable=False),
+)
+
+# --- device logins (SECURITY 5: the device code is kept as its hash) ------------------------------------
+
+device_logins = Table(
+    "device_logins",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("device_code_hash", String(64), nullable=False, unique=True),
+    Column("user_code", String(8), nullable=False, index=True),
+    Column("client_name", String(64), nullable=False),
+    Column("requested_ip", String(64), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False),
+    Column("interval_s", Float, nullable=False),
+    Column("last_polled_at", UtcDateTime, nullable=True),
+    Column("status", String(10), nullable=False),
+    Column("approved_by", Integer, nullable=True),
+    Column("team_id", Integer, nullable=True),
+    Column("version", Integer, nullable=False),
+)
+
+# --- the audit-ended webhook (SECURITY 2) --------------------------------------------------------------
+
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("user_id", Integer, nullable=False),
+    Column("url", Text, nullable=False),
+    Column("body", LargeBinary, nullable=False),  # the very bytes signed and sent
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("status", String(12), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", UtcDateTime, nullable=True),
+    Column("last_status_code", SmallInteger, nullable=True),
+    Column("last_error", Text, nullable=True),
+    Column("lease_until", UtcDateTime, nullable=True),
+    Column("finished_at", UtcDateTime, nullable=True),
+    Column("version", Integer, nullable=False),
+    Index(None, "status", "next_attempt_at"),
+)
+
+webhook_attempts = Table(
+    "webhook_attempts",
+    metadata,
+    Column("delivery_id", Integer, ForeignKey("webhook_deliveries.id", ondelete="CASCADE"), nullable=False),
+    Column("number", SmallInteger, nullable=False),
+    Column("audit_id", Integer, nullable=False, index=True),
+    Column("at", UtcDateTime, nullable=False),
+    Column("status_code", SmallInteger, nullable=True),
+    Column("error", Text, nullable=True),
+    Column("detail", Text, nullable=True),
+    Column("duration_ms", Integer, nullable=False),
+    Column("move", String(10), nullable=False),
+    PrimaryKeyConstraint("delivery_id", "number"),
+)
+
+webhook_secrets = Table(
+    "webhook_secrets",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("sealed", Text, nullable=False),  # SecretBox token (Fernet): never the secret itself
+)
+
+# --- rate limits (SECURITY 4): one GCRA theoretical arrival time per bucket ------------------------------
+
+rate_buckets = Table(
+    "rate_buckets",
+    metadata,
+    Column("key", String(200), primary_key=True),
+    Column("tat", Float(precision=53), nullable=False),  # seconds since the epoch
 )

@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 
 from siteaudit.adapters.memory import MemoryStore, MemoryUnitOfWork
 from siteaudit.adapters.memory.crawl import MemoryCrawlStore
+from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.sql import SqlCrawlStore, SqlUnitOfWork, migrate
 from siteaudit.adapters.sql.engine import create_engine
 from siteaudit.adapters.sql.tables import metadata
@@ -52,6 +53,9 @@ def postgres_engine(postgres_engine_session: Engine) -> Engine:
     return postgres_engine_session
 
 
+# One key for the session: webhook secrets are sealed as in production, on every SQL backend.
+SECRET_BOX = SecretBox(SecretBox.generate_key())
+
 BACKENDS = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 SQL_BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -61,7 +65,7 @@ def _backend(name: str, request: pytest.FixtureRequest) -> Backend:
         store = MemoryStore()
         return Backend("memory", lambda: MemoryUnitOfWork(store), MemoryCrawlStore())
     engine: Engine = request.getfixturevalue(f"{name}_engine")
-    return Backend(name, lambda: SqlUnitOfWork(engine), SqlCrawlStore(engine), engine)
+    return Backend(name, lambda: SqlUnitOfWork(engine, SECRET_BOX), SqlCrawlStore(engine), engine)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -1,0 +1,115 @@
+"""API keys in SQL: the SHA-256 hash (unique) and the prefix, never the key; `last_used_at` outside versions."""
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from attrs import evolve
+from sqlalchemy import case, insert, literal, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from siteaudit.adapters.sql.tables import UtcDateTime, api_keys
+from siteaudit.adapters.sql.version import Versioned
+from siteaudit.domain.apikey import ApiKey, ApiKeyKind, ApiKeyStatus
+from siteaudit.domain.error import Conflict, NotFound
+from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
+
+
+def key_from_row(row: Any) -> ApiKey:
+    return ApiKey(
+        id=ApiKeyId(row.id),
+        user_id=UserId(row.user_id),
+        team_id=TeamId(row.team_id),
+        kind=ApiKeyKind(row.kind),
+        prefix=row.prefix,
+        hash=row.hash,
+        machine=row.machine,
+        agents=frozenset(row.agents),
+        label=row.label,
+        created_at=row.created_at,
+        last_used_at=row.last_used_at,
+        revoked_at=row.revoked_at,
+        status=ApiKeyStatus(row.status),
+        version=row.version,
+    )
+
+
+def key_values(key: ApiKey) -> dict[str, Any]:
+    return {
+        "user_id": key.user_id,
+        "team_id": key.team_id,
+        "kind": key.kind.value,
+        "prefix": key.prefix,
+        "hash": key.hash,
+        "machine": key.machine,
+        "agents": sorted(key.agents),
+        "label": key.label,
+        "created_at": key.created_at,
+        "last_used_at": key.last_used_at,
+        "revoked_at": key.revoked_at,
+        "status": key.status.value,
+        "version": key.version,
+    }
+
+
+def _later_use(at: datetime) -> Any:
+    """`last_used_at` moved to `at` unless it is already later: a use recorded late never rewinds it."""
+    column = api_keys.c.last_used_at
+    moment = literal(at, UtcDateTime)
+    return case((or_(column.is_(None), column < moment), moment), else_=column)
+
+
+class SqlApiKeyRepository(Versioned):
+    kind = "API key"
+
+    def _loaded(self, row: Any) -> ApiKey:
+        key = key_from_row(row)
+        self._saw(key.id, key.version)
+        return key
+
+    def add(self, key: ApiKey) -> ApiKey:
+        values = key_values(key)
+        if key.id != 0:
+            values["id"] = key.id
+        conn = self._c()
+        try:
+            with conn.begin_nested():
+                new_id = conn.execute(insert(api_keys).values(values).returning(api_keys.c.id)).scalar_one()
+        except IntegrityError:
+            raise Conflict("an API key with this hash exists") from None
+        key = evolve(key, id=ApiKeyId(new_id))
+        self._saw(key.id, key.version)
+        return key
+
+    def get(self, key_id: ApiKeyId) -> ApiKey:
+        row = self._c().execute(select(api_keys).where(api_keys.c.id == key_id)).one_or_none()
+        if row is None:
+            raise NotFound("API key", key_id)
+        return self._loaded(row)
+
+    def by_hash(self, key_hash: str) -> ApiKey | None:
+        row = self._c().execute(select(api_keys).where(api_keys.c.hash == key_hash)).one_or_none()
+        return None if row is None else self._loaded(row)
+
+    def of_user(self, user_id: UserId) -> Sequence[ApiKey]:
+        rows = self._c().execute(
+            select(api_keys).where(api_keys.c.user_id == user_id).order_by(api_keys.c.id)
+        )
+        return [self._loaded(r) for r in rows]
+
+    def save(self, key: ApiKey) -> None:
+        values = key_values(key)
+        del values["last_used_at"]
+        if key.last_used_at is not None:
+            values["last_used_at"] = _later_use(key.last_used_at)
+        self._update(api_keys, [api_keys.c.id == key.id], key.id, values)
+
+    def touch(self, key_id: ApiKeyId, at: datetime) -> None:
+        self._c().execute(
+            update(api_keys)
+            .where(
+                api_keys.c.id == key_id,
+                or_(api_keys.c.last_used_at.is_(None), api_keys.c.last_used_at < literal(at, UtcDateTime)),
+            )
+            .values(last_used_at=at)
+        )

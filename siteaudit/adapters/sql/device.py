@@ -1,0 +1,106 @@
+"""Device logins in SQL: found by the device code's hash, or by a live login's user code; saves conditional
+on the loaded version, so the loser of an exchange race updates nothing and gets ConcurrentUpdate."""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from attrs import evolve
+from sqlalchemy import insert, literal, select
+from sqlalchemy.exc import IntegrityError
+
+from siteaudit.adapters.sql.tables import UtcDateTime, device_logins
+from siteaudit.adapters.sql.version import Versioned
+from siteaudit.domain.device import DeviceLogin, DeviceLoginStatus
+from siteaudit.domain.error import Conflict
+from siteaudit.domain.ids import DeviceLoginId, TeamId, UserId
+
+
+def login_from_row(row: Any) -> DeviceLogin:
+    return DeviceLogin(
+        id=DeviceLoginId(row.id),
+        device_code_hash=row.device_code_hash,
+        user_code=row.user_code,
+        client_name=row.client_name,
+        requested_ip=row.requested_ip,
+        created_at=row.created_at,
+        expires_at=row.expires_at,
+        interval=timedelta(seconds=row.interval_s),
+        last_polled_at=row.last_polled_at,
+        status=DeviceLoginStatus(row.status),
+        approved_by=None if row.approved_by is None else UserId(row.approved_by),
+        team_id=None if row.team_id is None else TeamId(row.team_id),
+        version=row.version,
+    )
+
+
+def login_values(login: DeviceLogin) -> dict[str, Any]:
+    return {
+        "device_code_hash": login.device_code_hash,
+        "user_code": login.user_code,
+        "client_name": login.client_name,
+        "requested_ip": login.requested_ip,
+        "created_at": login.created_at,
+        "expires_at": login.expires_at,
+        "interval_s": login.interval.total_seconds(),
+        "last_polled_at": login.last_polled_at,
+        "status": login.status.value,
+        "approved_by": login.approved_by,
+        "team_id": login.team_id,
+        "version": login.version,
+    }
+
+
+class SqlDeviceLoginRepository(Versioned):
+    kind = "device login"
+
+    def _loaded(self, row: Any) -> DeviceLogin | None:
+        if row is None:
+            return None
+        login = login_from_row(row)
+        self._saw(login.id, login.version)
+        return login
+
+    def add(self, login: DeviceLogin) -> DeviceLogin:
+        if self._live(login.user_code, login.created_at) is not None:
+            raise Conflict("this user code belongs to a live login")
+        values = login_values(login)
+        if login.id != 0:
+            values["id"] = login.id
+        conn = self._c()
+        try:
+            with conn.begin_nested():
+                new_id = conn.execute(
+                    insert(device_logins).values(values).returning(device_logins.c.id)
+                ).scalar_one()
+        except IntegrityError:
+            raise Conflict("a device login with this device code exists") from None
+        login = evolve(login, id=DeviceLoginId(new_id))
+        self._saw(login.id, login.version)
+        return login
+
+    def by_device_code_hash(self, code_hash: str) -> DeviceLogin | None:
+        query = select(device_logins).where(device_logins.c.device_code_hash == code_hash)
+        return self._loaded(self._c().execute(query).first())
+
+    def _live(self, user_code: str, now: datetime) -> Any:
+        # Expiry is exclusive: at exactly `expires_at` the login is no longer live (DeviceLogin.is_live).
+        return (
+            self._c()
+            .execute(
+                select(device_logins)
+                .where(
+                    device_logins.c.user_code == user_code,
+                    device_logins.c.status == DeviceLoginStatus.PENDING.value,
+                    device_logins.c.expires_at > literal(now, UtcDateTime),
+                )
+                .order_by(device_logins.c.id)
+                .limit(1)
+            )
+            .first()
+        )
+
+    def live_by_user_code(self, user_code: str, now: datetime) -> DeviceLogin | None:
+        return self._loaded(self._live(user_code, now))
+
+    def save(self, login: DeviceLogin) -> None:
+        self._update(device_logins, [device_logins.c.id == login.id], login.id, login_values(login))

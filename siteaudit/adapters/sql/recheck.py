@@ -1,0 +1,119 @@
+"""Rechecks in SQL: the queryable fields as columns, the nested values as JSON through one row converter."""
+
+from typing import Any, Final
+
+from attrs import evolve
+from cattrs.preconf.json import make_converter
+from sqlalchemy import insert, select
+
+from siteaudit.adapters.sql.tables import rechecks
+from siteaudit.adapters.sql.version import Versioned
+from siteaudit.domain.error import NotFound
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId
+from siteaudit.domain.recheck import (
+    Recheck,
+    RecheckStatus,
+    RecheckTarget,
+    RecheckUrl,
+    TaskOutcome,
+    UrlObservation,
+    UrlOutcome,
+)
+
+# The row converter (one per boundary): sets become sorted lists, so a row reads the same every time.
+recheck_converter: Final = make_converter()
+recheck_converter.register_unstructure_hook(frozenset, lambda values: sorted(values))
+
+_URLS: Final = tuple[RecheckUrl, ...]
+_TARGETS: Final = tuple[RecheckTarget, ...]
+_OBSERVATIONS: Final = tuple[UrlObservation, ...]
+_URL_RESULTS: Final = tuple[UrlOutcome, ...]
+_TASK_RESULTS: Final = tuple[TaskOutcome, ...]
+
+
+def _to_json(value: Any, kind: Any) -> Any:
+    return None if value is None else recheck_converter.unstructure(value, kind)
+
+
+def _from_json(value: Any, kind: Any) -> Any:
+    return None if value is None else recheck_converter.structure(value, kind)
+
+
+def recheck_from_row(row: Any) -> Recheck:
+    return Recheck(
+        id=RecheckId(row.id),
+        site_id=SiteId(row.site_id),
+        team_id=TeamId(row.team_id),
+        parent_crawl_id=AuditId(row.parent_crawl_id),
+        created_at=row.created_at,
+        urls=_from_json(row.urls, _URLS),
+        targets=_from_json(row.targets, _TARGETS),
+        task_key=None if row.task_key is None else TaskKey(row.task_key),
+        codes=None if row.codes is None else frozenset(row.codes),
+        sampled=row.sampled,
+        duplicate_baseline=row.duplicate_baseline,
+        status=RecheckStatus(row.status),
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        time_capped=row.time_capped,
+        failure_reason=row.failure_reason,
+        observations=_from_json(row.observations, _OBSERVATIONS),
+        url_results=_from_json(row.url_results, _URL_RESULTS),
+        task_results=_from_json(row.task_results, _TASK_RESULTS),
+        version=row.version,
+    )
+
+
+def recheck_values(recheck: Recheck) -> dict[str, Any]:
+    return {
+        "site_id": recheck.site_id,
+        "team_id": recheck.team_id,
+        "parent_crawl_id": recheck.parent_crawl_id,
+        "created_at": recheck.created_at,
+        "task_key": recheck.task_key,
+        "codes": None if recheck.codes is None else sorted(recheck.codes),
+        "sampled": recheck.sampled,
+        "duplicate_baseline": recheck.duplicate_baseline,
+        "status": recheck.status.value,
+        "started_at": recheck.started_at,
+        "finished_at": recheck.finished_at,
+        "time_capped": recheck.time_capped,
+        "failure_reason": recheck.failure_reason,
+        "urls": _to_json(recheck.urls, _URLS),
+        "targets": _to_json(recheck.targets, _TARGETS),
+        "observations": _to_json(recheck.observations, _OBSERVATIONS),
+        "url_results": _to_json(recheck.url_results, _URL_RESULTS),
+        "task_results": _to_json(recheck.task_results, _TASK_RESULTS),
+        "version": recheck.version,
+    }
+
+
+class SqlRecheckRepository(Versioned):
+    kind = "recheck"
+
+    def _loaded(self, row: Any, recheck_id: RecheckId) -> Recheck:
+        if row is None:
+            raise NotFound("recheck", recheck_id)
+        recheck = recheck_from_row(row)
+        self._saw(recheck.id, recheck.version)
+        return recheck
+
+    def add(self, recheck: Recheck) -> Recheck:
+        values = recheck_values(recheck)
+        if recheck.id != 0:
+            values["id"] = recheck.id
+        new_id = self._c().execute(insert(rechecks).values(values).returning(rechecks.c.id)).scalar_one()
+        recheck = evolve(recheck, id=RecheckId(new_id))
+        self._saw(recheck.id, recheck.version)
+        return recheck
+
+    def get(self, recheck_id: RecheckId, *, team: TeamId) -> Recheck:
+        query = select(rechecks).where(rechecks.c.id == recheck_id, rechecks.c.team_id == team)
+        return self._loaded(self._c().execute(query).first(), recheck_id)
+
+    def get_any(self, recheck_id: RecheckId) -> Recheck:
+        query = select(rechecks).where(rechecks.c.id == recheck_id)
+        return self._loaded(self._c().execute(query).first(), recheck_id)
+
+    def save(self, recheck: Recheck) -> None:
+        self._update(rechecks, [rechecks.c.id == recheck.id], recheck.id, recheck_values(recheck))

@@ -1,0 +1,134 @@
+"""Registered sites in SQL: unique per (team, origin), team-scoped reads, optimistic version checks."""
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from attrs import evolve
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from siteaudit.adapters.sql.tables import sites
+from siteaudit.adapters.sql.version import Versioned
+from siteaudit.domain.error import NotFound
+from siteaudit.domain.ids import SiteId, TeamId
+from siteaudit.domain.site import Monitoring, Site, SiteExists, SiteStatus, VerifyMethod
+
+
+def site_from_row(row: Any) -> Site:
+    return Site(
+        id=SiteId(row.id),
+        team_id=TeamId(row.team_id),
+        url=row.url,
+        host=row.host,
+        origin=row.origin,
+        created_at=row.created_at,
+        verify_token=row.verify_token,
+        crawler_secret_ref=row.crawler_secret_ref,
+        status=SiteStatus(row.status),
+        verified_at=row.verified_at,
+        verified_via=None if row.verified_via is None else VerifyMethod(row.verified_via),
+        checked_at=row.checked_at,
+        lost_at=row.lost_at,
+        monitoring=Monitoring(row.monitoring),
+        next_crawl_at=row.next_crawl_at,
+        last_dispatched_at=row.last_dispatched_at,
+        last_skip_reason=row.last_skip_reason,
+        max_pages=row.max_pages,
+        max_rps=row.max_rps,
+        alert_email=row.alert_email,
+        version=row.version,
+    )
+
+
+def site_values(site: Site) -> dict[str, Any]:
+    return {
+        "team_id": site.team_id,
+        "url": site.url,
+        "host": site.host,
+        "origin": site.origin,
+        "created_at": site.created_at,
+        "verify_token": site.verify_token,
+        "crawler_secret_ref": site.crawler_secret_ref,
+        "status": site.status.value,
+        "verified_at": site.verified_at,
+        "verified_via": None if site.verified_via is None else site.verified_via.value,
+        "checked_at": site.checked_at,
+        "lost_at": site.lost_at,
+        "monitoring": site.monitoring.value,
+        "next_crawl_at": site.next_crawl_at,
+        "last_dispatched_at": site.last_dispatched_at,
+        "last_skip_reason": site.last_skip_reason,
+        "max_pages": site.max_pages,
+        "max_rps": site.max_rps,
+        "alert_email": site.alert_email,
+        "version": site.version,
+    }
+
+
+class SqlSiteRepository(Versioned):
+    kind = "site"
+
+    def _loaded(self, row: Any) -> Site:
+        site = site_from_row(row)
+        self._saw(site.id, site.version)
+        return site
+
+    def add(self, site: Site) -> Site:
+        values = site_values(site)
+        if site.id != 0:
+            values["id"] = site.id
+        conn = self._c()
+        try:
+            with conn.begin_nested():
+                new_id = conn.execute(insert(sites).values(values).returning(sites.c.id)).scalar_one()
+        except IntegrityError:
+            raise SiteExists(site.url) from None
+        site = evolve(site, id=SiteId(new_id))
+        self._saw(site.id, site.version)
+        return site
+
+    def get(self, site_id: SiteId, *, team: TeamId) -> Site:
+        row = self._c().execute(select(sites).where(sites.c.id == site_id, sites.c.team_id == team)).first()
+        if row is None:
+            raise NotFound("site", site_id)
+        return self._loaded(row)
+
+    def list(self, *, team: TeamId) -> Sequence[Site]:
+        rows = self._c().execute(select(sites).where(sites.c.team_id == team).order_by(sites.c.id))
+        return [self._loaded(r) for r in rows]
+
+    def count(self, *, team: TeamId) -> int:
+        query = select(func.count()).select_from(sites).where(sites.c.team_id == team)
+        return int(self._c().execute(query).scalar_one())
+
+    def save(self, site: Site) -> None:
+        self._update(sites, [sites.c.id == site.id], site.id, site_values(site))
+
+    def delete(self, site_id: SiteId, *, team: TeamId) -> None:
+        removed = self._c().execute(delete(sites).where(sites.c.id == site_id, sites.c.team_id == team))
+        if removed.rowcount != 1:
+            raise NotFound("site", site_id)
+
+    def verified_for_origin(self, *, team: TeamId, origin: str) -> Site | None:
+        row = (
+            self._c()
+            .execute(
+                select(sites).where(
+                    sites.c.team_id == team,
+                    sites.c.origin == origin,
+                    sites.c.status == SiteStatus.VERIFIED.value,
+                )
+            )
+            .first()
+        )
+        return None if row is None else site_from_row(row)
+
+    def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
+        rows = self._c().execute(
+            select(sites)
+            .where(sites.c.next_crawl_at.is_not(None), sites.c.next_crawl_at <= now)
+            .order_by(sites.c.next_crawl_at, sites.c.id)
+            .limit(max(0, limit))
+        )
+        return [site_from_row(r) for r in rows]
