@@ -254,7 +254,7 @@ def _storage(settings: Settings, secret_key: str) -> tuple[Callable[[], UnitOfWo
     from siteaudit.adapters.sql import migrate, sql_crawl_store, sql_unit_of_work_factory
 
     migrate(settings.database_url)
-    factory: Any = sql_unit_of_work_factory(settings.database_url)
+    factory = sql_unit_of_work_factory(settings.database_url, secret_key=secret_key)
     return factory, sql_crawl_store(settings.database_url)
 
 
@@ -289,9 +289,16 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             overrides["broker"], seal=SecretBox(overrides["secret_key"]).encrypt
         )
     if "limiter" not in overrides:
-        from siteaudit.adapters.memory.ratelimit import MemoryRateLimiter
+        if settings.database_url.startswith("postgresql"):
+            # Every gunicorn worker and machine shares the limits through the database.
+            from siteaudit.adapters.sql import engine_for
+            from siteaudit.adapters.sql.ratelimit import SqlRateLimiter
 
-        overrides["limiter"] = MemoryRateLimiter()
+            overrides["limiter"] = SqlRateLimiter(engine_for(settings.database_url))
+        else:
+            from siteaudit.adapters.memory.ratelimit import MemoryRateLimiter
+
+            overrides["limiter"] = MemoryRateLimiter()
     if "resolver" not in overrides:
         from siteaudit.adapters.http.resolver import SystemResolver
 
