@@ -16,11 +16,21 @@ also wait for its host's turn). Every hop is a new fetch through the SSRF guard.
 
 Conditional requests (If-None-Match / If-Modified-Since from a previous audit) are not made yet: the
 crawl store has no lookup of a previous audit's page by URL.
+
+One slice at a time per audit: a slice claims the audit's lease (`siteaudit.domain.lease`) before
+anything else and returns at once when another live slice holds it (a duplicated or redelivered message),
+renews it between batches, and releases it as it hands over (or fails), so the next message can claim it.
+A slice that finds its lease taken (it stalled past the deadline and the reaper or a redelivered message
+took over) stops without writing progress or queueing anything: the new holder carries on.
 """
 
 import asyncio
 import logging
+import os
+import socket
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -75,7 +85,7 @@ from siteaudit.ports.network import Fetcher
 from siteaudit.ports.parse import PageParser, RobotsReading
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.audit import begin_audit, record_progress, stop_crawling
+from siteaudit.services.audit import begin_audit, record_progress
 
 log = logging.getLogger("siteaudit.crawl")
 
@@ -104,6 +114,11 @@ class CrawlSettings:
     request_deadline_s: float = 30.0
     page_bytes: int = 5 * 1024 * 1024
     unlimited_rate: bool = False  # benchmarks only
+    # A slice renews its lease at least every lease_s / 3 seconds; a lease not renewed for lease_s (plus
+    # the reaper's grace) means the slice died. Longer than one batch or one robots/sitemap fetch can take.
+    lease_s: float = 180.0
+    # How long a released lease may wait for the next message to claim it (queue backlog included).
+    handover_s: float = 1800.0
 
     def limits(self, audit: Audit) -> CrawlLimits:
         return CrawlLimits(
@@ -125,13 +140,18 @@ class CrawlSettings:
 
 @frozen
 class SliceOutcome:
-    """What a slice did: `next` is what it queued ("slice", "finalize" or "" when the audit had ended)."""
+    """What a slice did: `next` is what it queued ("slice", "finalize" or "" when the audit had ended).
+
+    `lease_lost`: another live slice held the audit's lease (nothing was done), or took it from this one
+    mid-slice (this one stopped and queued nothing).
+    """
 
     audit_id: AuditId
     fetched: int = 0  # URLs fetched by this slice (robots.txt and sitemaps not counted)
     pages_crawled: int = 0  # the audit's total after the slice
     next: str = ""
     stop: StopReason | None = None
+    lease_lost: bool = False
 
     @property
     def partial(self) -> bool:
@@ -193,6 +213,84 @@ class _Pacer:
         pace = self._paces.get(host)
         if pace is not None:
             self._paces[host] = pace.answered()
+
+
+def slice_holder() -> str:
+    """A lease holder name unique to one slice run; host and process first, for the operator's eye."""
+    return f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+class _LeaseLost(Exception):
+    """Another slice holds the audit's lease now."""
+
+
+class _Lease:
+    """This slice's hold on the audit: claimed once, renewed (throttled) between batches, released once."""
+
+    def __init__(
+        self, audit_id: AuditId, holder: str, *, uow: UnitOfWork, clock: Clock, settings: CrawlSettings
+    ) -> None:
+        self.audit_id = audit_id
+        self.holder = holder
+        self.uow = uow
+        self.clock = clock
+        self.settings = settings
+        self._renewed_at = clock.now()
+        self.held = False
+
+    def _until(self, seconds: float) -> datetime:
+        return self.clock.now() + timedelta(seconds=seconds)
+
+    def claim(self) -> bool:
+        with self.uow as uow:
+            now = self.clock.now()
+            lease = uow.leases.claim(
+                self.audit_id, self.holder, now=now, until=now + timedelta(seconds=self.settings.lease_s)
+            )
+            uow.commit()
+        self._renewed_at = now
+        self.held = lease is not None
+        return self.held
+
+    def beat(self) -> None:
+        """The heartbeat between batches. Raises _LeaseLost when the lease is no longer this slice's."""
+        now = self.clock.now()
+        if (now - self._renewed_at).total_seconds() < self.settings.lease_s / 3:
+            return
+        with self.uow as uow:
+            renewed = uow.leases.renew(self.audit_id, self.holder, until=self._until(self.settings.lease_s))
+            uow.commit()
+        if not renewed:
+            self.held = False
+            raise _LeaseLost(self.audit_id)
+        self._renewed_at = now
+
+    def release(self) -> bool:
+        """Free the lease for the next message; False when it was no longer this slice's."""
+        if not self.held:
+            return False
+        with self.uow as uow:
+            released = uow.leases.release(
+                self.audit_id, self.holder, until=self._until(self.settings.handover_s)
+            )
+            uow.commit()
+        self.held = False
+        return released
+
+    def stop_crawling(self, *, partial: bool) -> bool:
+        """Release the lease and move the audit to finalizing in one transaction (False: lease lost), so a
+        slice that lost its lease can never end another slice's crawl."""
+        with self.uow as uow:
+            if not uow.leases.release(
+                self.audit_id, self.holder, until=self._until(self.settings.handover_s)
+            ):
+                self.held = False
+                return False
+            audit = uow.audits.get_any(self.audit_id).stop_crawling(partial=partial)
+            uow.audits.save(audit)
+            uow.commit()
+        self.held = False
+        return True
 
 
 def _host(url: str) -> str:
@@ -468,6 +566,7 @@ async def _read_host_files(
     crawl: CrawlStore,
     audit: Audit,
     limits: CrawlLimits,
+    beat: Callable[[], None] = lambda: None,
 ) -> tuple[CrawlState, RobotsReading]:
     """robots.txt, then the sitemaps it declares and the conventional ones, indexes followed."""
     scope = state.scope
@@ -488,6 +587,7 @@ async def _read_host_files(
     listed: dict[str, None] = {}
     total = 0
     while queue and len(documents) < limits.max_sitemaps:
+        beat()
         url, found_via = queue.pop(0)
         if url in seen:
             continue
@@ -563,12 +663,55 @@ async def arun_crawl_slice(
     thresholds: Thresholds | None = None,
     verify_token: str | None = None,
     crawler_secret: str | None = None,
+    holder: str | None = None,
 ) -> SliceOutcome:
     """`run_crawl_slice` for callers already inside an event loop."""
+    lease = _Lease(audit_id, holder or slice_holder(), uow=uow, clock=clock, settings=settings)
+    if not lease.claim():
+        return SliceOutcome(audit_id, lease_lost=True)
+    try:
+        return await _claimed_slice(
+            audit_id,
+            lease,
+            uow=uow,
+            crawl=crawl,
+            fetcher_factory=fetcher_factory,
+            parser=parser,
+            clock=clock,
+            queue=queue,
+            settings=settings,
+            thresholds=thresholds,
+            verify_token=verify_token,
+            crawler_secret=crawler_secret,
+        )
+    except _LeaseLost:
+        log.warning("audit %s: the lease was taken over; this slice stops here", audit_id)
+        return SliceOutcome(audit_id, lease_lost=True)
+    finally:
+        # Failed (an exception on its way to the broker's retry) or already ended: free it for the retry.
+        lease.release()
+
+
+async def _claimed_slice(
+    audit_id: AuditId,
+    lease: _Lease,
+    *,
+    uow: UnitOfWork,
+    crawl: CrawlStore,
+    fetcher_factory: FetcherFactory,
+    parser: PageParser,
+    clock: Clock,
+    queue: TaskQueue,
+    settings: CrawlSettings,
+    thresholds: Thresholds | None,
+    verify_token: str | None,
+    crawler_secret: str | None,
+) -> SliceOutcome:
     audit = begin_audit(audit_id, uow=uow, clock=clock)
     if audit.status is AuditStatus.FINALIZING:
         # The slice that stopped the crawl may have died before queueing finalisation; finalising is
         # idempotent, so asking again is safe.
+        lease.release()
         queue.finalize_audit(audit_id)
         return SliceOutcome(audit_id, pages_crawled=audit.pages_crawled, next="finalize")
     if audit.status is not AuditStatus.RUNNING:
@@ -589,12 +732,19 @@ async def arun_crawl_slice(
         )
         if state.phase is Phase.SETUP:
             state, robots = await _read_host_files(
-                state, politely=politely, parser=parser, crawl=crawl, audit=audit, limits=limits
+                state,
+                politely=politely,
+                parser=parser,
+                crawl=crawl,
+                audit=audit,
+                limits=limits,
+                beat=lease.beat,
             )
             start = parser.normalise(audit.url) or audit.url
             crawl.frontier_add(audit_id, [(start, 0)])
             state = evolve(state, phase=Phase.LINKS)
             crawl.save_checkpoint(audit_id, state.as_json())
+            lease.beat()
         else:
             robots = _robots_of(state, parser)
         pacer.obey_crawl_delay(robots.rules.crawl_delay(ROBOTS_AGENT))
@@ -610,17 +760,19 @@ async def arun_crawl_slice(
             politely=politely,
             robots=robots,
         )
-        outcome = await _crawl(work, audit, started=started)
+        outcome = await _crawl(work, audit, started=started, beat=lease.beat)
         state = work.state
         mono, wall = loop.time(), clock.now().timestamp()
         state = evolve(state, paces=pacer.export(wall_now=wall, mono_now=mono), stop=outcome.stop)
         crawl.save_checkpoint(audit_id, state.as_json())
     finally:
         await fetcher.aclose()
-    return _hand_over(outcome, uow=uow, queue=queue, verify_token=verify_token)
+    return _hand_over(outcome, lease=lease, queue=queue, verify_token=verify_token)
 
 
-async def _crawl(work: _Slice, audit: Audit, *, started: float) -> SliceOutcome:
+async def _crawl(
+    work: _Slice, audit: Audit, *, started: float, beat: Callable[[], None] = lambda: None
+) -> SliceOutcome:
     loop = asyncio.get_running_loop()
     crawl, audit_id, limits = work.crawl, audit.id, work.limits
     started_at = audit.started_at
@@ -641,6 +793,7 @@ async def _crawl(work: _Slice, audit: Audit, *, started: float) -> SliceOutcome:
         limit = batch_limit(pages_crawled=done, fetched_in_slice=work.fetched, limits=limits)
         entries = crawl.frontier_next(audit_id, limit)
         results = await work.batch(entries)
+        beat()  # before writing: a slice that lost its lease leaves the batch to the new holder
         work.record(results, done)
         done, _queued = _counts(crawl, audit_id)
         try:
@@ -656,14 +809,19 @@ async def _crawl(work: _Slice, audit: Audit, *, started: float) -> SliceOutcome:
 
 
 def _hand_over(
-    outcome: SliceOutcome, *, uow: UnitOfWork, queue: TaskQueue, verify_token: str | None
+    outcome: SliceOutcome, *, lease: _Lease, queue: TaskQueue, verify_token: str | None
 ) -> SliceOutcome:
+    """Release the lease, then queue what comes next (released first, or the next message could find
+    the lease still held and drop itself)."""
     if outcome.stop is StopReason.CANCELLED:
         return outcome
     if outcome.stop is None:
+        if not lease.release():
+            return evolve(outcome, lease_lost=True)
         queue.crawl_slice(outcome.audit_id, verify_token=verify_token)
         return outcome
-    stop_crawling(outcome.audit_id, partial=outcome.stop.partial, uow=uow)
+    if not lease.stop_crawling(partial=outcome.stop.partial):
+        return evolve(outcome, lease_lost=True)
     queue.finalize_audit(outcome.audit_id)
     return evolve(outcome, next="finalize")
 
@@ -681,6 +839,7 @@ def run_crawl_slice(
     thresholds: Thresholds | None = None,
     verify_token: str | None = None,
     crawler_secret: str | None = None,
+    holder: str | None = None,
 ) -> SliceOutcome:
     """Run one bounded slice of an audit's crawl, then queue the next slice or the finalisation.
 
@@ -690,6 +849,9 @@ def run_crawl_slice(
     (cancelled between batches: nothing more is queued). `verify_token` (plain audits) or
     `crawler_secret` (verified sites) is sent in `X-Service-Verify` to the audited origin only; it is
     never stored or logged. An audit that already ended is left alone.
+
+    The slice holds the audit's lease as `holder` (a fresh name by default) while it works: a message
+    for an audit whose lease another live slice holds returns at once (`lease_lost`), doing nothing.
     """
     return asyncio.run(
         arun_crawl_slice(
@@ -704,6 +866,7 @@ def run_crawl_slice(
             thresholds=thresholds,
             verify_token=verify_token,
             crawler_secret=crawler_secret,
+            holder=holder,
         )
     )
 
