@@ -184,6 +184,8 @@ class App:
             slice_seconds=s.slice_seconds,
             check_external=s.check_external_links,
             max_external_checks=s.max_external_checks,
+            lease_s=s.lease_s,
+            handover_s=s.handover_s,
         )
 
     @property
@@ -284,7 +286,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         from siteaudit.adapters.queue.dramatiq import DramatiqTaskQueue, build_broker
         from siteaudit.adapters.secretbox import SecretBox
 
-        overrides.setdefault("broker", build_broker(settings.broker_url))
+        overrides.setdefault("broker", build_broker(settings.broker_url, queue_prefix=settings.queue_prefix))
         overrides["queue"] = DramatiqTaskQueue(
             overrides["broker"], seal=SecretBox(overrides["secret_key"]).encrypt
         )

@@ -35,6 +35,13 @@ class Settings:
     slice_pages: int = 500  # pages per crawl slice before handing over to the next message
     slice_seconds: float = 120.0  # seconds per crawl slice
     worker_threads: int = 4  # threads of the in-process worker (`serve`) or of `siteaudit worker`
+    lease_s: float = 180.0  # a crawl slice not heard from for this long has stalled
+    handover_s: float = 1800.0  # a handed-over audit not picked up for this long has stalled
+    reap_grace_s: float = 60.0  # extra time before the reaper steps in
+    reap_max_attempts: int = 3  # re-dispatches of stalled work before the audit fails `reaped: ...`
+    reap_queued_s: float = 1800.0  # a queued audit nobody claimed for this long is dispatched again
+    reap_every_s: float = 30.0  # how often each worker process runs the reaper
+    queue_prefix: str = ""  # prefix of the RabbitMQ queue names (several deployments on one broker)
     check_external_links: bool = False  # also fetch (bounded) external link targets for broken_external_link
     max_external_checks: int = 200  # external targets checked per audit when enabled
 
@@ -68,6 +75,13 @@ class Settings:
             ("SLICE_PAGES", int),
             ("SLICE_SECONDS", float),
             ("WORKER_THREADS", int),
+            ("LEASE_S", float),
+            ("HANDOVER_S", float),
+            ("REAP_GRACE_S", float),
+            ("REAP_MAX_ATTEMPTS", int),
+            ("REAP_QUEUED_S", float),
+            ("REAP_EVERY_S", float),
+            ("QUEUE_PREFIX", str),
             ("CHECK_EXTERNAL_LINKS", lambda v: v.lower() in ("1", "true", "yes", "on")),
             ("MAX_EXTERNAL_CHECKS", int),
         ):

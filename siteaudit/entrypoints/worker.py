@@ -130,7 +130,12 @@ def start_worker(
     declare_actors(app.broker, app)
     worker = dramatiq.Worker(app.broker, worker_threads=threads)
     worker.start()
-    terms = reaper_terms or ReaperTerms()
+    terms = reaper_terms or ReaperTerms(
+        every_s=app.settings.reap_every_s,
+        grace_s=app.settings.reap_grace_s,
+        max_attempts=app.settings.reap_max_attempts,
+        queued_s=app.settings.reap_queued_s,
+    )
     periodic = Periodic(
         [(webhooks_every_s, app.services.deliver_webhooks), (terms.every_s, reaper(app, terms))]
     )
