@@ -1,26 +1,35 @@
 """Finalising an audit: site-wide checks over the stored graph, templates, score, report, diff, fix prompt,
 fix tasks, then `done` with credits settled in the same transaction.
 
-Finalisation reads the audit's rows in streams (pages, links, issues), so memory grows with the number
-of distinct URLs, not with links or issues. It is idempotent: an audit that is no longer `finalizing`
-is left as it is, and a redelivered run recomputes the same report before the audit moves on.
+Finalisation reads the audit's rows in streams, each once: the pages (their facts feed the site checks
+while a URL and a small summary per page are kept for templates and the report), the links (into the
+site checks), and the issues (into the report tally, the diff and, for registered sites, the fix tasks).
+Memory grows with the number of distinct URLs, not with links or issues. Only when a site issue
+supersedes page issues (the raised `noindex`) are the issues read one more time.
+
+The diff is against the latest done audit of the same site (or origin in the team). While that audit's
+issue rows exist they are read; once it is archived, the identities its report kept are used instead
+(`services/archive.py`), so archiving never changes a diff.
+
+It is idempotent: an audit that is no longer `finalizing` is left as it is, and a redelivered run
+recomputes the same report before the audit moves on.
 """
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from attrs import evolve
+from attrs import evolve, frozen
 
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.checks import AuditFacts, check_site
 from siteaudit.domain.checks.site import SUPERSEDING_CODES
 from siteaudit.domain.crawl import CrawlState, IdSet
-from siteaudit.domain.diff import PreviousAudit
-from siteaudit.domain.facts import Link, PageFacts
+from siteaudit.domain.diff import NewIssueSamples, PreviousAudit, diff_summary
+from siteaudit.domain.facts import Link, LinkKind, PageFacts
 from siteaudit.domain.ids import AuditId
-from siteaudit.domain.issue import Issue
+from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import AllowListAdvice, AuditIdentity, PageSummary, ReportTally
 from siteaudit.domain.task import findings_from_issues, refresh_tasks
 from siteaudit.domain.template import infer_templates
@@ -28,6 +37,7 @@ from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.services.archive import ArchivedIdentities, stored_identities
 from siteaudit.services.audit import settle_ended_audit
 
 BATCH = 5_000
@@ -53,48 +63,76 @@ def _batches(items: Iterator[Any], size: int = BATCH) -> Iterator[list[Any]]:
         yield batch
 
 
-def _templates(crawl: CrawlStore, audit_id: AuditId) -> tuple[dict[str, str], list[tuple[int, str]]]:
-    """The template of every crawled URL (by URL, and as (url id, template) pairs to store)."""
-    ids_and_urls = [(page.url_id, page.facts.url) for page in crawl.stream_pages(audit_id)]
-    template_map = infer_templates(url for _, url in ids_and_urls)
-    by_url = {url: template_map.template_of(url) for _, url in ids_and_urls}
-    return by_url, [(url_id, by_url[url]) for url_id, url in ids_and_urls]
+class _PagePass:
+    """The one pass over the audit's pages: each page's facts go to the site checks as they stream by,
+    and only what the templates and the report need is kept (a URL and a small summary per page)."""
+
+    def __init__(self, crawl: CrawlStore, audit_id: AuditId) -> None:
+        self._crawl = crawl
+        self._audit_id = audit_id
+        self.url_ids: list[int] = []
+        self.summaries: list[PageSummary] = []  # without templates: they are inferred once all are read
+
+    def facts(self) -> Iterator[PageFacts]:
+        url_ids, summaries, summarise = self.url_ids, self.summaries, PageSummary.from_facts
+        for stored in self._crawl.stream_pages(self._audit_id):
+            url_ids.append(stored.url_id)
+            summaries.append(summarise(stored.facts, ""))
+            yield stored.facts
+
+    def templates(self) -> dict[str, str]:
+        """The template of every crawled URL, by URL."""
+        template_map = infer_templates(s.url for s in self.summaries)
+        return {s.url: template_map.template_of(s.url) for s in self.summaries}
+
+
+def _links(crawl: CrawlStore, audit_id: AuditId) -> Iterator[tuple[str, Link]]:
+    """Every stored link as (source URL, Link), for the site checks.
+
+    Ids are dense from 1, so URLs sit in a list indexed by id. A million links have a few hundred
+    thousand distinct (target, kind, flags), navigation links above all, so each `Link` value is made
+    once and shared instead of once per row.
+    """
+    url_of: list[str | None] = [None]
+    for url_id, url in crawl.stream_urls(audit_id):
+        url_of.extend([None] * (url_id - len(url_of)))
+        url_of.append(url)
+    known = len(url_of)
+    made: dict[tuple[int, LinkKind, bool, bool], Link] = {}
+    for row in crawl.stream_links(audit_id):
+        source, target = row.source, row.target
+        if not (0 < source < known and 0 < target < known):
+            continue
+        source_url = url_of[source]
+        key = (target, row.kind, row.internal, row.nofollow)
+        link = made.get(key)
+        if link is None:
+            target_url = url_of[target]
+            if source_url is None or target_url is None:
+                continue
+            link = made[key] = Link(
+                target=target_url, kind=row.kind, internal=row.internal, nofollow=row.nofollow
+            )
+        if source_url is not None:
+            yield source_url, link
 
 
 def _site_issues(
-    audit: Audit,
-    crawl: CrawlStore,
-    state: CrawlState | None,
-    templates: Mapping[str, str],
-    thresholds: Thresholds,
+    audit: Audit, crawl: CrawlStore, state: CrawlState | None, pages: _PagePass, thresholds: Thresholds
 ) -> list[Issue]:
-    """Site-wide findings; those on a crawled page take its template, host-level ones (robots.txt,
-    sitemaps) keep none."""
-    url_of = dict(crawl.stream_urls(audit.id))
-    sitemap_urls = (
-        frozenset(url_of[i] for i in IdSet(state.sitemap_ids) if i in url_of) if state else frozenset()
-    )
-
-    def pages() -> Iterator[PageFacts]:
-        for stored in crawl.stream_pages(audit.id):
-            yield stored.facts
-
-    def links() -> Iterator[tuple[str, Link]]:
-        for row in crawl.stream_links(audit.id):
-            source, target = url_of.get(row.source), url_of.get(row.target)
-            if source is not None and target is not None:
-                yield source, Link(target=target, kind=row.kind, internal=row.internal, nofollow=row.nofollow)
-
+    """Site-wide findings, without templates yet (the page pass that feeds them infers the templates)."""
+    sitemap_urls: frozenset[str] = frozenset()
+    if state is not None and state.sitemap_ids:
+        sitemap_urls = frozenset(crawl.urls(audit.id, IdSet(state.sitemap_ids)).values())
     facts = AuditFacts(
         start_url=audit.url,
-        pages=pages(),
-        links=links(),
+        pages=pages.facts(),
+        links=_links(crawl, audit.id),
         sitemap_urls=sitemap_urls,
         sitemaps=state.sitemaps if state else (),
         robots=state.robots if state else None,
     )
-    found = check_site(facts, thresholds=thresholds)
-    return [evolve(i, template=templates.get(i.url, "")) if not i.template else i for i in found]
+    return check_site(facts, thresholds=thresholds)
 
 
 def _store_site_issues(crawl: CrawlStore, audit_id: AuditId, site_issues: Sequence[Issue]) -> None:
@@ -115,39 +153,151 @@ def _store_site_issues(crawl: CrawlStore, audit_id: AuditId, site_issues: Sequen
         crawl.write_issues(audit_id, batch)
 
 
-def _previous(audit: Audit, uow: UnitOfWork, crawl: CrawlStore) -> PreviousAudit | None:
-    """The latest done audit of the same site (or origin in the team), if its issue rows still exist."""
+@frozen
+class ArchivedPrevious:
+    """The previous audit when its rows were archived: its report, and the identities it kept (if any)."""
+
+    crawl_id: AuditId
+    health_score: int | None
+    report: Mapping[str, Any]
+    identities: ArchivedIdentities | None
+
+
+def _previous(audit: Audit, uow: UnitOfWork, crawl: CrawlStore) -> PreviousAudit | ArchivedPrevious | None:
+    """The latest done audit of the same site (or origin in the team): from its issue rows, or from its
+    report when the rows were archived."""
     with uow:
         previous = uow.audits.latest_done(
             team=audit.team_id, origin=audit.origin, site=audit.site_id, before=audit.id
         )
-    if previous is None or previous.archived_at is not None:
+    if previous is None:
         return None
+    if previous.archived_at is not None:
+        report = crawl.report(previous.id)
+        if report is None:
+            return None
+        return ArchivedPrevious(previous.id, previous.health_score, report, stored_identities(report))
     rows = ((i.check_code, i.severity, i.url) for _, i in crawl.stream_issues(previous.id))
     return PreviousAudit.from_issues(previous.id, previous.health_score, rows)
+
+
+class _ArchivedDiff:
+    """The diff against an archived audit, fed the current issues in batches like the report tally.
+
+    With the identities the archived report kept, the counts are those of `diff_summary` over digests
+    (exact but for a false match about once in a million issues). Without them (archived before reports
+    kept identities) `new` and `fixed` fall back to per-check differences of affected pages, a lower
+    bound, and `new_samples` stays empty; `stats.diff_basis` says which was used.
+    """
+
+    def __init__(self, previous: ArchivedPrevious) -> None:
+        self.previous = previous
+        self.identities = previous.identities
+        self.keys: set[int] = set()
+        self.error_keys: set[int] = set()
+        self.samples = NewIssueSamples()
+
+    @property
+    def basis(self) -> str:
+        return "archived_identities" if self.identities is not None else "check_counts"
+
+    def add(self, issues: Iterable[Issue]) -> None:
+        identities = self.identities
+        if identities is None:
+            return
+        known = identities.keys
+        keys, error_keys = self.keys, self.error_keys
+        for issue in issues:
+            key = identities.key(issue.check_code, issue.url)
+            if issue.severity is Severity.ERROR:
+                error_keys.add(key)
+            if key not in keys:
+                keys.add(key)
+                if key not in known:
+                    self.samples.offer(issue.check_code, issue.severity, issue.url)
+
+    def summary(self, report: Mapping[str, Any]) -> dict[str, Any]:
+        health_score = int(report["health_score"])
+        if self.identities is not None:
+            previous = PreviousAudit(
+                crawl_id=self.previous.crawl_id,
+                health_score=self.previous.health_score,
+                keys=self.identities.keys,
+                error_keys=self.identities.error_keys,
+            )
+            return diff_summary(
+                previous,
+                current_keys=self.keys,
+                current_error_keys=self.error_keys,
+                samples=self.samples,
+                health_score=health_score,
+            )
+        before = _pages_by_check(self.previous.report)
+        after = _pages_by_check(report)
+        delta = {
+            code: after.get(code, (0, False))[0] - before.get(code, (0, False))[0]
+            for code in {*before, *after}
+        }
+        errors = {code for code, (_, error) in (*before.items(), *after.items()) if error}
+        return {
+            "previous_crawl_id": self.previous.crawl_id,
+            "health_delta": None
+            if self.previous.health_score is None
+            else health_score - self.previous.health_score,
+            "new": sum(d for d in delta.values() if d > 0),
+            "fixed": sum(-d for d in delta.values() if d < 0),
+            "new_errors": sum(d for code, d in delta.items() if d > 0 and code in errors),
+            "fixed_errors": sum(-d for code, d in delta.items() if d < 0 and code in errors),
+            "new_samples": [],
+        }
+
+
+def _pages_by_check(report: Mapping[str, Any]) -> dict[str, tuple[int, bool]]:
+    """Pages affected per check in a stored report, and whether the check was at error severity."""
+    return {
+        str(row["check_code"]): (int(row.get("pages", row.get("count", 0))), row.get("severity") == "error")
+        for row in report.get("issues", ())
+    }
 
 
 def build_report(
     audit: Audit,
     *,
+    pages: Iterable[PageSummary],
     uow: UnitOfWork,
     crawl: CrawlStore,
     thresholds: Thresholds,
     advice: AllowListAdvice,
     timings: Mapping[str, Any],
-) -> dict[str, Any]:
-    tally = ReportTally(previous=_previous(audit, uow, crawl))
-    for stored in crawl.stream_pages(audit.id):
-        tally.add_page(PageSummary.from_facts(stored.facts, stored.template))
+    keep_findings: bool = False,
+) -> tuple[dict[str, Any], list[Issue]]:
+    """The report, from the page summaries given and one pass over the stored issues; with
+    `keep_findings`, also the issues stripped to what fix tasks need (no details)."""
+    previous = _previous(audit, uow, crawl)
+    archived = _ArchivedDiff(previous) if isinstance(previous, ArchivedPrevious) else None
+    tally = ReportTally(previous=previous if isinstance(previous, PreviousAudit) else None)
+    for page in pages:
+        tally.add_page(page)
+    kept: list[Issue] = []
     for batch in _batches(crawl.stream_issues(audit.id)):
         tally.add_issues((i.check_code, i.severity, i.url, i.template, _evidence(i)) for _, i in batch)
-    return tally.build(
+        if archived is not None:
+            archived.add(i for _, i in batch)
+        if keep_findings:
+            kept.extend(Issue(i.check_code, i.severity, i.url, i.template) for _, i in batch)
+    report = tally.build(
         AuditIdentity(crawl_id=audit.id, site_url=audit.url, partial=audit.partial),
         catalogue=CATALOGUE,
         thresholds=thresholds.as_dict(),
         timings=timings,
         advice=advice,
     )
+    if archived is not None:
+        report["diff"] = archived.summary(report)
+        report["stats"]["diff_basis"] = archived.basis
+    elif previous is not None:
+        report["stats"]["diff_basis"] = "issue_rows"
+    return report, kept
 
 
 def finalize_audit(
@@ -168,17 +318,33 @@ def finalize_audit(
     started = time.perf_counter()
     checkpoint = crawl.checkpoint(audit_id)
     state = CrawlState.from_json(checkpoint) if checkpoint else None
-    templates, assignments = _templates(crawl, audit_id)
-    crawl.assign_templates(audit_id, assignments)
-    _store_site_issues(crawl, audit_id, _site_issues(audit, crawl, state, templates, limits))
+    pages = _PagePass(crawl, audit_id)
+    found = _site_issues(audit, crawl, state, pages, limits)
+    checked = time.perf_counter()
+    templates = pages.templates()
+    crawl.assign_templates(
+        audit_id, zip(pages.url_ids, (templates[s.url] for s in pages.summaries), strict=True)
+    )
+    site_issues = [evolve(i, template=templates.get(i.url, "")) if not i.template else i for i in found]
+    _store_site_issues(crawl, audit_id, site_issues)
+    stored = time.perf_counter()
     duration = audit.duration_until(clock.now())
     timings = {
         "crawl_s": None if duration is None else round(duration, 1),
-        "finalize_s": round(time.perf_counter() - started, 2),
+        "finalize_s": round(stored - started, 2),
+        "site_checks_s": round(checked - started, 2),
+        "templates_s": round(stored - checked, 2),
         "pages_crawled": audit.pages_crawled,
     }
-    report = build_report(
-        audit, uow=uow, crawl=crawl, thresholds=limits, advice=advice or AllowListAdvice(), timings=timings
+    report, findings = build_report(
+        audit,
+        pages=(evolve(s, template=templates[s.url]) for s in pages.summaries),
+        uow=uow,
+        crawl=crawl,
+        thresholds=limits,
+        advice=advice or AllowListAdvice(),
+        timings=timings,
+        keep_findings=audit.site_id is not None,
     )
     crawl.save_report(audit_id, report)
     with uow:
@@ -189,16 +355,19 @@ def finalize_audit(
         settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         if audit.site_id is not None:
-            _refresh_fix_tasks(audit, uow=uow, crawl=crawl, clock=clock)
+            _refresh_fix_tasks(audit, findings, uow=uow, clock=clock)
         uow.commit()
     return audit
 
 
-def _refresh_fix_tasks(audit: Audit, *, uow: UnitOfWork, crawl: CrawlStore, clock: Clock) -> None:
+def _refresh_fix_tasks(audit: Audit, issues: Iterable[Issue], *, uow: UnitOfWork, clock: Clock) -> None:
     assert audit.site_id is not None
-    findings = findings_from_issues(issue for _, issue in crawl.stream_issues(audit.id))
     refreshed = refresh_tasks(
-        uow.tasks.of_site(audit.site_id), findings, site_id=audit.site_id, crawl_id=audit.id, now=clock.now()
+        uow.tasks.of_site(audit.site_id),
+        findings_from_issues(issues),
+        site_id=audit.site_id,
+        crawl_id=audit.id,
+        now=clock.now(),
     )
     for task in refreshed.tasks:
         uow.tasks.save(task)

@@ -14,6 +14,7 @@ from siteaudit.domain.thresholds import Thresholds
 from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
 from siteaudit.services import finalize
+from siteaudit.services import site as sites
 
 SITE = "https://retro-clock.example"
 
@@ -164,3 +165,41 @@ def test_finalising_twice_changes_nothing_the_second_time() -> None:
     assert again.status is AuditStatus.DONE
     with MemoryUnitOfWork(store) as uow:
         assert [e.kind.value for e in uow.credits.entries(1)].count("charge") == 1  # type: ignore[arg-type]
+
+
+def test_finalising_a_site_audit_opens_one_fix_task_per_check_and_template_from_the_same_issues() -> None:
+    store, crawl, clock = MemoryStore(), MemoryCrawlStore(), FixedClock()
+
+    def uow() -> MemoryUnitOfWork:
+        return MemoryUnitOfWork(store)
+
+    accounts.create_user("owner@retro-clock.example", uow=uow(), clock=clock, secrets=SystemSecrets())
+    accounts.create_team("Retro Clock", owner_email="owner@retro-clock.example", uow=uow(), clock=clock)
+    accounts.grant_credits("owner@retro-clock.example", credits(1_000), key="g", uow=uow(), clock=clock)
+    caller = Caller(1, 1)  # type: ignore[arg-type]
+    site = sites.register_site(SITE + "/", caller, uow=uow(), clock=clock, secrets=SystemSecrets())
+    audit_id = audits.start_audit(
+        AuditRequest(site_id=site.id, max_pages=50), caller, uow=uow(), clock=clock, queue=MemoryTaskQueue()
+    ).audit.id
+    audits.begin_audit(audit_id, uow=uow(), clock=clock)
+    products = [f"/products/{n}" for n in range(1, 5)]
+    pages = [
+        a_page("/", title="Retro Clock - restored clocks", links=tuple(products), depth=0),
+        *(a_page(p, title="Clock", links=("/",)) for p in products),
+    ]
+    crawl.write_pages(audit_id, pages)
+    crawl.write_links(audit_id, [(p.url, link) for p in pages if p.html for link in p.html.links])
+    audits.record_progress(audit_id, pages_crawled=len(pages), pages_not_modified=0, uow=uow())
+    audits.stop_crawling(audit_id, partial=False, uow=uow())
+    finalize.finalize_audit(audit_id, uow=uow(), crawl=crawl, clock=clock)
+    report = crawl.report(audit_id)
+    assert report is not None
+    with uow() as work:
+        tasks = {(t.code, t.template): t for t in work.tasks.of_site(site.id)}
+    group = next(g for g in report["templates"] if g["template"] == "/products/[id]")
+    duplicate = next(i for i in group["issues"] if i["check_code"] == "title_duplicate")
+    task = tasks[("title_duplicate", "/products/[id]")]
+    assert task.pages == duplicate["pages"] == 4
+    assert task.crawl_id == audit_id
+    stored, _ = crawl.list_issues(audit_id, limit=1_000)
+    assert set(tasks) == {(i.check_code, i.template) for i in stored}

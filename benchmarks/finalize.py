@@ -1,0 +1,295 @@
+"""Finalising a large audit on PostgreSQL, against one `SELECT count(*)` pass over its link rows.
+
+    python benchmarks/finalize.py [--pages 100000] [--links-per-page 10] [--profile]
+
+Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
+user postgres), migrates it, and drops it at the end. A synthetic site (products, blog, docs in two
+languages, categories; 1% broken pages, 1% redirects, duplicate titles and near-duplicate sketches, 10
+links a page of which 1 an image) is written through the project's SQL crawl store, with the page checks'
+own issues, into an audit that is then `finalizing`. The same site's previous audit exists as an archived
+audit (report only, with its issue identities), so the diff is part of the work.
+
+Then, in the same run: `finalize_audit` end to end (site checks over 1,000,000 links, templates, report,
+diff, fix prompt, audit done, credits settled), and one `SELECT count(*)` over the same link rows as the
+floor (after ANALYZE, as autovacuum would have run it after such a load). Prints both and the ratio.
+Targets: finalisation under 30 s and within 20 times the floor. `--profile` adds a cProfile listing.
+"""
+
+import argparse
+import cProfile
+import os
+import pstats
+import secrets
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from siteaudit.adapters.sql import dispose_engines, migrate, sql_crawl_store, sql_unit_of_work_factory
+from siteaudit.adapters.sql.engine import create_engine
+from siteaudit.adapters.system import FixedClock, SystemSecrets
+from siteaudit.domain.audit import Audit, AuditStatus
+from siteaudit.domain.checks import PageContext, check_page
+from siteaudit.domain.credit import credits
+from siteaudit.domain.facts import Hop, HtmlFacts, Image, Link, LinkKind, PageFacts
+from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.domain.issue import Issue
+from siteaudit.domain.thresholds import Thresholds
+from siteaudit.services import account as accounts
+from siteaudit.services import archive as archival
+from siteaudit.services import audit as audits
+from siteaudit.services import finalize
+
+ADMIN_URL = os.environ.get("SITEAUDIT_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+SITE = "https://retro-clock.example"
+NAV = ("/", "/products", "/blog", "/about")
+SKETCH = 128
+
+
+def path_of(i: int) -> str:
+    """The i-th page's path: 60% products, 20% blog, 18% docs in two languages, the rest categories."""
+    kind = i % 50
+    if kind < 30:
+        return f"/products/{100_000 + i}"
+    if kind < 40:
+        return f"/blog/how-to-restore-clock-{i}"
+    if kind < 49:
+        return f"/docs/{'en' if i % 2 else 'de'}/page-{i}"
+    return f"/category/cat-{i}"
+
+
+def sketch_of(i: int) -> tuple[int, ...]:
+    # Pages in families of 500 share 122 of 128 values (near-duplicates); the rest differ.
+    family = i // 500 if i % 97 == 0 else None
+    return tuple(
+        ((family if family is not None and k >= 6 else i) * 1_000_003 + k * 7_919) % 2**61
+        for k in range(SKETCH)
+    )
+
+
+def make_page(i: int, pages: int, links_per_page: int) -> PageFacts:
+    path = "/" if i == 0 else path_of(i)
+    url = SITE + path
+    depth = 0 if i == 0 else 1 + i % 6
+    if i and i % 100 == 1:
+        return PageFacts(url=url, depth=depth, status_code=404, final_url=url, content_type="text/html")
+    if i and i % 100 == 2:
+        target = SITE + path_of((i + 7) % pages)
+        return PageFacts(
+            url=url,
+            depth=depth,
+            status_code=200,
+            final_url=target,
+            redirects=(Hop(url, 301, target),),
+            content_type="text/html",
+        )
+    # Broken and redirecting pages (2%) have no links; two other pages in a hundred carry twice as many,
+    # so the audit has exactly `links_per_page` links per page.
+    extra = links_per_page if i % 100 in (3, 4) else 0
+    content = [SITE + path_of((i * 7 + k * 13 + 1) % pages or 1) for k in range(links_per_page + extra - 5)]
+    links = (
+        *(Link(target=SITE + p) for p in NAV),
+        *(Link(target=t) for t in content),
+        Link(target=f"{SITE}/img/{i}.jpg", kind=LinkKind.IMG),
+    )
+    title = "Clock" if i % 100 == 3 else f"Retro clock {i} | Retro Clock"
+    html = HtmlFacts(
+        titles=(title,),
+        meta_descriptions=(f"A restored mechanical clock, number {i}, shipped worldwide from our workshop.",),
+        h1s=(f"Retro clock {i}",),
+        heading_levels=(1, 2, 2),
+        lang="en",
+        viewport="width=device-width, initial-scale=1",
+        meta_charset="utf-8",
+        canonicals=(url,),
+        links=links,
+        images=(Image(f"{SITE}/img/{i}.jpg", has_alt=i % 5 != 0, width="640", height="480"),),
+        word_count=150 + i % 500,
+        text_chars=(150 + i % 500) * 6,
+        fingerprint=f"{(i if i % 211 else i // 1000) * 2654435761 % 2**64:016x}",
+        sketch=sketch_of(i),
+        open_graph=frozenset({"og:title", "og:description", "og:image"}),
+    )
+    return PageFacts(
+        url=url,
+        depth=depth,
+        status_code=200,
+        final_url=url,
+        content_type="text/html",
+        headers=(("strict-transport-security", "max-age=63072000"),),
+        in_sitemap=i % 3 != 0,
+        html=html,
+    )
+
+
+def chunks(start: int, stop: int, size: int) -> Iterator[range]:
+    for low in range(start, stop, size):
+        yield range(low, min(low + size, stop))
+
+
+def write_site(crawl: Any, audit_id: AuditId, pages: int, links_per_page: int) -> tuple[int, int, int]:
+    context = PageContext(start_url=SITE + "/")
+    limits = Thresholds()
+    counts = [0, 0, 0]
+    for block in chunks(0, pages, 1_000):
+        facts = [make_page(i, pages, links_per_page) for i in block]
+        links = [(p.url, link) for p in facts if p.html for link in p.html.links]
+        issues: list[Issue] = [i for p in facts for i in check_page(p, thresholds=limits, context=context)]
+        counts[0] += crawl.write_pages(audit_id, facts)
+        counts[1] += crawl.write_links(audit_id, links)
+        counts[2] += crawl.write_issues(audit_id, issues)
+    return counts[0], counts[1], counts[2]
+
+
+def database_urls(name: str) -> tuple[str, str]:
+    info = psycopg.conninfo.conninfo_to_dict(ADMIN_URL)
+    password = f":{info['password']}" if info.get("password") else ""
+    url = (
+        f"postgresql+psycopg://{info.get('user', 'postgres')}{password}@{info.get('host', '127.0.0.1')}"
+        f":{info.get('port', 5432)}/{name}"
+    )
+    return url, psycopg.conninfo.make_conninfo(ADMIN_URL, dbname=name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=100_000)
+    parser.add_argument("--links-per-page", type=int, default=10)
+    parser.add_argument("--profile", action="store_true", help="print the top of a cProfile listing")
+    args = parser.parse_args()
+    if args.links_per_page < 6:
+        parser.error("--links-per-page must be at least 6 (4 navigation links, 1 image, 1 content link)")
+
+    name = f"siteaudit_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url, dsn = database_urls(name)
+    try:
+        engine = create_engine(url)
+        migrate(engine)
+        engine.dispose()
+        uow = sql_unit_of_work_factory(url, secret_key="bench-secret-key-not-for-production")
+        crawl = sql_crawl_store(url)
+        clock = FixedClock()
+        previous, audit_id = prepare(uow, crawl, clock, args.pages, args.links_per_page)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("ANALYZE")
+
+        profiler = cProfile.Profile() if args.profile else None
+        started = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
+        audit = finalize.finalize_audit(audit_id, uow=uow(), crawl=crawl, clock=clock)
+        if profiler is not None:
+            profiler.disable()
+        took = time.perf_counter() - started
+        assert audit.status is AuditStatus.DONE, audit.status
+
+        with psycopg.connect(dsn) as conn:
+            floor_started = time.perf_counter()
+            row = conn.execute("SELECT count(*) FROM crawl_links WHERE audit_id = %s", (audit_id,)).fetchone()
+            floor = time.perf_counter() - floor_started
+            assert row is not None
+            links = int(row[0])
+        report = crawl.report(audit_id)
+        assert report is not None
+        diff = report["diff"]
+        print(
+            f"\nfinalising audit {audit_id}: {report['totals']['pages']:,} pages, {links:,} links, "
+            f"{sum(report['issue_counts'].values()):,} issues, score {report['health_score']}"
+        )
+        print(f"  diff against archived audit {previous}: new {diff['new']:,}, fixed {diff['fixed']:,}")
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(
+            f"  machine load average (1, 5, 15 min) {load} on {os.cpu_count()} cores: figures scale with it"
+        )
+        print(f"finalize_audit      {took:8.2f} s   (target < 30 s: {'ok' if took < 30 else 'OVER'})")
+        print(f"SELECT count(*)     {floor:8.3f} s   over the audit's {links:,} link rows")
+        ratio = took / floor
+        print(f"ratio               {ratio:8.1f} x   (target <= 20: {'ok' if ratio <= 20 else 'OVER'})")
+        timings = report["stats"]["timings"]
+        print(
+            f"  of which site checks (one page pass, one link pass) {timings['site_checks_s']:.2f} s, "
+            f"templates and site issues stored {timings['templates_s']:.2f} s, report the rest"
+        )
+        print("each port stream alone, consumed and dropped (what any finalisation through the ports pays):")
+        for what, stream in (
+            ("stream_pages", crawl.stream_pages),
+            ("stream_urls", crawl.stream_urls),
+            ("stream_links", crawl.stream_links),
+            ("stream_issues", crawl.stream_issues),
+        ):
+            streamed = time.perf_counter()
+            rows = sum(1 for _ in stream(audit_id))
+            print(f"  {what:<14} {time.perf_counter() - streamed:8.2f} s   {rows:>9,} rows")
+        if profiler is not None:
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+    finally:
+        dispose_engines()
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def prepare(
+    uow: Any, crawl: Any, clock: FixedClock, pages: int, links_per_page: int
+) -> tuple[AuditId, AuditId]:
+    """An archived previous audit of the site (report and identities only) and the audit to finalise."""
+    email = "bench@retro-clock.example"
+    accounts.create_user(email, plan="scale", uow=uow(), clock=clock, secrets=SystemSecrets())
+    accounts.create_team("Bench", owner_email=email, uow=uow(), clock=clock)
+    accounts.grant_credits(email, credits(1_000_000), key="bench", uow=uow(), clock=clock)
+    made = []
+    for _ in range(2):
+        with uow() as work:
+            audit = work.audits.add(
+                Audit(
+                    id=AuditId(0),
+                    team_id=TeamId(1),
+                    user_id=UserId(1),
+                    payer_id=UserId(1),
+                    url=SITE + "/",
+                    origin=SITE,
+                    created_at=clock.now(),
+                    max_pages=pages + 10,
+                    credits_reserved=credits(pages + 10),
+                )
+            )
+            work.credits.reserve(
+                UserId(1), credits(pages + 10), reference=audits.audit_reference(audit.id), at=clock.now()
+            )
+            work.commit()
+        made.append(audit.id)
+        audits.begin_audit(audit.id, uow=uow(), clock=clock)
+    previous, current = made
+
+    # The previous audit: a tenth of the site, finalised, then archived (its report keeps the identities).
+    print(f"writing the previous audit ({pages // 10:,} pages) ...", flush=True)
+    write_site(crawl, previous, pages // 10, links_per_page)
+    audits.record_progress(previous, pages_crawled=pages // 10, pages_not_modified=0, uow=uow())
+    audits.stop_crawling(previous, partial=False, uow=uow())
+    finalize.finalize_audit(previous, uow=uow(), crawl=crawl, clock=clock)
+    clock.advance(timedelta(days=40).total_seconds())
+    archived = archival.archive_audits(
+        uow=uow(), crawl=crawl, clock=clock, older_than_days=30, keep_last=None
+    )
+    assert archived == [previous], archived
+
+    print(f"writing the audit to finalise ({pages:,} pages, {links_per_page} links a page) ...", flush=True)
+    started = time.perf_counter()
+    written = write_site(crawl, current, pages, links_per_page)
+    print(
+        f"  {written[0]:,} pages, {written[1]:,} links, {written[2]:,} issues in "
+        f"{time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    audits.record_progress(current, pages_crawled=pages, pages_not_modified=0, uow=uow())
+    audits.stop_crawling(current, partial=False, uow=uow())
+    clock.advance(3_600)
+    return previous, current
+
+
+if __name__ == "__main__":
+    main()
