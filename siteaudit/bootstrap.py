@@ -25,6 +25,7 @@ from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
+from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import finalize as finalize_services
@@ -146,6 +147,19 @@ class Services:
         a = self.app
         return finalize_services.finalize_audit(
             AuditId(audit_id), uow=a.uow(), crawl=a.crawl, clock=a.clock, advice=a.allow_list_advice
+        )
+
+    def archive_audits(self) -> list[AuditId]:
+        """Archive what SITEAUDIT_ARCHIVE_AFTER_DAYS / SITEAUDIT_ARCHIVE_KEEP_LAST select (nothing if unset)."""
+        a, s = self.app, self.app.settings
+        if s.archive_after_days is None and s.archive_keep_last is None:
+            return []
+        return archive_services.archive_audits(
+            uow=a.uow(),
+            crawl=a.crawl,
+            clock=a.clock,
+            older_than_days=s.archive_after_days,
+            keep_last=s.archive_keep_last,
         )
 
     def deliver_webhooks(self, *, limit: int = 50) -> int:

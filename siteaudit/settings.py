@@ -42,6 +42,10 @@ class Settings:
     reap_queued_s: float = 1800.0  # a queued audit nobody claimed for this long is dispatched again
     reap_every_s: float = 30.0  # how often each worker process runs the reaper
     queue_prefix: str = ""  # prefix of the RabbitMQ queue names (several deployments on one broker)
+    archive_after_days: int | None = None  # archive issue and page rows of audits ended this long ago
+    archive_keep_last: int | None = (
+        None  # ...or of all but the last N ended audits per site (both: both apply)
+    )
     check_external_links: bool = False  # also fetch (bounded) external link targets for broken_external_link
     max_external_checks: int = 200  # external targets checked per audit when enabled
 
@@ -82,6 +86,8 @@ class Settings:
             ("REAP_QUEUED_S", float),
             ("REAP_EVERY_S", float),
             ("QUEUE_PREFIX", str),
+            ("ARCHIVE_AFTER_DAYS", int),
+            ("ARCHIVE_KEEP_LAST", int),
             ("CHECK_EXTERNAL_LINKS", lambda v: v.lower() in ("1", "true", "yes", "on")),
             ("MAX_EXTERNAL_CHECKS", int),
         ):

@@ -149,30 +149,108 @@ def normalise(url: str, base: str | None = None, *, policy: ParameterPolicy = DE
     return _normalise_joined(base, url, policy)
 
 
-class Resolver:
-    """`normalise` against one fixed base, for the many references of one page."""
+@lru_cache(maxsize=4096)
+def _directory_of(base: str) -> str | None:
+    """The base URL serialised and cut after its path's last "/": what path-relative references use of it.
 
-    __slots__ = ("_base", "_origin", "_policy", "_seen")
+    WHATWG resolution of a reference like `x.html` or `../y/` reads only the base's scheme, authority and
+    path minus its last segment, so every page of one directory resolves such references alike: keying
+    the join cache on the directory instead of the page shares it between those pages.
+    """
+    try:
+        href = ada_url.normalize_url(base)
+    except ValueError:
+        return None
+    if not href.startswith(_HTTP_SCHEMES):
+        return None
+    # A serialised http(s) URL has its path after the authority, and "?" and "#" only as delimiters.
+    end = len(href)
+    for delimiter in "?#":
+        at = href.find(delimiter)
+        if 0 <= at < end:
+            end = at
+    return href[: href.rfind("/", 0, end) + 1]
+
+
+def _without_fragment(url: str) -> str:
+    """`url` without its fragment, unless that would leave space or a control character at its end,
+    which the parser would strip and so read differently ("a #x" is "a%20", "a" is "a")."""
+    head = url.partition("#")[0]
+    return head if head[-1:] > " " else url
+
+
+# Answers shared between the Resolvers of one site (absolute and root-relative references, which depend
+# on the origin only) and of one directory (path-relative ones, see `_directory_of`), by reference as
+# written: after a site's first page, its navigation costs a dictionary look-up per link. Bounded:
+# SHARED_SCOPES scopes of at most SHARED_ANSWERS answers each (a full one starts over).
+SHARED_SCOPES = 64
+SHARED_ANSWERS = 4096
+
+
+_UNKNOWN = object()
+
+
+@lru_cache(maxsize=SHARED_SCOPES)
+def _shared_answers(kind: str, scope: str, policy: ParameterPolicy) -> dict[str, str | None]:
+    return {}
+
+
+class Resolver:
+    """`normalise` against one fixed base, for the many references of one page.
+
+    The fragment of a reference is cut before joining: it never changes the rest of the URL, and
+    `normalise` drops it, so `page.html#a` and `page.html#b` share one cache entry.
+    """
+
+    __slots__ = ("_base", "_directory", "_in_directory", "_in_origin", "_origin", "_policy", "_seen")
 
     def __init__(self, base: str, policy: ParameterPolicy = DEFAULT_POLICY) -> None:
         self._base = base
         self._origin = origin_of(base) or base
+        self._directory = _directory_of(base)
         self._policy = policy
-        self._seen: dict[str, str | None] = {}
+        self._seen: dict[str, str | None] = {}  # answers that depend on the whole base
+        self._in_origin = _shared_answers("origin", self._origin, policy)
+        self._in_directory = (
+            self._seen if self._directory is None else _shared_answers("directory", self._directory, policy)
+        )
 
     def __call__(self, raw: str) -> str | None:
-        try:
-            return self._seen[raw]
-        except KeyError:
-            pass
-        url = raw.strip()
+        head, hash_sign, _fragment = raw.partition("#")
+        # Answers are keyed without the fragment when cutting it cannot change the reading (see
+        # `_without_fragment`; a control character anywhere, fragment included, takes another path).
+        key = head if hash_sign and head[-1:] > " " and raw.isprintable() else raw
+        # `get` with a default: a KeyError per missed scope would cost more than the look-ups.
+        found = self._in_origin.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._in_directory.get(key, _UNKNOWN)
+            if found is _UNKNOWN:
+                found = self._seen.get(key, _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found  # type: ignore[return-value]
+        url = key.strip()
+        first = url[:1]
         if url[:8].lower().startswith(("http://", "https://")):
-            target = _normalise_absolute(url, self._policy)
-        elif url[:1] == "/" and url[1:2] not in ("/", "\\") and url.isprintable():
-            target = _normalise_joined(self._origin, url, self._policy)
+            target = _normalise_absolute(_without_fragment(url), self._policy)
+            answers = self._in_origin
+        elif first == "/" and url[1:2] not in ("/", "\\") and url.isprintable():
+            target = _normalise_joined(self._origin, _without_fragment(url), self._policy)
+            answers = self._in_origin
+        elif (
+            first
+            and first not in "/\\?#"
+            and self._directory is not None
+            and url.isprintable()  # the parser deletes tabs and newlines anywhere, changing the reading
+            and ":" not in url.partition("/")[0]  # a scheme would make it absolute
+        ):
+            target = _normalise_joined(self._directory, _without_fragment(url), self._policy)
+            answers = self._in_directory
         else:
             target = _normalise_joined(self._base, url, self._policy)
-        self._seen[raw] = target
+            answers = self._seen
+        if len(answers) >= SHARED_ANSWERS and answers is not self._seen:
+            answers.clear()
+        answers[key] = target
         return target
 
 

@@ -29,6 +29,9 @@ def _run(action: Callable[[], None]) -> None:
         sys.exit(2)
 
 
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
 @click.group()
 @click.version_option(package_name="siteaudit")
 def main() -> None:
@@ -87,12 +90,35 @@ def migrate() -> None:
     click.echo("database is at the newest schema")
 
 
+@main.command()
+@click.option(
+    "--older-than-days", type=click.IntRange(min=0), default=None, help="Audits ended this long ago."
+)
+@click.option("--keep-last", type=click.IntRange(min=0), default=None, help="All but the last N per site.")
+@json_option
+def archive(older_than_days: int | None, keep_last: int | None, as_json: bool) -> None:
+    """Archive the issue and page rows of old audits now (reports, diffs and fix prompts stay)."""
+    from siteaudit.services import archive as archival
+
+    def act() -> None:
+        app = _app()
+        days = older_than_days if older_than_days is not None else app.settings.archive_after_days
+        keep = keep_last if keep_last is not None else app.settings.archive_keep_last
+        if days is None and keep is None:
+            raise click.UsageError(
+                "give --older-than-days or --keep-last (or set the SITEAUDIT_ARCHIVE_* settings)"
+            )
+        done = archival.archive_audits(
+            uow=app.uow(), crawl=app.crawl, clock=app.clock, older_than_days=days, keep_last=keep
+        )
+        _out(as_json, {"archived": [int(i) for i in done]}, f"archived {len(done)} audits")
+
+    _run(act)
+
+
 @main.group()
 def admin() -> None:
     """Manage people, teams, plans, credits and keys (until the web app exists)."""
-
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
 
 @admin.command("create-user")

@@ -137,7 +137,11 @@ def start_worker(
         queued_s=app.settings.reap_queued_s,
     )
     periodic = Periodic(
-        [(webhooks_every_s, app.services.deliver_webhooks), (terms.every_s, reaper(app, terms))]
+        [
+            (webhooks_every_s, app.services.deliver_webhooks),
+            (terms.every_s, reaper(app, terms)),
+            (3600.0, app.services.archive_audits),
+        ]
     )
     periodic.start()
     return worker, periodic

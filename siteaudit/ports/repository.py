@@ -151,6 +151,10 @@ class AuditRepository(Protocol):
 
     def count_started_by(self, user_id: UserId) -> int: ...
 
+    def ended(self) -> Sequence[Audit]:
+        """Every ended audit (done, failed, cancelled) of every team, earliest finished first: archival."""
+        ...
+
     def latest_done(self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId) -> Audit | None:
         """The latest `done` audit of the same site (or, without a site, of the same origin in the team)."""
         ...

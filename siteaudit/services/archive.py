@@ -39,8 +39,8 @@ from typing import Any, Final, Self
 from attrs import frozen
 
 from siteaudit.domain.audit import Audit
-from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
-from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.domain.error import ConcurrentUpdate, Conflict
+from siteaudit.domain.ids import AuditId, TeamId
 from siteaudit.domain.issue import Severity
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
@@ -49,7 +49,6 @@ from siteaudit.ports.repository import UnitOfWork
 IDENTITIES_KEY: Final = "archived_identities"  # in the report's `stats`
 _FORMAT: Final = "blake2b-sorted-zlib-v1"
 _FALSE_MATCH_BITS: Final = 20  # a stray match about once in 2**20 lookups
-_LIST_PAGE: Final = 500
 
 
 def identity_digest(check_code: str, url: str) -> int:
@@ -169,34 +168,9 @@ def archival_selection(
 
 
 def ended_audits(uow: UnitOfWork) -> list[Audit]:
-    """Every ended audit of every team, and of no team.
-
-    The repositories have no query across teams yet, so this walks users (never deleted; ids may have
-    gaps), their teams, and each team's audit list: a few reads per user and per 500 audits. A
-    repository query of ended audits would replace it (see the report of this change).
-    """
-    found: list[Audit] = []
+    """Every ended audit of every team, and of no team."""
     with uow:
-        teams: set[TeamId] = {TeamId(0)}  # team 0 holds the audits started without a team
-        remaining = uow.users.count()
-        user_id = 0
-        while remaining > 0:
-            user_id += 1
-            try:
-                uow.users.get(UserId(user_id))
-            except NotFound:
-                continue
-            remaining -= 1
-            teams.update(team.id for team in uow.teams.of_user(UserId(user_id)))
-        for team in sorted(teams):
-            offset = 0
-            while True:
-                page, total = uow.audits.list(team=team, offset=offset, limit=_LIST_PAGE)
-                found.extend(a for a in page if a.team_id == team and a.status.ended)
-                offset += len(page)
-                if not page or offset >= total:
-                    break
-    return found
+        return list(uow.audits.ended())
 
 
 # --- archiving -----------------------------------------------------------------------------------------

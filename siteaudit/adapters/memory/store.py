@@ -255,6 +255,10 @@ class MemoryAuditRepository:
     def count_started_by(self, user_id: UserId) -> int:
         return sum(1 for a in self._t.values() if a.user_id == user_id)
 
+    def ended(self) -> Sequence[Audit]:
+        found = [a for a in self._t.values() if a.status.ended]
+        return sorted(found, key=lambda a: (a.finished_at or a.created_at, a.id))
+
     def latest_done(self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId) -> Audit | None:
         candidates = [
             a

@@ -94,6 +94,16 @@ def enforce(
     Buckets are peeked first so a request refused by one bucket is counted by none.
     """
     now = clock.now()
+    if len(checks) == 1:
+        # One bucket (every request but the few with stricter extra limits): a refused hit counts
+        # nothing, so the peek would only cost a database round trip on the hot path.
+        bucket, limit, code = checks[0]
+        decision = limiter.hit(bucket, limit, now=now)
+        if resp is not None:
+            rate_headers(resp, decision, limit)
+        if not decision.allowed:
+            raise RateLimited(max(1, int(decision.retry_after_s + 0.999)), code=code)
+        return
     refusals = [(limiter.peek(b, lim, now=now), code) for b, lim, code in checks]
     refused = [(d, code) for d, code in refusals if not d.allowed]
     if refused:

@@ -169,43 +169,111 @@ def _page_params(default: int, maximum: int) -> list[dict[str, Any]]:
     ]
 
 
-CRAWL_ID: Final = {
-    "name": "crawl_id",
-    "in": "path",
-    "required": True,
-    "schema": {"type": "integer", "minimum": 1, "maximum": 4611686018427387904},
+ID_SCHEMA: Final = {"type": "integer", "minimum": 1, "maximum": 2**62}
+CRAWL_ID: Final = {"name": "crawl_id", "in": "path", "required": True, "schema": ID_SCHEMA}
+
+
+_REQUEST_ID: Final = {
+    "X-Request-ID": {
+        "description": "the request's id, echoed from the request or made; quote it when reporting a problem",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},
+    }
+}
+_RATE_HEADERS: Final = {
+    name: {"description": description, "required": True, "schema": {"type": "integer", "minimum": 0}}
+    for name, description in (
+        ("RateLimit-Limit", "requests allowed per window"),
+        ("RateLimit-Remaining", "requests still allowed now"),
+        ("RateLimit-Reset", "seconds until the bucket is full again"),
+    )
+} | {
+    "RateLimit-Policy": {
+        "description": "the limit as `count;w=seconds`",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9]+;w=[0-9]+$"},
+    }
+}
+_RETRY_AFTER: Final = {
+    "Retry-After": {
+        "description": "whole seconds until a request would pass",
+        "required": True,
+        "schema": {"type": "integer", "minimum": 1},
+    }
 }
 
 
-def _errors(*codes: ErrorCode) -> dict[str, Any]:
+def _errors(*codes: ErrorCode, public: bool = False) -> dict[str, Any]:
     by_status: dict[int, list[str]] = {}
-    for code in (ErrorCode.UNAUTHENTICATED, ErrorCode.TEAM_ACCESS_REVOKED, ErrorCode.RATE_LIMITED, *codes):
+    always = (
+        () if public else (ErrorCode.UNAUTHENTICATED, ErrorCode.TEAM_ACCESS_REVOKED, ErrorCode.RATE_LIMITED)
+    )
+    for code in (*always, *codes):
         by_status.setdefault(HTTP_STATUS[code], []).append(code.value)
     return {
         str(status): {
             "description": ", ".join(names),
+            "headers": _REQUEST_ID | (_RETRY_AFTER if status == 429 else {}),
             "content": {"application/json": {"schema": ERROR}},
         }
         for status, names in sorted(by_status.items())
     }
 
 
-def _ok(schema: dict[str, Any], status: int = 200, description: str = "OK") -> dict[str, Any]:
-    return {str(status): {"description": description, "content": {"application/json": {"schema": schema}}}}
+def _ok(
+    schema: dict[str, Any],
+    status: int = 200,
+    description: str = "OK",
+    *,
+    public: bool = False,
+    links: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": description,
+        "headers": _REQUEST_ID | ({} if public else _RATE_HEADERS),
+        "content": {"application/json": {"schema": schema}},
+    }
+    if links:
+        response["links"] = links
+    return {str(status): response}
 
 
-def _op(summary: str, responses: dict[str, Any], **more: Any) -> dict[str, Any]:
-    return {"summary": summary, "responses": responses, **more}
+def _op(operation_id: str, summary: str, responses: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {"operationId": operation_id, "summary": summary, "responses": responses, **more}
+
+
+def _crawl_link(operation_id: str, description: str) -> dict[str, Any]:
+    return {
+        "operationId": operation_id,
+        "parameters": {"crawl_id": "$response.body#/crawl_id"},
+        "description": description,
+    }
+
+
+# Where the id an audit answers leads: clients (and stateful fuzzers) follow these.
+_CRAWL_LINKS: Final = {
+    "GetCrawl": _crawl_link("getCrawl", "the audit's status"),
+    "CancelCrawl": _crawl_link("cancelCrawl", "cancel the audit"),
+    "GetReport": _crawl_link("getReport", "the audit's report, once it exists"),
+    "ListIssues": _crawl_link("listIssues", "the audit's issues"),
+    "ListPages": _crawl_link("listPages", "the audit's pages"),
+    "GetTemplates": _crawl_link("getTemplates", "issues by template, once the report exists"),
+    "GetDiff": _crawl_link("getDiff", "changes against the previous audit, once the report exists"),
+    "GetFixPrompt": _crawl_link("getFixPrompt", "the fix prompt, once the report exists"),
+}
 
 
 _REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
 
 PATHS: Final[dict[str, dict[str, Any]]] = {
-    "/v1/health": {"get": _op("Liveness", _ok(_obj({"ok": BOOL})), security=[])},
-    "/v1/openapi.json": {"get": _op("This document", _ok({"type": "object"}), security=[])},
-    "/v1/ping": {"get": _op("Check a key", {**_ok(_obj({"user_id": INT})), **_errors()})},
+    "/v1/health": {"get": _op("health", "Liveness", _ok(_obj({"ok": BOOL}), public=True), security=[])},
+    "/v1/openapi.json": {
+        "get": _op("openapi", "This document", _ok({"type": "object"}, public=True), security=[])
+    },
+    "/v1/ping": {"get": _op("ping", "Check a key", {**_ok(_obj({"user_id": INT})), **_errors()})},
     "/v1/account": {
         "get": _op(
+            "getAccount",
             "Balances and usage",
             {
                 **_ok(
@@ -227,20 +295,27 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     },
     "/v1/crawls": {
         "get": _op(
+            "listCrawls",
             "List audits, newest first",
             {
                 **_ok(_obj({"data": {"type": "array", "items": AUDIT_ROW}, "meta": META})),
                 **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
             },
             parameters=[
-                {"name": "site_id", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                {"name": "site_id", "in": "query", "schema": ID_SCHEMA},
                 *_page_params(20, 100),
             ],
         ),
         "post": _op(
+            "startCrawl",
             "Start an audit",
             {
-                **_ok(_obj({"crawl_id": INT, "estimated_credits": NUM, "max_rps": NUM}), 202, "Accepted"),
+                **_ok(
+                    _obj({"crawl_id": INT, "estimated_credits": NUM, "max_rps": NUM}),
+                    202,
+                    "Accepted",
+                    links=_CRAWL_LINKS,
+                ),
                 **_errors(
                     ErrorCode.INSUFFICIENT_CREDITS,
                     ErrorCode.PLAN_LIMIT_MAX_PAGES,
@@ -262,13 +337,28 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                         "schema": {
                             "type": "object",
                             "additionalProperties": False,
+                            "anyOf": [{"required": ["url"]}, {"required": ["site_id"]}],
+                            "not": {"required": ["site_id", "verify_token"]},
+                            "examples": [
+                                {"url": "https://retro-clock.example/", "max_pages": 50},
+                                {"url": "https://retro-clock.example/shop/", "max_pages": 20, "max_rps": 1},
+                            ],
                             "properties": {
                                 "url": {"type": "string", "maxLength": 2048, "format": "uri"},
-                                "site_id": {"type": "integer", "minimum": 1},
+                                "site_id": ID_SCHEMA,
                                 "max_pages": {"type": "integer", "minimum": 1, "maximum": 500_000},
                                 "concurrency": {"type": "integer", "minimum": 1, "maximum": 20, "default": 2},
                                 "max_rps": {"type": "number", "minimum": 0.5, "maximum": 10, "default": 2},
-                                "webhook_url": {"type": "string", "maxLength": 2048, "format": "uri"},
+                                "webhook_url": {
+                                    "type": "string",
+                                    "maxLength": 2048,
+                                    "format": "uri",
+                                    "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
+                                    "description": (
+                                        "an http or https URL with a valid host name and no user name or "
+                                        "password; others answer 422 validation_failed naming webhook_url"
+                                    ),
+                                },
                                 "verify_token": {"type": "string", "pattern": "^[A-Za-z0-9_-]{16,128}$"},
                             },
                         }
@@ -279,8 +369,9 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     },
     "/v1/crawls/{crawl_id}": {
         "parameters": [CRAWL_ID],
-        "get": _op("Audit status", {**_ok(AUDIT_DETAIL), **_errors(ErrorCode.NOT_FOUND)}),
+        "get": _op("getCrawl", "Audit status", {**_ok(AUDIT_DETAIL), **_errors(ErrorCode.NOT_FOUND)}),
         "delete": _op(
+            "cancelCrawl",
             "Cancel an audit",
             {
                 **_ok(_obj({"status": {"type": "string", "enum": ["cancelled"]}})),
@@ -290,11 +381,12 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     },
     "/v1/crawls/{crawl_id}/report": {
         "parameters": [CRAWL_ID],
-        "get": _op("Full report", {**_ok(REPORT), **_errors(*_REPORT_ERRORS)}),
+        "get": _op("getReport", "Full report", {**_ok(REPORT), **_errors(*_REPORT_ERRORS)}),
     },
     "/v1/crawls/{crawl_id}/issues": {
         "parameters": [CRAWL_ID],
         "get": _op(
+            "listIssues",
             "Issues, paginated",
             {
                 **_ok(_obj({"data": {"type": "array", "items": ISSUE_ROW}, "meta": META})),
@@ -324,6 +416,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     "/v1/crawls/{crawl_id}/pages": {
         "parameters": [CRAWL_ID],
         "get": _op(
+            "listPages",
             "Pages, paginated",
             {
                 **_ok(_obj({"data": {"type": "array", "items": PAGE_ROW}, "meta": META})),
@@ -342,6 +435,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     "/v1/crawls/{crawl_id}/templates": {
         "parameters": [CRAWL_ID],
         "get": _op(
+            "getTemplates",
             "Issues by template",
             {
                 **_ok(_obj({"crawl_id": INT, "templates": {"type": "array", "items": TEMPLATE_GROUP}})),
@@ -352,6 +446,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     "/v1/crawls/{crawl_id}/diff": {
         "parameters": [CRAWL_ID],
         "get": _op(
+            "getDiff",
             "Changes against the previous audit",
             {**_ok(_obj({"crawl_id": INT, "diff": DIFF})), **_errors(*_REPORT_ERRORS)},
         ),
@@ -359,6 +454,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     "/v1/crawls/{crawl_id}/fix-prompt": {
         "parameters": [CRAWL_ID],
         "get": _op(
+            "getFixPrompt",
             "Markdown fix prompt for a coding agent (contains data from the crawled site)",
             {
                 **_ok(_obj({"crawl_id": INT, "prompt": {"type": "string", "maxLength": 6000}})),

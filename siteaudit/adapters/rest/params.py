@@ -62,9 +62,19 @@ class Fields:
         self.source = source
         self.bad: dict[str, str] = {}
 
-    def integer(self, name: str, *, low: int, high: int, default: int | None = None) -> int | None:
-        value = self.source.get(name)
+    def _given(self, name: str, kind: str) -> tuple[bool, Any]:
+        """(present, value). An explicit JSON null is not "absent": it is a value of the wrong type."""
+        if name not in self.source:
+            return False, None
+        value = self.source[name]
         if value is None:
+            self.bad[name] = f"must be {kind}, not null"
+            return False, None
+        return True, value
+
+    def integer(self, name: str, *, low: int, high: int, default: int | None = None) -> int | None:
+        present, value = self._given(name, "an integer")
+        if not present:
             return default
         if isinstance(value, str):  # query strings
             try:
@@ -72,6 +82,8 @@ class Fields:
             except ValueError:
                 self.bad[name] = "must be an integer"
                 return default
+        if isinstance(value, float) and value.is_integer():  # JSON (and JSON Schema) call 441.0 an integer
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             self.bad[name] = "must be an integer"
             return default
@@ -81,8 +93,8 @@ class Fields:
         return value
 
     def number(self, name: str, *, low: float, high: float) -> float | None:
-        value = self.source.get(name)
-        if value is None:
+        present, value = self._given(name, "a number")
+        if not present:
             return None
         if isinstance(value, str):
             try:
@@ -101,8 +113,8 @@ class Fields:
     def string(
         self, name: str, *, max_length: int, min_length: int = 0, choices: Iterable[str] = ()
     ) -> str | None:
-        value = self.source.get(name)
-        if value is None:
+        present, value = self._given(name, "a string")
+        if not present:
             return None
         if not isinstance(value, str):
             self.bad[name] = "must be a string"
@@ -117,8 +129,8 @@ class Fields:
         return value
 
     def boolean(self, name: str) -> bool | None:
-        value = self.source.get(name)
-        if value is None:
+        present, value = self._given(name, "true or false")
+        if not present:
             return None
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"

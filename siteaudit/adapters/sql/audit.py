@@ -168,3 +168,12 @@ class SqlAuditRepository:
             .one_or_none()
         )
         return None if row is None else audit_from_row(row)
+
+    def ended(self) -> Sequence[Audit]:
+        ended_states = [AuditStatus.DONE.value, AuditStatus.FAILED.value, AuditStatus.CANCELLED.value]
+        rows = self._c().execute(
+            select(audits)
+            .where(audits.c.status.in_(ended_states))
+            .order_by(audits.c.finished_at, audits.c.id)
+        )
+        return [audit_from_row(row) for row in rows]

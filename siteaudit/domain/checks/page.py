@@ -556,7 +556,12 @@ def _link_issues(
     if not anchors and indexable:
         yield issue("dead_end_page", page.url)
     if url.scheme(page.final_url or page.url) == "https":
-        plain = _distinct(link.target for link in anchors if url.scheme(link.target) == "http")
+        # Most targets start with "https:", which no parse can read as scheme "http".
+        plain = _distinct(
+            link.target
+            for link in anchors
+            if not link.target.startswith("https:") and url.scheme(link.target) == "http"
+        )
         if plain:
             yield issue("links_to_http", page.url, targets=plain[:DETAIL_SAMPLE], count=len(plain))
         if html.mixed_content:
@@ -583,10 +588,12 @@ def _link_issues(
             count=len(html.uncrawlable_anchors),
         )
     site_host = context.host
+    own_prefixes = _own_prefixes(site_host)
     local = _distinct(
         link.target
         for link in html.links
-        if link.kind in (LinkKind.A, LinkKind.IMG, LinkKind.LINK, LinkKind.SCRIPT)
+        if link.kind in _LOCAL_LINK_KINDS
+        and not link.target.startswith(own_prefixes)
         and url.host(link.target) != site_host
         and url.is_non_public_host(link.target)
     )
@@ -596,6 +603,21 @@ def _link_issues(
         yield issue("too_many_links", page.url, links=len(anchors), limit=limits.max_links_per_page)
     if html.insecure_forms:
         yield issue("insecure_form", page.url, actions=list(html.insecure_forms[:DETAIL_SAMPLE]))
+
+
+_LOCAL_LINK_KINDS = frozenset({LinkKind.A, LinkKind.IMG, LinkKind.LINK, LinkKind.SCRIPT})
+_PLAIN_HOST = re.compile(r"[a-z0-9.-]+")
+
+
+def _own_prefixes(site_host: str) -> tuple[str, ...]:
+    """URL prefixes whose host is certainly `site_host`, so that most links skip parsing their URL.
+
+    Only for a plain host (lower-case letters, digits, dots, hyphens: no port, userinfo or IPv6 literal
+    to interpret): after `http://host/` or `https://host/` nothing can change what `url.host` answers.
+    """
+    if not _PLAIN_HOST.fullmatch(site_host):
+        return ()
+    return (f"https://{site_host}/", f"http://{site_host}/")
 
 
 def _distinct(values: Iterable[str]) -> list[str]:
