@@ -1,0 +1,452 @@
+"""The REST hot path on PostgreSQL under gunicorn, against bare Falcon apps under the same settings.
+
+    python benchmarks/rest.py [--seconds 10] [--connections 10] [--pages 2000] [--keys 300] [--profile]
+
+Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
+user postgres), migrates it, writes one finished audit (a synthetic site through the SQL crawl store, the
+page checks' issues, then `finalize_audit`) and a team of `--keys` members with one API key each, and
+drops it all at the end. Then, in one run, three apps each under gunicorn with ONE sync worker:
+
+- siteaudit: the production app (bearer keys looked up by hash, the shared PostgreSQL rate limiter, the
+  unit of work, the services, the cattrs views);
+- bare-psycopg: a bare Falcon app with one psycopg connection per worker answering the same rows with the
+  same SQL the store runs (the audit row; the issue count and the first page of issues);
+- bare-constant: a bare Falcon app answering the very same JSON bodies as constants.
+
+Load comes from `wrk` in another process (`apt-get install wrk`) with `--connections` connections, requests
+rotating over the keys so that no key meets its 60-a-minute limit (every answer must be 200). Prints
+requests/s and p99 latency per endpoint and app, and checks the targets: each siteaudit endpoint at least
+60% of bare-psycopg's requests/s and p99 at most 15 ms. `--profile` adds a cProfile listing of the
+siteaudit endpoints served in-process.
+"""
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import falcon
+import psycopg
+from psycopg import sql
+
+ADMIN_URL = os.environ.get("SITEAUDIT_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+SECRET_KEY = "bench-secret-key-not-for-production"
+SITE = "https://retro-clock.example"
+ROOT = Path(__file__).resolve().parent.parent
+ENDPOINTS = ("/v1/crawls/{id}", "/v1/crawls/{id}/issues")
+APPS = ("siteaudit", "bare-psycopg", "bare-constant")
+TARGET_RATIO = 0.60
+TARGET_P99_MS = 15.0
+
+
+# --- the three apps (gunicorn factories: `gunicorn 'benchmarks.rest:siteaudit_app()'`) ---------------
+
+
+def siteaudit_app() -> Any:
+    """The production app as bootstrap should wire it for PostgreSQL (the SQL rate limiter included)."""
+    from siteaudit.adapters.memory.queue import MemoryTaskQueue
+    from siteaudit.bootstrap import bootstrap
+    from siteaudit.settings import Settings
+
+    settings = Settings.from_env()
+    return bootstrap(
+        settings, **_sql_parts(settings.database_url, settings.secret_key), queue=MemoryTaskQueue()
+    ).rest_api()
+
+
+def _sql_parts(url: str, secret_key: str) -> dict[str, Any]:
+    from siteaudit.adapters.sql import engine_for, sql_crawl_store, sql_unit_of_work_factory
+    from siteaudit.adapters.sql.ratelimit import SqlRateLimiter
+
+    engine = engine_for(url)
+    return {
+        "uow": sql_unit_of_work_factory(engine, secret_key=secret_key, migrate=False),
+        "crawl": sql_crawl_store(engine, migrate=False),
+        "limiter": SqlRateLimiter(engine),
+    }
+
+
+_AUDIT_SQL = (
+    "SELECT id, site_id, url, trigger, status, pages_crawled, max_pages, credits_reserved, created_at,"
+    " started_at, finished_at, archived_at, failure_reason, verify_token_set, max_rps, concurrency"
+    " FROM audits WHERE id = %s AND team_id = %s"
+)
+_ISSUE_COUNT_SQL = "SELECT count(*) FROM crawl_issues WHERE audit_id = %s"
+_ISSUES_SQL = (
+    "SELECT i.check_code, i.severity, u.url, i.template, i.details FROM crawl_issues i"
+    " JOIN crawl_urls u ON u.audit_id = i.audit_id AND u.id = i.url_id WHERE i.audit_id = %s"
+    " ORDER BY i.severity, i.check_code, i.url_id, i.id LIMIT 50 OFFSET 0"
+)
+_SEVERITIES = {0: "error", 1: "warning", 2: "notice"}
+
+
+def _time(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+class _BareAudit:
+    def __init__(self, conn: psycopg.Connection) -> None:
+        self.conn = conn
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        row = self.conn.execute(_AUDIT_SQL, (crawl_id, 1)).fetchone()
+        if row is None:
+            raise falcon.HTTPNotFound()
+        (id_, site, url, trigger, status, crawled, max_pages, reserved, created, started, finished, archived,
+         reason, token_set, max_rps, concurrency) = row  # fmt: skip
+        resp.media = {
+            "crawl_id": id_, "site_id": site, "site_url": url, "trigger": trigger, "status": status,
+            "pages_crawled": crawled, "max_pages": max_pages, "credits_reserved": reserved / 10,
+            "created_at": _time(created), "started_at": _time(started), "finished_at": _time(finished),
+            "archived_at": _time(archived), "failure_reason": reason, "verify_token_set": token_set,
+            "max_rps": max_rps, "concurrency": concurrency,
+            "duration_s": None if finished is None or started is None else (finished - started).total_seconds(),
+            "pages_per_minute": None,
+        }  # fmt: skip
+
+
+class _BareIssues:
+    def __init__(self, conn: psycopg.Connection) -> None:
+        self.conn = conn
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        total_row = self.conn.execute(_ISSUE_COUNT_SQL, (crawl_id,)).fetchone()
+        assert total_row is not None
+        rows = self.conn.execute(_ISSUES_SQL, (crawl_id,)).fetchall()
+        total = int(total_row[0])
+        resp.media = {
+            "data": [
+                {"check_code": c, "severity": _SEVERITIES[s], "url": u, "template": t, "details": d}
+                for c, s, u, t, d in rows
+            ],
+            "meta": {"current_page": 1, "per_page": 50, "total": total, "last_page": max(1, -(-total // 50))},
+        }
+
+
+def bare_psycopg_app() -> falcon.App:
+    conn = psycopg.connect(os.environ["BENCH_DSN"], autocommit=True)
+    app = falcon.App()
+    app.add_route("/v1/crawls/{crawl_id:int}", _BareAudit(conn))
+    app.add_route("/v1/crawls/{crawl_id:int}/issues", _BareIssues(conn))
+    return app
+
+
+class _Constant:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
+        resp.data = self.body
+        resp.content_type = falcon.MEDIA_JSON
+
+
+def bare_constant_app() -> falcon.App:
+    bodies = json.loads(Path(os.environ["BENCH_BODIES"]).read_text())
+    app = falcon.App()
+    app.add_route("/v1/crawls/{crawl_id:int}", _Constant(json.dumps(bodies["audit"]).encode()))
+    app.add_route("/v1/crawls/{crawl_id:int}/issues", _Constant(json.dumps(bodies["issues"]).encode()))
+    return app
+
+
+# --- the data -----------------------------------------------------------------------------------------
+
+
+def _database(name: str) -> tuple[str, str]:
+    info = psycopg.conninfo.conninfo_to_dict(ADMIN_URL)
+    password = f":{info['password']}" if info.get("password") else ""
+    url = (
+        f"postgresql+psycopg://{info.get('user', 'postgres')}{password}@{info.get('host', '127.0.0.1')}"
+        f":{info.get('port', 5432)}/{name}"
+    )
+    return url, psycopg.conninfo.make_conninfo(ADMIN_URL, dbname=name)
+
+
+def _facts(i: int, pages: int) -> Any:
+    from siteaudit.domain.facts import HtmlFacts, Image, Link, LinkKind, PageFacts
+
+    path = "/" if i == 0 else f"/products/{1000 + i}" if i % 3 else f"/blog/restoring-clock-{i}"
+    url = SITE + path
+    if i and i % 50 == 1:
+        return PageFacts(url=url, depth=1, status_code=404, final_url=url, content_type="text/html")
+    links = (
+        Link(target=SITE + "/"),
+        *(Link(target=f"{SITE}/products/{1000 + (i * 7 + k) % pages}") for k in range(4)),
+        Link(target=f"{SITE}/img/{i}.jpg", kind=LinkKind.IMG),
+    )
+    html = HtmlFacts(
+        titles=("Clock",) if i % 10 == 3 else (f"Retro clock {i} | Retro Clock",),
+        meta_descriptions=()
+        if i % 4 == 0
+        else (f"A restored clock, number {i}, shipped from our workshop.",),
+        h1s=(f"Retro clock {i}",),
+        heading_levels=(1, 2),
+        lang="en",
+        viewport="width=device-width, initial-scale=1",
+        meta_charset="utf-8",
+        canonicals=(url,),
+        links=links,
+        images=(Image(f"{SITE}/img/{i}.jpg", has_alt=i % 5 != 0, width="640", height="480"),),
+        word_count=120 + i % 400,
+        text_chars=(120 + i % 400) * 6,
+        fingerprint=f"{i * 2654435761 % 2**64:016x}",
+    )
+    return PageFacts(
+        url=url, depth=1 + i % 4, status_code=200, final_url=url, content_type="text/html", html=html
+    )
+
+
+def prepare(url: str, pages: int, key_count: int) -> tuple[int, list[str]]:
+    """A finished audit of `pages` pages and `key_count` API keys of its team; returns (audit id, keys)."""
+    from siteaudit.adapters.system import FixedClock, SystemSecrets
+    from siteaudit.domain.audit import Audit
+    from siteaudit.domain.checks import PageContext, check_page
+    from siteaudit.domain.credit import credits
+    from siteaudit.domain.ids import AuditId, TeamId, UserId
+    from siteaudit.domain.thresholds import Thresholds
+    from siteaudit.services import account as accounts
+    from siteaudit.services import audit as audits
+    from siteaudit.services import finalize
+    from siteaudit.services import key as keys
+
+    parts = _sql_parts(url, SECRET_KEY)
+    uow, crawl = parts["uow"], parts["crawl"]
+    clock, secrets_ = FixedClock(), SystemSecrets()
+    owner = "owner@retro-clock.example"
+    accounts.create_user(owner, plan="scale", uow=uow(), clock=clock, secrets=secrets_)
+    accounts.create_team("Bench", owner_email=owner, uow=uow(), clock=clock)
+    accounts.grant_credits(owner, credits(1_000_000), key="bench", uow=uow(), clock=clock)
+    with uow() as work:
+        audit = work.audits.add(
+            Audit(
+                id=AuditId(0), team_id=TeamId(1), user_id=UserId(1), payer_id=UserId(1), url=SITE + "/",
+                origin=SITE, created_at=clock.now(), max_pages=pages, credits_reserved=credits(pages),
+            )
+        )  # fmt: skip
+        work.credits.reserve(
+            UserId(1), credits(pages), reference=audits.audit_reference(audit.id), at=clock.now()
+        )
+        work.commit()
+    audits.begin_audit(audit.id, uow=uow(), clock=clock)
+    context, limits = PageContext(start_url=SITE + "/"), Thresholds()
+    for low in range(0, pages, 500):
+        facts = [_facts(i, pages) for i in range(low, min(low + 500, pages))]
+        crawl.write_pages(audit.id, facts)
+        crawl.write_links(audit.id, [(p.url, link) for p in facts if p.html for link in p.html.links])
+        crawl.write_issues(
+            audit.id, [i for p in facts for i in check_page(p, thresholds=limits, context=context)]
+        )
+    audits.record_progress(audit.id, pages_crawled=pages, pages_not_modified=0, uow=uow())
+    audits.stop_crawling(audit.id, partial=False, uow=uow())
+    clock.advance(600)
+    finalize.finalize_audit(audit.id, uow=uow(), crawl=crawl, clock=clock)
+    made = [keys.create_settings_key(owner, "Bench", uow=uow(), clock=clock, secrets=secrets_).raw]
+    for n in range(1, key_count):
+        email = f"member{n}@retro-clock.example"
+        accounts.create_user(email, plan="free", uow=uow(), clock=clock, secrets=secrets_)
+        accounts.add_member("Bench", email, uow=uow())
+        made.append(keys.create_settings_key(email, "Bench", uow=uow(), clock=clock, secrets=secrets_).raw)
+    return int(audit.id), made
+
+
+# --- load -----------------------------------------------------------------------------------------------
+
+_WRK_SCRIPT = """
+local keys = {}
+for line in io.lines(os.getenv("BENCH_KEYS")) do keys[#keys + 1] = line end
+local threads = 0
+function setup(thread) thread:set("offset", threads * 7919); threads = threads + 1 end
+local i = 0
+request = function()
+  i = i + 1
+  local key = keys[((offset or 0) + i) % #keys + 1]
+  return wrk.format("GET", nil, {["Authorization"] = "Bearer " .. key})
+end
+"""
+
+
+@contextmanager
+def gunicorn(factory: str, env: dict[str, str]) -> Iterator[str]:
+    with socket_port() as port:
+        pass
+    command = [
+        str(Path(sys.executable).with_name("gunicorn")), "--workers", "1", "--worker-class", "sync",
+        "--bind", f"127.0.0.1:{port}", "--backlog", "2048", "--log-level", "warning", factory,
+    ]  # fmt: skip
+    process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env, "PYTHONPATH": str(ROOT)})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/v1/crawls/1", timeout=2):
+                    break
+            except urllib.error.HTTPError:  # 401: the siteaudit app is up
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{factory} did not start") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@contextmanager
+def socket_port() -> Iterator[int]:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
+
+
+def wrk(url: str, *, seconds: float, connections: int, env: dict[str, str]) -> tuple[float, float, int]:
+    """(requests/s, p99 ms, answers that were not 2xx) of one wrk run."""
+    command = [
+        "wrk", f"-t{min(2, connections)}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency",
+        "-s", env["BENCH_SCRIPT"], url,
+    ]  # fmt: skip
+    out = subprocess.run(
+        command, capture_output=True, text=True, check=True, env={**os.environ, **env}
+    ).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    value, unit = re.search(r"99%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
+    p99 = float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    errors = re.search(r"Socket errors:.*", out)
+    failures = int(bad.group(1)) if bad else 0
+    if errors:
+        print(f"    wrk: {errors.group(0)}")
+    return rate, p99, failures
+
+
+def profile(url: str, audit_id: int, keys: list[str]) -> None:
+    import falcon.testing
+
+    from siteaudit.adapters.memory.queue import MemoryTaskQueue
+    from siteaudit.bootstrap import bootstrap
+    from siteaudit.settings import Settings
+
+    settings = Settings(database_url=url, secret_key=SECRET_KEY)
+    client = falcon.testing.TestClient(
+        bootstrap(settings, **_sql_parts(url, SECRET_KEY), queue=MemoryTaskQueue()).rest_api()
+    )
+    profiler = cProfile.Profile()
+    for n in range(400):
+        path = ENDPOINTS[n % 2].format(id=audit_id)
+        headers = {"Authorization": f"Bearer {keys[n % len(keys)]}"}
+        if n == 40:
+            profiler.enable()
+        assert client.simulate_get(path, headers=headers).status_code == 200
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="load per endpoint and app")
+    parser.add_argument("--connections", type=int, default=10)
+    parser.add_argument("--pages", type=int, default=2_000, help="pages of the audit (issues follow)")
+    parser.add_argument("--keys", type=int, default=300, help="API keys the load rotates over")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        parser.error("wrk is not installed: apt-get install wrk")
+
+    name = f"siteaudit_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url, dsn = _database(name)
+    work = Path(tempfile.mkdtemp(prefix="siteaudit-bench-"))
+    try:
+        from siteaudit.adapters.sql import dispose_engines, migrate
+
+        migrate(url)
+        print(f"writing an audit of {args.pages:,} pages and {args.keys} keys ...", flush=True)
+        audit_id, keys = prepare(url, args.pages, args.keys)
+        dispose_engines()
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("ANALYZE")
+        (work / "keys").write_text("\n".join(keys) + "\n")
+        (work / "script.lua").write_text(_WRK_SCRIPT)
+        env = {
+            "SITEAUDIT_DATABASE_URL": url,
+            "SITEAUDIT_SECRET_KEY": SECRET_KEY,
+            "SITEAUDIT_LOG_LEVEL": "warning",
+            "BENCH_DSN": dsn,
+            "BENCH_KEYS": str(work / "keys"),
+            "BENCH_SCRIPT": str(work / "script.lua"),
+            "BENCH_BODIES": str(work / "bodies.json"),
+        }
+        results: dict[tuple[str, str], tuple[float, float, int]] = {}
+        factories = {
+            "siteaudit": "benchmarks.rest:siteaudit_app()",
+            "bare-psycopg": "benchmarks.rest:bare_psycopg_app()",
+            "bare-constant": "benchmarks.rest:bare_constant_app()",
+        }
+        for app in APPS:
+            with gunicorn(factories[app], env) as base:
+                if app == "siteaudit":  # the constant app answers exactly these bodies
+                    bodies = {}
+                    for label, endpoint in zip(("audit", "issues"), ENDPOINTS, strict=True):
+                        request = urllib.request.Request(
+                            base + endpoint.format(id=audit_id),
+                            headers={"Authorization": f"Bearer {keys[0]}"},
+                        )
+                        with urllib.request.urlopen(request) as answer:
+                            bodies[label] = json.loads(answer.read())
+                    (work / "bodies.json").write_text(json.dumps(bodies))
+                    issues = bodies["issues"]["meta"]["total"]
+                    print(f"audit {audit_id}: {issues:,} issues; {args.connections} connections, "
+                          f"{args.seconds:g} s per endpoint, one sync gunicorn worker each", flush=True)  # fmt: skip
+                for endpoint in ENDPOINTS:
+                    target = base + endpoint.format(id=audit_id)
+                    wrk(target, seconds=1, connections=args.connections, env=env)  # warm up
+                    results[app, endpoint] = wrk(
+                        target, seconds=args.seconds, connections=args.connections, env=env
+                    )
+                    rate, p99, failures = results[app, endpoint]
+                    print(f"  {app:14} {endpoint:24} {rate:8.0f} req/s   p99 {p99:6.1f} ms"
+                          + (f"   {failures} NOT 2xx" if failures else ""), flush=True)  # fmt: skip
+        print()
+        ok = True
+        for endpoint in ENDPOINTS:
+            rate, p99, failures = results["siteaudit", endpoint]
+            bare = results["bare-psycopg", endpoint][0]
+            constant = results["bare-constant", endpoint][0]
+            ratio = rate / bare
+            passed = ratio >= TARGET_RATIO and p99 <= TARGET_P99_MS and failures == 0
+            ok &= passed
+            print(
+                f"{endpoint:24} {ratio:6.0%} of bare-psycopg (target >= {TARGET_RATIO:.0%}), "
+                f"{rate / constant:6.0%} of bare-constant, p99 {p99:.1f} ms (target <= {TARGET_P99_MS:g}): "
+                f"{'ok' if passed else 'MISSED'}"
+            )
+        if args.profile:
+            profile(url, audit_id, keys)
+        dispose_engines()
+        if not ok:
+            raise SystemExit(1)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""Schemathesis hooks for the schema-fuzz run (loaded through SCHEMATHESIS_HOOKS): the contract's own checks."""
+
+from typing import Any, Final
+
+import schemathesis
+
+PROSE_RULES: Final = frozenset({"webhook_url"})
+
+
+@schemathesis.check
+def valid_requests_are_never_validation_failed(ctx: Any, response: Any, case: Any) -> bool | None:
+    """Business rules may refuse schema-valid data (422 invalid_url, 409 site_not_verified, ...), but
+    `validation_failed` means "malformed", which a schema-valid request never is."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive or response.status_code != 422:
+        return None
+    error = _json(response).get("error") or {}
+    # JSON Schema cannot state every URL rule (host names, ports, no user info): the document states
+    # them in prose for these fields, so only they may be refused as malformed.
+    if error.get("code") == "validation_failed" and not set(error.get("fields") or {"?": ""}) <= PROSE_RULES:
+        raise AssertionError(f"a schema-valid request answered 422 validation_failed: {response.text[:500]}")
+    return None
+
+
+@schemathesis.check
+def every_error_is_the_envelope_with_a_request_id(ctx: Any, response: Any, case: Any) -> bool | None:
+    """Every answer carries X-Request-ID; every error is {error: {code, message}} as JSON (SPEC 7)."""
+    if not response.headers.get("x-request-id"):
+        raise AssertionError("no X-Request-ID header")
+    if response.status_code < 400:
+        return None
+    error = _json(response).get("error")
+    if not isinstance(error, dict) or not {"code", "message"} <= set(error):
+        raise AssertionError(f"{response.status_code} without the error envelope: {response.text[:500]!r}")
+    if response.status_code == 429 and not response.headers.get("retry-after"):
+        raise AssertionError("429 without Retry-After")
+    return None
+
+
+def _json(response: Any) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
