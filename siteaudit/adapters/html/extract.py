@@ -1,5 +1,6 @@
 """Decode and parse an HTML page once, and read every fact the checks need from that one tree."""
 
+import codecs
 import hashlib
 import json
 import re
@@ -66,18 +67,17 @@ GENERIC_ANCHORS: Final = frozenset(
 _LONGEST_GENERIC_TEXT: Final = 2 * max(len(text) for text in GENERIC_ANCHORS) + 8
 _ANCHOR_PUNCTUATION: Final = " \t\n.,:;!?…→»«>-–—|()[]\"'"
 # "Not found" phrases of soft-404 pages, each behind a literal that must occur first: a plain substring
-# test is much cheaper than running the patterns over every page's text. Each phrase is a few patterns
-# that start with a literal (a lookbehind moved after it), so that the regex engine scans for that
-# literal instead of trying the whole alternation at every position: about ten times faster.
+# test is much cheaper than running the patterns over every page's text. Each pattern starts with a
+# literal (lookbehinds moved after it), so that the regex engine scans for that literal instead of
+# trying the whole alternation at every position: about ten times faster.
 _NOT_FOUND_PHRASES: Final[tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]] = (
     (
         "found",
         (
-            re.compile(r"not(?<![a-z]not)\s+(?:be\s+)?found"),
-            re.compile(r"n't\s+be\s+found"),
-            re.compile(r"n’t\s+be\s+found"),
-            re.compile(r"cannot\s+be\s+found"),
-            re.compile(r"nothing\s+(?:was\s+)?found"),
+            re.compile(
+                r"n(?:ot(?<![a-z]not)\s+(?:be\s+)?found|ot(?<=cannot)\s+be\s+found"
+                r"|othing\s+(?:was\s+)?found|'t\s+be\s+found|’t\s+be\s+found)"
+            ),
         ),
     ),
     ("404", (re.compile(r"error\s*404(?![0-9])"), re.compile(r"404(?<![0-9]404)\s*(?:error|page)"))),
@@ -190,6 +190,7 @@ SHINGLE_WORDS: Final = 5
 _BIN_SHIFT: Final = np.uint64(64 - 7)  # log2(SKETCH_BINS) top bits choose the bin
 _VALUE_SHIFT: Final = np.uint64(25)
 _LOW32: Final = np.uint64(0xFFFFFFFF)
+_HASH_MAX: Final = np.uint64(2**64 - 1)
 _ROTATION_OFFSET: Final = 1 << 32  # a borrowed value is moved out of the range of a bin's own values
 _POLY: Final = 0x100000001B3
 _POLY_BASE: Final = np.uint64(_POLY)
@@ -225,7 +226,12 @@ def sketch_of(text: str) -> tuple[int, ...]:
     Shingles are hashed as byte substrings with a polynomial prefix hash, so no Python code runs per
     word. A text of fewer than SHINGLE_WORDS words is one shingle. Empty text has an empty sketch.
     """
-    data = np.frombuffer(text.encode(), dtype=np.uint8)
+    return _sketch_of_utf8(text.encode())
+
+
+def _sketch_of_utf8(encoded: bytes) -> tuple[int, ...]:
+    """`sketch_of` the text whose UTF-8 encoding is `encoded`."""
+    data = np.frombuffer(encoded, dtype=np.uint8)
     size = len(data)
     if size == 0:
         return ()
@@ -237,22 +243,31 @@ def sketch_of(text: str) -> tuple[int, ...]:
     span = min(SHINGLE_WORDS, len(starts))
     count = len(starts) - span + 1
     forward, inverse = _POWERS.upto(size)
-    prefix = np.zeros(size + 1, dtype=np.uint64)
-    np.cumsum((data.astype(np.uint64) + np.uint64(1)) * forward[:size], out=prefix[1:])
+    terms = data.astype(np.uint64)  # in place from here: one allocation per step instead of several
+    terms += np.uint64(1)
+    terms *= forward[:size]
+    prefix = np.empty(size + 1, dtype=np.uint64)
+    prefix[0] = 0
+    np.cumsum(terms, out=prefix[1:])
     first = starts[:count]
-    hashes = (prefix[ends[span - 1 :]] - prefix[first]) * inverse[first]
+    hashes = prefix[ends[span - 1 :]]
+    hashes -= prefix[first]
+    hashes *= inverse[first]
     # splitmix64 finaliser: the polynomial hash's bits are not uniform enough to pick bins with.
     hashes ^= hashes >> np.uint64(30)
     hashes *= np.uint64(0xBF58476D1CE4E5B9)
     hashes ^= hashes >> np.uint64(27)
     hashes *= np.uint64(0x94D049BB133111EB)
     hashes ^= hashes >> np.uint64(31)
-    hashes.sort()
-    bins = (hashes >> _BIN_SHIFT).astype(np.int64)
-    heads = np.searchsorted(bins, _BIN_INDEX)
-    clipped = np.minimum(heads, len(hashes) - 1)
-    filled = np.flatnonzero((heads < len(hashes)) & (bins[clipped] == _BIN_INDEX))
-    values = ((hashes[clipped] >> _VALUE_SHIFT) & _LOW32).astype(np.int64)
+    # Each bin's smallest hash, by an unbuffered minimum per bin (no sort of all the hashes).
+    bins = (hashes >> _BIN_SHIFT).astype(np.intp)
+    lowest = np.full(SKETCH_BINS, _HASH_MAX, dtype=np.uint64)
+    np.minimum.at(lowest, bins, hashes)
+    present = np.zeros(SKETCH_BINS, dtype=bool)
+    present[bins] = True
+    filled = np.flatnonzero(present)
+    values = ((lowest >> _VALUE_SHIFT) & _LOW32).astype(np.int64)
+    # An empty bin borrows the value of the next filled one (circularly), moved out of the own range.
     donors = filled[np.searchsorted(filled, _BIN_INDEX) % len(filled)]
     sketch = values[donors] + ((donors - _BIN_INDEX) % SKETCH_BINS) * _ROTATION_OFFSET
     return tuple(sketch.tolist())
@@ -365,8 +380,17 @@ class _Page:
     def link_facts(self) -> tuple[Link, ...]:
         """Links are kept as keys while reading (most pages repeat targets) and built once at the end."""
         origin_host = self.origin_host
+        # A target starting with `scheme://` + the origin's host + "/" has that host (`host_of` cannot
+        # read anything else there: the host holds no userinfo, port or upper case), so most internal
+        # links skip the parse.
+        own = (f"https://{origin_host}/", f"http://{origin_host}/") if origin_host.isascii() else ()
         return tuple(
-            Link(target=target, kind=kind, internal=host_of(target) == origin_host, nofollow=nofollow)
+            Link(
+                target=target,
+                kind=kind,
+                internal=target.startswith(own) or host_of(target) == origin_host,
+                nofollow=nofollow,
+            )
             for target, kind, nofollow in self.links
         )
 
@@ -493,7 +517,7 @@ class _Page:
             text = node.text()
             if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
                 continue  # too long to be generic even once whitespace is collapsed
-            text = _collapse(text)
+            text = " ".join(text.split())  # _collapse, inline in this loop
             if not text:
                 text = _collapse(attrs.get("aria-label") or attrs.get("title"))
                 if not text:
@@ -562,9 +586,19 @@ def extract_html_facts(
     in one CSS pass over the head and one over the body; the visible text comes last because reading it
     strips the non-visible elements from the tree.
     """
-    _encoding, text = html_to_unicode(content_type_header, body)
-    tree = LexborHTMLParser(text)
-    return facts_from_tree(tree, url=url, origin=origin, policy=policy, source=text)
+    encoding, text = html_to_unicode(content_type_header, body)
+    # The parser reads UTF-8 bytes (it would encode the text itself); encoded here once, they also
+    # serve `source`. A body that decoded as UTF-8 without a BOM or a replaced byte is those bytes.
+    if (
+        codecs.lookup(encoding).name == "utf-8"
+        and not body.startswith(codecs.BOM_UTF8)
+        and "\ufffd" not in text
+    ):
+        encoded = body
+    else:
+        encoded = text.encode("utf-8", "ignore")
+    tree = LexborHTMLParser(encoded)
+    return facts_from_tree(tree, url=url, origin=origin, policy=policy, source=encoded)
 
 
 def facts_from_tree(
@@ -573,10 +607,10 @@ def facts_from_tree(
     url: str,
     origin: str,
     policy: ParameterPolicy = DEFAULT_POLICY,
-    source: str = "",
+    source: str | bytes = "",
 ) -> HtmlFacts:
     """Facts read from an already parsed document. Mutates the tree (removes the body's non-visible
-    elements)."""
+    elements). `source`, the document as text or UTF-8 bytes, spares attribute selectors most pages."""
     page = _Page(url, origin, policy)
     root = tree.root
     head = tree.head
@@ -636,10 +670,12 @@ def facts_from_tree(
     page.titles_in_body = body_titles
 
     # A substring test on the source is far cheaper than an attribute selector over the whole tree,
-    # and most pages have neither: the selector only confirms a hit. Lower-casing the UTF-8 bytes
-    # (ASCII letters only) is several times faster than `str.lower` on non-ASCII text and finds the same
+    # and most pages have neither: the selector only confirms a hit. Lower-casing UTF-8 bytes (ASCII
+    # letters only) is several times faster than `str.lower` on non-ASCII text and finds the same
     # ASCII words: no other character lower-cases into one of them.
-    lowered_source = source.encode("utf-8", "surrogatepass").lower() if source else None
+    if isinstance(source, str):
+        source = source.encode("utf-8", "surrogatepass")
+    lowered_source = source.lower() if source else None
     has_microdata = has_rdfa = False
     usual = root is not None and _usual_shape(root, head, body)
     dom_nodes = 0
@@ -667,6 +703,7 @@ def facts_from_tree(
     words = visible.split()
     normalised = " ".join(words)
     lowered = normalised.lower()
+    encoded = lowered.encode()  # once for the fingerprint and the sketch
     title = page.titles[0].lower() if page.titles else ""
     return HtmlFacts(
         titles=tuple(page.titles),
@@ -697,8 +734,8 @@ def facts_from_tree(
         word_count=len(words),
         text_chars=len(normalised),
         not_found_phrase=has_not_found_phrase(lowered) or has_not_found_phrase(title),
-        fingerprint=hashlib.blake2b(lowered.encode(), digest_size=16).hexdigest() if words else "",
-        sketch=sketch_of(lowered),
+        fingerprint=hashlib.blake2b(encoded, digest_size=16).hexdigest() if words else "",
+        sketch=_sketch_of_utf8(encoded),
         dom_nodes=dom_nodes,
     )
 

@@ -588,14 +588,15 @@ def _link_issues(
             count=len(html.uncrawlable_anchors),
         )
     site_host = context.host
-    own_prefixes = _own_prefixes(site_host)
+    # Links to the site's own host are the most, and the cheapest to tell (see `_PLAIN_AUTHORITY`).
+    own = (f"https://{site_host}/", f"http://{site_host}/") if _PLAIN_HOST.fullmatch(site_host) else ()
+    by_host: dict[str, bool] = {}
     local = _distinct(
         link.target
         for link in html.links
         if link.kind in _LOCAL_LINK_KINDS
-        and not link.target.startswith(own_prefixes)
-        and url.host(link.target) != site_host
-        and url.is_non_public_host(link.target)
+        and not link.target.startswith(own)
+        and _is_foreign_local(link.target, site_host, by_host)
     )
     if local:
         yield issue("localhost_link", page.url, targets=local[:DETAIL_SAMPLE], count=len(local))
@@ -606,18 +607,26 @@ def _link_issues(
 
 
 _LOCAL_LINK_KINDS = frozenset({LinkKind.A, LinkKind.IMG, LinkKind.LINK, LinkKind.SCRIPT})
+# `scheme://host` followed by the end, a path, a query or a fragment, the host in plain lower-case
+# letters, digits, dots and hyphens: nothing (userinfo, port, IPv6 literal, escapes) left to interpret.
+_PLAIN_AUTHORITY = re.compile(r"https?://([a-z0-9.-]+)(?:[/?#]|\Z)")
 _PLAIN_HOST = re.compile(r"[a-z0-9.-]+")
 
 
-def _own_prefixes(site_host: str) -> tuple[str, ...]:
-    """URL prefixes whose host is certainly `site_host`, so that most links skip parsing their URL.
+def _is_foreign_local(target: str, site_host: str, by_host: dict[str, bool]) -> bool:
+    """Whether a link target is on another host than the site's, and that host is not public.
 
-    Only for a plain host (lower-case letters, digits, dots, hyphens: no port, userinfo or IPv6 literal
-    to interpret): after `http://host/` or `https://host/` nothing can change what `url.host` answers.
+    Both depend on the host alone, which for most targets a pattern reads off directly, so pages
+    linking one host many times parse one of those URLs (`by_host` keeps the answers of one page).
     """
-    if not _PLAIN_HOST.fullmatch(site_host):
-        return ()
-    return (f"https://{site_host}/", f"http://{site_host}/")
+    plain = _PLAIN_AUTHORITY.match(target)
+    if plain is None:
+        return url.host(target) != site_host and url.is_non_public_host(target)
+    host = plain.group(1)
+    known = by_host.get(host)
+    if known is None:
+        known = by_host[host] = host != site_host and url.is_non_public_host(target)
+    return known
 
 
 def _distinct(values: Iterable[str]) -> list[str]:
