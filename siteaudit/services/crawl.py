@@ -776,11 +776,14 @@ async def _crawl(
     loop = asyncio.get_running_loop()
     crawl, audit_id, limits = work.crawl, audit.id, work.limits
     started_at = audit.started_at
+    # Counting the frontier costs a scan of the audit's frontier rows: once per batch, carried over.
+    counts = _counts(crawl, audit_id)
     while True:
-        done, queued = _counts(crawl, audit_id)
+        done, queued = counts
         if queued == 0 and work.state.phase is Phase.LINKS:
             work.state = evolve(work.state, phase=Phase.SITEMAP)
             if _queue_unlinked_sitemap_urls(crawl, audit_id, work.state):
+                counts = _counts(crawl, audit_id)
                 continue
         elapsed = (work.clock.now() - started_at).total_seconds() if started_at is not None else 0.0
         reason = stop_reason(pages_crawled=done, queued=queued, elapsed_s=elapsed, limits=limits)
@@ -795,7 +798,8 @@ async def _crawl(
         results = await work.batch(entries)
         beat()  # before writing: a slice that lost its lease leaves the batch to the new holder
         work.record(results, done)
-        done, _queued = _counts(crawl, audit_id)
+        counts = _counts(crawl, audit_id)
+        done = counts[0]
         try:
             record_progress(
                 audit_id,
