@@ -21,6 +21,10 @@ class ApiKeyRepository(Protocol):
         """The key with this SHA-256 hex hash, whatever its status; None when unknown."""
         ...
 
+    def by_hash_for_request(self, key_hash: str) -> tuple[ApiKey, bool] | None:
+        """`by_hash` and whether the key's holder is still a member of the key's team, in one read."""
+        ...
+
     def of_user(self, user_id: UserId) -> Sequence[ApiKey]:
         """The holder's keys of every team and status, oldest first."""
         ...
@@ -30,5 +34,7 @@ class ApiKeyRepository(Protocol):
         ...
 
     def touch(self, key_id: ApiKeyId, at: datetime) -> None:
-        """Record a use at `at` (never moving `last_used_at` backwards); not a versioned change."""
+        """Record a use at `at` (never moving `last_used_at` backwards); not a versioned change. A use is a
+        hint: an adapter may let the transaction that records it commit without waiting for the disk, so
+        record it in a transaction of its own."""
         ...

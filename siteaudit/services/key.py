@@ -140,14 +140,17 @@ def list_keys(email: str, *, uow: UnitOfWork) -> Sequence[ApiKey]:
 def authenticate(raw: str, *, uow: UnitOfWork, clock: Clock) -> Caller:
     """Who a bearer key acts for. A malformed key raises Unauthenticated before any query; unknown,
     revoked and replaced keys raise the same Unauthenticated (401); a holder no longer in the key's team
-    raises TeamAccessRevoked (403). `last_used_at` is written at most once a minute per key."""
+    raises TeamAccessRevoked (403). `last_used_at` is written at most once a minute per key.
+
+    Every request runs this: one read (the key with its holder's membership), and a write only when the
+    minute is up."""
     digest = hash_for_lookup(raw)
     now = clock.now()
     with uow:
-        key = uow.keys.by_hash(digest)
-        if key is None:
+        found = uow.keys.by_hash_for_request(digest)
+        if found is None:
             raise Unauthenticated()
-        in_team = uow.teams.membership(key.team_id, key.user_id) is not None
+        key, in_team = found
         touched = key.authorise(holder_in_team=in_team, now=now)
         if touched is not key:
             uow.keys.touch(key.id, now)

@@ -275,6 +275,7 @@ class MemoryAuditRepository:
 class MemoryApiKeyRepository:
     def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
         self._t = store.keys
+        self._memberships = store.memberships
         self._seen = seen
 
     def add(self, key: ApiKey) -> ApiKey:
@@ -299,6 +300,10 @@ class MemoryApiKeyRepository:
                 self._seen[("key", key.id)] = key.version
                 return key
         return None
+
+    def by_hash_for_request(self, key_hash: str) -> tuple[ApiKey, bool] | None:
+        key = self.by_hash(key_hash)
+        return None if key is None else (key, self._memberships.get((key.team_id, key.user_id)) is not None)
 
     def of_user(self, user_id: UserId) -> Sequence[ApiKey]:
         keys = sorted(self._t.find(lambda k: k.user_id == user_id), key=lambda k: k.id)

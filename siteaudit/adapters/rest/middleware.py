@@ -33,6 +33,8 @@ class RequestContext:
         resp.set_header("Cache-Control", "no-store")
 
     def process_response(self, req: falcon.Request, resp: falcon.Response, resource: Any, ok: bool) -> None:
+        if not access_log.isEnabledFor(logging.INFO):
+            return  # the line's fields cost more than a cheap request's database work
         caller = getattr(req.context, "caller", None)
         access_log.info(
             "%s %s %s",

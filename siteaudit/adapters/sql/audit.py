@@ -1,10 +1,10 @@
 """Audits in SQL: explicit row conversion, team-scoped reads, optimistic version checks on save."""
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import Connection, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, update
 
 from siteaudit.adapters.sql.tables import audits
 from siteaudit.domain.audit import Audit, AuditStatus, AuditTrigger
@@ -71,6 +71,13 @@ def audit_values(audit: Audit) -> dict[str, Any]:
     }
 
 
+# Built once: every `GET /crawls/{id}` and issue or page list runs it, and building a statement costs
+# about as much CPU as the driver's whole round trip.
+_GET_IN_TEAM: Final = select(audits).where(
+    audits.c.id == bindparam("id"), audits.c.team_id == bindparam("team")
+)
+
+
 class SqlAuditRepository:
     def __init__(self, connection: Callable[[], Connection], seen: dict[object, int]) -> None:
         self._c = connection
@@ -93,8 +100,8 @@ class SqlAuditRepository:
         return audit
 
     def get(self, audit_id: AuditId, *, team: TeamId) -> Audit:
-        query = select(audits).where(audits.c.id == audit_id, audits.c.team_id == team)
-        return self._loaded(self._c().execute(query).one_or_none(), audit_id)
+        row = self._c().execute(_GET_IN_TEAM, {"id": audit_id, "team": team}).one_or_none()
+        return self._loaded(row, audit_id)
 
     def get_any(self, audit_id: AuditId) -> Audit:
         return self._loaded(

@@ -1,19 +1,41 @@
 """Engines for the two databases: PostgreSQL through psycopg 3, and a SQLite file with one writer at a time."""
 
+import json
+import re
+import select
 import sqlite3
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import Connection, Engine, event
+import orjson
+from sqlalchemy import Connection, Engine, event, exc
 from sqlalchemy import create_engine as sa_create_engine
 from sqlalchemy.engine import make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection, DBAPICursor, ExecutionContext
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
+from sqlalchemy.sql import CompoundSelect, Select
 
 # SQLite waits this long for the write lock before answering "database is locked".
 SQLITE_BUSY_TIMEOUT_S = 30.0
 # An execution option: a connection that only reads (streams, lists) begins a deferred transaction on
 # SQLite, so it takes no write lock and, under WAL, never blocks the writer.
+# On PostgreSQL it also means LAZY_BEGIN.
 READ_ONLY = "siteaudit_read_only"
+# An execution option for PostgreSQL: statements that only read run outside any transaction (autocommit)
+# until the first one that may write, which begins the transaction. Under READ COMMITTED, the default,
+# this changes nothing a use case can see (every statement takes its own snapshot either way, and a plain
+# SELECT holds no row lock) and saves a read-only use case its BEGIN and ROLLBACK round trips. SQLite
+# ignores it: there a transaction's BEGIN is what takes (or not) the write lock.
+LAZY_BEGIN = "siteaudit_lazy_begin"
+
+# PostgreSQL pool: no ping on every checkout (a round trip per use case). A connection is pinged only
+# after it sat idle this long; sooner, a dead one is noticed without a round trip (see `_alive`).
+PING_AFTER_IDLE_S: Final = 30.0
+POOL_RECYCLE_S: Final = 1800
+_IDLE_SINCE: Final = "siteaudit_idle_since"
 
 _engines: dict[str, Engine] = {}
 _engines_lock = threading.Lock()
@@ -51,7 +73,30 @@ def create_engine(database_url: str, **options: Any) -> Engine:
         )
         _make_sqlite_behave(engine)
         return engine
-    return sa_create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, **options)
+    options.setdefault("json_deserializer", json_loads)
+    engine = sa_create_engine(
+        url, pool_pre_ping=False, pool_recycle=POOL_RECYCLE_S, pool_size=10, max_overflow=20, **options
+    )
+    _make_postgres_behave(engine)
+    return engine
+
+
+# orjson reads integers beyond 64 bits as floats; the standard library keeps them exact. Twenty digits in a
+# row (in a number or a string: the check does not tell them apart) send a document the exact way.
+_LONG_DIGITS: Final = re.compile(rb"[0-9]{20}")
+
+
+def json_loads(document: str | bytes) -> Any:
+    """JSON columns as PostgreSQL hands them over, parsed by orjson (an issue page holds fifty `details`
+    objects: the standard library's parser was a fifth of the request). Whatever orjson would read
+    differently (integers beyond 64 bits) or refuses (NaN) goes through the standard library."""
+    data = document.encode() if isinstance(document, str) else document
+    if _LONG_DIGITS.search(data) is None:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(data)
 
 
 def engine_for(database_url: str) -> Engine:
@@ -99,3 +144,100 @@ def _make_sqlite_behave(engine: Engine) -> None:
     def _on_begin(connection: Connection) -> None:
         read_only = connection.get_execution_options().get(READ_ONLY, False)
         connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+def _make_postgres_behave(engine: Engine) -> None:
+    """Cheap checkouts (no ping per use case; a dead connection replaced before use) and LAZY_BEGIN.
+
+    LAZY_BEGIN drives psycopg's own transaction handling: in autocommit mode it sends statements as they
+    are; switched out of it, it sends BEGIN before the next statement, and its commit and rollback send
+    nothing when no transaction is open.
+    """
+    dialect = engine.dialect
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(dbapi_connection: DBAPIConnection | None, record: ConnectionPoolEntry) -> None:
+        record.info[_IDLE_SINCE] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(
+        dbapi_connection: DBAPIConnection, record: ConnectionPoolEntry, proxy: PoolProxiedConnection
+    ) -> None:
+        idle_since = record.info.get(_IDLE_SINCE)
+        ping = idle_since is not None and time.monotonic() - idle_since > PING_AFTER_IDLE_S
+        if not _alive(dbapi_connection, ping=ping, ping_with=dialect.do_ping):
+            # The pool discards this connection and checks out (or opens) another: the documented
+            # "pessimistic disconnect handling", without its round trip on every checkout.
+            raise exc.DisconnectionError("the pooled PostgreSQL connection is gone")
+        driver: Any = dbapi_connection
+        if driver.autocommit:  # left lazy by its last user: whoever comes next expects transactions
+            driver.autocommit = False
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        options = connection.get_execution_options()
+        if options.get("isolation_level") == "AUTOCOMMIT":
+            return  # SQLAlchemy's own autocommit, set on purpose
+        lazy = bool(options.get(LAZY_BEGIN) or options.get(READ_ONLY))
+        driver: Any = connection.connection.driver_connection
+        if driver.autocommit != lazy and driver.info.transaction_status == _IDLE:
+            driver.autocommit = lazy
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _before_execute(
+        connection: Connection,
+        cursor: DBAPICursor,
+        statement: str,
+        parameters: Any,
+        context: ExecutionContext | None,
+        executemany: bool,
+    ) -> None:
+        driver: Any = connection.connection.driver_connection
+        if not driver.autocommit or _only_reads(context):
+            return
+        options = connection.get_execution_options()
+        if options.get("isolation_level") != "AUTOCOMMIT":
+            driver.autocommit = False  # psycopg sends BEGIN before this statement
+
+
+_IDLE: Final = 0  # psycopg.pq.TransactionStatus.IDLE
+_CONNECTION_OK: Final = 0  # psycopg.pq.ConnStatus.OK
+
+
+def _only_reads(context: ExecutionContext | None) -> bool:
+    """Whether a statement certainly writes nothing and needs no transaction: a SELECT built with
+    SQLAlchemy, without FOR UPDATE/SHARE, read through a client-side cursor. Text and driver SQL, DML,
+    savepoints and server-side cursors (DECLARE needs a transaction) all begin one. So a SELECT calling a
+    function that writes or takes a transaction-scoped lock must be written as text()."""
+    compiled = getattr(context, "compiled", None)
+    # `_is_server_side` is set by SQLAlchemy's execution context when it made a named (server) cursor.
+    if compiled is None or getattr(context, "_is_server_side", False):
+        return False
+    statement = compiled.statement
+    return isinstance(statement, Select | CompoundSelect) and statement._for_update_arg is None
+
+
+def _alive(dbapi_connection: DBAPIConnection, *, ping: bool, ping_with: Callable[[Any], Any]) -> bool:
+    """Whether an idle pooled psycopg connection can still be used. A server that ends a connection
+    (restart, idle timeout, pg_terminate_backend) sends a last message and closes the socket, so an idle
+    connection whose socket has something to read is gone: that check costs no round trip. Only after a
+    long idle spell, when a silent network drop becomes likely, is it pinged."""
+    driver: Any = dbapi_connection
+    if driver.closed or driver.broken or driver.pgconn.status != _CONNECTION_OK:
+        return False
+    if _readable(driver.pgconn.socket):
+        return False
+    if ping:
+        try:
+            ping_with(driver)
+        except Exception:  # any failure to answer SELECT 1 means: do not use this connection
+            return False
+    return True
+
+
+def _readable(fd: int) -> bool:
+    if hasattr(select, "poll"):  # any descriptor number, unlike select()
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])  # Windows

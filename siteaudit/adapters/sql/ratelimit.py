@@ -2,15 +2,18 @@
 
 On PostgreSQL a request is decided by ONE statement (SECURITY 4): an upsert whose `DO UPDATE ... WHERE`
 lets the TAT move only when the request fits, so concurrent requests on one bucket queue on its row lock
-and each sees the TAT the previous one left; no row returned means refused. On SQLite the same
+and each sees the TAT the previous one left; no row returned means refused. The statement runs in
+autocommit with an asynchronous commit: one round trip, no wait for the WAL to reach the disk (a server
+crash may forget the last fraction of a second of counted requests, which only errs towards letting a
+few more in; it never corrupts a bucket). On SQLite the same
 arithmetic (`siteaudit.domain.ratelimit.gcra`) runs inside the single write transaction. Either way the
 answer is the one the in-memory limiter gives for the same sequence.
 """
 
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
-from sqlalchemy import Connection, Engine, select, text
+from sqlalchemy import Connection, Engine, select
 
 from siteaudit.adapters.sql.dialect import dialect_insert
 from siteaudit.adapters.sql.engine import READ_ONLY, is_sqlite
@@ -21,12 +24,18 @@ from siteaudit.ports.ratelimit import Limit, RateDecision
 # The domain's tolerance, so a request landing exactly on the period's edge is decided alike everywhere.
 _EPSILON: Final = 1e-9
 
-_HIT: Final = text(
-    "INSERT INTO rate_buckets AS b (key, tat) VALUES (:key, :now + :interval)"
-    " ON CONFLICT (key) DO UPDATE SET tat = GREATEST(b.tat, :now) + :interval"
-    " WHERE GREATEST(b.tat, :now) + :interval - :now <= :period + :epsilon"
+# `set_config(..., true)` lasts until the end of the statement's own transaction, that is its commit: the
+# derived table makes the server evaluate it (an unreferenced CTE would not be) before the row is written.
+# Driver SQL (psycopg's parameter style): the statement runs on the pooled driver connection directly.
+_HIT: Final = (
+    "INSERT INTO rate_buckets AS b (key, tat)"
+    " SELECT %(key)s, %(now)s + %(interval)s"
+    " FROM (SELECT set_config('synchronous_commit', 'off', true)) AS sync_off"
+    " ON CONFLICT (key) DO UPDATE SET tat = GREATEST(b.tat, %(now)s) + %(interval)s"
+    " WHERE GREATEST(b.tat, %(now)s) + %(interval)s - %(now)s <= %(period)s + %(epsilon)s"
     " RETURNING tat"
 )
+_TAT: Final = "SELECT tat FROM rate_buckets WHERE key = %(key)s"
 
 
 def _allowed(tat: float, now: float, limit: Limit) -> RateDecision:
@@ -59,22 +68,30 @@ class SqlRateLimiter:
         moment = now.timestamp()
         if self._sqlite:
             return self._hit_sqlite(bucket, limit, moment)
-        with self.engine.begin() as conn:
-            tat = conn.execute(
-                _HIT,
-                {
-                    "key": bucket,
-                    "now": moment,
-                    "interval": limit.interval_s,
-                    "period": limit.period_s,
-                    "epsilon": _EPSILON,
-                },
-            ).scalar()
-            if tat is not None:
-                return _allowed(float(tat), moment, limit)
+        # Every request runs this: the pooled psycopg connection itself, in autocommit (one statement is
+        # its own transaction: no BEGIN or COMMIT round trips), without SQLAlchemy's per-statement work.
+        # The pool hands the connection to its next user with transactions on again (engine.py), and
+        # notices before reuse if it broke here.
+        pooled = self.engine.raw_connection()
+        try:
+            driver: Any = pooled.driver_connection
+            driver.autocommit = True
+            parameters = {
+                "key": bucket,
+                "now": moment,
+                "interval": limit.interval_s,
+                "period": limit.period_s,
+                "epsilon": _EPSILON,
+            }
+            row = driver.execute(_HIT, parameters).fetchone()
+            if row is not None:
+                return _allowed(float(row[0]), moment, limit)
             # Refused: nothing was written. The TAT read now is at least the one that refused (it never
             # moves back), so Retry-After errs on the patient side.
-            return _refused(self._tat(conn, bucket), moment, limit)
+            current = driver.execute(_TAT, {"key": bucket}).fetchone()
+            return _refused(None if current is None else float(current[0]), moment, limit)
+        finally:
+            pooled.close()
 
     def _hit_sqlite(self, bucket: str, limit: Limit, moment: float) -> RateDecision:
         with self.engine.begin() as conn:  # BEGIN IMMEDIATE: the one writer, from read to write

@@ -17,7 +17,7 @@ from siteaudit.adapters.sql.apikey import SqlApiKeyRepository
 from siteaudit.adapters.sql.audit import SqlAuditRepository
 from siteaudit.adapters.sql.credit import SqlCreditLedger
 from siteaudit.adapters.sql.device import SqlDeviceLoginRepository
-from siteaudit.adapters.sql.engine import engine_for, is_sqlite
+from siteaudit.adapters.sql.engine import LAZY_BEGIN, engine_for, is_sqlite
 from siteaudit.adapters.sql.lease import SqlLeaseRepository
 from siteaudit.adapters.sql.recheck import SqlRecheckRepository
 from siteaudit.adapters.sql.site import SqlSiteRepository
@@ -93,7 +93,9 @@ class SqlUnitOfWork:
 
     The transaction begins at the first statement (on SQLite with BEGIN IMMEDIATE: the single writer) and
     ends at `commit`, `rollback` or the end of the `with` block, which rolls back whatever was not
-    committed. Statements after a `commit` run in a new transaction.
+    committed. Statements after a `commit` run in a new transaction. On PostgreSQL the reads before the
+    first write run outside it (LAZY_BEGIN): the same under READ COMMITTED, and a use case that only reads
+    costs no BEGIN and ROLLBACK.
 
     `box` encrypts webhook secrets; without one, the SQLite key file beside the database is used the first
     time a secret is read or written (on PostgreSQL that raises MissingSecretKey: pass the box).
@@ -132,7 +134,7 @@ class SqlUnitOfWork:
         if self._connection is not None:
             raise RuntimeError("this unit of work is already in use")
         self._seen.clear()
-        self._connection = self.engine.connect()
+        self._connection = self.engine.connect().execution_options(**{LAZY_BEGIN: True})
         return self
 
     def __exit__(
