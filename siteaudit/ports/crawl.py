@@ -21,10 +21,11 @@ crawl store row).
 
 import enum
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from attrs import frozen
 
+from siteaudit.domain.checks.site import LinkBatch
 from siteaudit.domain.facts import FetchError, Link, LinkKind, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
@@ -82,6 +83,26 @@ class LinkRow:
     kind: LinkKind = LinkKind.A
     nofollow: bool = False
     internal: bool = True
+
+
+class IssueLine(NamedTuple):
+    """An issue as a report reads it: no details but one quoted value (`CrawlStore.stream_issue_lines`)."""
+
+    url_id: int
+    url: str
+    check_code: str
+    severity: Severity
+    template: str
+    quote: str | None
+
+
+def first_quote(details: Mapping[str, Any], keys: Sequence[str]) -> str | None:
+    """The value of the first of `keys` that holds a non-empty string in `details` (`IssueLine.quote`)."""
+    for key in keys:
+        value = details.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 class CrawlStore(Protocol):
@@ -157,6 +178,22 @@ class CrawlStore(Protocol):
 
     def stream_issues(self, audit_id: AuditId) -> Iterator[tuple[int, Issue]]:
         """Every issue with its URL id, in writing order. Same rules as `stream_pages`."""
+        ...
+
+    def stream_site_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
+        """`stream_pages` for the site checks: the facts may hold only the fields they read
+        (`siteaudit.domain.checks.site.SITE_PAGE_FIELDS` and `SITE_HTML_FIELDS`), the rest left at their
+        defaults, so a store can read a narrow projection of its rows. Same rules as `stream_pages`."""
+        ...
+
+    def stream_link_batches(self, audit_id: AuditId) -> Iterator[LinkBatch]:
+        """Every link as `stream_links` gives them, column by column in runs of many thousand.
+        Same rules as `stream_pages`."""
+        ...
+
+    def stream_issue_lines(self, audit_id: AuditId, *, quote: Sequence[str] = ()) -> Iterator[IssueLine]:
+        """Every issue as `stream_issues` gives them, without details: `quote` is the value of the first
+        of the `quote` detail keys that holds a non-empty string, else None. Same rules as `stream_pages`."""
         ...
 
     def save_report(self, audit_id: AuditId, report: Mapping[str, Any]) -> None:

@@ -19,15 +19,15 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.checks import AuditFacts, check_site
-from siteaudit.domain.checks.site import SUPERSEDING_CODES
+from siteaudit.domain.checks.site import SUPERSEDING_CODES, LinkTable
 from siteaudit.domain.crawl import CrawlState, IdSet
 from siteaudit.domain.diff import NewIssueSamples, PreviousAudit, diff_summary
-from siteaudit.domain.facts import Link, LinkKind, PageFacts
+from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import AllowListAdvice, AuditIdentity, PageSummary, ReportTally
@@ -35,21 +35,13 @@ from siteaudit.domain.task import findings_from_issues, refresh_tasks
 from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
-from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.crawl import CrawlStore, IssueLine
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.archive import ArchivedIdentities, stored_identities
 from siteaudit.services.audit import settle_ended_audit
 
 BATCH = 5_000
 _EVIDENCE_KEYS = ("title", "description", "h1", "anchor", "text")
-
-
-def _evidence(issue: Issue) -> str | None:
-    for key in _EVIDENCE_KEYS:
-        value = issue.details.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
 
 
 def _batches(items: Iterator[Any], size: int = BATCH) -> Iterator[list[Any]]:
@@ -71,50 +63,48 @@ class _PagePass:
         self._crawl = crawl
         self._audit_id = audit_id
         self.url_ids: list[int] = []
-        self.summaries: list[PageSummary] = []  # without templates: they are inferred once all are read
+        # `PageSummary` fields but the template (inferred once all pages are read), as plain tuples.
+        self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None]] = []
 
     def facts(self) -> Iterator[PageFacts]:
-        url_ids, summaries, summarise = self.url_ids, self.summaries, PageSummary.from_facts
-        for stored in self._crawl.stream_pages(self._audit_id):
+        url_ids, summaries = self.url_ids, self.summaries
+        for stored in self._crawl.stream_site_pages(self._audit_id):
+            facts = stored.facts
             url_ids.append(stored.url_id)
-            summaries.append(summarise(stored.facts, ""))
-            yield stored.facts
+            summaries.append(
+                (
+                    facts.url,
+                    facts.status_code,
+                    facts.html is not None,
+                    bool(facts.redirects),
+                    facts.fetch_error is not None,
+                    facts.blocked_by,
+                )
+            )
+            yield facts
 
-    def templates(self) -> dict[str, str]:
-        """The template of every crawled URL, by URL."""
-        template_map = infer_templates(s.url for s in self.summaries)
-        return {s.url: template_map.template_of(s.url) for s in self.summaries}
+    def templates(self) -> list[str]:
+        """The template of every crawled URL, in reading order."""
+        template_map = infer_templates(s[0] for s in self.summaries)
+        return [template_map.template_of(s[0]) for s in self.summaries]
+
+    def pages(self, templates: Sequence[str]) -> Iterator[PageSummary]:
+        for (url, status, is_html, redirected, failed, blocked_by), template in zip(
+            self.summaries, templates, strict=True
+        ):
+            yield PageSummary(url, template, status, is_html, redirected, failed, blocked_by)
 
 
-def _links(crawl: CrawlStore, audit_id: AuditId) -> Iterator[tuple[str, Link]]:
-    """Every stored link as (source URL, Link), for the site checks.
-
-    Ids are dense from 1, so URLs sit in a list indexed by id. A million links have a few hundred
-    thousand distinct (target, kind, flags), navigation links above all, so each `Link` value is made
-    once and shared instead of once per row.
-    """
+def _url_table(crawl: CrawlStore, audit_id: AuditId) -> list[str | None]:
+    """Every interned URL in a list indexed by id (ids are dense from 1)."""
     url_of: list[str | None] = [None]
     for url_id, url in crawl.stream_urls(audit_id):
-        url_of.extend([None] * (url_id - len(url_of)))
-        url_of.append(url)
-    known = len(url_of)
-    made: dict[tuple[int, LinkKind, bool, bool], Link] = {}
-    for row in crawl.stream_links(audit_id):
-        source, target = row.source, row.target
-        if not (0 < source < known and 0 < target < known):
-            continue
-        source_url = url_of[source]
-        key = (target, row.kind, row.internal, row.nofollow)
-        link = made.get(key)
-        if link is None:
-            target_url = url_of[target]
-            if source_url is None or target_url is None:
-                continue
-            link = made[key] = Link(
-                target=target_url, kind=row.kind, internal=row.internal, nofollow=row.nofollow
-            )
-        if source_url is not None:
-            yield source_url, link
+        if url_id >= len(url_of):
+            url_of.extend([None] * (url_id - len(url_of)))
+            url_of.append(url)
+        else:
+            url_of[url_id] = url
+    return url_of
 
 
 def _site_issues(
@@ -127,7 +117,7 @@ def _site_issues(
     facts = AuditFacts(
         start_url=audit.url,
         pages=pages.facts(),
-        links=_links(crawl, audit.id),
+        link_table=LinkTable(_url_table(crawl, audit.id), crawl.stream_link_batches(audit.id)),
         sitemap_urls=sitemap_urls,
         sitemaps=state.sitemaps if state else (),
         robots=state.robots if state else None,
@@ -177,7 +167,7 @@ def _previous(audit: Audit, uow: UnitOfWork, crawl: CrawlStore) -> PreviousAudit
         if report is None:
             return None
         return ArchivedPrevious(previous.id, previous.health_score, report, stored_identities(report))
-    rows = ((i.check_code, i.severity, i.url) for _, i in crawl.stream_issues(previous.id))
+    rows = ((i.check_code, i.severity, i.url) for i in crawl.stream_issue_lines(previous.id))
     return PreviousAudit.from_issues(previous.id, previous.health_score, rows)
 
 
@@ -201,7 +191,7 @@ class _ArchivedDiff:
     def basis(self) -> str:
         return "archived_identities" if self.identities is not None else "check_counts"
 
-    def add(self, issues: Iterable[Issue]) -> None:
+    def add(self, issues: Iterable[IssueLine]) -> None:
         identities = self.identities
         if identities is None:
             return
@@ -279,12 +269,12 @@ def build_report(
     for page in pages:
         tally.add_page(page)
     kept: list[Issue] = []
-    for batch in _batches(crawl.stream_issues(audit.id)):
-        tally.add_issues((i.check_code, i.severity, i.url, i.template, _evidence(i)) for _, i in batch)
+    for batch in _batches(crawl.stream_issue_lines(audit.id, quote=_EVIDENCE_KEYS)):
+        tally.add_issues((i.check_code, i.severity, i.url, i.template, i.quote) for i in batch)
         if archived is not None:
-            archived.add(i for _, i in batch)
+            archived.add(batch)
         if keep_findings:
-            kept.extend(Issue(i.check_code, i.severity, i.url, i.template) for _, i in batch)
+            kept.extend(Issue(i.check_code, i.severity, i.url, i.template) for i in batch)
     report = tally.build(
         AuditIdentity(crawl_id=audit.id, site_url=audit.url, partial=audit.partial),
         catalogue=CATALOGUE,
@@ -322,10 +312,12 @@ def finalize_audit(
     found = _site_issues(audit, crawl, state, pages, limits)
     checked = time.perf_counter()
     templates = pages.templates()
-    crawl.assign_templates(
-        audit_id, zip(pages.url_ids, (templates[s.url] for s in pages.summaries), strict=True)
-    )
-    site_issues = [evolve(i, template=templates.get(i.url, "")) if not i.template else i for i in found]
+    crawl.assign_templates(audit_id, zip(pages.url_ids, templates, strict=True))
+    template_of = {s[0]: template for s, template in zip(pages.summaries, templates, strict=True)}
+    site_issues = [
+        Issue(i.check_code, i.severity, i.url, template_of.get(i.url, ""), i.details) if not i.template else i
+        for i in found
+    ]
     _store_site_issues(crawl, audit_id, site_issues)
     stored = time.perf_counter()
     duration = audit.duration_until(clock.now())
@@ -338,7 +330,7 @@ def finalize_audit(
     }
     report, findings = build_report(
         audit,
-        pages=(evolve(s, template=templates[s.url]) for s in pages.summaries),
+        pages=pages.pages(templates),
         uow=uow,
         crawl=crawl,
         thresholds=limits,

@@ -1,5 +1,6 @@
 """The in-memory crawl store: an audit's URLs, pages, links, issues, report and frontier in dictionaries."""
 
+import array
 import copy
 import itertools
 import json
@@ -10,10 +11,21 @@ from typing import Any
 
 from attrs import define, evolve, field
 
+from siteaudit.domain.checks.site import LinkBatch, link_flags
 from siteaudit.domain.facts import HtmlFacts, Link, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
-from siteaudit.ports.crawl import FrontierEntry, FrontierState, LinkRow, PageSummary, StoredPage
+from siteaudit.ports.crawl import (
+    FrontierEntry,
+    FrontierState,
+    IssueLine,
+    LinkRow,
+    PageSummary,
+    StoredPage,
+    first_quote,
+)
+
+_BATCH = 10_000  # links per `LinkBatch`
 
 
 @define
@@ -181,6 +193,33 @@ class MemoryCrawlStore:
         with self._lock:
             rows = [row for _, row in sorted(self._data(audit_id).issues.items())]
         yield from rows
+
+    def stream_site_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
+        # The whole facts are held anyway: they carry every field the site checks read.
+        return self.stream_pages(audit_id)
+
+    def stream_link_batches(self, audit_id: AuditId) -> Iterator[LinkBatch]:
+        rows = list(self.stream_links(audit_id))
+        for start in range(0, len(rows), _BATCH):
+            chunk = rows[start : start + _BATCH]
+            yield LinkBatch(
+                sources=array.array("i", [r.source for r in chunk]),
+                targets=array.array("i", [r.target for r in chunk]),
+                flags=array.array(
+                    "b", [link_flags(r.kind, internal=r.internal, nofollow=r.nofollow) for r in chunk]
+                ),
+            )
+
+    def stream_issue_lines(self, audit_id: AuditId, *, quote: Sequence[str] = ()) -> Iterator[IssueLine]:
+        for url_id, issue in self.stream_issues(audit_id):
+            yield IssueLine(
+                url_id,
+                issue.url,
+                issue.check_code,
+                issue.severity,
+                issue.template,
+                first_quote(issue.details, quote),
+            )
 
     def save_report(self, audit_id: AuditId, report: Mapping[str, Any]) -> None:
         with self._lock:

@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any, Final
 
 import orjson
@@ -25,7 +26,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
 from siteaudit.adapters.sql.engine import READ_ONLY, engine_for, is_sqlite
-from siteaudit.adapters.sql.page import page_from_row, page_values, summary_from_row
+from siteaudit.adapters.sql.page import page_from_row, page_values, site_page, summary_from_row
 from siteaudit.adapters.sql.tables import (
     crawl_checkpoints,
     crawl_frontier,
@@ -33,12 +34,22 @@ from siteaudit.adapters.sql.tables import (
     crawl_links,
     crawl_pages,
     crawl_reports,
+    crawl_templates,
     crawl_urls,
 )
+from siteaudit.domain.checks.site import LINK_KINDS, LinkBatch, link_flags
 from siteaudit.domain.facts import Link, LinkKind, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
-from siteaudit.ports.crawl import FrontierEntry, FrontierState, LinkRow, PageSummary, StoredPage
+from siteaudit.ports.crawl import (
+    FrontierEntry,
+    FrontierState,
+    IssueLine,
+    LinkRow,
+    PageSummary,
+    StoredPage,
+    first_quote,
+)
 
 # Explicit and stable: these numbers are on disk.
 LINK_KIND_CODES: Final[Mapping[LinkKind, int]] = {
@@ -49,13 +60,27 @@ LINK_KIND_CODES: Final[Mapping[LinkKind, int]] = {
     LinkKind.CANONICAL: 4,
     LinkKind.HREFLANG: 5,
 }
-LINK_KINDS: Final[Mapping[int, LinkKind]] = {code: kind for kind, code in LINK_KIND_CODES.items()}
+LINK_KIND_OF: Final[Mapping[int, LinkKind]] = {code: kind for kind, code in LINK_KIND_CODES.items()}
+# The stored kind codes are the kinds' indexes in `LINK_KINDS`, so `LinkBatch.flags` are computed in SQL.
+assert all(LINK_KINDS[code] is kind for kind, code in LINK_KIND_CODES.items())
 SEVERITIES: Final[Mapping[int, Severity]] = {s.rank: s for s in Severity}
 
 _INTERN_LOCK: Final = 0x5174_C0DE  # advisory lock class for URL interning (the audit id is the object)
 _CHUNK: Final = 2_000  # rows per statement or COPY chunk
 _LOOKUP_CHUNK_SQLITE: Final = 500  # bound parameters per IN (...) on SQLite
 _STREAM_CHUNK: Final = 1_000
+_LINK_BATCH: Final = 65_536  # links per `LinkBatch` (SQLite)
+_LINK_SOURCES: Final = 8_192  # source ids per `LinkBatch` (PostgreSQL)
+_URL_IDS: Final = 65_536
+_URL_RANGE: Final = (
+    "SELECT array_agg(id), array_agg(url) FROM (SELECT id, url FROM crawl_urls"
+    " WHERE audit_id = %s AND id >= %s AND id < %s ORDER BY id) AS u"
+)
+_LINK_RANGE: Final = (
+    "SELECT array_agg(source_id), array_agg(target_id), array_agg(flags) FROM ("
+    " SELECT source_id, target_id, (kind * 4 + internal::int * 2 + nofollow::int)::int2 AS flags"
+    " FROM crawl_links WHERE audit_id = %s AND source_id >= %s AND source_id < %s ORDER BY source_id) AS l"
+)
 # The URL-id cache: this many URLs per audit (least recently used go first), for this many audits.
 URL_CACHE_PER_AUDIT: Final = 100_000
 URL_CACHE_AUDITS: Final = 4
@@ -70,6 +95,45 @@ ISSUE_COLUMNS: Final = ("audit_id", "url_id", "check_code", "severity", "templat
 LINK_COLUMNS: Final = tuple(c.name for c in crawl_links.columns)
 LINK_TYPES: Final = ("integer", "integer", "integer", "smallint", "boolean", "boolean")
 URL_COLUMNS: Final = ("audit_id", "id", "key", "url")
+TEMPLATE_COLUMNS: Final = ("audit_id", "url_id", "template")
+
+
+def _template_of(table: Table) -> Any:
+    """A page's or issue's template: the one finalisation assigned to its URL, else the one it was written
+    with. A scalar subquery (one primary-key probe per row) rather than a join: `crawl_templates` fills
+    up all at once at finalisation, so its statistics are often stale, and a join planned on them can be
+    a nested loop over every template of the audit for every row."""
+    assigned = (
+        select(crawl_templates.c.template)
+        .where(crawl_templates.c.audit_id == table.c.audit_id, crawl_templates.c.url_id == table.c.url_id)
+        .correlate(table)
+        .scalar_subquery()
+    )
+    return func.coalesce(assigned, table.c.template)
+
+
+PAGE_TEMPLATE: Final = _template_of(crawl_pages).label("template")
+ISSUE_TEMPLATE: Final = _template_of(crawl_issues).label("template")
+# Rows of the site checks' projection of a page (`stream_site_pages`), as binary COPY sends them.
+_SITE_PAGE_IDS: Final = 8_192
+_SITE_PAGES: Final = (
+    "SELECT array_agg(url_id), array_agg(url), array_agg(template), array_agg(depth), array_agg(status_code),"
+    " array_agg(fetch_error), array_agg(content_type), array_agg(blocked_by), array_agg(in_sitemap),"
+    " array_agg(site), array_agg(sketch), array_agg(facts), array_agg(word_count) FROM ("
+    " SELECT p.url_id, u.url, p.template, p.depth, p.status_code, p.fetch_error::text AS fetch_error,"
+    " p.content_type::text AS content_type, p.blocked_by::text AS blocked_by, p.in_sitemap,"
+    " p.site::text AS site, p.sketch, CASE WHEN p.site IS NULL THEN p.facts::text END AS facts, p.word_count"
+    " FROM crawl_pages AS p JOIN crawl_urls AS u ON u.audit_id = p.audit_id AND u.id = p.url_id"
+    " WHERE p.audit_id = %s AND p.url_id >= %s AND p.url_id < %s ORDER BY p.url_id) AS p"
+)
+_ISSUE_LINES: Final = 32_768
+_ISSUE_RANGE: Final = (
+    "SELECT array_agg(id), array_agg(url_id), array_agg(url), array_agg(check_code), array_agg(severity),"
+    " array_agg(template), array_agg(details) FROM ("
+    " SELECT i.id, i.url_id, u.url, i.check_code::text AS check_code, i.severity, i.template, {details} AS details"
+    " FROM crawl_issues AS i JOIN crawl_urls AS u ON u.audit_id = i.audit_id AND u.id = i.url_id"
+    " WHERE i.audit_id = %s AND i.id > %s ORDER BY i.id LIMIT %s) AS i"
+)
 
 
 def url_key(url: str) -> int:
@@ -94,7 +158,7 @@ def issue_from_row(row: Any) -> Issue:
 
 
 def link_from_row(row: Any) -> LinkRow:
-    return LinkRow(row.source_id, row.target_id, LINK_KINDS[row.kind], row.nofollow, row.internal)
+    return LinkRow(row.source_id, row.target_id, LINK_KIND_OF[row.kind], row.nofollow, row.internal)
 
 
 class UrlIdCache:
@@ -294,6 +358,18 @@ class SqlCrawlStore:
         return found
 
     def stream_urls(self, audit_id: AuditId) -> Iterator[tuple[int, str]]:
+        if self._postgres:  # a range of ids at a time in two arrays (see `stream_link_batches`)
+            with self._bulk_reading() as raw:
+                top = raw.execute(
+                    "SELECT max(id) FROM crawl_urls WHERE audit_id = %s", (audit_id,)
+                ).fetchone()[0]
+                for low in range(0, (top or 0) + 1, _URL_IDS):
+                    ids, urls = raw.execute(
+                        _URL_RANGE, (audit_id, low, low + _URL_IDS), binary=True
+                    ).fetchone()
+                    if ids:
+                        yield from zip(ids, urls, strict=True)
+            return
         query = (
             select(crawl_urls.c.id, crawl_urls.c.url)
             .where(crawl_urls.c.audit_id == audit_id)
@@ -326,6 +402,7 @@ class SqlCrawlStore:
                 for page in chunk:  # the last of a URL's duplicates in one batch wins, as in memory
                     values = page_values(page, template=templates.get(page.url, ""))
                     values["facts"] = self._json(values["facts"])
+                    values["site"] = self._json(values["site"])
                     rows[ids[page.url]] = values
                 self._copy(
                     conn,
@@ -388,18 +465,16 @@ class SqlCrawlStore:
             return self._append_issues(conn, audit_id, issues, learned)
 
     def assign_templates(self, audit_id: AuditId, templates: Iterable[tuple[int, str]]) -> None:
-        by_template: dict[str, list[int]] = {}
-        for url_id, template in templates:
-            by_template.setdefault(template, []).append(url_id)
+        # One narrow row per URL, copied in, instead of rewriting the URL's wide page and issue rows.
+        chosen = dict(templates)
         with self.engine.begin() as conn:
-            for template, ids in by_template.items():
-                for table in (crawl_pages, crawl_issues):
-                    for condition in self._in(table.c.url_id, ids):
-                        conn.execute(
-                            update(table)
-                            .where(table.c.audit_id == audit_id, condition)
-                            .values(template=template)
-                        )
+            self._delete_where_in(conn, crawl_templates, audit_id, crawl_templates.c.url_id, list(chosen))
+            self._copy(
+                conn,
+                crawl_templates,
+                TEMPLATE_COLUMNS,
+                ((audit_id, url_id, template) for url_id, template in chosen.items()),
+            )
 
     def page_count(self, audit_id: AuditId) -> int:
         with self._reading() as conn:
@@ -412,13 +487,13 @@ class SqlCrawlStore:
         conditions = [crawl_pages.c.audit_id == audit_id]
         if status_code is not None:
             conditions.append(crawl_pages.c.status_code == status_code)
-        columns = [c for c in crawl_pages.columns if c.name != "facts"]
+        columns = [c for c in crawl_pages.columns if c.name not in ("facts", "site", "sketch", "template")]
         with self._reading() as conn:
             total = conn.execute(
                 select(func.count()).select_from(crawl_pages).where(*conditions)
             ).scalar_one()
             rows = conn.execute(
-                select(*columns, crawl_urls.c.url)
+                select(*columns, PAGE_TEMPLATE, crawl_urls.c.url)
                 .join(
                     crawl_urls,
                     (crawl_urls.c.audit_id == crawl_pages.c.audit_id)
@@ -447,7 +522,7 @@ class SqlCrawlStore:
         if severity is not None:
             conditions.append(crawl_issues.c.severity == severity.rank)
         if template is not None:
-            conditions.append(crawl_issues.c.template == template)
+            conditions.append(_template_of(crawl_issues) == template)
         with self._reading() as conn:
             total = conn.execute(
                 select(func.count()).select_from(crawl_issues).where(*conditions)
@@ -467,14 +542,16 @@ class SqlCrawlStore:
             return [issue_from_row(r) for r in rows], int(total)
 
     def _issues_with_urls(self) -> Any:
-        return select(crawl_issues, crawl_urls.c.url).join(
+        columns = [c for c in crawl_issues.columns if c.name != "template"]
+        return select(*columns, ISSUE_TEMPLATE, crawl_urls.c.url).join(
             crawl_urls,
             (crawl_urls.c.audit_id == crawl_issues.c.audit_id) & (crawl_urls.c.id == crawl_issues.c.url_id),
         )
 
     def stream_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
+        columns = [c for c in crawl_pages.columns if c.name != "template"]
         query = (
-            select(crawl_pages, crawl_urls.c.url)
+            select(*columns, PAGE_TEMPLATE, crawl_urls.c.url)
             .join(
                 crawl_urls,
                 (crawl_urls.c.audit_id == crawl_pages.c.audit_id) & (crawl_urls.c.id == crawl_pages.c.url_id),
@@ -491,6 +568,128 @@ class SqlCrawlStore:
         )
         for row in self._stream(query):
             yield link_from_row(row)
+
+    def stream_site_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
+        if not self._postgres:
+            yield from self.stream_pages(audit_id)
+            return
+        loads = orjson.loads
+        assigned = self._assigned_templates(audit_id)
+        with self._bulk_reading() as raw:  # a range of ids at a time in arrays (see `stream_link_batches`)
+            top = raw.execute(
+                "SELECT max(url_id) FROM crawl_pages WHERE audit_id = %s", (audit_id,)
+            ).fetchone()[0]
+            for low in range(0, (top or 0) + 1, _SITE_PAGE_IDS):
+                columns = raw.execute(
+                    _SITE_PAGES, (audit_id, low, low + _SITE_PAGE_IDS), binary=True
+                ).fetchone()
+                if not columns[0]:
+                    continue
+                for row in zip(*columns, strict=True):
+                    (url_id, url, template, depth, status, error, content_type, blocked_by, in_sitemap) = row[
+                        :9
+                    ]
+                    site, sketch, facts, word_count = row[9:]
+                    template = assigned.get(url_id, template)
+                    if site is None:  # written before the narrow columns: everything is in `facts`
+                        old = SimpleNamespace(
+                            facts=loads(facts),
+                            site=None,
+                            sketch=None,
+                            depth=depth,
+                            status_code=status,
+                            fetch_error=error,
+                            content_type=content_type,
+                            blocked_by=blocked_by,
+                            in_sitemap=in_sitemap,
+                            word_count=word_count,
+                        )
+                        yield StoredPage(url_id, template, page_from_row(old, url))
+                        continue
+                    page = site_page(
+                        url, depth, status, error, content_type, blocked_by, in_sitemap, loads(site), sketch
+                    )
+                    yield StoredPage(url_id, template, page)
+
+    def _assigned_templates(self, audit_id: AuditId) -> dict[int, str]:
+        """The audit's assigned templates by URL id, read apart (see `_template_of`) for a bulk stream."""
+        with self._bulk_reading() as raw:
+            ids, templates = raw.execute(
+                "SELECT array_agg(url_id), array_agg(template) FROM crawl_templates WHERE audit_id = %s",
+                (audit_id,),
+                binary=True,
+            ).fetchone()
+        return dict(zip(ids, templates, strict=True)) if ids else {}
+
+    def stream_link_batches(self, audit_id: AuditId) -> Iterator[LinkBatch]:
+        if not self._postgres:
+            rows = iter(self.stream_links(audit_id))
+            while chunk := list(itertools.islice(rows, _LINK_BATCH)):
+                yield LinkBatch(
+                    sources=[r.source for r in chunk],
+                    targets=[r.target for r in chunk],
+                    flags=[link_flags(r.kind, internal=r.internal, nofollow=r.nofollow) for r in chunk],
+                )
+            return
+        # A row per link costs the client a protocol message and a Python tuple: the server packs a range
+        # of sources' links into three arrays instead (one round trip, loaded in C), in index order as
+        # `stream_links` reads them.
+        with self._bulk_reading() as raw:
+            top = raw.execute(
+                "SELECT max(source_id) FROM crawl_links WHERE audit_id = %s", (audit_id,)
+            ).fetchone()[0]
+            for low in range(0, (top or 0) + 1, _LINK_SOURCES):
+                sources, targets, flags = raw.execute(
+                    _LINK_RANGE, (audit_id, low, low + _LINK_SOURCES), binary=True
+                ).fetchone()
+                if sources:
+                    yield LinkBatch(sources=sources, targets=targets, flags=flags)
+
+    @contextmanager
+    def _bulk_reading(self) -> Iterator[Any]:
+        """A psycopg connection in a read transaction without JIT: a bulk read's plan is simple, and
+        compiling it would cost more than it saves. `begin` first lets the engine's LAZY_BEGIN set the
+        driver's mode, so the connection goes back to the pool in the state the engine tracks."""
+        with self._reading() as conn, conn.begin():
+            raw = conn.connection.driver_connection
+            with raw.transaction():  # type: ignore[union-attr]
+                raw.execute("SET LOCAL jit = off")  # type: ignore[union-attr]
+                yield raw
+
+    def stream_issue_lines(self, audit_id: AuditId, *, quote: Sequence[str] = ()) -> Iterator[IssueLine]:
+        severities = SEVERITIES
+        if not self._postgres:
+            for url_id, issue in self.stream_issues(audit_id):
+                yield IssueLine(
+                    url_id,
+                    issue.url,
+                    issue.check_code,
+                    issue.severity,
+                    issue.template,
+                    first_quote(issue.details, quote),
+                )
+            return
+        statement = _ISSUE_RANGE.format(details="i.details::text" if quote else "NULL::text")
+        # Most issues quote nothing: their details are parsed only when a wanted key's name is in the text.
+        needles = tuple(orjson.dumps(key).decode() for key in quote)
+        loads = orjson.loads
+        assigned = self._assigned_templates(audit_id)
+        last = 0
+        with self._bulk_reading() as raw:  # writing order, a run at a time in arrays
+            while True:
+                ids, *columns = raw.execute(statement, (audit_id, last, _ISSUE_LINES), binary=True).fetchone()
+                if not ids:
+                    break
+                last = ids[-1]
+                for url_id, url, check_code, severity, template, text in zip(*columns, strict=True):
+                    found = None
+                    if text is not None and any(n in text for n in needles):
+                        found = first_quote(loads(text), quote)
+                    yield IssueLine(
+                        url_id, url, check_code, severities[severity], assigned.get(url_id, template), found
+                    )
+                if len(ids) < _ISSUE_LINES:
+                    break
 
     def stream_issues(self, audit_id: AuditId) -> Iterator[tuple[int, Issue]]:
         query = (
@@ -612,6 +811,7 @@ class SqlCrawlStore:
                 crawl_pages,
                 crawl_links,
                 crawl_issues,
+                crawl_templates,
                 crawl_frontier,
                 crawl_checkpoints,
                 crawl_urls,

@@ -202,7 +202,12 @@ crawl_pages = Table(
     Column("content_type", String(200), nullable=True),
     Column("template", Text, nullable=False),
     Column("in_sitemap", Boolean, nullable=False),
-    Column("facts", JSON, nullable=False),  # the facts that are not columns (siteaudit.adapters.sql.row)
+    Column("facts", JSON, nullable=False),  # the facts that are not columns (siteaudit.adapters.sql.page)
+    # What the site checks read besides the columns, apart from `facts` so that finalisation reads a narrow
+    # projection (NULL on rows written before: `facts` holds everything there), and the similarity sketch
+    # as little-endian unsigned 64-bit values (NULL when the page has none, or one that does not fit).
+    Column("site", JSON, nullable=True),
+    Column("sketch", LargeBinary, nullable=True),
     PrimaryKeyConstraint("audit_id", "url_id"),
     Index(None, "audit_id", "status_code", "url_id"),
     Index(None, "audit_id", "template"),
@@ -234,6 +239,20 @@ crawl_issues = Table(
     Index(None, "audit_id", "check_code", "url_id"),
     Index(None, "audit_id", "template"),
     Index(None, "audit_id", "url_id"),
+)
+
+# The templates finalisation infers, one narrow row per page: they override the `template` of the URL's
+# page and issue rows, which are then never rewritten (a million-row UPDATE of wide rows). Read by primary
+# key only, and on purpose without a second index: the table fills up all at once, so its statistics are
+# often stale (an audit's rows estimated at one), and a planner offered an (audit_id, ...) index would
+# probe it by audit alone and filter every template of the audit for every row.
+crawl_templates = Table(
+    "crawl_templates",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("url_id", Integer, nullable=False, autoincrement=False),
+    Column("template", Text, nullable=False),
+    PrimaryKeyConstraint("audit_id", "url_id"),
 )
 
 crawl_frontier = Table(

@@ -9,7 +9,7 @@ near-duplicates go through MinHash LSH banding).
 import array
 import operator
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import Self
+from typing import Final, Self
 
 from attrs import field, frozen
 
@@ -30,6 +30,73 @@ _ALL_PAIRS_BUCKET = 64
 _CACHE_LIMIT = 200_000
 _TEMPORARY_REDIRECTS = frozenset({302, 303, 307})
 
+# The facts the site checks (and the report's `PageSummary.from_facts`) read. A store may hand over pages
+# with only these set and every other field at its default (a narrow projection of its rows): the findings
+# are the same.
+SITE_PAGE_FIELDS: Final = frozenset(
+    {
+        "url",
+        "depth",
+        "status_code",
+        "final_url",
+        "redirects",
+        "fetch_error",
+        "content_type",
+        "headers",
+        "x_robots_tag",
+        "link_canonicals",
+        "bytes",
+        "blocked_by",
+        "in_sitemap",
+        "disallowed",
+        "html",
+    }
+)
+SITE_HTML_FIELDS: Final = frozenset(
+    {
+        "titles",
+        "meta_descriptions",
+        "meta_robots",
+        "canonicals",
+        "base_href",
+        "h1s",
+        "hreflangs",
+        "fingerprint",
+        "sketch",
+    }
+)
+
+# A link's kind, internal-ness and nofollow in one small integer (`LinkBatch.flags`): the kind's index here.
+LINK_KINDS: Final = tuple(LinkKind)
+
+
+_UNSEEN: Final[tuple[str, bool, str | None, None]] = ("", False, None, None)
+
+
+def link_flags(kind: LinkKind, *, internal: bool, nofollow: bool) -> int:
+    """`kind << 2 | internal << 1 | nofollow`, the kind as its index in `LINK_KINDS`."""
+    return LINK_KINDS.index(kind) << 2 | internal << 1 | nofollow
+
+
+@frozen
+class LinkBatch:
+    """A run of links by URL id, column by column (`flags` as `link_flags` makes them): how a store hands
+    over a million links without a string or a `Link` object per link."""
+
+    sources: Sequence[int]
+    targets: Sequence[int]
+    flags: Sequence[int]
+
+
+@frozen
+class LinkTable:
+    """Every link of an audit by URL id. `urls[i]` is the URL of id i (None where no URL has that id);
+    `batches` yields the links, iterated once after the pages. Links whose source or target has no URL
+    are ignored."""
+
+    urls: Sequence[str | None]
+    batches: Iterable[LinkBatch] = field(eq=False)
+
 
 @frozen
 class AuditFacts:
@@ -42,6 +109,8 @@ class AuditFacts:
       facts here are not judged (a link to an unfetched URL is neither broken nor fine).
     - `links`: `(source_url, Link)` for every reference on a crawled page, iterated exactly once after
       `pages`. `AuditFacts.from_pages` derives them from the pages' own HTML facts.
+    - `link_table`: the same links by URL id (what a store holds), used instead of `links` when given:
+      the findings are the same, without a string or `Link` object per link.
     - `sitemap_urls`: URLs listed in the site's sitemaps (in addition to `PageFacts.in_sitemap`).
     - `sitemaps`: the sitemap documents fetched (declared in robots.txt, conventional paths, indexes).
     - `robots`: the host's robots.txt facts; None when it was not fetched (robots checks are skipped).
@@ -50,11 +119,12 @@ class AuditFacts:
 
     start_url: str
     pages: Iterable[PageFacts] = field(eq=False)
-    links: Iterable[tuple[str, Link]] = field(eq=False)
+    links: Iterable[tuple[str, Link]] = field(default=(), eq=False)
     sitemap_urls: Collection[str] = field(default=frozenset(), eq=False)
     sitemaps: tuple[SitemapFacts, ...] = ()
     robots: RobotsFacts | None = None
     llms_txt_found: bool | None = None
+    link_table: LinkTable | None = field(default=None, eq=False)
 
     @classmethod
     def from_pages(
@@ -174,7 +244,10 @@ class _SiteRun:
         for page in self.facts.pages:
             self._read_page(page)
         self._alias_redirect_targets()
-        self._read_links()
+        if self.facts.link_table is not None:
+            self._read_link_table(self.facts.link_table)
+        else:
+            self._read_links()
         self._after_links()
         self._targets()
         self._duplicates()
@@ -190,10 +263,14 @@ class _SiteRun:
             return  # the same URL stored twice would otherwise duplicate itself
         found = pagecheck.directives(page)
         content = pagecheck.is_content_page(page)
-        elsewhere = pagecheck.canonical_elsewhere(page) if content else None
+        elsewhere = None
+        if content:  # `pagecheck.canonical_elsewhere`, with the page's own URL through the memo
+            canonical = pagecheck.effective_canonical(page)
+            if canonical is not None and canonical != self.normalise(page.final_url or page.url):
+                elsewhere = canonical
         targets: list[str] = []
-        if content and page.html is not None:
-            own = pagecheck.own_url(page)
+        if content and page.html is not None and page.html.hreflangs:
+            own = self.normalise(page.final_url or page.url)  # `pagecheck.own_url`
             for entry in page.html.hreflangs:
                 if entry.target is not None:
                     targets.append(self.normalise(entry.target))
@@ -316,6 +393,88 @@ class _SiteRun:
         for record in temporary.values():
             self.issues.append(issue("redirect_temporary", record.url, status=record.first_status))
 
+    def _read_link_table(self, table: LinkTable) -> None:
+        """`_read_links` over links by id, with the same findings in the same order.
+
+        What a link does depends on its target and flags alone, except for the self-link test and the
+        source named in an issue, so it is worked out once per distinct (target, flags) and each link then
+        costs a dictionary probe.
+        """
+        emitted: set[tuple[str, int, str]] = set()
+        temporary: dict[str, _Known] = {}
+        normalise = self.normalise
+        linked = self.linked
+        urls = table.urls
+        known_ids = len(urls)
+        # (target, flags) -> (target key, counts towards `linked` unless a self-link, issue code, record)
+        actions: dict[int, tuple[str, bool, str | None, _Known | None] | None] = {}
+        last_source = -1
+        source_key = ""
+        source_url: str | None = None
+        for batch in table.batches:
+            for source, target, flags in zip(batch.sources, batch.targets, batch.flags, strict=True):
+                if source != last_source:
+                    last_source = source
+                    source_url = urls[source] if 0 < source < known_ids else None
+                    source_key = "" if source_url is None else normalise(source_url)
+                if source_url is None:
+                    continue
+                action = actions.get(target << 5 | flags, _UNSEEN)
+                if action is _UNSEEN:
+                    action = actions[target << 5 | flags] = self._link_action(
+                        target, flags, urls, known_ids, temporary
+                    )
+                if action is None:
+                    continue
+                target_key, counts, code, record = action
+                if counts and target_key != source_key:
+                    linked.add(target_key)
+                if code is None or record is None:
+                    continue
+                marker = (code, source, target_key)
+                if marker in emitted:
+                    continue
+                emitted.add(marker)
+                link = Link(
+                    target=urls[target] or "",
+                    kind=LINK_KINDS[flags >> 2],
+                    internal=bool(flags & 2),
+                    nofollow=bool(flags & 1),
+                )
+                self.issues.append(_link_issue(code, source_url, link, record))
+        for record in temporary.values():
+            self.issues.append(issue("redirect_temporary", record.url, status=record.first_status))
+
+    def _link_action(
+        self,
+        target: int,
+        flags: int,
+        urls: Sequence[str | None],
+        known_ids: int,
+        temporary: dict[str, _Known],
+    ) -> tuple[str, bool, str | None, _Known | None] | None:
+        """What every link to `target` with `flags` does (see `_read_link_table`); None: nothing at all."""
+        target_url = urls[target] if 0 < target < known_ids else None
+        if target_url is None:
+            return None
+        key = self.normalise(target_url)
+        kind = LINK_KINDS[flags >> 2]
+        internal = bool(flags & 2)
+        counts = kind is LinkKind.A and internal
+        record = self.known.get(key)
+        if record is None or record.transient:
+            return (key, True, None, None) if counts else None
+        if counts and record.redirected:
+            if record.final is not None:
+                self.linked.add(record.final)
+            if record.first_status in _TEMPORARY_REDIRECTS and not record.alias:
+                temporary.setdefault(key, record)
+        link = Link(target=target_url, kind=kind, internal=internal, nofollow=bool(flags & 1))
+        code = _link_code(link, record, self.limits)
+        if code is None and not counts:
+            return None
+        return (key, counts, code, record)
+
     # --- after both passes --------------------------------------------------------------------------
 
     def _after_links(self) -> None:
@@ -437,22 +596,41 @@ class _SiteRun:
         their estimated Jaccard similarity. One sketch per exact-duplicate group, so exact copies never
         count as near ones."""
         rows = self.limits.near_duplicate_band_rows
-        buckets: dict[tuple[int, int], list[int]] = {}
+        width = rows * 8
+        # One table per band, keyed by the band's values themselves (packed bytes, or a tuple when the
+        # sketch did not fit 64 bits); a bucket is its first member's index until a second one arrives,
+        # so the hundred thousand buckets of one member each cost no list.
+        bands: list[dict[bytes | tuple[int, ...], int | list[int]]] = []
         for index, (_, sketch) in enumerate(self.sketches):
+            count = len(sketch) // rows
+            while len(bands) < count:
+                bands.append({})
             packed = sketch.tobytes() if isinstance(sketch, array.array) else None
-            width = rows * 8
-            for band in range(len(sketch) // rows):
-                if packed is not None:
-                    band_hash = hash(packed[band * width : (band + 1) * width])
+            for band in range(count):
+                key: bytes | tuple[int, ...] = (
+                    packed[band * width : (band + 1) * width]
+                    if packed is not None
+                    else tuple(sketch[band * rows : (band + 1) * rows])
+                )
+                table = bands[band]
+                bucket = table.get(key)
+                if bucket is None:
+                    table[key] = index
+                elif isinstance(bucket, int):
+                    table[key] = [bucket, index]
                 else:
-                    band_hash = hash(tuple(sketch[band * rows : (band + 1) * rows]))
-                buckets.setdefault((band, band_hash), []).append(index)
+                    bucket.append(index)
+        # Buckets in the order they were opened (by first member, then band), as one table would list them.
+        buckets = sorted(
+            (members[0], band, members)
+            for band, table in enumerate(bands)
+            for members in table.values()
+            if not isinstance(members, int)
+        )
         compared: set[tuple[int, int]] = set()
         partners: dict[int, dict[int, float]] = {}
         families: set[tuple[int, ...]] = set()
-        for members in buckets.values():
-            if len(members) < 2:
-                continue
+        for _, _, members in buckets:
             family = tuple(members)
             if family in families:
                 continue  # near-identical pages share most bands: compare each such family once
