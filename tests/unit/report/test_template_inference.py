@@ -1,6 +1,7 @@
 """URL template inference: worked examples, the properties it promises, and its speed at 100,000 URLs."""
 
 import random
+import re
 import time
 
 from hypothesis import given
@@ -172,7 +173,12 @@ def test_adding_a_few_pages_keeps_the_other_pages_templates(urls: list[str], dat
     before = templates(urls)
     after = infer_templates(urls + extra)
 
-    assert {url: after.template_of(url) for url in urls} == before
+    # The template's shape (which segments are parameters) stays; a parameter's name may be refined by
+    # the new siblings (a lone `/products/1900` reads as a year until `/products/1` arrives).
+    def shape(template: str) -> str:
+        return re.sub(r"\[[a-z]+[0-9]*\]", "[]", template)
+
+    assert {url: shape(after.template_of(url)) for url in urls} == {u: shape(t) for u, t in before.items()}
 
 
 @given(st.lists(st.text(max_size=40), max_size=30))
