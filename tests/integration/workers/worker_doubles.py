@@ -117,7 +117,12 @@ class WebhookReceiver:
                 pass
 
             def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                if len(body) < length:
+                    # The sender died mid-request (a SIGKILLed worker): no delivery, as for any receiver.
+                    self.close_connection = True
+                    return
                 with receiver._lock:
                     receiver.calls.append(Call(body, {k.lower(): v for k, v in self.headers.items()}))
                 self.send_response(200)
