@@ -91,7 +91,7 @@ _NOT_FOUND_PHRASES: Final[tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]] =
     ("no longer available", (re.compile(r"no longer available"),)),
     (
         "looking for",
-        (re.compile(r"(?:page|url|content)\s+you\s+(?:are\s+|were\s+|'re\s+|’re\s+)?looking\s+for"),),
+        (re.compile(r"(?:page|url|content)\s+you(?:\s+are|\s+were|'re|’re)?\s+looking\s+for"),),
     ),
     ("gefunden", (re.compile(r"nicht\s+gefunden"),)),
     ("encontrad", (re.compile(r"no\s+encontrad|não\s+encontrad"),)),

@@ -94,6 +94,10 @@ def test_a_fragment_is_cut_only_where_that_cannot_change_the_url() -> None:
         ("it does not existence", False),
         ("no longer exists", True),
         ("the url you are looking for", True),
+        ("the page you're looking for", True),
+        ("the page you’re looking for", True),
+        ("the content you were looking for", True),
+        ("the page you 're looking for", False),
         ("the url you are looking\tfor", False),  # the literal "looking for" must occur
     ],
 )
