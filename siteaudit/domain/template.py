@@ -23,7 +23,9 @@ free text   anything else (`about`, `first-post`)                    `[slug]`
 ==========  =======================================================  ==============================
 
 1. Numeric, uuid, date and hash segments are data, never section names: each kind becomes one parameter
-   even when only one such child exists, so `/products/7` is already `/products/[id]`.
+   even when only one such child exists, so `/products/7` is already `/products/[id]`. A numeric
+   parameter is named by what most of its values look like (years 1900-2099, then months and days
+   below a year), so a few odd pages do not rename a large section's template.
 2. Language codes are short words too (`it`, `no`), so they become `[lang]` only when at least two
    siblings look like language codes (`/en/...` and `/de/...`).
 3. Free-text siblings become `[slug]` only when there are *many* of them: at least
@@ -52,7 +54,7 @@ parameter of its kind at that position, else `[slug]` if the position has one, e
 """
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
 from attrs import frozen
@@ -211,21 +213,42 @@ class TemplateNode:
     params: Mapping[str, tuple[str, "TemplateNode"]]
 
 
+def _most(values: Iterable[str], test: Callable[[str], bool]) -> bool:
+    """Whether more than half of the values pass `test`: a name that one odd sibling cannot flip."""
+    passed = failed = 0
+    for value in values:
+        if test(value):
+            passed += 1
+        else:
+            failed += 1
+    return passed > failed
+
+
+def _is_year(value: str) -> bool:
+    return len(value) == 4 and 1900 <= int(value) <= 2099
+
+
+def _is_month(value: str) -> bool:
+    return len(value) <= 2 and 1 <= int(value) <= 12
+
+
+def _is_day(value: str) -> bool:
+    return len(value) <= 2 and 1 <= int(value) <= 31
+
+
 def _param_name(kind: str, node: _Node, parent_literal: str | None, parent_name: str | None) -> str:
+    """A parameter's name. Numeric ones are named by what most of their values look like, so that a
+    few pages added to a large section do not rename its template (`/archive/[year]` stays so when
+    `/archive/1` appears among a hundred years)."""
     if kind != NUMERIC:
         return {UUID: "uuid", DATE: "date", HASH: "hash", LANG: "lang"}.get(kind, "slug")
     if parent_literal is not None and parent_literal.lower() in _PAGINATION_WORDS:
         return "page"
-    numbers = [int(v) for v in node.values]
-    if parent_name == "year" and all(len(v) <= 2 for v in node.values) and all(1 <= n <= 12 for n in numbers):
+    if parent_name == "year" and _most(node.values, _is_month):
         return "month"
-    if (
-        parent_name == "month"
-        and all(len(v) <= 2 for v in node.values)
-        and all(1 <= n <= 31 for n in numbers)
-    ):
+    if parent_name == "month" and _most(node.values, _is_day):
         return "day"
-    if all(len(v) == 4 for v in node.values) and all(1900 <= n <= 2099 for n in numbers):
+    if _most(node.values, _is_year):
         return "year"
     return "id"
 
