@@ -27,9 +27,11 @@ Each round runs both; the best round of each is reported.
 
 import argparse
 import contextlib
+import cProfile
 import json
 import os
 import pathlib
+import pstats
 import secrets
 import shutil
 import socket
@@ -216,7 +218,7 @@ def backend_cpu_s(dsn: str) -> float:
     return sum(process_cpu_s(int(pid)) for (pid,) in rows)
 
 
-def ours(port: int) -> dict[str, Any]:
+def ours(port: int, *, profile: bool = False) -> dict[str, Any]:
     from siteaudit.adapters.http.fetcher import FetchLimits, HttpxFetcher
     from siteaudit.adapters.http.guard import USER_AGENT
     from siteaudit.adapters.http.resolver import StaticResolver
@@ -266,7 +268,10 @@ def ours(port: int) -> dict[str, Any]:
             )
 
         settings = CrawlSettings(unlimited_rate=True, fetch_images=False)
+        profiler = cProfile.Profile(time.process_time) if profile else None
         wall, cpu = time.perf_counter(), time.process_time()
+        if profiler is not None:
+            profiler.enable()
         outcomes = crawl_audit_inline(
             audit.id,
             uow=uow_factory(),
@@ -278,6 +283,10 @@ def ours(port: int) -> dict[str, Any]:
             settings=settings,
         )
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        if profiler is not None:
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(35)
+            profiler.dump_stats("/tmp/crawl_e2e.prof")
         database_cpu = backend_cpu_s(dsn)
         fetched = sum(outcome.fetched for outcome in outcomes)
         paths: set[str] = set()
@@ -422,6 +431,7 @@ def main() -> None:
     options.add_argument("--corpus", default="/usr/share/doc/python3.11/html")
     options.add_argument("--rounds", type=int, default=2)
     options.add_argument("--server", choices=("nginx", "stdlib"), default="nginx")
+    options.add_argument("--profile", action="store_true", help="cProfile our crawl (slower; figures skewed)")
     options.add_argument("--scrapy-child", nargs=2, metavar=("START", "OUT"), help=argparse.SUPPRESS)
     args = options.parse_args()
     if args.scrapy_child:
@@ -440,7 +450,7 @@ def main() -> None:
         rounds: list[tuple[dict[str, Any], dict[str, Any]]] = []
         for number in range(1, args.rounds + 1):
             served = children_cpu_s(server_pid)
-            mine = ours(port)
+            mine = ours(port, profile=args.profile)
             mine["server_cpu"] = children_cpu_s(server_pid) - served
             served = children_cpu_s(server_pid)
             scrapy = theirs(port)

@@ -32,6 +32,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 from typing import Any, Final, Self
 from urllib.parse import urlsplit
 
@@ -82,6 +83,7 @@ class CrawlLimits:
 # --- scope -------------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=16_384)  # every link of every page is asked about: sites repeat their links
 def _split(url: str) -> tuple[str, str, int | None] | None:
     try:
         parts = urlsplit(url)

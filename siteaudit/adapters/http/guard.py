@@ -11,12 +11,14 @@ import re
 import socket
 import ssl
 from collections.abc import Iterable
+from functools import lru_cache
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any, Final
 
 import anyio
 import httpcore2 as httpcore
 import httpx2 as httpx
+from httpcore2._utils import is_socket_readable
 
 from siteaudit.domain.network import AddressPolicy, AddressRefused, IPAddress, NameNotResolved
 from siteaudit.ports.network import Resolver
@@ -94,6 +96,38 @@ def _dial_order(addresses: tuple[IPAddress, ...]) -> list[str]:
     return list(dict.fromkeys(str(address) for address in addresses))
 
 
+class _SteadyInfoStream(httpcore.AsyncNetworkStream):
+    """A connection whose extra info is read once: httpcore asks each pooled connection `is_readable`
+    for every request it places, and anyio rebuilds a socket's whole attribute table (peer name
+    included) per question. The socket, addresses and TLS object of a connection never change."""
+
+    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+        self._inner = inner
+        self._info: dict[str, Any] = {}
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return await self._inner.read(max_bytes, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        await self._inner.write(buffer, timeout)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        return _SteadyInfoStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":
+            sock = self.get_extra_info("socket")
+            return self._inner.get_extra_info(info) if sock is None else is_socket_readable(sock)
+        if info not in self._info:
+            self._info[info] = self._inner.get_extra_info(info)
+        return self._info[info]
+
+
 class GuardedBackend(httpcore.AsyncNetworkBackend):
     """An httpcore backend that dials only addresses the guard has checked."""
 
@@ -113,8 +147,14 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         failure: Exception | None = None
         for address in _dial_order(addresses):
             try:
-                return await self._inner.connect_tcp(
-                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                return _SteadyInfoStream(
+                    await self._inner.connect_tcp(
+                        address,
+                        port,
+                        timeout=timeout,
+                        local_address=local_address,
+                        socket_options=socket_options,
+                    )
                 )
             except httpcore.ConnectError as error:
                 failure = error
@@ -166,6 +206,19 @@ class GuardedSyncBackend(httpcore.NetworkBackend):
         self._inner.sleep(seconds)
 
 
+@lru_cache(maxsize=1)
+def _verifying_context() -> ssl.SSLContext:
+    """The certificate-verifying client context, built once per process: loading the CA bundle costs
+    tens of milliseconds, and every crawl slice opens a fetcher. A client context is safe to share."""
+    return httpx.create_ssl_context(verify=True, trust_env=False)
+
+
+def ssl_context(verify: ssl.SSLContext | bool) -> ssl.SSLContext:
+    return (
+        _verifying_context() if verify is True else httpx.create_ssl_context(verify=verify, trust_env=False)
+    )
+
+
 def _pool_options(limits: httpx.Limits, context: ssl.SSLContext) -> dict[str, Any]:
     return {
         "ssl_context": context,
@@ -192,7 +245,7 @@ class GuardedAsyncTransport(httpx.AsyncHTTPTransport):
         limits: httpx.Limits = SMALL_POOL,
         inner: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
-        context = httpx.create_ssl_context(verify=verify, trust_env=False)
+        context = ssl_context(verify)
         super().__init__(verify=context, trust_env=False, limits=limits)
         self._pool = httpcore.AsyncConnectionPool(
             network_backend=GuardedBackend(guard, inner), **_pool_options(limits, context)
@@ -210,7 +263,7 @@ class GuardedSyncTransport(httpx.HTTPTransport):
         limits: httpx.Limits = SMALL_POOL,
         inner: httpcore.NetworkBackend | None = None,
     ) -> None:
-        context = httpx.create_ssl_context(verify=verify, trust_env=False)
+        context = ssl_context(verify)
         super().__init__(verify=context, trust_env=False, limits=limits)
         self._pool = httpcore.ConnectionPool(
             network_backend=GuardedSyncBackend(guard, inner), **_pool_options(limits, context)

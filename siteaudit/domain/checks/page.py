@@ -610,7 +610,9 @@ _LOCAL_LINK_KINDS = frozenset({LinkKind.A, LinkKind.IMG, LinkKind.LINK, LinkKind
 # `scheme://host` followed by the end, a path, a query or a fragment, the host in plain lower-case
 # letters, digits, dots and hyphens: nothing (userinfo, port, IPv6 literal, escapes) left to interpret.
 _PLAIN_AUTHORITY = re.compile(r"https?://([a-z0-9.-]+)(?:[/?#]|\Z)")
-_PLAIN_HOST = re.compile(r"[a-z0-9.-]+")
+# The site's host as `url.host` gives it: a port there is never the scheme's default, so a target that
+# starts with `scheme://` + that host + "/" is on the site's host, whichever the scheme.
+_PLAIN_HOST = re.compile(r"[a-z0-9.-]+(?::[0-9]+)?")
 
 
 def _is_foreign_local(target: str, site_host: str, by_host: dict[str, bool]) -> bool:

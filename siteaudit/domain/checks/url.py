@@ -2,12 +2,20 @@
 
 import ipaddress
 import re
+from functools import lru_cache
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".lan", ".home.arpa", ".intranet")
 
 
+# A site's pages link the same URLs over and over (navigation, footers): their readings are cached.
+# urllib's hostname and port properties re-read the authority on every access, which dominated the
+# checks' URL work. Bounded: URL_CACHE entries per function (a few MB).
+URL_CACHE = 16_384
+
+
+@lru_cache(maxsize=URL_CACHE)
 def split(url: str) -> SplitResult | None:
     """`urlsplit` that answers None for what it cannot parse (a bad IPv6 literal, a bad port)."""
     try:
@@ -24,9 +32,22 @@ def is_absolute(href: str) -> bool:
     return parts is not None and bool(parts.scheme) and bool(parts.netloc)
 
 
+# A URL already in comparison form: lower-case scheme and plain host, no port or userinfo, a path, no
+# fragment, printable ASCII without spaces, not ending in an empty query. Stored URLs (the crawler's
+# normaliser wrote them) nearly all are: `normalise` gives them back unchanged without parsing them.
+_NORMAL = re.compile(r"https?://[a-z0-9.-]+/[!-\"$-~]*")
+
+
 def normalise(url: str) -> str:
     """Comparison form (CHECKS.md conventions): scheme and host lower-cased, default port and fragment
     dropped, empty path as "/". The query string is kept. Unparseable input comes back stripped."""
+    if _NORMAL.fullmatch(url) and not url.endswith("?"):
+        return url
+    return parsed_normal_form(url)
+
+
+def parsed_normal_form(url: str) -> str:
+    """`normalise` by parsing, whatever the URL (the fast path of `normalise` must agree with it)."""
     parts = split(url)
     if parts is None or not parts.scheme or not parts.netloc:
         return url.strip()
@@ -44,6 +65,13 @@ def normalise(url: str) -> str:
 def resolve(href: str, base: str) -> str | None:
     """Resolve a reference against a base URL; None when the result is not an http(s) URL with a host."""
     stripped = href.strip()
+    if _NORMAL.fullmatch(stripped) and not stripped.endswith("?"):
+        return stripped  # absolute and in comparison form already (see `normalise`)
+    return parsed_resolution(stripped, base)
+
+
+def parsed_resolution(stripped: str, base: str) -> str | None:
+    """`resolve` by joining and parsing, whatever the reference (its fast path must agree with it)."""
     if not stripped:
         return None
     if stripped.startswith(("https://", "http://")):
@@ -61,6 +89,14 @@ def resolve(href: str, base: str) -> str | None:
 
 def host(url: str) -> str:
     """Lower-cased host with a non-default port, the unit of internal-ness; "" when there is none."""
+    if _NORMAL.fullmatch(url):  # what lies between "://" and the path's "/"
+        start = url.find("://") + 3
+        return url[start : url.find("/", start)]
+    return _parsed_host(url)
+
+
+@lru_cache(maxsize=URL_CACHE)
+def _parsed_host(url: str) -> str:
     parts = split(url)
     if parts is None or not parts.hostname:
         return ""
@@ -70,6 +106,7 @@ def host(url: str) -> str:
     return name if port is None or _DEFAULT_PORTS.get(scheme) == port else f"{name}:{port}"
 
 
+@lru_cache(maxsize=URL_CACHE)
 def scheme(url: str) -> str:
     parts = split(url)
     return parts.scheme.lower() if parts is not None else ""

@@ -2,6 +2,8 @@
 
 import pytest
 from check_cases import page
+from hypothesis import given
+from hypothesis import strategies as st
 
 from siteaudit.domain.checks import language, url
 from siteaudit.domain.checks.page import directives
@@ -21,6 +23,62 @@ from siteaudit.domain.checks.page import directives
 )
 def test_urls_compare_in_their_normal_form(raw: str, normalised: str) -> None:
     assert url.normalise(raw) == normalised
+
+
+# URLs near the fast path's edges: schemes and hosts in any case, ports, userinfo, fragments, empty
+# queries, spaces and control characters, non-ASCII.
+_PIECES = st.sampled_from(
+    [
+        "http://",
+        "https://",
+        "HTTP://",
+        "ftp://",
+        "a.b",
+        "A.b",
+        "x-1.example",
+        ":80",
+        ":443",
+        ":8080",
+        ":080",
+        "u@",
+        "/",
+        "//",
+        "?",
+        "#",
+        "#f",
+        "?q=1",
+        "&",
+        " ",
+        "\t",
+        "\n",
+        "é",
+        "%20",
+        "\\",
+        ";p",
+        "[::1]",
+        ".",
+        "",
+    ]
+)
+
+
+@given(st.lists(_PIECES, max_size=8).map("".join))
+def test_the_fast_paths_of_normalise_and_host_agree_with_parsing(raw: str) -> None:
+    assert url.normalise(raw) == url.parsed_normal_form(raw)
+    assert url.host(raw) == url._parsed_host(raw)
+    assert url.resolve(raw, "https://retro-clock.example/clocks/") == url.parsed_resolution(
+        raw.strip(), "https://retro-clock.example/clocks/"
+    )
+
+
+@given(st.sampled_from(["http://", "https://"]), st.sampled_from(["retro-clock.example", "a.b"]), st.text())
+def test_normalise_agrees_with_parsing_on_any_path(scheme: str, host: str, rest: str) -> None:
+    raw = f"{scheme}{host}/{rest}"
+    assert url.normalise(raw) == url.parsed_normal_form(raw)
+    assert url.host(raw) == url._parsed_host(raw)
+    assert url.resolve(raw, "https://retro-clock.example/clocks/") == url.parsed_resolution(
+        raw.strip(), "https://retro-clock.example/clocks/"
+    )
 
 
 @pytest.mark.parametrize(
