@@ -95,6 +95,18 @@ class IssueLine(NamedTuple):
     template: str
     quote: str | None
 
+    @classmethod
+    def of(cls, url_id: int, issue: Issue, quote: Sequence[str] = ()) -> "IssueLine":
+        """The line of a whole issue: `quote` names the detail keys to quote (see `first_quote`)."""
+        return cls(
+            url_id,
+            issue.url,
+            issue.check_code,
+            issue.severity,
+            issue.template,
+            first_quote(issue.details, quote),
+        )
+
 
 def first_quote(details: Mapping[str, Any], keys: Sequence[str]) -> str | None:
     """The value of the first of `keys` that holds a non-empty string in `details` (`IssueLine.quote`)."""
@@ -142,6 +154,13 @@ class CrawlStore(Protocol):
 
     def assign_templates(self, audit_id: AuditId, templates: Iterable[tuple[int, str]]) -> None:
         """Set the template of pages, and of the issues on them, by URL id (finalisation)."""
+        ...
+
+    def seal_counts(self, audit_id: AuditId) -> None:
+        """The audit's pages and issues are final (finalisation stored the last of them): count them once,
+        issues by check, severity and template and pages by status, so that `list_issues` and `list_pages`
+        answer their totals without counting rows. Idempotent. Rows written afterwards would not be
+        counted: nothing writes an audit's rows once it is finalised."""
         ...
 
     def page_count(self, audit_id: AuditId) -> int: ...

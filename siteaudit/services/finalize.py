@@ -319,6 +319,7 @@ def finalize_audit(
         for i in found
     ]
     _store_site_issues(crawl, audit_id, site_issues)
+    crawl.seal_counts(audit_id)  # the last rows are written: the lists' totals are counted once
     stored = time.perf_counter()
     duration = audit.duration_until(clock.now())
     timings = {

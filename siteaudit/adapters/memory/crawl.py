@@ -22,7 +22,6 @@ from siteaudit.ports.crawl import (
     LinkRow,
     PageSummary,
     StoredPage,
-    first_quote,
 )
 
 _BATCH = 10_000  # links per `LinkBatch`
@@ -143,6 +142,9 @@ class MemoryCrawlStore:
                 if url_id in chosen:
                     data.issues[seq] = (url_id, evolve(issue, template=chosen[url_id]))
 
+    def seal_counts(self, audit_id: AuditId) -> None:
+        pass  # the lists count the rows in memory, which costs nothing worth sealing
+
     def page_count(self, audit_id: AuditId) -> int:
         with self._lock:
             return len(self._data(audit_id).pages)
@@ -212,14 +214,7 @@ class MemoryCrawlStore:
 
     def stream_issue_lines(self, audit_id: AuditId, *, quote: Sequence[str] = ()) -> Iterator[IssueLine]:
         for url_id, issue in self.stream_issues(audit_id):
-            yield IssueLine(
-                url_id,
-                issue.url,
-                issue.check_code,
-                issue.severity,
-                issue.template,
-                first_quote(issue.details, quote),
-            )
+            yield IssueLine.of(url_id, issue, quote)
 
     def save_report(self, audit_id: AuditId, report: Mapping[str, Any]) -> None:
         with self._lock:

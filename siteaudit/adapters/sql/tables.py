@@ -255,6 +255,30 @@ crawl_templates = Table(
     PrimaryKeyConstraint("audit_id", "url_id"),
 )
 
+# The totals the lists answer, counted once when finalisation sealed the audit's rows (they no longer
+# change then): a page of a list costs its rows, not a count of every row of the audit (165,000 issues:
+# 25 ms a page). Marker rows say an audit was counted, so an audit with nothing to count is told apart
+# from one never counted: check_code "" for issues, status_code 0 for pages.
+crawl_issue_counts = Table(
+    "crawl_issue_counts",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("check_code", String(100), nullable=False),
+    Column("severity", SmallInteger, nullable=False),
+    Column("template", Text, nullable=False),
+    Column("count", Integer, nullable=False),
+    Index(None, "audit_id"),
+)
+
+crawl_page_counts = Table(
+    "crawl_page_counts",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("status_code", SmallInteger, nullable=True),  # NULL: pages that got no answer
+    Column("count", Integer, nullable=False),
+    Index(None, "audit_id"),
+)
+
 crawl_frontier = Table(
     "crawl_frontier",
     metadata,

@@ -177,6 +177,56 @@ def test_templates_are_assigned_to_pages_and_their_issues(backend: Backend) -> N
     assert [i.template for i in store.list_issues(audit, template="/blog/[slug]")[0]] == ["/blog/[slug]"]
 
 
+def test_sealed_counts_answer_the_same_lists_and_totals_for_every_filter(backend: Backend) -> None:
+    audit, other, empty = _audits(backend, 3)
+    store = backend.crawl
+    store.write_pages(
+        audit,
+        [
+            _page("/blog/one"),
+            _page("/blog/two"),
+            _page("/about", status=404),
+            PageFacts(url=f"{SITE}/down", fetch_error=FetchError.TIMEOUT),
+        ],
+    )
+    store.write_issues(audit, _issues())  # /a, /b, /c: URLs without pages, templates written with them
+    store.write_issues(
+        audit,
+        [
+            Issue("thin_content", Severity.WARNING, f"{SITE}/blog/two", "", {"words": 12}),
+            Issue("title_too_long", Severity.WARNING, f"{SITE}/blog/one", "", {}),
+            Issue("http_4xx", Severity.ERROR, f"{SITE}/about", "", {"status": 404}),
+        ],
+    )
+    ids = store.intern(audit, [f"{SITE}/blog/one", f"{SITE}/blog/two", f"{SITE}/about"])
+    store.assign_templates(
+        audit, [(ids[f"{SITE}/blog/one"], "/blog/[slug]"), (ids[f"{SITE}/blog/two"], "/[slug]")]
+    )
+    store.write_issues(other, _issues())
+    filters = [
+        {"check_code": code, "severity": severity, "template": template}
+        for code in (None, "broken_link", "title_too_long", "thin_content", "nothing")
+        for severity in (None, *Severity)
+        for template in (None, "/[slug]", "/blog/[slug]", "", "/none")
+    ]
+    before = [store.list_issues(audit, **f) for f in filters]  # type: ignore[arg-type]
+    pages_before = [store.list_pages(audit, status_code=s) for s in (None, 200, 404, 500)]
+
+    store.seal_counts(audit)
+    store.seal_counts(audit)  # idempotent
+
+    assert [store.list_issues(audit, **f) for f in filters] == before  # type: ignore[arg-type]
+    assert [store.list_pages(audit, status_code=s) for s in (None, 200, 404, 500)] == pages_before
+    assert before[0][1] == 9 and pages_before[0][1] == 4
+    assert store.list_issues(audit, template="/[slug]")[1] == 4  # /blog/two by assignment, /b and /c written
+    store.seal_counts(other)
+    store.seal_counts(empty)
+    assert store.list_issues(empty) == ([], 0) and store.list_pages(empty) == ([], 0)
+    assert store.list_issues(other)[1] == 6
+    store.archive(audit)
+    assert store.list_issues(audit) == ([], 0) and store.list_pages(audit) == ([], 0)
+
+
 def test_links_stream_by_source_with_interned_ends(backend: Backend) -> None:
     (audit, _) = _audits(backend)
     store = backend.crawl
