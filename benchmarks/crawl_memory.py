@@ -121,7 +121,7 @@ class TimedStore:
 class CountedFrontier:
     """A CrawlStore proxy answering `frontier_counts` from counters it keeps (`--cached-counts`).
 
-    The engine asks for the counts twice a batch, and the SQL store counts the audit's whole frontier
+    The engine asks for the counts after every recorded batch, and the SQL store counts the whole frontier
     each time: O(frontier) per batch, which dominates at 500,000 URLs. The counters follow the engine's
     own calls (an added URL is queued; a marked URL was queued: the engine marks only what it took from
     the frontier or just added), and `verify` compares them with the store's query once a slice.

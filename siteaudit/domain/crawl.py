@@ -372,8 +372,9 @@ class CrawlState:
     scope: Scope
     phase: Phase = Phase.SETUP
     slices: int = 0
-    pages_not_modified: int = 0
     external_checked: int = 0
+    # The earlier audit whose pages give the validators of conditional requests (None: no such audit).
+    previous_audit: int | None = None
     robots: RobotsFacts | None = None
     robots_text: str | None = None  # the body obeyed, re-read by each slice (at most 500 KiB)
     sitemaps: tuple[SitemapFacts, ...] = ()
@@ -389,7 +390,7 @@ class CrawlState:
             "origin": self.scope.origin,
             "phase": self.phase.value,
             "slices": self.slices,
-            "pages_not_modified": self.pages_not_modified,
+            "previous_audit": self.previous_audit,
             "external_checked": self.external_checked,
             "robots": None
             if robots is None
@@ -427,7 +428,7 @@ class CrawlState:
             scope=Scope.of(data["origin"]),
             phase=Phase(data["phase"]),
             slices=int(data["slices"]),
-            pages_not_modified=int(data["pages_not_modified"]),
+            previous_audit=data.get("previous_audit"),
             external_checked=int(data["external_checked"]),
             robots=None
             if robots is None

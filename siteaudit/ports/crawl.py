@@ -37,6 +37,11 @@ class FrontierState(enum.IntEnum):
     QUEUED = 0  # discovered, waiting to be fetched
     DONE = 1  # fetched (or failed for good), its page written
     SKIPPED = 2  # seen but never to be fetched: disallowed, out of scope, over the page cap
+    NOT_MODIFIED = 3  # answered 304 to a conditional request: the previous audit's page was reused
+
+
+# The states whose URLs count as crawled pages (`Audit.pages_crawled`).
+CRAWLED_STATES = (FrontierState.DONE, FrontierState.NOT_MODIFIED)
 
 
 @frozen
@@ -142,6 +147,21 @@ class CrawlStore(Protocol):
 
     def write_links(self, audit_id: AuditId, links: Iterable[tuple[str, Link]]) -> int:
         """Store one batch of (source URL, link) pairs, interning both ends. Returns the count."""
+        ...
+
+    def replace_links(
+        self, audit_id: AuditId, source_ids: Iterable[int], links: Iterable[tuple[str, Link]]
+    ) -> int:
+        """Drop the links from `source_ids`, then store `links`, in one transaction: what a crawl batch
+        writes, so that a redelivered batch replaces its pages' links instead of adding them twice."""
+        ...
+
+    def pages_by_url(
+        self, audit_id: AuditId, urls: Iterable[str], *, links: bool = False
+    ) -> Mapping[str, PageFacts]:
+        """The stored pages of those `urls` that have one, by URL (conditional requests read a previous
+        audit's pages this way). Without `links` a page's `html.links` is empty, as `stream_pages` gives
+        it; with `links` they are read back from the link rows (in no promised order)."""
         ...
 
     def write_issues(self, audit_id: AuditId, issues: Iterable[Issue]) -> int:

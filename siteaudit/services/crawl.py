@@ -1,11 +1,14 @@
-"""Crawl slices: claim the audit, read robots.txt and sitemaps, fetch the frontier politely in batches,
-record page facts, links and page issues, checkpoint, and hand over to the next slice or to finalisation.
+"""Crawl slices: claim the audit, read robots.txt and sitemaps, fetch the frontier politely through a
+sliding window (a URL starts as soon as a visit ends, so a slow page holds one connection, not a whole
+batch), record page facts, links and page issues in batches of finished visits, checkpoint, and hand
+over to the next slice or to finalisation.
 
 Order of writes (what makes a killed or redelivered slice safe): a batch's pages, issues and links are
-written, its new URLs queued and its URLs marked in the frontier, and only then is progress recorded.
-A worker killed mid-batch loses that batch: its URLs are still queued and the next slice fetches them
-again, replacing their pages and issues by URL. The audit's `pages_crawled` is the frontier's DONE
-count, so it is exact however often a batch ran.
+written (links replaced per source page), its new URLs queued and its URLs marked in the frontier, and
+only then is progress recorded. A worker killed mid-batch loses that batch and whatever was in flight:
+those URLs are still queued and the next slice fetches them again, replacing their pages, issues and
+links by URL. The audit's `pages_crawled` is the frontier's DONE + NOT_MODIFIED count, so it is exact
+however often a batch ran.
 
 What stays in memory is one batch of pages and per-host pacing: the frontier, the seen set and the
 link graph live in the crawl store; sitemap membership is a packed array of URL ids (4 bytes each).
@@ -14,8 +17,16 @@ Redirects are followed here, hop by hop, with the rules of `siteaudit.domain.net
 adapter's `follow_redirects` does the same, but services may not import adapters, and each hop must
 also wait for its host's turn). Every hop is a new fetch through the SSRF guard.
 
-Conditional requests (If-None-Match / If-Modified-Since from a previous audit) are not made yet: the
-crawl store has no lookup of a previous audit's page by URL.
+Conditional requests: the first slice looks up the previous audit (`AuditRepository.latest_done`: the
+same site, or the same origin in the team; not archived). Each batch then reads that audit's pages of
+its URLs (`CrawlStore.pages_by_url`, one query) and sends `If-None-Match` / `If-Modified-Since` for those
+that answered 200 at their own address with a validator. A 304 at the same address reuses the previous
+page's facts and links (`not_modified` set, timings of this fetch, depth and sitemap membership of this
+audit), runs the page checks on them again, and marks the URL `NOT_MODIFIED` in the frontier: the
+audit's `pages_not_modified` is that count, exact however often a batch ran, and is billed at 0.2.
+
+When the start URL moves to another origin (http -> https, the `www.` twin), robots.txt and the
+sitemaps of the new origin are read before the batch is recorded, and obeyed from then on.
 
 One slice at a time per audit: a slice claims the audit's lease (`siteaudit.domain.lease`) before
 anything else and returns at once when another live slice holds it (a duplicated or redelivered message),
@@ -80,7 +91,7 @@ from siteaudit.domain.network import (
 )
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
-from siteaudit.ports.crawl import CrawlStore, FrontierEntry, FrontierState
+from siteaudit.ports.crawl import CRAWLED_STATES, CrawlStore, FrontierEntry, FrontierState
 from siteaudit.ports.network import Fetcher
 from siteaudit.ports.parse import PageParser, RobotsReading
 from siteaudit.ports.queue import TaskQueue
@@ -181,8 +192,12 @@ class _Pacer:
             if pace.next_at > mono_now or pace.strikes
         }
 
-    def obey_crawl_delay(self, crawl_delay: float | None) -> None:
-        """robots.txt was read: its Crawl-delay (if longer) spaces the audited host's requests from now."""
+    def obey_crawl_delay(self, crawl_delay: float | None, *, host: str | None = None) -> None:
+        """robots.txt was read: its Crawl-delay (if longer) spaces the audited host's requests from now.
+        `host`: the audited host moved there (the start URL redirected to its `www.` twin)."""
+        if host is not None and host != self._host:
+            self._paces.pop(host, None)
+            self._host = host
         self._own_interval = pace_interval(self._limits, crawl_delay)
         pace = self._paces.get(self._host)
         if pace is not None:
@@ -325,11 +340,14 @@ class _Politely:
         self.secret_headers = secret_headers
         self.semaphore = asyncio.Semaphore(limits.concurrency)
 
-    def request(self, url: str, *, max_bytes: int) -> FetchRequest:
+    def request(
+        self, url: str, *, max_bytes: int, validators: tuple[tuple[str, str], ...] = ()
+    ) -> FetchRequest:
         headers: tuple[tuple[str, str], ...] = (("Accept", _ACCEPT_HTML),)
         if self.scope.contains(url):
-            # Only to the audited site: next_request drops it on any hop to another origin.
-            headers += self.secret_headers
+            # Only to the audited site: next_request drops them on any hop to another origin (and the
+            # validators on every hop).
+            headers += self.secret_headers + validators
         return FetchRequest(
             url, headers=headers, max_bytes=max_bytes, deadline_s=self.limits.request_deadline_s
         )
@@ -393,6 +411,27 @@ class _Fetched:
     purpose: Purpose
     destination: PageFacts | None = None  # a redirect's in-scope destination, recorded as its own URL
     disallowed: bool = False
+    not_modified: bool = False  # answered 304: `page` is the previous audit's, links not yet read back
+
+
+def _validators(page: PageFacts | None) -> tuple[tuple[str, str], ...]:
+    """The conditional request headers for a URL whose previous audit's page is `page`: only when that
+    page answered 200 at its own address, whole, with a validator (anything else is fetched in full)."""
+    if (
+        page is None
+        or page.status_code != 200
+        or page.redirects
+        or page.fetch_error is not None
+        or page.blocked_by is not None
+        or page.truncated
+    ):
+        return ()
+    found: tuple[tuple[str, str], ...] = ()
+    if page.etag:
+        found += (("If-None-Match", page.etag),)
+    if page.last_modified:
+        found += (("If-Modified-Since", page.last_modified),)
+    return found
 
 
 class _Slice:
@@ -409,8 +448,10 @@ class _Slice:
         state: CrawlState,
         politely: _Politely,
         robots: RobotsReading,
+        beat: Callable[[], None] = lambda: None,
     ) -> None:
         self.audit = audit
+        self.beat = beat
         self.uow = uow
         self.crawl = crawl
         self.parser = parser
@@ -431,7 +472,7 @@ class _Slice:
     def allowed(self, url: str) -> bool:
         return self.robots.rules.can_fetch(url, ROBOTS_AGENT)
 
-    async def _visit(self, entry: FrontierEntry) -> _Fetched:
+    async def _visit(self, entry: FrontierEntry, earlier: PageFacts | None = None) -> _Fetched:
         url, depth = entry.url, entry.depth
         image = _looks_like_image(url)
         purpose = purpose_of(url, self.scope, image=image)
@@ -442,9 +483,27 @@ class _Slice:
         cap = self.limits.page_bytes if purpose is Purpose.CRAWL else self.limits.image_bytes
         if purpose is Purpose.CHECK and not self.scope.contains(url):
             cap = CHECK_BYTES
-        followed = await self.politely.follow(self.politely.request(url, max_bytes=cap))
+        validators = _validators(earlier)
+        request = self.politely.request(url, max_bytes=cap, validators=validators)
+        followed = await self.politely.follow(request)
         response = followed.response
         hops = followed.hops
+        if (
+            validators
+            and earlier is not None
+            and response.status == 304
+            and not hops
+            and response.error is None
+        ):
+            page = evolve(
+                earlier,
+                depth=depth,
+                in_sitemap=in_sitemap,
+                not_modified=True,
+                ttfb_ms=response.ttfb_ms,
+                total_ms=response.total_ms,
+            )
+            return _Fetched(entry, page, purpose, not_modified=True)
         if response.error is not None or response.status is None:
             page = PageFacts(
                 url=url,
@@ -496,10 +555,58 @@ class _Slice:
             self.politely.scope = scope
             self.context = PageContext(start_url=self.audit.url, site_https=scope.origin.startswith("https:"))
 
-    async def batch(self, entries: Sequence[FrontierEntry]) -> list[_Fetched]:
-        results = await asyncio.gather(*(self._visit(entry) for entry in entries))
+    def _earlier_pages(
+        self, entries: Sequence[FrontierEntry], *, links: bool = False
+    ) -> Mapping[str, PageFacts]:
+        previous = self.state.previous_audit
+        if previous is None:
+            return {}
+        urls = [e.url for e in entries if self.scope.contains(e.url)]
+        return self.crawl.pages_by_url(AuditId(previous), urls, links=links) if urls else {}
+
+    def start(self, entries: Sequence[FrontierEntry]) -> list["asyncio.Task[_Fetched]"]:
+        """Start visiting `entries` (each its own task; the politeness rules pace them)."""
+        earlier = self._earlier_pages(entries)
+        return [asyncio.create_task(self._visit(entry, earlier.get(entry.url))) for entry in entries]
+
+    async def finish(self, results: Sequence[_Fetched], origin: str) -> list[_Fetched]:
+        """Complete visited results before they are recorded: the previous audit's links of the pages
+        that answered 304, and, when the start URL moved away from `origin`, the new origin's robots.txt
+        and sitemaps (a destination the new rules disallow is not recorded)."""
         self.fetched += sum(1 for r in results if not r.disallowed)
+        reused = [r.entry for r in results if r.not_modified and r.page.html is not None]
+        if reused:
+            # The previous page's links, read back only for the pages that answered 304.
+            linked = self._earlier_pages(reused, links=True)
+            results = [
+                evolve(r, page=evolve(r.page, html=linked[r.entry.url].html))
+                if r.not_modified and r.entry.url in linked
+                else r
+                for r in results
+            ]
+        if self.scope.origin != origin:
+            await self._read_moved_host_files()
+            results = [
+                r if r.destination is None or self.allowed(r.destination.url) else evolve(r, destination=None)
+                for r in results
+            ]
         return list(results)
+
+    async def _read_moved_host_files(self) -> None:
+        """The start URL moved to another origin: its robots.txt and sitemaps replace the old ones."""
+        self.state, self.robots = await _read_host_files(
+            self.state,
+            politely=self.politely,
+            parser=self.parser,
+            crawl=self.crawl,
+            audit=self.audit,
+            limits=self.limits,
+            beat=self.beat,
+        )
+        self.sitemap = IdSet(self.state.sitemap_ids)
+        self.politely.pacer.obey_crawl_delay(
+            self.robots.rules.crawl_delay(ROBOTS_AGENT), host=self.scope.host
+        )
 
     def record(self, results: Sequence[_Fetched], done_before: int) -> None:
         """Write one batch: pages, issues, links, new frontier entries, then the marks."""
@@ -508,12 +615,13 @@ class _Slice:
         crawled: list[PageFacts] = []  # pages whose links are followed and whose page checks run
         done: list[int] = []
         skipped: list[int] = []
+        not_modified: list[int] = []
         for result in results:
             pages.append(result.page)
             if result.disallowed:
                 skipped.append(result.entry.url_id)
                 continue
-            done.append(result.entry.url_id)
+            (not_modified if result.not_modified else done).append(result.entry.url_id)
             if result.purpose is Purpose.CRAWL:
                 crawled.append(result.page)
             destination = result.destination
@@ -545,12 +653,13 @@ class _Slice:
         store.write_pages(audit_id, pages)
         ids = store.intern(audit_id, [page.url for page in crawled])
         store.replace_issues(audit_id, ids.values(), issues)
-        store.write_links(audit_id, links)
+        store.replace_links(audit_id, ids.values(), links)
         store.frontier_add(audit_id, new.items())
         external = sum(1 for url in new if not self.scope.contains(url))
         self.state = evolve(self.state, external_checked=self.state.external_checked + external)
         store.frontier_mark(audit_id, skipped, FrontierState.SKIPPED)
         store.frontier_mark(audit_id, done, FrontierState.DONE)
+        store.frontier_mark(audit_id, not_modified, FrontierState.NOT_MODIFIED)
 
 
 def _secret_headers(verify_token: str | None, crawler_secret: str | None) -> tuple[tuple[str, str], ...]:
@@ -636,9 +745,11 @@ def _robots_of(state: CrawlState, parser: PageParser) -> RobotsReading:
     )
 
 
-def _counts(crawl: CrawlStore, audit_id: AuditId) -> tuple[int, int]:
+def _counts(crawl: CrawlStore, audit_id: AuditId) -> tuple[int, int, int]:
+    """(crawled, queued, not modified) URLs of the audit's frontier."""
     counts = crawl.frontier_counts(audit_id)
-    return counts.get(FrontierState.DONE, 0), counts.get(FrontierState.QUEUED, 0)
+    crawled = sum(counts.get(state, 0) for state in CRAWLED_STATES)
+    return crawled, counts.get(FrontierState.QUEUED, 0), counts.get(FrontierState.NOT_MODIFIED, 0)
 
 
 def _queue_unlinked_sitemap_urls(crawl: CrawlStore, audit_id: AuditId, state: CrawlState) -> int:
@@ -731,6 +842,7 @@ async def _claimed_slice(
             fetcher, pacer, limits, clock, state.scope, _secret_headers(verify_token, crawler_secret)
         )
         if state.phase is Phase.SETUP:
+            state = evolve(state, previous_audit=_previous_audit(audit, uow))
             state, robots = await _read_host_files(
                 state,
                 politely=politely,
@@ -759,6 +871,7 @@ async def _claimed_slice(
             state=state,
             politely=politely,
             robots=robots,
+            beat=lease.beat,
         )
         outcome = await _crawl(work, audit, started=started, beat=lease.beat)
         state = work.state
@@ -773,43 +886,105 @@ async def _claimed_slice(
 async def _crawl(
     work: _Slice, audit: Audit, *, started: float, beat: Callable[[], None] = lambda: None
 ) -> SliceOutcome:
+    """Fetch the frontier through a sliding window: as soon as a visit ends, the next URL starts, so a
+    slow page holds one connection, not the whole batch. Finished visits are recorded in groups of a
+    batch (or whenever nothing is left in flight); the decisions to stop are taken with nothing in
+    flight, as between batches."""
     loop = asyncio.get_running_loop()
     crawl, audit_id, limits = work.crawl, audit.id, work.limits
     started_at = audit.started_at
-    # Counting the frontier costs a scan of the audit's frontier rows: once per batch, carried over.
+    window = limits.batch_size  # visits in flight at most (the politeness rules pace them further)
+    pending: dict[asyncio.Task[_Fetched], int] = {}
+    ended: asyncio.Queue[asyncio.Task[_Fetched]] = asyncio.Queue()  # visits as they end
+    ready: list[_Fetched] = []
+    taken = 0  # URLs this slice started
+    origin = work.scope.origin
+    # Counting the frontier costs a scan of the audit's frontier rows: once per record, carried over.
     counts = _counts(crawl, audit_id)
-    while True:
-        done, queued = counts
-        if queued == 0 and work.state.phase is Phase.LINKS:
-            work.state = evolve(work.state, phase=Phase.SITEMAP)
-            if _queue_unlinked_sitemap_urls(crawl, audit_id, work.state):
-                counts = _counts(crawl, audit_id)
+    try:
+        while True:
+            done, queued, _ = counts
+            elapsed = (work.clock.now() - started_at).total_seconds() if started_at is not None else 0.0
+            if not pending and not ready:
+                if queued == 0 and work.state.phase is Phase.LINKS:
+                    work.state = evolve(work.state, phase=Phase.SITEMAP)
+                    if _queue_unlinked_sitemap_urls(crawl, audit_id, work.state):
+                        counts = _counts(crawl, audit_id)
+                        continue
+                reason = stop_reason(pages_crawled=done, queued=queued, elapsed_s=elapsed, limits=limits)
+                if reason is not None:
+                    if reason is StopReason.FRONTIER_EMPTY:
+                        work.state = evolve(work.state, phase=Phase.DONE)
+                    return SliceOutcome(audit_id, fetched=work.fetched, pages_crawled=done, stop=reason)
+                if slice_over(fetched=taken, elapsed_s=loop.time() - started, limits=limits):
+                    return SliceOutcome(audit_id, fetched=work.fetched, pages_crawled=done, next="slice")
+            outstanding = len(pending) + len(ready)
+            if (
+                len(pending) <= window // 2  # refilled by halves: one frontier query per half window
+                and queued > outstanding
+                and elapsed < limits.time_cap_s
+                and not slice_over(fetched=taken, elapsed_s=loop.time() - started, limits=limits)
+            ):
+                room = batch_limit(pages_crawled=done + outstanding, fetched_in_slice=taken, limits=limits)
+                want = min(room, window - len(pending))
+                if want > 0:
+                    busy = set(pending.values()) | {r.entry.url_id for r in ready}
+                    entries = [
+                        e for e in crawl.frontier_next(audit_id, want + outstanding) if e.url_id not in busy
+                    ][:want]
+                    for task, entry in zip(work.start(entries), entries, strict=True):
+                        pending[task] = entry.url_id
+                        task.add_done_callback(ended.put_nowait)
+                    taken += len(entries)
+            if pending:
+                finished = [await ended.get()]
+                while not ended.empty():
+                    finished.append(ended.get_nowait())
+                for task in finished:
+                    del pending[task]
+                    ready.append(task.result())
+                if len(ready) < window and pending:
+                    continue
+            if not ready:
+                if not pending:
+                    # Counted as queued, yet nothing to start (the frontier changed under this slice):
+                    # hand over rather than spin; the next slice counts afresh.
+                    return SliceOutcome(audit_id, fetched=work.fetched, pages_crawled=done, next="slice")
                 continue
-        elapsed = (work.clock.now() - started_at).total_seconds() if started_at is not None else 0.0
-        reason = stop_reason(pages_crawled=done, queued=queued, elapsed_s=elapsed, limits=limits)
-        if reason is not None:
-            if reason is StopReason.FRONTIER_EMPTY:
-                work.state = evolve(work.state, phase=Phase.DONE)
-            return SliceOutcome(audit_id, fetched=work.fetched, pages_crawled=done, stop=reason)
-        if slice_over(fetched=work.fetched, elapsed_s=loop.time() - started, limits=limits):
-            return SliceOutcome(audit_id, fetched=work.fetched, pages_crawled=done, next="slice")
-        limit = batch_limit(pages_crawled=done, fetched_in_slice=work.fetched, limits=limits)
-        entries = crawl.frontier_next(audit_id, limit)
-        results = await work.batch(entries)
-        beat()  # before writing: a slice that lost its lease leaves the batch to the new holder
-        work.record(results, done)
-        counts = _counts(crawl, audit_id)
-        done = counts[0]
-        try:
-            record_progress(
-                audit_id,
-                pages_crawled=min(done, audit.max_pages),
-                pages_not_modified=work.state.pages_not_modified,
-                uow=work.uow,
-            )
-        except Conflict:
-            # No longer running: cancelled (or failed by the reaper) while this batch was out.
-            return SliceOutcome(audit_id, fetched=work.fetched, pages_crawled=done, stop=StopReason.CANCELLED)
+            results = await work.finish(ready, origin)
+            ready, origin = [], work.scope.origin
+            beat()  # before writing: a slice that lost its lease leaves the batch to the new holder
+            # Pages still in flight count against the cap when redirect destinations claim room.
+            work.record(results, done + len(pending))
+            counts = _counts(crawl, audit_id)
+            done, _, not_modified = counts
+            try:
+                record_progress(
+                    audit_id,
+                    pages_crawled=min(done, audit.max_pages),
+                    pages_not_modified=min(not_modified, done, audit.max_pages),
+                    uow=work.uow,
+                )
+            except Conflict:
+                # No longer running: cancelled (or failed by the reaper) while these visits were out.
+                return SliceOutcome(
+                    audit_id, fetched=work.fetched, pages_crawled=done, stop=StopReason.CANCELLED
+                )
+    finally:
+        for task in pending:  # stopped early (cancelled, lease lost, a failure): the URLs stay queued
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _previous_audit(audit: Audit, uow: UnitOfWork) -> int | None:
+    """The audit whose pages give this crawl its validators: the diff's previous audit, when its rows
+    are still there (an archived audit has no pages)."""
+    with uow:
+        previous = uow.audits.latest_done(
+            team=audit.team_id, origin=audit.origin, site=audit.site_id, before=audit.id
+        )
+    return None if previous is None or previous.archived_at is not None else int(previous.id)
 
 
 def _hand_over(

@@ -111,6 +111,36 @@ class MemoryCrawlStore:
             data.links.extend(rows)
             return len(rows)
 
+    def replace_links(
+        self, audit_id: AuditId, source_ids: Iterable[int], links: Iterable[tuple[str, Link]]
+    ) -> int:
+        with self._lock:
+            data = self._data(audit_id)
+            dropped = set(source_ids)
+            data.links = [row for row in data.links if row.source not in dropped]
+            return self.write_links(audit_id, links)
+
+    def pages_by_url(
+        self, audit_id: AuditId, urls: Iterable[str], *, links: bool = False
+    ) -> Mapping[str, PageFacts]:
+        with self._lock:
+            data = self._data(audit_id)
+            found = {url: data.pages[data.ids[url]].facts for url in urls if data.ids.get(url) in data.pages}
+            if not links:
+                return found
+            wanted = {data.ids[url]: url for url, page in found.items() if page.html is not None}
+            outgoing: dict[int, list[Link]] = {url_id: [] for url_id in wanted}
+            for row in data.links:
+                if row.source in outgoing:
+                    outgoing[row.source].append(
+                        Link(data.urls[row.target], row.kind, internal=row.internal, nofollow=row.nofollow)
+                    )
+        for url_id, url in wanted.items():
+            page = found[url]
+            assert page.html is not None
+            found[url] = evolve(page, html=evolve(page.html, links=tuple(outgoing[url_id])))
+        return found
+
     def _append_issues(self, data: _AuditData, issues: Iterable[Issue]) -> int:
         count = 0
         for issue in issues:

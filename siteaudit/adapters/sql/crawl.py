@@ -453,10 +453,16 @@ class SqlCrawlStore:
         return count
 
     def write_links(self, audit_id: AuditId, links: Iterable[tuple[str, Link]]) -> int:
+        return self.replace_links(audit_id, (), links)
+
+    def replace_links(
+        self, audit_id: AuditId, source_ids: Iterable[int], links: Iterable[tuple[str, Link]]
+    ) -> int:
         # All the call's URLs first, then one COPY: a COPY costs a round trip to start and one to finish,
         # and no other statement can run on the connection while it is open.
         rows: list[tuple[int, int, int, int, bool, bool]] = []
         with self._interning(audit_id) as (conn, learned):
+            self._delete_where_in(conn, crawl_links, audit_id, crawl_links.c.source_id, list(source_ids))
             for chunk in _chunks(links, _CHUNK):
                 ids = self._intern(
                     conn,
@@ -477,6 +483,53 @@ class SqlCrawlStore:
                 )
             self._copy(conn, crawl_links, LINK_COLUMNS, rows, binary_types=LINK_TYPES)
         return len(rows)
+
+    def pages_by_url(
+        self, audit_id: AuditId, urls: Iterable[str], *, links: bool = False
+    ) -> Mapping[str, PageFacts]:
+        keys = {url_key(url): url for url in urls}
+        found: dict[str, PageFacts] = {}
+        if not keys:
+            return found
+        with self._reading() as conn:
+            ids = {
+                url_id: url
+                for key, url_id, url in self._known_urls(conn, audit_id, list(keys))
+                if keys[key] == url
+            }
+            for condition in self._in(crawl_pages.c.url_id, sorted(ids)):
+                for row in conn.execute(
+                    select(crawl_pages).where(crawl_pages.c.audit_id == audit_id, condition)
+                ):
+                    found[ids[row.url_id]] = page_from_row(row, ids[row.url_id])
+            if not links:
+                return found
+            outgoing: dict[int, list[Link]] = {
+                url_id: [] for url_id, url in ids.items() if url in found and found[url].html is not None
+            }
+            query = select(
+                crawl_links.c.source_id,
+                crawl_urls.c.url,
+                crawl_links.c.kind,
+                crawl_links.c.nofollow,
+                crawl_links.c.internal,
+            ).join(
+                crawl_urls,
+                (crawl_urls.c.audit_id == crawl_links.c.audit_id)
+                & (crawl_urls.c.id == crawl_links.c.target_id),
+            )
+            for condition in self._in(crawl_links.c.source_id, sorted(outgoing)):
+                for source, target, kind, nofollow, internal in conn.execute(
+                    query.where(crawl_links.c.audit_id == audit_id, condition)
+                ):
+                    outgoing[source].append(
+                        Link(target, LINK_KIND_OF[kind], internal=internal, nofollow=nofollow)
+                    )
+        for url_id, targets in outgoing.items():
+            page = found[ids[url_id]]
+            assert page.html is not None
+            found[page.url] = evolve(page, html=evolve(page.html, links=tuple(targets)))
+        return found
 
     def _append_issues(
         self, conn: Connection, audit_id: AuditId, issues: Iterable[Issue], learned: dict[str, int]

@@ -1,6 +1,7 @@
 """Doubles for the crawl tests: a scripted web site on 127.0.0.1 and an audit crawled through the guard."""
 
 import gzip
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -63,11 +64,32 @@ class Hit:
     headers: Mapping[str, str]
 
 
-class SiteServer:
-    """A threaded HTTP/1.1 server answering from a table of routes (path with query -> Answer)."""
+def conditional(answer: Answer, headers: Mapping[str, str]) -> Answer:
+    """What a 304-capable server answers: a 200 carries an ETag (a digest of its body) unless it has its
+    own `Last-Modified`; a request whose `If-None-Match` or `If-Modified-Since` matches gets a 304."""
+    if answer.status != 200:
+        return answer
+    last_modified = answer.headers.get("Last-Modified")
+    if last_modified is not None:
+        if headers.get("if-modified-since") == last_modified:
+            return Answer(304, b"", {"Last-Modified": last_modified}, answer.delay_s)
+        return answer
+    etag = f'"{hashlib.blake2b(answer.raw, digest_size=8).hexdigest()}"'
+    if headers.get("if-none-match") == etag:
+        return Answer(304, b"", {"ETag": etag}, answer.delay_s)
+    return Answer(200, answer.body, {**answer.headers, "ETag": etag}, answer.delay_s)
 
-    def __init__(self, routes: Mapping[str, Route] | None = None) -> None:
+
+class SiteServer:
+    """A threaded HTTP/1.1 server answering from a table of routes (path with query -> Answer).
+
+    `validators`: answers are made 304-capable by `conditional`.
+    """
+
+    def __init__(self, routes: Mapping[str, Route] | None = None, *, validators: bool = False) -> None:
         self.routes: dict[str, Route] = dict(routes or {})
+        self.validators = validators
+        self.statuses: list[tuple[str, int]] = []  # (path, status answered), in order
         self.hits: list[Hit] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -97,6 +119,10 @@ class SiteServer:
                         answer = route
                     else:
                         answer = route(self.path, headers)
+                    if server.validators:
+                        answer = conditional(answer, headers)
+                    with server._lock:
+                        server.statuses.append((self.path, answer.status))
                     if answer.delay_s:
                         time.sleep(answer.delay_s)
                     raw = answer.raw

@@ -74,6 +74,21 @@ def test_no_more_than_concurrency_requests_are_in_flight(site: SiteServer) -> No
     assert site.max_in_flight == 3
 
 
+def test_a_slow_page_holds_one_connection_while_the_others_go_on(site: SiteServer) -> None:
+    paths = hub(site, 40)
+    site.routes["/clock-0"] = Answer(
+        200, "<html><body><h1>Slow</h1></body></html>", {"Content-Type": "text/html"}, 6.0
+    )
+    run = Crawl(site.url("/"), max_rps=10.0, concurrency=2)  # a batch would be 8 URLs
+    run.run()
+    slow = next(hit.at for hit in site.hits if hit.path == "/clock-0")
+    during = [hit.path for hit in site.hits if slow < hit.at < slow + 5.5]
+    # Every other leaf is fetched on the second connection while the slow page holds the first:
+    # nothing waits for the slow page's group to finish.
+    assert set(during) == {f"/clock-{n}" for n in range(1, 40)}
+    assert sorted(run.pages()) == sorted(site.url(p) for p in paths)
+
+
 def test_slices_interrupted_by_their_budget_resume_and_find_every_page_exactly_once(site: SiteServer) -> None:
     paths = hub(site, 10)
     run = Crawl(site.url("/"), settings=CrawlSettings(slice_pages=3))
@@ -94,7 +109,7 @@ def test_a_slice_killed_mid_batch_is_redelivered_without_losing_or_duplicating_p
         if call == 2:
             raise RuntimeError("worker killed")
 
-    run = Crawl(site.url("/"), crawl=HookedStore(inner, write_links=die_on_second_batch))  # type: ignore[arg-type]
+    run = Crawl(site.url("/"), crawl=HookedStore(inner, replace_links=die_on_second_batch))  # type: ignore[arg-type]
     with pytest.raises(RuntimeError, match="worker killed"):
         run.one_slice()
     assert run.audit().pages_crawled == 1  # only the home page's batch was recorded
@@ -107,6 +122,26 @@ def test_a_slice_killed_mid_batch_is_redelivered_without_losing_or_duplicating_p
     assert run.audit().pages_crawled == 11
     issues = [issue.identity for _, issue in inner.stream_issues(run.audit_id)]
     assert len(issues) == len(set(issues))
+
+
+def test_a_batch_killed_after_writing_its_links_is_redelivered_without_duplicating_them(
+    site: SiteServer,
+) -> None:
+    hub(site, 10)
+    inner = Crawl(site.url("/")).crawl
+
+    def die(call: int) -> None:
+        raise RuntimeError("worker killed")
+
+    run = Crawl(site.url("/"), crawl=HookedStore(inner, replace_links=die))  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="worker killed"):
+        run.one_slice()
+    assert run.audit().pages_crawled == 0
+    assert len(list(inner.stream_links(run.audit_id))) == 10  # written before the worker died
+    run.crawl = inner
+    run.run()
+    links = list(inner.stream_links(run.audit_id))
+    assert len(links) == len(set(links)) == 10  # the home page's links, once each
 
 
 def test_a_cancelled_audit_stops_between_batches_and_queues_nothing(site: SiteServer) -> None:
@@ -221,3 +256,48 @@ def test_a_start_url_moving_to_its_www_twin_is_crawled_there(site: SiteServer) -
         ]
     )
     assert run.pages()[site.url("/")].redirects[0].status == 301
+
+
+def test_after_the_move_to_the_www_twin_its_own_robots_txt_and_sitemap_are_obeyed(site: SiteServer) -> None:
+    hub(site, 3)
+    twin = "www.retro-clock.example"
+    routes: dict[str, Any] = dict(site.routes)
+    routes["/robots.txt"] = Answer(
+        200,
+        f"User-agent: *\nDisallow: /clock-1\n\nSitemap: {site.url('/listed.xml', host=twin)}\n",
+        {"Content-Type": "text/plain"},
+    )
+    routes["/listed.xml"] = Answer(
+        200,
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{site.url('/unlinked', host=twin)}</loc></url></urlset>",
+        {"Content-Type": "application/xml"},
+    )
+    routes["/unlinked"] = html("<h1>Only in the sitemap</h1>")
+    site.routes.clear()
+    seen: list[tuple[str, str]] = []
+
+    def by_host(path: str, headers: Mapping[str, str]) -> Answer:
+        host = headers.get("host", "")
+        seen.append((host.split(":")[0], path))
+        if host.startswith("www."):
+            route = routes.get(path)
+            return route if isinstance(route, Answer) else html("<h1>Not found</h1>", status=404)
+        if path == "/robots.txt":  # the apex allows everything and lists no sitemap
+            return Answer(200, "User-agent: *\nAllow: /\n", {"Content-Type": "text/plain"})
+        return redirect(site.url(path, host=twin))
+
+    for path in ["/", "/robots.txt", "/sitemap.xml", "/sitemap_index.xml", "/listed.xml", "/unlinked"]:
+        site.routes[path] = by_host
+    for path in ["/clock-0", "/clock-1", "/clock-2"]:
+        site.routes[path] = by_host
+    run = Crawl(site.url("/"))
+    run.run()
+    pages = run.pages()
+    assert (twin, "/robots.txt") in seen and (twin, "/listed.xml") in seen
+    assert (twin, "/clock-1") not in seen  # disallowed by the twin's robots.txt, not the apex's
+    blocked = pages[site.url("/clock-1", host=twin)]
+    assert blocked.disallowed and blocked.status_code is None  # type: ignore[attr-defined]
+    unlinked = pages[site.url("/unlinked", host=twin)]
+    assert unlinked.in_sitemap and unlinked.status_code == 200  # type: ignore[attr-defined]
+    assert pages[site.url("/", host=twin)].in_sitemap is False  # type: ignore[attr-defined]

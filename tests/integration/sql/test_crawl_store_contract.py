@@ -251,6 +251,56 @@ def test_links_stream_by_source_with_interned_ends(backend: Backend) -> None:
     assert [r.source for r in store.stream_links(audit)] == [1, 1, 2, 2]
 
 
+def test_replacing_links_drops_only_those_of_the_given_sources(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    store.write_links(audit, [(f"{SITE}/a", Link(f"{SITE}/b")), (f"{SITE}/b", Link(f"{SITE}/a"))])
+    store.write_links(other, [(f"{SITE}/a", Link(f"{SITE}/b"))])
+    ids = store.intern(audit, [f"{SITE}/a", f"{SITE}/b", f"{SITE}/c"])
+    written = store.replace_links(
+        audit,
+        [ids[f"{SITE}/a"], ids[f"{SITE}/c"]],
+        [(f"{SITE}/a", Link(f"{SITE}/c", kind=LinkKind.IMG)), (f"{SITE}/a", Link(f"{SITE}/b"))],
+    )
+    assert written == 2
+    assert sorted(store.stream_links(audit), key=lambda r: (r.source, r.target)) == [
+        LinkRow(1, 2, LinkKind.A),
+        LinkRow(1, 3, LinkKind.IMG),
+        LinkRow(2, 1, LinkKind.A),
+    ]
+    store.replace_links(audit, [ids[f"{SITE}/a"]], [(f"{SITE}/a", Link(f"{SITE}/c", kind=LinkKind.IMG))])
+    assert len(list(store.stream_links(audit))) == 2
+    assert list(store.stream_links(other)) == [LinkRow(1, 2, LinkKind.A)]
+
+
+def test_pages_are_found_by_url_with_their_links_on_request(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    home = evolve(_page("/"), etag='"v1"')
+    post = evolve(_page("/blog/first-post"), last_modified="Sat, 21 Nov 2026 08:00:00 GMT")
+    error = PageFacts(url=f"{SITE}/down", fetch_error=FetchError.TIMEOUT)
+    store.write_pages(audit, [home, post, error])
+    assert home.html is not None
+    store.write_links(audit, [(home.url, link) for link in home.html.links])
+    store.write_pages(other, [_page("/elsewhere")])
+
+    found = store.pages_by_url(audit, [home.url, post.url, error.url, f"{SITE}/never", f"{SITE}/elsewhere"])
+    assert set(found) == {home.url, post.url, error.url}
+    assert found[home.url] == evolve(home, html=evolve(home.html, links=()))
+    assert found[home.url].etag == '"v1"' and found[post.url].last_modified == post.last_modified
+    assert found[error.url] == error
+
+    linked = store.pages_by_url(audit, [home.url, post.url, error.url], links=True)
+    assert linked[home.url].html is not None
+    assert sorted(linked[home.url].html.links, key=lambda link: link.target) == sorted(
+        home.html.links, key=lambda link: link.target
+    )
+    assert evolve(linked[home.url], html=None) == evolve(home, html=None)
+    assert linked[post.url].html is not None and linked[post.url].html.links == ()
+    assert linked[error.url] == error
+    assert store.pages_by_url(audit, []) == {}
+
+
 def test_the_report_and_the_checkpoint_are_replaced_and_read_back(backend: Backend) -> None:
     audit, other = _audits(backend)
     store = backend.crawl
