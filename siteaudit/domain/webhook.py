@@ -233,6 +233,13 @@ class WebhookDelivery:
             raise Conflict(f"webhook delivery {self.id} is not due for an attempt")
         return evolve(self, lease_until=now + timedelta(seconds=seconds), version=self.version + 1)
 
+    def renew(self, *, now: datetime, seconds: float) -> Self:
+        """The holder's lease, extended for `seconds` from `now` (one attempt): the store's version check
+        on saving proves the holder still holds it, even if its lease ran out meanwhile."""
+        if self.status is not DeliveryStatus.PENDING:
+            raise Conflict(f"webhook delivery {self.id} has ended")
+        return evolve(self, lease_until=now + timedelta(seconds=seconds), version=self.version + 1)
+
     def headers(self, *, signature: str) -> tuple[tuple[str, str], ...]:
         """Headers of the next attempt. Only the body is signed; delivery id and attempt number are not."""
         return (

@@ -11,7 +11,7 @@ from attrs import frozen
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import UserId
-from siteaudit.domain.webhook import SendOutcome, WebhookDelivery, sign
+from siteaudit.domain.webhook import DEADLINE_S, SendOutcome, WebhookDelivery, sign
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets, WebhookSender, WebhookUnitOfWork
 
@@ -21,9 +21,11 @@ if TYPE_CHECKING:
 SECRET_PREFIX: Final = "whsec_"
 SECRET_LENGTH: Final = 40
 _SECRET_ALPHABET: Final = string.ascii_letters + string.digits
-# Longer than one attempt's 10 s deadline with room to record it; a dispatcher that dies frees its
-# deliveries after this long.
-DEFAULT_LEASE_S: Final = 60.0
+# One attempt: its 10 s deadline with room to sign and record it. A claim holds a delivery this long and
+# is renewed for this long right before its attempt, so a batch of slow receivers never outlives its
+# leases (another dispatcher would send them again) and a dispatcher that dies frees its deliveries
+# after this long.
+DEFAULT_LEASE_S: Final = DEADLINE_S + 20.0
 DEFAULT_BATCH: Final = 20
 
 Jitter = Callable[[], float]
@@ -87,6 +89,20 @@ def _send(sender: WebhookSender, delivery: WebhookDelivery, signature: str) -> S
         return SendOutcome(None, error="internal", detail=f"{type(error).__name__}: {error}")
 
 
+def _renewed(
+    delivery: WebhookDelivery, uow: WebhookUnitOfWork, now: datetime, lease_s: float
+) -> WebhookDelivery | None:
+    """The claimed delivery with its lease renewed for one attempt, or None when it is no longer ours."""
+    renewed = delivery.renew(now=now, seconds=lease_s)
+    with uow:
+        try:
+            uow.webhooks.save(renewed)
+        except ConcurrentUpdate:
+            return None
+        uow.commit()
+    return renewed
+
+
 def deliver_due_webhooks(
     *,
     uow: WebhookUnitOfWork,
@@ -98,16 +114,19 @@ def deliver_due_webhooks(
 ) -> int:
     """Make one attempt for each of up to `limit` due deliveries; return how many attempts were recorded.
 
-    Claims the due deliveries under a lease and commits, then for each: reads the starter's current
-    secret, signs the stored body, sends it outside any transaction, and records the attempt with the
-    next attempt time (about 1, 5, 15, 30 minutes after each failure) or the end. A delivery whose
-    lease ran out and was taken by another dispatcher meanwhile is not recorded here (that one will).
+    Claims the due deliveries under a lease of `lease_s` and commits, then for each: renews its lease
+    for one attempt (skipping it when another dispatcher took it after the claim ran out), reads the
+    starter's current secret, signs the stored body, sends it outside any transaction, and records the
+    attempt with the next attempt time (about 1, 5, 15, 30 minutes after each failure) or the end.
     """
     with uow:
         claimed = list(uow.webhooks.claim_due(clock.now(), limit, lease_s))
         uow.commit()
     recorded = 0
-    for delivery in claimed:
+    for claim in claimed:
+        delivery = _renewed(claim, uow, clock.now(), lease_s)
+        if delivery is None:
+            continue  # its claim ran out while earlier ones were sent, and another dispatcher took it
         signed = _sign_now(delivery, uow)
         started_at = clock.now()
         if signed.signature is None:

@@ -25,8 +25,8 @@ from siteaudit.adapters.system import FixedClock
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.domain.webhook import DeliveryStatus, WebhookAttempt, WebhookDelivery
-from siteaudit.services.webhook import deliver_due_webhooks, queue_webhook
+from siteaudit.domain.webhook import DeliveryStatus, SendOutcome, WebhookAttempt, WebhookDelivery
+from siteaudit.services.webhook import DEFAULT_LEASE_S, deliver_due_webhooks, queue_webhook
 
 STARTER = UserId(7)
 SECRET = "whsec_RetroClockSigningSecret0123456789abcd"
@@ -457,3 +457,63 @@ def test_one_dispatcher_run_sends_each_due_delivery_once(dispatch: Dispatch, rec
 
     assert sorted(r.target for r in hook.requests) == ["/hooks/42", "/hooks/43", "/hooks/44"]
     assert all(dispatch.delivery(i).status is DeliveryStatus.DELIVERED for i in (42, 43, 44))
+
+
+@define
+class SlowReceivers:
+    """A sender whose every attempt takes the whole 10 s deadline (on the fake clock) and is answered 200;
+    on one chosen attempt a second worker's dispatcher runs, as it would while this one waits."""
+
+    clock: FixedClock
+    sent: list[str]
+    second_dispatcher: Callable[[], int]
+    second_runs_at_attempt: int
+
+    def send(self, url: str, body: bytes, headers: object) -> SendOutcome:
+        self.sent.append(url)
+        if len(self.sent) == self.second_runs_at_attempt:
+            self.second_dispatcher()
+        self.clock.advance(10.0)
+        return SendOutcome(200)
+
+
+def test_a_batch_of_slow_receivers_is_sent_once_each_while_another_dispatcher_runs(
+    dispatch: Dispatch,
+) -> None:
+    audits = range(100, 110)
+    for audit_id in audits:
+        dispatch.queue(finished_audit(dispatch.clock, f"https://hooks.example/{audit_id}", audit_id=audit_id))
+    sent: list[str] = []
+
+    def second() -> int:
+        return deliver_due_webhooks(uow=dispatch.uow, sender=slow, clock=dispatch.clock, jitter=lambda: 0.0)
+
+    # The first dispatcher claims all ten; at its 8th attempt (70 s in) the claims of the last ones have
+    # run out, and the second dispatcher takes them over: each receiver still hears exactly once.
+    slow = SlowReceivers(dispatch.clock, sent, second, second_runs_at_attempt=8)
+    first = deliver_due_webhooks(uow=dispatch.uow, sender=slow, clock=dispatch.clock, jitter=lambda: 0.0)
+
+    assert sorted(sent) == [f"https://hooks.example/{a}" for a in audits]
+    assert first < len(audits)  # it left the deliveries the second dispatcher took
+    for audit_id in audits:
+        assert dispatch.delivery(audit_id).status is DeliveryStatus.DELIVERED
+        assert len(dispatch.attempts(audit_id)) == 1
+
+
+def test_a_dispatcher_that_died_mid_batch_frees_its_deliveries_within_half_a_minute(
+    dispatch: Dispatch,
+) -> None:
+    for audit_id in (100, 101):
+        dispatch.queue(finished_audit(dispatch.clock, f"https://hooks.example/{audit_id}", audit_id=audit_id))
+    with dispatch.uow:
+        claimed = dispatch.uow.webhooks.claim_due(dispatch.clock.now(), 50, DEFAULT_LEASE_S)
+        dispatch.uow.commit()  # ...and the worker is killed before sending anything
+    assert len(claimed) == 2
+    sent: list[str] = []
+    slow = SlowReceivers(dispatch.clock, sent, lambda: 0, second_runs_at_attempt=0)
+
+    dispatch.clock.advance(DEFAULT_LEASE_S - 1)
+    assert deliver_due_webhooks(uow=dispatch.uow, sender=slow, clock=dispatch.clock) == 0
+    dispatch.clock.advance(1)
+    assert deliver_due_webhooks(uow=dispatch.uow, sender=slow, clock=dispatch.clock) == 2
+    assert DEFAULT_LEASE_S <= 30 and len(sent) == 2

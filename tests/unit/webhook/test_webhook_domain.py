@@ -268,3 +268,14 @@ def test_headers_carry_the_signature_and_the_unsigned_delivery_id_and_attempt_nu
 )
 def test_only_https_urls_are_attempted(url: str, refused: bool) -> None:
     assert (url_refusal(url) is not None) is refused
+
+
+def test_the_holder_renews_its_lease_for_one_attempt_even_after_it_ran_out() -> None:
+    leased = delivery().lease(now=T0, seconds=30)
+    renewed = leased.renew(now=T0 + timedelta(seconds=45), seconds=30)
+
+    assert renewed.lease_until == T0 + timedelta(seconds=75) and renewed.version == leased.version + 1
+    assert not renewed.is_due(T0 + timedelta(seconds=74))
+    delivered, _ = renewed.record(SendOutcome(200), started_at=T0, now=T0, jitter=0.0)
+    with pytest.raises(Conflict):
+        delivered.renew(now=T0, seconds=30)
