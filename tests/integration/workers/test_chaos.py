@@ -129,7 +129,8 @@ def run_chaos(
         thread.join()
         ended = wait_until(lambda: open_audits() == 0, timeout_s=120)
         with_events = count("status IN ('done', 'failed', 'cancelled')")
-        wait_until(lambda: sum(receiver.by_crawl().values()) >= with_events, timeout_s=20)
+        # A delivery whose worker was killed is sent again once its 30 s lease runs out.
+        wait_until(lambda: len(receiver.by_crawl()) >= with_events, timeout_s=60)
     finally:
         stop_killing.set()
         workers.stop()
@@ -151,6 +152,7 @@ def run_chaos(
         webhook_calls=len(calls),
         webhook_calls_signed=sum(1 for c in calls if any(signature_verifies(s, c) for s in secrets.values())),
         webhook_calls_max_per_audit=max(receiver.by_crawl().values(), default=0),
+        webhooks_received=len(receiver.by_crawl()),
         reaper_redispatches=workers.log_count("dispatching its"),
         reaped_failed=workers.log_count("reaped: work stalled"),
         slices_that_lost_their_lease=workers.log_count("the lease was taken over"),
@@ -175,6 +177,7 @@ def _summary(found: dict[str, Any]) -> str:
         "webhook_calls",
         "webhook_calls_signed",
         "webhook_calls_max_per_audit",
+        "webhooks_received",
         "wall_s",
     )
     settled = sum(found["settlements"].values())
@@ -212,7 +215,10 @@ def test_under_kills_and_duplicated_messages_every_audit_ends_settled_once_with_
     assert found["published_twice"] >= 0.2 * found["publishes"]
     assert sum(found["settlements"].values()) == 200
     assert found["webhook_calls"] == found["webhook_calls_signed"]
-    assert found["webhook_calls_max_per_audit"] <= 1
+    assert found["webhooks_received"] == 200  # every audit's webhook arrived, kills or not
+    # At least once (SPEC 6.4): a worker killed after the receiver answered, before the attempt was
+    # recorded, leaves it to be sent again; a dispatcher has one send in flight, so one per kill at most.
+    assert found["webhook_calls"] - found["webhooks_received"] <= found["kills"]
 
 
 def test_the_negative_control_without_the_once_only_guard_breaks_the_same_invariants(
