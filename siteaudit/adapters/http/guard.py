@@ -8,6 +8,7 @@ httpx still sends it in the Host header: only the socket's destination is pinned
 
 import ipaddress
 import re
+import select
 import socket
 import ssl
 from collections.abc import Iterable
@@ -18,7 +19,6 @@ from typing import Any, Final
 import anyio
 import httpcore2 as httpcore
 import httpx2 as httpx
-from httpcore2._utils import is_socket_readable
 
 from siteaudit.domain.network import AddressPolicy, AddressRefused, IPAddress, NameNotResolved
 from siteaudit.ports.network import Resolver
@@ -96,6 +96,16 @@ def _dial_order(addresses: tuple[IPAddress, ...]) -> list[str]:
     return list(dict.fromkeys(str(address) for address in addresses))
 
 
+def _is_readable(sock: socket.socket) -> bool:
+    """Whether a pooled connection's socket has something to read (data, or the peer's close): such a
+    connection is not reused. What httpcore asks `is_readable`; answered without anyio's attribute table."""
+    if sock.fileno() < 0:
+        return True  # closed: the next read would return the end
+    poll = select.poll()
+    poll.register(sock, select.POLLIN)
+    return bool(poll.poll(0))
+
+
 class _SteadyInfoStream(httpcore.AsyncNetworkStream):
     """A connection whose extra info is read once: httpcore asks each pooled connection `is_readable`
     for every request it places, and anyio rebuilds a socket's whole attribute table (peer name
@@ -122,7 +132,7 @@ class _SteadyInfoStream(httpcore.AsyncNetworkStream):
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":
             sock = self.get_extra_info("socket")
-            return self._inner.get_extra_info(info) if sock is None else is_socket_readable(sock)
+            return self._inner.get_extra_info(info) if sock is None else _is_readable(sock)
         if info not in self._info:
             self._info[info] = self._inner.get_extra_info(info)
         return self._info[info]

@@ -2,6 +2,7 @@
 
 import asyncio
 import ipaddress
+import socket
 import time
 
 import pytest
@@ -9,7 +10,7 @@ from network_doubles import LOOPBACK_ALLOWED, RecordingBackend, Tripwire
 from pytest_httpserver import HTTPServer
 
 from siteaudit.adapters.http.fetcher import HttpxBlockingFetcher, HttpxFetcher, follow_redirects
-from siteaudit.adapters.http.guard import AddressGuard, guarded_sync_client, literal_address
+from siteaudit.adapters.http.guard import AddressGuard, _is_readable, guarded_sync_client, literal_address
 from siteaudit.adapters.http.resolver import StaticResolver, SystemResolver
 from siteaudit.domain.facts import FetchError, Hop
 from siteaudit.domain.network import (
@@ -323,3 +324,17 @@ def test_numeric_hosts_are_read_as_the_operating_system_reads_them(host: str, ad
 @pytest.mark.parametrize("host", ["retro-clock.example", "cafe", "deadbeef.example", "1.2.3.4.5"])
 def test_names_are_not_mistaken_for_numbers(host: str) -> None:
     assert literal_address(host) is None
+
+
+def test_a_pooled_connection_is_readable_only_with_data_or_the_peers_close() -> None:
+    ours, peer = socket.socketpair()
+    try:
+        assert not _is_readable(ours)  # idle keep-alive connection: fit for reuse
+        peer.sendall(b"x")
+        assert _is_readable(ours)  # unexpected bytes: not reused
+        ours.recv(1)
+        peer.close()
+        assert _is_readable(ours)  # the server closed it: not reused
+    finally:
+        ours.close()
+    assert _is_readable(ours)  # closed on our side
