@@ -7,6 +7,7 @@ from siteaudit.adapters.robots import robots_from_response
 from siteaudit.adapters.sitemap import parse_sitemap
 from siteaudit.adapters.url import DEFAULT_POLICY, ParameterPolicy, normalise
 from siteaudit.domain.facts import FetchError, Hop, PageFacts
+from siteaudit.domain.judgement import SITEMAP_MAX_URLS
 from siteaudit.ports.parse import RobotsReading, SitemapReading
 
 
@@ -51,7 +52,13 @@ class LibraryPageParser:
         return RobotsReading(facts=parsed.facts, rules=parsed.rules)
 
     def sitemap(
-        self, body: bytes, *, url: str, found_via: str, status_code: int | None = 200, max_urls: int = 50_000
+        self,
+        body: bytes,
+        *,
+        url: str,
+        found_via: str,
+        status_code: int | None = 200,
+        max_urls: int = SITEMAP_MAX_URLS,
     ) -> SitemapReading:
         parsed = parse_sitemap(body, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls)
         return SitemapReading(facts=parsed.facts, urls=parsed.urls, sitemaps=parsed.sitemaps)

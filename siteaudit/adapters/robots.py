@@ -7,28 +7,10 @@ from protego import Protego
 
 from siteaudit.adapters.url import ParameterPolicy, normalise
 from siteaudit.domain.facts import FetchError, RobotsFacts
+from siteaudit.domain.judgement import AI_CRAWLERS, ROBOTS_TXT_READ_BYTES
 
-# Google reads only the first 500 KiB of a robots.txt; what follows is ignored, by it and by us.
-PARSE_LIMIT_BYTES: Final = 500 * 1024
 MAX_INVALID_LINES: Final = 100
 _INVALID_LINE_CHARS: Final = 200
-
-AI_CRAWLERS: Final[tuple[str, ...]] = (
-    "GPTBot",
-    "ChatGPT-User",
-    "OAI-SearchBot",
-    "CCBot",
-    "ClaudeBot",
-    "Claude-Web",
-    "anthropic-ai",
-    "Google-Extended",
-    "PerplexityBot",
-    "Bytespider",
-    "Applebot-Extended",
-    "Meta-ExternalAgent",
-    "Amazonbot",
-    "cohere-ai",
-)
 _GROUP_RULES: Final = frozenset(
     {"allow", "disallow", "crawl-delay", "request-rate", "visit-time", "clean-param"}
 )
@@ -126,7 +108,7 @@ def _disallows_everything(rules: list[tuple[str, str]]) -> bool:
 
 def parse_robots(body: bytes, *, url: str, status_code: int | None = 200) -> ParsedRobots:
     """Parse a fetched robots.txt (the first 500 KiB of it)."""
-    text = body[:PARSE_LIMIT_BYTES].decode("utf-8-sig", errors="replace")
+    text = body[:ROBOTS_TXT_READ_BYTES].decode("utf-8-sig", errors="replace")
     scan = _scan(text, url)
     parser = Protego.parse(text)
     disallow_all = tuple(

@@ -10,9 +10,8 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from siteaudit.adapters.url import ParameterPolicy, normalise
 from siteaudit.domain.facts import Hreflang, SitemapFacts
+from siteaudit.domain.judgement import SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS
 
-MAX_URLS: Final = 50_000
-MAX_BYTES: Final = 50 * 1024 * 1024  # uncompressed, as sitemaps.org states the limit
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _READ_CHUNK: Final = 64 * 1024
 _KEEP_ALL = ParameterPolicy.keep_all()
@@ -115,8 +114,8 @@ def parse_sitemap(
     url: str,
     found_via: str = "robots",
     status_code: int | None = 200,
-    max_urls: int = MAX_URLS,
-    max_bytes: int = MAX_BYTES,
+    max_urls: int = SITEMAP_MAX_URLS,
+    max_bytes: int = SITEMAP_MAX_BYTES,
 ) -> ParsedSitemap:
     """Parse one sitemap document without network access and without expanding entities.
 

@@ -4,6 +4,8 @@ from typing import Any
 
 from attrs import asdict, field, frozen, validators
 
+from siteaudit.domain.judgement import ROBOTS_TXT_READ_BYTES
+
 _non_negative = validators.ge(0)
 
 
@@ -26,7 +28,7 @@ class Thresholds:
     max_redirect_hops: int = field(default=10, validator=_non_negative)
     redirect_chain_min_hops: int = field(default=2, validator=_non_negative)
     image_max_bytes: int = field(default=500 * 1024, validator=_non_negative)
-    robots_txt_max_bytes: int = field(default=500 * 1024, validator=_non_negative)
+    robots_txt_max_bytes: int = field(default=ROBOTS_TXT_READ_BYTES, validator=_non_negative)
     # MinHash LSH banding: rows per band. With 128-value sketches, 32 bands of 4 rows finds pairs at
     # similarity 0.9 with near certainty while keeping unrelated pages out of shared buckets.
     near_duplicate_band_rows: int = field(default=4, validator=validators.ge(1))

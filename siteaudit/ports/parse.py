@@ -10,6 +10,7 @@ from typing import Protocol
 from attrs import frozen
 
 from siteaudit.domain.facts import FetchError, Hop, PageFacts, RobotsFacts, SitemapFacts
+from siteaudit.domain.judgement import SITEMAP_MAX_URLS
 
 
 class RobotsRules(Protocol):
@@ -69,7 +70,13 @@ class PageParser(Protocol):
         ...
 
     def sitemap(
-        self, body: bytes, *, url: str, found_via: str, status_code: int | None = 200, max_urls: int = 50_000
+        self,
+        body: bytes,
+        *,
+        url: str,
+        found_via: str,
+        status_code: int | None = 200,
+        max_urls: int = SITEMAP_MAX_URLS,
     ) -> SitemapReading:
         """One sitemap document (XML, gzip by magic bytes, or plain text), without network access and
         without expanding entities; problems (not_xml, wrong_root, too_many_urls, too_large, bad_gzip) are

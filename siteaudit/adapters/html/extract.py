@@ -30,85 +30,18 @@ from siteaudit.domain.facts import (
     PageFacts,
 )
 from siteaudit.domain.firewall import BODY_PREFIX_BYTES, detect_blocker
+from siteaudit.domain.judgement import (
+    ANCHOR_PUNCTUATION,
+    GENERIC_ANCHORS,
+    SHINGLE_WORDS,
+    SKETCH_BINS,
+    has_not_found_phrase,
+)
 
 HTML_MEDIA_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
 
-# Compared after lower-casing, collapsing whitespace and trimming punctuation around the text.
-GENERIC_ANCHORS: Final = frozenset(
-    {
-        "click here",
-        "click",
-        "here",
-        "click this",
-        "read more",
-        "more",
-        "learn more",
-        "find out more",
-        "more info",
-        "more information",
-        "see more",
-        "view more",
-        "continue",
-        "continue reading",
-        "details",
-        "link",
-        "this",
-        "this link",
-        "this page",
-        "go",
-        "start",
-        "right here",
-        "page",
-        "website",
-        "here.",
-        "download",
-    }
-)
+# Anchor texts longer than this cannot be generic, even once their whitespace is collapsed.
 _LONGEST_GENERIC_TEXT: Final = 2 * max(len(text) for text in GENERIC_ANCHORS) + 8
-_ANCHOR_PUNCTUATION: Final = " \t\n.,:;!?…→»«>-–—|()[]\"'"
-# "Not found" phrases of soft-404 pages, each behind a literal that must occur first: a plain substring
-# test is much cheaper than running the patterns over every page's text. Each pattern starts with a
-# literal (lookbehinds moved after it), so that the regex engine scans for that literal instead of
-# trying the whole alternation at every position: about ten times faster.
-_NOT_FOUND_PHRASES: Final[tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]] = (
-    (
-        "found",
-        (
-            re.compile(
-                r"n(?:ot(?<![a-z]not)\s+(?:be\s+)?found|ot(?<=cannot)\s+be\s+found"
-                r"|othing\s+(?:was\s+)?found|'t\s+be\s+found|’t\s+be\s+found)"
-            ),
-        ),
-    ),
-    ("404", (re.compile(r"error\s*404(?![0-9])"), re.compile(r"404(?<![0-9]404)\s*(?:error|page)"))),
-    (
-        "exist",
-        (
-            re.compile(r"does(?:\s+not|n't|n’t)\s+exists?(?![a-z])"),
-            re.compile(r"no\s+longer\s+exists?(?![a-z])"),
-        ),
-    ),
-    ("no longer available", (re.compile(r"no longer available"),)),
-    (
-        "looking for",
-        (re.compile(r"(?:page|url|content)\s+you(?:\s+are|\s+were|'re|’re)?\s+looking\s+for"),),
-    ),
-    ("gefunden", (re.compile(r"nicht\s+gefunden"),)),
-    ("encontrad", (re.compile(r"no\s+encontrad|não\s+encontrad"),)),
-    ("introuvable", (re.compile(r"introuvable"),)),
-    ("trovat", (re.compile(r"non\s+trovat"),)),
-    ("gevonden", (re.compile(r"niet\s+gevonden"),)),
-)
-
-
-def has_not_found_phrase(text: str) -> bool:
-    """Whether lower-cased `text` says that what was asked for does not exist (soft-404 wording)."""
-    return any(
-        key in text and any(pattern.search(text) for pattern in patterns)
-        for key, patterns in _NOT_FOUND_PHRASES
-    )
-
-
 _DOCTYPE_TAG: Final = "-doctype"
 _NON_VISIBLE_TAGS: Final = ["script", "style", "noscript", "template", "title"]
 _NON_VISIBLE: Final = frozenset(_NON_VISIBLE_TAGS)
@@ -183,12 +116,11 @@ _CHARSET_IN_CONTENT: Final = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.
 # (Shrivastava and Li 2014). Every shingle is hashed once and falls into one of SKETCH_BINS bins; a bin
 # keeps its smallest hash. Two pages agree on a bin with probability close to the Jaccard similarity of
 # their shingle sets, as with classic MinHash, but in O(shingles) instead of O(shingles x permutations).
-# The parameters are fixed so that sketches from different processes and audits are comparable; the
-# values fit datasketch's MinHash(hashvalues=...) and MinHashLSH.
-SKETCH_BINS: Final = 128
-SHINGLE_WORDS: Final = 5
-_BIN_SHIFT: Final = np.uint64(64 - 7)  # log2(SKETCH_BINS) top bits choose the bin
-_VALUE_SHIFT: Final = np.uint64(25)
+# The parameters are the domain's (fixed, so that sketches from different processes and audits are
+# comparable); the values fit datasketch's MinHash(hashvalues=...) and MinHashLSH.
+_BIN_BITS: Final = SKETCH_BINS.bit_length() - 1
+_BIN_SHIFT: Final = np.uint64(64 - _BIN_BITS)  # log2(SKETCH_BINS) top bits choose the bin
+_VALUE_SHIFT: Final = np.uint64(64 - _BIN_BITS - 32)  # the 32 bits below them are the bin's value
 _LOW32: Final = np.uint64(0xFFFFFFFF)
 _HASH_MAX: Final = np.uint64(2**64 - 1)
 _ROTATION_OFFSET: Final = 1 << 32  # a borrowed value is moved out of the range of a bin's own values
@@ -525,7 +457,7 @@ class _Page:
                         text = _collapse(image.attributes.get("alt"))
                         if text:
                             break
-            if not text or text.lower().strip(_ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
+            if not text or text.lower().strip(ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
                 generic.append(text)
 
     def image(self, node: LexborNode) -> None:

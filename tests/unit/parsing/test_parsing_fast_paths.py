@@ -6,15 +6,9 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
-from siteaudit.adapters.html.extract import (
-    SHINGLE_WORDS,
-    SKETCH_BINS,
-    extract_html_facts,
-    facts_from_tree,
-    has_not_found_phrase,
-    sketch_of,
-)
+from siteaudit.adapters.html.extract import extract_html_facts, facts_from_tree, sketch_of
 from siteaudit.adapters.url import Resolver, normalise
+from siteaudit.domain.judgement import SHINGLE_WORDS, SKETCH_BINS, has_not_found_phrase
 
 ORIGIN = "https://retro-clock.example"
 PAGE = "https://retro-clock.example/shop/clocks/alarm.html"

@@ -1,12 +1,17 @@
 """Facts extracted from small hand-written HTML documents, field by field."""
 
-from siteaudit.adapters.html.extract import (
-    SKETCH_BINS,
-    extract_html_facts,
-    has_not_found_phrase,
-    sketch_of,
-)
+import re
+
+import pytest
+
+from siteaudit.adapters.html.extract import extract_html_facts, sketch_of
+from siteaudit.domain import judgement
 from siteaudit.domain.facts import Hreflang, HtmlFacts, Image, JsonLdBlock, Link, LinkKind
+from siteaudit.domain.judgement import (
+    GENERIC_ANCHORS,
+    SKETCH_BINS,
+    has_not_found_phrase,
+)
 
 ORIGIN = "https://retro-clock.example"
 PAGE = "https://retro-clock.example/blog/first-post"
@@ -229,6 +234,13 @@ def test_generic_and_empty_anchor_texts_are_collected() -> None:
     assert f.anchors_generic == ("Click here", "Read more…", "HERE", "", "", "Learn more")
 
 
+def test_the_generic_anchor_words_are_the_domains() -> None:
+    texts = [f"{word.upper()} »" for word in sorted(GENERIC_ANCHORS)]
+    links = "".join(f'<a href="/{i}">{text}</a>' for i, text in enumerate(texts))
+    f = facts(f'<body>{links}<a href="/clocks">Flip clocks</a><a href="/">Home</a></body>')
+    assert f.anchors_generic == tuple(texts)
+
+
 def test_images_record_alt_presence_dimensions_and_resolved_source() -> None:
     f = facts(
         '<body><img src="/a.png" alt="Flip clock" width="640" height="480">'
@@ -423,6 +435,11 @@ def test_sketches_estimate_the_similarity_of_word_shingles() -> None:
     assert unrelated <= 0.05 * SKETCH_BINS
 
 
+def test_the_sketch_has_the_domains_number_of_bins() -> None:
+    assert SKETCH_BINS & (SKETCH_BINS - 1) == 0, "the top bits of a hash choose the bin"
+    assert len(sketch_of("the flip clock is back")) == SKETCH_BINS
+
+
 def test_sketch_is_stable_across_runs() -> None:
     assert (
         sketch_of("the quick brown fox jumps over the lazy dog")[:3]
@@ -449,6 +466,14 @@ def test_not_found_phrases_in_several_wordings() -> None:
         assert has_not_found_phrase(text), text
     for text in ("found 404 clocks in stock", "the clock was found in an attic", "nothing to see"):
         assert not has_not_found_phrase(text), text
+
+
+def test_the_soft_404_wording_is_the_domains(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = "<head><title>Flip clock</title></head><body><p>Diese Uhr ist leider weg.</p></body>"
+    assert facts(page).not_found_phrase is False
+    monkeypatch.setattr(judgement, "NOT_FOUND_PHRASES", (("weg", (re.compile(r"ist\s+leider\s+weg"),)),))
+    assert facts(page).not_found_phrase is True
+    assert facts("<body><h1>Page not found</h1></body>").not_found_phrase is False
 
 
 def test_dom_nodes_counts_elements() -> None:

@@ -1,7 +1,8 @@
 """robots.txt facts and the rules the crawler obeys."""
 
-from siteaudit.adapters.robots import PARSE_LIMIT_BYTES, parse_robots, robots_from_response
+from siteaudit.adapters.robots import parse_robots, robots_from_response
 from siteaudit.domain.facts import FetchError
+from siteaudit.domain.judgement import AI_CRAWLERS, ROBOTS_TXT_READ_BYTES
 
 ROBOTS_URL = "https://retro-clock.example/robots.txt"
 
@@ -104,6 +105,7 @@ def test_disallow_all_for_everyone_blocks_the_ai_crawlers_too() -> None:
     robots = parse_robots(b"User-agent: *\nDisallow: /\n", url=ROBOTS_URL)
     assert "Google-Extended" in robots.facts.ai_crawlers_blocked
     assert "anthropic-ai" in robots.facts.ai_crawlers_blocked
+    assert robots.facts.ai_crawlers_blocked == AI_CRAWLERS
 
 
 def test_a_byte_order_mark_does_not_break_the_first_line() -> None:
@@ -113,9 +115,9 @@ def test_a_byte_order_mark_does_not_break_the_first_line() -> None:
 
 
 def test_only_the_first_500_kib_are_read_but_the_size_is_recorded() -> None:
-    padding = b"# " + b"x" * PARSE_LIMIT_BYTES + b"\n"
+    padding = b"# " + b"x" * ROBOTS_TXT_READ_BYTES + b"\n"
     robots = parse_robots(b"User-agent: *\nDisallow: /a\n" + padding + b"Disallow: /\n", url=ROBOTS_URL)
-    assert robots.facts.bytes > PARSE_LIMIT_BYTES
+    assert robots.facts.bytes > ROBOTS_TXT_READ_BYTES
     assert robots.facts.disallow_all_groups == ()
     assert robots.can_fetch("https://retro-clock.example/b", "siteaudit")
 
