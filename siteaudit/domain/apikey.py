@@ -45,23 +45,23 @@ class ApiKeyStatus(enum.StrEnum):
     REPLACED = "replaced"
 
 
-class ApiKeyTrigger(enum.StrEnum):
+class ApiKeyMove(enum.StrEnum):
     REVOKE = "revoke"
     ROTATE = "rotate"  # Settings keys only: the old key is revoked and a new one issued
     REPLACE = "replace"  # CLI keys only: the same machine, agents and team connected again
 
 
-API_KEY_MOVES: Final[Mapping[tuple[ApiKeyStatus, ApiKeyTrigger], ApiKeyStatus]] = MappingProxyType(
+API_KEY_MOVES: Final[Mapping[tuple[ApiKeyStatus, ApiKeyMove], ApiKeyStatus]] = MappingProxyType(
     {
-        (ApiKeyStatus.ACTIVE, ApiKeyTrigger.REVOKE): ApiKeyStatus.REVOKED,
-        (ApiKeyStatus.ACTIVE, ApiKeyTrigger.ROTATE): ApiKeyStatus.REVOKED,
-        (ApiKeyStatus.ACTIVE, ApiKeyTrigger.REPLACE): ApiKeyStatus.REPLACED,
+        (ApiKeyStatus.ACTIVE, ApiKeyMove.REVOKE): ApiKeyStatus.REVOKED,
+        (ApiKeyStatus.ACTIVE, ApiKeyMove.ROTATE): ApiKeyStatus.REVOKED,
+        (ApiKeyStatus.ACTIVE, ApiKeyMove.REPLACE): ApiKeyStatus.REPLACED,
     }
 )
 
-# Which kind of key each trigger applies to; a trigger missing here applies to every kind.
-_TRIGGER_KIND: Final[Mapping[ApiKeyTrigger, ApiKeyKind]] = MappingProxyType(
-    {ApiKeyTrigger.ROTATE: ApiKeyKind.SETTINGS, ApiKeyTrigger.REPLACE: ApiKeyKind.CLI}
+# Which kind of key each move applies to; a move missing here applies to every kind.
+_MOVE_KIND: Final[Mapping[ApiKeyMove, ApiKeyKind]] = MappingProxyType(
+    {ApiKeyMove.ROTATE: ApiKeyKind.SETTINGS, ApiKeyMove.REPLACE: ApiKeyKind.CLI}
 )
 
 
@@ -202,7 +202,7 @@ class ApiKey:
     def revoke(self, *, by: UserId, now: datetime) -> tuple[Self, ApiKeyStopped]:
         """The holder revokes the key. Another user's key answers NotFound: it is not in their list."""
         self._require_holder(by)
-        return self._stop(ApiKeyTrigger.REVOKE, now)
+        return self._stop(ApiKeyMove.REVOKE, now)
 
     def rotate(
         self, *, by: UserId, new_key_id: ApiKeyId, material: KeyMaterial, now: datetime
@@ -210,7 +210,7 @@ class ApiKey:
         """Rotate a Settings key: this one is revoked at once; returns it, its successor (same holder and
         team) and the issue event. CLI keys of the holder are untouched."""
         self._require_holder(by)
-        old, _ = self._stop(ApiKeyTrigger.ROTATE, now)
+        old, _ = self._stop(ApiKeyMove.ROTATE, now)
         new = _settings_key(
             key_id=new_key_id, user=self.user_id, team=self.team_id, material=material, now=now
         )
@@ -226,19 +226,19 @@ class ApiKey:
 
     def replace(self, *, now: datetime) -> tuple[Self, ApiKeyStopped]:
         """A CLI key whose machine connected again with the same agents and team stops working."""
-        return self._stop(ApiKeyTrigger.REPLACE, now)
+        return self._stop(ApiKeyMove.REPLACE, now)
 
     def _require_holder(self, user: UserId) -> None:
         if user != self.user_id:
             raise NotFound("API key", self.id)
 
-    def _stop(self, trigger: ApiKeyTrigger, now: datetime) -> tuple[Self, ApiKeyStopped]:
+    def _stop(self, move: ApiKeyMove, now: datetime) -> tuple[Self, ApiKeyStopped]:
         entity = f"{self.kind.value} API key"
-        wanted_kind = _TRIGGER_KIND.get(trigger, self.kind)
-        status = next_state(API_KEY_MOVES, self.status, trigger, entity=entity)
+        wanted_kind = _MOVE_KIND.get(move, self.kind)
+        status = next_state(API_KEY_MOVES, self.status, move, entity=entity)
         if wanted_kind is not self.kind:
             # Checked after the table so a stopped key always answers the same way, whatever its kind.
-            raise InvalidTransition(entity, self.status.value, trigger.value)
+            raise InvalidTransition(entity, self.status.value, move.value)
         stopped = evolve(self, status=status, revoked_at=now, version=self.version + 1)
         event = ApiKeyStopped(
             key_id=self.id, user_id=self.user_id, team_id=self.team_id, status=status, at=now

@@ -50,7 +50,7 @@ class DeviceLoginStatus(enum.StrEnum):
     EXCHANGED = "exchanged"
 
 
-class DeviceTrigger(enum.StrEnum):
+class DeviceMove(enum.StrEnum):
     APPROVE = "approve"
     DENY = "deny"
     APPROVER_LEFT = "approver_left"  # polled after approval, but the approver is no longer in the team
@@ -59,15 +59,15 @@ class DeviceTrigger(enum.StrEnum):
 
 
 _S = DeviceLoginStatus
-_T = DeviceTrigger
-DEVICE_MOVES: Final[Mapping[tuple[DeviceLoginStatus, DeviceTrigger], DeviceLoginStatus]] = MappingProxyType(
+_M = DeviceMove
+DEVICE_MOVES: Final[Mapping[tuple[DeviceLoginStatus, DeviceMove], DeviceLoginStatus]] = MappingProxyType(
     {
-        (_S.PENDING, _T.APPROVE): _S.APPROVED,
-        (_S.PENDING, _T.DENY): _S.DENIED,
-        (_S.PENDING, _T.EXPIRE): _S.EXPIRED,
-        (_S.APPROVED, _T.EXCHANGE): _S.EXCHANGED,
-        (_S.APPROVED, _T.APPROVER_LEFT): _S.DENIED,
-        (_S.APPROVED, _T.EXPIRE): _S.EXPIRED,
+        (_S.PENDING, _M.APPROVE): _S.APPROVED,
+        (_S.PENDING, _M.DENY): _S.DENIED,
+        (_S.PENDING, _M.EXPIRE): _S.EXPIRED,
+        (_S.APPROVED, _M.EXCHANGE): _S.EXCHANGED,
+        (_S.APPROVED, _M.APPROVER_LEFT): _S.DENIED,
+        (_S.APPROVED, _M.EXPIRE): _S.EXPIRED,
     }
 )
 
@@ -288,13 +288,13 @@ class DeviceLogin:
 
         Raises InvalidTransition (409 conflict) unless pending, ExpiredToken (400) once expired.
         """
-        status = self._decidable(DeviceTrigger.APPROVE, now)
+        status = self._decidable(DeviceMove.APPROVE, now)
         approved = evolve(self, status=status, approved_by=user, team_id=team, version=self.version + 1)
         return approved, DeviceLoginDecided(login_id=self.id, status=status, by=user, team_id=team, at=now)
 
     def deny(self, *, now: datetime) -> tuple[Self, DeviceLoginDecided]:
         """The person denies on the approval page. Raises like `approve`."""
-        status = self._decidable(DeviceTrigger.DENY, now)
+        status = self._decidable(DeviceMove.DENY, now)
         denied = evolve(self, status=status, version=self.version + 1)
         return denied, DeviceLoginDecided(login_id=self.id, status=status, by=None, team_id=None, at=now)
 
@@ -313,7 +313,7 @@ class DeviceLogin:
         if self.expired_at(now):
             if self.status is DeviceLoginStatus.DENIED:
                 return self, PollOutcome(PollAnswer.EXPIRED_TOKEN)
-            return self._polled(DeviceTrigger.EXPIRE, now), PollOutcome(PollAnswer.EXPIRED_TOKEN)
+            return self._polled(DeviceMove.EXPIRE, now), PollOutcome(PollAnswer.EXPIRED_TOKEN)
         if self.status is DeviceLoginStatus.DENIED:
             return self, PollOutcome(PollAnswer.ACCESS_DENIED)
         if self.last_polled_at is not None and now - self.last_polled_at < self.interval:
@@ -321,28 +321,28 @@ class DeviceLogin:
         if self.status is DeviceLoginStatus.PENDING:
             return self._polled(None, now), PollOutcome(PollAnswer.AUTHORIZATION_PENDING)
         if not approver_in_team:
-            return self._polled(DeviceTrigger.APPROVER_LEFT, now), PollOutcome(PollAnswer.ACCESS_DENIED)
+            return self._polled(DeviceMove.APPROVER_LEFT, now), PollOutcome(PollAnswer.ACCESS_DENIED)
         # An approved login always has both; the check keeps a malformed row from issuing a key.
         if self.approved_by is None or self.team_id is None:
             raise ValueError(f"device login {self.id} is approved without an approver and team")
-        exchanged = self._polled(DeviceTrigger.EXCHANGE, now)
+        exchanged = self._polled(DeviceMove.EXCHANGE, now)
         grant = KeyGrant(
             login_id=self.id, user_id=self.approved_by, team_id=self.team_id, client_name=self.client_name
         )
         return exchanged, PollOutcome(PollAnswer.GRANTED, grant)
 
-    def _decidable(self, trigger: DeviceTrigger, now: datetime) -> DeviceLoginStatus:
-        status = next_state(DEVICE_MOVES, self.status, trigger, entity="device login")
+    def _decidable(self, move: DeviceMove, now: datetime) -> DeviceLoginStatus:
+        status = next_state(DEVICE_MOVES, self.status, move, entity="device login")
         if self.expired_at(now):
             raise ExpiredToken()
         return status
 
-    def _polled(self, trigger: DeviceTrigger | None, now: datetime) -> Self:
+    def _polled(self, move: DeviceMove | None, now: datetime) -> Self:
         # max(): a clock that steps back must not reopen the interval for a fast poller.
         last = now if self.last_polled_at is None else max(now, self.last_polled_at)
-        if trigger is None:
+        if move is None:
             return evolve(self, last_polled_at=last)
-        status = next_state(DEVICE_MOVES, self.status, trigger, entity="device login")
+        status = next_state(DEVICE_MOVES, self.status, move, entity="device login")
         return evolve(self, status=status, last_polled_at=last, version=self.version + 1)
 
 

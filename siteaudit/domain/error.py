@@ -133,11 +133,11 @@ class Conflict(DomainError):
 
 
 class InvalidTransition(Conflict):
-    def __init__(self, entity: str, state: str, trigger: str) -> None:
-        super().__init__(f"{entity} in state {state!r} cannot {trigger!r}")
+    def __init__(self, entity: str, state: str, move: str) -> None:
+        super().__init__(f"{entity} in state {state!r} cannot {move!r}")
         self.entity = entity
         self.state = state
-        self.trigger = trigger
+        self.move = move
 
 
 class ConcurrentUpdate(Conflict):

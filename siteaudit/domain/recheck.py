@@ -52,7 +52,7 @@ class RecheckStatus(enum.StrEnum):
     CANCELLED = "cancelled"
 
 
-class RecheckTrigger(enum.StrEnum):
+class RecheckMove(enum.StrEnum):
     START = "start"
     RECORD = "record"  # one URL fetched and judged by the checks; the row changes, the status does not
     FINISH = "finish"
@@ -61,15 +61,15 @@ class RecheckTrigger(enum.StrEnum):
 
 
 # Like an audit without the finalising step: a recheck has no report to build.
-RECHECK_MOVES: Final[Mapping[tuple[RecheckStatus, RecheckTrigger], RecheckStatus]] = MappingProxyType(
+RECHECK_MOVES: Final[Mapping[tuple[RecheckStatus, RecheckMove], RecheckStatus]] = MappingProxyType(
     {
-        (RecheckStatus.QUEUED, RecheckTrigger.START): RecheckStatus.RUNNING,
-        (RecheckStatus.RUNNING, RecheckTrigger.RECORD): RecheckStatus.RUNNING,
-        (RecheckStatus.RUNNING, RecheckTrigger.FINISH): RecheckStatus.DONE,
-        (RecheckStatus.QUEUED, RecheckTrigger.FAIL): RecheckStatus.FAILED,
-        (RecheckStatus.RUNNING, RecheckTrigger.FAIL): RecheckStatus.FAILED,
-        (RecheckStatus.QUEUED, RecheckTrigger.CANCEL): RecheckStatus.CANCELLED,
-        (RecheckStatus.RUNNING, RecheckTrigger.CANCEL): RecheckStatus.CANCELLED,
+        (RecheckStatus.QUEUED, RecheckMove.START): RecheckStatus.RUNNING,
+        (RecheckStatus.RUNNING, RecheckMove.RECORD): RecheckStatus.RUNNING,
+        (RecheckStatus.RUNNING, RecheckMove.FINISH): RecheckStatus.DONE,
+        (RecheckStatus.QUEUED, RecheckMove.FAIL): RecheckStatus.FAILED,
+        (RecheckStatus.RUNNING, RecheckMove.FAIL): RecheckStatus.FAILED,
+        (RecheckStatus.QUEUED, RecheckMove.CANCEL): RecheckStatus.CANCELLED,
+        (RecheckStatus.RUNNING, RecheckMove.CANCEL): RecheckStatus.CANCELLED,
     }
 )
 
@@ -380,7 +380,7 @@ class Recheck:
         return frozenset(t.task_key for t in self.targets if t.claimed)
 
     def start(self, *, now: datetime) -> tuple[Self, RecheckStarted]:
-        status = next_state(RECHECK_MOVES, self.status, RecheckTrigger.START, entity="recheck")
+        status = next_state(RECHECK_MOVES, self.status, RecheckMove.START, entity="recheck")
         return (
             evolve(self, status=status, started_at=now, version=self.version + 1),
             RecheckStarted(recheck_id=self.id, at=now),
@@ -388,7 +388,7 @@ class Recheck:
 
     def record(self, seen: UrlObservation) -> Self:
         """Keep what one fetch showed; fetching a URL again (a redelivered message) replaces it."""
-        status = next_state(RECHECK_MOVES, self.status, RecheckTrigger.RECORD, entity="recheck")
+        status = next_state(RECHECK_MOVES, self.status, RecheckMove.RECORD, entity="recheck")
         if seen.url not in {u.url for u in self.urls}:
             raise ValueError(f"{seen.url} is not one of recheck {self.id}'s URLs")
         kept = tuple(o for o in self.observations if o.url != seen.url)
@@ -396,16 +396,16 @@ class Recheck:
 
     def finish(self, *, now: datetime, time_capped: bool = False) -> tuple[Self, RecheckEnded]:
         unfetched = "not fetched: the recheck reached its time cap" if time_capped else "not fetched"
-        return self._end(RecheckTrigger.FINISH, now=now, unfetched=unfetched, time_capped=time_capped)
+        return self._end(RecheckMove.FINISH, now=now, unfetched=unfetched, time_capped=time_capped)
 
     def fail(self, reason: str, *, now: datetime) -> tuple[Self, RecheckEnded]:
         return self._end(
-            RecheckTrigger.FAIL, now=now, unfetched="not fetched: the recheck failed", reason=reason
+            RecheckMove.FAIL, now=now, unfetched="not fetched: the recheck failed", reason=reason
         )
 
     def cancel(self, *, now: datetime) -> tuple[Self, RecheckEnded]:
         return self._end(
-            RecheckTrigger.CANCEL,
+            RecheckMove.CANCEL,
             now=now,
             unfetched="not fetched: the recheck was cancelled",
             reason="cancelled",
@@ -413,14 +413,14 @@ class Recheck:
 
     def _end(
         self,
-        trigger: RecheckTrigger,
+        move: RecheckMove,
         *,
         now: datetime,
         unfetched: str,
         reason: str | None = None,
         time_capped: bool = False,
     ) -> tuple[Self, RecheckEnded]:
-        status = next_state(RECHECK_MOVES, self.status, trigger, entity="recheck")
+        status = next_state(RECHECK_MOVES, self.status, move, entity="recheck")
         seen = {o.url: o for o in self.observations}
         url_results = tuple(
             judge_url(u, seen.get(u.url), codes=self.codes, unfetched=unfetched) for u in self.urls

@@ -178,17 +178,17 @@ class SiteStatus(enum.StrEnum):
     LOST = "lost"
 
 
-class SiteTrigger(enum.StrEnum):
+class SiteMove(enum.StrEnum):
     VERIFY = "verify"  # a method matched: first proof, periodic re-verification, or a proof after a loss
     LOSE = "lose"  # the periodic re-verification found no method matching any more
 
 
-SITE_MOVES: Final[Mapping[tuple[SiteStatus, SiteTrigger], SiteStatus]] = MappingProxyType(
+SITE_MOVES: Final[Mapping[tuple[SiteStatus, SiteMove], SiteStatus]] = MappingProxyType(
     {
-        (SiteStatus.UNVERIFIED, SiteTrigger.VERIFY): SiteStatus.VERIFIED,
-        (SiteStatus.VERIFIED, SiteTrigger.VERIFY): SiteStatus.VERIFIED,
-        (SiteStatus.LOST, SiteTrigger.VERIFY): SiteStatus.VERIFIED,
-        (SiteStatus.VERIFIED, SiteTrigger.LOSE): SiteStatus.LOST,
+        (SiteStatus.UNVERIFIED, SiteMove.VERIFY): SiteStatus.VERIFIED,
+        (SiteStatus.VERIFIED, SiteMove.VERIFY): SiteStatus.VERIFIED,
+        (SiteStatus.LOST, SiteMove.VERIFY): SiteStatus.VERIFIED,
+        (SiteStatus.VERIFIED, SiteMove.LOSE): SiteStatus.LOST,
     }
 )
 
@@ -453,7 +453,7 @@ class Site:
     # ownership
 
     def verify(self, via: VerifyMethod, *, now: datetime) -> tuple[Self, SiteVerified]:
-        status = next_state(SITE_MOVES, self.status, SiteTrigger.VERIFY, entity="site")
+        status = next_state(SITE_MOVES, self.status, SiteMove.VERIFY, entity="site")
         first = not self.verified
         site = evolve(
             self,
@@ -468,7 +468,7 @@ class Site:
 
     def lose(self, *, now: datetime) -> tuple[Self, SiteLost]:
         """A periodic re-verification found no proof. Monitoring stays set but skips until re-verified."""
-        status = next_state(SITE_MOVES, self.status, SiteTrigger.LOSE, entity="site")
+        status = next_state(SITE_MOVES, self.status, SiteMove.LOSE, entity="site")
         site = evolve(self, status=status, lost_at=now, checked_at=now, version=self.version + 1)
         return site, SiteLost(site_id=self.id, at=now)
 

@@ -43,10 +43,10 @@ class TaskStatus(enum.StrEnum):
     REGRESSED = "regressed"
 
 
-class TaskTrigger(enum.StrEnum):
+class TaskMove(enum.StrEnum):
     START_RECHECK = "start_recheck"
     RECHECK_FIXED = "recheck_fixed"  # the recheck's result for this task is `fixed`
-    # A recheck that did not prove the fix returns the task to where it was; two triggers keep the table
+    # A recheck that did not prove the fix returns the task to where it was; two moves keep the table
     # a plain mapping while "where it was" is remembered in `status_before_verifying`.
     RECHECK_UNFIXED_OPEN = "recheck_unfixed_open"
     RECHECK_UNFIXED_REGRESSED = "recheck_unfixed_regressed"
@@ -54,20 +54,20 @@ class TaskTrigger(enum.StrEnum):
     AUDIT_MISSED = "audit_missed"  # the latest full audit no longer reports it
 
 
-TASK_MOVES: Final[Mapping[tuple[TaskStatus, TaskTrigger], TaskStatus]] = MappingProxyType(
+TASK_MOVES: Final[Mapping[tuple[TaskStatus, TaskMove], TaskStatus]] = MappingProxyType(
     {
-        (TaskStatus.OPEN, TaskTrigger.START_RECHECK): TaskStatus.VERIFYING,
-        (TaskStatus.REGRESSED, TaskTrigger.START_RECHECK): TaskStatus.VERIFYING,
-        (TaskStatus.VERIFYING, TaskTrigger.RECHECK_FIXED): TaskStatus.FIXED,
-        (TaskStatus.VERIFYING, TaskTrigger.RECHECK_UNFIXED_OPEN): TaskStatus.OPEN,
-        (TaskStatus.VERIFYING, TaskTrigger.RECHECK_UNFIXED_REGRESSED): TaskStatus.REGRESSED,
-        (TaskStatus.OPEN, TaskTrigger.AUDIT_FOUND): TaskStatus.OPEN,
-        (TaskStatus.REGRESSED, TaskTrigger.AUDIT_FOUND): TaskStatus.REGRESSED,
+        (TaskStatus.OPEN, TaskMove.START_RECHECK): TaskStatus.VERIFYING,
+        (TaskStatus.REGRESSED, TaskMove.START_RECHECK): TaskStatus.VERIFYING,
+        (TaskStatus.VERIFYING, TaskMove.RECHECK_FIXED): TaskStatus.FIXED,
+        (TaskStatus.VERIFYING, TaskMove.RECHECK_UNFIXED_OPEN): TaskStatus.OPEN,
+        (TaskStatus.VERIFYING, TaskMove.RECHECK_UNFIXED_REGRESSED): TaskStatus.REGRESSED,
+        (TaskStatus.OPEN, TaskMove.AUDIT_FOUND): TaskStatus.OPEN,
+        (TaskStatus.REGRESSED, TaskMove.AUDIT_FOUND): TaskStatus.REGRESSED,
         # A running recheck owns the verdict; the audit only refreshes the figures meanwhile.
-        (TaskStatus.VERIFYING, TaskTrigger.AUDIT_FOUND): TaskStatus.VERIFYING,
-        (TaskStatus.FIXED, TaskTrigger.AUDIT_FOUND): TaskStatus.REGRESSED,
-        (TaskStatus.OPEN, TaskTrigger.AUDIT_MISSED): TaskStatus.FIXED,
-        (TaskStatus.REGRESSED, TaskTrigger.AUDIT_MISSED): TaskStatus.FIXED,
+        (TaskStatus.VERIFYING, TaskMove.AUDIT_FOUND): TaskStatus.VERIFYING,
+        (TaskStatus.FIXED, TaskMove.AUDIT_FOUND): TaskStatus.REGRESSED,
+        (TaskStatus.OPEN, TaskMove.AUDIT_MISSED): TaskStatus.FIXED,
+        (TaskStatus.REGRESSED, TaskMove.AUDIT_MISSED): TaskStatus.FIXED,
     }
 )
 
@@ -156,7 +156,7 @@ class TaskStatusChanged:
     site_id: SiteId
     before: TaskStatus
     after: TaskStatus
-    trigger: TaskTrigger
+    move: TaskMove
     at: datetime
     recheck_id: RecheckId | None = None
     crawl_id: AuditId | None = None
@@ -227,18 +227,18 @@ class FixTask:
             )
         return Acceptance(text=text, check=self.code, scope=spec.scope, template=self.template)
 
-    def _move(self, trigger: TaskTrigger, *, now: datetime, changed: Self) -> tuple[Self, TaskStatusChanged]:
-        """Take `trigger` through the table; `changed` is this task with the move's other fields set."""
-        status = next_state(TASK_MOVES, self.status, trigger, entity="fix task")
+    def _move(self, move: TaskMove, *, now: datetime, changed: Self) -> tuple[Self, TaskStatusChanged]:
+        """Take `move` through the table; `changed` is this task with the move's other fields set."""
+        status = next_state(TASK_MOVES, self.status, move, entity="fix task")
         task = evolve(changed, status=status, updated_at=now, version=self.version + 1)
         event = TaskStatusChanged(
             task_key=self.key,
             site_id=self.site_id,
             before=self.status,
             after=status,
-            trigger=trigger,
+            move=move,
             at=now,
-            recheck_id=task.recheck_id if trigger is TaskTrigger.START_RECHECK else self.recheck_id,
+            recheck_id=task.recheck_id if move is TaskMove.START_RECHECK else self.recheck_id,
             crawl_id=task.crawl_id,
         )
         return task, event
@@ -248,7 +248,7 @@ class FixTask:
     def start_verifying(self, recheck_id: RecheckId, *, now: datetime) -> tuple[Self, TaskStatusChanged]:
         """A recheck covering the task was accepted. InvalidTransition (409) unless open or regressed."""
         changed = evolve(self, status_before_verifying=self.status, recheck_id=recheck_id)
-        return self._move(TaskTrigger.START_RECHECK, now=now, changed=changed)
+        return self._move(TaskMove.START_RECHECK, now=now, changed=changed)
 
     def finish_verifying(
         self, result: TaskResult, recheck_id: RecheckId, *, now: datetime
@@ -259,14 +259,14 @@ class FixTask:
                 f"fix task {self.key} is being verified by recheck {self.recheck_id}, not {recheck_id}"
             )
         if result is TaskResult.FIXED:
-            trigger = TaskTrigger.RECHECK_FIXED
+            move = TaskMove.RECHECK_FIXED
         elif self.status_before_verifying is TaskStatus.REGRESSED:
-            trigger = TaskTrigger.RECHECK_UNFIXED_REGRESSED
+            move = TaskMove.RECHECK_UNFIXED_REGRESSED
         else:
-            trigger = TaskTrigger.RECHECK_UNFIXED_OPEN
+            move = TaskMove.RECHECK_UNFIXED_OPEN
         fixed_at = now if result is TaskResult.FIXED else self.fixed_at
         changed = evolve(self, status_before_verifying=None, recheck_id=None, fixed_at=fixed_at)
-        return self._move(trigger, now=now, changed=changed)
+        return self._move(move, now=now, changed=changed)
 
     # full audits
 
@@ -284,11 +284,11 @@ class FixTask:
             impressions_28d=finding.impressions_28d,
             crawl_id=crawl_id,
         )
-        return self._move(TaskTrigger.AUDIT_FOUND, now=now, changed=changed)
+        return self._move(TaskMove.AUDIT_FOUND, now=now, changed=changed)
 
     def not_found(self, *, crawl_id: AuditId, now: datetime) -> tuple[Self, TaskStatusChanged]:
         changed = evolve(self, crawl_id=crawl_id, fixed_at=now)
-        return self._move(TaskTrigger.AUDIT_MISSED, now=now, changed=changed)
+        return self._move(TaskMove.AUDIT_MISSED, now=now, changed=changed)
 
 
 @frozen

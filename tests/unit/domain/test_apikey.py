@@ -13,8 +13,8 @@ from siteaudit.domain.apikey import (
     KEY_ALPHABET,
     ApiKey,
     ApiKeyKind,
+    ApiKeyMove,
     ApiKeyStatus,
-    ApiKeyTrigger,
     KeyMaterial,
     SettingsKeyExists,
     connect_cli_key,
@@ -94,8 +94,8 @@ def test_revoked_and_replaced_keys_have_no_way_out() -> None:
     assert not [move for move in API_KEY_MOVES if move[0] in ended]
 
 
-def test_every_key_trigger_appears_in_the_table() -> None:
-    assert {trigger for _, trigger in API_KEY_MOVES} == set(ApiKeyTrigger)
+def test_every_key_move_appears_in_the_table() -> None:
+    assert {move for _, move in API_KEY_MOVES} == set(ApiKeyMove)
 
 
 # Format, hash and prefix
@@ -384,8 +384,8 @@ class ApiKeyLifecycle(RuleBasedStateMachine):
         self.moves[key.id] = self.moves.get(key.id, 0) + (1 if moved else 0)
         self.keys[key.id] = key
 
-    def _expect(self, key: ApiKey, trigger: ApiKeyTrigger) -> ApiKeyStatus | None:
-        return API_KEY_MOVES.get((key.status, trigger))
+    def _expect(self, key: ApiKey, move: ApiKeyMove) -> ApiKeyStatus | None:
+        return API_KEY_MOVES.get((key.status, move))
 
     def _pick(self, data: st.DataObject) -> ApiKey:
         return self.keys[data.draw(st.sampled_from(sorted(self.keys)), label="key")]
@@ -430,7 +430,7 @@ class ApiKeyLifecycle(RuleBasedStateMachine):
     def rotate(self, data: st.DataObject, by_holder: bool) -> None:
         old = self._pick(data)
         by = old.user_id if by_holder else next(u for u in USERS if u != old.user_id)
-        expected = self._expect(old, ApiKeyTrigger.ROTATE)
+        expected = self._expect(old, ApiKeyMove.ROTATE)
         key_id, made = self._fresh()
         if not by_holder:
             with pytest.raises(NotFound):
@@ -470,7 +470,7 @@ class ApiKeyLifecycle(RuleBasedStateMachine):
         )
         assert {k.id for k in replaced} == expected_replaced == set(issued.supersedes)
         for old in replaced:
-            assert old.status is API_KEY_MOVES[(self.keys[old.id].status, ApiKeyTrigger.REPLACE)]
+            assert old.status is API_KEY_MOVES[(self.keys[old.id].status, ApiKeyMove.REPLACE)]
             self._store(old, moved=True)
         assert key.cli_slot == slot
         self._store(key, moved=False)
@@ -480,7 +480,7 @@ class ApiKeyLifecycle(RuleBasedStateMachine):
     def revoke(self, data: st.DataObject, by_holder: bool) -> None:
         key = self._pick(data)
         by = key.user_id if by_holder else next(u for u in USERS if u != key.user_id)
-        expected = self._expect(key, ApiKeyTrigger.REVOKE)
+        expected = self._expect(key, ApiKeyMove.REVOKE)
         if not by_holder:
             with pytest.raises(NotFound):
                 key.revoke(by=by, now=self.now)

@@ -15,8 +15,8 @@ from siteaudit.domain.device import (
     AuthorizationPending,
     DeviceLogin,
     DeviceLoginStatus,
+    DeviceMove,
     DevicePollRefused,
-    DeviceTrigger,
     ExpiredToken,
     FailedAttempts,
     InvalidGrant,
@@ -73,12 +73,12 @@ def test_denied_expired_and_exchanged_logins_have_no_way_out() -> None:
     assert not [move for move in DEVICE_MOVES if move[0] in ended]
 
 
-def test_every_device_trigger_appears_in_the_table() -> None:
-    assert {trigger for _, trigger in DEVICE_MOVES} == set(DeviceTrigger)
+def test_every_device_move_appears_in_the_table() -> None:
+    assert {move for _, move in DEVICE_MOVES} == set(DeviceMove)
 
 
 def test_only_an_approved_login_can_be_exchanged() -> None:
-    assert [source for source, trigger in DEVICE_MOVES if trigger is DeviceTrigger.EXCHANGE] == [
+    assert [source for source, move in DEVICE_MOVES if move is DeviceMove.EXCHANGE] == [
         DeviceLoginStatus.APPROVED
     ]
 
@@ -468,9 +468,9 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
     def _pick(self, data: st.DataObject) -> DeviceLoginId:
         return data.draw(st.sampled_from(sorted(self.logins)), label="login")
 
-    def _move(self, login_id: DeviceLoginId, trigger: DeviceTrigger) -> None:
+    def _move(self, login_id: DeviceLoginId, move: DeviceMove) -> None:
         model = self.expected[login_id]
-        model.status = DEVICE_MOVES[(model.status, trigger)]
+        model.status = DEVICE_MOVES[(model.status, move)]
         model.moves += 1
         if model.status in (DeviceLoginStatus.DENIED, DeviceLoginStatus.EXPIRED):
             model.ever_denied_or_expired = True
@@ -513,7 +513,7 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
     def approve(self, data: st.DataObject, user: UserId, team: TeamId) -> None:
         login_id = self._pick(data)
         login, model = self.logins[login_id], self.expected[login_id]
-        if (model.status, DeviceTrigger.APPROVE) not in DEVICE_MOVES:
+        if (model.status, DeviceMove.APPROVE) not in DEVICE_MOVES:
             with pytest.raises(InvalidTransition):
                 login.approve(user=user, team=team, now=self.now)
         elif self.now - login.created_at >= timedelta(seconds=600):
@@ -522,7 +522,7 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
         else:
             login, _ = login.approve(user=user, team=team, now=self.now)
             assert (login.approved_by, login.team_id) == (user, team)
-            self._move(login_id, DeviceTrigger.APPROVE)
+            self._move(login_id, DeviceMove.APPROVE)
             self.logins[login_id] = login
 
     @precondition(lambda self: self.logins)
@@ -530,7 +530,7 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
     def deny(self, data: st.DataObject) -> None:
         login_id = self._pick(data)
         login, model = self.logins[login_id], self.expected[login_id]
-        if (model.status, DeviceTrigger.DENY) not in DEVICE_MOVES:
+        if (model.status, DeviceMove.DENY) not in DEVICE_MOVES:
             with pytest.raises(InvalidTransition):
                 login.deny(now=self.now)
         elif self.now - login.created_at >= timedelta(seconds=600):
@@ -538,7 +538,7 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
                 login.deny(now=self.now)
         else:
             login, _ = login.deny(now=self.now)
-            self._move(login_id, DeviceTrigger.DENY)
+            self._move(login_id, DeviceMove.DENY)
             self.logins[login_id] = login
 
     @precondition(lambda self: self.logins)
@@ -559,7 +559,7 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
         elif model.status is DeviceLoginStatus.EXPIRED or age >= timedelta(seconds=600):
             assert outcome.answer is PollAnswer.EXPIRED_TOKEN
             if live:
-                self._move(login_id, DeviceTrigger.EXPIRE)
+                self._move(login_id, DeviceMove.EXPIRE)
         elif model.status is DeviceLoginStatus.DENIED:
             assert outcome.answer is PollAnswer.ACCESS_DENIED
         elif too_fast:
@@ -568,14 +568,14 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
             assert outcome.answer is PollAnswer.AUTHORIZATION_PENDING
         elif not approver_in_team:
             assert outcome.answer is PollAnswer.ACCESS_DENIED
-            self._move(login_id, DeviceTrigger.APPROVER_LEFT)
+            self._move(login_id, DeviceMove.APPROVER_LEFT)
         else:
             assert outcome.answer is PollAnswer.GRANTED
             assert outcome.grant is not None
             assert (outcome.grant.user_id, outcome.grant.team_id) == (before.approved_by, before.team_id)
             assert not model.ever_denied_or_expired
             model.grants += 1
-            self._move(login_id, DeviceTrigger.EXCHANGE)
+            self._move(login_id, DeviceMove.EXCHANGE)
 
         if live:
             model.last_poll = self.now

@@ -28,10 +28,10 @@ from siteaudit.domain.recheck import (
     InvalidUrls,
     Recheck,
     RecheckEnded,
+    RecheckMove,
     RecheckPlan,
     RecheckStatus,
     RecheckTarget,
-    RecheckTrigger,
     RecheckUrl,
     TaskUrl,
     UrlObservation,
@@ -47,9 +47,9 @@ from siteaudit.domain.task import (
     TASK_MOVES,
     FixTask,
     TaskFinding,
+    TaskMove,
     TaskResult,
     TaskStatus,
-    TaskTrigger,
     refresh_tasks,
     task_key,
 )
@@ -107,8 +107,8 @@ def test_done_failed_and_cancelled_end_a_recheck_and_have_no_exits() -> None:
     assert not any(source in ENDED for source, _ in RECHECK_MOVES)
 
 
-def test_every_recheck_trigger_is_used() -> None:
-    assert {trigger for _, trigger in RECHECK_MOVES} == set(RecheckTrigger)
+def test_every_recheck_move_is_used() -> None:
+    assert {move for _, move in RECHECK_MOVES} == set(RecheckMove)
 
 
 # --- request rules -----------------------------------------------------------------------------------
@@ -512,13 +512,13 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
         self.now += timedelta(minutes=1)
         return self.now
 
-    def move_task(self, key: TaskKey, trigger: TaskTrigger) -> None:
-        self.expected_status[key] = next_state(TASK_MOVES, self.expected_status[key], trigger, entity="task")
+    def move_task(self, key: TaskKey, move: TaskMove) -> None:
+        self.expected_status[key] = next_state(TASK_MOVES, self.expected_status[key], move, entity="task")
         self.expected_version[key] += 1
 
-    def move_recheck(self, recheck_id: RecheckId, trigger: RecheckTrigger) -> RecheckStatus:
+    def move_recheck(self, recheck_id: RecheckId, move: RecheckMove) -> RecheckStatus:
         self.recheck_moves[recheck_id] += 1
-        return next_state(RECHECK_MOVES, self.rechecks[recheck_id].status, trigger, entity="recheck")
+        return next_state(RECHECK_MOVES, self.rechecks[recheck_id].status, move, entity="recheck")
 
     def task_urls(self) -> dict[TaskKey, list[TaskUrl]]:
         return {key: [TaskUrl(u, clicks_28d=n) for n, u in enumerate(SHAPE[key][2])] for key in self.tasks}
@@ -541,9 +541,9 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
             if key in found_keys and key not in self.expected_status:
                 self.expected_status[key], self.expected_version[key] = TaskStatus.OPEN, 0
             elif key in found_keys:
-                self.move_task(key, TaskTrigger.AUDIT_FOUND)
-            elif (self.expected_status.get(key), TaskTrigger.AUDIT_MISSED) in TASK_MOVES:
-                self.move_task(key, TaskTrigger.AUDIT_MISSED)
+                self.move_task(key, TaskMove.AUDIT_FOUND)
+            elif (self.expected_status.get(key), TaskMove.AUDIT_MISSED) in TASK_MOVES:
+                self.move_task(key, TaskMove.AUDIT_MISSED)
         self.tasks = {t.key: t for t in refresh.tasks}
         self.baseline = {}
         for key in found_keys:
@@ -562,7 +562,7 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
         expected: type[DomainError] | None = None
         if not SCOPES[task.code].recheckable:
             expected = CannotVerify
-        elif (task.status, TaskTrigger.START_RECHECK) not in TASK_MOVES:
+        elif (task.status, TaskMove.START_RECHECK) not in TASK_MOVES:
             expected = InvalidTransition
 
         def ask() -> RecheckPlan:
@@ -605,7 +605,7 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
             for key, task in self.tasks.items()
             if set(SHAPE[key][2]) <= set(urls)
             and SCOPES[task.code].recheckable
-            and (task.status, TaskTrigger.START_RECHECK) in TASK_MOVES
+            and (task.status, TaskMove.START_RECHECK) in TASK_MOVES
         }
         assert plan.recheck.claimed_task_keys == wanted
         self.accept(plan.recheck, plan.tasks)
@@ -615,7 +615,7 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
         self.rechecks[recheck.id] = recheck
         self.recheck_moves[recheck.id] = 0
         for task in moved:
-            self.move_task(task.key, TaskTrigger.START_RECHECK)
+            self.move_task(task.key, TaskMove.START_RECHECK)
             self.tasks[task.key] = task
 
     # running
@@ -629,7 +629,7 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
         recheck = self.pick(pick, RecheckStatus.QUEUED)
         if recheck is None:
             return
-        status = self.move_recheck(recheck.id, RecheckTrigger.START)
+        status = self.move_recheck(recheck.id, RecheckMove.START)
         started, _ = recheck.start(now=self.tick())
         assert started.status is status
         self.rechecks[recheck.id] = started
@@ -653,7 +653,7 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
             blocked_by="cloudflare" if blocked and status is not None else None,
             issues=frozenset(codes),
         )
-        self.move_recheck(recheck.id, RecheckTrigger.RECORD)
+        self.move_recheck(recheck.id, RecheckMove.RECORD)
         self.rechecks[recheck.id] = recheck.record(seen)
 
     @rule(pick=st.integers(0, 50))
@@ -662,14 +662,14 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
         if recheck is None:
             return
         for target in recheck.urls:
-            self.move_recheck(recheck.id, RecheckTrigger.RECORD)
+            self.move_recheck(recheck.id, RecheckMove.RECORD)
             recheck = recheck.record(ok(target.url))
         self.rechecks[recheck.id] = recheck
 
-    @rule(pick=st.integers(0, 50), how=st.sampled_from(RecheckTrigger), capped=st.booleans())
-    def end(self, pick: int, how: RecheckTrigger, capped: bool) -> None:
+    @rule(pick=st.integers(0, 50), how=st.sampled_from(RecheckMove), capped=st.booleans())
+    def end(self, pick: int, how: RecheckMove, capped: bool) -> None:
         recheck = self.pick(pick, *RecheckStatus)
-        if recheck is None or how in (RecheckTrigger.START, RecheckTrigger.RECORD):
+        if recheck is None or how in (RecheckMove.START, RecheckMove.RECORD):
             return
         if (recheck.status, how) not in RECHECK_MOVES:
             with pytest.raises(InvalidTransition):
@@ -685,26 +685,26 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
             before = self.tasks[task.key]
             if task.key in ended.claimed_task_keys:
                 result = verdicts[task.key].result
-                trigger = (
-                    TaskTrigger.RECHECK_FIXED
+                move = (
+                    TaskMove.RECHECK_FIXED
                     if result is TaskResult.FIXED
-                    else TaskTrigger.RECHECK_UNFIXED_REGRESSED
+                    else TaskMove.RECHECK_UNFIXED_REGRESSED
                     if before.status_before_verifying is TaskStatus.REGRESSED
-                    else TaskTrigger.RECHECK_UNFIXED_OPEN
+                    else TaskMove.RECHECK_UNFIXED_OPEN
                 )
-                self.move_task(task.key, trigger)
+                self.move_task(task.key, move)
                 # Only a `fixed` task result makes a task fixed, and it always does.
                 assert (task.status is TaskStatus.FIXED) == (result is TaskResult.FIXED)
                 assert verdicts[task.key].status is task.status
             else:
                 assert task == before
             self.tasks[task.key] = task
-        assert all(e.trigger is TaskTrigger.RECHECK_FIXED for e in events if e.after is TaskStatus.FIXED)
+        assert all(e.move is TaskMove.RECHECK_FIXED for e in events if e.after is TaskStatus.FIXED)
 
-    def call_end(self, recheck: Recheck, how: RecheckTrigger, capped: bool) -> tuple[Recheck, RecheckEnded]:
-        if how is RecheckTrigger.FINISH:
+    def call_end(self, recheck: Recheck, how: RecheckMove, capped: bool) -> tuple[Recheck, RecheckEnded]:
+        if how is RecheckMove.FINISH:
             return recheck.finish(now=self.now, time_capped=capped)
-        if how is RecheckTrigger.FAIL:
+        if how is RecheckMove.FAIL:
             return recheck.fail("internal_error", now=self.now)
         return recheck.cancel(now=self.now)
 

@@ -20,9 +20,9 @@ from siteaudit.domain.site import (
     PlanLimitSites,
     Site,
     SiteExists,
+    SiteMove,
     SiteNotVerified,
     SiteStatus,
-    SiteTrigger,
     VerifiedOnly,
     VerifyMethod,
     check_site_count,
@@ -65,8 +65,8 @@ def test_no_site_state_is_a_dead_end_and_ended_states_have_no_exits() -> None:
     assert not any(source in ended for source, _ in SITE_MOVES)
 
 
-def test_every_site_trigger_is_used() -> None:
-    assert {trigger for _, trigger in SITE_MOVES} == set(SiteTrigger)
+def test_every_site_move_is_used() -> None:
+    assert {move for _, move in SITE_MOVES} == set(SiteMove)
 
 
 # --- URL rules ---------------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ from siteaudit.domain.task import (
     TASK_MOVES,
     FixTask,
     TaskFinding,
+    TaskMove,
     TaskResult,
     TaskStatus,
-    TaskTrigger,
     Traffic,
     count_open,
     findings_from_issues,
@@ -117,16 +117,15 @@ def test_a_task_never_ends_and_ended_states_have_no_exits() -> None:
     assert not any(source in ended for source, _ in TASK_MOVES)
 
 
-def test_every_task_trigger_is_used() -> None:
-    assert {trigger for _, trigger in TASK_MOVES} == set(TaskTrigger)
+def test_every_task_move_is_used() -> None:
+    assert {move for _, move in TASK_MOVES} == set(TaskMove)
 
 
 def test_only_a_fixed_recheck_result_or_a_clean_audit_leads_to_fixed() -> None:
-    into_fixed = {trigger for (source, trigger), target in TASK_MOVES.items() if target is TaskStatus.FIXED}
-    assert into_fixed == {TaskTrigger.RECHECK_FIXED, TaskTrigger.AUDIT_MISSED}
+    into_fixed = {move for (source, move), target in TASK_MOVES.items() if target is TaskStatus.FIXED}
+    assert into_fixed == {TaskMove.RECHECK_FIXED, TaskMove.AUDIT_MISSED}
     assert (
-        next_state(TASK_MOVES, TaskStatus.VERIFYING, TaskTrigger.RECHECK_FIXED, entity="t")
-        is TaskStatus.FIXED
+        next_state(TASK_MOVES, TaskStatus.VERIFYING, TaskMove.RECHECK_FIXED, entity="t") is TaskStatus.FIXED
     )
 
 
@@ -153,7 +152,7 @@ def test_a_fixed_recheck_result_marks_the_task_fixed() -> None:
     verifying, _ = a_task().start_verifying(RecheckId(9), now=NOW)
     fixed, event = verifying.finish_verifying(TaskResult.FIXED, RecheckId(9), now=NOW + timedelta(minutes=1))
     assert fixed.status is TaskStatus.FIXED and fixed.fixed_at == NOW + timedelta(minutes=1)
-    assert event.trigger is TaskTrigger.RECHECK_FIXED
+    assert event.move is TaskMove.RECHECK_FIXED
 
 
 @pytest.mark.parametrize("status", [TaskStatus.VERIFYING, TaskStatus.FIXED])
