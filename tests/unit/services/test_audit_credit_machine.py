@@ -1,4 +1,5 @@
-"""Audit lifecycle and credits together, through the services on the memory adapters.
+"""Audit lifecycle and credits together, through the services on the memory adapters (and, through
+`AuditCreditMachine.empty_storage`, on SQLite and PostgreSQL in tests/integration/sql).
 
 Invariants, after every step: for every account, balance = grants - settled charges - open reservations
 and equals the sum of its ledger entries; no ended audit keeps an open reservation; a refund never exceeds
@@ -6,6 +7,7 @@ its reservation; every audit's version counts its transitions; an audit has ende
 """
 
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 from hypothesis import strategies as st
@@ -19,6 +21,7 @@ from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.credit import EntryKind, credits
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId
+from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
 
@@ -26,9 +29,14 @@ from siteaudit.services import audit as audits
 class AuditCreditMachine(RuleBasedStateMachine):
     audits = Bundle("audits")
 
+    def empty_storage(self) -> Callable[[], UnitOfWork]:
+        """Units of work over storage that holds nothing yet, asked for once per example."""
+        store = MemoryStore()
+        return lambda: MemoryUnitOfWork(store)
+
     @initialize()
     def people(self) -> None:
-        self.store = MemoryStore()
+        self.uow = self.empty_storage()
         self.clock = FixedClock()
         self.queue = MemoryTaskQueue()
         uow = self.uow
@@ -51,9 +59,6 @@ class AuditCreditMachine(RuleBasedStateMachine):
         ]
         self.grants: Counter[int] = Counter()
         self.transitions: dict[int, int] = {}
-
-    def uow(self) -> MemoryUnitOfWork:
-        return MemoryUnitOfWork(self.store)
 
     @rule(who=st.sampled_from([0, 1]), amount=st.integers(1, 2_000))
     def grant(self, who: int, amount: int) -> None:
@@ -139,7 +144,7 @@ class AuditCreditMachine(RuleBasedStateMachine):
 
     @invariant()
     def balances_add_up(self) -> None:
-        if not hasattr(self, "store"):
+        if not hasattr(self, "uow"):
             return
         with self.uow() as u:
             for caller in self.callers:
@@ -160,7 +165,7 @@ class AuditCreditMachine(RuleBasedStateMachine):
 
     @invariant()
     def audits_are_consistent(self) -> None:
-        if not hasattr(self, "store"):
+        if not hasattr(self, "uow"):
             return
         with self.uow() as u:
             for audit_id, transitions in self.transitions.items():
