@@ -38,10 +38,10 @@ from urllib.parse import urlsplit
 
 from attrs import evolve, field, frozen, validators
 
-from siteaudit.domain.audit import Audit
+from siteaudit.domain.audit import DEFAULT_CONCURRENCY, Audit
 from siteaudit.domain.checks.page import directives
 from siteaudit.domain.facts import FetchError, LinkKind, PageFacts, RobotsFacts, SitemapFacts
-from siteaudit.domain.site import UNVERIFIED_MAX_PAGES
+from siteaudit.domain.site import DEFAULT_MAX_RPS, MAX_RPS, MIN_RPS, UNVERIFIED_MAX_PAGES
 
 UNLINKED_DEPTH: Final = -1
 ROBOTS_AGENT: Final = "siteaudit"  # the product token robots.txt groups are matched against
@@ -70,8 +70,10 @@ class CrawlLimits:
     with the audit's own `max_pages`, `concurrency` and `max_rps` filled in by `for_audit`."""
 
     max_pages: int = field(default=UNVERIFIED_MAX_PAGES, validator=validators.ge(1))
-    concurrency: int = field(default=2, validator=[validators.ge(1), validators.le(20)])
-    max_rps: float = field(default=2.0, validator=[validators.ge(0.5), validators.le(10.0)])
+    concurrency: int = field(default=DEFAULT_CONCURRENCY, validator=[validators.ge(1), validators.le(20)])
+    max_rps: float = field(
+        default=DEFAULT_MAX_RPS, validator=[validators.ge(MIN_RPS), validators.le(MAX_RPS)]
+    )
     time_cap_s: float = TIME_CAP_S
     slice_pages: int = SLICE_PAGES
     slice_seconds: float = SLICE_SECONDS
