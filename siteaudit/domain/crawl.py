@@ -69,6 +69,7 @@ class CrawlLimits:
     """How far, how fast and in what portions an audit crawls: the service's terms (from `Settings`),
     with the audit's own `max_pages`, `concurrency` and `max_rps` filled in by `for_audit`."""
 
+    # The audit's own three (these defaults are what an audit gets when it asks for nothing unverified).
     max_pages: int = field(default=UNVERIFIED_MAX_PAGES, validator=validators.ge(1))
     concurrency: int = field(default=DEFAULT_CONCURRENCY, validator=[validators.ge(1), validators.le(20)])
     max_rps: float = field(
