@@ -12,7 +12,7 @@ from attrs import define, field
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditRequest
-from siteaudit.domain.crawl import VERIFY_HEADER, CrawlLimits
+from siteaudit.domain.crawl import USER_AGENT, VERIFY_HEADER, CrawlLimits
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.network import AddressPolicy
@@ -36,8 +36,6 @@ from siteaudit.services import webhook as webhook_services
 from siteaudit.settings import Settings
 
 log = logging.getLogger("siteaudit")
-
-USER_AGENT = "siteaudit/0.1 (+https://github.com/siteaudit/siteaudit)"
 
 
 @define
