@@ -9,10 +9,10 @@ user postgres, trust auth). The corpus is served on 127.0.0.1 by nginx (`apt-get
 or, with `--server stdlib` or without nginx, by a threaded stdlib server in a process of its own; both
 crawlers crawl that same server from `index.html`, at concurrency 20.
 
-Ours: the project's crawl slices (`crawl_audit_inline`) with the production fetcher (SSRF guard, resolved
+Ours: the project's crawl slices (`run_crawl_slice` until the crawl stops) with the production fetcher (SSRF guard, resolved
 name, connect to the checked address), robots.txt and sitemaps read, pages parsed into facts, page
 checks run, pages, links and issues written through the SQL crawl store into a fresh database (created
-here, dropped at the end). Only the per-host rate limit is lifted (`CrawlSettings(unlimited_rate=True)`),
+here, dropped at the end). Only the per-host rate limit is lifted (`CrawlLimits(unlimited_rate=True)`),
 and image checks are off (`fetch_images=False`) so that both crawlers fetch the same documents.
 
 Scrapy: a plain spider in a subprocess (its reactor stays out of this process), default settings but
@@ -228,10 +228,11 @@ def ours(port: int, *, profile: bool = False) -> dict[str, Any]:
     from siteaudit.adapters.system import SystemClock
     from siteaudit.domain.account import Team, User
     from siteaudit.domain.audit import Audit
+    from siteaudit.domain.crawl import CrawlLimits
     from siteaudit.domain.ids import AuditId, TeamId, UserId
     from siteaudit.domain.network import AddressPolicy
     from siteaudit.ports.network import Fetcher
-    from siteaudit.services.crawl import CrawlSettings, crawl_audit_inline
+    from siteaudit.services.crawl import CrawlDeps, SliceOutcome, run_crawl_slice
 
     origin = f"http://{HOST}:{port}"
     with fresh_database() as (url, dsn):
@@ -267,21 +268,22 @@ def ours(port: int, *, profile: bool = False) -> dict[str, Any]:
                 resolver, policy, limits=FetchLimits(max_connections=connections), user_agent=USER_AGENT
             )
 
-        settings = CrawlSettings(unlimited_rate=True, fetch_images=False)
-        profiler = cProfile.Profile(time.process_time) if profile else None
-        wall, cpu = time.perf_counter(), time.process_time()
-        if profiler is not None:
-            profiler.enable()
-        outcomes = crawl_audit_inline(
-            audit.id,
-            uow=uow_factory(),
+        deps = CrawlDeps(
+            uow=uow_factory,
             crawl=crawl,
             fetcher_factory=fetcher_factory,
             parser=LibraryPageParser(),
             clock=SystemClock(),
             queue=MemoryTaskQueue(),
-            settings=settings,
+            limits=CrawlLimits(unlimited_rate=True, fetch_images=False),
         )
+        profiler = cProfile.Profile(time.process_time) if profile else None
+        wall, cpu = time.perf_counter(), time.process_time()
+        if profiler is not None:
+            profiler.enable()
+        outcomes: list[SliceOutcome] = []
+        while not outcomes or outcomes[-1].next == "slice":  # slice after slice, as workers would
+            outcomes.append(run_crawl_slice(audit.id, deps))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         if profiler is not None:
             profiler.disable()

@@ -27,7 +27,7 @@ from siteaudit.adapters.parse import LibraryPageParser
 from siteaudit.adapters.system import SystemClock
 from siteaudit.domain.crawl import ROBOTS_AGENT, CrawlLimits, Scope
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.services.crawl import _Pacer, _Politely
+from siteaudit.services.crawl.politeness import Pacer, Politely
 
 HOST = "docs.retro-clock.example"
 CONCURRENCY = 20
@@ -100,7 +100,7 @@ async def crawler(urls: list[str]) -> tuple[float, float]:
     )
     parser = LibraryPageParser()
     async with fetcher:
-        politely = _Politely(fetcher, _Pacer(limits, scope.host, None), limits, SystemClock(), scope, ())
+        politely = Politely(fetcher, Pacer(limits, scope.host, None), limits, SystemClock(), scope, ())
         wall, cpu = time.perf_counter(), time.process_time()
         robots_url = scope.url("/robots.txt")
         answer = (await politely.follow(politely.request(robots_url, max_bytes=500 * 1024))).response

@@ -43,11 +43,12 @@ from siteaudit.adapters.sql import dispose_engines, migrate, sql_crawl_store, sq
 from siteaudit.adapters.system import SystemClock
 from siteaudit.domain.account import Team, User
 from siteaudit.domain.audit import Audit
+from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.network import FetchRequest, FetchResponse
 from siteaudit.ports.crawl import CrawlStore, FrontierState
 from siteaudit.ports.network import Fetcher
-from siteaudit.services.crawl import CrawlSettings, run_crawl_slice
+from siteaudit.services.crawl import CrawlDeps, run_crawl_slice
 
 SITE = "https://retro-clock.example"
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -239,10 +240,17 @@ def crawl(args: argparse.Namespace, url: str) -> None:
     def factory(connections: int) -> Fetcher:
         return site
 
-    settings = CrawlSettings(
-        slice_pages=args.slice_pages, slice_seconds=3600, unlimited_rate=True, fetch_images=False
+    deps = CrawlDeps(
+        uow=uow_factory,
+        crawl=cast(CrawlStore, store),
+        fetcher_factory=factory,
+        parser=LibraryPageParser(),
+        clock=SystemClock(),
+        queue=MemoryTaskQueue(),
+        limits=CrawlLimits(
+            slice_pages=args.slice_pages, slice_seconds=3600, unlimited_rate=True, fetch_images=False
+        ),
     )
-    queue = MemoryTaskQueue()
     before = rss_mb()
     print(
         f"synthetic site: {args.urls:,} URLs on {url.split('://', 1)[0]}; RSS before crawling {before:.0f} MB"
@@ -256,16 +264,7 @@ def crawl(args: argparse.Namespace, url: str) -> None:
         cpu_before = time.process_time()
         if profiler is not None:
             profiler.enable()
-        outcome = run_crawl_slice(
-            audit_id,
-            uow=uow_factory(),
-            crawl=cast(CrawlStore, store),
-            fetcher_factory=factory,
-            parser=LibraryPageParser(),
-            clock=SystemClock(),
-            queue=queue,
-            settings=settings,
-        )
+        outcome = run_crawl_slice(audit_id, deps)
         if profiler is not None:
             profiler.disable()
         slices += 1

@@ -12,6 +12,7 @@ from attrs import define, field
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditRequest
+from siteaudit.domain.crawl import USER_AGENT, VERIFY_HEADER, CrawlLimits
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.network import AddressPolicy
@@ -35,9 +36,6 @@ from siteaudit.services import webhook as webhook_services
 from siteaudit.settings import Settings
 
 log = logging.getLogger("siteaudit")
-
-USER_AGENT = "siteaudit/0.1 (+https://github.com/siteaudit/siteaudit)"
-VERIFY_HEADER = "X-Service-Verify"
 
 
 @define
@@ -129,16 +127,9 @@ class Services:
     def run_crawl_slice(
         self, audit_id: int, *, verify_token: str | None = None
     ) -> crawl_services.SliceOutcome:
-        a = self.app
         return crawl_services.run_crawl_slice(
             AuditId(audit_id),
-            uow=a.uow(),
-            crawl=a.crawl,
-            fetcher_factory=a.fetcher_factory,
-            parser=a.parser,
-            clock=a.clock,
-            queue=a.queue,
-            settings=a.crawl_settings,
+            self.app.crawl_deps,
             verify_token=verify_token,
             crawler_secret=self._crawler_secret(AuditId(audit_id)),
         )
@@ -190,9 +181,10 @@ class App:
         self.services = Services(self)
 
     @property
-    def crawl_settings(self) -> crawl_services.CrawlSettings:
+    def crawl_settings(self) -> CrawlLimits:
+        """The service's crawl terms; each slice fills in its audit's own limits."""
         s = self.settings
-        return crawl_services.CrawlSettings(
+        return CrawlLimits(
             time_cap_s=s.crawl_time_cap_s,
             slice_pages=s.slice_pages,
             slice_seconds=s.slice_seconds,
@@ -200,6 +192,18 @@ class App:
             max_external_checks=s.max_external_checks,
             lease_s=s.lease_s,
             handover_s=s.handover_s,
+        )
+
+    @property
+    def crawl_deps(self) -> crawl_services.CrawlDeps:
+        return crawl_services.CrawlDeps(
+            uow=self.uow,
+            crawl=self.crawl,
+            fetcher_factory=self.fetcher_factory,
+            parser=self.parser,
+            clock=self.clock,
+            queue=self.queue,
+            limits=self.crawl_settings,
         )
 
     @property

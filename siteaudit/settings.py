@@ -6,6 +6,15 @@ from pathlib import Path
 
 from attrs import field, frozen
 
+from siteaudit.domain.crawl import (
+    HANDOVER_S,
+    LEASE_S,
+    MAX_EXTERNAL_CHECKS,
+    SLICE_PAGES,
+    SLICE_SECONDS,
+    TIME_CAP_S,
+)
+
 
 def _default_database_url() -> str:
     from platformdirs import user_data_dir
@@ -31,12 +40,12 @@ class Settings:
     log_level: str = "info"
     log_json: bool = False
     trusted_proxies: tuple[str, ...] = ()
-    crawl_time_cap_s: float = 3600.0  # an audit stops (partial) after this long
-    slice_pages: int = 500  # pages per crawl slice before handing over to the next message
-    slice_seconds: float = 120.0  # seconds per crawl slice
+    crawl_time_cap_s: float = TIME_CAP_S  # an audit stops (partial) after this long
+    slice_pages: int = SLICE_PAGES  # pages per crawl slice before handing over to the next message
+    slice_seconds: float = SLICE_SECONDS  # seconds per crawl slice
     worker_threads: int = 4  # threads of the in-process worker (`serve`) or of `siteaudit worker`
-    lease_s: float = 180.0  # a crawl slice not heard from for this long has stalled
-    handover_s: float = 1800.0  # a handed-over audit not picked up for this long has stalled
+    lease_s: float = LEASE_S  # a crawl slice not heard from for this long has stalled
+    handover_s: float = HANDOVER_S  # a handed-over audit not picked up for this long has stalled
     reap_grace_s: float = 60.0  # extra time before the reaper steps in
     reap_max_attempts: int = 3  # re-dispatches of stalled work before the audit fails `reaped: ...`
     reap_queued_s: float = 1800.0  # a queued audit nobody claimed for this long is dispatched again
@@ -47,7 +56,7 @@ class Settings:
         None  # ...or of all but the last N ended audits per site (both: both apply)
     )
     check_external_links: bool = False  # also fetch (bounded) external link targets for broken_external_link
-    max_external_checks: int = 200  # external targets checked per audit when enabled
+    max_external_checks: int = MAX_EXTERNAL_CHECKS  # external targets checked per audit when enabled
 
     @property
     def base_url(self) -> str:

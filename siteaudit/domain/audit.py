@@ -14,6 +14,9 @@ from siteaudit.domain.error import Conflict, DomainError, ErrorCode, ValidationF
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lifecycle import next_state
 from siteaudit.domain.site import (
+    DEFAULT_MAX_PAGES,
+    DEFAULT_MAX_RPS,
+    MAX_PAGES_CEILING,
     UNVERIFIED_MAX_PAGES,
     UNVERIFIED_MAX_RPS,
     InvalidUrl,
@@ -21,6 +24,8 @@ from siteaudit.domain.site import (
     SiteNotVerified,
     parse_site_url,
 )
+
+DEFAULT_CONCURRENCY: Final = 2  # connections of one audit unless it asks for more
 
 
 class AuditStatus(enum.StrEnum):
@@ -102,8 +107,8 @@ class Audit:
     origin: str  # scheme://host[:port] of the start URL
     created_at: datetime
     max_pages: int
-    concurrency: int = 2
-    max_rps: float = 2.0
+    concurrency: int = DEFAULT_CONCURRENCY
+    max_rps: float = DEFAULT_MAX_RPS
     site_id: SiteId | None = None
     trigger: AuditTrigger = AuditTrigger.API
     status: AuditStatus = AuditStatus.QUEUED
@@ -192,10 +197,6 @@ class Audit:
 
 # --- the request rules of SPEC 4.3 and 8 -------------------------------------------------------------
 
-MAX_PAGES_LIMIT: Final = 500_000
-DEFAULT_MAX_PAGES: Final = 10_000
-DEFAULT_CONCURRENCY: Final = 2
-DEFAULT_MAX_RPS: Final = 2.0
 _VERIFY_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
 
@@ -264,8 +265,8 @@ class AuditSettings:
 
 def _syntax(request: AuditRequest, *, site_endpoint: bool) -> None:
     bad: dict[str, str] = {}
-    if request.max_pages is not None and not 1 <= request.max_pages <= MAX_PAGES_LIMIT:
-        bad["max_pages"] = f"must be between 1 and {MAX_PAGES_LIMIT:,}"
+    if request.max_pages is not None and not 1 <= request.max_pages <= MAX_PAGES_CEILING:
+        bad["max_pages"] = f"must be between 1 and {MAX_PAGES_CEILING:,}"
     if request.concurrency is not None and not 1 <= request.concurrency <= 20:
         bad["concurrency"] = "must be between 1 and 20"
     if request.max_rps is not None and not 0.5 <= request.max_rps <= 10:

@@ -38,27 +38,47 @@ from urllib.parse import urlsplit
 
 from attrs import evolve, field, frozen, validators
 
+from siteaudit.domain.audit import DEFAULT_CONCURRENCY, Audit
 from siteaudit.domain.checks.page import directives
 from siteaudit.domain.facts import FetchError, LinkKind, PageFacts, RobotsFacts, SitemapFacts
+from siteaudit.domain.site import DEFAULT_MAX_RPS, MAX_RPS, MIN_RPS, UNVERIFIED_MAX_PAGES
 
 UNLINKED_DEPTH: Final = -1
 ROBOTS_AGENT: Final = "siteaudit"  # the product token robots.txt groups are matched against
+USER_AGENT: Final = f"{ROBOTS_AGENT}/0.1 (+https://github.com/siteaudit/siteaudit)"  # of every request
+VERIFY_HEADER: Final = "X-Service-Verify"  # carries the verify token or crawler secret to the audited site
 FOLLOWED_KINDS: Final = frozenset({LinkKind.A, LinkKind.CANONICAL, LinkKind.HREFLANG})
 DECLARED_KINDS: Final = frozenset({LinkKind.CANONICAL, LinkKind.HREFLANG})
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 CONVENTIONAL_SITEMAPS: Final = ("/sitemap.xml", "/sitemap_index.xml")
 
+# The service's crawl terms, defined once: `siteaudit.settings.Settings` takes its defaults from here and
+# the composition root hands its values to `CrawlLimits`.
+TIME_CAP_S: Final = 3600.0  # the whole crawl, from the audit's start
+SLICE_PAGES: Final = 500  # fetches per slice before the next message takes over
+SLICE_SECONDS: Final = 120.0
+MAX_EXTERNAL_CHECKS: Final = 200  # external targets status-checked per audit, when enabled
+# A slice renews its lease at least every LEASE_S / 3 seconds; a lease not renewed for LEASE_S (plus the
+# reaper's grace) means the slice died. Longer than one batch or one robots/sitemap fetch can take.
+LEASE_S: Final = 180.0
+# How long a released lease may wait for the next message to claim it (queue backlog included).
+HANDOVER_S: Final = 1800.0
+
 
 @frozen
 class CrawlLimits:
-    """How far, how fast and in what portions an audit crawls (the audit's own limits plus settings)."""
+    """How far, how fast and in what portions an audit crawls: the service's terms (from `Settings`),
+    with the audit's own `max_pages`, `concurrency` and `max_rps` filled in by `for_audit`."""
 
-    max_pages: int = field(validator=validators.ge(1))
-    concurrency: int = field(default=2, validator=[validators.ge(1), validators.le(20)])
-    max_rps: float = field(default=2.0, validator=[validators.ge(0.5), validators.le(10.0)])
-    time_cap_s: float = 3600.0  # the whole crawl, from the audit's start
-    slice_pages: int = 500  # fetches per slice
-    slice_seconds: float = 120.0
+    # The audit's own three (these defaults are what an audit gets when it asks for nothing unverified).
+    max_pages: int = field(default=UNVERIFIED_MAX_PAGES, validator=validators.ge(1))
+    concurrency: int = field(default=DEFAULT_CONCURRENCY, validator=[validators.ge(1), validators.le(20)])
+    max_rps: float = field(
+        default=DEFAULT_MAX_RPS, validator=[validators.ge(MIN_RPS), validators.le(MAX_RPS)]
+    )
+    time_cap_s: float = TIME_CAP_S
+    slice_pages: int = SLICE_PAGES
+    slice_seconds: float = SLICE_SECONDS
     max_sitemap_urls: int = 50_000  # sitemap URLs kept for membership and seeding
     max_sitemaps: int = 50  # sitemap documents read (indexes and their children)
     max_crawl_delay_s: float = 10.0
@@ -66,13 +86,19 @@ class CrawlLimits:
     rate_limit_retries: int = 2  # fetches of one URL after a 429/503, before its answer is kept
     fetch_images: bool = True
     check_external: bool = False
-    max_external_checks: int = 200
+    max_external_checks: int = MAX_EXTERNAL_CHECKS
     max_depth: int | None = None
     page_bytes: int = 5 * 1024 * 1024  # body cap of an HTML page; the rest is discarded and flagged
     image_bytes: int = 512 * 1024 + 1  # enough to tell an image over the 500 KB threshold
     sitemap_bytes: int = 20 * 1024 * 1024
     request_deadline_s: float = 30.0
     unlimited_rate: bool = False  # benchmarks only: no per-host pacing
+    lease_s: float = LEASE_S
+    handover_s: float = HANDOVER_S
+
+    def for_audit(self, audit: Audit) -> Self:
+        """These terms with the audit's own limits."""
+        return evolve(self, max_pages=audit.max_pages, concurrency=audit.concurrency, max_rps=audit.max_rps)
 
     @property
     def batch_size(self) -> int:

@@ -352,3 +352,51 @@ def redirect_refusal(
     if port not in ports:
         return FetchError.REFUSED, f"port {port} is outside the crawl (allowed: {sorted(ports)})"
     return None
+
+
+@frozen
+class RedirectChain:
+    """The one redirect follower, as values: send `request`, hand its answer to `answered`, and go on
+    with the chain it returns until it returns where the chain ended. Each hop is a new fetch (through
+    the SSRF guard, and for the crawler after its host's turn), so the sending stays with the caller:
+
+        chain = RedirectChain.start(request)
+        while isinstance(chain, RedirectChain):
+            chain = chain.answered(await fetch(chain.request))
+    """
+
+    request: FetchRequest
+    ports: frozenset[int]
+    max_hops: int = MAX_REDIRECTS
+    visited: tuple[str, ...] = ()
+    hops: tuple[Hop, ...] = ()
+
+    @classmethod
+    def start(
+        cls, request: FetchRequest, *, max_hops: int = MAX_REDIRECTS, ports: frozenset[int] | None = None
+    ) -> "RedirectChain":
+        """`ports` defaults to 80, 443 and the first URL's own port."""
+        allowed = ports if ports is not None else CRAWL_PORTS | {url_port(request.url) or 80}
+        return cls(request, allowed, max_hops, visited=(request.url,))
+
+    def answered(self, response: FetchResponse) -> "RedirectChain | FollowedFetch":
+        """The chain one hop on, or where it ended: an answer that is not a redirect, or the refusal of
+        the next hop (loop, too many, a port outside the crawl) as an error answer."""
+        target = redirect_target(self.request, response)
+        if target is None or response.status is None:
+            return FollowedFetch(response=response, hops=self.hops)
+        hops = (*self.hops, Hop(url=self.request.url, status=response.status, location=target))
+        refusal = redirect_refusal(
+            target, visited=self.visited, hops=len(hops), ports=self.ports, max_hops=self.max_hops
+        )
+        if refusal is not None:
+            error, detail = refusal
+            return FollowedFetch(
+                response=FetchResponse(url=target, error=error, error_detail=detail), hops=hops
+            )
+        return evolve(
+            self,
+            request=next_request(self.request, target, response.status),
+            visited=(*self.visited, target),
+            hops=hops,
+        )

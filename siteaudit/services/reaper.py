@@ -13,6 +13,7 @@ from typing import Final
 from attrs import frozen
 
 from siteaudit.domain.audit import Audit, reaped
+from siteaudit.domain.crawl import HANDOVER_S
 from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.lease import DEFAULT_MAX_ATTEMPTS, Lease, ReapAction, reap_action, reap_reason
@@ -27,7 +28,7 @@ log = logging.getLogger("siteaudit.reaper")
 DEFAULT_GRACE_S: Final = 60.0
 # The deadline a re-dispatched message gets to be claimed (or a re-dispatched finalisation to finish), and
 # how long a queued audit may wait for its first slice: long enough for a queue backlog to drain.
-DEFAULT_HANDOVER_S: Final = 1800.0
+DEFAULT_HANDOVER_S: Final = HANDOVER_S  # the crawl lease's hand-over term
 DEFAULT_QUEUED_S: Final = 1800.0
 
 

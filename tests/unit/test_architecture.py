@@ -1,4 +1,5 @@
-"""The domain imports nothing but the standard library, attrs and itself; importing it stays cheap."""
+"""The domain imports nothing but the standard library, attrs and itself; importing it stays cheap. The crawl
+engine reads forward: one slice moves through its modules in order, none over 400 lines without a reason."""
 
 import ast
 import subprocess
@@ -42,3 +43,41 @@ def test_the_domain_does_not_use_future_annotations() -> None:
     # `from __future__ import annotations` breaks Hypothesis' builds() on attrs classes.
     for path in DOMAIN.rglob("*.py"):
         assert "from __future__ import annotations" not in path.read_text(), path
+
+
+CRAWL_ENGINE = DOMAIN.parent / "services" / "crawl"
+# One crawl slice, in the order it meets the engine's modules: each imports only modules before it.
+CRAWL_ENGINE_ORDER = (
+    "deps",
+    "lease",
+    "politeness",
+    "host_files",
+    "visit",
+    "record",
+    "window",
+    "handover",
+    "slice",
+)
+
+
+def test_a_crawl_engine_module_over_400_lines_says_why_in_its_first_line() -> None:
+    # For instance `"""... (over 400 lines: <the reason>)`.
+    long = {
+        path.name: lines
+        for path in CRAWL_ENGINE.glob("*.py")
+        if (lines := len(path.read_text().splitlines())) > 400
+        and "over 400 lines" not in path.read_text().split("\n", 1)[0]
+    }
+    assert long == {}
+
+
+def test_following_a_crawl_slice_moves_forward_through_the_engine_modules() -> None:
+    modules = {path.stem for path in CRAWL_ENGINE.glob("*.py")} - {"__init__"}
+    assert modules == set(CRAWL_ENGINE_ORDER)
+    for at, name in enumerate(CRAWL_ENGINE_ORDER):
+        engine_imports = {
+            imported.removeprefix("siteaudit.services.crawl.")
+            for imported in imported_roots(CRAWL_ENGINE / f"{name}.py")
+            if imported.startswith("siteaudit.services.crawl")
+        }
+        assert engine_imports <= set(CRAWL_ENGINE_ORDER[:at]), name

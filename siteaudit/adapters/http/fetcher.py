@@ -14,20 +14,16 @@ import httpx2 as httpx
 from attrs import frozen
 
 from siteaudit.adapters.http.guard import USER_AGENT, AddressGuard, GuardedAsyncTransport, refusing_cookies
-from siteaudit.domain.facts import FetchError, Hop
+from siteaudit.domain.facts import FetchError
 from siteaudit.domain.network import (
-    CRAWL_PORTS,
     MAX_REDIRECTS,
     AddressPolicy,
     FetchRequest,
     FetchResponse,
     FollowedFetch,
     NetworkFailure,
+    RedirectChain,
     UrlRefused,
-    next_request,
-    redirect_refusal,
-    redirect_target,
-    url_port,
 )
 from siteaudit.ports.network import Fetcher, Resolver
 
@@ -260,28 +256,14 @@ async def follow_redirects(
     max_hops: int = MAX_REDIRECTS,
     ports: frozenset[int] | None = None,
 ) -> FollowedFetch:
-    """Fetch `request`, following up to `max_hops` redirects, each a new fetch through the guard.
-
-    `ports` defaults to 80, 443 and the first URL's own port. A refused hop (loop, too many, a port
-    outside the crawl, or an address the guard refuses) ends the chain with that error as the answer.
+    """Fetch `request`, following up to `max_hops` redirects (`RedirectChain`), each a new fetch through
+    the guard. `ports` defaults to 80, 443 and the first URL's own port. A refused hop (loop, too many, a
+    port outside the crawl, or an address the guard refuses) ends the chain with that error as the answer.
     """
-    allowed = ports if ports is not None else CRAWL_PORTS | {url_port(request.url) or 80}
-    visited = [request.url]
-    hops: list[Hop] = []
-    while True:
-        response = await fetcher.fetch(request)
-        target = redirect_target(request, response)
-        if target is None or response.status is None:
-            return FollowedFetch(response=response, hops=tuple(hops))
-        hops.append(Hop(url=request.url, status=response.status, location=target))
-        refusal = redirect_refusal(target, visited=visited, hops=len(hops), ports=allowed, max_hops=max_hops)
-        if refusal is not None:
-            error, detail = refusal
-            return FollowedFetch(
-                response=FetchResponse(url=target, error=error, error_detail=detail), hops=tuple(hops)
-            )
-        visited.append(target)
-        request = next_request(request, target, response.status)
+    chain: RedirectChain | FollowedFetch = RedirectChain.start(request, max_hops=max_hops, ports=ports)
+    while isinstance(chain, RedirectChain):
+        chain = chain.answered(await fetcher.fetch(chain.request))
+    return chain
 
 
 _T = TypeVar("_T")

@@ -4,7 +4,7 @@ import gzip
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -18,11 +18,12 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.parse import LibraryPageParser
 from siteaudit.adapters.system import FixedClock
 from siteaudit.domain.audit import Audit
+from siteaudit.domain.crawl import CrawlLimits, CrawlState, IdSet
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.network import Fetcher
-from siteaudit.services.crawl import CrawlSettings, SliceOutcome, crawl_audit_inline, run_crawl_slice
+from siteaudit.services.crawl import CrawlDeps, SliceOutcome, run_crawl_slice
 
 HOST = "retro-clock.example"
 LOOPBACK = AddressPolicy.from_setting("127.0.0.0/8")
@@ -176,7 +177,7 @@ class Crawl:
     max_pages: int = 100
     concurrency: int = 4
     max_rps: float = 10.0
-    settings: CrawlSettings = field(factory=CrawlSettings)
+    limits: CrawlLimits = field(factory=CrawlLimits)  # the service's terms; the audit brings its own
     store: MemoryStore = field(factory=MemoryStore)
     crawl: CrawlStore = field(factory=MemoryCrawlStore)
     queue: MemoryTaskQueue = field(factory=MemoryTaskQueue)
@@ -210,23 +211,58 @@ class Crawl:
         with self.uow() as uow:
             return uow.audits.get_any(self.audit_id)
 
-    def _kwargs(self, **extra: object) -> dict[str, object]:
-        return {
-            "uow": self.uow(),
-            "crawl": self.crawl,
-            "fetcher_factory": fetcher_factory(self.settings.request_deadline_s),
-            "parser": self.parser,
-            "clock": self.clock,
-            "queue": self.queue,
-            "settings": self.settings,
-            **extra,
-        }
+    def deps(self) -> CrawlDeps:
+        return CrawlDeps(
+            uow=self.uow,
+            crawl=self.crawl,
+            fetcher_factory=fetcher_factory(self.limits.request_deadline_s),
+            parser=self.parser,
+            clock=self.clock,
+            queue=self.queue,
+            limits=self.limits,
+        )
 
-    def run(self, **extra: object) -> list[SliceOutcome]:
-        return crawl_audit_inline(self.audit_id, **self._kwargs(**extra))  # type: ignore[arg-type]
+    def run(
+        self, *, verify_token: str | None = None, crawler_secret: str | None = None
+    ) -> list[SliceOutcome]:
+        """Slices one after another until the crawl stops. They still publish to the queue as they would in
+        a worker (`crawl_slice` after each unfinished slice, `finalize_audit` at the end)."""
+        return crawl_audit_inline(
+            self.audit_id, self.deps(), verify_token=verify_token, crawler_secret=crawler_secret
+        )
 
-    def one_slice(self, **extra: object) -> SliceOutcome:
-        return run_crawl_slice(self.audit_id, **self._kwargs(**extra))  # type: ignore[arg-type]
+    def one_slice(self) -> SliceOutcome:
+        return run_crawl_slice(self.audit_id, self.deps())
 
     def pages(self) -> dict[str, object]:
         return {p.facts.url: p.facts for p in self.crawl.stream_pages(self.audit_id)}
+
+
+def crawl_audit_inline(
+    audit_id: AuditId,
+    deps: CrawlDeps,
+    *,
+    verify_token: str | None = None,
+    crawler_secret: str | None = None,
+    max_slices: int = 100_000,
+) -> list[SliceOutcome]:
+    """Run slices one after another until the crawl stops (the slices' queue messages are left alone)."""
+    outcomes: list[SliceOutcome] = []
+    while len(outcomes) < max_slices:
+        outcome = run_crawl_slice(audit_id, deps, verify_token=verify_token, crawler_secret=crawler_secret)
+        outcomes.append(outcome)
+        if outcome.next != "slice":
+            break
+    return outcomes
+
+
+def sitemap_urls(crawl: CrawlStore, audit_id: AuditId) -> Iterable[str]:
+    """The in-scope URLs the audit's sitemaps listed (bounded), as the checkpoint keeps them."""
+    saved = crawl.checkpoint(audit_id)
+    if not saved:
+        return ()
+    ids = list(IdSet(CrawlState.from_json(saved).sitemap_ids))
+    found: list[str] = []
+    for start in range(0, len(ids), 1000):
+        found.extend(crawl.urls(audit_id, ids[start : start + 1000]).values())
+    return found

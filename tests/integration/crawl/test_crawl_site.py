@@ -3,12 +3,11 @@
 from collections.abc import Iterator
 
 import pytest
-from crawl_doubles import Answer, Crawl, SiteServer, gzipped, html, redirect
+from crawl_doubles import Answer, Crawl, SiteServer, gzipped, html, redirect, sitemap_urls
 
 from siteaudit.domain.audit import AuditStatus
-from siteaudit.domain.crawl import UNLINKED_DEPTH, CrawlState, Phase, StopReason
+from siteaudit.domain.crawl import UNLINKED_DEPTH, CrawlLimits, CrawlState, Phase, StopReason
 from siteaudit.domain.facts import FetchError, LinkKind, PageFacts
-from siteaudit.services.crawl import CrawlSettings, sitemap_urls
 
 CHALLENGE = (
     "<!DOCTYPE html><html><head><title>Just a moment...</title></head>"
@@ -115,7 +114,7 @@ def site() -> Iterator[SiteServer]:
     server.close()
 
 
-SETTINGS = CrawlSettings(request_deadline_s=1.0, page_bytes=20_000)
+LIMITS = CrawlLimits(request_deadline_s=1.0, page_bytes=20_000)
 
 
 def summary(page: PageFacts) -> tuple[object, ...]:
@@ -131,7 +130,7 @@ def summary(page: PageFacts) -> tuple[object, ...]:
 
 
 def test_the_retro_clock_site_is_recorded_exactly(site: SiteServer) -> None:
-    run = Crawl(site.url("/"), settings=SETTINGS)
+    run = Crawl(site.url("/"), limits=LIMITS)
     outcomes = run.run()
     u = site.url
     pages = run.pages()
@@ -199,7 +198,7 @@ def test_the_retro_clock_site_is_recorded_exactly(site: SiteServer) -> None:
 
 
 def test_links_are_stored_once_per_reference_with_their_kind(site: SiteServer) -> None:
-    run = Crawl(site.url("/"), settings=SETTINGS)
+    run = Crawl(site.url("/"), limits=LIMITS)
     run.run()
     urls = dict(run.crawl.stream_urls(run.audit_id))
     links = {
@@ -221,7 +220,7 @@ def test_links_are_stored_once_per_reference_with_their_kind(site: SiteServer) -
 
 
 def test_page_checks_run_at_crawl_time_and_a_challenge_is_not_audited(site: SiteServer) -> None:
-    run = Crawl(site.url("/"), settings=SETTINGS)
+    run = Crawl(site.url("/"), limits=LIMITS)
     run.run()
     found = {(issue.check_code, issue.url) for _, issue in run.crawl.stream_issues(run.audit_id)}
     u = site.url

@@ -8,9 +8,8 @@ import pytest
 from crawl_doubles import Answer, Crawl, SiteServer, html, redirect
 
 from siteaudit.domain.audit import AuditStatus
-from siteaudit.domain.crawl import StopReason
+from siteaudit.domain.crawl import CrawlLimits, StopReason
 from siteaudit.ports.crawl import CrawlStore, FrontierState
-from siteaudit.services.crawl import CrawlSettings
 
 
 def hub(site: SiteServer, count: int, *, delay_s: float = 0.0) -> list[str]:
@@ -91,7 +90,7 @@ def test_a_slow_page_holds_one_connection_while_the_others_go_on(site: SiteServe
 
 def test_slices_interrupted_by_their_budget_resume_and_find_every_page_exactly_once(site: SiteServer) -> None:
     paths = hub(site, 10)
-    run = Crawl(site.url("/"), settings=CrawlSettings(slice_pages=3))
+    run = Crawl(site.url("/"), limits=CrawlLimits(slice_pages=3))
     outcomes = run.run()
     assert [o.next for o in outcomes] == ["slice"] * 3 + ["finalize"]
     assert sorted(run.pages()) == sorted(site.url(p) for p in paths)

@@ -38,12 +38,12 @@ from siteaudit.adapters.sql import migrate, sql_crawl_store, sql_unit_of_work_fa
 from siteaudit.adapters.sql.credit import SqlCreditLedger
 from siteaudit.bootstrap import App, Services, bootstrap
 from siteaudit.domain.audit import Audit, AuditStatus
+from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.credit import EntryKind, LedgerEntry, audit_cost
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.entrypoints.worker import ReaperTerms, start_worker
 from siteaudit.services.audit import audit_reference
-from siteaudit.services.crawl import CrawlSettings
 from siteaudit.settings import Settings
 
 
@@ -153,7 +153,7 @@ class TestApp(App):
         self.services = UnguardedServices(self) if _env("UNGUARDED") == "1" else Services(self)
 
     @property
-    def crawl_settings(self) -> CrawlSettings:
+    def crawl_settings(self) -> CrawlLimits:
         return evolve(
             super().crawl_settings,
             lease_s=float(_env("LEASE_S", "180")),

@@ -13,6 +13,7 @@ from siteaudit.adapters.parse import LibraryPageParser
 from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditRequest
+from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.credit import EntryKind, audit_cost, credits
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.network import FetchRequest, FetchResponse
@@ -20,7 +21,7 @@ from siteaudit.ports.network import Fetcher
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
 from siteaudit.services.audit import audit_reference, start_audit
-from siteaudit.services.crawl import CrawlSettings, SliceOutcome, run_crawl_slice
+from siteaudit.services.crawl import CrawlDeps, SliceOutcome, run_crawl_slice
 from siteaudit.services.finalize import finalize_audit
 from siteaudit.services.reaper import Reaped, reap
 
@@ -78,8 +79,8 @@ class World:
     store: MemoryStore = field(factory=MemoryStore)
     crawl: MemoryCrawlStore = field(factory=MemoryCrawlStore)
     queue: MemoryTaskQueue = field(factory=MemoryTaskQueue)
-    settings: CrawlSettings = field(
-        factory=lambda: CrawlSettings(
+    limits: CrawlLimits = field(
+        factory=lambda: CrawlLimits(
             unlimited_rate=True, slice_pages=2, lease_s=LEASE_S, handover_s=HANDOVER_S
         )
     )
@@ -124,17 +125,16 @@ class World:
             return uow.audits.get_any(audit_id)
 
     def slice(self, audit_id: AuditId, *, holder: str | None = None) -> SliceOutcome:
-        return run_crawl_slice(
-            audit_id,
-            uow=self.uow(),
+        deps = CrawlDeps(
+            uow=self.uow,
             crawl=self.crawl,
             fetcher_factory=self.fetcher_factory(),
             parser=LibraryPageParser(),
             clock=self.clock,
             queue=self.queue,
-            settings=self.settings,
-            holder=holder,
+            limits=self.limits,
         )
+        return run_crawl_slice(audit_id, deps, holder=holder)
 
     def finalize(self, audit_id: AuditId) -> Audit:
         return finalize_audit(audit_id, uow=self.uow(), crawl=self.crawl, clock=self.clock)

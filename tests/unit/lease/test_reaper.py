@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 from lease_doubles import HANDOVER_S, LEASE_S, PAGES, World
 
 from siteaudit.domain.audit import AuditStatus
+from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.credit import EntryKind
 from siteaudit.domain.ids import AuditId
 from siteaudit.services.audit import audit_reference, cancel_audit
-from siteaudit.services.crawl import CrawlSettings
 
 
 def lease_of(world: World, audit_id: AuditId):  # type: ignore[no-untyped-def]
@@ -82,7 +82,7 @@ def test_a_slice_that_lost_its_lease_mid_way_stops_without_writing_its_batch_or_
                 uow.commit()
 
     world.on_fetch = stall_and_get_taken_over
-    world.settings = CrawlSettings(unlimited_rate=True, slice_pages=100, lease_s=LEASE_S)
+    world.limits = CrawlLimits(unlimited_rate=True, slice_pages=100, lease_s=LEASE_S)
     outcome = world.slice(audit_id)
     assert outcome.lease_lost and outcome.next == ""
     assert world.queue.pending() == []

@@ -9,6 +9,8 @@ from pytest_httpserver import HTTPServer
 
 from siteaudit.adapters.http.fetcher import HttpxBlockingFetcher, HttpxFetcher, follow_redirects
 from siteaudit.adapters.http.resolver import StaticResolver
+from siteaudit.adapters.system import FixedClock
+from siteaudit.domain.crawl import CrawlLimits, Scope
 from siteaudit.domain.facts import FetchError, Hop
 from siteaudit.domain.network import (
     AddressPolicy,
@@ -19,6 +21,7 @@ from siteaudit.domain.network import (
     redirect_refusal,
     redirect_target,
 )
+from siteaudit.services.crawl.politeness import Pacer, Politely
 
 SITE = "https://retro-clock.example"
 
@@ -100,6 +103,42 @@ def test_the_first_urls_own_port_stays_allowed_along_the_chain() -> None:
     )
 
     assert follow(site, FetchRequest("http://retro-clock.example:8080/")).response.status == 200
+
+
+CHAINS: Mapping[str, tuple[str, Mapping[str, tuple[int, str | None]]]] = {
+    "two hops to another host": (
+        f"{SITE}/old",
+        {f"{SITE}/old": (301, "/older"), f"{SITE}/older": (302, "https://www.retro-clock.example/new#top")},
+    ),
+    "eleven hops": (f"{SITE}/0", {f"{SITE}/{i}": (301, f"/{i + 1}") for i in range(11)}),
+    "a loop": (f"{SITE}/a", {f"{SITE}/a": (302, "/b"), f"{SITE}/b": (302, "/a")}),
+    "a port outside the crawl": (f"{SITE}/", {f"{SITE}/": (302, "http://retro-clock.example:6379/")}),
+    "the first URL's own port": (
+        "http://retro-clock.example:8080/",
+        {
+            "http://retro-clock.example:8080/": (301, "/home"),
+            "http://retro-clock.example:8080/home": (200, None),
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("chain", CHAINS.values(), ids=CHAINS.keys())
+def test_the_crawler_follows_redirects_exactly_as_the_fetcher_does(
+    chain: tuple[str, Mapping[str, tuple[int, str | None]]],
+) -> None:
+    start, pages = chain
+    by_fetcher, by_crawler = ScriptedSite(pages), ScriptedSite(pages)
+    limits = CrawlLimits(unlimited_rate=True)
+    scope = Scope.of(start)
+
+    async def crawler_follows() -> FollowedFetch:
+        politely = Politely(by_crawler, Pacer(limits, scope.host, None), limits, FixedClock(), scope, ())
+        return await politely.follow(FetchRequest(start, headers=(("Accept", "text/html"),)))
+
+    expected = follow(by_fetcher, FetchRequest(start, headers=(("Accept", "text/html"),)))
+    assert asyncio.run(crawler_follows()) == expected
+    assert by_crawler.requests == by_fetcher.requests
 
 
 def test_a_redirect_without_a_location_is_the_final_answer() -> None:

@@ -1,0 +1,180 @@
+"""Politeness: every request of a slice waits for its host's turn (1/max_rps, or robots.txt's longer
+Crawl-delay), backs off on 429/503 answers (Retry-After or an exponential pause), and follows redirects
+hop by hop with `RedirectChain`, each hop a new fetch through the SSRF guard after its own host's turn.
+"""
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Final
+from urllib.parse import urlsplit
+
+from attrs import evolve
+
+from siteaudit.domain.crawl import (
+    RATE_LIMIT_STATUSES,
+    VERIFY_HEADER,
+    CrawlLimits,
+    HostPace,
+    Scope,
+    is_rate_limit_answer,
+    pace_interval,
+    retry_after_seconds,
+)
+from siteaudit.domain.firewall import BODY_PREFIX_BYTES, detect_blocker
+from siteaudit.domain.network import (
+    MAX_REDIRECTS,
+    FetchRequest,
+    FetchResponse,
+    FollowedFetch,
+    RedirectChain,
+)
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.network import Fetcher
+
+log = logging.getLogger("siteaudit.crawl")
+
+_ACCEPT_HTML: Final = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+
+Headers = tuple[tuple[str, str], ...]
+
+
+def secret_headers(verify_token: str | None, crawler_secret: str | None) -> Headers:
+    """The header proving the crawl is the owner's: the crawler secret of a verified site, else the
+    audit's verify token, else none. Sent to the audited site only; never stored or logged."""
+    secret = crawler_secret or verify_token
+    return () if not secret else ((VERIFY_HEADER, secret),)
+
+
+def host_of(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return ""
+
+
+class Pacer:
+    """Per-host token buckets on the event loop's clock; their state crosses slices as wall-clock times."""
+
+    def __init__(self, limits: CrawlLimits, audited_host: str, crawl_delay: float | None) -> None:
+        self._limits = limits
+        self._host = audited_host
+        self._own_interval = pace_interval(limits, crawl_delay)
+        self._other_interval = pace_interval(limits, None)
+        self._paces: dict[str, HostPace] = {}
+
+    def restore(self, saved: Mapping[str, tuple[float, int]], *, wall_now: float, mono_now: float) -> None:
+        for host, (not_before, strikes) in saved.items():
+            self._paces[host] = HostPace(
+                self._interval(host), next_at=mono_now + max(0.0, not_before - wall_now), strikes=strikes
+            )
+
+    def export(self, *, wall_now: float, mono_now: float) -> dict[str, tuple[float, int]]:
+        return {
+            host: (wall_now + max(0.0, pace.next_at - mono_now), pace.strikes)
+            for host, pace in self._paces.items()
+            if pace.next_at > mono_now or pace.strikes
+        }
+
+    def obey_crawl_delay(self, crawl_delay: float | None, *, host: str | None = None) -> None:
+        """robots.txt was read: its Crawl-delay (if longer) spaces the audited host's requests from now.
+        `host`: the audited host moved there (the start URL redirected to its `www.` twin)."""
+        if host is not None and host != self._host:
+            self._paces.pop(host, None)
+            self._host = host
+        self._own_interval = pace_interval(self._limits, crawl_delay)
+        pace = self._paces.get(self._host)
+        if pace is not None:
+            self._paces[self._host] = evolve(pace, interval_s=self._own_interval)
+
+    def _interval(self, host: str) -> float:
+        return self._own_interval if host == self._host else self._other_interval
+
+    def _pace(self, host: str) -> HostPace:
+        pace = self._paces.get(host)
+        if pace is None:
+            pace = self._paces[host] = HostPace(self._interval(host))
+        return pace
+
+    async def turn(self, host: str) -> None:
+        loop = asyncio.get_running_loop()
+        pace, wait = self._pace(host).reserve(loop.time())
+        self._paces[host] = pace
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def rate_limited(self, host: str, retry_after_s: float | None) -> float:
+        now = asyncio.get_running_loop().time()
+        self._paces[host], pause = self._pace(host).rate_limited(now, retry_after_s, self._limits)
+        return pause
+
+    def answered(self, host: str) -> None:
+        pace = self._paces.get(host)
+        if pace is not None:
+            self._paces[host] = pace.answered()
+
+
+class Politely:
+    """Fetches through one audit's fetcher: host turns, rate-limit back-off, redirects hop by hop."""
+
+    def __init__(
+        self,
+        fetcher: Fetcher,
+        pacer: Pacer,
+        limits: CrawlLimits,
+        clock: Clock,
+        scope: Scope,
+        secret_headers: Headers,
+    ) -> None:
+        self.fetcher = fetcher
+        self.pacer = pacer
+        self.limits = limits
+        self.clock = clock
+        self.scope = scope
+        self.secret_headers = secret_headers
+        self.semaphore = asyncio.Semaphore(limits.concurrency)
+
+    def request(self, url: str, *, max_bytes: int, validators: Headers = ()) -> FetchRequest:
+        headers: Headers = (("Accept", _ACCEPT_HTML),)
+        if self.scope.contains(url):
+            # Only to the audited site: next_request drops them on any hop to another origin (and the
+            # validators on every hop).
+            headers += self.secret_headers + validators
+        return FetchRequest(
+            url, headers=headers, max_bytes=max_bytes, deadline_s=self.limits.request_deadline_s
+        )
+
+    async def follow(self, request: FetchRequest, *, max_hops: int = MAX_REDIRECTS) -> FollowedFetch:
+        chain: RedirectChain | FollowedFetch = RedirectChain.start(request, max_hops=max_hops)
+        while isinstance(chain, RedirectChain):
+            chain = chain.answered(await self._once(chain.request))
+        return chain
+
+    async def _once(self, request: FetchRequest) -> FetchResponse:
+        """One hop: after the host's turn, within the audit's connections, again after a 429/503."""
+        host = host_of(request.url)
+        attempt = 0
+        while True:
+            await self.pacer.turn(host)
+            async with self.semaphore:
+                response = await self.fetcher.fetch(request)
+            blocked = response.status in RATE_LIMIT_STATUSES and (
+                detect_blocker(
+                    response.status or 0,
+                    response.headers,
+                    response.body[:BODY_PREFIX_BYTES],
+                    body_size=len(response.body),
+                )
+                is not None
+            )
+            if (
+                not is_rate_limit_answer(response.status, blocked)
+                or attempt >= self.limits.rate_limit_retries
+            ):
+                if not is_rate_limit_answer(response.status, blocked):
+                    self.pacer.answered(host)
+                return response
+            retry_after = retry_after_seconds(response.header("retry-after"), self.clock.now())
+            pause = self.pacer.rate_limited(host, retry_after)
+            log.info("rate limited by %s (status %s): pausing %.1f s", host, response.status, pause)
+            attempt += 1

@@ -1,0 +1,177 @@
+"""One crawl slice, start to end: claim the audit's lease, open the audit, read the host files (first
+slice) or the checkpoint, crawl through the sliding window, checkpoint, and hand over.
+
+The modules it calls, in the order a slice meets them: `lease`, `host_files`, `window` (which starts
+`visit`s through `politeness` and writes them with `record`), `handover`. Dependencies travel as one
+`CrawlDeps`.
+"""
+
+import asyncio
+import logging
+
+from attrs import evolve, frozen
+
+from siteaudit.domain.audit import Audit, AuditStatus
+from siteaudit.domain.crawl import ROBOTS_AGENT, CrawlState, Phase, Scope, StopReason
+from siteaudit.domain.ids import AuditId
+from siteaudit.services.audit import begin_audit
+from siteaudit.services.crawl.deps import CrawlDeps
+from siteaudit.services.crawl.handover import hand_over
+from siteaudit.services.crawl.host_files import read_host_files, robots_of
+from siteaudit.services.crawl.lease import LeaseLost, SliceLease, slice_holder
+from siteaudit.services.crawl.politeness import Pacer, Politely, secret_headers
+from siteaudit.services.crawl.visit import Visits
+from siteaudit.services.crawl.window import crawl_window
+
+log = logging.getLogger("siteaudit.crawl")
+
+
+@frozen
+class SliceOutcome:
+    """What a slice did: `next` is what it queued ("slice", "finalize" or "" when the audit had ended).
+
+    `lease_lost`: another live slice held the audit's lease (nothing was done), or took it from this one
+    mid-slice (this one stopped and queued nothing).
+    """
+
+    audit_id: AuditId
+    fetched: int = 0  # URLs fetched by this slice (robots.txt and sitemaps not counted)
+    pages_crawled: int = 0  # the audit's total after the slice
+    next: str = ""
+    stop: StopReason | None = None
+    lease_lost: bool = False
+
+    @property
+    def partial(self) -> bool:
+        return self.stop is not None and self.stop.partial
+
+
+def run_crawl_slice(
+    audit_id: AuditId,
+    deps: CrawlDeps,
+    *,
+    verify_token: str | None = None,
+    crawler_secret: str | None = None,
+    holder: str | None = None,
+) -> SliceOutcome:
+    """Run one bounded slice of an audit's crawl, then queue the next slice or the finalisation.
+
+    Claims the audit (queued -> running). The first slice reads robots.txt and the sitemaps and seeds
+    the frontier; every slice then fetches batches until its budget (pages or seconds) is spent or the
+    crawl stops: frontier empty, page cap, time cap (both `partial`), or the audit no longer running
+    (cancelled between batches: nothing more is queued). `verify_token` (plain audits) or
+    `crawler_secret` (verified sites) is sent in `X-Service-Verify` to the audited origin only; it is
+    never stored or logged. An audit that already ended is left alone.
+
+    The slice holds the audit's lease as `holder` (a fresh name by default) while it works: a message
+    for an audit whose lease another live slice holds returns at once (`lease_lost`), doing nothing.
+    """
+    return asyncio.run(
+        arun_crawl_slice(
+            audit_id, deps, verify_token=verify_token, crawler_secret=crawler_secret, holder=holder
+        )
+    )
+
+
+async def arun_crawl_slice(
+    audit_id: AuditId,
+    deps: CrawlDeps,
+    *,
+    verify_token: str | None = None,
+    crawler_secret: str | None = None,
+    holder: str | None = None,
+) -> SliceOutcome:
+    """`run_crawl_slice` for callers already inside an event loop."""
+    lease = SliceLease(audit_id, holder or slice_holder(), uow=deps.uow, clock=deps.clock, limits=deps.limits)
+    if not lease.claim():
+        return SliceOutcome(audit_id, lease_lost=True)
+    try:
+        return await _claimed_slice(
+            audit_id, lease, deps, verify_token=verify_token, crawler_secret=crawler_secret
+        )
+    except LeaseLost:
+        log.warning("audit %s: the lease was taken over; this slice stops here", audit_id)
+        return SliceOutcome(audit_id, lease_lost=True)
+    finally:
+        # Failed (an exception on its way to the broker's retry) or already ended: free it for the retry.
+        lease.release()
+
+
+async def _claimed_slice(
+    audit_id: AuditId,
+    lease: SliceLease,
+    deps: CrawlDeps,
+    *,
+    verify_token: str | None,
+    crawler_secret: str | None,
+) -> SliceOutcome:
+    audit = begin_audit(audit_id, uow=deps.uow(), clock=deps.clock)
+    if audit.status is AuditStatus.FINALIZING:
+        # The slice that stopped the crawl may have died before queueing finalisation; finalising is
+        # idempotent, so asking again is safe.
+        lease.release()
+        deps.queue.finalize_audit(audit_id)
+        return SliceOutcome(audit_id, pages_crawled=audit.pages_crawled, next="finalize")
+    if audit.status is not AuditStatus.RUNNING:
+        return SliceOutcome(audit_id, pages_crawled=audit.pages_crawled)
+    limits = deps.limits.for_audit(audit)
+    saved = deps.crawl.checkpoint(audit_id)
+    state = CrawlState.from_json(saved) if saved else CrawlState(scope=Scope.of(audit.url))
+    state = evolve(state, slices=state.slices + 1)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    wall = deps.clock.now().timestamp()
+    fetcher = deps.fetcher_factory(limits.concurrency)
+    try:
+        pacer = Pacer(limits, state.scope.host, None)
+        pacer.restore(state.paces, wall_now=wall, mono_now=loop.time())
+        politely = Politely(
+            fetcher, pacer, limits, deps.clock, state.scope, secret_headers(verify_token, crawler_secret)
+        )
+        if state.phase is Phase.SETUP:
+            state = evolve(state, previous_audit=_previous_audit(audit, deps))
+            state, robots = await read_host_files(
+                state,
+                audit_id=audit_id,
+                politely=politely,
+                parser=deps.parser,
+                crawl=deps.crawl,
+                limits=limits,
+                beat=lease.beat,
+            )
+            start = deps.parser.normalise(audit.url) or audit.url
+            deps.crawl.frontier_add(audit_id, [(start, 0)])
+            state = evolve(state, phase=Phase.LINKS)
+            deps.crawl.save_checkpoint(audit_id, state.as_json())
+            lease.beat()
+        else:
+            robots = robots_of(state, deps.parser)
+        pacer.obey_crawl_delay(robots.rules.crawl_delay(ROBOTS_AGENT))
+        visits = Visits(
+            audit, deps, limits=limits, state=state, politely=politely, robots=robots, beat=lease.beat
+        )
+        closed = await crawl_window(visits, deps, started=started, beat=lease.beat)
+        mono, wall = loop.time(), deps.clock.now().timestamp()
+        state = evolve(visits.state, paces=pacer.export(wall_now=wall, mono_now=mono), stop=closed.stop)
+        deps.crawl.save_checkpoint(audit_id, state.as_json())
+    finally:
+        await fetcher.aclose()
+    handed = hand_over(audit_id, closed.stop, lease=lease, queue=deps.queue, verify_token=verify_token)
+    return SliceOutcome(
+        audit_id,
+        fetched=closed.fetched,
+        pages_crawled=closed.pages_crawled,
+        next=handed.next,
+        stop=closed.stop,
+        lease_lost=handed.lease_lost,
+    )
+
+
+def _previous_audit(audit: Audit, deps: CrawlDeps) -> int | None:
+    """The audit whose pages give this crawl its validators: the diff's previous audit, when its rows
+    are still there (an archived audit has no pages)."""
+    with deps.uow() as uow:
+        previous = uow.audits.latest_done(
+            team=audit.team_id, origin=audit.origin, site=audit.site_id, before=audit.id
+        )
+    return None if previous is None or previous.archived_at is not None else int(previous.id)
