@@ -41,6 +41,7 @@ from attrs import evolve, field, frozen, validators
 from siteaudit.domain.audit import DEFAULT_CONCURRENCY, Audit
 from siteaudit.domain.checks.page import directives
 from siteaudit.domain.facts import FetchError, LinkKind, PageFacts, RobotsFacts, SitemapFacts
+from siteaudit.domain.judgement import SITEMAP_MAX_URLS
 from siteaudit.domain.site import DEFAULT_MAX_RPS, MAX_RPS, MIN_RPS, UNVERIFIED_MAX_PAGES
 
 UNLINKED_DEPTH: Final = -1
@@ -79,7 +80,7 @@ class CrawlLimits:
     time_cap_s: float = TIME_CAP_S
     slice_pages: int = SLICE_PAGES
     slice_seconds: float = SLICE_SECONDS
-    max_sitemap_urls: int = 50_000  # sitemap URLs kept for membership and seeding
+    max_sitemap_urls: int = SITEMAP_MAX_URLS  # sitemap URLs kept for membership and seeding
     max_sitemaps: int = 50  # sitemap documents read (indexes and their children)
     max_crawl_delay_s: float = 10.0
     max_backoff_s: float = 60.0

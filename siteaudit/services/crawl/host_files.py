@@ -11,12 +11,13 @@ from attrs import evolve
 from siteaudit.domain.crawl import CONVENTIONAL_SITEMAPS, CrawlLimits, CrawlState, pack_ids
 from siteaudit.domain.facts import SitemapFacts
 from siteaudit.domain.ids import AuditId
+from siteaudit.domain.judgement import ROBOTS_TXT_READ_BYTES
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.parse import PageParser, RobotsReading
 from siteaudit.services.crawl.politeness import Politely
 
 ROBOTS_MAX_HOPS: Final = 5  # RFC 9309 2.3.1.2
-ROBOTS_BYTES: Final = 500 * 1024
+ROBOTS_BYTES: Final = ROBOTS_TXT_READ_BYTES
 
 
 async def read_host_files(
