@@ -1,5 +1,6 @@
 """The golden audit: the scripted Retro Clock site crawled and finalised gives exactly these findings."""
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -200,3 +201,20 @@ GOLDEN_TEMPLATES = {
     "/slow": 1,
     "/challenge": 0,
 }
+
+
+def test_the_golden_fix_prompt_puts_errors_first_and_quotes_the_broken_targets(site: SiteServer) -> None:
+    _, report = audited(site)
+    prompt = report["fix_prompt"]
+    origin = site.url("/").rstrip("/")
+
+    severities = re.findall(r"^## \d+\. .*\(`[a-z0-9_]+`, (error|warning|notice)\)$", prompt, flags=re.M)
+    assert severities == sorted(severities, key=["error", "warning", "notice"].index)
+    assert severities.count("error") == 7  # every error check of the site is in the prompt
+    assert re.search(
+        rf"^D\d+ broken target: {re.escape(origin)}/(loop-a|missing|broken)$", prompt, flags=re.M
+    )
+    assert "recheck" not in prompt.lower()
+    assert re.search(
+        r"^\d+ more fix\(es\) did not fit in this prompt; see the report's issues: `", prompt, re.M
+    )
