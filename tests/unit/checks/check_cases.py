@@ -442,6 +442,17 @@ PAGE_POSITIVE = [
         id="too_many_links",
     ),
     pytest.param(
+        "too_many_links",
+        page(
+            html_changes={
+                "links": tuple(Link(target=f"{ORIGIN}/p/{i}") for i in range(40)),
+                "anchor_links": 13_000,  # every <a href> counts: 13,000 links to 40 targets
+            }
+        ),
+        CONTEXT,
+        id="too_many_links-repeated-targets",
+    ),
+    pytest.param(
         "img_missing_dimensions",
         page(html_changes={"images": (Image(src=f"{ORIGIN}/img/a.jpg", width="640"),)}),
         CONTEXT,
@@ -766,6 +777,17 @@ PAGE_NEGATIVE = [
         page(html_changes={"links": tuple(Link(target=f"{ORIGIN}/p/{i}") for i in range(100))}),
         CONTEXT,
         id="too_many_links",
+    ),
+    pytest.param(
+        "too_many_links",
+        page(
+            html_changes={
+                "links": tuple(Link(target=f"{ORIGIN}/p/{i}") for i in range(40)),
+                "anchor_links": 100,  # 100 links to 40 targets: at the limit, not over it
+            }
+        ),
+        CONTEXT,
+        id="too_many_links-repeated-targets",
     ),
     pytest.param("img_missing_dimensions", page(), CONTEXT, id="img_missing_dimensions"),
     pytest.param(
