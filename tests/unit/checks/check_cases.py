@@ -1011,6 +1011,14 @@ SITE_POSITIVE = [
         id="internal_link_to_redirect",
     ),
     pytest.param(
+        "internal_link_to_redirect",
+        lambda: site(
+            home(*linked(OLD)),
+            page(OLD, redirects=hops((OLD, 301, GONE)), final_url=GONE, status_code=404, html=None),
+        ),
+        id="internal_link_to_redirect-ending-broken",
+    ),
+    pytest.param(
         "broken_external_link",
         lambda: site(home(*linked(PARTS, internal=False)), page(PARTS, status_code=500, html=None)),
         id="broken_external_link",
