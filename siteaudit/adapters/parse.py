@@ -54,7 +54,9 @@ class LibraryPageParser:
         self, body: bytes, *, url: str, found_via: str, status_code: int | None = 200, max_urls: int = 50_000
     ) -> SitemapReading:
         parsed = parse_sitemap(body, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls)
-        return SitemapReading(facts=parsed.facts, urls=parsed.urls, sitemaps=parsed.sitemaps)
+        return SitemapReading(
+            facts=parsed.facts, urls=parsed.urls, sitemaps=parsed.sitemaps, hreflangs=parsed.hreflangs
+        )
 
     def normalise(self, url: str, base: str | None = None) -> str | None:
         return normalise(url, base, policy=self.policy)

@@ -72,9 +72,10 @@ from siteaudit.domain.crawl import (
     shallowest,
     slice_over,
     stop_reason,
+    with_sitemap_alternates,
 )
 from siteaudit.domain.error import Conflict
-from siteaudit.domain.facts import Hop, Link, PageFacts, SitemapFacts
+from siteaudit.domain.facts import Hop, Hreflang, Link, PageFacts, SitemapFacts
 from siteaudit.domain.firewall import BODY_PREFIX_BYTES, detect_blocker
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
@@ -462,6 +463,7 @@ class _Slice:
         self.politely = politely
         self.robots = robots
         self.sitemap = IdSet(state.sitemap_ids)
+        self.sitemap_hreflangs = state.sitemap_hreflangs
         self.context = PageContext(start_url=audit.url, site_https=state.scope.origin.startswith("https:"))
         self.fetched = 0
 
@@ -503,7 +505,7 @@ class _Slice:
                 ttfb_ms=response.ttfb_ms,
                 total_ms=response.total_ms,
             )
-            return _Fetched(entry, page, purpose, not_modified=True)
+            return _Fetched(entry, self._with_sitemap_alternates(entry, page), purpose, not_modified=True)
         if response.error is not None or response.status is None:
             page = PageFacts(
                 url=url,
@@ -534,6 +536,8 @@ class _Slice:
         page = evolve(page, in_sitemap=in_sitemap)
         if purpose is Purpose.CHECK and page.html is not None:
             page = evolve(page, html=None)
+        if not hops:
+            page = self._with_sitemap_alternates(entry, page)
         if depth == 0 and hops:
             self._adopt(response.url)
         destination = None
@@ -546,6 +550,17 @@ class _Slice:
                 )
             page = evolve(page, html=None)
         return _Fetched(entry, page, purpose, destination=destination)
+
+    def _with_sitemap_alternates(self, entry: FrontierEntry, page: PageFacts) -> PageFacts:
+        """The listed page with the hreflang alternates its sitemap entry declares (xhtml:link)."""
+        pairs = self.sitemap_hreflangs.get(entry.url_id, ())
+        if not pairs and (page.html is None or not page.html.hreflangs):
+            return page
+        alternates = [
+            Hreflang(lang=lang, href=href, target=self.parser.normalise(href), source="sitemap")
+            for lang, href in pairs
+        ]
+        return with_sitemap_alternates(page, alternates)
 
     def _adopt(self, final_url: str) -> None:
         scope = self.scope.after_start_redirect(final_url)
@@ -694,6 +709,8 @@ async def _read_host_files(
     seen: set[str] = set()
     documents: list[SitemapFacts] = []
     listed: dict[str, None] = {}
+    alternates: dict[str, list[tuple[str, str]]] = {}  # listed URL -> its xhtml:link alternates
+    kept_alternates = 0
     total = 0
     while queue and len(documents) < limits.max_sitemaps:
         beat()
@@ -721,6 +738,11 @@ async def _read_host_files(
             normalised = parser.normalise(listed_url, url)
             if normalised is not None and scope.contains(normalised):
                 listed[normalised] = None
+        for listed_url, alternate in reading.hreflangs:
+            normalised = parser.normalise(listed_url, url)
+            if normalised in listed and kept_alternates < limits.max_sitemap_hreflangs:
+                alternates.setdefault(normalised, []).append((alternate.lang, alternate.href))
+                kept_alternates += 1
     ids = crawl.intern(audit.id, listed)
     state = evolve(
         state,
@@ -729,6 +751,7 @@ async def _read_host_files(
         sitemaps=tuple(documents),
         sitemap_ids=pack_ids(ids.values()),
         sitemap_urls_total=total,
+        sitemap_hreflangs={ids[listed_url]: tuple(pairs) for listed_url, pairs in alternates.items()},
     )
     return state, robots
 
