@@ -220,29 +220,33 @@ def safe_code(check_code: str) -> str:
     return _CODE_RE.sub("", check_code.lower())[:64] or "unknown_check"
 
 
+def _pages(count: int) -> str:
+    return "1 page" if count == 1 else f"{count} pages"
+
+
 def _where(label: str, fix: Fix) -> str:
     parts = []
     wide = fix.template_wide
     if len(wide) == 1:
-        parts.append(f"every page of template {label} ({wide[0].pages} pages)")
+        parts.append(f"every page of template {label} ({_pages(wide[0].pages)})")
     elif wide:
         pages = sum(item.pages for item in wide)
         parts.append(
-            f"every page of {len(wide)} templates listed under {label} ({pages} pages in all): one change "
+            f"every page of {len(wide)} templates listed under {label} ({_pages(pages)} in all): one change "
             "in the layout they share"
         )
     scattered = fix.scattered
     if len(scattered) == 1:
         item = scattered[0]
         if item.template_pages and item.pages >= item.template_pages:
-            parts.append(f"the {item.pages} page(s) of template {label}")
+            parts.append(f"all {_pages(item.pages)} of template {label}")
         elif item.template_pages:
             parts.append(f"{item.pages} of the {item.template_pages} pages of template {label}")
         else:
-            parts.append(f"{item.pages} page(s) listed under {label}")
+            parts.append(f"{_pages(item.pages)} listed under {label}")
     elif scattered:
         pages = sum(item.pages for item in scattered)
-        parts.append(f"{pages} pages in {len(scattered)} templates listed under {label}")
+        parts.append(f"{_pages(pages)} in {len(scattered)} templates listed under {label}")
     return "; also ".join(parts)
 
 
@@ -278,10 +282,8 @@ def _data_lines(label: str, fix: Fix, level: int) -> list[str]:
     lines = []
     for item in fix.items[:templates]:
         template = clean_text(item.template, limit=TEMPLATE_CHARS) or "(site-wide)"
-        if item.template_wide:
-            lines.append(f"{label} template: {template} (all {item.pages} pages)")
-        elif item.template_pages and item.pages >= item.template_pages:
-            lines.append(f"{label} template: {template} (all {item.pages} page(s))")
+        if item.template_wide or 0 < item.template_pages <= item.pages:
+            lines.append(f"{label} template: {template} (all {_pages(item.pages)})")
         elif item.template_pages:
             lines.append(f"{label} template: {template} ({item.pages} of {item.template_pages} pages)")
         else:
@@ -310,7 +312,7 @@ def _not_shown(fixes: list[Fix]) -> str:
     if not fixes:
         return ""
     listed = ", ".join(
-        f"`{safe_code(fix.check_code)}` ({fix.pages} pages)" for fix in fixes[:NOT_SHOWN_LISTED]
+        f"`{safe_code(fix.check_code)}` ({_pages(fix.pages)})" for fix in fixes[:NOT_SHOWN_LISTED]
     )
     more = f", and {len(fixes) - NOT_SHOWN_LISTED} more checks" if len(fixes) > NOT_SHOWN_LISTED else ""
     return (

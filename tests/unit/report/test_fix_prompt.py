@@ -142,7 +142,7 @@ def test_fixes_that_do_not_fit_are_listed_by_check_code_and_pages() -> None:
         r"^(\d+) more fix\(es\) did not fit in this prompt; see the report's issues: (.*)$", prompt, re.M
     )
     assert note is not None and int(note.group(1)) == 60 - len(shown)
-    listed = re.findall(r"`([a-z0-9_]+)` \((\d+) pages\)", note.group(2))
+    listed = re.findall(r"`([a-z0-9_]+)` \((\d+) pages?\)", note.group(2))
     by_code = {item.check_code: item for item in items}
     assert len(listed) == min(60 - len(shown), NOT_SHOWN_LISTED)
     assert not {code for code, _ in listed} & set(shown)
