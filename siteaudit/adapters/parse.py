@@ -61,7 +61,9 @@ class LibraryPageParser:
         max_urls: int = SITEMAP_MAX_URLS,
     ) -> SitemapReading:
         parsed = parse_sitemap(body, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls)
-        return SitemapReading(facts=parsed.facts, urls=parsed.urls, sitemaps=parsed.sitemaps)
+        return SitemapReading(
+            facts=parsed.facts, urls=parsed.urls, sitemaps=parsed.sitemaps, hreflangs=parsed.hreflangs
+        )
 
     def normalise(self, url: str, base: str | None = None) -> str | None:
         return normalise(url, base, policy=self.policy)

@@ -40,7 +40,7 @@ from attrs import evolve, field, frozen, validators
 
 from siteaudit.domain.audit import DEFAULT_CONCURRENCY, Audit
 from siteaudit.domain.checks.page import directives
-from siteaudit.domain.facts import FetchError, LinkKind, PageFacts, RobotsFacts, SitemapFacts
+from siteaudit.domain.facts import FetchError, Hreflang, LinkKind, PageFacts, RobotsFacts, SitemapFacts
 from siteaudit.domain.judgement import SITEMAP_MAX_URLS
 from siteaudit.domain.site import DEFAULT_MAX_RPS, MAX_RPS, MIN_RPS, UNVERIFIED_MAX_PAGES
 
@@ -82,6 +82,7 @@ class CrawlLimits:
     slice_seconds: float = SLICE_SECONDS
     max_sitemap_urls: int = SITEMAP_MAX_URLS  # sitemap URLs kept for membership and seeding
     max_sitemaps: int = 50  # sitemap documents read (indexes and their children)
+    max_sitemap_hreflangs: int = 10_000  # xhtml:link alternates kept for the listed pages (crawl state)
     max_crawl_delay_s: float = 10.0
     max_backoff_s: float = 60.0
     rate_limit_retries: int = 2  # fetches of one URL after a 429/503, before its answer is kept
@@ -360,6 +361,26 @@ class Phase(enum.StrEnum):
     DONE = "done"
 
 
+def with_sitemap_alternates(page: PageFacts, alternates: Iterable[Hreflang]) -> PageFacts:
+    """The page with its sitemap's hreflang alternates among its own (source `sitemap`), so the hreflang
+    checks see languages a site declares only in its sitemap. Alternates a page carried from an earlier
+    audit (reused after a 304) are replaced; those the page declares itself are not repeated."""
+    html = page.html
+    if html is None:
+        return page
+    kept = tuple(entry for entry in html.hreflangs if entry.source != "sitemap")
+    declared = {(entry.lang.strip().lower(), entry.target) for entry in kept}
+    added: list[Hreflang] = []
+    for entry in alternates:
+        key = (entry.lang.strip().lower(), entry.target)
+        if key not in declared:
+            declared.add(key)
+            added.append(entry)
+    if not added and len(kept) == len(html.hreflangs):
+        return page
+    return evolve(page, html=evolve(html, hreflangs=kept + tuple(added)))
+
+
 def pack_ids(ids: Iterable[int]) -> str:
     """A sorted set of URL ids as base64 of unsigned 32-bit integers: 4 bytes per id in memory."""
     packed = array.array("I", sorted(set(ids)))
@@ -407,6 +428,8 @@ class CrawlState:
     sitemaps: tuple[SitemapFacts, ...] = ()
     sitemap_ids: str = ""  # pack_ids of the URL ids listed in sitemaps
     sitemap_urls_total: int = 0  # listed, before the bound
+    # URL id of a listed page -> its sitemap's hreflang alternates, (lang, href) as written
+    sitemap_hreflangs: Mapping[int, tuple[tuple[str, str], ...]] = field(factory=dict)
     paces: Mapping[str, tuple[float, int]] = field(factory=dict)  # host -> (not before, epoch s; strikes)
     stop: StopReason | None = None
 
@@ -444,6 +467,10 @@ class CrawlState:
             ],
             "sitemap_ids": self.sitemap_ids,
             "sitemap_urls_total": self.sitemap_urls_total,
+            "sitemap_hreflangs": {
+                str(url_id): [list(pair) for pair in pairs]
+                for url_id, pairs in self.sitemap_hreflangs.items()
+            },
             "paces": {host: [at, strikes] for host, (at, strikes) in self.paces.items()},
             "stop": None if self.stop is None else self.stop.value,
         }
@@ -482,6 +509,10 @@ class CrawlState:
             ),
             sitemap_ids=data.get("sitemap_ids", ""),
             sitemap_urls_total=int(data.get("sitemap_urls_total", 0)),
+            sitemap_hreflangs={
+                int(url_id): tuple((str(lang), str(href)) for lang, href in pairs)
+                for url_id, pairs in data.get("sitemap_hreflangs", {}).items()
+            },
             paces={host: (float(at), int(strikes)) for host, (at, strikes) in data.get("paces", {}).items()},
             stop=None if data.get("stop") is None else StopReason(data["stop"]),
         )

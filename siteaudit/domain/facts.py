@@ -97,7 +97,8 @@ class HtmlFacts:
     json_ld: tuple[JsonLdBlock, ...] = ()
     has_microdata: bool = False
     has_rdfa: bool = False
-    links: tuple[Link, ...] = ()  # a/link/script/img references, resolved
+    links: tuple[Link, ...] = ()  # a/link/script/img references, resolved, each distinct one once
+    anchor_links: int = 0  # every <a href> that is a link (repeats counted); 0 in facts stored before
     anchors_generic: tuple[str, ...] = ()  # anchor texts judged non-descriptive (generic or empty)
     uncrawlable_anchors: tuple[str, ...] = ()  # raw href of <a> without href, javascript:, or bare "#"
     images: tuple[Image, ...] = ()

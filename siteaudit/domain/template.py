@@ -24,19 +24,25 @@ free text   anything else (`about`, `first-post`)                    `[slug]`
 
 1. Numeric, uuid, date and hash segments are data, never section names: each kind becomes one parameter
    even when only one such child exists, so `/products/7` is already `/products/[id]`. A numeric
-   parameter is named by what most of its values look like (years 1900-2099, then months and days
-   below a year), so a few odd pages do not rename a large section's template.
+   parameter is `[id]` unless its values read as a calendar: `[year]` when most values are years
+   1900-2099 *and* either there are at least `MIN_SIBLINGS` of them or zero-padded months follow
+   (`/2024/05/...`); `[month]` and `[day]` below a year. One value never decides `[year]`, so a name
+   does not flip when siblings arrive (`/products/1900` is an `[id]` alone and beside `/products/1`),
+   and a few odd values do not rename a large section (`/archive/1` among a hundred years).
 2. Language codes are short words too (`it`, `no`), so they become `[lang]` only when at least two
    siblings look like language codes (`/en/...` and `/de/...`).
 3. Free-text siblings become `[slug]` only when there are *many* of them: at least
-   `MIN_SIBLINGS` (5), or `MIN_TOP_LEVEL_SIBLINGS` (20) for top-level sections (directly under the root,
-   or directly under a root-level `[lang]`), because top-level pages (`/about`, `/contact`, `/pricing`)
-   are usually hand-made and each its own template.
-   Among many free-text siblings, a *hub* (a child that itself has at least `MIN_SIBLINGS` distinct
-   children, counting each parameter kind once, like `/blog/category` above `/blog/category/news`,
-   `/blog/category/tips`, ...) stays literal while the others become `[slug]`, unless the hubs are
-   themselves at least `MIN_SIBLINGS` strong (`/users/alice/...`, `/users/bob/...`), in which case every
-   free-text sibling becomes `[slug]`.
+   `MIN_SIBLINGS` (5), or `MIN_TOP_LEVEL_SIBLINGS` (20) at top-level positions (directly under the
+   root, or directly under a root-level `[lang]` or `[slug]`), because top-level pages (`/about`,
+   `/contact`, `/pricing`) are usually hand-made and each its own template.
+   Among many free-text siblings, a *section* stays literal while the others become `[slug]`: a child
+   that heads pages of its own kind, that is with at least `MIN_SIBLINGS` distinct children (counting
+   each parameter kind once, like `/blog/category` above `/blog/category/news`, ...), or with data
+   children (`/products/7`), or with language versions (`/docs/en`, `/docs/de`). So a crowded root does
+   not swallow its catalogue, documentation tree or recipe collection: only the pages that live at the
+   root share the root-level `[slug]`. When the sections are themselves many (at least the position's
+   threshold: `/users/alice/...`, `/users/bob/...`, or twenty-five category directories at the root),
+   every free-text sibling becomes `[slug]`.
 4. Siblings that became one parameter are merged (their subtrees are united) and the simplification
    continues below the merged node, so `/docs/en/install` and `/docs/de/setup` give `/docs/[lang]/...`
    and the pages below are judged together.
@@ -159,6 +165,21 @@ def _distinct_children(node: _Node) -> int:
     return len(distinct)
 
 
+def _is_section(node: _Node) -> bool:
+    """Whether a free-text child heads pages of its own kind: many distinct children (a hub such as
+    `/blog/category`), or data below it (`/products/7`), or language versions (`/docs/en`, `/docs/de`)."""
+    langs = 0
+    for key in node.children:
+        kind = segment_kind(key)
+        if kind in _ALWAYS_PARAMETER:
+            return True
+        if kind == LANG:
+            langs += 1
+            if langs >= MIN_LANGUAGE_SIBLINGS:
+                return True
+    return _distinct_children(node) >= MIN_SIBLINGS
+
+
 def _collapse(node: _Node, kind: str, keys: list[str]) -> None:
     taken = [node.children.pop(key) for key in keys]
     values = set(keys)
@@ -191,18 +212,19 @@ def _simplify(root: _Node) -> None:
         free = by_kind.get(SLUG, [])
         threshold = MIN_TOP_LEVEL_SIBLINGS if top_level else MIN_SIBLINGS
         if len(free) >= threshold:
-            hubs = [key for key in free if _distinct_children(node.children[key]) >= MIN_SIBLINGS]
-            if len(hubs) >= MIN_SIBLINGS or not hubs:
+            sections = {key for key in free if _is_section(node.children[key])}
+            if len(sections) >= threshold or not sections:
                 _collapse(node, SLUG, free)
             else:
-                hub_set = set(hubs)
-                members = [key for key in free if key not in hub_set]
+                members = [key for key in free if key not in sections]
                 if len(members) >= threshold:
                     _collapse(node, SLUG, members)
         for child in node.children.values():
             stack.append((child, False))
         for kind, child in node.params.items():
-            stack.append((child, top_level and node is root and kind == LANG))
+            # The children of a root-level language or free-text parameter are still top-level pages
+            # (`/en/about`; `/about/team` beside `/press/kit`): only many of them make one template.
+            stack.append((child, top_level and node is root and kind in (LANG, SLUG)))
 
 
 @frozen
@@ -232,14 +254,30 @@ def _is_month(value: str) -> bool:
     return len(value) <= 2 and 1 <= int(value) <= 12
 
 
+def _is_padded_month(value: str) -> bool:
+    return len(value) == 2 and 1 <= int(value) <= 12
+
+
 def _is_day(value: str) -> bool:
     return len(value) <= 2 and 1 <= int(value) <= 31
 
 
+def _is_calendar_year(node: _Node) -> bool:
+    """Whether a numeric parameter reads as years: most values are years, and either there are many of
+    them or zero-padded months follow (`/2024/05/...`). One value alone never decides it, so
+    `/products/1900` is an `[id]` before and after `/products/1` arrives."""
+    if not _most(node.values, _is_year):
+        return False
+    if len(node.values) >= MIN_SIBLINGS:
+        return True
+    months = node.params.get(NUMERIC)
+    return months is not None and _most(months.values, _is_padded_month)
+
+
 def _param_name(kind: str, node: _Node, parent_literal: str | None, parent_name: str | None) -> str:
-    """A parameter's name. Numeric ones are named by what most of their values look like, so that a
-    few pages added to a large section do not rename its template (`/archive/[year]` stays so when
-    `/archive/1` appears among a hundred years)."""
+    """A parameter's name. Numeric ones are named by the shape of their values and of what follows, so
+    that neither a few pages added to a large section (`/archive/[year]` stays so when `/archive/1`
+    appears among a hundred years) nor the first siblings of a lone value rename its template."""
     if kind != NUMERIC:
         return {UUID: "uuid", DATE: "date", HASH: "hash", LANG: "lang"}.get(kind, "slug")
     if parent_literal is not None and parent_literal.lower() in _PAGINATION_WORDS:
@@ -248,7 +286,7 @@ def _param_name(kind: str, node: _Node, parent_literal: str | None, parent_name:
         return "month"
     if parent_name == "month" and _most(node.values, _is_day):
         return "day"
-    if _most(node.values, _is_year):
+    if _is_calendar_year(node):
         return "year"
     return "id"
 

@@ -114,9 +114,12 @@ class IssueLine(NamedTuple):
 
 
 def first_quote(details: Mapping[str, Any], keys: Sequence[str]) -> str | None:
-    """The value of the first of `keys` that holds a non-empty string in `details` (`IssueLine.quote`)."""
+    """The value of the first of `keys` that holds a non-empty string, or a list whose first item is one,
+    in `details` (`IssueLine.quote`): that string."""
     for key in keys:
         value = details.get(key)
+        if isinstance(value, list | tuple) and value:
+            value = value[0]
         if isinstance(value, str) and value:
             return value
     return None

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from attrs import frozen
 
-from siteaudit.domain.facts import FetchError, Hop, PageFacts, RobotsFacts, SitemapFacts
+from siteaudit.domain.facts import FetchError, Hop, Hreflang, PageFacts, RobotsFacts, SitemapFacts
 from siteaudit.domain.judgement import SITEMAP_MAX_URLS
 
 
@@ -36,6 +36,7 @@ class SitemapReading:
     facts: SitemapFacts
     urls: tuple[str, ...] = ()  # page URLs of a urlset, as written
     sitemaps: tuple[str, ...] = ()  # child sitemaps of an index
+    hreflangs: tuple[tuple[str, Hreflang], ...] = ()  # (listed URL as written, its xhtml:link alternate)
 
 
 class PageParser(Protocol):
@@ -80,7 +81,8 @@ class PageParser(Protocol):
     ) -> SitemapReading:
         """One sitemap document (XML, gzip by magic bytes, or plain text), without network access and
         without expanding entities; problems (not_xml, wrong_root, too_many_urls, too_large, bad_gzip) are
-        recorded in the facts, never raised."""
+        recorded in the facts, never raised. The hreflang alternates of `xhtml:link` entries come with the
+        URL they were listed for."""
         ...
 
     def normalise(self, url: str, base: str | None = None) -> str | None:

@@ -30,6 +30,7 @@ from siteaudit.domain.diff import NewIssueSamples, PreviousAudit, diff_summary
 from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.prompt import QUOTED_DETAILS
 from siteaudit.domain.report import AllowListAdvice, AuditIdentity, PageSummary, ReportTally
 from siteaudit.domain.task import findings_from_issues, refresh_tasks
 from siteaudit.domain.template import infer_templates
@@ -41,7 +42,6 @@ from siteaudit.services.archive import ArchivedIdentities, stored_identities
 from siteaudit.services.audit import settle_ended_audit
 
 BATCH = 5_000
-_EVIDENCE_KEYS = ("title", "description", "h1", "anchor", "text")
 
 
 def _batches(items: Iterator[Any], size: int = BATCH) -> Iterator[list[Any]]:
@@ -269,7 +269,7 @@ def build_report(
     for page in pages:
         tally.add_page(page)
     kept: list[Issue] = []
-    for batch in _batches(crawl.stream_issue_lines(audit.id, quote=_EVIDENCE_KEYS)):
+    for batch in _batches(crawl.stream_issue_lines(audit.id, quote=QUOTED_DETAILS)):
         tally.add_issues((i.check_code, i.severity, i.url, i.template, i.quote) for i in batch)
         if archived is not None:
             archived.add(batch)

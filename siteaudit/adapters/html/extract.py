@@ -294,6 +294,7 @@ class _Page:
         self.open_graph: set[str] = set()
         self.json_ld: list[JsonLdBlock] = []
         self.links: dict[tuple[str, LinkKind, bool], None] = {}
+        self.anchor_links = 0  # every <a href> link, repeats included (`links` keeps each once)
         self.generic: list[str] = []
         self.uncrawlable: list[str] = []
         self.images: list[Image] = []
@@ -425,6 +426,7 @@ class _Page:
         # The hot loop of link-heavy pages: locals instead of attribute lookups and method calls.
         resolve, links, generic, uncrawlable = self.resolver, self.links, self.generic, self.uncrawlable
         kind = LinkKind.A
+        count = 0
         for node in nodes:
             attrs = node.attributes
             href = attrs.get("href")
@@ -446,6 +448,7 @@ class _Page:
                 continue
             rel = attrs.get("rel")
             links[(target, kind, rel is not None and "nofollow" in rel.lower().split())] = None
+            count += 1
             text = node.text()
             if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
                 continue  # too long to be generic even once whitespace is collapsed
@@ -459,6 +462,7 @@ class _Page:
                             break
             if not text or text.lower().strip(ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
                 generic.append(text)
+        self.anchor_links += count
 
     def image(self, node: LexborNode) -> None:
         attrs = node.attributes
@@ -656,6 +660,7 @@ def facts_from_tree(
         has_microdata=bool(has_microdata),
         has_rdfa=bool(has_rdfa),
         links=page.link_facts(),
+        anchor_links=page.anchor_links,
         anchors_generic=tuple(page.generic),
         uncrawlable_anchors=tuple(page.uncrawlable),
         images=tuple(page.images),

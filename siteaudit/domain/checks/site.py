@@ -382,14 +382,12 @@ class _SiteRun:
                     self.linked.add(record.final)  # the destination is reachable through the link
                 if record.first_status in _TEMPORARY_REDIRECTS and not record.alias:
                     temporary.setdefault(target, record)
-            code = _link_code(link, record, self.limits)
-            if code is None:
-                continue
-            marker = (code, source, target)
-            if marker in emitted:
-                continue
-            emitted.add(marker)
-            self.issues.append(_link_issue(code, source, link, record))
+            for code in _link_codes(link, record, self.limits):
+                marker = (code, source, target)
+                if marker in emitted:
+                    continue
+                emitted.add(marker)
+                self.issues.append(_link_issue(code, source, link, record))
         for record in temporary.values():
             self.issues.append(issue("redirect_temporary", record.url, status=record.first_status))
 
@@ -406,8 +404,8 @@ class _SiteRun:
         linked = self.linked
         urls = table.urls
         known_ids = len(urls)
-        # (target, flags) -> (target key, counts towards `linked` unless a self-link, issue code, record)
-        actions: dict[int, tuple[str, bool, str | None, _Known | None] | None] = {}
+        # (target, flags) -> (target key, counts towards `linked` unless a self-link, issue codes, record)
+        actions: dict[int, tuple[str, bool, tuple[str, ...], _Known | None] | None] = {}
         last_source = -1
         source_key = ""
         source_url: str | None = None
@@ -426,22 +424,23 @@ class _SiteRun:
                     )
                 if action is None:
                     continue
-                target_key, counts, code, record = action
+                target_key, counts, codes, record = action
                 if counts and target_key != source_key:
                     linked.add(target_key)
-                if code is None or record is None:
+                if not codes or record is None:
                     continue
-                marker = (code, source, target_key)
-                if marker in emitted:
-                    continue
-                emitted.add(marker)
-                link = Link(
-                    target=urls[target] or "",
-                    kind=LINK_KINDS[flags >> 2],
-                    internal=bool(flags & 2),
-                    nofollow=bool(flags & 1),
-                )
-                self.issues.append(_link_issue(code, source_url, link, record))
+                for code in codes:
+                    marker = (code, source, target_key)
+                    if marker in emitted:
+                        continue
+                    emitted.add(marker)
+                    link = Link(
+                        target=urls[target] or "",
+                        kind=LINK_KINDS[flags >> 2],
+                        internal=bool(flags & 2),
+                        nofollow=bool(flags & 1),
+                    )
+                    self.issues.append(_link_issue(code, source_url, link, record))
         for record in temporary.values():
             self.issues.append(issue("redirect_temporary", record.url, status=record.first_status))
 
@@ -452,7 +451,7 @@ class _SiteRun:
         urls: Sequence[str | None],
         known_ids: int,
         temporary: dict[str, _Known],
-    ) -> tuple[str, bool, str | None, _Known | None] | None:
+    ) -> tuple[str, bool, tuple[str, ...], _Known | None] | None:
         """What every link to `target` with `flags` does (see `_read_link_table`); None: nothing at all."""
         target_url = urls[target] if 0 < target < known_ids else None
         if target_url is None:
@@ -463,17 +462,17 @@ class _SiteRun:
         counts = kind is LinkKind.A and internal
         record = self.known.get(key)
         if record is None or record.transient:
-            return (key, True, None, None) if counts else None
+            return (key, True, (), None) if counts else None
         if counts and record.redirected:
             if record.final is not None:
                 self.linked.add(record.final)
             if record.first_status in _TEMPORARY_REDIRECTS and not record.alias:
                 temporary.setdefault(key, record)
         link = Link(target=target_url, kind=kind, internal=internal, nofollow=bool(flags & 1))
-        code = _link_code(link, record, self.limits)
-        if code is None and not counts:
+        codes = _link_codes(link, record, self.limits)
+        if not codes and not counts:
             return None
-        return (key, counts, code, record)
+        return (key, counts, codes, record)
 
     # --- after both passes --------------------------------------------------------------------------
 
@@ -724,20 +723,22 @@ class _SiteRun:
             self.issues.append(issue("llms_txt_missing", f"{self.origin}/llms.txt"))
 
 
-def _link_code(link: Link, record: _Known, limits: Thresholds) -> str | None:
-    """The target check a link triggers on its source page, if any."""
+def _link_codes(link: Link, record: _Known, limits: Thresholds) -> tuple[str, ...]:
+    """The target checks a link triggers on its source page. Each is judged on its own condition, so a
+    link to a redirect that ends on a broken page is both a link to a redirect and a broken link."""
     if link.kind is LinkKind.A:
+        codes: tuple[str, ...] = ()
         if record.failed:
-            return "broken_internal_link" if link.internal else "broken_external_link"
+            codes += ("broken_internal_link" if link.internal else "broken_external_link",)
         if link.internal and record.redirected:
-            return "internal_link_to_redirect"
-        return None
+            codes += ("internal_link_to_redirect",)
+        return codes
     if link.kind is LinkKind.IMG:
-        if record.failed:
-            return "img_broken" if link.internal else None
+        if record.failed:  # no image was served, so it has no size to judge
+            return ("img_broken",) if link.internal else ()
         if record.size > limits.image_max_bytes:
-            return "img_too_large"
-    return None
+            return ("img_too_large",)
+    return ()
 
 
 def _link_issue(code: str, source: str, link: Link, record: _Known) -> Issue:

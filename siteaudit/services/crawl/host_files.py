@@ -48,6 +48,8 @@ async def read_host_files(
     seen: set[str] = set()
     documents: list[SitemapFacts] = []
     listed: dict[str, None] = {}
+    alternates: dict[str, list[tuple[str, str]]] = {}  # listed URL -> its xhtml:link alternates
+    kept_alternates = 0
     total = 0
     while queue and len(documents) < limits.max_sitemaps:
         beat()
@@ -75,6 +77,11 @@ async def read_host_files(
             normalised = parser.normalise(listed_url, url)
             if normalised is not None and scope.contains(normalised):
                 listed[normalised] = None
+        for listed_url, alternate in reading.hreflangs:
+            normalised = parser.normalise(listed_url, url)
+            if normalised in listed and kept_alternates < limits.max_sitemap_hreflangs:
+                alternates.setdefault(normalised, []).append((alternate.lang, alternate.href))
+                kept_alternates += 1
     ids = crawl.intern(audit_id, listed)
     state = evolve(
         state,
@@ -83,6 +90,7 @@ async def read_host_files(
         sitemaps=tuple(documents),
         sitemap_ids=pack_ids(ids.values()),
         sitemap_urls_total=total,
+        sitemap_hreflangs={ids[listed_url]: tuple(pairs) for listed_url, pairs in alternates.items()},
     )
     return state, robots
 

@@ -21,8 +21,17 @@ from attrs import evolve, frozen
 
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.checks.page import PageContext
-from siteaudit.domain.crawl import ROBOTS_AGENT, CrawlLimits, CrawlState, IdSet, Purpose, Scope, purpose_of
-from siteaudit.domain.facts import PageFacts
+from siteaudit.domain.crawl import (
+    ROBOTS_AGENT,
+    CrawlLimits,
+    CrawlState,
+    IdSet,
+    Purpose,
+    Scope,
+    purpose_of,
+    with_sitemap_alternates,
+)
+from siteaudit.domain.facts import Hreflang, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.ports.crawl import FrontierEntry
 from siteaudit.ports.parse import RobotsReading
@@ -97,6 +106,7 @@ class Visits:
         self.robots = robots
         self.beat = beat
         self.sitemap = IdSet(state.sitemap_ids)
+        self.sitemap_hreflangs = state.sitemap_hreflangs
         self.context = PageContext(start_url=audit.url, site_https=state.scope.origin.startswith("https:"))
         self.fetched = 0  # URLs fetched by this slice (robots.txt and sitemaps not counted)
 
@@ -143,7 +153,7 @@ class Visits:
                 ttfb_ms=response.ttfb_ms,
                 total_ms=response.total_ms,
             )
-            return Visit(entry, page, purpose, not_modified=True)
+            return Visit(entry, self._with_sitemap_alternates(entry, page), purpose, not_modified=True)
         if response.error is not None or response.status is None:
             page = PageFacts(
                 url=url,
@@ -174,6 +184,8 @@ class Visits:
         page = evolve(page, in_sitemap=in_sitemap)
         if purpose is Purpose.CHECK and page.html is not None:
             page = evolve(page, html=None)
+        if not hops:
+            page = self._with_sitemap_alternates(entry, page)
         if depth == 0 and hops:
             self._adopt(response.url)
         destination = None
@@ -186,6 +198,17 @@ class Visits:
                 )
             page = evolve(page, html=None)
         return Visit(entry, page, purpose, destination=destination)
+
+    def _with_sitemap_alternates(self, entry: FrontierEntry, page: PageFacts) -> PageFacts:
+        """The listed page with the hreflang alternates its sitemap entry declares (xhtml:link)."""
+        pairs = self.sitemap_hreflangs.get(entry.url_id, ())
+        if not pairs and (page.html is None or not page.html.hreflangs):
+            return page
+        alternates = [
+            Hreflang(lang=lang, href=href, target=self.parser.normalise(href), source="sitemap")
+            for lang, href in pairs
+        ]
+        return with_sitemap_alternates(page, alternates)
 
     def _adopt(self, final_url: str) -> None:
         scope = self.scope.after_start_redirect(final_url)
@@ -239,6 +262,7 @@ class Visits:
             beat=self.beat,
         )
         self.sitemap = IdSet(self.state.sitemap_ids)
+        self.sitemap_hreflangs = self.state.sitemap_hreflangs
         self.politely.pacer.obey_crawl_delay(
             self.robots.rules.crawl_delay(ROBOTS_AGENT), host=self.scope.host
         )

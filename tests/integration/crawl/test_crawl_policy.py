@@ -137,6 +137,7 @@ def test_the_checkpoint_survives_a_json_round_trip() -> None:
             SitemapFacts(url="https://retro-clock.example/s.xml", url_count=2, problems=("bad_gzip",)),
         ),
         sitemap_ids=pack_ids([9, 3, 3, 120_000]),
+        sitemap_hreflangs={9: (("de", "https://retro-clock.example/de/"), ("x-default", "/"))},
         paces={"retro-clock.example": (1_800_000_000.5, 1)},
         stop=StopReason.PAGE_CAP,
     )

@@ -1,5 +1,6 @@
 """The golden audit: the scripted Retro Clock site crawled and finalised gives exactly these findings."""
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -50,6 +51,24 @@ def test_the_retro_clock_site_yields_exactly_the_golden_findings(site: SiteServe
     assert report["health_score"] == GOLDEN_SCORE
     assert report["totals"] == GOLDEN_TOTALS
     assert {group["template"]: group["pages"] for group in report["templates"]} == GOLDEN_TEMPLATES
+
+
+def test_each_link_check_of_the_golden_home_page_names_its_targets(site: SiteServer) -> None:
+    crawl, _ = audited(site)
+    origin = site.url("/").rstrip("/")
+    targets = {
+        (issue.check_code, str(issue.details["target"]).removeprefix(origin))
+        for _, issue in crawl.crawl.stream_issues(crawl.audit_id)
+        if issue.check_code in ("broken_internal_link", "internal_link_to_redirect")
+    }
+    # /loop-a redirects and never ends on a page: a link to a redirect and a broken link both (issue 12).
+    assert targets == {
+        ("broken_internal_link", "/loop-a"),
+        ("broken_internal_link", "/missing"),
+        ("broken_internal_link", "/broken"),
+        ("internal_link_to_redirect", "/old"),
+        ("internal_link_to_redirect", "/loop-a"),
+    }
 
 
 # Frozen from a reviewed run: every finding below was checked against the site's script by hand.
@@ -200,3 +219,20 @@ GOLDEN_TEMPLATES = {
     "/slow": 1,
     "/challenge": 0,
 }
+
+
+def test_the_golden_fix_prompt_puts_errors_first_and_quotes_the_broken_targets(site: SiteServer) -> None:
+    _, report = audited(site)
+    prompt = report["fix_prompt"]
+    origin = site.url("/").rstrip("/")
+
+    severities = re.findall(r"^## \d+\. .*\(`[a-z0-9_]+`, (error|warning|notice)\)$", prompt, flags=re.M)
+    assert severities == sorted(severities, key=["error", "warning", "notice"].index)
+    assert severities.count("error") == 7  # every error check of the site is in the prompt
+    assert re.search(
+        rf"^D\d+ broken target: {re.escape(origin)}/(loop-a|missing|broken)$", prompt, flags=re.M
+    )
+    assert "recheck" not in prompt.lower()
+    assert re.search(
+        r"^\d+ more fix\(es\) did not fit in this prompt; see the report's issues: `", prompt, re.M
+    )

@@ -73,17 +73,24 @@ def test_issue_lines_quote_the_first_wanted_detail_and_show_assigned_templates(b
             Issue("title_duplicate", Severity.WARNING, f"{SITE}/a", details={"title": "Clocks", "count": 2}),
             Issue("broken_internal_link", Severity.ERROR, f"{SITE}/b", details={"target": "x", "text": ""}),
             Issue("h1_missing", Severity.NOTICE, f"{SITE}/a", "/[slug]", details={"h1": 3, "anchor": "Buy"}),
+            Issue(
+                "insecure_form",
+                Severity.WARNING,
+                f"{SITE}/a",
+                details={"actions": ["http://f.example/", "x"]},
+            ),
         ],
     )
     store.assign_templates(audit, [(2, "/b")])
-    lines = list(store.stream_issue_lines(audit, quote=("title", "h1", "anchor", "text")))
+    lines = list(store.stream_issue_lines(audit, quote=("title", "h1", "anchor", "text", "actions")))
     assert [(x.url_id, x.check_code, x.severity, x.template, x.quote) for x in lines] == [
         (1, "title_duplicate", Severity.WARNING, "", "Clocks"),
         (2, "broken_internal_link", Severity.ERROR, "/b", None),
         (1, "h1_missing", Severity.NOTICE, "/[slug]", "Buy"),
+        (1, "insecure_form", Severity.WARNING, "", "http://f.example/"),  # a list quotes its first string
     ]
     assert next((x.url, x.quote) for x in store.stream_issue_lines(audit)) == (f"{SITE}/a", None)
-    assert [i.template for _, i in store.stream_issues(audit)] == ["", "/b", "/[slug]"]
+    assert [i.template for _, i in store.stream_issues(audit)] == ["", "/b", "/[slug]", ""]
     issues, total = store.list_issues(audit, template="/b")
     assert total == 1 and [i.check_code for i in issues] == ["broken_internal_link"]
 

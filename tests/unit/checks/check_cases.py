@@ -442,6 +442,17 @@ PAGE_POSITIVE = [
         id="too_many_links",
     ),
     pytest.param(
+        "too_many_links",
+        page(
+            html_changes={
+                "links": tuple(Link(target=f"{ORIGIN}/p/{i}") for i in range(40)),
+                "anchor_links": 13_000,  # every <a href> counts: 13,000 links to 40 targets
+            }
+        ),
+        CONTEXT,
+        id="too_many_links-repeated-targets",
+    ),
+    pytest.param(
         "img_missing_dimensions",
         page(html_changes={"images": (Image(src=f"{ORIGIN}/img/a.jpg", width="640"),)}),
         CONTEXT,
@@ -767,6 +778,17 @@ PAGE_NEGATIVE = [
         CONTEXT,
         id="too_many_links",
     ),
+    pytest.param(
+        "too_many_links",
+        page(
+            html_changes={
+                "links": tuple(Link(target=f"{ORIGIN}/p/{i}") for i in range(40)),
+                "anchor_links": 100,  # 100 links to 40 targets: at the limit, not over it
+            }
+        ),
+        CONTEXT,
+        id="too_many_links-repeated-targets",
+    ),
     pytest.param("img_missing_dimensions", page(), CONTEXT, id="img_missing_dimensions"),
     pytest.param(
         "hsts_missing",
@@ -987,6 +1009,14 @@ SITE_POSITIVE = [
         "internal_link_to_redirect",
         lambda: site(home(*linked(OLD)), _redirect(OLD, 301, WALL), _distinct(WALL)),
         id="internal_link_to_redirect",
+    ),
+    pytest.param(
+        "internal_link_to_redirect",
+        lambda: site(
+            home(*linked(OLD)),
+            page(OLD, redirects=hops((OLD, 301, GONE)), final_url=GONE, status_code=404, html=None),
+        ),
+        id="internal_link_to_redirect-ending-broken",
     ),
     pytest.param(
         "broken_external_link",

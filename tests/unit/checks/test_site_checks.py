@@ -17,6 +17,7 @@ from check_cases import (
     _distinct,
     _redirect,
     home,
+    hops,
     linked,
     page,
     site,
@@ -75,6 +76,31 @@ def test_a_broken_internal_link_is_one_issue_per_page_and_target() -> None:
         (i.url, i.details["target"], i.details["status"]) for i in of(issues, "broken_internal_link")
     )
     assert broken == [(START, GONE, 404), (WALL, GONE, 404)]
+
+
+def test_each_link_check_is_judged_on_its_own_condition() -> None:
+    # A link to a redirect that ends on a broken page is both; a plain broken link or a plain redirect
+    # is one of them only.
+    ends_broken = page(OLD, redirects=hops((OLD, 301, GONE)), final_url=GONE, status_code=404, html=None)
+    cases = {
+        "redirect-to-404": (
+            site(home(*linked(OLD)), ends_broken),
+            {"broken_internal_link", "internal_link_to_redirect"},
+        ),
+        "404": (site(home(*linked(GONE)), page(GONE, status_code=404, html=None)), {"broken_internal_link"}),
+        "redirect-to-200": (
+            site(home(*linked(OLD)), _redirect(OLD, 301, WALL), _distinct(WALL)),
+            {"internal_link_to_redirect"},
+        ),
+    }
+    for name, (facts, expected) in cases.items():
+        on_home = {
+            (i.check_code, i.details["target"])
+            for i in check_site(facts)
+            if i.url == START and i.check_code in {"broken_internal_link", "internal_link_to_redirect"}
+        }
+        target = GONE if name == "404" else OLD
+        assert on_home == {(code, target) for code in expected}, name
 
 
 def test_sitemap_url_non_200_is_an_error_for_errors_and_a_warning_for_redirects() -> None:

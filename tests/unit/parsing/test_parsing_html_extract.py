@@ -197,6 +197,14 @@ def test_nofollow_is_read_from_the_rel_token_list() -> None:
 def test_repeated_links_to_one_target_are_recorded_once() -> None:
     f = facts('<body><a href="/a">One</a><a href="/a#top">Two</a><a href="/a">Three</a></body>')
     assert len(links_of(f, LinkKind.A)) == 1
+    assert f.anchor_links == 3  # but every <a href> is counted (too_many_links)
+
+
+def test_only_anchors_that_are_links_count_as_links_on_the_page() -> None:
+    f = facts(
+        '<body><a href="#top">Top</a><a href="javascript:go()">Go</a><a>None</a><a href="/b">B</a></body>'
+    )
+    assert f.anchor_links == 1
 
 
 def test_non_http_links_and_in_page_fragments_are_not_links() -> None:
@@ -206,6 +214,7 @@ def test_non_http_links_and_in_page_fragments_are_not_links() -> None:
     )
     assert links_of(f, LinkKind.A) == []
     assert f.uncrawlable_anchors == ()
+    assert f.anchor_links == 0
 
 
 def test_uncrawlable_anchors_keep_their_raw_href() -> None:

@@ -10,7 +10,14 @@ from markdown_it import MarkdownIt
 
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
-from siteaudit.domain.prompt import MAX_PROMPT_CHARS, FixItem, clean_text, compose_fix_prompt, fence_for
+from siteaudit.domain.prompt import (
+    MAX_PROMPT_CHARS,
+    NOT_SHOWN_LISTED,
+    FixItem,
+    clean_text,
+    compose_fix_prompt,
+    fence_for,
+)
 
 SITE = "https://retro-clock.example"
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
@@ -38,21 +45,55 @@ def data_block(prompt: str) -> tuple[int, int, list[str]]:
 # ---- ordering and content -------------------------------------------------------------------------------
 
 
-def test_template_wide_fixes_come_first_then_severity_then_pages() -> None:
+def test_errors_come_first_then_warnings_then_notices_template_wide_first_within_each() -> None:
     items = [
         FixItem("canonical_missing", N, "/shop/[slug]", pages=500, template_pages=900),
         FixItem("h1_missing", W, "/blog/[slug]", pages=40, template_pages=40, template_wide=True),
         FixItem("title_missing", E, "/about", pages=1, template_pages=1),
         FixItem("http_4xx", E, "/old/[slug]", pages=30, template_pages=100),
+        FixItem("meta_description_missing", W, "/shop/[slug]", pages=800, template_pages=900),
+        FixItem(
+            "structured_data_missing", E, "/blog/[slug]", pages=40, template_pages=40, template_wide=True
+        ),
     ]
 
     prompt = prompt_for(items)
 
     order = [
         prompt.index(f"(`{code}`")
-        for code in ("h1_missing", "http_4xx", "title_missing", "canonical_missing")
+        for code in (
+            "structured_data_missing",  # error, template-wide
+            "http_4xx",  # error, 30 pages
+            "title_missing",  # error, 1 page
+            "h1_missing",  # warning, template-wide
+            "meta_description_missing",  # warning, 800 pages
+            "canonical_missing",  # notice
+        )
     ]
     assert order == sorted(order)
+
+
+def test_template_wide_warnings_never_crowd_out_an_error() -> None:
+    # The Python documentation's case: many template-wide warnings, one error on 17 pages.
+    codes = [code for code, spec in sorted(CATALOGUE.items()) if spec.severity is W][:12]
+    long_text = "x" * 500
+    warnings = [
+        FixItem(
+            code, W, f"/section-{i}/[slug]/{long_text}", pages=500, template_pages=500, template_wide=True,
+            sample_urls=tuple(f"{SITE}/section-{i}/{n}/{long_text}" for n in range(5)), examples=(long_text,) * 2,
+        )
+        for i, code in enumerate(codes)
+    ]  # fmt: skip
+    error = FixItem(
+        "broken_internal_link", E, "/library/[slug]", pages=17, template_pages=317,
+        sample_urls=(f"{SITE}/library/os.html",), examples=(f"{SITE}/library/missing.html",),
+    )  # fmt: skip
+
+    prompt = prompt_for([*warnings, error])
+
+    assert len(prompt) <= MAX_PROMPT_CHARS
+    assert prompt.index("(`broken_internal_link`, error)") < prompt.index(", warning)")
+    assert "17 of the 317 pages of template D1" in prompt
 
 
 def test_each_fix_says_where_what_to_change_and_how_to_verify() -> None:
@@ -65,16 +106,16 @@ def test_each_fix_says_where_what_to_change_and_how_to_verify() -> None:
 
     assert "every page of template D1 (12 pages)" in prompt
     assert CATALOGUE["title_missing"].fix in prompt
-    assert "How to verify:" in prompt and "recheck" in prompt
+    assert "How to verify:" in prompt and "fetch the sample URLs under D1" in prompt
     start, end, lines = data_block(prompt)
     assert f"D1 url: {SITE}/blog/first-post" in lines[start : end + 1]
-    assert "D1 template: /blog/[slug]" in lines[start : end + 1]
+    assert "D1 template: /blog/[slug] (all 12 pages)" in lines[start : end + 1]
 
 
 def test_site_wide_checks_are_verified_by_a_new_audit() -> None:
     prompt = prompt_for([FixItem("robots_txt_missing", N, "", pages=1, sample_urls=(f"{SITE}/robots.txt",))])
 
-    assert "run a new full audit" in prompt
+    assert "start a new audit of the site" in prompt
 
 
 def test_an_unknown_check_code_is_reduced_to_safe_characters() -> None:
@@ -84,15 +125,99 @@ def test_an_unknown_check_code_is_reduced_to_safe_characters() -> None:
     assert "</data>" not in prompt
 
 
-def test_fixes_that_do_not_fit_are_counted_in_a_note() -> None:
-    items = [FixItem("img_alt_missing", W, f"/section-{i}/[slug]", pages=100 - i) for i in range(60)]
+def test_fixes_that_do_not_fit_are_listed_by_check_code_and_pages() -> None:
+    codes = sorted(CATALOGUE)[:60]
+    items = [
+        FixItem(code, CATALOGUE[code].severity, f"/section-{i}/[slug]", pages=100 - i, template_pages=200,
+                sample_urls=(f"{SITE}/section-{i}/a-long-enough-sample-url-{i}",), examples=(f"value {i}",))
+        for i, code in enumerate(codes)
+    ]  # fmt: skip
 
     prompt = prompt_for(items)
 
     assert len(prompt) <= MAX_PROMPT_CHARS
-    shown = len(re.findall(r"^## \d+\. ", prompt, flags=re.MULTILINE))
-    assert 0 < shown < 60
-    assert f"{60 - shown} more fix(es) did not fit" in prompt
+    shown = re.findall(r"^## \d+\. .*\(`([a-z0-9_]+)`", prompt, flags=re.MULTILINE)
+    assert 12 <= len(shown) < 60  # each section capped and trimmed: more fixes fit than nine
+    note = re.search(
+        r"^(\d+) more fix\(es\) did not fit in this prompt; see the report's issues: (.*)$", prompt, re.M
+    )
+    assert note is not None and int(note.group(1)) == 60 - len(shown)
+    listed = re.findall(r"`([a-z0-9_]+)` \((\d+) pages?\)", note.group(2))
+    by_code = {item.check_code: item for item in items}
+    assert len(listed) == min(60 - len(shown), NOT_SHOWN_LISTED)
+    assert not {code for code, _ in listed} & set(shown)
+    for code, pages in listed:
+        assert by_code[code].pages == int(pages)
+    if 60 - len(shown) > NOT_SHOWN_LISTED:
+        assert f"and {60 - len(shown) - NOT_SHOWN_LISTED} more checks" in note.group(2)
+
+
+def test_the_first_fixes_get_more_detail_once_every_fix_that_fits_is_in() -> None:
+    items = [
+        FixItem("title_too_long", N, "/blog/[slug]", pages=9, template_pages=20,
+                sample_urls=tuple(f"{SITE}/blog/post-{n}" for n in range(5)), examples=("A title", "Another")),
+    ]  # fmt: skip
+
+    start, end, lines = data_block(prompt_for(items))
+
+    block = lines[start : end + 1]
+    assert sum(line.startswith("D1 url: ") for line in block) == 3
+    assert "D1 title: A title" in block and "D1 title: Another" in block
+
+
+def test_one_check_on_every_page_of_several_templates_is_one_section_naming_them() -> None:
+    items = [
+        FixItem("canonical_not_self", N, "/[slug]", pages=40, template_pages=40, template_wide=True,
+                examples=("file:///build/html/index.html",)),
+        FixItem("canonical_not_self", N, "/library/[slug]", pages=317, template_pages=317, template_wide=True,
+                examples=("file:///build/html/library/os.html",)),
+        FixItem("canonical_not_self", N, "/faq/[slug]", pages=3, template_pages=9),
+        FixItem("viewport_missing", W, "/[slug]", pages=40, template_pages=40, template_wide=True),
+        FixItem("viewport_missing", W, "/library/[slug]", pages=317, template_pages=317, template_wide=True),
+    ]  # fmt: skip
+
+    prompt = prompt_for(items)
+
+    assert prompt.count("(`canonical_not_self`") == 1
+    assert prompt.count("(`viewport_missing`") == 1
+    assert "every page of 2 templates listed under D1 (357 pages in all)" in prompt
+    assert "every page of 2 templates listed under D2 (357 pages in all)" in prompt
+    assert "also 3 of the 9 pages of template D2" in prompt
+    start, end, lines = data_block(prompt)
+    block = lines[start : end + 1]
+    assert "D1 template: /library/[slug] (all 317 pages)" in block
+    assert "D1 template: /[slug] (all 40 pages)" in block
+    assert "D2 template: /faq/[slug] (3 of 9 pages)" in block
+    assert "D2 canonical found: file:///build/html/library/os.html" in block
+
+
+def test_the_offending_values_are_quoted_as_data_with_what_they_are() -> None:
+    items = [
+        FixItem("broken_internal_link", E, "/library/[slug]", pages=17, template_pages=317,
+                sample_urls=(f"{SITE}/library/os.html", f"{SITE}/library/sys.html"),
+                examples=(f"{SITE}/library/missing.html",)),
+        FixItem("insecure_form", W, "/contact", pages=1, template_pages=1,
+                sample_urls=(f"{SITE}/contact",), examples=("http://forms.example/post",)),
+        FixItem("internal_link_to_redirect", N, "/", pages=1, template_pages=1,
+                sample_urls=(f"{SITE}/",), examples=(f"{SITE}/old",)),
+    ]  # fmt: skip
+
+    prompt = prompt_for(items)
+
+    start, end, lines = data_block(prompt)
+    block = lines[start : end + 1]
+    assert f"D1 broken target: {SITE}/library/missing.html" in block
+    assert f"D1 url: {SITE}/library/os.html" in block  # the pages linking to it
+    assert "D2 form action: http://forms.example/post" in block
+    assert f"D3 redirecting target: {SITE}/old" in block
+    assert "missing.html" not in "\n".join(lines[: start - 1])
+
+
+def test_only_actions_the_interface_offers_are_mentioned() -> None:
+    prompt = prompt_for([FixItem(code, spec.severity, "/x", pages=1) for code, spec in CATALOGUE.items()])
+
+    assert "recheck" not in prompt.lower()
+    assert "start a new audit" in prompt
 
 
 def test_clean_text_normalises_and_strips_invisible_characters() -> None:

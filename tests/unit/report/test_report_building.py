@@ -195,7 +195,8 @@ def test_the_fix_prompt_is_in_the_report_and_within_its_limit() -> None:
 
     assert isinstance(prompt, str)
     assert len(prompt) <= MAX_PROMPT_CHARS
-    assert prompt.index("`h1_missing`") < prompt.index("`title_missing`")  # template-wide first
+    # Errors first: a template-wide warning (h1_missing on every post) comes after an error on one post.
+    assert prompt.index("`title_missing`") < prompt.index("`h1_missing`")
 
 
 @pytest.mark.parametrize(("blocked", "warned"), [(0, False), (20, False), (21, True), (100, True)])

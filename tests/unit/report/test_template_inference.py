@@ -1,7 +1,6 @@
 """URL template inference: worked examples, the properties it promises, and its speed at 100,000 URLs."""
 
 import random
-import re
 import time
 
 from hypothesis import given
@@ -154,6 +153,9 @@ def site_urls(draw: st.DrawFn) -> list[str]:
     ]
     if draw(st.booleans()):
         urls += [f"{SITE}/{lang}/docs/intro" for lang in ("en", "de", "fr")]
+    if draw(st.booleans()):
+        # A root crowded with one-off pages: its sections must keep their names all the same.
+        urls += [f"{SITE}/{word}" for word in draw(st.lists(_words, min_size=20, max_size=30, unique=True))]
     return urls
 
 
@@ -184,12 +186,9 @@ def test_adding_a_few_pages_keeps_the_other_pages_templates(urls: list[str], dat
     before = templates(urls)
     after = infer_templates(urls + extra)
 
-    # The template's shape (which segments are parameters) stays; a parameter's name may be refined by
-    # the new siblings (a lone `/products/1900` reads as a year until `/products/1` arrives).
-    def shape(template: str) -> str:
-        return re.sub(r"\[[a-z]+[0-9]*\]", "[]", template)
-
-    assert {url: shape(after.template_of(url)) for url in urls} == {u: shape(t) for u, t in before.items()}
+    # Names too: a parameter's name does not flip when siblings arrive (a lone `/products/1900` is an
+    # `[id]` before `/products/1` arrives, not a `[year]`), since fix-task ids hang on template keys.
+    assert {url: after.template_of(url) for url in urls} == before
 
 
 @given(st.lists(st.text(max_size=40), max_size=30))
