@@ -11,7 +11,7 @@ from attrs import evolve
 from siteaudit.domain.crawl import CONVENTIONAL_SITEMAPS, CrawlLimits, CrawlState, pack_ids
 from siteaudit.domain.facts import SitemapFacts
 from siteaudit.domain.ids import AuditId
-from siteaudit.domain.judgement import ROBOTS_TXT_READ_BYTES
+from siteaudit.domain.judgement import ROBOTS_TXT_READ_BYTES, SITEMAP_MAX_URLS
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.parse import PageParser, RobotsReading
 from siteaudit.services.crawl.politeness import Politely
@@ -65,7 +65,7 @@ async def read_host_files(
             continue
         room = max(0, limits.max_sitemap_urls - len(listed))
         reading = parser.sitemap(
-            answer.body, url=url, found_via=found_via, status_code=answer.status, max_urls=max(1, room)
+            answer.body, url=url, found_via=found_via, status_code=answer.status, max_urls=SITEMAP_MAX_URLS
         )
         documents.append(reading.facts)
         total += reading.facts.url_count
