@@ -26,8 +26,9 @@ from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
 log = logging.getLogger(__name__)
 
-# TCP keepalive of a publishing connection: probes after 60 s of silence, dead after 4 more unanswered.
-KEEPALIVE: Final = {"TCP_KEEPIDLE": 60, "TCP_KEEPINTVL": 15, "TCP_KEEPCNT": 4}
+# TCP keepalive of a publishing connection: probes after 60 s of silence, dead after 4 more unanswered
+# or when what it sent is not acknowledged within 30 s (a publish never waits on a vanished peer for long).
+KEEPALIVE: Final = {"TCP_KEEPIDLE": 60, "TCP_KEEPINTVL": 15, "TCP_KEEPCNT": 4, "TCP_USER_TIMEOUT": 30_000}
 
 
 class _PikaLinesHeldBack(logging.Filter):
