@@ -45,7 +45,7 @@ class DramatiqTaskQueue:
         self._seal = seal
 
     def _send(self, base_queue: str, actor: str, *args: Any) -> None:
-        message = dramatiq.Message(
+        message: dramatiq.Message[Any] = dramatiq.Message(
             queue_name=queue_name(self._broker, base_queue),
             actor_name=actor,
             args=args,

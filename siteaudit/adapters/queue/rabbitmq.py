@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 import dramatiq
-import pika
+import pika  # type: ignore[import-untyped]
 from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
 log = logging.getLogger(__name__)
