@@ -287,6 +287,9 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             "SITEAUDIT_ALLOW_NETWORKS is set (%s): outbound requests may reach these private networks",
             ", ".join(settings.allow_networks),
         )
+    from siteaudit.adapters.http.guard import trust_authorities
+
+    trust_authorities(settings.ca_bundle)  # read once, refused at startup when unreadable
     overrides.setdefault("secret_key", _secret_key(settings))
     if "clock" not in overrides:
         from siteaudit.adapters.system import SystemClock

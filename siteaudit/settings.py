@@ -35,6 +35,7 @@ class Settings:
     public_url: str = ""  # how users reach the service (device login links); default http://host:port
     secret_key: str = ""  # encrypts webhook secrets at rest; generated and kept beside SQLite when empty
     allow_networks: tuple[str, ...] = ()  # CIDRs the SSRF guard lets through (tests, local development)
+    ca_bundle: str = ""  # PEM file of certificate authorities trusted besides the default ones
     starting_credits: int = 10_000  # credits of the local owner created on first start
     local_owner_plan: str = "scale"
     log_level: str = "info"
@@ -79,6 +80,7 @@ class Settings:
             ("PUBLIC_URL", str),
             ("SECRET_KEY", str),
             ("ALLOW_NETWORKS", _cidrs),
+            ("CA_BUNDLE", str),
             ("STARTING_CREDITS", int),
             ("LOCAL_OWNER_PLAN", str),
             ("LOG_LEVEL", str),

@@ -55,8 +55,14 @@ class JsonFormatter(logging.Formatter):
         return redact(json.dumps(entry, default=str))
 
 
+# Libraries that log a line per request they make (httpx2: "HTTP Request: GET ... 200", one per fetched
+# URL) or per step of one (httpcore2): their lines are for debugging, so shown at the debug level only.
+PER_REQUEST_LOGGERS: Final = ("httpx2", "httpcore2")
+
+
 def configure_logging(*, level: str = "info", as_json: bool = False) -> None:
-    """Replace the root handlers with one redacting handler on stderr."""
+    """Replace the root handlers with one redacting handler on stderr; the HTTP libraries' per-request
+    lines only at the debug level."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         JsonFormatter() if as_json else RedactingFormatter("%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -68,3 +74,5 @@ def configure_logging(*, level: str = "info", as_json: bool = False) -> None:
     root.setLevel(level.upper())
     logging.getLogger("alembic").setLevel(logging.WARNING)
     logging.getLogger("pika").setLevel(logging.WARNING)
+    for name in PER_REQUEST_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET if root.level <= logging.DEBUG else logging.WARNING)

@@ -216,17 +216,45 @@ class GuardedSyncBackend(httpcore.NetworkBackend):
         self._inner.sleep(seconds)
 
 
-@lru_cache(maxsize=1)
-def _verifying_context() -> ssl.SSLContext:
+class _TrustedAuthorities:
+    """The PEM file of certificate authorities this process trusts besides the default ones ("": none)."""
+
+    pem_path = ""
+
+
+def trust_authorities(pem_path: str) -> None:
+    """Trust the certificate authorities of the PEM file `pem_path` (SITEAUDIT_CA_BUNDLE: corporate TLS
+    inspection, a private CA) in addition to the default ones, in every verifying client of this
+    process: crawling and webhook deliveries. "" trusts the default ones only.
+
+    The file is read here, once: a file that cannot be read as certificates raises ValueError now, at
+    startup, rather than failing every fetch later.
+    """
+    _verifying_context(pem_path)
+    _TrustedAuthorities.pem_path = pem_path
+
+
+@lru_cache(maxsize=4)
+def _verifying_context(extra_authorities: str) -> ssl.SSLContext:
     """The certificate-verifying client context, built once per process: loading the CA bundle costs
     tens of milliseconds, and every crawl slice opens a fetcher. A client context is safe to share."""
-    return httpx.create_ssl_context(verify=True, trust_env=False)
+    context = httpx.create_ssl_context(verify=True, trust_env=False)
+    if extra_authorities:
+        try:
+            context.load_verify_locations(cafile=extra_authorities)
+        except (OSError, ssl.SSLError) as error:
+            raise ValueError(
+                f"SITEAUDIT_CA_BUNDLE={extra_authorities!r}: no certificate authorities could be read "
+                f"from it ({error}); give a PEM file of CA certificates, or leave the setting empty"
+            ) from None
+    return context
 
 
 def ssl_context(verify: ssl.SSLContext | bool) -> ssl.SSLContext:
-    return (
-        _verifying_context() if verify is True else httpx.create_ssl_context(verify=verify, trust_env=False)
-    )
+    """The context of a client: for `True`, the default authorities plus SITEAUDIT_CA_BUNDLE's."""
+    if verify is True:
+        return _verifying_context(_TrustedAuthorities.pem_path)
+    return httpx.create_ssl_context(verify=verify, trust_env=False)
 
 
 def _pool_options(limits: httpx.Limits, context: ssl.SSLContext) -> dict[str, Any]:

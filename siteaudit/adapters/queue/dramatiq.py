@@ -19,12 +19,12 @@ WEBHOOK_QUEUE: Final = "webhooks"
 
 
 def build_broker(broker_url: str, *, queue_prefix: str = "") -> dramatiq.Broker:
-    """RabbitMQ (with publisher confirms, so a message the broker did not take raises) for `amqp://`
-    URLs; the in-process broker otherwise."""
+    """RabbitMQ (with publisher confirms, so a message the broker did not take raises, and publishing
+    connections that survive idle periods) for `amqp://` URLs; the in-process broker otherwise."""
     if broker_url.startswith(("amqp://", "amqps://")):
-        from dramatiq.brokers.rabbitmq import RabbitmqBroker
+        from siteaudit.adapters.queue.rabbitmq import PublishingRabbitmqBroker
 
-        broker: dramatiq.Broker = RabbitmqBroker(url=broker_url, confirm_delivery=True)
+        broker: dramatiq.Broker = PublishingRabbitmqBroker(broker_url)
     else:
         broker = StubBroker()
         broker.emit_after("process_boot")
@@ -45,7 +45,7 @@ class DramatiqTaskQueue:
         self._seal = seal
 
     def _send(self, base_queue: str, actor: str, *args: Any) -> None:
-        message = dramatiq.Message(
+        message: dramatiq.Message[Any] = dramatiq.Message(
             queue_name=queue_name(self._broker, base_queue),
             actor_name=actor,
             args=args,

@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import itertools
 import json
+import logging
 import random
 import ssl
 import time
@@ -373,7 +374,11 @@ def test_the_production_sender_waits_ten_seconds_and_reads_four_kilobytes() -> N
     ],
 )
 def test_private_and_loopback_targets_are_refused_without_the_allow_setting_and_retried(
-    dispatch: Dispatch, receiver: StartReceiver, certificate_authority: trustme.CA, where: str
+    dispatch: Dispatch,
+    receiver: StartReceiver,
+    certificate_authority: trustme.CA,
+    where: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     hook = receiver(answering(200))
     dispatch.sender = HttpxWebhookSender(
@@ -391,6 +396,16 @@ def test_private_and_loopback_targets_are_refused_without_the_allow_setting_and_
     assert dispatch.delivery().status is DeliveryStatus.PENDING
     time.sleep(0.1)
     assert hook.accepted == 0
+    # Each refused attempt says why in one line, and names the way out for development.
+    lines = [r for r in caplog.records if r.name == "siteaudit.adapters.http.webhook"]
+    assert len(lines) == 2 and all(r.levelno == logging.WARNING and r.exc_info is None for r in lines)
+    for line in (r.getMessage() for r in lines):
+        assert "resolves to a non-public address" in line
+        assert "for local development only, SITEAUDIT_ALLOW_NETWORKS=" in line
+        # ...with a value the setting takes: the refused address itself
+        allow = line.split("SITEAUDIT_ALLOW_NETWORKS=", 1)[1].split()[0]
+        assert AddressPolicy.from_setting(allow).permits(allow)
+        assert f"{hook.port}/hooks" not in line and "/latest" not in line  # the origin only
 
 
 def test_an_http_url_fails_every_attempt_without_connecting(
