@@ -6,6 +6,8 @@ from pathlib import Path
 
 from attrs import field, frozen
 
+from siteaudit.domain.lease import ReapTerms
+
 
 def _default_database_url() -> str:
     from platformdirs import user_data_dir
@@ -52,6 +54,15 @@ class Settings:
     @property
     def base_url(self) -> str:
         return self.public_url.rstrip("/") or f"http://{self.host}:{self.port}"
+
+    @property
+    def reaping(self) -> ReapTerms:
+        return ReapTerms(
+            grace_s=self.reap_grace_s,
+            max_attempts=self.reap_max_attempts,
+            queued_s=self.reap_queued_s,
+            every_s=self.reap_every_s,
+        )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":

@@ -76,6 +76,7 @@ from siteaudit.domain.crawl import (
 from siteaudit.domain.error import Conflict
 from siteaudit.domain.facts import Hop, Link, PageFacts, SitemapFacts
 from siteaudit.domain.firewall import BODY_PREFIX_BYTES, detect_blocker
+from siteaudit.domain.identity import VERIFY_HEADER
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.network import (
@@ -100,7 +101,6 @@ from siteaudit.services.audit import begin_audit, record_progress
 
 log = logging.getLogger("siteaudit.crawl")
 
-VERIFY_HEADER: Final = "X-Service-Verify"
 ROBOTS_MAX_HOPS: Final = 5  # RFC 9309 2.3.1.2
 ROBOTS_BYTES: Final = 500 * 1024
 CHECK_BYTES: Final = 64 * 1024  # external targets: the status is what counts

@@ -20,10 +20,10 @@ import anyio
 import httpcore2 as httpcore
 import httpx2 as httpx
 
+from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import AddressPolicy, AddressRefused, IPAddress, NameNotResolved
 from siteaudit.ports.network import Resolver
 
-USER_AGENT: Final = "siteaudit/0.1 (+https://github.com/siteaudit/siteaudit)"
 SMALL_POOL: Final = httpx.Limits(max_connections=10, max_keepalive_connections=10)
 
 SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from siteaudit.adapters.http.fetcher import FetchLimits, HttpxBlockingFetcher
-from siteaudit.adapters.http.guard import USER_AGENT
+from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import AddressPolicy, FetchRequest
 from siteaudit.domain.webhook import DEADLINE_S, MAX_RESPONSE_BYTES, SendOutcome, url_refusal
 from siteaudit.ports.network import Resolver
