@@ -5,7 +5,6 @@ import hashlib
 import hmac
 import inspect
 import time
-from collections.abc import Iterator
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -47,13 +46,13 @@ def test_the_use_cases_keep_their_signatures() -> None:
 
 
 @pytest.fixture
-def site(httpserver: HTTPServer) -> Iterator[HTTPServer]:
+def site(httpserver: HTTPServer) -> HTTPServer:
     def page(request: Request) -> Response:
         return Response(PAGE, content_type="text/html; charset=utf-8")
 
     httpserver.expect_request("/").respond_with_handler(page)
     httpserver.no_handler_status_code = 404  # robots.txt and sitemaps: none
-    yield httpserver
+    return httpserver
 
 
 def owner(app: App) -> Caller:
