@@ -209,7 +209,7 @@ class Application(Protocol):
     # Administration: people, teams, plans, credits and keys (the CLI until the web app exists).
 
     def create_user(self, email: str, *, plan: str = "free") -> User:
-        """A person with their webhook signing secret. Raises ValidationFailed for an unknown plan."""
+        """A person with their webhook signing secret. An unknown plan is refused (validation_failed)."""
         ...
 
     def create_team(self, name: str, *, owner_email: str) -> Team: ...
