@@ -10,8 +10,10 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.secretbox import SecretBox
+from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
@@ -135,3 +137,19 @@ def test_sealing_opens_only_under_the_same_key() -> None:
     assert sealed != "retro-clock-verify-token"
     assert box.unseal(sealed) == "retro-clock-verify-token"
     assert box.derive("crawler:ref") == box.derive("crawler:ref") != box.derive("crawler:other")
+
+
+@pytest.mark.parametrize(("queued_s", "redispatched"), [(60.0, 1), (1800.0, 0)])
+def test_the_reaper_settings_reach_the_reaper(queued_s: float, redispatched: int) -> None:
+    clock = FixedClock()
+    app = bootstrap(
+        Settings(database_url="memory://", reap_queued_s=queued_s),
+        clock=clock,
+        queue=MemoryTaskQueue(),
+        resolver=StaticResolver({"retro-clock.example": ["93.184.215.14"]}),
+    )
+    caller = owner(app)
+    app.application.start_audit(AuditRequest(url="https://retro-clock.example/"), caller)
+    clock.advance(61)
+
+    assert app.application.reap_stalled_audits().slices == redispatched
