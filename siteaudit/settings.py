@@ -104,5 +104,5 @@ class Settings:
         ):
             raw = get(name)
             if raw is not None:
-                values[name.lower()] = convert(raw)  # type: ignore[operator]
+                values[name.lower()] = convert(raw)
         return cls(**values)  # type: ignore[arg-type]
