@@ -88,7 +88,7 @@ def _storage(settings: Settings, secret_key: str) -> tuple[Callable[[], UnitOfWo
     return factory, sql_crawl_store(settings.database_url)
 
 
-def crawl_settings(settings: Settings) -> CrawlSettings:
+def _crawl_settings(settings: Settings) -> CrawlSettings:
     return CrawlSettings(
         time_cap_s=settings.crawl_time_cap_s,
         slice_pages=settings.slice_pages,
@@ -180,7 +180,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         parser=o["parser"],
         fetcher_factory=_fetcher_factory(o["resolver"], o["policy"]),
         webhook_sender=o["webhook_sender"],
-        crawl_settings=crawl_settings(settings),
+        crawl_settings=_crawl_settings(settings),
         reaping=settings.reaping,
         archiving=ArchivePolicy(settings.archive_after_days, settings.archive_keep_last),
         advice=AllowListAdvice(
