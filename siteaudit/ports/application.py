@@ -58,8 +58,8 @@ class PageQuery:
 
 @frozen
 class ArchivePolicy:
-    """Which ended audits lose their issue and page rows: ended `older_than_days` ago, or all but the
-    last `keep_last` per site (both: either selects). Neither: nothing is archived."""
+    """Which ended audits lose their issue and page rows: those ended `older_than_days` ago or more, and
+    those beyond the last `keep_last` per site (both given: an audit must meet both). Neither: none."""
 
     older_than_days: int | None = None
     keep_last: int | None = None
