@@ -220,7 +220,6 @@ def backend_cpu_s(dsn: str) -> float:
 
 def ours(port: int, *, profile: bool = False) -> dict[str, Any]:
     from siteaudit.adapters.http.fetcher import FetchLimits, HttpxFetcher
-    from siteaudit.adapters.http.guard import USER_AGENT
     from siteaudit.adapters.http.resolver import StaticResolver
     from siteaudit.adapters.memory.queue import MemoryTaskQueue
     from siteaudit.adapters.parse import LibraryPageParser
@@ -229,6 +228,7 @@ def ours(port: int, *, profile: bool = False) -> dict[str, Any]:
     from siteaudit.domain.account import Team, User
     from siteaudit.domain.audit import Audit
     from siteaudit.domain.crawl import CrawlLimits
+    from siteaudit.domain.identity import USER_AGENT
     from siteaudit.domain.ids import AuditId, TeamId, UserId
     from siteaudit.domain.network import AddressPolicy
     from siteaudit.ports.network import Fetcher

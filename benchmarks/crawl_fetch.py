@@ -21,11 +21,11 @@ from collections.abc import Mapping
 import httpx2 as httpx
 
 from siteaudit.adapters.http.fetcher import ACCEPT_ENCODING, FetchLimits, HttpxFetcher
-from siteaudit.adapters.http.guard import USER_AGENT
 from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.adapters.parse import LibraryPageParser
 from siteaudit.adapters.system import SystemClock
 from siteaudit.domain.crawl import ROBOTS_AGENT, CrawlLimits, Scope
+from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.services.crawl.politeness import Pacer, Politely
 

@@ -1,242 +1,52 @@
-"""The composition root: the one place that chooses adapters, from settings, and binds them to services."""
+"""The composition root: the one place that chooses adapters, from settings, and builds the application
+over them. It holds no business logic: no unit of work opened, no key derived, nothing unsealed."""
 
-import hashlib
-import hmac
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from attrs import define, field
+from attrs import define
 
-from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import Audit, AuditRequest
-from siteaudit.domain.crawl import USER_AGENT, VERIFY_HEADER, CrawlLimits
-from siteaudit.domain.ids import AuditId, SiteId, TeamId
-from siteaudit.domain.issue import Issue
+from siteaudit.domain.crawl import CrawlLimits
+from siteaudit.domain.identity import USER_AGENT, VERIFY_HEADER
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice
+from siteaudit.ports.application import Application, ArchivePolicy
 from siteaudit.ports.clock import Clock, Secrets
-from siteaudit.ports.crawl import CrawlStore, PageSummary
+from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.network import Fetcher, Resolver
-from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.ports.webhook import WebhookSender
-from siteaudit.services import account as account_services
-from siteaudit.services import archive as archive_services
-from siteaudit.services import audit as audit_services
-from siteaudit.services import crawl as crawl_services
-from siteaudit.services import finalize as finalize_services
-from siteaudit.services import key as key_services
-from siteaudit.services import report as report_services
-from siteaudit.services import webhook as webhook_services
+from siteaudit.services.application import LocalApplication
 from siteaudit.settings import Settings
 
 log = logging.getLogger("siteaudit")
 
 
 @define
-class Services:
-    """The use cases with their ports bound: what entrypoints call."""
-
-    app: "App"
-
-    def authenticate(self, raw_key: str) -> Caller:
-        return key_services.authenticate(raw_key, uow=self.app.uow(), clock=self.app.clock)
-
-    def account(self, caller: Caller) -> account_services.AccountView:
-        return account_services.account_view(caller, uow=self.app.uow(), clock=self.app.clock)
-
-    def start_audit(self, request: AuditRequest, caller: Caller) -> audit_services.AuditStarted:
-        a = self.app
-        return audit_services.start_audit(
-            request, caller, uow=a.uow(), clock=a.clock, queue=a.queue, public_only=(a.resolver, a.policy)
-        )
-
-    def list_audits(
-        self, caller: Caller, *, site_id: int | None, offset: int, limit: int
-    ) -> tuple[Sequence[Audit], int]:
-        site = SiteId(site_id) if site_id is not None else None
-        return audit_services.list_audits(
-            caller, site_id=site, offset=offset, limit=limit, uow=self.app.uow()
-        )
-
-    def get_audit(self, audit_id: int, caller: Caller) -> Audit:
-        return audit_services.get_audit(AuditId(audit_id), caller, uow=self.app.uow())
-
-    def cancel_audit(self, audit_id: int, caller: Caller) -> Audit:
-        return audit_services.cancel_audit(
-            AuditId(audit_id), caller, uow=self.app.uow(), clock=self.app.clock
-        )
-
-    def report(self, audit_id: int, caller: Caller) -> Mapping[str, Any]:
-        return report_services.report(AuditId(audit_id), caller, uow=self.app.uow(), crawl=self.app.crawl)
-
-    def issues(
-        self,
-        audit_id: int,
-        caller: Caller,
-        *,
-        check: str | None,
-        severity: str | None,
-        template: str | None,
-        offset: int,
-        limit: int,
-    ) -> tuple[Sequence[Issue], int]:
-        return report_services.issues(
-            AuditId(audit_id),
-            caller,
-            check=check,
-            severity=severity,
-            template=template,
-            offset=offset,
-            limit=limit,
-            uow=self.app.uow(),
-            crawl=self.app.crawl,
-        )
-
-    def pages(
-        self, audit_id: int, caller: Caller, *, status_code: int | None, offset: int, limit: int
-    ) -> tuple[Sequence[PageSummary], int]:
-        return report_services.pages(
-            AuditId(audit_id),
-            caller,
-            status_code=status_code,
-            offset=offset,
-            limit=limit,
-            uow=self.app.uow(),
-            crawl=self.app.crawl,
-        )
-
-    # --- worker-side use cases ------------------------------------------------------------------------
-
-    def _crawler_secret(self, audit_id: AuditId) -> str | None:
-        """The site's crawler secret for audits of verified sites: derived, never stored."""
-        with self.app.uow() as uow:
-            audit = uow.audits.get_any(audit_id)
-            if audit.site_id is None:
-                return None
-            site = uow.sites.get(audit.site_id, team=TeamId(audit.team_id))
-        if not site.verified:
-            return None
-        return self.app.crawler_secret(site.crawler_secret_ref)
-
-    def run_crawl_slice(
-        self, audit_id: int, *, verify_token: str | None = None
-    ) -> crawl_services.SliceOutcome:
-        return crawl_services.run_crawl_slice(
-            AuditId(audit_id),
-            self.app.crawl_deps,
-            verify_token=verify_token,
-            crawler_secret=self._crawler_secret(AuditId(audit_id)),
-        )
-
-    def finalize_audit(self, audit_id: int) -> Audit:
-        a = self.app
-        return finalize_services.finalize_audit(
-            AuditId(audit_id), uow=a.uow(), crawl=a.crawl, clock=a.clock, advice=a.allow_list_advice
-        )
-
-    def archive_audits(self) -> list[AuditId]:
-        """Archive what SITEAUDIT_ARCHIVE_AFTER_DAYS / SITEAUDIT_ARCHIVE_KEEP_LAST select (nothing if unset)."""
-        a, s = self.app, self.app.settings
-        if s.archive_after_days is None and s.archive_keep_last is None:
-            return []
-        return archive_services.archive_audits(
-            uow=a.uow(),
-            crawl=a.crawl,
-            clock=a.clock,
-            older_than_days=s.archive_after_days,
-            keep_last=s.archive_keep_last,
-        )
-
-    def deliver_webhooks(self, *, limit: int = 50) -> int:
-        a = self.app
-        return webhook_services.deliver_due_webhooks(
-            uow=a.uow(), sender=a.webhook_sender, clock=a.clock, limit=limit
-        )
-
-
-@define
 class App:
+    """What `bootstrap` built: the application every door calls, and what the doors need besides it."""
+
     settings: Settings
+    application: Application
     clock: Clock
-    secrets: Secrets
+    limiter: RateLimiter  # the REST door's rate limits
+    broker: Any  # the Dramatiq broker behind the queue, when it is one: the worker door consumes it
+    # The driven adapters under the application, for tests and tools that seed or inspect storage.
     uow: Callable[[], UnitOfWork]
     crawl: CrawlStore
     queue: TaskQueue
-    limiter: RateLimiter
-    resolver: Resolver
-    policy: AddressPolicy
-    parser: PageParser
-    webhook_sender: WebhookSender
-    secret_key: str = field(repr=False)
-    broker: Any = None  # the Dramatiq broker behind `queue`, when it is one
-    services: Services = field(init=False)
-
-    def __attrs_post_init__(self) -> None:
-        self.services = Services(self)
-
-    @property
-    def crawl_settings(self) -> CrawlLimits:
-        """The service's crawl terms; each slice fills in its audit's own limits."""
-        s = self.settings
-        return CrawlLimits(
-            time_cap_s=s.crawl_time_cap_s,
-            slice_pages=s.slice_pages,
-            slice_seconds=s.slice_seconds,
-            check_external=s.check_external_links,
-            max_external_checks=s.max_external_checks,
-            lease_s=s.lease_s,
-            handover_s=s.handover_s,
-        )
-
-    @property
-    def crawl_deps(self) -> crawl_services.CrawlDeps:
-        return crawl_services.CrawlDeps(
-            uow=self.uow,
-            crawl=self.crawl,
-            fetcher_factory=self.fetcher_factory,
-            parser=self.parser,
-            clock=self.clock,
-            queue=self.queue,
-            limits=self.crawl_settings,
-        )
-
-    @property
-    def allow_list_advice(self) -> AllowListAdvice:
-        return AllowListAdvice(
-            user_agent=USER_AGENT,
-            token_header=VERIFY_HEADER,
-            docs_url=f"{self.settings.base_url}/v1/openapi.json",
-        )
-
-    def fetcher_factory(self, connections: int) -> Fetcher:
-        """One small connection pool per audit (a shared pool at concurrency 20 is several times slower)."""
-        from siteaudit.adapters.http.fetcher import FetchLimits, HttpxFetcher
-
-        return HttpxFetcher(
-            self.resolver, self.policy, limits=FetchLimits(max_connections=connections), user_agent=USER_AGENT
-        )
-
-    def unseal(self, sealed: str) -> str:
-        """A value sealed by the queue adapter (the verify token travelling with crawl messages)."""
-        from siteaudit.adapters.secretbox import SecretBox
-
-        return SecretBox(self.secret_key).decrypt(sealed)
-
-    def crawler_secret(self, reference: str) -> str:
-        return hmac.new(self.secret_key.encode(), f"crawler:{reference}".encode(), hashlib.sha256).hexdigest()
+    secrets: Secrets
 
     def rest_api(self) -> Any:
         """The Falcon WSGI application of `/v1`."""
         from siteaudit.adapters.rest import create_api
 
         return create_api(
-            self.services,
+            self.application,
             clock=self.clock,
             limiter=self.limiter,
             trusted_proxies=self.settings.trusted_proxies,
@@ -278,9 +88,35 @@ def _storage(settings: Settings, secret_key: str) -> tuple[Callable[[], UnitOfWo
     return factory, sql_crawl_store(settings.database_url)
 
 
+def _crawl_limits(settings: Settings) -> CrawlLimits:
+    """The service's crawl terms; each slice fills in its audit's own limits."""
+    return CrawlLimits(
+        time_cap_s=settings.crawl_time_cap_s,
+        slice_pages=settings.slice_pages,
+        slice_seconds=settings.slice_seconds,
+        check_external=settings.check_external_links,
+        max_external_checks=settings.max_external_checks,
+        lease_s=settings.lease_s,
+        handover_s=settings.handover_s,
+    )
+
+
+def _fetcher_factory(resolver: Resolver, policy: AddressPolicy) -> Callable[[int], Fetcher]:
+    def fetcher(connections: int) -> Fetcher:
+        """One small connection pool per audit (a shared pool at concurrency 20 is several times slower)."""
+        from siteaudit.adapters.http.fetcher import FetchLimits, HttpxFetcher
+
+        return HttpxFetcher(
+            resolver, policy, limits=FetchLimits(max_connections=connections), user_agent=USER_AGENT
+        )
+
+    return fetcher
+
+
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
-    limiter, resolver, policy, parser, webhook_sender. The database is migrated to the newest schema."""
+    broker, limiter, resolver, policy, parser, webhook_sender. The database is migrated to the newest
+    schema."""
     settings = settings or Settings.from_env()
     if settings.allow_networks:
         log.warning(
@@ -288,9 +124,11 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             ", ".join(settings.allow_networks),
         )
     from siteaudit.adapters.http.guard import trust_authorities
+    from siteaudit.adapters.secretbox import SecretBox
 
     trust_authorities(settings.ca_bundle)  # read once, refused at startup when unreadable
-    overrides.setdefault("secret_key", _secret_key(settings))
+    secret_key = _secret_key(settings)
+    sealing = SecretBox(secret_key)
     if "clock" not in overrides:
         from siteaudit.adapters.system import SystemClock
 
@@ -300,17 +138,14 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
 
         overrides["secrets"] = SystemSecrets()
     if "uow" not in overrides or "crawl" not in overrides:
-        uow, crawl = _storage(settings, overrides["secret_key"])
+        uow, crawl = _storage(settings, secret_key)
         overrides.setdefault("uow", uow)
         overrides.setdefault("crawl", crawl)
     if "queue" not in overrides:
         from siteaudit.adapters.queue.dramatiq import DramatiqTaskQueue, build_broker
-        from siteaudit.adapters.secretbox import SecretBox
 
         overrides.setdefault("broker", build_broker(settings.broker_url, queue_prefix=settings.queue_prefix))
-        overrides["queue"] = DramatiqTaskQueue(
-            overrides["broker"], seal=SecretBox(overrides["secret_key"]).encrypt
-        )
+        overrides["queue"] = DramatiqTaskQueue(overrides["broker"], seal=sealing.seal)
     if "limiter" not in overrides:
         if settings.database_url.startswith("postgresql"):
             # Every gunicorn worker and machine shares the limits through the database.
@@ -335,4 +170,36 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         from siteaudit.adapters.http.webhook import HttpxWebhookSender
 
         overrides["webhook_sender"] = HttpxWebhookSender(overrides["resolver"], overrides["policy"])
-    return App(settings=settings, **overrides)
+    o = overrides
+    application = LocalApplication(
+        uow=o["uow"],
+        crawl=o["crawl"],
+        clock=o["clock"],
+        secrets=o["secrets"],
+        sealing=sealing,
+        queue=o["queue"],
+        resolver=o["resolver"],
+        policy=o["policy"],
+        parser=o["parser"],
+        fetcher_factory=_fetcher_factory(o["resolver"], o["policy"]),
+        webhook_sender=o["webhook_sender"],
+        crawl_limits=_crawl_limits(settings),
+        reaping=settings.reaping,
+        archiving=ArchivePolicy(settings.archive_after_days, settings.archive_keep_last),
+        advice=AllowListAdvice(
+            user_agent=USER_AGENT,
+            token_header=VERIFY_HEADER,
+            docs_url=f"{settings.base_url}/v1/openapi.json",
+        ),
+    )
+    return App(
+        settings=settings,
+        application=application,
+        clock=o["clock"],
+        limiter=o["limiter"],
+        broker=o.get("broker"),
+        uow=o["uow"],
+        crawl=o["crawl"],
+        queue=o["queue"],
+        secrets=o["secrets"],
+    )

@@ -14,6 +14,7 @@ from siteaudit.domain.crawl import (
     SLICE_SECONDS,
     TIME_CAP_S,
 )
+from siteaudit.domain.lease import ReapTerms
 
 
 def _default_database_url() -> str:
@@ -63,6 +64,15 @@ class Settings:
     def base_url(self) -> str:
         return self.public_url.rstrip("/") or f"http://{self.host}:{self.port}"
 
+    @property
+    def reaping(self) -> ReapTerms:
+        return ReapTerms(
+            grace_s=self.reap_grace_s,
+            max_attempts=self.reap_max_attempts,
+            queued_s=self.reap_queued_s,
+            every_s=self.reap_every_s,
+        )
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
         env = os.environ if environ is None else environ
@@ -104,5 +114,5 @@ class Settings:
         ):
             raw = get(name)
             if raw is not None:
-                values[name.lower()] = convert(raw)  # type: ignore[operator]
+                values[name.lower()] = convert(raw)
         return cls(**values)  # type: ignore[arg-type]

@@ -1,4 +1,5 @@
-"""SecretBox: values kept recoverably encrypted at rest (webhook signing secrets) under SITEAUDIT_SECRET_KEY.
+"""SecretBox: values kept recoverably encrypted at rest (webhook signing secrets) under SITEAUDIT_SECRET_KEY,
+sealed for a trip through the queue (verify tokens), and secrets derived from it (crawler secrets).
 
 Fernet (AES-128-CBC with HMAC-SHA256, from `cryptography`) does the encryption and the authentication.
 The setting may be a Fernet key as `generate_key()` makes one, used as it is, or any other text, from
@@ -8,6 +9,8 @@ it slow. Earlier keys may be given too, so the key can be changed without losing
 
 import base64
 import binascii
+import hashlib
+import hmac
 from typing import Final
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -40,6 +43,7 @@ class SecretBox:
 
     def __init__(self, key: str, *previous: str) -> None:
         self._fernet = MultiFernet([Fernet(_fernet_key(k)) for k in (key, *previous)])
+        self._key = key
 
     @staticmethod
     def generate_key() -> str:
@@ -55,6 +59,16 @@ class SecretBox:
             return self._fernet.decrypt(token.encode("ascii")).decode("utf-8")
         except (InvalidToken, UnicodeError) as error:
             raise SecretUnreadable("stored secret does not decrypt under the configured keys") from error
+
+    def seal(self, plaintext: str) -> str:
+        return self.encrypt(plaintext)
+
+    def unseal(self, sealed: str) -> str:
+        return self.decrypt(sealed)
+
+    def derive(self, purpose: str) -> str:
+        """HMAC-SHA256 of `purpose` under the key as configured (not the Fernet key made from it)."""
+        return hmac.new(self._key.encode(), purpose.encode(), hashlib.sha256).hexdigest()
 
     def reencrypt(self, token: str) -> str:
         """The same value under the current key. Raises SecretUnreadable."""

@@ -46,8 +46,6 @@ from siteaudit.domain.site import DEFAULT_MAX_RPS, MAX_RPS, MIN_RPS, UNVERIFIED_
 
 UNLINKED_DEPTH: Final = -1
 ROBOTS_AGENT: Final = "siteaudit"  # the product token robots.txt groups are matched against
-USER_AGENT: Final = f"{ROBOTS_AGENT}/0.1 (+https://github.com/siteaudit/siteaudit)"  # of every request
-VERIFY_HEADER: Final = "X-Service-Verify"  # carries the verify token or crawler secret to the audited site
 FOLLOWED_KINDS: Final = frozenset({LinkKind.A, LinkKind.CANONICAL, LinkKind.HREFLANG})
 DECLARED_KINDS: Final = frozenset({LinkKind.CANONICAL, LinkKind.HREFLANG})
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}

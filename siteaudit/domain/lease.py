@@ -23,7 +23,7 @@ Claim rules (one conditional statement in SQL):
 
 import enum
 from datetime import datetime, timedelta
-from typing import Final, Self
+from typing import Self
 
 from attrs import evolve, frozen
 
@@ -100,7 +100,14 @@ class ReapAction(enum.StrEnum):
     FORGET = "forget"  # the audit ended: the lease is only clutter
 
 
-DEFAULT_MAX_ATTEMPTS: Final = 3
+@frozen
+class ReapTerms:
+    """When the reaper steps in and how often it looks (the SITEAUDIT_REAP_* settings)."""
+
+    grace_s: float  # how long past its deadline a lease may be before the reaper steps in
+    max_attempts: int  # takeovers of stalled work before the audit ends `failed` (`reaped: ...`)
+    queued_s: float  # how long a queued audit may wait unclaimed before it is dispatched again
+    every_s: float  # how often each worker process runs the reaper
 
 
 def reap_action(status: AuditStatus, lease: Lease, *, max_attempts: int) -> ReapAction:

@@ -37,6 +37,7 @@ from attrs import frozen
 
 from siteaudit.domain.diff import NewIssueSamples, PreviousAudit, diff_summary, identity_key
 from siteaudit.domain.facts import PageFacts
+from siteaudit.domain.identity import USER_AGENT, VERIFY_HEADER
 from siteaudit.domain.issue import CheckSpec, Severity
 from siteaudit.domain.prompt import FixItem, compose_fix_prompt
 from siteaudit.domain.score import NOT_SCORED, health_score, is_audited_page
@@ -97,8 +98,8 @@ class PageSummary:
 class AllowListAdvice:
     """How a site owner lets the auditor through a firewall, quoted in the coverage warning."""
 
-    user_agent: str = "siteaudit"
-    token_header: str = "X-Siteaudit-Verify"
+    user_agent: str = USER_AGENT
+    token_header: str = VERIFY_HEADER
     docs_url: str = "https://siteaudit.example/docs/firewalls"
 
 

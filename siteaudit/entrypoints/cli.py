@@ -3,18 +3,26 @@
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError
 
+if TYPE_CHECKING:
+    from siteaudit.bootstrap import App
+    from siteaudit.ports.application import Application
 
-def _app() -> Any:
+
+def _app() -> "App":
     from siteaudit.bootstrap import bootstrap
 
     return bootstrap()
+
+
+def _application() -> "Application":
+    return _app().application
 
 
 def _out(as_json: bool, data: dict[str, Any], text: str) -> None:
@@ -98,19 +106,18 @@ def migrate() -> None:
 @json_option
 def archive(older_than_days: int | None, keep_last: int | None, as_json: bool) -> None:
     """Archive the issue and page rows of old audits now (reports, diffs and fix prompts stay)."""
-    from siteaudit.services import archive as archival
+    from siteaudit.ports.application import ArchivePolicy
 
     def act() -> None:
         app = _app()
         days = older_than_days if older_than_days is not None else app.settings.archive_after_days
         keep = keep_last if keep_last is not None else app.settings.archive_keep_last
-        if days is None and keep is None:
+        policy = ArchivePolicy(older_than_days=days, keep_last=keep)
+        if not policy.selects_anything:
             raise click.UsageError(
                 "give --older-than-days or --keep-last (or set the SITEAUDIT_ARCHIVE_* settings)"
             )
-        done = archival.archive_audits(
-            uow=app.uow(), crawl=app.crawl, clock=app.clock, older_than_days=days, keep_last=keep
-        )
+        done = app.application.archive_audits(policy)
         _out(as_json, {"archived": [int(i) for i in done]}, f"archived {len(done)} audits")
 
     _run(act)
@@ -127,11 +134,9 @@ def admin() -> None:
 @json_option
 def create_user(email: str, plan: str, as_json: bool) -> None:
     """Create a person (with their webhook signing secret)."""
-    from siteaudit.services import account
 
     def act() -> None:
-        app = _app()
-        user = account.create_user(email, plan=plan, uow=app.uow(), clock=app.clock, secrets=app.secrets)
+        user = _application().create_user(email, plan=plan)
         _out(
             as_json,
             {"id": user.id, "email": user.email, "plan": user.plan},
@@ -147,11 +152,9 @@ def create_user(email: str, plan: str, as_json: bool) -> None:
 @json_option
 def create_team(name: str, owner: str, as_json: bool) -> None:
     """Create a team owned by an existing person."""
-    from siteaudit.services import account
 
     def act() -> None:
-        app = _app()
-        team = account.create_team(name, owner_email=owner, uow=app.uow(), clock=app.clock)
+        team = _application().create_team(name, owner_email=owner)
         _out(
             as_json,
             {"id": team.id, "name": team.name, "owner_id": team.owner_id},
@@ -167,11 +170,9 @@ def create_team(name: str, owner: str, as_json: bool) -> None:
 @json_option
 def add_member(team: str, email: str, as_json: bool) -> None:
     """Add a person to a team."""
-    from siteaudit.services import account
 
     def act() -> None:
-        app = _app()
-        membership = account.add_member(team, email, uow=app.uow())
+        membership = _application().add_member(team, email)
         _out(
             as_json,
             {"team_id": membership.team_id, "user_id": membership.user_id, "role": membership.role.value},
@@ -187,11 +188,9 @@ def add_member(team: str, email: str, as_json: bool) -> None:
 @json_option
 def remove_member(team: str, email: str, as_json: bool) -> None:
     """Remove a person from a team: their keys for it answer 403 team_access_revoked."""
-    from siteaudit.services import account
 
     def act() -> None:
-        app = _app()
-        account.remove_member(team, email, uow=app.uow())
+        _application().remove_member(team, email)
         _out(as_json, {"team": team, "email": email, "removed": True}, f"{email} left {team}")
 
     _run(act)
@@ -203,11 +202,9 @@ def remove_member(team: str, email: str, as_json: bool) -> None:
 @json_option
 def set_plan(email: str, plan: str, as_json: bool) -> None:
     """Put a person on a plan (free, starter, growth, scale)."""
-    from siteaudit.services import account
 
     def act() -> None:
-        app = _app()
-        user = account.set_plan(email, plan, uow=app.uow())
+        user = _application().set_plan(email, plan)
         _out(as_json, {"email": user.email, "plan": user.plan}, f"{user.email} is on {user.plan}")
 
     _run(act)
@@ -222,13 +219,10 @@ def grant_credits(email: str, amount: float, idempotency_key: str | None, as_jso
     """Add credits to a person's own balance."""
     import uuid
 
-    from siteaudit.services import account
-
     def act() -> None:
-        app = _app()
         tenths = round(amount * 10)
         key = idempotency_key or f"admin:{uuid.uuid4()}"
-        balance = account.grant_credits(email, tenths, key=key, uow=app.uow(), clock=app.clock)
+        balance = _application().grant_credits(email, tenths, idempotency_key=key)
         _out(
             as_json,
             {"email": email, "balance": as_number(balance)},
@@ -244,11 +238,9 @@ def grant_credits(email: str, amount: float, idempotency_key: str | None, as_jso
 @json_option
 def create_key(email: str, team: str, as_json: bool) -> None:
     """Create the person's Settings key for a team; the key is printed once."""
-    from siteaudit.services import key
 
     def act() -> None:
-        app = _app()
-        issued = key.create_settings_key(email, team, uow=app.uow(), clock=app.clock, secrets=app.secrets)
+        issued = _application().create_key(email, team)
         _out(as_json, {"api_key": issued.raw, "prefix": issued.key.prefix}, issued.raw)
 
     _run(act)
@@ -260,11 +252,9 @@ def create_key(email: str, team: str, as_json: bool) -> None:
 @json_option
 def rotate_key(email: str, team: str, as_json: bool) -> None:
     """Revoke the person's Settings key for a team at once and print its successor once."""
-    from siteaudit.services import key
 
     def act() -> None:
-        app = _app()
-        issued = key.rotate_settings_key(email, team, uow=app.uow(), clock=app.clock, secrets=app.secrets)
+        issued = _application().rotate_key(email, team)
         _out(as_json, {"api_key": issued.raw, "prefix": issued.key.prefix}, issued.raw)
 
     _run(act)
@@ -276,11 +266,9 @@ def rotate_key(email: str, team: str, as_json: bool) -> None:
 @json_option
 def revoke_key(email: str, prefix: str, as_json: bool) -> None:
     """Revoke one of the person's keys by its 12-character prefix."""
-    from siteaudit.services import key
 
     def act() -> None:
-        app = _app()
-        revoked = key.revoke_key(email, prefix, uow=app.uow(), clock=app.clock)
+        revoked = _application().revoke_key(email, prefix)
         _out(as_json, {"prefix": revoked.prefix, "status": revoked.status.value}, f"revoked {revoked.prefix}")
 
     _run(act)
@@ -291,10 +279,8 @@ def revoke_key(email: str, prefix: str, as_json: bool) -> None:
 @json_option
 def list_keys(email: str, as_json: bool) -> None:
     """The person's keys: prefix, team, label, created, last used, status."""
-    from siteaudit.services import key
 
     def act() -> None:
-        app = _app()
         rows = [
             {
                 "prefix": k.prefix,
@@ -304,7 +290,7 @@ def list_keys(email: str, as_json: bool) -> None:
                 "last_used_at": k.last_used_at.isoformat() if k.last_used_at else None,
                 "status": k.status.value,
             }
-            for k in key.list_keys(email, uow=app.uow())
+            for k in _application().list_keys(email)
         ]
         text = "\n".join(
             f"{r['prefix']}  team {r['team_id']}  {r['status']:8}  {r['label']}  last used {r['last_used_at'] or 'never'}"
@@ -323,11 +309,9 @@ def list_keys(email: str, as_json: bool) -> None:
 @json_option
 def webhook_secret(email: str, rotate: bool, as_json: bool) -> None:
     """Show (or rotate) the person's webhook signing secret (SPEC 2.11)."""
-    from siteaudit.services import webhook
 
     def act() -> None:
-        app = _app()
-        secret = webhook.person_webhook_secret(email, rotate=rotate, uow=app.uow(), secrets=app.secrets)
+        secret = _application().webhook_secret(email, rotate=rotate)
         _out(as_json, {"email": email, "webhook_secret": secret, "rotated": rotate}, secret)
 
     _run(act)

@@ -9,7 +9,6 @@ import click
 from siteaudit.adapters.log import configure_logging
 from siteaudit.bootstrap import bootstrap
 from siteaudit.entrypoints.worker import start_worker
-from siteaudit.services.account import ensure_local_owner
 from siteaudit.settings import Settings
 
 
@@ -28,12 +27,8 @@ def serve(*, host: str | None = None, port: int | None = None) -> None:
     app = bootstrap(settings)
     host = host or settings.host
     port = port or settings.port
-    issued = ensure_local_owner(
-        plan=settings.local_owner_plan,
-        starting_credits=settings.starting_credits,
-        uow=app.uow(),
-        clock=app.clock,
-        secrets=app.secrets,
+    issued = app.application.ensure_local_owner(
+        plan=settings.local_owner_plan, starting_credits=settings.starting_credits
     )
     base = f"http://{host}:{port}/v1"
     click.echo(f"siteaudit is serving {base} (database: {settings.database_url})")

@@ -9,11 +9,7 @@ from rich.table import Table
 
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import bootstrap
-from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
-from siteaudit.domain.ids import TeamId
-from siteaudit.services.account import ensure_local_owner
-from siteaudit.services.report import report as read_report
 from siteaudit.settings import Settings
 
 
@@ -26,13 +22,11 @@ def run_audit(
     verify_token: str | None,
     progress: bool,
 ) -> dict[str, Any]:
-    settings = evolve(Settings.from_env(), database_url="memory://", slice_pages=50, local_owner_plan="scale")
-    app = bootstrap(settings, queue=MemoryTaskQueue())
-    issued = ensure_local_owner(
-        plan="scale", starting_credits=1_000_000, uow=app.uow(), clock=app.clock, secrets=app.secrets
-    )
+    settings = evolve(Settings.from_env(), database_url="memory://", slice_pages=50)
+    application = bootstrap(settings, queue=MemoryTaskQueue()).application
+    issued = application.ensure_local_owner(plan="scale", starting_credits=1_000_000)
     assert issued is not None
-    caller = Caller(issued.key.user_id, TeamId(issued.key.team_id), issued.key.prefix)
+    caller = application.authenticate(issued.raw)
     request = AuditRequest(
         url=url,
         max_pages=max_pages,
@@ -41,7 +35,7 @@ def run_audit(
         verify_token=verify_token,
         trigger=AuditTrigger.CI,
     )
-    audit = app.services.start_audit(request, caller).audit
+    audit = application.start_audit(request, caller).audit
     console = Console(stderr=True)
     with Progress(
         TextColumn("[bold]auditing[/] {task.description}"),
@@ -54,16 +48,14 @@ def run_audit(
     ) as bar:
         task = bar.add_task(url, total=audit.max_pages)
         while True:
-            outcome = app.services.run_crawl_slice(audit.id, verify_token=verify_token)
-            bar.update(task, completed=outcome.pages_crawled)
-            if outcome.next != "slice":
+            crawled = application.run_crawl_slice(audit.id, verify_token=verify_token)
+            bar.update(task, completed=crawled.pages_crawled)
+            if crawled.next != "slice":
                 break
-    app.services.finalize_audit(audit.id)
-    with app.uow() as uow:
-        ended = uow.audits.get_any(audit.id)
+    ended = application.finalize_audit(audit.id)
     if ended.status is not AuditStatus.DONE:
         raise SystemExit(f"the audit ended {ended.status.value}: {ended.failure_reason}")
-    return dict(read_report(audit.id, caller, uow=app.uow(), crawl=app.crawl))
+    return dict(application.report(audit.id, caller))
 
 
 def print_summary(report: dict[str, Any]) -> None:

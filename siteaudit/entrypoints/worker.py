@@ -11,19 +11,18 @@ from collections.abc import Callable
 from typing import Any
 
 import dramatiq
-from attrs import frozen
 
 from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE, queue_name
 from siteaudit.bootstrap import App
-from siteaudit.domain.lease import DEFAULT_MAX_ATTEMPTS
-from siteaudit.services.reaper import DEFAULT_GRACE_S, DEFAULT_QUEUED_S, Reaped, reap
+from siteaudit.domain.ids import AuditId
+from siteaudit.ports.application import Application, Reaped
 
 log = logging.getLogger("siteaudit.worker")
 
 SLICE_TIME_LIMIT_MS = 15 * 60 * 1000
 
 
-def declare_actors(broker: dramatiq.Broker, app: App) -> dict[str, dramatiq.Actor]:  # type: ignore[type-arg]
+def declare_actors(broker: dramatiq.Broker, application: Application) -> dict[str, dramatiq.Actor]:  # type: ignore[type-arg]
     @dramatiq.actor(
         broker=broker,
         queue_name=queue_name(broker, CRAWL_QUEUE),
@@ -33,9 +32,7 @@ def declare_actors(broker: dramatiq.Broker, app: App) -> dict[str, dramatiq.Acto
         time_limit=SLICE_TIME_LIMIT_MS,
     )
     def crawl_slice(audit_id: int, sealed_token: str | None = None) -> None:
-        app.services.run_crawl_slice(
-            audit_id, verify_token=app.unseal(sealed_token) if sealed_token else None
-        )
+        application.run_crawl_slice(AuditId(audit_id), sealed_verify_token=sealed_token)
 
     @dramatiq.actor(
         broker=broker,
@@ -44,7 +41,7 @@ def declare_actors(broker: dramatiq.Broker, app: App) -> dict[str, dramatiq.Acto
         max_retries=3,
     )
     def finalize_audit(audit_id: int) -> None:
-        app.services.finalize_audit(audit_id)
+        application.finalize_audit(AuditId(audit_id))
 
     @dramatiq.actor(
         broker=broker,
@@ -53,7 +50,7 @@ def declare_actors(broker: dramatiq.Broker, app: App) -> dict[str, dramatiq.Acto
         max_retries=0,
     )
     def deliver_webhooks() -> None:
-        app.services.deliver_webhooks()
+        application.deliver_webhooks()
 
     return {
         "crawl_slice": crawl_slice,
@@ -62,29 +59,11 @@ def declare_actors(broker: dramatiq.Broker, app: App) -> dict[str, dramatiq.Acto
     }
 
 
-@frozen
-class ReaperTerms:
-    """When the reaper steps in (see `siteaudit.services.reaper.reap`) and how often it looks."""
-
-    every_s: float = 30.0
-    grace_s: float = DEFAULT_GRACE_S
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS
-    queued_s: float = DEFAULT_QUEUED_S
-
-
-def reaper(app: App, terms: ReaperTerms) -> Callable[[], Reaped]:
+def reaper(application: Application) -> Callable[[], Reaped]:
     """The periodic reaper job of this process (every worker process runs one; they do not collide)."""
 
     def reap_stalled_audits() -> Reaped:
-        reaped = reap(
-            uow=app.uow(),
-            queue=app.queue,
-            clock=app.clock,
-            grace_s=terms.grace_s,
-            max_attempts=terms.max_attempts,
-            handover_s=app.crawl_settings.handover_s,
-            queued_s=terms.queued_s,
-        )
+        reaped = application.reap_stalled_audits()
         if reaped.total:
             log.info("reaper: %s", reaped)
         return reaped
@@ -123,24 +102,19 @@ class Periodic:
 
 
 def start_worker(
-    app: App, *, threads: int, reaper_terms: ReaperTerms | None = None, webhooks_every_s: float = 10.0
+    app: App, *, threads: int, webhooks_every_s: float = 10.0
 ) -> tuple[dramatiq.Worker, Periodic]:
     """Declare the actors on the app's broker and start consuming in this process, with the periodic
-    webhook dispatcher and reaper."""
-    declare_actors(app.broker, app)
+    webhook dispatcher, the reaper (every SITEAUDIT_REAP_EVERY_S) and archival."""
+    application = app.application
+    declare_actors(app.broker, application)
     worker = dramatiq.Worker(app.broker, worker_threads=threads)
     worker.start()
-    terms = reaper_terms or ReaperTerms(
-        every_s=app.settings.reap_every_s,
-        grace_s=app.settings.reap_grace_s,
-        max_attempts=app.settings.reap_max_attempts,
-        queued_s=app.settings.reap_queued_s,
-    )
     periodic = Periodic(
         [
-            (webhooks_every_s, app.services.deliver_webhooks),
-            (terms.every_s, reaper(app, terms)),
-            (3600.0, app.services.archive_audits),
+            (webhooks_every_s, application.deliver_webhooks),
+            (app.settings.reaping.every_s, reaper(application)),
+            (3600.0, application.archive_audits),
         ]
     )
     periodic.start()

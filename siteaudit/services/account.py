@@ -2,9 +2,8 @@
 
 from collections.abc import Callable, Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
-from attrs import evolve, frozen
+from attrs import evolve
 
 from siteaudit.domain.account import (
     DEFAULT_PLANS,
@@ -16,15 +15,12 @@ from siteaudit.domain.account import (
     User,
     normalise_email,
 )
-from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, ErrorCode, TeamAccessRevoked
 from siteaudit.domain.ids import TeamId, UserId
+from siteaudit.ports.application import AccountView, IssuedKey
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.webhook import create_webhook_secret
-
-if TYPE_CHECKING:
-    from siteaudit.services.key import IssuedKey
 
 UowFactory = Callable[[], UnitOfWork]
 
@@ -110,30 +106,6 @@ def check_membership(caller: Caller, *, uow: UnitOfWork) -> None:
         raise TeamAccessRevoked()
 
 
-@frozen
-class AccountView:
-    """GET /account (SPEC 2.2); credit figures in tenths."""
-
-    balance: int
-    team_id: int
-    team_credits: int
-    crawls_total: int
-    credits_spent_30d: int
-    team_credits_spent_30d: int
-    api_key_prefix: str
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "balance": as_number(self.balance),
-            "team_id": self.team_id,
-            "team_credits": as_number(self.team_credits),
-            "crawls_total": self.crawls_total,
-            "credits_spent_30d": as_number(self.credits_spent_30d),
-            "team_credits_spent_30d": as_number(self.team_credits_spent_30d),
-            "api_key_prefix": self.api_key_prefix,
-        }
-
-
 def account_view(caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AccountView:
     since = clock.now() - timedelta(days=30)
     with uow:
@@ -155,7 +127,7 @@ LOCAL_TEAM = "Local"
 
 def ensure_local_owner(
     *, plan: str, starting_credits: int, uow: UnitOfWork, clock: Clock, secrets: Secrets
-) -> "IssuedKey | None":
+) -> IssuedKey | None:
     """On an empty database: a local owner with a team, a plan, starting credits and a Settings key.
 
     Returns the new key (shown once) or None when the database already has users.

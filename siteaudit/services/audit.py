@@ -3,8 +3,6 @@
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from attrs import frozen
-
 from siteaudit.domain.account import Caller, plan_named
 from siteaudit.domain.audit import (
     Audit,
@@ -20,6 +18,7 @@ from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.network import AddressPolicy, NameNotResolved
 from siteaudit.domain.site import InvalidUrl
+from siteaudit.ports.application import AuditStarted
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import Resolver
 from siteaudit.ports.queue import DispatchError, TaskQueue
@@ -37,15 +36,6 @@ class DispatchFailed(DomainError):
 
     def __init__(self, audit_id: AuditId) -> None:
         super().__init__(f"audit {audit_id} could not be dispatched; its credits were refunded, try again")
-
-
-@frozen
-class AuditStarted:
-    audit: Audit
-
-    @property
-    def estimated_credits(self) -> int:
-        return self.audit.credits_reserved
 
 
 def start_audit(

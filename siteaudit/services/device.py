@@ -13,9 +13,10 @@ from siteaudit.domain.device import (
 )
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import DeviceLoginId, TeamId, UserId
+from siteaudit.ports.application import IssuedKey
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.key import IssuedKey, issue_cli_key
+from siteaudit.services.key import issue_cli_key
 
 # The agents a key from the device login is connected for: the CLI itself; `siteaudit connect` writes the
 # same key into the chosen agents' configuration files.

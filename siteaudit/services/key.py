@@ -2,8 +2,6 @@
 
 from collections.abc import Sequence
 
-from attrs import frozen
-
 from siteaudit.domain.account import Caller, normalise_email
 from siteaudit.domain.apikey import (
     KEY_ALPHABET,
@@ -18,16 +16,9 @@ from siteaudit.domain.apikey import (
 )
 from siteaudit.domain.error import NotFound, Unauthenticated
 from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
+from siteaudit.ports.application import IssuedKey
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
-
-
-@frozen
-class IssuedKey:
-    """A key as created: `raw` is shown once and never stored."""
-
-    key: ApiKey
-    raw: str
 
 
 def _material(secrets: Secrets) -> KeyMaterial:

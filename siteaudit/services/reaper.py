@@ -8,15 +8,14 @@ only the reaper whose step succeeded publishes.
 
 import logging
 from datetime import datetime, timedelta
-from typing import Final
 
 from attrs import frozen
 
 from siteaudit.domain.audit import Audit, reaped
-from siteaudit.domain.crawl import HANDOVER_S
 from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import AuditId
-from siteaudit.domain.lease import DEFAULT_MAX_ATTEMPTS, Lease, ReapAction, reap_action, reap_reason
+from siteaudit.domain.lease import Lease, ReapAction, ReapTerms, reap_action, reap_reason
+from siteaudit.ports.application import Reaped
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
@@ -25,46 +24,24 @@ from siteaudit.services.audit import fail_audit
 log = logging.getLogger("siteaudit.reaper")
 
 
-DEFAULT_GRACE_S: Final = 60.0
-# The deadline a re-dispatched message gets to be claimed (or a re-dispatched finalisation to finish), and
-# how long a queued audit may wait for its first slice: long enough for a queue backlog to drain.
-DEFAULT_HANDOVER_S: Final = HANDOVER_S  # the crawl lease's hand-over term
-DEFAULT_QUEUED_S: Final = 1800.0
-
-
-@frozen
-class Reaped:
-    """What one pass did."""
-
-    slices: int = 0
-    finalizations: int = 0
-    failed: int = 0
-    forgotten: int = 0
-    dispatch_errors: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.slices + self.finalizations + self.failed + self.forgotten
-
-
 def reap(
     *,
     uow: UnitOfWork,
     queue: TaskQueue,
     clock: Clock,
-    grace_s: float = DEFAULT_GRACE_S,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    handover_s: float = DEFAULT_HANDOVER_S,
-    queued_s: float = DEFAULT_QUEUED_S,
+    terms: ReapTerms,
+    handover_s: float,
     batch: int = 100,
 ) -> Reaped:
-    """One pass: leases stuck for more than `grace_s` past their deadline are re-dispatched (a crawl
-    slice, or the finalisation of a `finalizing` audit) while fewer than `max_attempts` takeovers were
-    counted, else their audit ends `failed` (`reaped: ...`) and settles; then queued audits nobody
-    claimed for `queued_s` are dispatched again. A publish that fails is logged and counted: the lease
-    it took expires again and a later pass retries (one more attempt).
+    """One pass: leases stuck for more than `terms.grace_s` past their deadline are re-dispatched (a
+    crawl slice, or the finalisation of a `finalizing` audit) while fewer than `terms.max_attempts`
+    takeovers were counted, else their audit ends `failed` (`reaped: ...`) and settles; then queued
+    audits nobody claimed for `terms.queued_s` are dispatched again. Re-dispatched work must be claimed
+    (or a finalisation finished) within `handover_s`. A publish that fails is logged and counted: the
+    lease it took expires again and a later pass retries (one more attempt).
     """
-    policy = _Policy(grace_s, max_attempts, handover_s)
+    grace_s, queued_s = terms.grace_s, terms.queued_s
+    policy = _Policy(grace_s, terms.max_attempts, handover_s)
     now = clock.now()
     counts = {"slices": 0, "finalizations": 0, "failed": 0, "forgotten": 0, "dispatch_errors": 0}
     with uow:

@@ -1,13 +1,14 @@
-"""Site use cases: register a site, read the team's sites."""
+"""Site use cases: register a site, read the team's sites, the crawler secret of a verified site."""
 
 from collections.abc import Sequence
 
 from siteaudit.domain.account import Caller, plan_named
 from siteaudit.domain.audit import SiteTerms
-from siteaudit.domain.ids import SiteId
+from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.site import Site, check_site_count
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.sealing import Sealing
 
 _TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -55,3 +56,16 @@ def register_site(
 def list_sites(caller: Caller, *, uow: UnitOfWork) -> Sequence[Site]:
     with uow:
         return uow.sites.list(team=caller.team_id)
+
+
+def crawler_secret(audit_id: AuditId, *, uow: UnitOfWork, sealing: Sealing) -> str | None:
+    """The secret an audit of a verified site sends in its verify header: derived, never stored. None
+    for plain-URL audits and for sites not verified."""
+    with uow:
+        audit = uow.audits.get_any(audit_id)
+        if audit.site_id is None:
+            return None
+        site = uow.sites.get(audit.site_id, team=TeamId(audit.team_id))
+    if not site.verified:
+        return None
+    return sealing.derive(f"crawler:{site.crawler_secret_ref}")

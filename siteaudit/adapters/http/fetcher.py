@@ -13,8 +13,9 @@ import httpcore2 as httpcore
 import httpx2 as httpx
 from attrs import frozen
 
-from siteaudit.adapters.http.guard import USER_AGENT, AddressGuard, GuardedAsyncTransport, refusing_cookies
+from siteaudit.adapters.http.guard import AddressGuard, GuardedAsyncTransport, refusing_cookies
 from siteaudit.domain.facts import FetchError
+from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import (
     MAX_REDIRECTS,
     AddressPolicy,

@@ -20,7 +20,7 @@ import anyio
 import httpcore2 as httpcore
 import httpx2 as httpx
 
-from siteaudit.domain.crawl import USER_AGENT
+from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import AddressPolicy, AddressRefused, IPAddress, NameNotResolved
 from siteaudit.ports.network import Resolver
 

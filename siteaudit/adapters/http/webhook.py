@@ -8,8 +8,9 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from siteaudit.adapters.http.fetcher import FetchLimits, HttpxBlockingFetcher
-from siteaudit.adapters.http.guard import USER_AGENT, AddressGuard
+from siteaudit.adapters.http.guard import AddressGuard
 from siteaudit.domain.facts import FetchError
+from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import AddressPolicy, AddressRefused, FetchRequest, NetworkFailure
 from siteaudit.domain.webhook import DEADLINE_S, MAX_RESPONSE_BYTES, SendOutcome, url_refusal
 from siteaudit.ports.network import Resolver

@@ -9,7 +9,6 @@ import falcon.media
 import orjson
 
 from siteaudit.adapters.rest import errors
-from siteaudit.adapters.rest.contract import RestServices
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext
 from siteaudit.adapters.rest.openapi import OpenApi
 from siteaudit.adapters.rest.resources import (
@@ -24,6 +23,7 @@ from siteaudit.adapters.rest.resources import (
     Report,
     ReportPart,
 )
+from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import RateLimiter
 
@@ -38,7 +38,7 @@ def dumps(media: Any) -> bytes:
 
 
 def create_api(
-    services: RestServices,
+    application: Application,
     *,
     clock: Clock,
     limiter: RateLimiter,
@@ -49,7 +49,7 @@ def create_api(
     api = falcon.App(
         middleware=[
             RequestContext(),
-            Authentication(services.authenticate, limiter, clock, trusted_proxies),
+            Authentication(application.authenticate, limiter, clock, trusted_proxies),
         ],
         cors_enable=False,
     )
@@ -63,22 +63,22 @@ def create_api(
 
     api.add_route("/v1/health", Health())
     api.add_route("/v1/openapi.json", OpenApi())
-    api.add_route("/v1/ping", Ping(services, clock))
-    api.add_route("/v1/account", Account(services, clock))
-    api.add_route("/v1/crawls", Crawls(services, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}", Crawl(services, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/report", Report(services, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/issues", Issues(services, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/pages", Pages(services, clock))
+    api.add_route("/v1/ping", Ping(application, clock))
+    api.add_route("/v1/account", Account(application, clock))
+    api.add_route("/v1/crawls", Crawls(application, clock))
+    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}", Crawl(application, clock))
+    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/report", Report(application, clock))
+    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/issues", Issues(application, clock))
+    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/pages", Pages(application, clock))
     api.add_route(
         f"/v1/crawls/{{crawl_id:{ID}}}/templates",
-        ReportPart(services, clock, field="templates", name="templates"),
+        ReportPart(application, clock, field="templates", name="templates"),
     )
     api.add_route(
-        f"/v1/crawls/{{crawl_id:{ID}}}/diff", ReportPart(services, clock, field="diff", name="diff")
+        f"/v1/crawls/{{crawl_id:{ID}}}/diff", ReportPart(application, clock, field="diff", name="diff")
     )
     api.add_route(
         f"/v1/crawls/{{crawl_id:{ID}}}/fix-prompt",
-        ReportPart(services, clock, field="fix_prompt", name="prompt"),
+        ReportPart(application, clock, field="fix_prompt", name="prompt"),
     )
     return api

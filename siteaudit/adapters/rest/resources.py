@@ -1,23 +1,24 @@
-"""Thin resources: parse and check the request, call one use case, convert, answer."""
+"""Thin resources: parse and check the request, call one use case of the application, convert, answer."""
 
 from typing import Any, Final
 
 import falcon
 
-from siteaudit.adapters.rest.contract import RestServices
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
-from siteaudit.adapters.rest.views import audit_detail, audit_row, issue_row, page_row
+from siteaudit.adapters.rest.views import account_view, audit_detail, audit_row, issue_row, page_row
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.credit import as_number
-from siteaudit.domain.ids import SiteId
+from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.issue import Severity
+from siteaudit.ports.application import Application, AuditQuery, IssueQuery, PageQuery
 from siteaudit.ports.clock import Clock
 
 ID: Final = "int(min=1, max=4611686018427387904)"
 
 
 class Resource:
-    def __init__(self, services: RestServices, clock: Clock) -> None:
-        self.services = services
+    def __init__(self, application: Application, clock: Clock) -> None:
+        self.application = application
         self.clock = clock
 
 
@@ -35,7 +36,7 @@ class Ping(Resource):
 
 class Account(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self.services.account(req.context.caller).as_json()
+        resp.media = account_view(self.application.account(req.context.caller))
 
 
 CRAWL_FIELDS: Final = ("url", "site_id", "max_pages", "concurrency", "max_rps", "webhook_url", "verify_token")
@@ -48,10 +49,15 @@ class Crawls(Resource):
         site_id = fields.integer("site_id", low=1, high=2**62)
         fields.done()
         page, per_page = page_params(req, default=20, maximum=100)
-        audits, total = self.services.list_audits(
-            req.context.caller, site_id=site_id, offset=(page - 1) * per_page, limit=per_page
+        query = AuditQuery(
+            site_id=SiteId(site_id) if site_id is not None else None,
+            offset=(page - 1) * per_page,
+            limit=per_page,
         )
-        resp.media = paginated([audit_row(a) for a in audits], page=page, per_page=per_page, total=total)
+        audits = self.application.list_audits(query, req.context.caller)
+        resp.media = paginated(
+            [audit_row(a) for a in audits.items], page=page, per_page=per_page, total=audits.total
+        )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = json_body(req, allowed=CRAWL_FIELDS)
@@ -71,7 +77,7 @@ class Crawls(Resource):
         if url is None and site_id is None and "url" not in fields.bad:
             fields.bad["url"] = "url is required unless site_id is given"
         fields.done()
-        started = self.services.start_audit(request, req.context.caller)
+        started = self.application.start_audit(request, req.context.caller)
         resp.status = falcon.HTTP_202
         resp.media = {
             "crawl_id": started.audit.id,
@@ -83,28 +89,29 @@ class Crawls(Resource):
 class Crawl(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
         known_query(req, ())
-        resp.media = audit_detail(self.services.get_audit(crawl_id, req.context.caller), now=self.clock.now())
+        audit = self.application.get_audit(AuditId(crawl_id), req.context.caller)
+        resp.media = audit_detail(audit, now=self.clock.now())
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        self.services.cancel_audit(crawl_id, req.context.caller)
+        self.application.cancel_audit(AuditId(crawl_id), req.context.caller)
         resp.media = {"status": "cancelled"}
 
 
 class Report(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        resp.media = dict(self.services.report(crawl_id, req.context.caller))
+        resp.media = dict(self.application.report(AuditId(crawl_id), req.context.caller))
 
 
 class ReportPart(Resource):
     """`/templates`, `/diff` and `/fix-prompt`: one field of the stored report."""
 
-    def __init__(self, services: RestServices, clock: Clock, *, field: str, name: str) -> None:
-        super().__init__(services, clock)
+    def __init__(self, application: Application, clock: Clock, *, field: str, name: str) -> None:
+        super().__init__(application, clock)
         self.field = field
         self.name = name
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        report = self.services.report(crawl_id, req.context.caller)
+        report = self.application.report(AuditId(crawl_id), req.context.caller)
         value: Any = report.get(self.field)
         if self.name == "prompt" and isinstance(value, dict):
             value = value.get("prompt")
@@ -121,15 +128,15 @@ class Issues(Resource):
         template = fields.string("template", max_length=2048, min_length=1)
         fields.done()
         page, per_page = page_params(req, default=50, maximum=200)
-        rows, total = self.services.issues(
-            crawl_id,
-            req.context.caller,
+        query = IssueQuery(
             check=check or check_code,
-            severity=severity,
+            severity=Severity(severity) if severity else None,
             template=template,
             offset=(page - 1) * per_page,
             limit=per_page,
         )
+        issues = self.application.issues(AuditId(crawl_id), query, req.context.caller)
+        rows, total = issues.items, issues.total
         if check and check_code and check != check_code:
             # Both filter the same field and filters combine: two different codes match no issue.
             rows, total = [], 0
@@ -143,11 +150,8 @@ class Pages(Resource):
         status_code = fields.integer("status_code", low=0, high=999)
         fields.done()
         page, per_page = page_params(req, default=50, maximum=200)
-        rows, total = self.services.pages(
-            crawl_id,
-            req.context.caller,
-            status_code=status_code,
-            offset=(page - 1) * per_page,
-            limit=per_page,
+        query = PageQuery(status_code=status_code, offset=(page - 1) * per_page, limit=per_page)
+        pages = self.application.pages(AuditId(crawl_id), query, req.context.caller)
+        resp.media = paginated(
+            [page_row(r) for r in pages.items], page=page, per_page=per_page, total=pages.total
         )
-        resp.media = paginated([page_row(r) for r in rows], page=page, per_page=per_page, total=total)

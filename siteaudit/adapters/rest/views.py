@@ -9,6 +9,7 @@ import cattrs
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.issue import Issue
+from siteaudit.ports.application import AccountView
 from siteaudit.ports.crawl import PageSummary
 
 converter = cattrs.Converter()
@@ -18,6 +19,18 @@ converter.register_unstructure_hook(Enum, lambda member: member.value)
 
 def _time(moment: datetime | None) -> str | None:
     return None if moment is None else converter.unstructure(moment, datetime)
+
+
+def account_view(view: AccountView) -> dict[str, Any]:
+    return {
+        "balance": as_number(view.balance),
+        "team_id": view.team_id,
+        "team_credits": as_number(view.team_credits),
+        "crawls_total": view.crawls_total,
+        "credits_spent_30d": as_number(view.credits_spent_30d),
+        "team_credits_spent_30d": as_number(view.team_credits_spent_30d),
+        "api_key_prefix": view.api_key_prefix,
+    }
 
 
 def audit_row(audit: Audit) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from attrs import evolve
 
 from siteaudit.domain.crawl import (
     RATE_LIMIT_STATUSES,
-    VERIFY_HEADER,
     CrawlLimits,
     HostPace,
     Scope,
@@ -22,6 +21,7 @@ from siteaudit.domain.crawl import (
     retry_after_seconds,
 )
 from siteaudit.domain.firewall import BODY_PREFIX_BYTES, detect_blocker
+from siteaudit.domain.identity import VERIFY_HEADER
 from siteaudit.domain.network import (
     MAX_REDIRECTS,
     FetchRequest,

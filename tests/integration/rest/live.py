@@ -14,6 +14,7 @@ from attrs import frozen
 
 from siteaudit.bootstrap import App
 from siteaudit.domain.credit import credits
+from siteaudit.domain.ids import AuditId
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
@@ -164,12 +165,12 @@ def drain(app: App) -> int:
         if actor == "crawl_slice":
             assert argument is not None
             token = queue.verify_token(argument)  # type: ignore[attr-defined]
-            app.services.run_crawl_slice(argument, verify_token=token)
+            app.application.run_crawl_slice(AuditId(argument), verify_token=token)
         elif actor == "finalize_audit":
             assert argument is not None
-            app.services.finalize_audit(argument)
+            app.application.finalize_audit(AuditId(argument))
         elif actor == "deliver_webhooks":
-            app.services.deliver_webhooks()
+            app.application.deliver_webhooks()
         handled += 1
     return handled
 

@@ -26,6 +26,7 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.memory.ratelimit import MemoryRateLimiter
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
+from siteaudit.domain.ids import AuditId
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.settings import Settings
 
@@ -67,23 +68,23 @@ def seeded() -> Seeded:
         resolver=StaticResolver({PUBLIC_NAME: ["127.0.0.1"]}),
     )
     keys = seed(crawler)
-    owner = crawler.services.authenticate(keys.owner)
-    rival = crawler.services.authenticate(keys.rival)
+    owner = crawler.application.authenticate(keys.owner)
+    rival = crawler.application.authenticate(keys.rival)
     with serve(retro_clock_site) as site:
         port = site.rsplit(":", 1)[1]
         for _ in range(2):
             request = AuditRequest(
                 url=f"http://{PUBLIC_NAME}:{port}/", max_rps=10.0 / 3.5, trigger=AuditTrigger.API
             )
-            crawler.services.start_audit(request, owner)
+            crawler.application.start_audit(request, owner)
             drain(crawler)
         queued = AuditRequest(
             url=f"http://{PUBLIC_NAME}:{port}/shop/", max_pages=20, trigger=AuditTrigger.API
         )
-        crawler.services.start_audit(queued, owner)
-        crawler.services.start_audit(queued, rival)
-    assert crawler.services.report(1, owner)["totals"]["pages"] >= 4
-    assert crawler.services.report(2, owner)["diff"] is not None
+        crawler.application.start_audit(queued, owner)
+        crawler.application.start_audit(queued, rival)
+    assert crawler.application.report(AuditId(1), owner)["totals"]["pages"] >= 4
+    assert crawler.application.report(AuditId(2), owner)["diff"] is not None
     return Seeded(crawler, keys)
 
 

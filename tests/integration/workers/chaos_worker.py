@@ -7,7 +7,8 @@ variables, plus what production has no setting for and the tests need:
 - WORKER_TEST_QUEUE_PREFIX: queue names of this test run only;
 - WORKER_TEST_CA_FILE: the certificate authority the local HTTPS webhook receiver's certificate comes from;
 - WORKER_TEST_LEASE_S / _HANDOVER_S / _GRACE_S / _REAP_EVERY_S / _MAX_ATTEMPTS / _QUEUED_S: short
-  deadlines, so a killed worker's audits are reaped within seconds instead of minutes;
+  deadlines, so a killed worker's audits are reaped within seconds instead of minutes (the reaper's
+  become the SITEAUDIT_REAP_* settings, the lease deadlines go into the crawl settings);
 - WORKER_TEST_DUPLICATE_RATE: the share of messages this process publishes twice (chaos);
 - WORKER_TEST_PUBLISH_LOG: a file where every publish is counted ("once" or "twice"), for the figures;
 - WORKER_TEST_UNGUARDED=1: the negative control. Settlement is no longer once-only: a finalisation
@@ -36,13 +37,13 @@ from siteaudit.adapters.queue.dramatiq import DramatiqTaskQueue, build_broker
 from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.sql import migrate, sql_crawl_store, sql_unit_of_work_factory
 from siteaudit.adapters.sql.credit import SqlCreditLedger
-from siteaudit.bootstrap import App, Services, bootstrap
+from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import Audit, AuditStatus
-from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.credit import EntryKind, LedgerEntry, audit_cost
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.entrypoints.worker import ReaperTerms, start_worker
+from siteaudit.entrypoints.worker import start_worker
+from siteaudit.services.application import LocalApplication
 from siteaudit.services.audit import audit_reference
 from siteaudit.settings import Settings
 
@@ -125,15 +126,15 @@ class UnguardedLedger(SqlCreditLedger):
         return [entry_from_row(r) for r in rows]
 
 
-class UnguardedServices(Services):
+class UnguardedApplication(LocalApplication):
     """`finalize_audit` that settles again when the audit is already done (the guard removed)."""
 
-    def finalize_audit(self, audit_id: int) -> Audit:
-        with self.app.uow() as uow:
+    def finalize_audit(self, audit_id: AuditId) -> Audit:
+        with self.uow() as uow:
             before = uow.audits.get_any(AuditId(audit_id))
         audit = super().finalize_audit(audit_id)
         if before.status is AuditStatus.DONE:
-            uow = self.app.uow()
+            uow = self.uow()
             with uow:
                 ledger = UnguardedLedger(uow._current)  # type: ignore[attr-defined]
                 cost = audit_cost(
@@ -141,25 +142,23 @@ class UnguardedServices(Services):
                     pages_not_modified=audit.pages_not_modified,
                     reserved=audit.credits_reserved,
                 )
-                ledger.settle(audit_reference(audit.id), cost=cost, at=self.app.clock.now())
+                ledger.settle(audit_reference(audit.id), cost=cost, at=self.clock.now())
                 uow.commit()
         return audit
 
 
-class TestApp(App):
-    """The app with the test's lease deadlines (production has no setting for them yet)."""
-
-    def __attrs_post_init__(self) -> None:
-        self.services = UnguardedServices(self) if _env("UNGUARDED") == "1" else Services(self)
-
-    @property
-    def crawl_settings(self) -> CrawlLimits:
-        return evolve(
-            super().crawl_settings,
-            lease_s=float(_env("LEASE_S", "180")),
-            handover_s=float(_env("HANDOVER_S", "1800")),
-            unlimited_rate=_env("UNLIMITED_RATE") == "1",
-        )
+def with_test_terms(application: LocalApplication) -> LocalApplication:
+    """The application with the test's lease deadlines (production has no setting for them yet), and
+    without the once-only settlement when WORKER_TEST_UNGUARDED=1."""
+    crawl_settings = evolve(
+        application.crawl_limits,
+        lease_s=float(_env("LEASE_S", "180")),
+        handover_s=float(_env("HANDOVER_S", "1800")),
+        unlimited_rate=_env("UNLIMITED_RATE") == "1",
+    )
+    kind = UnguardedApplication if _env("UNGUARDED") == "1" else LocalApplication
+    fields = {f.name: getattr(application, f.name) for f in attrs.fields(LocalApplication)}
+    return kind(**{**fields, "crawl_limits": crawl_settings})
 
 
 def build_app(settings: Settings, *, prefix: str, ca_file: str, duplicate_rate: float, log_path: str) -> App:
@@ -171,6 +170,13 @@ def build_app(settings: Settings, *, prefix: str, ca_file: str, duplicate_rate: 
         queue = DuplicatingQueue(queue, duplicate_rate, PublishLog(log_path))
     policy = AddressPolicy.from_setting(",".join(settings.allow_networks))
     verify: ssl.SSLContext | bool = ssl.create_default_context(cafile=ca_file) if ca_file else True
+    settings = evolve(
+        settings,
+        reap_every_s=float(_env("REAP_EVERY_S", "30")),
+        reap_grace_s=float(_env("GRACE_S", "60")),
+        reap_max_attempts=int(_env("MAX_ATTEMPTS", "3")),
+        reap_queued_s=float(_env("QUEUED_S", "1800")),
+    )
     app = bootstrap(
         settings,
         uow=sql_unit_of_work_factory(settings.database_url, secret_key=settings.secret_key),
@@ -179,7 +185,8 @@ def build_app(settings: Settings, *, prefix: str, ca_file: str, duplicate_rate: 
         queue=queue,
         webhook_sender=HttpxWebhookSender(SystemResolver(), policy, verify=verify),
     )
-    return TestApp(**{f.name: getattr(app, f.name) for f in attrs.fields(App) if f.init})
+    assert isinstance(app.application, LocalApplication)
+    return evolve(app, application=with_test_terms(app.application))
 
 
 def main() -> None:
@@ -198,16 +205,9 @@ def main() -> None:
         duplicate_rate=float(_env("DUPLICATE_RATE", "0")),
         log_path=_env("PUBLISH_LOG"),
     )
-    terms = ReaperTerms(
-        every_s=float(_env("REAP_EVERY_S", "30")),
-        grace_s=float(_env("GRACE_S", "60")),
-        max_attempts=int(_env("MAX_ATTEMPTS", "3")),
-        queued_s=float(_env("QUEUED_S", "1800")),
-    )
     worker, periodic = start_worker(
         app,
         threads=settings.worker_threads,
-        reaper_terms=terms,
         webhooks_every_s=float(_env("WEBHOOKS_EVERY_S", "10")),
     )
     stop = threading.Event()

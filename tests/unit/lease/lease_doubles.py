@@ -16,14 +16,16 @@ from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.credit import EntryKind, audit_cost, credits
 from siteaudit.domain.ids import AuditId
+from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import FetchRequest, FetchResponse
+from siteaudit.ports.application import Reaped
 from siteaudit.ports.network import Fetcher
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
 from siteaudit.services.audit import audit_reference, start_audit
 from siteaudit.services.crawl import CrawlDeps, SliceOutcome, run_crawl_slice
 from siteaudit.services.finalize import finalize_audit
-from siteaudit.services.reaper import Reaped, reap
+from siteaudit.services.reaper import reap
 
 SITE = "https://retro-clock.example"
 PAGES: Mapping[str, tuple[str, ...]] = {
@@ -167,10 +169,8 @@ class World:
             uow=self.uow(),
             queue=self.queue,
             clock=self.clock,
-            grace_s=grace_s,
-            max_attempts=max_attempts,
+            terms=ReapTerms(grace_s=grace_s, max_attempts=max_attempts, queued_s=queued_s, every_s=30.0),
             handover_s=HANDOVER_S,
-            queued_s=queued_s,
         )
 
     # --- the invariants of SECURITY.md section 6 ------------------------------------------------------

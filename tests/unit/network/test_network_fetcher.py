@@ -14,9 +14,10 @@ from network_doubles import LOOPBACK_ALLOWED, RawServer, RecordingBackend, Tripw
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from siteaudit.adapters.http.fetcher import USER_AGENT, FetchLimits, HttpxBlockingFetcher, HttpxFetcher
+from siteaudit.adapters.http.fetcher import FetchLimits, HttpxBlockingFetcher, HttpxFetcher
 from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.domain.facts import FetchError
+from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import AddressPolicy, FetchRequest, FetchResponse
 
 DEFAULT_LIMITS = FetchLimits()

@@ -20,6 +20,7 @@ from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.facts import FetchError
 from siteaudit.domain.network import FetchRequest, FetchResponse
+from siteaudit.services.application import LocalApplication
 from siteaudit.settings import Settings
 
 BODY = b'{"event": "audit.ended"}'
@@ -47,9 +48,15 @@ def started(ca_bundle: str | Path = "") -> App:
     return bootstrap(settings, resolver=StaticResolver({RECEIVER_NAME: ["127.0.0.1"]}))
 
 
+def local(app: App) -> LocalApplication:
+    """The in-process application under `app`, whose driven adapters these tests reach."""
+    assert isinstance(app.application, LocalApplication)
+    return app.application
+
+
 def crawl_fetch(app: App, url: str) -> FetchResponse:
     async def once() -> FetchResponse:
-        fetcher = app.fetcher_factory(1)
+        fetcher = local(app).fetcher_factory(1)
         async with fetcher:  # type: ignore[attr-defined]
             return await fetcher.fetch(FetchRequest(url))
 
@@ -65,7 +72,7 @@ def test_without_the_bundle_a_webhook_to_a_receiver_of_a_private_ca_fails_as_tls
 ) -> None:
     hook = receiver(answering(204))
 
-    outcome = started().webhook_sender.send(hook.url(), BODY, [("content-type", "application/json")])
+    outcome = local(started()).webhook_sender.send(hook.url(), BODY, [("content-type", "application/json")])
 
     assert outcome.status_code is None and outcome.error == FetchError.TLS.value
     assert "CERTIFICATE_VERIFY_FAILED" in (outcome.detail or "")
@@ -80,7 +87,9 @@ def test_with_the_bundle_given_through_the_setting_the_webhook_is_delivered(
 ) -> None:
     hook = receiver(answering(204))
 
-    outcome = started(ca_bundle).webhook_sender.send(hook.url(), BODY, [("content-type", "application/json")])
+    outcome = local(started(ca_bundle)).webhook_sender.send(
+        hook.url(), BODY, [("content-type", "application/json")]
+    )
 
     assert (outcome.status_code, outcome.error) == (204, None)
     assert [r.body for r in hook.requests] == [BODY]
@@ -115,7 +124,7 @@ def test_the_bundle_adds_to_the_default_authorities_and_is_read_once(
     ca_bundle.unlink()  # read at startup: later fetchers do not read it again
     hook = receiver(answering(204))
     for _ in range(2):
-        assert app.webhook_sender.send(hook.url(), BODY, []).status_code == 204
+        assert local(app).webhook_sender.send(hook.url(), BODY, []).status_code == 204
     assert crawl_fetch(app, hook.url("/")).status == 204
 
 

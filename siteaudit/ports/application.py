@@ -1,0 +1,250 @@
+"""The application interface (the driving port): every use case a door may call, by noun and verb.
+
+REST resources, CLI commands, Dramatiq actors, periodic jobs, and a Python app embedding siteaudit call
+this and nothing else of the services. Each door turns its input into the typed request below, makes one
+call, and renders the typed result. `siteaudit.services.application.LocalApplication` implements it once
+over the driven ports; `siteaudit.bootstrap.bootstrap(settings).application` builds it.
+
+Errors are `siteaudit.domain.error.DomainError`s carrying the SPEC's error code (NotFound, Conflict,
+InsufficientCredits, ...); each door maps them its own way (an HTTP status, an exit code).
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+from attrs import frozen
+
+from siteaudit.domain.account import Caller, Membership, Team, User
+from siteaudit.domain.apikey import ApiKey
+from siteaudit.domain.audit import Audit, AuditRequest
+from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.issue import Issue, Severity
+from siteaudit.ports.crawl import PageSummary
+
+T = TypeVar("T")
+
+
+# --- inputs ------------------------------------------------------------------------------------------
+
+
+@frozen
+class AuditQuery:
+    """Which of the team's audits to list (newest first); `site_id` narrows to one registered site."""
+
+    site_id: SiteId | None = None
+    offset: int = 0
+    limit: int = 20
+
+
+@frozen
+class IssueQuery:
+    """Which issues of an audit to list; the filters combine."""
+
+    check: str | None = None  # a check code
+    severity: Severity | None = None
+    template: str | None = None
+    offset: int = 0
+    limit: int = 50
+
+
+@frozen
+class PageQuery:
+    """Which pages of an audit to list."""
+
+    status_code: int | None = None
+    offset: int = 0
+    limit: int = 50
+
+
+@frozen
+class ArchivePolicy:
+    """Which ended audits lose their issue and page rows: those ended `older_than_days` ago or more, and
+    those beyond the last `keep_last` per site (both given: an audit must meet both). Neither: none."""
+
+    older_than_days: int | None = None
+    keep_last: int | None = None
+
+    @property
+    def selects_anything(self) -> bool:
+        return self.older_than_days is not None or self.keep_last is not None
+
+
+# --- results -----------------------------------------------------------------------------------------
+
+
+@frozen
+class Listing(Generic[T]):
+    """One page of a longer list: `items` from the query's offset, `total` of the whole list."""
+
+    items: Sequence[T]
+    total: int
+
+
+@frozen
+class AuditStarted:
+    audit: Audit
+
+    @property
+    def estimated_credits(self) -> int:
+        """Credits reserved for the audit, in tenths."""
+        return self.audit.credits_reserved
+
+
+@frozen
+class AccountView:
+    """What GET /account shows (SPEC 2.2); credit figures in tenths."""
+
+    balance: int
+    team_id: int
+    team_credits: int
+    crawls_total: int
+    credits_spent_30d: int
+    team_credits_spent_30d: int
+    api_key_prefix: str
+
+
+@frozen
+class IssuedKey:
+    """A key as created: `raw` is shown once and never stored."""
+
+    key: ApiKey
+    raw: str
+
+
+@frozen
+class CrawlProgress:
+    """What one crawl slice left behind: the audit's pages so far, and what it queued next ("slice",
+    "finalize", or "" when it queued nothing: the audit ended, or another slice holds the audit)."""
+
+    audit_id: AuditId
+    pages_crawled: int
+    next: str
+
+
+@frozen
+class Reaped:
+    """What one reaper pass did."""
+
+    slices: int = 0
+    finalizations: int = 0
+    failed: int = 0
+    forgotten: int = 0
+    dispatch_errors: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.slices + self.finalizations + self.failed + self.forgotten
+
+
+# --- the use cases -----------------------------------------------------------------------------------
+
+
+class Application(Protocol):
+    # Callers: who a key acts for, and what they may see and do (REST, embedding apps).
+
+    def authenticate(self, raw_key: str) -> Caller:
+        """Who a bearer key acts for. Raises Unauthenticated (unknown, malformed, revoked or replaced
+        key) or TeamAccessRevoked (its holder left the key's team)."""
+        ...
+
+    def account(self, caller: Caller) -> AccountView: ...
+
+    def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
+        """Reserve the estimated credits, store the audit `queued` and dispatch its first crawl slice.
+        Raises the validation, plan, credit and verification errors of SPEC 2.3, or DispatchFailed."""
+        ...
+
+    def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
+
+    def get_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
+        """Raises NotFound for another team's audit as for an unknown one."""
+        ...
+
+    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
+        """Raises Conflict when the audit already ended."""
+        ...
+
+    def report(self, audit_id: AuditId, caller: Caller) -> Mapping[str, Any]:
+        """The stored report (SPEC 2.4). Raises ReportNotReady until the audit is done."""
+        ...
+
+    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
+        """Raises CrawlArchived when the audit's rows were archived."""
+        ...
+
+    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageSummary]:
+        """Raises CrawlArchived when the audit's rows were archived."""
+        ...
+
+    # Work: what actors and periodic jobs run.
+
+    def run_crawl_slice(
+        self,
+        audit_id: AuditId,
+        *,
+        verify_token: str | None = None,
+        sealed_verify_token: str | None = None,
+    ) -> CrawlProgress:
+        """One bounded slice of the audit's crawl, then the next slice or the finalisation queued. The
+        verify token comes as the caller gave it, or sealed as it travelled in a queue message."""
+        ...
+
+    def finalize_audit(self, audit_id: AuditId) -> Audit:
+        """Site-wide checks, report, settlement; idempotent on the audit's status."""
+        ...
+
+    def deliver_webhooks(self, *, limit: int = 50) -> int:
+        """Send the webhook deliveries that came due; how many attempts were recorded."""
+        ...
+
+    def reap_stalled_audits(self) -> Reaped:
+        """Re-dispatch stalled work (or end its audit `failed`) as the reaper settings say."""
+        ...
+
+    def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
+        """Archive what `policy` selects (by default the SITEAUDIT_ARCHIVE_* settings); the audits whose
+        rows this run deleted."""
+        ...
+
+    # Administration: people, teams, plans, credits and keys (the CLI until the web app exists).
+
+    def create_user(self, email: str, *, plan: str = "free") -> User:
+        """A person with their webhook signing secret. An unknown plan is refused (validation_failed)."""
+        ...
+
+    def create_team(self, name: str, *, owner_email: str) -> Team: ...
+
+    def add_member(self, team_name: str, email: str) -> Membership: ...
+
+    def remove_member(self, team_name: str, email: str) -> None:
+        """Their keys for the team then answer TeamAccessRevoked. Raises Conflict for the owner."""
+        ...
+
+    def set_plan(self, email: str, plan: str) -> User: ...
+
+    def grant_credits(self, email: str, tenths: int, *, idempotency_key: str) -> int:
+        """Add credits to a person's own balance (a repeated key is a no-op); the balance, in tenths."""
+        ...
+
+    def create_key(self, email: str, team_name: str) -> IssuedKey:
+        """The person's Settings key for the team. Raises SettingsKeyExists when one is active."""
+        ...
+
+    def rotate_key(self, email: str, team_name: str) -> IssuedKey:
+        """Revoke the person's Settings key for the team at once and issue its successor."""
+        ...
+
+    def revoke_key(self, email: str, prefix: str) -> ApiKey:
+        """Raises NotFound for a prefix that is not one of the person's active keys."""
+        ...
+
+    def list_keys(self, email: str) -> Sequence[ApiKey]: ...
+
+    def webhook_secret(self, email: str, *, rotate: bool = False) -> str:
+        """The person's webhook signing secret, replaced first when `rotate` (effective at once)."""
+        ...
+
+    def ensure_local_owner(self, *, plan: str, starting_credits: int) -> IssuedKey | None:
+        """On an empty database: a local owner with a team, the plan, `starting_credits` (whole
+        credits) and a Settings key, returned once. None when the database already has people."""
+        ...

@@ -1,0 +1,247 @@
+"""The one implementation of the application interface: each use case bound to the driven ports.
+
+Every method is one call into the use case that does the work (`services/<noun>.py`); what it needs
+from the outside world arrives here once, from `siteaudit.bootstrap`.
+"""
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from attrs import field, frozen
+
+from siteaudit.domain.account import Caller, Membership, Team, User
+from siteaudit.domain.apikey import ApiKey
+from siteaudit.domain.audit import Audit, AuditRequest
+from siteaudit.domain.crawl import CrawlLimits
+from siteaudit.domain.ids import AuditId
+from siteaudit.domain.issue import Issue
+from siteaudit.domain.lease import ReapTerms
+from siteaudit.domain.network import AddressPolicy
+from siteaudit.domain.report import AllowListAdvice
+from siteaudit.ports.application import (
+    AccountView,
+    ArchivePolicy,
+    AuditQuery,
+    AuditStarted,
+    CrawlProgress,
+    IssuedKey,
+    IssueQuery,
+    Listing,
+    PageQuery,
+    Reaped,
+)
+from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.crawl import CrawlStore, PageSummary
+from siteaudit.ports.network import Fetcher, Resolver
+from siteaudit.ports.parse import PageParser
+from siteaudit.ports.queue import TaskQueue
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.sealing import Sealing
+from siteaudit.ports.webhook import WebhookSender
+from siteaudit.services import account as account_services
+from siteaudit.services import archive as archive_services
+from siteaudit.services import audit as audit_services
+from siteaudit.services import crawl as crawl_services
+from siteaudit.services import finalize as finalize_services
+from siteaudit.services import key as key_services
+from siteaudit.services import reaper as reaper_services
+from siteaudit.services import report as report_services
+from siteaudit.services import site as site_services
+from siteaudit.services import webhook as webhook_services
+
+
+@frozen(kw_only=True)
+class LocalApplication:
+    """`siteaudit.ports.application.Application` in this process, over the driven ports given."""
+
+    uow: Callable[[], UnitOfWork]
+    crawl: CrawlStore
+    clock: Clock
+    secrets: Secrets
+    sealing: Sealing = field(repr=False)
+    queue: TaskQueue
+    resolver: Resolver
+    policy: AddressPolicy
+    parser: PageParser
+    fetcher_factory: Callable[[int], Fetcher]  # one small connection pool per audit slice
+    webhook_sender: WebhookSender
+    # What the settings decide, as the domain's values.
+    crawl_limits: CrawlLimits
+    reaping: ReapTerms
+    archiving: ArchivePolicy
+    advice: AllowListAdvice
+
+    @property
+    def crawl_deps(self) -> crawl_services.CrawlDeps:
+        return crawl_services.CrawlDeps(
+            uow=self.uow,
+            crawl=self.crawl,
+            fetcher_factory=self.fetcher_factory,
+            parser=self.parser,
+            clock=self.clock,
+            queue=self.queue,
+            limits=self.crawl_limits,
+        )
+
+    # --- callers ---------------------------------------------------------------------------------------
+
+    def authenticate(self, raw_key: str) -> Caller:
+        return key_services.authenticate(raw_key, uow=self.uow(), clock=self.clock)
+
+    def account(self, caller: Caller) -> AccountView:
+        return account_services.account_view(caller, uow=self.uow(), clock=self.clock)
+
+    def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
+        return audit_services.start_audit(
+            request,
+            caller,
+            uow=self.uow(),
+            clock=self.clock,
+            queue=self.queue,
+            public_only=(self.resolver, self.policy),
+        )
+
+    def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
+        audits, total = audit_services.list_audits(
+            caller, site_id=query.site_id, offset=query.offset, limit=query.limit, uow=self.uow()
+        )
+        return Listing(audits, total)
+
+    def get_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
+        return audit_services.get_audit(audit_id, caller, uow=self.uow())
+
+    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
+        return audit_services.cancel_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
+
+    def report(self, audit_id: AuditId, caller: Caller) -> Mapping[str, Any]:
+        return report_services.report(audit_id, caller, uow=self.uow(), crawl=self.crawl)
+
+    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
+        rows, total = report_services.issues(
+            audit_id,
+            caller,
+            check=query.check,
+            severity=query.severity,
+            template=query.template,
+            offset=query.offset,
+            limit=query.limit,
+            uow=self.uow(),
+            crawl=self.crawl,
+        )
+        return Listing(rows, total)
+
+    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageSummary]:
+        rows, total = report_services.pages(
+            audit_id,
+            caller,
+            status_code=query.status_code,
+            offset=query.offset,
+            limit=query.limit,
+            uow=self.uow(),
+            crawl=self.crawl,
+        )
+        return Listing(rows, total)
+
+    # --- work ------------------------------------------------------------------------------------------
+
+    def run_crawl_slice(
+        self,
+        audit_id: AuditId,
+        *,
+        verify_token: str | None = None,
+        sealed_verify_token: str | None = None,
+    ) -> CrawlProgress:
+        if sealed_verify_token is not None:
+            verify_token = self.sealing.unseal(sealed_verify_token)
+        outcome = crawl_services.run_crawl_slice(
+            audit_id,
+            self.crawl_deps,
+            verify_token=verify_token,
+            crawler_secret=site_services.crawler_secret(audit_id, uow=self.uow(), sealing=self.sealing),
+        )
+        return CrawlProgress(audit_id, outcome.pages_crawled, outcome.next)
+
+    def finalize_audit(self, audit_id: AuditId) -> Audit:
+        return finalize_services.finalize_audit(
+            audit_id, uow=self.uow(), crawl=self.crawl, clock=self.clock, advice=self.advice
+        )
+
+    def deliver_webhooks(self, *, limit: int = 50) -> int:
+        return webhook_services.deliver_due_webhooks(
+            uow=self.uow(), sender=self.webhook_sender, clock=self.clock, limit=limit
+        )
+
+    def reap_stalled_audits(self) -> Reaped:
+        return reaper_services.reap(
+            uow=self.uow(),
+            queue=self.queue,
+            clock=self.clock,
+            terms=self.reaping,
+            handover_s=self.crawl_limits.handover_s,
+        )
+
+    def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
+        policy = policy or self.archiving
+        if not policy.selects_anything:
+            return []
+        return archive_services.archive_audits(
+            uow=self.uow(),
+            crawl=self.crawl,
+            clock=self.clock,
+            older_than_days=policy.older_than_days,
+            keep_last=policy.keep_last,
+        )
+
+    # --- administration --------------------------------------------------------------------------------
+
+    def create_user(self, email: str, *, plan: str = "free") -> User:
+        return account_services.create_user(
+            email, plan=plan, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+
+    def create_team(self, name: str, *, owner_email: str) -> Team:
+        return account_services.create_team(name, owner_email=owner_email, uow=self.uow(), clock=self.clock)
+
+    def add_member(self, team_name: str, email: str) -> Membership:
+        return account_services.add_member(team_name, email, uow=self.uow())
+
+    def remove_member(self, team_name: str, email: str) -> None:
+        account_services.remove_member(team_name, email, uow=self.uow())
+
+    def set_plan(self, email: str, plan: str) -> User:
+        return account_services.set_plan(email, plan, uow=self.uow())
+
+    def grant_credits(self, email: str, tenths: int, *, idempotency_key: str) -> int:
+        return account_services.grant_credits(
+            email, tenths, key=idempotency_key, uow=self.uow(), clock=self.clock
+        )
+
+    def create_key(self, email: str, team_name: str) -> IssuedKey:
+        return key_services.create_settings_key(
+            email, team_name, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+
+    def rotate_key(self, email: str, team_name: str) -> IssuedKey:
+        return key_services.rotate_settings_key(
+            email, team_name, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+
+    def revoke_key(self, email: str, prefix: str) -> ApiKey:
+        return key_services.revoke_key(email, prefix, uow=self.uow(), clock=self.clock)
+
+    def list_keys(self, email: str) -> Sequence[ApiKey]:
+        return key_services.list_keys(email, uow=self.uow())
+
+    def webhook_secret(self, email: str, *, rotate: bool = False) -> str:
+        return webhook_services.person_webhook_secret(
+            email, rotate=rotate, uow=self.uow(), secrets=self.secrets
+        )
+
+    def ensure_local_owner(self, *, plan: str, starting_credits: int) -> IssuedKey | None:
+        return account_services.ensure_local_owner(
+            plan=plan,
+            starting_credits=starting_credits,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+        )

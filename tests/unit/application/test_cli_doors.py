@@ -1,0 +1,122 @@
+"""The CLI doors: admin commands, `archive` and the one-shot `audit`, each through the application."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from pytest_httpserver import HTTPServer
+
+from siteaudit.entrypoints.cli import main
+
+OWNER = "owner@retro-clock.example"
+MEMBER = "member@retro-clock.example"
+PAGE = (
+    "<!doctype html><html lang=en><head><meta charset=utf-8><title>Retro Clock</title></head>"
+    "<body><h1>Clocks</h1><a href='/about'>About</a></body></html>"
+)
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> CliRunner:
+    return CliRunner(env={"SITEAUDIT_DATABASE_URL": f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}"})
+
+
+def run(cli: CliRunner, *args: str) -> Result:
+    return cli.invoke(main, list(args), catch_exceptions=False)
+
+
+def as_json(cli: CliRunner, *args: str) -> dict[str, object]:
+    result = run(cli, *args, "--json")
+    assert result.exit_code == 0, result.output
+    answer: dict[str, object] = json.loads(result.output)
+    return answer
+
+
+def test_the_admin_commands_manage_people_teams_credits_and_keys(cli: CliRunner) -> None:
+    assert as_json(cli, "admin", "create-user", OWNER, "--plan", "growth") == {
+        "id": 1,
+        "email": OWNER,
+        "plan": "growth",
+    }
+    assert as_json(cli, "admin", "create-team", "Retro Clock", "--owner", OWNER) == {
+        "id": 1,
+        "name": "Retro Clock",
+        "owner_id": 1,
+    }
+    assert run(cli, "admin", "create-user", MEMBER).output == f"created user 2 {MEMBER}\n"
+    assert (
+        run(cli, "admin", "add-member", "Retro Clock", MEMBER).output
+        == f"{MEMBER} is a member of Retro Clock\n"
+    )
+    assert as_json(cli, "admin", "set-plan", MEMBER, "starter") == {"email": MEMBER, "plan": "starter"}
+    assert as_json(cli, "admin", "grant-credits", OWNER, "12.5", "--key", "grant-1") == {
+        "email": OWNER,
+        "balance": 12.5,
+    }
+    assert as_json(cli, "admin", "grant-credits", OWNER, "12.5", "--key", "grant-1")["balance"] == 12.5
+    assert as_json(cli, "admin", "grant-credits", OWNER, "1")["balance"] == 13.5
+
+    first = as_json(cli, "admin", "create-key", OWNER, "--team", "Retro Clock")
+    assert str(first["api_key"]).startswith("sk_") and str(first["api_key"]).startswith(str(first["prefix"]))
+    again = run(cli, "admin", "create-key", OWNER, "--team", "Retro Clock")
+    assert (again.exit_code, again.output.split(":")[:2]) == (2, ["error", " conflict"])
+    second = as_json(cli, "admin", "rotate-key", OWNER, "--team", "Retro Clock")
+    keys = as_json(cli, "admin", "list-keys", OWNER)["keys"]
+    assert isinstance(keys, list)
+    assert {(k["prefix"], k["status"]) for k in keys} == {
+        (first["prefix"], "revoked"),
+        (second["prefix"], "active"),
+    }
+    assert as_json(cli, "admin", "revoke-key", OWNER, str(second["prefix"])) == {
+        "prefix": second["prefix"],
+        "status": "revoked",
+    }
+    assert run(cli, "admin", "revoke-key", OWNER, str(second["prefix"])).exit_code == 2
+
+    secret = as_json(cli, "admin", "webhook-secret", OWNER)
+    assert str(secret["webhook_secret"]).startswith("whsec_") and secret["rotated"] is False
+    rotated = as_json(cli, "admin", "webhook-secret", OWNER, "--rotate")
+    assert rotated["webhook_secret"] != secret["webhook_secret"]
+    assert run(cli, "admin", "webhook-secret", OWNER).output.strip() == rotated["webhook_secret"]
+
+    assert as_json(cli, "admin", "remove-member", "Retro Clock", MEMBER)["removed"] is True
+    refused = run(cli, "admin", "remove-member", "Retro Clock", OWNER)
+    assert (refused.exit_code, refused.output.split(":")[:2]) == (2, ["error", " conflict"])
+
+
+def test_an_unknown_plan_is_refused(cli: CliRunner) -> None:
+    result = run(cli, "admin", "create-user", OWNER, "--plan", "platinum")
+    assert result.exit_code == 2
+    assert result.output.startswith("error: validation_failed: unknown plan 'platinum'")
+
+
+def test_archive_needs_a_selection_and_archives_nothing_young(cli: CliRunner) -> None:
+    refused = run(cli, "archive")
+    assert refused.exit_code == 2
+    assert "give --older-than-days or --keep-last" in refused.output
+    assert as_json(cli, "archive", "--older-than-days", "0") == {"archived": []}
+    assert run(cli, "archive", "--keep-last", "3").output == "archived 0 audits\n"
+
+
+def test_the_one_shot_audit_prints_the_report(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
+    httpserver.expect_request("/about").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
+    httpserver.no_handler_status_code = 404
+    cli = CliRunner(env={"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": None})
+
+    report = json.loads(run(cli, "audit", httpserver.url_for("/"), "--max-rps", "3", "--json").output)
+    assert report["totals"]["pages"] == 2
+    assert report["issue_counts"]["warning"] > 0
+
+    summary = run(cli, "audit", httpserver.url_for("/"), "--max-rps", "3", "--fail-on", "warning")
+    assert summary.exit_code == 1
+    assert summary.output.startswith(f"Health score {report['health_score']}/100")
+    assert "2 pages: 2 ok" in summary.output
+
+
+def test_the_one_shot_audit_reports_a_refused_url(httpserver: HTTPServer) -> None:
+    cli = CliRunner(env={"SITEAUDIT_ALLOW_NETWORKS": None, "SITEAUDIT_DATABASE_URL": None})
+    result = run(cli, "audit", httpserver.url_for("/"))
+    assert result.exit_code == 2
+    assert result.output.startswith("error: invalid_url")
