@@ -4,7 +4,7 @@ import hashlib
 import hmac
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.domain.report import AllowListAdvice
+from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageSummary
 from siteaudit.ports.network import Fetcher, Resolver
@@ -74,7 +74,7 @@ class Services:
             AuditId(audit_id), caller, uow=self.app.uow(), clock=self.app.clock
         )
 
-    def report(self, audit_id: int, caller: Caller) -> Mapping[str, Any]:
+    def report(self, audit_id: int, caller: Caller) -> Report:
         return report_services.report(AuditId(audit_id), caller, uow=self.app.uow(), crawl=self.app.crawl)
 
     def issues(

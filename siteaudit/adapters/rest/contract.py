@@ -1,11 +1,12 @@
 """What the REST adapter needs from the application: the use cases, bound to their ports by bootstrap."""
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Protocol
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.issue import Issue
+from siteaudit.domain.report import Report
 from siteaudit.ports.crawl import PageSummary
 
 
@@ -36,7 +37,7 @@ class RestServices(Protocol):
 
     def cancel_audit(self, audit_id: int, caller: Caller) -> Audit: ...
 
-    def report(self, audit_id: int, caller: Caller) -> Mapping[str, Any]: ...
+    def report(self, audit_id: int, caller: Caller) -> Report: ...
 
     def issues(
         self,

@@ -1,12 +1,19 @@
 """Thin resources: parse and check the request, call one use case, convert, answer."""
 
-from typing import Any, Final
+from typing import Final
 
 import falcon
 
 from siteaudit.adapters.rest.contract import RestServices
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
-from siteaudit.adapters.rest.views import audit_detail, audit_row, issue_row, page_row
+from siteaudit.adapters.rest.views import (
+    ReportPartView,
+    audit_detail,
+    audit_row,
+    issue_row,
+    page_row,
+    report_answer,
+)
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.ids import SiteId
@@ -92,23 +99,18 @@ class Crawl(Resource):
 
 class Report(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        resp.media = dict(self.services.report(crawl_id, req.context.caller))
+        resp.media = report_answer(self.services.report(crawl_id, req.context.caller))
 
 
 class ReportPart(Resource):
-    """`/templates`, `/diff` and `/fix-prompt`: one field of the stored report."""
+    """`/templates`, `/diff` and `/fix-prompt`: one part of the stored report, as `view` shows it."""
 
-    def __init__(self, services: RestServices, clock: Clock, *, field: str, name: str) -> None:
+    def __init__(self, services: RestServices, clock: Clock, *, view: ReportPartView) -> None:
         super().__init__(services, clock)
-        self.field = field
-        self.name = name
+        self.view = view
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        report = self.services.report(crawl_id, req.context.caller)
-        value: Any = report.get(self.field)
-        if self.name == "prompt" and isinstance(value, dict):
-            value = value.get("prompt")
-        resp.media = {"crawl_id": crawl_id, self.name: value}
+        resp.media = self.view(crawl_id, self.services.report(crawl_id, req.context.caller))
 
 
 class Issues(Resource):

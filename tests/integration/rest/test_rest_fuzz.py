@@ -82,8 +82,8 @@ def seeded() -> Seeded:
         )
         crawler.services.start_audit(queued, owner)
         crawler.services.start_audit(queued, rival)
-    assert crawler.services.report(1, owner)["totals"]["pages"] >= 4
-    assert crawler.services.report(2, owner)["diff"] is not None
+    assert crawler.services.report(1, owner).totals.pages >= 4
+    assert crawler.services.report(2, owner).diff is not None
     return Seeded(crawler, keys)
 
 
