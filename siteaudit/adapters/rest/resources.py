@@ -8,6 +8,7 @@ from siteaudit.adapters.rest.contract import RestServices
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
 from siteaudit.adapters.rest.views import (
     ReportPartView,
+    account_answer,
     audit_detail,
     audit_row,
     issue_row,
@@ -42,7 +43,7 @@ class Ping(Resource):
 
 class Account(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = self.services.account(req.context.caller).as_json()
+        resp.media = account_answer(self.services.account(req.context.caller).as_json())
 
 
 CRAWL_FIELDS: Final = ("url", "site_id", "max_pages", "concurrency", "max_rps", "webhook_url", "verify_token")

@@ -208,6 +208,11 @@ def page_row(page: PageSummary) -> dict[str, Any]:
     )
 
 
+def account_answer(shown: Mapping[str, object]) -> dict[str, Any]:
+    """The account as `Account` declares it (a field the use case adds must be declared there too)."""
+    return _json(converter.structure(shown, Account))
+
+
 def report_answer(report: Report) -> dict[str, Any]:
     return report_json(report)
 
