@@ -49,7 +49,6 @@ NUM: Final = {"type": "number"}
 STR: Final = {"type": "string"}
 BOOL: Final = {"type": "boolean"}
 TIME: Final = {"type": "string", "format": "date-time"}
-SEVERITY: Final = {"type": "string", "enum": ["error", "warning", "notice"]}
 
 _PRIMITIVES: Final[Mapping[object, dict[str, Any]]] = {
     int: INT,
@@ -81,7 +80,7 @@ class _Schemas:
         if kind in _PRIMITIVES:
             return dict(_PRIMITIVES[kind])
         if isinstance(kind, type) and issubclass(kind, enum.Enum):
-            return {"type": "string", "enum": [member.value for member in kind]}
+            return self._enum(kind)
         if attrs.has(kind):
             return self._component(kind)
         origin, arguments = typing.get_origin(kind), typing.get_args(kind)
@@ -98,6 +97,14 @@ class _Schemas:
                 else {"type": "object", "additionalProperties": self.of(value)}
             )
         raise TypeError(f"no JSON schema for {kind!r}")
+
+    def _enum(self, kind: type[enum.Enum]) -> dict[str, Any]:
+        name = kind.__name__
+        if name not in self.components:
+            self.components[name] = {"type": "string", "enum": [member.value for member in kind]}
+            if kind.__doc__ and kind.__doc__ != enum.Enum.__doc__:
+                self.components[name]["description"] = " ".join(kind.__doc__.split())
+        return ref(name)
 
     def _component(self, kind: type) -> dict[str, Any]:
         name = kind.__name__
@@ -135,19 +142,16 @@ for _answer in (
 ):
     _schemas.of(_answer)
 
-ERROR: Final = _obj(
+ERROR_DETAIL: Final = _obj(
     {
-        "error": _obj(
-            {
-                "code": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
-                "message": STR,
-                "fields": {"type": "object", "additionalProperties": STR},
-                "resets_at": TIME,
-            },
-            required=("code", "message"),
-        )
-    }
+        "code": ref("ErrorCode"),
+        "message": STR,
+        "fields": {"type": "object", "additionalProperties": STR},
+        "resets_at": TIME,
+    },
+    required=("code", "message"),
 )
+ERROR: Final = _obj({"error": ref("ErrorDetail")})
 META: Final = _obj({"current_page": INT, "per_page": INT, "total": INT, "last_page": INT})
 
 
@@ -157,6 +161,8 @@ def _list_of(item: str) -> dict[str, Any]:
 
 SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "Error": ERROR,
+    "ErrorDetail": ERROR_DETAIL,
+    "ErrorCode": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
     "ListMeta": META,
     "AuditList": _list_of("AuditRow"),
     "IssueList": _list_of("Issue"),
@@ -407,7 +413,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                     "in": "query",
                     "schema": {"type": "string", "minLength": 1, "maxLength": 100},
                 },
-                {"name": "severity", "in": "query", "schema": SEVERITY},
+                {"name": "severity", "in": "query", "schema": ref("Severity")},
                 {
                     "name": "template",
                     "in": "query",
