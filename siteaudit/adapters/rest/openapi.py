@@ -121,7 +121,12 @@ class _Schemas:
                 else:
                     required.append(field.name)
                 properties[field.name] = _REFINED.get((kind, field.name)) or self.of(hint)
-            schema: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
+            schema: dict[str, Any] = {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,  # the class's fields are the whole answer
+            }
             if kind.__doc__:
                 schema["description"] = " ".join(kind.__doc__.split())
             self.components[name] = schema
