@@ -1,4 +1,5 @@
 """The report of an audit (SPEC 2.4), built from counters fed one page and one issue at a time.
+(Over 400 lines: the counters, and the report built from them, documented by one list of decisions.)
 
 A `ReportTally` is filled while the caller reads the audit's page and issue rows (in any order, any
 number of them) and keeps aggregates only: counters per check and per (template, check), a few sample
