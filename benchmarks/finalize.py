@@ -197,12 +197,14 @@ def main() -> None:
             links = int(row[0])
         report = crawl.report(audit_id)
         assert report is not None
-        diff = report["diff"]
+        diff = report.diff
+        assert diff is not None
+        counts = report.issue_counts
         print(
-            f"\nfinalising audit {audit_id}: {report['totals']['pages']:,} pages, {links:,} links, "
-            f"{sum(report['issue_counts'].values()):,} issues, score {report['health_score']}"
+            f"\nfinalising audit {audit_id}: {report.totals.pages:,} pages, {links:,} links, "
+            f"{counts.error + counts.warning + counts.notice:,} issues, score {report.health_score}"
         )
-        print(f"  diff against archived audit {previous}: new {diff['new']:,}, fixed {diff['fixed']:,}")
+        print(f"  diff against archived audit {previous}: new {diff.new:,}, fixed {diff.fixed:,}")
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(
             f"  machine load average (1, 5, 15 min) {load} on {os.cpu_count()} cores: figures scale with it"
@@ -212,10 +214,10 @@ def main() -> None:
         print(f"SELECT count(*)     {floor:8.3f} s   over the audit's {links:,} link rows")
         ratio = took / floor
         print(f"ratio               {ratio:8.1f} x   (target <= 20: {'ok' if ratio <= 20 else 'OVER'})")
-        timings = report["stats"]["timings"]
+        timings = report.stats.timings
         print(
-            f"  of which site checks (one page pass, one link pass) {timings['site_checks_s']:.2f} s, "
-            f"templates and site issues stored {timings['templates_s']:.2f} s, report the rest"
+            f"  of which site checks (one page pass, one link pass) {timings.site_checks_s:.2f} s, "
+            f"templates and site issues stored {timings.templates_s:.2f} s, report the rest"
         )
         print("each port stream alone, consumed and dropped (what any finalisation through the ports pays):")
         for what, stream in (
@@ -274,7 +276,7 @@ def prepare(
         audits.begin_audit(audit.id, uow=uow(), clock=clock)
     previous, current = made
 
-    # The previous audit: a tenth of the site, finalised, then archived (its report keeps the identities).
+    # The previous audit: a tenth of the site, finalised, then archived (its identities kept beside its report).
     print(f"writing the previous audit ({pages // 10:,} pages) ...", flush=True)
     write_site(crawl, previous, pages // 10, links_per_page)
     audits.record_progress(previous, pages_crawled=pages // 10, pages_not_modified=0, uow=uow())

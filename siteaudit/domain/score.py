@@ -11,7 +11,7 @@ With no audited pages at all (an empty or entirely blocked audit) nothing was fo
 is 100; the report's `coverage_warning` and the inputs in `stats` (`audited_pages: 0`) say why.
 """
 
-from typing import Any, Final
+from typing import Final
 
 from attrs import frozen
 
@@ -49,13 +49,6 @@ class HealthScore:
     score: int
     pages_with_errors: int
     audited_pages: int
-
-    def as_stats(self) -> dict[str, Any]:
-        return {
-            "value": self.score,
-            "formula": FORMULA,
-            "inputs": {"pages_with_errors": self.pages_with_errors, "audited_pages": self.audited_pages},
-        }
 
 
 def health_score(*, pages_with_errors: int, audited_pages: int) -> HealthScore:

@@ -359,12 +359,14 @@ def audit(
         click.echo(f"error: {error.code}: {error.message}", err=True)
         sys.exit(2)
     if as_json:
-        click.echo(json.dumps(report, indent=2))
+        from siteaudit.adapters.report_json import report_json
+
+        click.echo(json.dumps(report_json(report), indent=2))
     else:
         from siteaudit.entrypoints.oneshot import print_summary
 
         print_summary(report)
-    counts = report.get("issue_counts", {})
-    failing = counts.get("error", 0) + (counts.get("warning", 0) if fail_on == "warning" else 0)
+    counts = report.issue_counts
+    failing = counts.error + (counts.warning if fail_on == "warning" else 0)
     if fail_on is not None and failing > 0:
         sys.exit(1)

@@ -1,7 +1,5 @@
 """`siteaudit audit URL`: one audit in this process (in-memory database, inline crawl), then its report."""
 
-from typing import Any
-
 from attrs import evolve
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -10,6 +8,7 @@ from rich.table import Table
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
+from siteaudit.domain.report import Report, TemplateIssue
 from siteaudit.settings import Settings
 
 
@@ -21,7 +20,7 @@ def run_audit(
     concurrency: int | None,
     verify_token: str | None,
     progress: bool,
-) -> dict[str, Any]:
+) -> Report:
     settings = evolve(Settings.from_env(), database_url="memory://", slice_pages=50)
     application = bootstrap(settings, queue=MemoryTaskQueue()).application
     issued = application.ensure_local_owner(plan="scale", starting_credits=1_000_000)
@@ -55,43 +54,40 @@ def run_audit(
     ended = application.finalize_audit(audit.id)
     if ended.status is not AuditStatus.DONE:
         raise SystemExit(f"the audit ended {ended.status.value}: {ended.failure_reason}")
-    return dict(application.report(audit.id, caller))
+    return application.report(audit.id, caller)
 
 
-def print_summary(report: dict[str, Any]) -> None:
+def print_summary(report: Report) -> None:
     console = Console()
-    totals = report["totals"]
+    totals = report.totals
     console.print(
-        f"[bold]Health score {report['health_score']}/100[/]"
-        + ("  (partial: a page or time cap stopped the crawl)" if report["partial"] else "")
+        f"[bold]Health score {report.health_score}/100[/]"
+        + ("  (partial: a page or time cap stopped the crawl)" if report.partial else "")
     )
     console.print(
-        f"{totals['pages']} pages: {totals['ok']} ok, {totals['redirects']} redirects, {totals['broken']} broken, "
-        f"{totals['fetch_errors']} fetch errors, {totals['blocked']} blocked"
+        f"{totals.pages} pages: {totals.ok} ok, {totals.redirects} redirects, {totals.broken} broken, "
+        f"{totals.fetch_errors} fetch errors, {totals.blocked} blocked"
     )
-    counts = report["issue_counts"]
-    console.print(
-        f"Issues: {counts['error']} errors, {counts['warning']} warnings, {counts['notice']} notices"
-    )
-    if report.get("coverage_warning"):
-        console.print(f"[yellow]{report['coverage_warning']['message']}[/]")
+    counts = report.issue_counts
+    console.print(f"Issues: {counts.error} errors, {counts.warning} warnings, {counts.notice} notices")
+    if report.coverage_warning is not None:
+        console.print(f"[yellow]{report.coverage_warning.message}[/]")
     table = Table(title="Top issues by template")
     for column in ("template", "check", "severity", "pages", "template-wide"):
         table.add_column(column)
-    rows = [(group["template"], issue) for group in report["templates"] for issue in group["issues"]]
-    order = {"error": 0, "warning": 1, "notice": 2}
-    rows.sort(key=lambda row: (not row[1]["template_wide"], order[row[1]["severity"]], -row[1]["count"]))
+    rows: list[tuple[str, TemplateIssue]] = [
+        (group.template, issue) for group in report.templates for issue in group.issues
+    ]
+    rows.sort(key=lambda row: (not row[1].template_wide, row[1].severity.rank, -row[1].count))
     for template, issue in rows[:15]:
         table.add_row(
             template,
-            issue["check_code"],
-            issue["severity"],
-            str(issue["count"]),
-            "yes" if issue["template_wide"] else "",
+            issue.check_code,
+            issue.severity.value,
+            str(issue.count),
+            "yes" if issue.template_wide else "",
         )
     console.print(table)
-    site_wide = [
-        row for row in report["issues"] if row["check_code"] in ("robots_txt_missing", "sitemap_missing")
-    ]
+    site_wide = [row for row in report.issues if row.check_code in ("robots_txt_missing", "sitemap_missing")]
     for row in site_wide:
-        console.print(f"Site-wide: {row['check_code']} ({row['severity']})")
+        console.print(f"Site-wide: {row.check_code} ({row.severity.value})")

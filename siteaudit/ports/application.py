@@ -9,8 +9,8 @@ Errors are `siteaudit.domain.error.DomainError`s carrying the SPEC's error code 
 InsufficientCredits, ...); each door maps them its own way (an HTTP status, an exit code).
 """
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from collections.abc import Sequence
+from typing import Generic, Protocol, TypeVar
 
 from attrs import frozen
 
@@ -19,6 +19,7 @@ from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.report import Report
 from siteaudit.ports.crawl import PageSummary
 
 T = TypeVar("T")
@@ -164,7 +165,7 @@ class Application(Protocol):
         """Raises Conflict when the audit already ended."""
         ...
 
-    def report(self, audit_id: AuditId, caller: Caller) -> Mapping[str, Any]:
+    def report(self, audit_id: AuditId, caller: Caller) -> Report:
         """The stored report (SPEC 2.4). Raises ReportNotReady until the audit is done."""
         ...
 

@@ -26,9 +26,11 @@ from typing import Any, NamedTuple, Protocol
 from attrs import frozen
 
 from siteaudit.domain.checks.site import LinkBatch
+from siteaudit.domain.diff import ArchivedIdentities
 from siteaudit.domain.facts import FetchError, Link, LinkKind, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.report import Report
 
 
 class FrontierState(enum.IntEnum):
@@ -238,11 +240,20 @@ class CrawlStore(Protocol):
         of the `quote` detail keys that holds a non-empty string, else None. Same rules as `stream_pages`."""
         ...
 
-    def save_report(self, audit_id: AuditId, report: Mapping[str, Any]) -> None:
-        """Store (or replace) the audit's report: JSON-compatible values only."""
+    def save_report(self, audit_id: AuditId, report: Report) -> None:
+        """Store (or replace) the audit's report; identities kept beside it stay."""
         ...
 
-    def report(self, audit_id: AuditId) -> Mapping[str, Any] | None: ...
+    def report(self, audit_id: AuditId) -> Report | None: ...
+
+    def save_archived_identities(self, audit_id: AuditId, identities: ArchivedIdentities) -> None:
+        """Keep the audit's issue identities beside its report (which must exist), for diffs once its
+        rows are archived. Never part of the report itself."""
+        ...
+
+    def archived_identities(self, audit_id: AuditId) -> ArchivedIdentities | None:
+        """The identities kept for the audit, if any (and if stored in a format this code reads)."""
+        ...
 
     def save_checkpoint(self, audit_id: AuditId, state: Mapping[str, Any]) -> None:
         """Store (or replace) the crawler's opaque, JSON-compatible state for the next slice."""

@@ -4,8 +4,7 @@ Every method is one call into the use case that does the work (`services/<noun>.
 from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from attrs import field, frozen
 
@@ -17,7 +16,7 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.domain.report import AllowListAdvice
+from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
@@ -113,7 +112,7 @@ class LocalApplication:
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
         return audit_services.cancel_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
 
-    def report(self, audit_id: AuditId, caller: Caller) -> Mapping[str, Any]:
+    def report(self, audit_id: AuditId, caller: Caller) -> Report:
         return report_services.report(audit_id, caller, uow=self.uow(), crawl=self.crawl)
 
     def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:

@@ -8,37 +8,44 @@ Memory grows with the number of distinct URLs, not with links or issues. Only wh
 supersedes page issues (the raised `noindex`) are the issues read one more time.
 
 The diff is against the latest done audit of the same site (or origin in the team). While that audit's
-issue rows exist they are read; once it is archived, the identities its report kept are used instead
-(`services/archive.py`), so archiving never changes a diff.
+issue rows exist they are read; once it is archived, the identities kept beside its report are used
+instead (`services/archive.py`), so archiving never changes a diff.
 
 It is idempotent: an audit that is no longer `finalizing` is left as it is, and a redelivered run
 recomputes the same report before the audit moves on.
 """
 
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.checks import AuditFacts, check_site
 from siteaudit.domain.checks.site import SUPERSEDING_CODES, LinkTable
 from siteaudit.domain.crawl import CrawlState, IdSet
-from siteaudit.domain.diff import NewIssueSamples, PreviousAudit, diff_summary
+from siteaudit.domain.diff import (
+    ArchivedIdentities,
+    Diff,
+    DiffBasis,
+    NewIssueSamples,
+    PreviousAudit,
+    diff_summary,
+)
 from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.prompt import QUOTED_DETAILS
-from siteaudit.domain.report import AllowListAdvice, AuditIdentity, PageSummary, ReportTally
+from siteaudit.domain.report import AllowListAdvice, Report, Timings
+from siteaudit.domain.tally import AuditIdentity, PageSummary, ReportTally
 from siteaudit.domain.task import findings_from_issues, refresh_tasks
 from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore, IssueLine
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.archive import ArchivedIdentities, stored_identities
 from siteaudit.services.audit import settle_ended_audit
 
 BATCH = 5_000
@@ -149,7 +156,7 @@ class ArchivedPrevious:
 
     crawl_id: AuditId
     health_score: int | None
-    report: Mapping[str, Any]
+    report: Report
     identities: ArchivedIdentities | None
 
 
@@ -166,7 +173,9 @@ def _previous(audit: Audit, uow: UnitOfWork, crawl: CrawlStore) -> PreviousAudit
         report = crawl.report(previous.id)
         if report is None:
             return None
-        return ArchivedPrevious(previous.id, previous.health_score, report, stored_identities(report))
+        return ArchivedPrevious(
+            previous.id, previous.health_score, report, crawl.archived_identities(previous.id)
+        )
     rows = ((i.check_code, i.severity, i.url) for i in crawl.stream_issue_lines(previous.id))
     return PreviousAudit.from_issues(previous.id, previous.health_score, rows)
 
@@ -174,7 +183,7 @@ def _previous(audit: Audit, uow: UnitOfWork, crawl: CrawlStore) -> PreviousAudit
 class _ArchivedDiff:
     """The diff against an archived audit, fed the current issues in batches like the report tally.
 
-    With the identities the archived report kept, the counts are those of `diff_summary` over digests
+    With the identities kept at archival, the counts are those of `diff_summary` over digests
     (exact but for a false match about once in a million issues). Without them (archived before reports
     kept identities) `new` and `fixed` fall back to per-check differences of affected pages, a lower
     bound, and `new_samples` stays empty; `stats.diff_basis` says which was used.
@@ -188,8 +197,8 @@ class _ArchivedDiff:
         self.samples = NewIssueSamples()
 
     @property
-    def basis(self) -> str:
-        return "archived_identities" if self.identities is not None else "check_counts"
+    def basis(self) -> DiffBasis:
+        return DiffBasis.ARCHIVED_IDENTITIES if self.identities is not None else DiffBasis.CHECK_COUNTS
 
     def add(self, issues: Iterable[IssueLine]) -> None:
         identities = self.identities
@@ -206,8 +215,8 @@ class _ArchivedDiff:
                 if key not in known:
                     self.samples.offer(issue.check_code, issue.severity, issue.url)
 
-    def summary(self, report: Mapping[str, Any]) -> dict[str, Any]:
-        health_score = int(report["health_score"])
+    def summary(self, report: Report) -> Diff:
+        health_score = report.health_score
         if self.identities is not None:
             previous = PreviousAudit(
                 crawl_id=self.previous.crawl_id,
@@ -229,25 +238,22 @@ class _ArchivedDiff:
             for code in {*before, *after}
         }
         errors = {code for code, (_, error) in (*before.items(), *after.items()) if error}
-        return {
-            "previous_crawl_id": self.previous.crawl_id,
-            "health_delta": None
+        return Diff(
+            previous_crawl_id=self.previous.crawl_id,
+            health_delta=None
             if self.previous.health_score is None
             else health_score - self.previous.health_score,
-            "new": sum(d for d in delta.values() if d > 0),
-            "fixed": sum(-d for d in delta.values() if d < 0),
-            "new_errors": sum(d for code, d in delta.items() if d > 0 and code in errors),
-            "fixed_errors": sum(-d for code, d in delta.items() if d < 0 and code in errors),
-            "new_samples": [],
-        }
+            new=sum(d for d in delta.values() if d > 0),
+            fixed=sum(-d for d in delta.values() if d < 0),
+            new_errors=sum(d for code, d in delta.items() if d > 0 and code in errors),
+            fixed_errors=sum(-d for code, d in delta.items() if d < 0 and code in errors),
+            new_samples=(),
+        )
 
 
-def _pages_by_check(report: Mapping[str, Any]) -> dict[str, tuple[int, bool]]:
-    """Pages affected per check in a stored report, and whether the check was at error severity."""
-    return {
-        str(row["check_code"]): (int(row.get("pages", row.get("count", 0))), row.get("severity") == "error")
-        for row in report.get("issues", ())
-    }
+def _pages_by_check(report: Report) -> dict[str, tuple[int, bool]]:
+    """Pages affected per check in a report, and whether the check was at error severity."""
+    return {row.check_code: (row.pages, row.severity is Severity.ERROR) for row in report.issues}
 
 
 def build_report(
@@ -258,9 +264,9 @@ def build_report(
     crawl: CrawlStore,
     thresholds: Thresholds,
     advice: AllowListAdvice,
-    timings: Mapping[str, Any],
+    timings: Timings,
     keep_findings: bool = False,
-) -> tuple[dict[str, Any], list[Issue]]:
+) -> tuple[Report, list[Issue]]:
     """The report, from the page summaries given and one pass over the stored issues; with
     `keep_findings`, also the issues stripped to what fix tasks need (no details)."""
     previous = _previous(audit, uow, crawl)
@@ -283,10 +289,13 @@ def build_report(
         advice=advice,
     )
     if archived is not None:
-        report["diff"] = archived.summary(report)
-        report["stats"]["diff_basis"] = archived.basis
+        report = evolve(
+            report,
+            diff=archived.summary(report),
+            stats=evolve(report.stats, diff_basis=archived.basis),
+        )
     elif previous is not None:
-        report["stats"]["diff_basis"] = "issue_rows"
+        report = evolve(report, stats=evolve(report.stats, diff_basis=DiffBasis.ISSUE_ROWS))
     return report, kept
 
 
@@ -322,13 +331,13 @@ def finalize_audit(
     crawl.seal_counts(audit_id)  # the last rows are written: the lists' totals are counted once
     stored = time.perf_counter()
     duration = audit.duration_until(clock.now())
-    timings = {
-        "crawl_s": None if duration is None else round(duration, 1),
-        "finalize_s": round(stored - started, 2),
-        "site_checks_s": round(checked - started, 2),
-        "templates_s": round(stored - checked, 2),
-        "pages_crawled": audit.pages_crawled,
-    }
+    timings = Timings(
+        crawl_s=None if duration is None else round(duration, 1),
+        finalize_s=round(stored - started, 2),
+        site_checks_s=round(checked - started, 2),
+        templates_s=round(stored - checked, 2),
+        pages_crawled=audit.pages_crawled,
+    )
     report, findings = build_report(
         audit,
         pages=pages.pages(templates),
@@ -344,7 +353,7 @@ def finalize_audit(
         audit = uow.audits.get_any(audit_id)
         if audit.status is not AuditStatus.FINALIZING:  # cancelled meanwhile: the report stays for reading
             return audit
-        audit, ended = audit.publish_report(health_score=int(report["health_score"]), now=clock.now())
+        audit, ended = audit.publish_report(health_score=report.health_score, now=clock.now())
         settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         if audit.site_id is not None:

@@ -1,12 +1,12 @@
 """Reading an audit's results: the stored report and its parts, and the paginated issue and page rows."""
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.report import Report
 from siteaudit.ports.crawl import CrawlStore, PageSummary
 from siteaudit.ports.repository import UnitOfWork
 
@@ -29,7 +29,7 @@ class CrawlArchived(DomainError):
         )
 
 
-def report(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> Mapping[str, Any]:
+def report(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> Report:
     """The stored report. Raises NotFound (another team's or unknown audit) or ReportNotReady."""
     with uow:
         uow.audits.get(audit_id, team=caller.team_id)

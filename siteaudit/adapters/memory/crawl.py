@@ -12,9 +12,11 @@ from typing import Any
 from attrs import define, evolve, field
 
 from siteaudit.domain.checks.site import LinkBatch, link_flags
+from siteaudit.domain.diff import ArchivedIdentities
 from siteaudit.domain.facts import HtmlFacts, Link, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.report import Report
 from siteaudit.ports.crawl import (
     FrontierEntry,
     FrontierState,
@@ -54,7 +56,8 @@ class MemoryCrawlStore:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._audits: dict[AuditId, _AuditData] = {}
-        self._reports: dict[AuditId, dict[str, Any]] = {}
+        self._reports: dict[AuditId, Report] = {}  # frozen values, kept as they are
+        self._identities: dict[AuditId, ArchivedIdentities] = {}
         self._sequence = itertools.count(1)
 
     def _data(self, audit_id: AuditId) -> _AuditData:
@@ -246,14 +249,23 @@ class MemoryCrawlStore:
         for url_id, issue in self.stream_issues(audit_id):
             yield IssueLine.of(url_id, issue, quote)
 
-    def save_report(self, audit_id: AuditId, report: Mapping[str, Any]) -> None:
+    def save_report(self, audit_id: AuditId, report: Report) -> None:
         with self._lock:
-            self._reports[audit_id] = _json_copy(report)
+            self._reports[audit_id] = report
 
-    def report(self, audit_id: AuditId) -> Mapping[str, Any] | None:
+    def report(self, audit_id: AuditId) -> Report | None:
         with self._lock:
-            stored = self._reports.get(audit_id)
-            return None if stored is None else copy.deepcopy(stored)
+            return self._reports.get(audit_id)
+
+    def save_archived_identities(self, audit_id: AuditId, identities: ArchivedIdentities) -> None:
+        with self._lock:
+            if audit_id not in self._reports:
+                raise KeyError(f"audit {audit_id} has no report to keep identities beside")
+            self._identities[audit_id] = identities
+
+    def archived_identities(self, audit_id: AuditId) -> ArchivedIdentities | None:
+        with self._lock:
+            return self._identities.get(audit_id)
 
     def save_checkpoint(self, audit_id: AuditId, state: Mapping[str, Any]) -> None:
         with self._lock:

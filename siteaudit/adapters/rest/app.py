@@ -23,6 +23,7 @@ from siteaudit.adapters.rest.resources import (
     Report,
     ReportPart,
 )
+from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
 from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import RateLimiter
@@ -72,13 +73,11 @@ def create_api(
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/pages", Pages(application, clock))
     api.add_route(
         f"/v1/crawls/{{crawl_id:{ID}}}/templates",
-        ReportPart(application, clock, field="templates", name="templates"),
+        ReportPart(application, clock, view=templates_answer),
     )
-    api.add_route(
-        f"/v1/crawls/{{crawl_id:{ID}}}/diff", ReportPart(application, clock, field="diff", name="diff")
-    )
+    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/diff", ReportPart(application, clock, view=diff_answer))
     api.add_route(
         f"/v1/crawls/{{crawl_id:{ID}}}/fix-prompt",
-        ReportPart(application, clock, field="fix_prompt", name="prompt"),
+        ReportPart(application, clock, view=fix_prompt_answer),
     )
     return api

@@ -1,10 +1,29 @@
-"""The OpenAPI 3.1 document of `/v1`, kept true by a test that compares it with the routes."""
+"""The OpenAPI 3.1 document of `/v1`, kept true by a test that compares it with the routes.
+(Over 400 lines: most of it is the one `PATHS` literal, read top to bottom like the document.)
 
+Every answer is a named schema under `components.schemas`, referred to by `$ref`. The schemas of the
+report and of the views (`views.py`) are generated from their attrs classes by `_Schemas`, so a field
+added to a value is in the document too; only the error envelope and a few one-field answers are
+written here. A nullable object is `anyOf: [{$ref}, {type: null}]` (generators do not read
+`type: [object, null]`).
+"""
+
+import datetime
+import enum
+import types
+import typing
+from collections.abc import Mapping
 from typing import Any, Final
 
+import attrs
 import falcon
 
+from siteaudit.adapters.rest import views
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
+from siteaudit.domain.prompt import MAX_PROMPT_CHARS
+from siteaudit.domain.report import Report, Stats
+
+REF: Final = "#/components/schemas/"
 
 
 def _obj(properties: dict[str, Any], required: tuple[str, ...] | None = None) -> dict[str, Any]:
@@ -22,136 +41,145 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def ref(name: str) -> dict[str, Any]:
+    return {"$ref": REF + name}
+
+
 INT: Final = {"type": "integer"}
 NUM: Final = {"type": "number"}
 STR: Final = {"type": "string"}
 BOOL: Final = {"type": "boolean"}
 TIME: Final = {"type": "string", "format": "date-time"}
-STATUS: Final = {"type": "string", "enum": ["queued", "running", "finalizing", "done", "failed", "cancelled"]}
-SEVERITY: Final = {"type": "string", "enum": ["error", "warning", "notice"]}
 
-ERROR: Final = _obj(
+_PRIMITIVES: Final[Mapping[object, dict[str, Any]]] = {
+    int: INT,
+    float: NUM,
+    int | float: NUM,
+    str: STR,
+    bool: BOOL,
+    datetime.datetime: TIME,
+}
+
+# What the types alone do not say.
+_REFINED: Final[Mapping[tuple[type, str], dict[str, Any]]] = {
+    (Report, "health_score"): {"type": "integer", "minimum": 0, "maximum": 100},
+    (Report, "fix_prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
+    (views.FixPrompt, "prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
+}
+# Fields left out of the JSON when None (so optional, never null).
+_OMITTED_WHEN_NONE: Final = frozenset({(Stats, "diff_basis")})
+
+
+class _Schemas:
+    """JSON schemas of attrs classes, each class once under `components.schemas` by its name."""
+
+    def __init__(self) -> None:
+        self.components: dict[str, dict[str, Any]] = {}
+
+    def of(self, kind: Any) -> dict[str, Any]:
+        """The schema of a type: a `$ref` for an attrs class (generated on first use)."""
+        if kind in _PRIMITIVES:
+            return dict(_PRIMITIVES[kind])
+        if isinstance(kind, type) and issubclass(kind, enum.Enum):
+            return self._enum(kind)
+        if attrs.has(kind):
+            return self._component(kind)
+        origin, arguments = typing.get_origin(kind), typing.get_args(kind)
+        if origin in (types.UnionType, typing.Union) and type(None) in arguments:
+            (inner,) = [a for a in arguments if a is not type(None)]
+            return _nullable(self.of(inner))
+        if origin is tuple and len(arguments) == 2 and arguments[1] is Ellipsis:
+            return {"type": "array", "items": self.of(arguments[0])}
+        if origin in (Mapping, dict):
+            value = arguments[1]
+            return (
+                {"type": "object"}
+                if value is Any
+                else {"type": "object", "additionalProperties": self.of(value)}
+            )
+        raise TypeError(f"no JSON schema for {kind!r}")
+
+    def _enum(self, kind: type[enum.Enum]) -> dict[str, Any]:
+        name = kind.__name__
+        if name not in self.components:
+            self.components[name] = {"type": "string", "enum": [member.value for member in kind]}
+            if kind.__doc__ and kind.__doc__ != enum.Enum.__doc__:
+                self.components[name]["description"] = " ".join(kind.__doc__.split())
+        return ref(name)
+
+    def _component(self, kind: type) -> dict[str, Any]:
+        name = kind.__name__
+        known = self.components.get(name)
+        if known is None:
+            self.components[name] = {}  # placeholder: a class may refer to itself
+            hints = typing.get_type_hints(kind)
+            properties: dict[str, Any] = {}
+            required: list[str] = []
+            for field in attrs.fields(kind):
+                hint = hints[field.name]
+                if (kind, field.name) in _OMITTED_WHEN_NONE:
+                    (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
+                else:
+                    required.append(field.name)
+                properties[field.name] = _REFINED.get((kind, field.name)) or self.of(hint)
+            schema: dict[str, Any] = {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,  # the class's fields are the whole answer
+            }
+            if kind.__doc__:
+                schema["description"] = " ".join(kind.__doc__.split())
+            self.components[name] = schema
+        return ref(name)
+
+
+_schemas = _Schemas()
+for _answer in (
+    views.AuditRow,
+    views.Audit,
+    views.Issue,
+    views.Page,
+    views.Account,
+    Report,
+    views.ReportTemplates,
+    views.ReportDiff,
+    views.FixPrompt,
+):
+    _schemas.of(_answer)
+
+ERROR_DETAIL: Final = _obj(
     {
-        "error": _obj(
-            {
-                "code": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
-                "message": STR,
-                "fields": {"type": "object", "additionalProperties": STR},
-                "resets_at": TIME,
-            },
-            required=("code", "message"),
-        )
-    }
+        "code": ref("ErrorCode"),
+        "message": STR,
+        "fields": {"type": "object", "additionalProperties": STR},
+        "resets_at": TIME,
+    },
+    required=("code", "message"),
 )
-
+ERROR: Final = _obj({"error": ref("ErrorDetail")})
 META: Final = _obj({"current_page": INT, "per_page": INT, "total": INT, "last_page": INT})
 
-AUDIT_ROW: Final = _obj(
-    {
-        "crawl_id": INT,
-        "site_id": _nullable(INT),
-        "site_url": STR,
-        "status": STATUS,
-        "trigger": STR,
-        "health_score": _nullable(INT),
-        "pages_crawled": INT,
-        "max_pages": INT,
-        "created_at": TIME,
-        "finished_at": _nullable(TIME),
-        "archived_at": _nullable(TIME),
-    }
-)
 
-AUDIT_DETAIL: Final = _obj(
-    {
-        "crawl_id": INT,
-        "site_id": _nullable(INT),
-        "site_url": STR,
-        "trigger": STR,
-        "status": STATUS,
-        "pages_crawled": INT,
-        "max_pages": INT,
-        "credits_reserved": NUM,
-        "created_at": TIME,
-        "started_at": _nullable(TIME),
-        "finished_at": _nullable(TIME),
-        "archived_at": _nullable(TIME),
-        "failure_reason": _nullable(STR),
-        "verify_token_set": BOOL,
-        "max_rps": NUM,
-        "concurrency": INT,
-        "duration_s": _nullable(NUM),
-        "pages_per_minute": _nullable(NUM),
-    }
-)
+def _list_of(item: str) -> dict[str, Any]:
+    return _obj({"data": {"type": "array", "items": ref(item)}, "meta": ref("ListMeta")})
 
-ISSUE_ROW: Final = _obj(
-    {"check_code": STR, "severity": SEVERITY, "url": STR, "template": STR, "details": {"type": "object"}}
-)
-PAGE_ROW: Final = _obj(
-    {
-        "url": STR,
-        "status_code": _nullable(INT),
-        "title": _nullable(STR),
-        "meta_description": _nullable(STR),
-        "word_count": _nullable(INT),
-        "depth": INT,
-        "blocked_by": _nullable(STR),
-        "fetch_error": _nullable(STR),
-    }
-)
-TEMPLATE_GROUP: Final = _obj(
-    {
-        "template": STR,
-        "pages": INT,
-        "issues": {
-            "type": "array",
-            "items": _obj(
-                {
-                    "check_code": STR,
-                    "severity": SEVERITY,
-                    "count": INT,
-                    "template_wide": BOOL,
-                    "sample_urls": {"type": "array", "items": STR},
-                }
-            ),
-        },
-    }
-)
-DIFF: Final = _nullable(
-    _obj(
-        {
-            "previous_crawl_id": INT,
-            "health_delta": INT,
-            "new": INT,
-            "fixed": INT,
-            "new_errors": INT,
-            "fixed_errors": INT,
-            "new_samples": {"type": "array"},
-        }
-    )
-)
-REPORT: Final = _obj(
-    {
-        "crawl_id": INT,
-        "health_score": {"type": "integer", "minimum": 0, "maximum": 100},
-        "partial": BOOL,
-        "totals": _obj(
-            {"pages": INT, "ok": INT, "redirects": INT, "broken": INT, "fetch_errors": INT, "blocked": INT}
-        ),
-        "issues": {
-            "type": "array",
-            "items": _obj({"check_code": STR, "severity": SEVERITY, "count": INT, "fix": STR}),
-        },
-        "issue_counts": _obj({"error": INT, "warning": INT, "notice": INT}),
-        "blocked": {"type": "object"},
-        "coverage_warning": _nullable({"type": "object"}),
-        "stats": {"type": "object"},
-        "templates": {"type": "array", "items": TEMPLATE_GROUP},
-        "diff": DIFF,
-        "fix_prompt": {"type": "string", "maxLength": 6000},
-    }
-)
+
+SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "Error": ERROR,
+    "ErrorDetail": ERROR_DETAIL,
+    "ErrorCode": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
+    "ListMeta": META,
+    "AuditList": _list_of("AuditRow"),
+    "IssueList": _list_of("Issue"),
+    "PageList": _list_of("Page"),
+    "AuditStarted": _obj({"crawl_id": INT, "estimated_credits": NUM, "max_rps": NUM}),
+    "AuditCancelled": _obj({"status": {"type": "string", "enum": ["cancelled"]}}),
+    "Health": _obj({"ok": BOOL}),
+    "Ping": _obj({"user_id": INT}),
+    "OpenApiDocument": {"type": "object", "description": "an OpenAPI 3.1 document"},
+    **_schemas.components,
+}
 
 
 def _page_params(default: int, maximum: int) -> list[dict[str, Any]]:
@@ -214,7 +242,7 @@ def _errors(*codes: ErrorCode, public: bool = False) -> dict[str, Any]:
         str(status): {
             "description": ", ".join(names),
             "headers": _REQUEST_ID | (_RETRY_AFTER if status == 429 else {}),
-            "content": {"application/json": {"schema": ERROR}},
+            "content": {"application/json": {"schema": ref("Error")}},
         }
         for status, names in sorted(by_status.items())
     }
@@ -266,29 +294,17 @@ _CRAWL_LINKS: Final = {
 _REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
 
 PATHS: Final[dict[str, dict[str, Any]]] = {
-    "/v1/health": {"get": _op("health", "Liveness", _ok(_obj({"ok": BOOL}), public=True), security=[])},
+    "/v1/health": {"get": _op("health", "Liveness", _ok(ref("Health"), public=True), security=[])},
     "/v1/openapi.json": {
-        "get": _op("openapi", "This document", _ok({"type": "object"}, public=True), security=[])
+        "get": _op("openapi", "This document", _ok(ref("OpenApiDocument"), public=True), security=[])
     },
-    "/v1/ping": {"get": _op("ping", "Check a key", {**_ok(_obj({"user_id": INT})), **_errors()})},
+    "/v1/ping": {"get": _op("ping", "Check a key", {**_ok(ref("Ping")), **_errors()})},
     "/v1/account": {
         "get": _op(
             "getAccount",
             "Balances and usage",
             {
-                **_ok(
-                    _obj(
-                        {
-                            "balance": NUM,
-                            "team_id": INT,
-                            "team_credits": NUM,
-                            "crawls_total": INT,
-                            "credits_spent_30d": NUM,
-                            "team_credits_spent_30d": NUM,
-                            "api_key_prefix": STR,
-                        }
-                    )
-                ),
+                **_ok(ref("Account")),
                 **_errors(),
             },
         )
@@ -298,7 +314,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             "listCrawls",
             "List audits, newest first",
             {
-                **_ok(_obj({"data": {"type": "array", "items": AUDIT_ROW}, "meta": META})),
+                **_ok(ref("AuditList")),
                 **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
             },
             parameters=[
@@ -311,7 +327,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             "Start an audit",
             {
                 **_ok(
-                    _obj({"crawl_id": INT, "estimated_credits": NUM, "max_rps": NUM}),
+                    ref("AuditStarted"),
                     202,
                     "Accepted",
                     links=_CRAWL_LINKS,
@@ -369,19 +385,19 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     },
     "/v1/crawls/{crawl_id}": {
         "parameters": [CRAWL_ID],
-        "get": _op("getCrawl", "Audit status", {**_ok(AUDIT_DETAIL), **_errors(ErrorCode.NOT_FOUND)}),
+        "get": _op("getCrawl", "Audit status", {**_ok(ref("Audit")), **_errors(ErrorCode.NOT_FOUND)}),
         "delete": _op(
             "cancelCrawl",
             "Cancel an audit",
             {
-                **_ok(_obj({"status": {"type": "string", "enum": ["cancelled"]}})),
+                **_ok(ref("AuditCancelled")),
                 **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT),
             },
         ),
     },
     "/v1/crawls/{crawl_id}/report": {
         "parameters": [CRAWL_ID],
-        "get": _op("getReport", "Full report", {**_ok(REPORT), **_errors(*_REPORT_ERRORS)}),
+        "get": _op("getReport", "Full report", {**_ok(ref("Report")), **_errors(*_REPORT_ERRORS)}),
     },
     "/v1/crawls/{crawl_id}/issues": {
         "parameters": [CRAWL_ID],
@@ -389,7 +405,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             "listIssues",
             "Issues, paginated",
             {
-                **_ok(_obj({"data": {"type": "array", "items": ISSUE_ROW}, "meta": META})),
+                **_ok(ref("IssueList")),
                 **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
             },
             parameters=[
@@ -403,7 +419,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                     "in": "query",
                     "schema": {"type": "string", "minLength": 1, "maxLength": 100},
                 },
-                {"name": "severity", "in": "query", "schema": SEVERITY},
+                {"name": "severity", "in": "query", "schema": ref("Severity")},
                 {
                     "name": "template",
                     "in": "query",
@@ -419,7 +435,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             "listPages",
             "Pages, paginated",
             {
-                **_ok(_obj({"data": {"type": "array", "items": PAGE_ROW}, "meta": META})),
+                **_ok(ref("PageList")),
                 **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
             },
             parameters=[
@@ -438,7 +454,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             "getTemplates",
             "Issues by template",
             {
-                **_ok(_obj({"crawl_id": INT, "templates": {"type": "array", "items": TEMPLATE_GROUP}})),
+                **_ok(ref("ReportTemplates")),
                 **_errors(*_REPORT_ERRORS),
             },
         ),
@@ -448,7 +464,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
         "get": _op(
             "getDiff",
             "Changes against the previous audit",
-            {**_ok(_obj({"crawl_id": INT, "diff": DIFF})), **_errors(*_REPORT_ERRORS)},
+            {**_ok(ref("ReportDiff")), **_errors(*_REPORT_ERRORS)},
         ),
     },
     "/v1/crawls/{crawl_id}/fix-prompt": {
@@ -457,7 +473,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             "getFixPrompt",
             "Markdown fix prompt for a coding agent (contains data from the crawled site)",
             {
-                **_ok(_obj({"crawl_id": INT, "prompt": {"type": "string", "maxLength": 6000}})),
+                **_ok(ref("FixPrompt")),
                 **_errors(*_REPORT_ERRORS),
             },
         ),
@@ -480,7 +496,7 @@ DOCUMENT: Final[dict[str, Any]] = {
         "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer", "description": "sk_ + 40 characters"}
         },
-        "schemas": {"Error": ERROR},
+        "schemas": SCHEMAS,
     },
     "security": [{"bearer": []}],
     "paths": PATHS,

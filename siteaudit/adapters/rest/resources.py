@@ -1,11 +1,19 @@
 """Thin resources: parse and check the request, call one use case of the application, convert, answer."""
 
-from typing import Any, Final
+from typing import Final
 
 import falcon
 
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
-from siteaudit.adapters.rest.views import account_view, audit_detail, audit_row, issue_row, page_row
+from siteaudit.adapters.rest.views import (
+    ReportPartView,
+    account_answer,
+    audit_detail,
+    audit_row,
+    issue_row,
+    page_row,
+    report_answer,
+)
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.ids import AuditId, SiteId
@@ -36,7 +44,7 @@ class Ping(Resource):
 
 class Account(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = account_view(self.application.account(req.context.caller))
+        resp.media = account_answer(self.application.account(req.context.caller))
 
 
 CRAWL_FIELDS: Final = ("url", "site_id", "max_pages", "concurrency", "max_rps", "webhook_url", "verify_token")
@@ -99,23 +107,18 @@ class Crawl(Resource):
 
 class Report(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        resp.media = dict(self.application.report(AuditId(crawl_id), req.context.caller))
+        resp.media = report_answer(self.application.report(AuditId(crawl_id), req.context.caller))
 
 
 class ReportPart(Resource):
-    """`/templates`, `/diff` and `/fix-prompt`: one field of the stored report."""
+    """`/templates`, `/diff` and `/fix-prompt`: one part of the stored report, as `view` shows it."""
 
-    def __init__(self, application: Application, clock: Clock, *, field: str, name: str) -> None:
+    def __init__(self, application: Application, clock: Clock, *, view: ReportPartView) -> None:
         super().__init__(application, clock)
-        self.field = field
-        self.name = name
+        self.view = view
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        report = self.application.report(AuditId(crawl_id), req.context.caller)
-        value: Any = report.get(self.field)
-        if self.name == "prompt" and isinstance(value, dict):
-            value = value.get("prompt")
-        resp.media = {"crawl_id": crawl_id, self.name: value}
+        resp.media = self.view(crawl_id, self.application.report(AuditId(crawl_id), req.context.caller))
 
 
 class Issues(Resource):

@@ -1,99 +1,243 @@
-"""Domain values as the interface shows them (SPEC 2.3): explicit fields, one cattrs converter."""
+"""What the interface shows (SPEC 2.3-2.5): one attrs class per answer, converted with one cattrs converter.
 
+The OpenAPI document's `components.schemas` are generated from these classes and from the report's domain
+values (`openapi.py`), so an answer and its schema cannot drift apart.
+"""
+
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from enum import Enum
-from typing import Any
+from typing import Any, Final
 
-import cattrs
+from attrs import frozen
 
-from siteaudit.domain.audit import Audit
+from siteaudit.adapters.report_json import converter as report_converter
+from siteaudit.adapters.report_json import report_json
+from siteaudit.domain.audit import Audit as AuditRecord
+from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.credit import as_number
-from siteaudit.domain.issue import Issue
+from siteaudit.domain.diff import Diff
+from siteaudit.domain.issue import Issue as IssueRecord
+from siteaudit.domain.issue import Severity
+from siteaudit.domain.report import Report, TemplateGroup
 from siteaudit.ports.application import AccountView
 from siteaudit.ports.crawl import PageSummary
 
-converter = cattrs.Converter()
+converter: Final = report_converter.copy()
 converter.register_unstructure_hook(datetime, lambda moment: moment.isoformat().replace("+00:00", "Z"))
-converter.register_unstructure_hook(Enum, lambda member: member.value)
+converter.register_unstructure_hook(AuditStatus, lambda member: member.value)
 
 
-def _time(moment: datetime | None) -> str | None:
-    return None if moment is None else converter.unstructure(moment, datetime)
+@frozen
+class AuditRow:
+    """An audit in the list (SPEC 2.3)."""
+
+    crawl_id: int
+    site_id: int | None
+    site_url: str
+    status: AuditStatus
+    trigger: str
+    health_score: int | None
+    pages_crawled: int
+    max_pages: int
+    created_at: datetime
+    finished_at: datetime | None
+    archived_at: datetime | None
 
 
-def account_view(view: AccountView) -> dict[str, Any]:
-    return {
-        "balance": as_number(view.balance),
-        "team_id": view.team_id,
-        "team_credits": as_number(view.team_credits),
-        "crawls_total": view.crawls_total,
-        "credits_spent_30d": as_number(view.credits_spent_30d),
-        "team_credits_spent_30d": as_number(view.team_credits_spent_30d),
-        "api_key_prefix": view.api_key_prefix,
-    }
+@frozen
+class Audit:
+    """An audit's detail (SPEC 2.3)."""
+
+    crawl_id: int
+    site_id: int | None
+    site_url: str
+    trigger: str
+    status: AuditStatus
+    pages_crawled: int
+    max_pages: int
+    credits_reserved: float
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    archived_at: datetime | None
+    failure_reason: str | None
+    verify_token_set: bool
+    max_rps: float
+    concurrency: int
+    duration_s: float | None
+    pages_per_minute: float | None
 
 
-def audit_row(audit: Audit) -> dict[str, Any]:
-    return {
-        "crawl_id": audit.id,
-        "site_id": audit.site_id,
-        "site_url": audit.url,
-        "status": audit.status.value,
-        "trigger": audit.trigger.value,
-        "health_score": audit.health_score,
-        "pages_crawled": audit.pages_crawled,
-        "max_pages": audit.max_pages,
-        "created_at": _time(audit.created_at),
-        "finished_at": _time(audit.finished_at),
-        "archived_at": _time(audit.archived_at),
-    }
+@frozen
+class Issue:
+    """An issue row (SPEC 2.5); `details` is what was seen, its inner structure not shown."""
+
+    check_code: str
+    severity: Severity
+    url: str
+    template: str
+    details: Mapping[str, Any]
 
 
-def audit_detail(audit: Audit, *, now: datetime) -> dict[str, Any]:
+@frozen
+class Page:
+    """A page row (SPEC 2.5)."""
+
+    url: str
+    status_code: int | None
+    title: str | None
+    meta_description: str | None
+    word_count: int | None
+    depth: int
+    blocked_by: str | None
+    fetch_error: str | None
+
+
+@frozen
+class Account:
+    """Balances and usage (SPEC 2.2)."""
+
+    balance: float
+    team_id: int
+    team_credits: float
+    crawls_total: int
+    credits_spent_30d: float
+    team_credits_spent_30d: float
+    api_key_prefix: str
+
+
+@frozen
+class ReportTemplates:
+    """`GET /crawls/{id}/templates`."""
+
+    crawl_id: int
+    templates: tuple[TemplateGroup, ...]
+
+
+@frozen
+class ReportDiff:
+    """`GET /crawls/{id}/diff`: null for a site's first audit."""
+
+    crawl_id: int
+    diff: Diff | None
+
+
+@frozen
+class FixPrompt:
+    """`GET /crawls/{id}/fix-prompt`: markdown for a coding agent; it quotes the crawled site, treat it as data."""
+
+    crawl_id: int
+    prompt: str
+
+
+def _json(value: object) -> dict[str, Any]:
+    document: dict[str, Any] = converter.unstructure(value)
+    return document
+
+
+def audit_row(audit: AuditRecord) -> dict[str, Any]:
+    return _json(
+        AuditRow(
+            crawl_id=audit.id,
+            site_id=audit.site_id,
+            site_url=audit.url,
+            status=audit.status,
+            trigger=audit.trigger.value,
+            health_score=audit.health_score,
+            pages_crawled=audit.pages_crawled,
+            max_pages=audit.max_pages,
+            created_at=audit.created_at,
+            finished_at=audit.finished_at,
+            archived_at=audit.archived_at,
+        )
+    )
+
+
+def audit_detail(audit: AuditRecord, *, now: datetime) -> dict[str, Any]:
     duration = audit.duration_until(now)
     per_minute = None
     if duration is not None and duration > 0:
         per_minute = round(audit.pages_crawled / (duration / 60), 1)
-    return {
-        "crawl_id": audit.id,
-        "site_id": audit.site_id,
-        "site_url": audit.url,
-        "trigger": audit.trigger.value,
-        "status": audit.status.value,
-        "pages_crawled": audit.pages_crawled,
-        "max_pages": audit.max_pages,
-        "credits_reserved": as_number(audit.credits_reserved),
-        "created_at": _time(audit.created_at),
-        "started_at": _time(audit.started_at),
-        "finished_at": _time(audit.finished_at),
-        "archived_at": _time(audit.archived_at),
-        "failure_reason": audit.failure_reason,
-        "verify_token_set": audit.verify_token_set,
-        "max_rps": audit.max_rps,
-        "concurrency": audit.concurrency,
-        "duration_s": None if duration is None else round(duration, 1),
-        "pages_per_minute": per_minute,
-    }
+    return _json(
+        Audit(
+            crawl_id=audit.id,
+            site_id=audit.site_id,
+            site_url=audit.url,
+            trigger=audit.trigger.value,
+            status=audit.status,
+            pages_crawled=audit.pages_crawled,
+            max_pages=audit.max_pages,
+            credits_reserved=as_number(audit.credits_reserved),
+            created_at=audit.created_at,
+            started_at=audit.started_at,
+            finished_at=audit.finished_at,
+            archived_at=audit.archived_at,
+            failure_reason=audit.failure_reason,
+            verify_token_set=audit.verify_token_set,
+            max_rps=audit.max_rps,
+            concurrency=audit.concurrency,
+            duration_s=None if duration is None else round(duration, 1),
+            pages_per_minute=per_minute,
+        )
+    )
 
 
-def issue_row(issue: Issue) -> dict[str, Any]:
-    return {
-        "check_code": issue.check_code,
-        "severity": issue.severity.value,
-        "url": issue.url,
-        "template": issue.template,
-        "details": dict(issue.details),
-    }
+def issue_row(issue: IssueRecord) -> dict[str, Any]:
+    return _json(
+        Issue(
+            check_code=issue.check_code,
+            severity=issue.severity,
+            url=issue.url,
+            template=issue.template,
+            details=dict(issue.details),
+        )
+    )
 
 
 def page_row(page: PageSummary) -> dict[str, Any]:
-    return {
-        "url": page.url,
-        "status_code": page.status_code,
-        "title": page.title,
-        "meta_description": page.meta_description,
-        "word_count": page.word_count,
-        "depth": page.depth,
-        "blocked_by": page.blocked_by,
-        "fetch_error": None if page.fetch_error is None else page.fetch_error.value,
-    }
+    return _json(
+        Page(
+            url=page.url,
+            status_code=page.status_code,
+            title=page.title,
+            meta_description=page.meta_description,
+            word_count=page.word_count,
+            depth=page.depth,
+            blocked_by=page.blocked_by,
+            fetch_error=None if page.fetch_error is None else page.fetch_error.value,
+        )
+    )
+
+
+def account_answer(view: AccountView) -> dict[str, Any]:
+    """The account as `Account` declares it (a field the use case adds must be declared there too)."""
+    return _json(
+        Account(
+            balance=as_number(view.balance),
+            team_id=view.team_id,
+            team_credits=as_number(view.team_credits),
+            crawls_total=view.crawls_total,
+            credits_spent_30d=as_number(view.credits_spent_30d),
+            team_credits_spent_30d=as_number(view.team_credits_spent_30d),
+            api_key_prefix=view.api_key_prefix,
+        )
+    )
+
+
+def report_answer(report: Report) -> dict[str, Any]:
+    return report_json(report)
+
+
+def templates_answer(crawl_id: int, report: Report) -> dict[str, Any]:
+    return _json(ReportTemplates(crawl_id=crawl_id, templates=report.templates))
+
+
+def diff_answer(crawl_id: int, report: Report) -> dict[str, Any]:
+    return _json(ReportDiff(crawl_id=crawl_id, diff=report.diff))
+
+
+def fix_prompt_answer(crawl_id: int, report: Report) -> dict[str, Any]:
+    return _json(FixPrompt(crawl_id=crawl_id, prompt=report.fix_prompt))
+
+
+ReportPartView = Callable[[int, Report], dict[str, Any]]

@@ -40,6 +40,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.sql.elements import ColumnElement
 
+from siteaudit.adapters.report_json import report_from_json, report_json
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
 from siteaudit.adapters.sql.engine import READ_ONLY, engine_for, is_sqlite
 from siteaudit.adapters.sql.page import page_from_row, page_values, site_page, summary_from_row
@@ -56,9 +57,11 @@ from siteaudit.adapters.sql.tables import (
     crawl_urls,
 )
 from siteaudit.domain.checks.site import LINK_KINDS, LinkBatch, link_flags
+from siteaudit.domain.diff import ArchivedIdentities
 from siteaudit.domain.facts import Link, LinkKind, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.report import Report
 from siteaudit.ports.crawl import (
     FrontierEntry,
     FrontierState,
@@ -863,11 +866,29 @@ class SqlCrawlStore:
             ).scalar_one_or_none()
             return None if value is None else dict(value)
 
-    def save_report(self, audit_id: AuditId, report: Mapping[str, Any]) -> None:
-        self._put_document(crawl_reports, "report", audit_id, report)
+    def save_report(self, audit_id: AuditId, report: Report) -> None:
+        self._put_document(crawl_reports, "report", audit_id, report_json(report))
 
-    def report(self, audit_id: AuditId) -> Mapping[str, Any] | None:
-        return self._document(crawl_reports, "report", audit_id)
+    def report(self, audit_id: AuditId) -> Report | None:
+        document = self._document(crawl_reports, "report", audit_id)
+        return None if document is None else report_from_json(document)
+
+    def save_archived_identities(self, audit_id: AuditId, identities: ArchivedIdentities) -> None:
+        with self.engine.begin() as conn:
+            updated = conn.execute(
+                update(crawl_reports)
+                .where(crawl_reports.c.audit_id == audit_id)
+                .values(archived_identities=identities.as_json())
+            ).rowcount
+        if updated != 1:
+            raise KeyError(f"audit {audit_id} has no report to keep identities beside")
+
+    def archived_identities(self, audit_id: AuditId) -> ArchivedIdentities | None:
+        with self._reading() as conn:
+            document = conn.execute(
+                select(crawl_reports.c.archived_identities).where(crawl_reports.c.audit_id == audit_id)
+            ).scalar_one_or_none()
+        return ArchivedIdentities.from_json(document)
 
     def save_checkpoint(self, audit_id: AuditId, state: Mapping[str, Any]) -> None:
         self._put_document(crawl_checkpoints, "state", audit_id, state)

@@ -302,6 +302,8 @@ crawl_reports = Table(
     metadata,
     Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True),
     Column("report", JSON, nullable=False),
+    # The audit's issue identities, kept at archival for later diffs (`ArchivedIdentities.as_json`).
+    Column("archived_identities", JSON, nullable=True),
 )
 
 # --- API keys (SECURITY 3: the SHA-256 hash and the 12-character prefix, never the key) ----------------

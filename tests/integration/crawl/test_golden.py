@@ -8,6 +8,7 @@ import pytest
 from crawl_doubles import Crawl, SiteServer
 from test_crawl_site import retro_clock_site
 
+from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.ids import UserId
 from siteaudit.services.finalize import finalize_audit
@@ -33,7 +34,7 @@ def audited(site: SiteServer) -> tuple[Crawl, dict]:  # type: ignore[type-arg]
     finalize_audit(crawl.audit_id, uow=crawl.uow(), crawl=crawl.crawl, clock=crawl.clock)
     report = crawl.crawl.report(crawl.audit_id)
     assert report is not None
-    return crawl, dict(report)
+    return crawl, report_json(report)
 
 
 def findings(crawl: Crawl, origin: str) -> set[tuple[str, str]]:

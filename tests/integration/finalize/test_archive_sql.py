@@ -10,8 +10,9 @@ from siteaudit.adapters.memory import MemoryStore, MemoryUnitOfWork
 from siteaudit.adapters.memory.crawl import MemoryCrawlStore
 from siteaudit.adapters.sql import SqlCrawlStore, migrate, sql_unit_of_work_factory
 from siteaudit.adapters.sql.engine import create_engine
-from siteaudit.adapters.sql.tables import crawl_issues, crawl_links, crawl_pages, crawl_urls
+from siteaudit.adapters.sql.tables import crawl_issues, crawl_links, crawl_pages, crawl_reports, crawl_urls
 from siteaudit.adapters.system import FixedClock
+from siteaudit.domain.diff import DiffBasis
 from siteaudit.domain.ids import AuditId
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
@@ -62,13 +63,18 @@ def test_archiving_on_sql_deletes_the_rows_and_the_later_diff_matches_memory(eng
     assert rows_of(engine, first) == 0
     assert rows_of(engine, later) > 0
     kept = crawl.report(first)
-    assert kept is not None and archive.stored_identities(kept) is not None
+    assert kept is not None and crawl.archived_identities(first) is not None
+    with engine.connect() as conn:  # the identities have their own column, never the report's stats
+        stored = conn.execute(
+            select(crawl_reports.c.report).where(crawl_reports.c.audit_id == first)
+        ).scalar_one()
+    assert "archived_identities" not in stored["stats"]
 
     store = MemoryStore()
     memory = MemoryCrawlStore()
     _, memory_later = two_audits_the_first_archived(lambda: MemoryUnitOfWork(store), memory, FixedClock())
     sql_report, memory_report = crawl.report(later), memory.report(memory_later)
     assert sql_report is not None and memory_report is not None
-    assert sql_report["stats"]["diff_basis"] == "archived_identities"
-    assert sql_report["diff"] == memory_report["diff"]
-    assert sql_report["diff"]["new"] > 0 and sql_report["diff"]["fixed"] > 0
+    assert sql_report.stats.diff_basis is DiffBasis.ARCHIVED_IDENTITIES
+    assert sql_report.diff == memory_report.diff
+    assert sql_report.diff is not None and sql_report.diff.new > 0 and sql_report.diff.fixed > 0

@@ -1,10 +1,34 @@
 """Schemathesis hooks for the schema-fuzz run (loaded through SCHEMATHESIS_HOOKS): the contract's own checks."""
 
+import ast
+import threading
 from typing import Any, Final
 
 import schemathesis
+from hypothesis.internal import lambda_sources, reflection
 
 PROSE_RULES: Final = frozenset({"webhook_url"})
+
+
+class _OneParseAtATime:
+    """The `ast` module as hypothesis sees it, with `parse` serialised. Hypothesis parses source to
+    describe the lambdas of schemathesis' filters; two workers doing so at the same moment trip
+    CPython 3.11's per-interpreter AST recursion counter ("SystemError: AST constructor recursion
+    depth mismatch", a crash inside schemathesis that says nothing about our answers)."""
+
+    _lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(ast, name)
+
+    def parse(self, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return ast.parse(*args, **kwargs)
+
+
+for _module in (lambda_sources, reflection):
+    if getattr(_module, "ast", None) is ast:
+        _module.ast = _OneParseAtATime()  # type: ignore[attr-defined]
 
 
 @schemathesis.check

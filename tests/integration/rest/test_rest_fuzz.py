@@ -83,8 +83,8 @@ def seeded() -> Seeded:
         )
         crawler.application.start_audit(queued, owner)
         crawler.application.start_audit(queued, rival)
-    assert crawler.application.report(AuditId(1), owner)["totals"]["pages"] >= 4
-    assert crawler.application.report(AuditId(2), owner)["diff"] is not None
+    assert crawler.application.report(AuditId(1), owner).totals.pages >= 4
+    assert crawler.application.report(AuditId(2), owner).diff is not None
     return Seeded(crawler, keys)
 
 

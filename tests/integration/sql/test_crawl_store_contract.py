@@ -8,9 +8,15 @@ from sql_backend import Backend
 
 from siteaudit.domain.account import Team, User
 from siteaudit.domain.audit import Audit
+from siteaudit.domain.catalogue import CATALOGUE
+from siteaudit.domain.diff import ArchivedIdentities, PreviousAudit
 from siteaudit.domain.facts import FetchError, Hop, HtmlFacts, Image, JsonLdBlock, Link, LinkKind, PageFacts
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.report import Report, Timings
+from siteaudit.domain.tally import AuditIdentity, ReportTally
+from siteaudit.domain.tally import PageSummary as TallyPage
+from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.crawl import FrontierEntry, FrontierState, LinkRow, PageSummary
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -301,17 +307,52 @@ def test_pages_are_found_by_url_with_their_links_on_request(backend: Backend) ->
     assert store.pages_by_url(audit, []) == {}
 
 
+def a_report(audit: AuditId) -> Report:
+    """A small real report: two pages (one challenged by a firewall), two issues, a diff."""
+    previous = PreviousAudit.from_issues(1, 80, [("title_missing", Severity.ERROR, f"{SITE}/gone")])
+    tally = ReportTally(previous=previous)
+    tally.add_page(TallyPage(f"{SITE}/", "/", 200))
+    tally.add_page(TallyPage(f"{SITE}/shop/a", "/shop/[slug]", 403, blocked_by="cloudflare"))
+    tally.add_issues(
+        [
+            ("title_missing", Severity.ERROR, f"{SITE}/", "/", "Home"),
+            ("robots_txt_missing", Severity.NOTICE, f"{SITE}/robots.txt", "", None),
+        ]
+    )
+    return tally.build(
+        AuditIdentity(crawl_id=audit, site_url=f"{SITE}/"),
+        catalogue=CATALOGUE,
+        thresholds=Thresholds().as_dict(),
+        timings=Timings(crawl_s=None, finalize_s=0.5, site_checks_s=0.25, templates_s=0.0, pages_crawled=2),
+    )
+
+
 def test_the_report_and_the_checkpoint_are_replaced_and_read_back(backend: Backend) -> None:
     audit, other = _audits(backend)
     store = backend.crawl
     assert store.report(audit) is None and store.checkpoint(audit) is None
-    report = {"health_score": 87, "totals": {"pages": 12}, "fix_prompt": "# Fix these\n- titles"}
+    report = a_report(audit)
     store.save_report(audit, report)
-    store.save_report(audit, {**report, "health_score": 88})
+    store.save_report(audit, evolve(report, health_score=88))
     store.save_checkpoint(audit, {"cursor": [1, 2], "cookies": {}})
-    assert store.report(audit) == {**report, "health_score": 88}
+    assert store.report(audit) == evolve(report, health_score=88)
     assert store.checkpoint(audit) == {"cursor": [1, 2], "cookies": {}}
     assert store.report(other) is None
+
+
+def test_identities_are_kept_beside_the_report_and_survive_its_replacement(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    identities = ArchivedIdentities.from_issues((i.check_code, i.severity, i.url) for i in _issues())
+    with pytest.raises(KeyError):
+        store.save_archived_identities(audit, identities)  # no report to keep them beside
+    store.save_report(audit, a_report(audit))
+    assert store.archived_identities(audit) is None
+    store.save_archived_identities(audit, identities)
+    store.save_report(audit, evolve(a_report(audit), health_score=12))
+    assert store.archived_identities(audit) == identities
+    assert store.report(audit) == evolve(a_report(audit), health_score=12)
+    assert store.archived_identities(other) is None
 
 
 def test_the_frontier_queues_each_url_once_and_hands_out_shallowest_first(backend: Backend) -> None:
@@ -343,7 +384,9 @@ def test_archiving_removes_the_detail_keeps_the_report_and_spares_other_audits(b
         store.write_issues(each, _issues())
         store.frontier_add(each, [(f"{SITE}/b", 1)])
         store.save_checkpoint(each, {"slice": 3})
-        store.save_report(each, {"health_score": 70})
+        store.save_report(each, a_report(each))
+    identities = ArchivedIdentities.from_issues((i.check_code, i.severity, i.url) for i in _issues())
+    store.save_archived_identities(audit, identities)
     store.archive(audit)
     assert store.page_count(audit) == 0
     assert store.list_issues(audit) == ([], 0)
@@ -351,7 +394,8 @@ def test_archiving_removes_the_detail_keeps_the_report_and_spares_other_audits(b
     assert list(store.stream_urls(audit)) == []
     assert store.frontier_counts(audit) == {}
     assert store.checkpoint(audit) is None
-    assert store.report(audit) == {"health_score": 70}
+    assert store.report(audit) == a_report(audit)
+    assert store.archived_identities(audit) == identities
     assert store.page_count(other) == 2
     assert store.list_issues(other)[1] == 6
     assert len(list(store.stream_links(other))) == 1

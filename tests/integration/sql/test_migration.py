@@ -1,17 +1,19 @@
 """Migrations: an empty database upgrades to head, and the migrated schema is exactly the tables' metadata."""
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, inspect
+from sqlalchemy import JSON, Column, Engine, Integer, MetaData, Table, insert, inspect, select
 
 from siteaudit.adapters.sql import migrate, sql_unit_of_work_factory
 from siteaudit.adapters.sql.engine import create_engine
-from siteaudit.adapters.sql.migration import current_revision, head_revision
-from siteaudit.adapters.sql.tables import metadata
+from siteaudit.adapters.sql.migration import alembic_config, current_revision, head_revision
+from siteaudit.adapters.sql.tables import audits, crawl_reports, metadata, users
 
 
 def _drift(engine: Engine) -> list[object]:
@@ -68,5 +70,65 @@ def test_a_drifted_schema_is_noticed(tmp_path: Path) -> None:
             conn.exec_driver_sql("DROP INDEX ix_crawl_pages_audit_id_template")
         drift = [(d[0], d[1].name) for d in _drift(engine)]  # type: ignore[index, attr-defined]
         assert drift == [("add_index", "ix_crawl_pages_audit_id_template")]
+    finally:
+        engine.dispose()
+
+
+def _check_identities_move_out_of_the_report(engine: Engine) -> None:
+    """0005: identities stored in a report's stats move to their own column, the report keeps its order."""
+    migrate(engine, "0004")
+    identities = {"format": "blake2b-sorted-zlib-v1", "bits": 21, "count": 0, "keys": "", "error_keys": ""}
+    kept = {
+        "crawl_id": 1,
+        "health_score": 90,
+        "stats": {"timings": {"b": 1, "a": 2}, "diff_basis": "issue_rows"},
+    }
+    archived = {**kept, "crawl_id": 2, "stats": {**kept["stats"], "archived_identities": identities}}
+    moment = datetime(2026, 11, 25, tzinfo=UTC)
+    with engine.begin() as conn:
+        conn.execute(insert(users).values(id=1, email="a@b.example", plan="free", name="", created_at=moment))
+        for audit_id, report in ((1, kept), (2, archived)):
+            conn.execute(
+                insert(audits).values(
+                    id=audit_id, team_id=1, user_id=1, payer_id=1, url="https://a.example/",
+                    origin="https://a.example", created_at=moment, max_pages=10, concurrency=2, max_rps=2.0,
+                    trigger="api", status="done", credits_reserved=0, verify_token_set=False,
+                    pages_crawled=0, pages_not_modified=0, partial=False, version=1,
+                )
+            )  # fmt: skip
+            conn.execute(insert(reports_0004).values(audit_id=audit_id, report=report))
+    migrate(engine)
+    with engine.connect() as conn:
+        rows = {r.audit_id: r for r in conn.execute(select(crawl_reports))}
+    assert rows[1].report == kept and rows[1].archived_identities is None
+    assert rows[2].report == kept | {"crawl_id": 2} and rows[2].archived_identities == identities
+    assert list(rows[2].report["stats"]) == ["timings", "diff_basis"]
+    assert list(rows[2].report["stats"]["timings"]) == ["b", "a"]
+    with engine.connect() as conn:
+        command.downgrade(alembic_config(conn), "0004")
+        conn.commit()
+    with engine.connect() as conn:
+        stored = conn.execute(select(reports_0004.c.report).where(reports_0004.c.audit_id == 2)).scalar_one()
+    assert stored == archived
+    assert list(stored["stats"]) == ["timings", "diff_basis", "archived_identities"]
+
+
+# crawl_reports as revision 0004 had it
+reports_0004 = Table("crawl_reports", MetaData(), Column("audit_id", Integer), Column("report", JSON))
+
+
+def test_identities_move_out_of_the_report_on_sqlite(tmp_path: Path) -> None:
+    engine = create_engine(f"sqlite:///{tmp_path / 'identities.sqlite3'}")
+    try:
+        _check_identities_move_out_of_the_report(engine)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_identities_move_out_of_the_report_on_postgresql(new_postgres_database: Callable[[], str]) -> None:
+    engine = create_engine(new_postgres_database())
+    try:
+        _check_identities_move_out_of_the_report(engine)
     finally:
         engine.dispose()

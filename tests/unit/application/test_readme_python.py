@@ -7,6 +7,8 @@ from pathlib import Path
 
 from pytest_httpserver import HTTPServer
 
+from siteaudit.domain.report import Report
+
 README = Path(__file__).resolve().parents[3] / "README.md"
 PAGE = (
     "<!doctype html><html lang=en><head><meta charset=utf-8><title>Retro Clock</title></head>"
@@ -47,7 +49,7 @@ def test_the_readme_example_audits_a_site_and_prints_its_report(httpserver: HTTP
         exec(compile(code, str(README), "exec"), namespace)
 
     report = namespace["report"]
-    assert isinstance(report, dict)
-    assert report["totals"]["pages"] == 3
-    assert report["issue_counts"]["error"] >= 1  # the broken link
-    assert printed.getvalue() == f"{report['health_score']} {report['issue_counts']}\n"
+    assert isinstance(report, Report)
+    assert report.totals.pages == 3
+    assert report.issue_counts.error >= 1  # the broken link
+    assert printed.getvalue() == f"{report.health_score} 3 {report.issue_counts.error}\n"

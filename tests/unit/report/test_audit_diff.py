@@ -1,13 +1,25 @@
 """The diff against the previous audit: first audits, new and fixed issues, errors, samples."""
 
+from typing import Any
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from siteaudit.domain.diff import SAMPLE_LIMIT, PreviousAudit, audit_diff
+from siteaudit.adapters.report_json import converter
+from siteaudit.domain.diff import SAMPLE_LIMIT, Diff, PreviousAudit
+from siteaudit.domain.diff import audit_diff as diff_value
 from siteaudit.domain.issue import Severity
 
 SITE = "https://retro-clock.example"
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
+
+
+def audit_diff(
+    previous: PreviousAudit | None, issues: list[tuple[str, Severity, str]], health_score: int
+) -> dict[str, Any] | None:
+    """The diff as the report stores and serves it."""
+    diff = diff_value(previous, issues, health_score)
+    return None if diff is None else converter.unstructure(diff, Diff)  # type: ignore[no-any-return]
 
 
 def test_a_sites_first_audit_has_no_diff() -> None:

@@ -3,8 +3,12 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
+from siteaudit.adapters.report_json import report_json
+from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
+from siteaudit.domain.report import Timings
 from siteaudit.domain.score import FORMULA, counts_against_score, health_score, is_audited_page
+from siteaudit.domain.tally import AuditIdentity, ReportTally
 
 
 def test_a_site_with_one_page_in_four_broken_scores_75() -> None:
@@ -20,7 +24,17 @@ def test_no_audited_pages_scores_100_and_says_so_in_the_stats() -> None:
     score = health_score(pages_with_errors=0, audited_pages=0)
 
     assert score.score == 100
-    assert score.as_stats() == {
+    stats = report_json(
+        ReportTally().build(
+            AuditIdentity(crawl_id=1, site_url="https://retro-clock.example/"),
+            catalogue=CATALOGUE,
+            thresholds={},
+            timings=Timings(
+                crawl_s=None, finalize_s=0.0, site_checks_s=0.0, templates_s=0.0, pages_crawled=0
+            ),
+        )
+    )["stats"]
+    assert stats["score"] == {
         "value": 100,
         "formula": FORMULA,
         "inputs": {"pages_with_errors": 0, "audited_pages": 0},

@@ -6,17 +6,13 @@ import time
 
 import pytest
 
+from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.diff import PreviousAudit
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
-from siteaudit.domain.report import (
-    AllowListAdvice,
-    AuditIdentity,
-    PageSummary,
-    ReportTally,
-    coverage_warning,
-)
+from siteaudit.domain.report import AllowListAdvice, Timings, coverage_warning
+from siteaudit.domain.tally import AuditIdentity, PageSummary, ReportTally
 from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 
@@ -25,13 +21,19 @@ E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTICE
 AUDIT = AuditIdentity(crawl_id=42, site_url=SITE + "/", partial=True)
 
 
+TIMINGS = Timings(crawl_s=12.5, finalize_s=0.4, site_checks_s=0.1, templates_s=0.2, pages_crawled=11)
+
+
 def build(tally: ReportTally, **kw: object) -> dict[str, object]:
-    return tally.build(
-        AUDIT,
-        catalogue=CATALOGUE,
-        thresholds=Thresholds().as_dict(),
-        timings={"crawl_s": 12.5, "finalize_s": 0.4},
-        **kw,  # type: ignore[arg-type]
+    """The report as it is stored and served (JSON values in SPEC order)."""
+    return report_json(
+        tally.build(
+            AUDIT,
+            catalogue=CATALOGUE,
+            thresholds=Thresholds().as_dict(),
+            timings=TIMINGS,
+            **kw,  # type: ignore[arg-type]
+        )
     )
 
 
@@ -99,7 +101,13 @@ def test_the_score_counts_error_pages_among_audited_pages_only() -> None:
     assert isinstance(stats, dict)
     assert stats["score"]["inputs"] == {"pages_with_errors": 4, "audited_pages": 8}
     assert stats["thresholds"]["title_max_chars"] == 60
-    assert stats["timings"] == {"crawl_s": 12.5, "finalize_s": 0.4}
+    assert stats["timings"] == {
+        "crawl_s": 12.5,
+        "finalize_s": 0.4,
+        "site_checks_s": 0.1,
+        "templates_s": 0.2,
+        "pages_crawled": 11,
+    }
 
 
 def test_issues_are_per_check_most_valuable_first_with_the_catalogue_fix() -> None:

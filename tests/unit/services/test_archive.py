@@ -10,11 +10,13 @@ from hypothesis import strategies as st
 from siteaudit.adapters.memory import MemoryStore, MemoryUnitOfWork
 from siteaudit.adapters.memory.crawl import MemoryCrawlStore
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.report_json import report_json
 from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.checks import PageContext, check_page
 from siteaudit.domain.credit import credits
+from siteaudit.domain.diff import ArchivedIdentities
 from siteaudit.domain.error import Conflict
 from siteaudit.domain.facts import HtmlFacts, Link, PageFacts
 from siteaudit.domain.ids import AuditId, TeamId, UserId
@@ -186,14 +188,11 @@ def test_without_a_setting_nothing_is_archived_and_negative_settings_are_refused
 def test_an_archived_audit_keeps_its_report_and_loses_its_rows(world: World) -> None:
     audit_id = world.run()
     before = world.crawl.report(audit_id)
-    assert before is not None
+    assert before is not None and world.crawl.archived_identities(audit_id) is None
     world.archive(keep_last=0)
-    after = world.crawl.report(audit_id)
-    assert after is not None
-    assert {k: v for k, v in after.items() if k != "stats"} == {
-        k: v for k, v in before.items() if k != "stats"
-    }
-    assert set(after["stats"]) == {*before["stats"], archive.IDENTITIES_KEY}
+    assert world.crawl.report(audit_id) == before  # the identities are kept beside it, not in it
+    assert world.crawl.archived_identities(audit_id) is not None
+    assert "archived_identities" not in report_json(before)["stats"]
     assert world.crawl.list_issues(audit_id) == ([], 0)
     assert world.crawl.list_pages(audit_id) == ([], 0)
     assert list(world.crawl.stream_links(audit_id)) == []
@@ -270,8 +269,9 @@ def test_the_diff_against_an_archived_audit_is_the_diff_against_its_rows() -> No
         if archive_first:
             assert len(world.archive(keep_last=0)) == 1
         later = world.run(a_site(broken=("/lost", "/missing"), title="Retro Clock - restored clocks"))
-        report = world.crawl.report(later)
-        assert report is not None
+        stored = world.crawl.report(later)
+        assert stored is not None
+        report = report_json(stored)
         diffs.append((report["diff"], report["stats"]["diff_basis"]))
     (rows_diff, rows_basis), (archived_diff, archived_basis) = diffs
     assert (rows_basis, archived_basis) == ("issue_rows", "archived_identities")
@@ -280,17 +280,20 @@ def test_the_diff_against_an_archived_audit_is_the_diff_against_its_rows() -> No
     assert {s["url"] for s in rows_diff["new_samples"]} >= {SITE + "/missing"}
 
 
-def test_an_archive_without_identities_is_diffed_by_per_check_page_counts(world: World) -> None:
+def test_an_archive_without_identities_is_diffed_by_per_check_page_counts(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = world.run(a_site(broken=("/gone", "/lost")))
-    world.archive(keep_last=0)
-    report = world.crawl.report(first)
-    assert report is not None
-    world.crawl.save_report(
-        first, {**report, "stats": {k: v for k, v in report["stats"].items() if k != archive.IDENTITIES_KEY}}
-    )
+    with monkeypatch.context() as patch:  # archived as before identities were kept
+        patch.setattr(archive, "_keep_identities", lambda crawl, audit_id: None)
+        world.archive(keep_last=0)
+    assert world.crawl.archived_identities(first) is None
     later = world.run(a_site(broken=("/missing",)))
-    diff = world.crawl.report(later)["diff"]  # type: ignore[index]
-    assert world.crawl.report(later)["stats"]["diff_basis"] == "check_counts"  # type: ignore[index]
+    stored = world.crawl.report(later)
+    assert stored is not None
+    report = report_json(stored)
+    diff = report["diff"]
+    assert report["stats"]["diff_basis"] == "check_counts"
     assert diff["previous_crawl_id"] == first
     assert diff["new_samples"] == []
     assert diff["fixed_errors"] >= 1  # one broken page fewer: http_4xx and broken_internal_link dropped
@@ -309,8 +312,8 @@ identity_rows = st.lists(
 
 @given(identity_rows)
 def test_stored_identities_read_back_as_they_were_written(rows: list[tuple[str, Severity, str]]) -> None:
-    identities = archive.ArchivedIdentities.from_issues(rows)
-    again = archive.ArchivedIdentities.from_json(identities.as_json())
+    identities = ArchivedIdentities.from_issues(rows)
+    again = ArchivedIdentities.from_json(identities.as_json())
     assert again == identities
     assert {identities.key(code, url) for code, _, url in rows} == identities.keys
     errors = {identities.key(code, url) for code, severity, url in rows if severity is Severity.ERROR}
@@ -319,8 +322,6 @@ def test_stored_identities_read_back_as_they_were_written(rows: list[tuple[str, 
 
 
 def test_identities_in_an_unknown_format_are_ignored() -> None:
-    assert (
-        archive.stored_identities({"stats": {archive.IDENTITIES_KEY: {"format": "v0", "keys": ""}}}) is None
-    )
-    assert archive.stored_identities({"stats": {}}) is None
-    assert archive.stored_identities(None) is None
+    assert ArchivedIdentities.from_json({"format": "v0", "keys": ""}) is None
+    assert ArchivedIdentities.from_json({}) is None
+    assert ArchivedIdentities.from_json(None) is None
