@@ -2,9 +2,10 @@
 origin): robots.txt, /llms.txt, then the sitemaps robots.txt declares and the conventional ones, indexes
 followed. Sitemap membership is kept as a packed array of URL ids (4 bytes each) in the checkpoint.
 
-How host files are counted: each request is a fetch like any other for politeness (its host's turn,
-Crawl-delay once robots.txt is read, the rate-limit back-off, the SSRF guard, the audit's connections),
-but not a page: no page row, not in `pages_crawled` nor in a slice's `fetched`, never billed.
+How host files are counted: each request is a fetch like any other for politeness (its host's turn
+at the audit's pace, the rate-limit back-off, the SSRF guard, the audit's connections; robots.txt's
+Crawl-delay is applied once they are read, from the pages on), but not a page: no page row, not in
+`pages_crawled` nor in a slice's `fetched`, never billed.
 """
 
 from collections.abc import Callable
