@@ -41,7 +41,9 @@ from attrs import evolve, field, frozen, validators
 from siteaudit.domain.audit import DEFAULT_CONCURRENCY, Audit
 from siteaudit.domain.checks.page import directives
 from siteaudit.domain.facts import FetchError, Hreflang, LinkKind, PageFacts, RobotsFacts, SitemapFacts
+from siteaudit.domain.firewall import detect_blocker
 from siteaudit.domain.judgement import SITEMAP_MAX_URLS
+from siteaudit.domain.network import FetchResponse
 from siteaudit.domain.site import DEFAULT_MAX_RPS, MAX_RPS, MIN_RPS, UNVERIFIED_MAX_PAGES
 
 UNLINKED_DEPTH: Final = -1
@@ -50,6 +52,7 @@ FOLLOWED_KINDS: Final = frozenset({LinkKind.A, LinkKind.CANONICAL, LinkKind.HREF
 DECLARED_KINDS: Final = frozenset({LinkKind.CANONICAL, LinkKind.HREFLANG})
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 CONVENTIONAL_SITEMAPS: Final = ("/sitemap.xml", "/sitemap_index.xml")
+LLMS_TXT_PATH: Final = "/llms.txt"  # https://llmstxt.org: a Markdown map of the site for AI tools
 
 # The service's crawl terms, defined once: `siteaudit.settings.Settings` takes its defaults from here and
 # the composition root hands its values to `CrawlLimits`.
@@ -349,6 +352,37 @@ def batch_limit(*, pages_crawled: int, fetched_in_slice: int, limits: CrawlLimit
     )
 
 
+# --- host files ---------------------------------------------------------------------------------------
+
+_HTML_TYPES: Final = frozenset({"text/html", "application/xhtml+xml"})
+
+
+def llms_txt_found(answer: FetchResponse) -> bool | None:
+    """Whether the site publishes `/llms.txt`, from the answer to it (redirects within the site followed):
+    True, False (`llms_txt_missing`), or None when the answer says neither, so nothing is claimed.
+
+    - True: 200 with a file that is not an HTML page.
+    - False: 404 or 410 (the site says there is no such file), or 200 with an HTML page that is no bot
+      challenge: a site answering every path with a page (a single-page app's fallback, a soft 404).
+    - None: the server failed (5xx, a network error, a timeout, a redirect loop: the file may well be
+      there), the site would not show it (401, 403, 429, a bot challenge), a redirect leaving the site,
+      any other status.
+    """
+    status = answer.status
+    if answer.error is not None or status is None:
+        return None
+    if status in (404, 410):
+        return False
+    if status != 200:
+        return None
+    body_size = None if answer.truncated else len(answer.body)
+    if detect_blocker(status, answer.headers, answer.body, body_size=body_size) is not None:
+        return None
+    media_type = (answer.header("content-type") or "").split(";", 1)[0].strip().lower()
+    start = answer.body.lstrip()[:15].lower()
+    return media_type not in _HTML_TYPES and not start.startswith((b"<!doctype html", b"<html"))
+
+
 # --- the checkpoint -----------------------------------------------------------------------------------
 
 
@@ -428,6 +462,9 @@ class CrawlState:
     sitemap_urls_total: int = 0  # listed, before the bound
     # URL id of a listed page -> its sitemap's hreflang alternates, (lang, href) as written
     sitemap_hreflangs: Mapping[int, tuple[tuple[str, str], ...]] = field(factory=dict)
+    # /llms.txt of the crawled origin (`llms_txt_found`): None when not asked (not read yet, disallowed by
+    # robots.txt, a checkpoint older than the field) or when its answer said neither (5xx, network error)
+    llms_txt_found: bool | None = None
     paces: Mapping[str, tuple[float, int]] = field(factory=dict)  # host -> (not before, epoch s; strikes)
     stop: StopReason | None = None
 
@@ -469,6 +506,7 @@ class CrawlState:
                 str(url_id): [list(pair) for pair in pairs]
                 for url_id, pairs in self.sitemap_hreflangs.items()
             },
+            "llms_txt_found": self.llms_txt_found,
             "paces": {host: [at, strikes] for host, (at, strikes) in self.paces.items()},
             "stop": None if self.stop is None else self.stop.value,
         }
@@ -511,6 +549,7 @@ class CrawlState:
                 int(url_id): tuple((str(lang), str(href)) for lang, href in pairs)
                 for url_id, pairs in data.get("sitemap_hreflangs", {}).items()
             },
+            llms_txt_found=data.get("llms_txt_found"),
             paces={host: (float(at), int(strikes)) for host, (at, strikes) in data.get("paces", {}).items()},
             stop=None if data.get("stop") is None else StopReason(data["stop"]),
         )

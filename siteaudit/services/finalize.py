@@ -128,6 +128,7 @@ def _site_issues(
         sitemap_urls=sitemap_urls,
         sitemaps=state.sitemaps if state else (),
         robots=state.robots if state else None,
+        llms_txt_found=state.llms_txt_found if state else None,
     )
     return check_site(facts, thresholds=thresholds)
 

@@ -114,7 +114,8 @@ class AuditFacts:
     - `sitemap_urls`: URLs listed in the site's sitemaps (in addition to `PageFacts.in_sitemap`).
     - `sitemaps`: the sitemap documents fetched (declared in robots.txt, conventional paths, indexes).
     - `robots`: the host's robots.txt facts; None when it was not fetched (robots checks are skipped).
-    - `llms_txt_found`: whether `/llms.txt` answered 200; None when it was not asked.
+    - `llms_txt_found`: whether the site publishes `/llms.txt` (`siteaudit.domain.crawl.llms_txt_found`);
+      None when it was not asked or its answer said neither (a 5xx, a network error): nothing is claimed.
     """
 
     start_url: str

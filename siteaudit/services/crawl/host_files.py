@@ -1,6 +1,11 @@
 """The audited host's own files, read by the first slice (and again when the start URL moves to another
-origin): robots.txt, then the sitemaps it declares and the conventional ones, indexes followed. Sitemap
-membership is kept as a packed array of URL ids (4 bytes each) in the checkpoint.
+origin): robots.txt, /llms.txt, then the sitemaps robots.txt declares and the conventional ones, indexes
+followed. Sitemap membership is kept as a packed array of URL ids (4 bytes each) in the checkpoint.
+
+How host files are counted: each request is a fetch like any other for politeness (its host's turn
+at the audit's pace, the rate-limit back-off, the SSRF guard, the audit's connections; robots.txt's
+Crawl-delay is applied once they are read, from the pages on), but not a page: no page row, not in
+`pages_crawled` nor in a slice's `fetched`, never billed.
 """
 
 from collections.abc import Callable
@@ -8,7 +13,16 @@ from typing import Final
 
 from attrs import evolve
 
-from siteaudit.domain.crawl import CONVENTIONAL_SITEMAPS, CrawlLimits, CrawlState, pack_ids
+from siteaudit.domain.crawl import (
+    CONVENTIONAL_SITEMAPS,
+    LLMS_TXT_PATH,
+    ROBOTS_AGENT,
+    CrawlLimits,
+    CrawlState,
+    Scope,
+    llms_txt_found,
+    pack_ids,
+)
 from siteaudit.domain.facts import SitemapFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.judgement import ROBOTS_TXT_READ_BYTES, SITEMAP_MAX_URLS
@@ -18,6 +32,7 @@ from siteaudit.services.crawl.politeness import Politely
 
 ROBOTS_MAX_HOPS: Final = 5  # RFC 9309 2.3.1.2
 ROBOTS_BYTES: Final = ROBOTS_TXT_READ_BYTES
+LLMS_TXT_BYTES: Final = 16 * 1024  # enough to tell a text file from an HTML page or a bot challenge
 
 
 async def read_host_files(
@@ -30,8 +45,8 @@ async def read_host_files(
     limits: CrawlLimits,
     beat: Callable[[], None] = lambda: None,
 ) -> tuple[CrawlState, RobotsReading]:
-    """robots.txt, then the sitemaps it declares and the conventional ones, indexes followed: the state
-    with what they said, and the robots rules to obey."""
+    """robots.txt, /llms.txt, then the sitemaps robots.txt declares and the conventional ones, indexes
+    followed: the state with what they said, and the robots rules to obey."""
     scope = state.scope
     robots_url = scope.url("/robots.txt")
     followed = await politely.follow(
@@ -42,6 +57,7 @@ async def read_host_files(
         url=robots_url, status_code=answer.status, body=answer.body, fetch_error=answer.error
     )
     text = answer.body.decode("utf-8", errors="replace") if robots.facts.status_code and answer.ok else None
+    llms_txt = await read_llms_txt(scope, politely=politely, robots=robots)
 
     queue: list[tuple[str, str]] = [(url, "robots") for url in robots.facts.sitemaps]
     queue += [(scope.url(path), "conventional") for path in CONVENTIONAL_SITEMAPS]
@@ -91,8 +107,20 @@ async def read_host_files(
         sitemap_ids=pack_ids(ids.values()),
         sitemap_urls_total=total,
         sitemap_hreflangs={ids[listed_url]: tuple(pairs) for listed_url, pairs in alternates.items()},
+        llms_txt_found=llms_txt,
     )
     return state, robots
+
+
+async def read_llms_txt(scope: Scope, *, politely: Politely, robots: RobotsReading) -> bool | None:
+    """Whether the site publishes /llms.txt at its origin (`llms_txt_found` decides from the answer): one
+    request of at most `LLMS_TXT_BYTES`, redirects followed within `scope` only; None without asking
+    when robots.txt disallows it."""
+    url = scope.url(LLMS_TXT_PATH)
+    if not robots.rules.can_fetch(url, ROBOTS_AGENT):
+        return None
+    followed = await politely.follow(politely.request(url, max_bytes=LLMS_TXT_BYTES), within=scope)
+    return llms_txt_found(followed.response)
 
 
 def robots_of(state: CrawlState, parser: PageParser) -> RobotsReading:

@@ -144,10 +144,22 @@ class Politely:
             url, headers=headers, max_bytes=max_bytes, deadline_s=self.limits.request_deadline_s
         )
 
-    async def follow(self, request: FetchRequest, *, max_hops: int = MAX_REDIRECTS) -> FollowedFetch:
+    async def follow(
+        self, request: FetchRequest, *, max_hops: int = MAX_REDIRECTS, within: Scope | None = None
+    ) -> FollowedFetch:
+        """`request`, its redirects followed; with `within`, a redirect leaving that scope is not followed:
+        the chain ends on the redirect's own answer."""
         chain: RedirectChain | FollowedFetch = RedirectChain.start(request, max_hops=max_hops)
         while isinstance(chain, RedirectChain):
-            chain = chain.answered(await self._once(chain.request))
+            response = await self._once(chain.request)
+            before = chain.hops
+            chain = chain.answered(response)
+            if (
+                isinstance(chain, RedirectChain)
+                and within is not None
+                and not within.contains(chain.request.url)
+            ):
+                return FollowedFetch(response=response, hops=before)
         return chain
 
     async def _once(self, request: FetchRequest) -> FetchResponse:

@@ -35,7 +35,7 @@ class SliceOutcome:
     """
 
     audit_id: AuditId
-    fetched: int = 0  # URLs fetched by this slice (robots.txt and sitemaps not counted)
+    fetched: int = 0  # URLs fetched by this slice (host files not counted: see `host_files`)
     pages_crawled: int = 0  # the audit's total after the slice
     next: str = ""
     stop: StopReason | None = None

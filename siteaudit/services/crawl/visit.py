@@ -8,8 +8,8 @@ that answered 200 at their own address with a validator. A 304 at the same addre
 page's facts and links (`not_modified` set, timings of this fetch, depth and sitemap membership of this
 audit); the batch recording runs the page checks on them again.
 
-When the start URL moves to another origin (http -> https, the `www.` twin), robots.txt and the
-sitemaps of the new origin are read before the batch is recorded, and obeyed from then on.
+When the start URL moves to another origin (http -> https, the `www.` twin), robots.txt, /llms.txt and
+the sitemaps of the new origin are read before the batch is recorded, and obeyed from then on.
 """
 
 import asyncio
@@ -108,7 +108,7 @@ class Visits:
         self.sitemap = IdSet(state.sitemap_ids)
         self.sitemap_hreflangs = state.sitemap_hreflangs
         self.context = PageContext(start_url=audit.url, site_https=state.scope.origin.startswith("https:"))
-        self.fetched = 0  # URLs fetched by this slice (robots.txt and sitemaps not counted)
+        self.fetched = 0  # URLs fetched by this slice (host files not counted: see `host_files`)
 
     @property
     def scope(self) -> Scope:
@@ -251,7 +251,8 @@ class Visits:
         return list(results)
 
     async def _read_moved_host_files(self) -> None:
-        """The start URL moved to another origin: its robots.txt and sitemaps replace the old ones."""
+        """The start URL moved to another origin: its robots.txt, /llms.txt and sitemaps replace the old
+        ones."""
         self.state, self.robots = await read_host_files(
             self.state,
             audit_id=self.audit.id,

@@ -36,6 +36,7 @@ class Answer:
     body: bytes | str = b""
     headers: Mapping[str, str] = field(factory=dict)
     delay_s: float = 0.0
+    drop: bool = False  # close the connection without answering (a network error for the client)
 
     @property
     def raw(self) -> bytes:
@@ -120,6 +121,9 @@ class SiteServer:
                         answer = route
                     else:
                         answer = route(self.path, headers)
+                    if answer.drop:
+                        self.close_connection = True
+                        return
                     if server.validators:
                         answer = conditional(answer, headers)
                     with server._lock:

@@ -98,7 +98,7 @@ def test_a_second_audit_reuses_what_answered_304_and_finds_exactly_the_same(site
     for path in NOT_MODIFIED - {"/about/team"}:
         assert asked[path]["if-none-match"].startswith('"') and "if-modified-since" not in asked[path]
     assert asked["/about/team"]["if-modified-since"] == DATED
-    for path in ("/robots.txt", "/sitemap_index.xml", "/old", "/new", "/missing"):
+    for path in ("/robots.txt", "/llms.txt", "/sitemap_index.xml", "/old", "/new", "/missing"):
         assert "if-none-match" not in asked[path] and "if-modified-since" not in asked[path]
 
     before, after = first.pages(), second.pages()

@@ -59,7 +59,7 @@ def test_max_rps_and_concurrency_are_held_as_the_server_counts_them(site: SiteSe
     run = Crawl(site.url("/"), max_rps=4.0, concurrency=2)
     run.run()
     starts = sorted(hit.at for hit in site.hits)
-    assert len(starts) == 12  # robots.txt, two conventional sitemaps, the home page and 8 leaves
+    assert len(starts) == 13  # robots.txt, llms.txt, two conventional sitemaps, the home page, 8 leaves
     busiest = max(sum(1 for t in starts if first <= t < first + 0.95) for first in starts)
     assert busiest <= 4
     assert (len(starts) - 1) / (starts[-1] - starts[0]) <= 4.0 * 1.05

@@ -108,6 +108,7 @@ GOLDEN_FINDINGS = {
     ("img_missing_dimensions", "/"),
     ("internal_link_to_redirect", "/"),
     ("internal_nofollow_link", "/"),
+    ("llms_txt_missing", "/llms.txt"),  # the site answers /llms.txt with its 404 page (issue 12)
     ("meta_description_missing", "/"),
     ("meta_description_missing", "/about"),
     ("meta_description_missing", "/about/team"),
