@@ -2,7 +2,7 @@
 
 import itertools
 from collections.abc import Callable, Hashable, Iterator
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -38,9 +38,9 @@ class Table(Generic[K, V]):
         for key, value in self.rows.items():
             if key not in self.overlay:
                 yield value
-        for value in self.overlay.values():
-            if value is not _DELETED:
-                yield value  # type: ignore[misc]
+        for staged in self.overlay.values():
+            if staged is not _DELETED:
+                yield cast(V, staged)
 
     def find(self, predicate: Callable[[V], bool]) -> Iterator[V]:
         return (v for v in self.values() if predicate(v))

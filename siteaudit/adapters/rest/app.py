@@ -45,13 +45,14 @@ def create_api(
     limiter: RateLimiter,
     trusted_proxies: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
-) -> falcon.App:
+) -> "falcon.App[Any, Any]":
     """The WSGI application serving `/v1`. CORS is off unless origins are given."""
-    api = falcon.App(
-        middleware=[
-            RequestContext(),
-            Authentication(application.authenticate, limiter, clock, trusted_proxies),
-        ],
+    middleware: list[Any] = [
+        RequestContext(),
+        Authentication(application.authenticate, limiter, clock, trusted_proxies),
+    ]
+    api: falcon.App[Any, Any] = falcon.App(
+        middleware=middleware,
         cors_enable=False,
     )
     if cors_origins:

@@ -54,7 +54,7 @@ def handle_http_error(
         status = 422
         extra["fields"] = {"body": error.description or error.title or "malformed"}
     if status == 405 and error.headers:
-        allow = error.headers.get("Allow")
+        allow = dict(error.headers).get("Allow")
         if allow:
             resp.set_header("Allow", allow)
     answer(resp, status, envelope(code, message, **extra))
@@ -78,7 +78,7 @@ def handle_unexpected(req: falcon.Request, resp: falcon.Response, error: Excepti
     )
 
 
-def install(app: falcon.App) -> None:
+def install(app: "falcon.App[Any, Any]") -> None:
     # Falcon picks the most specific handler: order of registration does not matter.
     app.add_error_handler(Exception, handle_unexpected)
     app.add_error_handler(falcon.HTTPError, handle_http_error)
