@@ -16,7 +16,7 @@ from siteaudit.domain.report import AllowListAdvice
 from siteaudit.ports.application import Application, ArchivePolicy
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore
-from siteaudit.ports.network import Fetcher, Resolver
+from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
@@ -101,7 +101,7 @@ def _crawl_limits(settings: Settings) -> CrawlLimits:
     )
 
 
-def _fetcher_factory(resolver: Resolver, policy: AddressPolicy) -> Callable[[int], Fetcher]:
+def _fetcher_factory(resolver: HostResolver, policy: AddressPolicy) -> Callable[[int], Fetcher]:
     def fetcher(connections: int) -> Fetcher:
         """One small connection pool per audit (a shared pool at concurrency 20 is several times slower)."""
         from siteaudit.adapters.http.fetcher import FetchLimits, HttpxFetcher

@@ -195,7 +195,7 @@ def _shared_answers(kind: str, scope: str, policy: ParameterPolicy) -> dict[str,
     return {}
 
 
-class Resolver:
+class ReferenceResolver:
     """`normalise` against one fixed base, for the many references of one page.
 
     The fragment of a reference is cut before joining: it never changes the rest of the URL, and

@@ -72,7 +72,7 @@ BLOCKED = "blocked"
 
 
 @frozen
-class PageSummary:
+class PageOutcome:
     """What the report needs from one crawled URL."""
 
     url: str
@@ -84,7 +84,7 @@ class PageSummary:
     blocked_by: str | None = None
 
     @classmethod
-    def from_facts(cls, facts: PageFacts, template: str) -> "PageSummary":
+    def from_facts(cls, facts: PageFacts, template: str) -> "PageOutcome":
         return cls(
             url=facts.url,
             template=template,
@@ -189,7 +189,7 @@ class ReportTally:
         self._previous = previous
         self._new_samples = NewIssueSamples()
 
-    def add_page(self, page: PageSummary) -> None:
+    def add_page(self, page: PageOutcome) -> None:
         outcome = page.outcome
         self._totals[outcome] += 1
         if outcome == BLOCKED:

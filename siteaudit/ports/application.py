@@ -20,7 +20,7 @@ from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
-from siteaudit.ports.crawl import PageSummary
+from siteaudit.ports.crawl import PageRow
 
 T = TypeVar("T")
 
@@ -173,7 +173,7 @@ class Application(Protocol):
         """Raises CrawlArchived when the audit's rows were archived."""
         ...
 
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageSummary]:
+    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
         """Raises CrawlArchived when the audit's rows were archived."""
         ...
 

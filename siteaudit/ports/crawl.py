@@ -55,7 +55,7 @@ class FrontierEntry:
 
 
 @frozen
-class PageSummary:
+class PageRow:
     """A page row as the lists show it (SPEC 2.5), without decoding the page's full facts."""
 
     url_id: int
@@ -192,7 +192,7 @@ class CrawlStore(Protocol):
 
     def list_pages(
         self, audit_id: AuditId, *, status_code: int | None = None, offset: int = 0, limit: int = 50
-    ) -> tuple[Sequence[PageSummary], int]:
+    ) -> tuple[Sequence[PageRow], int]:
         """One page of page rows in URL-id order, and the total matching the filter."""
         ...
 

@@ -5,7 +5,7 @@ from typing import Protocol
 from siteaudit.domain.network import FetchRequest, FetchResponse, IPAddress
 
 
-class Resolver(Protocol):
+class HostResolver(Protocol):
     def resolve(self, host: str) -> tuple[IPAddress, ...]:
         """Return every address `host` resolves to (A and AAAA), in the resolver's order, never empty.
 

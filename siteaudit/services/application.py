@@ -30,8 +30,8 @@ from siteaudit.ports.application import (
     Reaped,
 )
 from siteaudit.ports.clock import Clock, Secrets
-from siteaudit.ports.crawl import CrawlStore, PageSummary
-from siteaudit.ports.network import Fetcher, Resolver
+from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
@@ -59,7 +59,7 @@ class LocalApplication:
     secrets: Secrets
     sealing: Sealing = field(repr=False)
     queue: TaskQueue
-    resolver: Resolver
+    resolver: HostResolver
     policy: AddressPolicy
     parser: PageParser
     fetcher_factory: Callable[[int], Fetcher]  # one small connection pool per audit slice
@@ -129,7 +129,7 @@ class LocalApplication:
         )
         return Listing(rows, total)
 
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageSummary]:
+    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
         rows, total = report_services.pages(
             audit_id,
             caller,

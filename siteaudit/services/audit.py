@@ -20,7 +20,7 @@ from siteaudit.domain.network import AddressPolicy, NameNotResolved
 from siteaudit.domain.site import InvalidUrl
 from siteaudit.ports.application import AuditStarted
 from siteaudit.ports.clock import Clock
-from siteaudit.ports.network import Resolver
+from siteaudit.ports.network import HostResolver
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.site import site_terms
@@ -46,7 +46,7 @@ def start_audit(
     clock: Clock,
     queue: TaskQueue,
     site_endpoint: bool = False,
-    public_only: tuple[Resolver, AddressPolicy] | None = None,
+    public_only: tuple[HostResolver, AddressPolicy] | None = None,
 ) -> AuditStarted:
     """Validate, reserve `estimated_credits`, store the audit `queued`, commit, then dispatch it.
 
@@ -112,7 +112,7 @@ def start_audit(
     return AuditStarted(audit)
 
 
-def require_public_address(url: str, resolver: Resolver, policy: AddressPolicy) -> None:
+def require_public_address(url: str, resolver: HostResolver, policy: AddressPolicy) -> None:
     """Refuse (422 invalid_url) a URL whose host does not resolve, or resolves to any non-public address.
 
     The crawler checks again at every connection (DNS can change); this answers the caller at once.

@@ -39,7 +39,7 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.prompt import QUOTED_DETAILS
 from siteaudit.domain.report import AllowListAdvice, Report, Timings
-from siteaudit.domain.tally import AuditIdentity, PageSummary, ReportTally
+from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
 from siteaudit.domain.task import findings_from_issues, refresh_tasks
 from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
@@ -70,7 +70,7 @@ class _PagePass:
         self._crawl = crawl
         self._audit_id = audit_id
         self.url_ids: list[int] = []
-        # `PageSummary` fields but the template (inferred once all pages are read), as plain tuples.
+        # `PageOutcome` fields but the template (inferred once all pages are read), as plain tuples.
         self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None]] = []
 
     def facts(self) -> Iterator[PageFacts]:
@@ -95,11 +95,11 @@ class _PagePass:
         template_map = infer_templates(s[0] for s in self.summaries)
         return [template_map.template_of(s[0]) for s in self.summaries]
 
-    def pages(self, templates: Sequence[str]) -> Iterator[PageSummary]:
+    def pages(self, templates: Sequence[str]) -> Iterator[PageOutcome]:
         for (url, status, is_html, redirected, failed, blocked_by), template in zip(
             self.summaries, templates, strict=True
         ):
-            yield PageSummary(url, template, status, is_html, redirected, failed, blocked_by)
+            yield PageOutcome(url, template, status, is_html, redirected, failed, blocked_by)
 
 
 def _url_table(crawl: CrawlStore, audit_id: AuditId) -> list[str | None]:
@@ -260,7 +260,7 @@ def _pages_by_check(report: Report) -> dict[str, tuple[int, bool]]:
 def build_report(
     audit: Audit,
     *,
-    pages: Iterable[PageSummary],
+    pages: Iterable[PageOutcome],
     uow: UnitOfWork,
     crawl: CrawlStore,
     thresholds: Thresholds,

@@ -7,7 +7,7 @@ from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
-from siteaudit.ports.crawl import CrawlStore, PageSummary
+from siteaudit.ports.crawl import CrawlStore, PageRow
 from siteaudit.ports.repository import UnitOfWork
 
 
@@ -74,7 +74,7 @@ def pages(
     limit: int,
     uow: UnitOfWork,
     crawl: CrawlStore,
-) -> tuple[Sequence[PageSummary], int]:
+) -> tuple[Sequence[PageRow], int]:
     with uow:
         audit = uow.audits.get(audit_id, team=caller.team_id)
     if audit.archived_at is not None:

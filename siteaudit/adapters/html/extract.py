@@ -15,7 +15,7 @@ from w3lib.encoding import html_to_unicode
 from siteaudit.adapters.url import (
     DEFAULT_POLICY,
     ParameterPolicy,
-    Resolver,
+    ReferenceResolver,
     host_of,
     normalise,
 )
@@ -302,7 +302,7 @@ class _Page:
         self.mixed: dict[str, None] = {}
         self.insecure_forms: list[str] = []
         self.metas_in_body = 0
-        self.resolver = Resolver(url, policy)
+        self.resolver = ReferenceResolver(url, policy)
 
     def resolve(self, raw: str) -> str | None:
         return self.resolver(raw)
@@ -346,7 +346,7 @@ class _Page:
         resolved = normalise(href, self.url, policy=ParameterPolicy.keep_all())
         if resolved is not None:
             self.base = resolved
-            self.resolver = Resolver(resolved, self.policy)
+            self.resolver = ReferenceResolver(resolved, self.policy)
             self.base_is_http = resolved.startswith("http:")
 
     def meta(self, node: LexborNode, *, in_head: bool) -> None:

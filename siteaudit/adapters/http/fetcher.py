@@ -26,7 +26,7 @@ from siteaudit.domain.network import (
     RedirectChain,
     UrlRefused,
 )
-from siteaudit.ports.network import Fetcher, Resolver
+from siteaudit.ports.network import Fetcher, HostResolver
 
 # Only encodings decoded here with a bound on the output; brotli is not installed, so it is not offered.
 ACCEPT_ENCODING: Final = "gzip, deflate"
@@ -160,7 +160,7 @@ class HttpxFetcher:
 
     def __init__(
         self,
-        resolver: Resolver,
+        resolver: HostResolver,
         policy: AddressPolicy,
         *,
         limits: FetchLimits = FetchLimits(),
@@ -289,7 +289,7 @@ class HttpxBlockingFetcher:
 
     def __init__(
         self,
-        resolver: Resolver,
+        resolver: HostResolver,
         policy: AddressPolicy,
         *,
         limits: FetchLimits = FetchLimits(max_connections=1),

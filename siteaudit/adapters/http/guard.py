@@ -22,7 +22,7 @@ import httpx2 as httpx
 
 from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import AddressPolicy, AddressRefused, IPAddress, NameNotResolved
-from siteaudit.ports.network import Resolver
+from siteaudit.ports.network import HostResolver
 
 SMALL_POOL: Final = httpx.Limits(max_connections=10, max_keepalive_connections=10)
 
@@ -51,7 +51,9 @@ def literal_address(host: str) -> IPAddress | None:
 class AddressGuard:
     """Turns a host into the addresses that may be connected to, or refuses."""
 
-    def __init__(self, resolver: Resolver, policy: AddressPolicy, *, resolve_timeout_s: float = 5.0) -> None:
+    def __init__(
+        self, resolver: HostResolver, policy: AddressPolicy, *, resolve_timeout_s: float = 5.0
+    ) -> None:
         self.resolver = resolver
         self.policy = policy
         self.resolve_timeout_s = resolve_timeout_s

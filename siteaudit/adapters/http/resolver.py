@@ -5,7 +5,7 @@ import socket
 from collections.abc import Iterable, Mapping
 
 from siteaudit.domain.network import IPAddress, NameNotResolved, parse_address
-from siteaudit.ports.network import Resolver
+from siteaudit.ports.network import HostResolver
 
 
 class SystemResolver:
@@ -37,7 +37,7 @@ class StaticResolver:
     """Answers from a fixed table of names (case and a trailing dot ignored), else from `fallback`."""
 
     def __init__(
-        self, hosts: Mapping[str, Iterable[str | IPAddress]], *, fallback: Resolver | None = None
+        self, hosts: Mapping[str, Iterable[str | IPAddress]], *, fallback: HostResolver | None = None
     ) -> None:
         self._hosts = {
             _name_key(name): tuple(parse_address(a) if isinstance(a, str) else a for a in answers)

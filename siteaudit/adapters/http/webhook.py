@@ -13,7 +13,7 @@ from siteaudit.domain.facts import FetchError
 from siteaudit.domain.identity import USER_AGENT
 from siteaudit.domain.network import AddressPolicy, AddressRefused, FetchRequest, NetworkFailure
 from siteaudit.domain.webhook import DEADLINE_S, MAX_RESPONSE_BYTES, SendOutcome, url_refusal
-from siteaudit.ports.network import Resolver
+from siteaudit.ports.network import HostResolver
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class HttpxWebhookSender:
 
     def __init__(
         self,
-        resolver: Resolver,
+        resolver: HostResolver,
         policy: AddressPolicy,
         *,
         deadline_s: float = DEADLINE_S,

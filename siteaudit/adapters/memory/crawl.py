@@ -22,7 +22,7 @@ from siteaudit.ports.crawl import (
     FrontierState,
     IssueLine,
     LinkRow,
-    PageSummary,
+    PageRow,
     StoredPage,
 )
 
@@ -184,7 +184,7 @@ class MemoryCrawlStore:
 
     def list_pages(
         self, audit_id: AuditId, *, status_code: int | None = None, offset: int = 0, limit: int = 50
-    ) -> tuple[Sequence[PageSummary], int]:
+    ) -> tuple[Sequence[PageRow], int]:
         with self._lock:
             rows = [
                 p
@@ -309,10 +309,10 @@ class MemoryCrawlStore:
             self._audits.pop(audit_id, None)
 
 
-def _summary(page: StoredPage) -> PageSummary:
+def _summary(page: StoredPage) -> PageRow:
     facts = page.facts
     html = facts.html
-    return PageSummary(
+    return PageRow(
         url_id=page.url_id,
         url=facts.url,
         status_code=facts.status_code,

@@ -20,7 +20,7 @@ from siteaudit.domain.issue import Issue as IssueRecord
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
 from siteaudit.ports.application import AccountView
-from siteaudit.ports.crawl import PageSummary
+from siteaudit.ports.crawl import PageRow
 
 converter: Final = report_converter.copy()
 converter.register_unstructure_hook(datetime, lambda moment: moment.isoformat().replace("+00:00", "Z"))
@@ -194,7 +194,7 @@ def issue_row(issue: IssueRecord) -> dict[str, Any]:
     )
 
 
-def page_row(page: PageSummary) -> dict[str, Any]:
+def page_row(page: PageRow) -> dict[str, Any]:
     return _json(
         Page(
             url=page.url,

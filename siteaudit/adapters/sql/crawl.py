@@ -67,7 +67,7 @@ from siteaudit.ports.crawl import (
     FrontierState,
     IssueLine,
     LinkRow,
-    PageSummary,
+    PageRow,
     StoredPage,
     first_quote,
 )
@@ -624,7 +624,7 @@ class SqlCrawlStore:
 
     def list_pages(
         self, audit_id: AuditId, *, status_code: int | None = None, offset: int = 0, limit: int = 50
-    ) -> tuple[Sequence[PageSummary], int]:
+    ) -> tuple[Sequence[PageRow], int]:
         conditions = [crawl_pages.c.audit_id == audit_id]
         if status_code is not None:
             conditions.append(crawl_pages.c.status_code == status_code)

@@ -21,7 +21,7 @@ from cattrs.preconf.json import make_converter
 
 from siteaudit.domain.checks.site import SITE_HTML_FIELDS, SITE_PAGE_FIELDS
 from siteaudit.domain.facts import FetchError, Hop, Hreflang, HtmlFacts, PageFacts
-from siteaudit.ports.crawl import PageSummary
+from siteaudit.ports.crawl import PageRow
 
 COLUMN_FACTS: Final = (
     "url",
@@ -203,8 +203,8 @@ def site_page(
     )
 
 
-def summary_from_row(row: Any) -> PageSummary:
-    return PageSummary(
+def summary_from_row(row: Any) -> PageRow:
+    return PageRow(
         url_id=row.url_id,
         url=row.url,
         status_code=row.status_code,

@@ -30,7 +30,7 @@ _ALL_PAIRS_BUCKET = 64
 _CACHE_LIMIT = 200_000
 _TEMPORARY_REDIRECTS = frozenset({302, 303, 307})
 
-# The facts the site checks (and the report's `PageSummary.from_facts`) read. A store may hand over pages
+# The facts the site checks (and the report's `PageOutcome.from_facts`) read. A store may hand over pages
 # with only these set and every other field at its default (a narrow projection of its rows): the findings
 # are the same.
 SITE_PAGE_FIELDS: Final = frozenset(

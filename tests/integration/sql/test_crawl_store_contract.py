@@ -14,10 +14,9 @@ from siteaudit.domain.facts import FetchError, Hop, HtmlFacts, Image, JsonLdBloc
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report, Timings
-from siteaudit.domain.tally import AuditIdentity, ReportTally
-from siteaudit.domain.tally import PageSummary as TallyPage
+from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
 from siteaudit.domain.thresholds import Thresholds
-from siteaudit.ports.crawl import FrontierEntry, FrontierState, LinkRow, PageSummary
+from siteaudit.ports.crawl import FrontierEntry, FrontierState, LinkRow, PageRow
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 SITE = "https://retro-clock.example"
@@ -112,7 +111,7 @@ def test_page_lists_filter_by_status_and_paginate_in_a_stable_order(backend: Bac
     rows, total = store.list_pages(audit, status_code=404, limit=2)
     assert total == 4
     assert [r.url for r in rows] == [f"{SITE}/p0", f"{SITE}/p3"]
-    assert rows[0] == PageSummary(
+    assert rows[0] == PageRow(
         url_id=1,
         url=f"{SITE}/p0",
         status_code=404,
@@ -311,8 +310,8 @@ def a_report(audit: AuditId) -> Report:
     """A small real report: two pages (one challenged by a firewall), two issues, a diff."""
     previous = PreviousAudit.from_issues(1, 80, [("title_missing", Severity.ERROR, f"{SITE}/gone")])
     tally = ReportTally(previous=previous)
-    tally.add_page(TallyPage(f"{SITE}/", "/", 200))
-    tally.add_page(TallyPage(f"{SITE}/shop/a", "/shop/[slug]", 403, blocked_by="cloudflare"))
+    tally.add_page(PageOutcome(f"{SITE}/", "/", 200))
+    tally.add_page(PageOutcome(f"{SITE}/shop/a", "/shop/[slug]", 403, blocked_by="cloudflare"))
     tally.add_issues(
         [
             ("title_missing", Severity.ERROR, f"{SITE}/", "/", "Home"),

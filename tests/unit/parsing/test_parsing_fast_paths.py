@@ -7,7 +7,7 @@ from selectolax.lexbor import LexborHTMLParser
 from w3lib.encoding import html_to_unicode
 
 from siteaudit.adapters.html.extract import extract_html_facts, facts_from_tree, sketch_of
-from siteaudit.adapters.url import Resolver, normalise
+from siteaudit.adapters.url import ReferenceResolver, normalise
 from siteaudit.domain.judgement import SHINGLE_WORDS, SKETCH_BINS, has_not_found_phrase
 
 ORIGIN = "https://retro-clock.example"
@@ -41,7 +41,7 @@ REFERENCES = [
 
 @pytest.mark.parametrize("reference", REFERENCES)
 def test_a_resolver_answers_what_normalise_answers(reference: str) -> None:
-    resolver = Resolver(PAGE)
+    resolver = ReferenceResolver(PAGE)
     assert resolver(reference) == normalise(reference, PAGE)
     assert resolver(reference) == normalise(reference, PAGE)  # the remembered answer
 
@@ -58,14 +58,14 @@ def test_a_resolver_answers_what_normalise_answers(reference: str) -> None:
     ],
 )
 def test_resolvers_of_pages_in_one_directory_share_answers_without_mixing_directories(base: str) -> None:
-    Resolver(PAGE)  # fills the shared answers of the /shop/clocks/ directory first
+    ReferenceResolver(PAGE)  # fills the shared answers of the /shop/clocks/ directory first
     for reference in [*REFERENCES, "x.html", "../y.html"]:
-        Resolver(PAGE)(reference)
-        assert Resolver(base)(reference) == normalise(reference, base), reference
+        ReferenceResolver(PAGE)(reference)
+        assert ReferenceResolver(base)(reference) == normalise(reference, base), reference
 
 
 def test_a_fragment_is_cut_only_where_that_cannot_change_the_url() -> None:
-    resolver = Resolver(PAGE)
+    resolver = ReferenceResolver(PAGE)
     assert resolver("wall.html#a") == resolver("wall.html#b") == f"{ORIGIN}/shop/clocks/wall.html"
     assert resolver("wall.html #a") == f"{ORIGIN}/shop/clocks/wall.html%20"
 

@@ -12,7 +12,7 @@ from siteaudit.domain.diff import PreviousAudit
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import AllowListAdvice, Timings, coverage_warning
-from siteaudit.domain.tally import AuditIdentity, PageSummary, ReportTally
+from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
 from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 
@@ -39,13 +39,13 @@ def build(tally: ReportTally, **kw: object) -> dict[str, object]:
 
 def small_site(*, previous: PreviousAudit | None = None, reverse: bool = False) -> ReportTally:
     pages = [
-        PageSummary(f"{SITE}/", "/", 200),
-        *[PageSummary(f"{SITE}/blog/post-{i}", "/blog/[slug]", 200) for i in range(5)],
-        PageSummary(f"{SITE}/old", "/old", 301, redirected=True),
-        PageSummary(f"{SITE}/gone", "/gone", 404),
-        PageSummary(f"{SITE}/down", "/down", None, fetch_failed=True),
-        PageSummary(f"{SITE}/logo.png", "/logo.png", 200, is_html=False),
-        PageSummary(f"{SITE}/shop/clock", "/shop/[slug]", 403, blocked_by="cloudflare"),
+        PageOutcome(f"{SITE}/", "/", 200),
+        *[PageOutcome(f"{SITE}/blog/post-{i}", "/blog/[slug]", 200) for i in range(5)],
+        PageOutcome(f"{SITE}/old", "/old", 301, redirected=True),
+        PageOutcome(f"{SITE}/gone", "/gone", 404),
+        PageOutcome(f"{SITE}/down", "/down", None, fetch_failed=True),
+        PageOutcome(f"{SITE}/logo.png", "/logo.png", 200, is_html=False),
+        PageOutcome(f"{SITE}/shop/clock", "/shop/[slug]", 403, blocked_by="cloudflare"),
     ]
     issues = [
         *[("h1_missing", W, f"{SITE}/blog/post-{i}", "/blog/[slug]", None) for i in range(5)],
@@ -217,7 +217,7 @@ def test_the_coverage_warning_appears_above_20_percent_blocked(blocked: int, war
 def test_the_coverage_warning_explains_search_engines_and_how_to_allow_list() -> None:
     tally = ReportTally()
     for i in range(10):
-        tally.add_page(PageSummary(f"{SITE}/p/{i}", "/p/[id]", 403, blocked_by="datadome" if i < 3 else None))
+        tally.add_page(PageOutcome(f"{SITE}/p/{i}", "/p/[id]", 403, blocked_by="datadome" if i < 3 else None))
 
     warning = build(
         tally, advice=AllowListAdvice(user_agent="siteaudit-bot/1.0", token_header="X-Audit-Token")
@@ -243,7 +243,7 @@ def test_an_empty_audit_scores_100_without_warning() -> None:
 def test_template_groups_are_capped_and_counted() -> None:
     tally = ReportTally()
     for i in range(30):
-        tally.add_page(PageSummary(f"{SITE}/page-{i}", f"/page-{i}", 200))
+        tally.add_page(PageOutcome(f"{SITE}/page-{i}", f"/page-{i}", 200))
 
     report = build(tally, max_template_groups=10)
 
@@ -270,7 +270,7 @@ def test_a_100000_page_audit_with_300000_issues_is_reported_whole() -> None:
     started = time.perf_counter()
     tally = ReportTally(previous=previous)
     for url, template in zip(urls, templates, strict=True):
-        tally.add_page(PageSummary(url, template, 200))
+        tally.add_page(PageOutcome(url, template, 200))
     for batch in batches:
         tally.add_issues(batch)
     report = build(tally)
