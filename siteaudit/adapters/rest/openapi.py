@@ -22,6 +22,7 @@ from siteaudit.adapters.rest import views
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import Report, Stats
+from siteaudit.domain.site import MAX_PAGES_CEILING
 
 REF: Final = "#/components/schemas/"
 
@@ -362,7 +363,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                             "properties": {
                                 "url": {"type": "string", "maxLength": 2048, "format": "uri"},
                                 "site_id": ID_SCHEMA,
-                                "max_pages": {"type": "integer", "minimum": 1, "maximum": 500_000},
+                                "max_pages": {"type": "integer", "minimum": 1, "maximum": MAX_PAGES_CEILING},
                                 "concurrency": {"type": "integer", "minimum": 1, "maximum": 20, "default": 2},
                                 "max_rps": {"type": "number", "minimum": 0.5, "maximum": 10, "default": 2},
                                 "webhook_url": {

@@ -18,6 +18,7 @@ from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Severity
+from siteaudit.domain.site import MAX_PAGES_CEILING
 from siteaudit.ports.application import Application, AuditQuery, IssueQuery, PageQuery
 from siteaudit.ports.clock import Clock
 
@@ -75,7 +76,7 @@ class Crawls(Resource):
         request = AuditRequest(
             url=url,
             site_id=SiteId(site_id) if site_id is not None else None,
-            max_pages=fields.integer("max_pages", low=1, high=500_000),
+            max_pages=fields.integer("max_pages", low=1, high=MAX_PAGES_CEILING),
             concurrency=fields.integer("concurrency", low=1, high=20),
             max_rps=fields.number("max_rps", low=0.5, high=10),
             webhook_url=fields.string("webhook_url", max_length=2048, min_length=1),
