@@ -115,7 +115,7 @@ def _fetcher_factory(resolver: HostResolver, policy: AddressPolicy) -> Callable[
 
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
-    broker, limiter, resolver, policy, parser, webhook_sender. The database is migrated to the newest
+    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
     if settings.allow_networks:
@@ -170,6 +170,14 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         from siteaudit.adapters.http.webhook import HttpxWebhookSender
 
         overrides["webhook_sender"] = HttpxWebhookSender(overrides["resolver"], overrides["policy"])
+    if "proof_reader" not in overrides:
+        from siteaudit.adapters.http.fetcher import HttpxBlockingFetcher
+        from siteaudit.adapters.proofs import GuardedProofReader
+
+        overrides["proof_reader"] = GuardedProofReader(
+            HttpxBlockingFetcher(overrides["resolver"], overrides["policy"], user_agent=USER_AGENT),
+            settings.dns_nameservers,
+        )
     o = overrides
     application = LocalApplication(
         uow=o["uow"],
@@ -183,6 +191,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         parser=o["parser"],
         fetcher_factory=_fetcher_factory(o["resolver"], o["policy"]),
         webhook_sender=o["webhook_sender"],
+        proof_reader=o["proof_reader"],
         crawl_limits=_crawl_limits(settings),
         reaping=settings.reaping,
         archiving=ArchivePolicy(settings.archive_after_days, settings.archive_keep_last),

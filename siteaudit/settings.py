@@ -59,6 +59,9 @@ class Settings:
     )
     check_external_links: bool = False  # also fetch (bounded) external link targets for broken_external_link
     max_external_checks: int = MAX_EXTERNAL_CHECKS  # external targets checked per audit when enabled
+    # Registered sites: DNS servers asked for the dns ownership proof (`address` or `address:port`,
+    # comma-separated); empty: the system's resolvers.
+    dns_nameservers: tuple[str, ...] = ()
 
     @property
     def base_url(self) -> str:
@@ -111,6 +114,7 @@ class Settings:
             ("ARCHIVE_KEEP_LAST", int),
             ("CHECK_EXTERNAL_LINKS", lambda v: v.lower() in ("1", "true", "yes", "on")),
             ("MAX_EXTERNAL_CHECKS", int),
+            ("DNS_NAMESERVERS", lambda v: tuple(n.strip() for n in v.split(",") if n.strip())),
         ):
             raw = get(name)
             if raw is not None:

@@ -91,11 +91,18 @@ class VerificationFailed(DomainError):
 
     code = ErrorCode.VERIFICATION_FAILED
 
-    def __init__(self, tried: Iterable["VerifyMethod"], proofs: "OwnershipProofs") -> None:
+    def __init__(
+        self,
+        tried: Iterable["VerifyMethod"],
+        proofs: "OwnershipProofs",
+        checked: Iterable["ProofCheck"] = (),
+    ) -> None:
         self.tried = tuple(tried)
+        self.checked = tuple(checked)
         names = ", ".join(m.value for m in self.tried) or "none"
+        why = "; ".join(f"{c.method.value}: {c.summary}" for c in self.checked)
         super().__init__(
-            f"no ownership method matched (tried: {names}); publish one of: "
+            f"no ownership method matched (tried: {names}{'; ' + why if why else ''}); publish one of: "
             f"a DNS TXT record {proofs.dns.name} with value {proofs.dns.value}; "
             f"the tag {proofs.meta.tag} in the <head> of {proofs.meta.url}; "
             f"the file {proofs.file.url} containing {proofs.file.content.strip()}"
@@ -194,11 +201,25 @@ SITE_MOVES: Final[Mapping[tuple[SiteStatus, SiteMove], SiteStatus]] = MappingPro
 
 
 class VerifyMethod(enum.StrEnum):
-    SC = "sc"
+    """Ownership proofs. The console and CDN methods carry their vendors' names (`gsc`, `cloudflare`);
+    SPEC's `sc` and `cdn` are read as the same methods."""
+
+    SC = "gsc"
     DNS = "dns"
     META = "meta"
     FILE = "file"
-    CDN = "cdn"
+    CDN = "cloudflare"
+
+    @classmethod
+    def _missing_(cls, value: object) -> "VerifyMethod | None":
+        return _METHOD_ALIASES.get(value) if isinstance(value, str) else None
+
+
+_METHOD_ALIASES: Final[Mapping[str, VerifyMethod]] = MappingProxyType(
+    {"sc": VerifyMethod.SC, "cdn": VerifyMethod.CDN}
+)
+# Every name a caller may give a method by, canonical first.
+VERIFY_METHOD_NAMES: Final = (*(m.value for m in VerifyMethod), *_METHOD_ALIASES)
 
 
 # `POST /sites/{id}/verify` without a method tries these, in this order (SPEC 4.4).
@@ -206,6 +227,8 @@ VERIFY_ORDER: Final = (VerifyMethod.SC, VerifyMethod.DNS, VerifyMethod.META, Ver
 
 PROOF_NAME: Final = "siteaudit-site-verification"
 DNS_RECORD_PREFIX: Final = "_siteaudit-challenge"
+# The file proof lives at one fixed path on every site; its body is the site's token.
+FILE_PROOF_PATH: Final = f"/.well-known/{PROOF_NAME}.txt"
 
 
 @frozen
@@ -243,6 +266,21 @@ class DnsProof:
         return any(v.strip().strip('"') == self.value for v in txt_values)
 
 
+def dns_steps(proof: DnsProof, host: str) -> Mapping[str, str]:
+    """Short steps for common DNS hosts: where the TXT record goes and what its name field takes."""
+    relative = proof.name.removesuffix(f".{host}") if proof.name != host else "@"
+    add = f"add a TXT record, name {relative}, value {proof.value}"
+    return MappingProxyType(
+        {
+            "cloudflare": f"DNS > Records > Add record: type TXT, name {relative}, content {proof.value}",
+            "route53": f'Hosted zones > {host} > Create record: {proof.name}, type TXT, value "{proof.value}"',
+            "godaddy": f"My Products > DNS > Add: {add}",
+            "namecheap": f"Advanced DNS > Add new record: TXT Record, host {relative}, value {proof.value}",
+            "other": f"In your DNS host's zone for {host}, {add}; changes can take minutes to an hour",
+        }
+    )
+
+
 @frozen
 class OwnershipProofs:
     """What the owner may publish to prove ownership, all derived from the site's token."""
@@ -254,9 +292,9 @@ class OwnershipProofs:
 
 
 def ownership_proofs(address: SiteAddress, token: str) -> OwnershipProofs:
-    path = f"/{PROOF_NAME}-{token}.txt"
+    path = FILE_PROOF_PATH
     file_url = f"{address.origin}{path}"
-    content = f"{PROOF_NAME}: {token}\n"
+    content = f"{token}\n"
     file = FileProof(
         path=path,
         url=file_url,
@@ -264,7 +302,7 @@ def ownership_proofs(address: SiteAddress, token: str) -> OwnershipProofs:
         content_type="text/plain",
         instructions=(
             f"Serve a file at {file_url} with Content-Type text/plain whose only line is "
-            f"'{content.strip()}', then ask for verification."
+            f"{content.strip()} (the site's token), then ask for verification."
         ),
     )
     tag = f'<meta name="{PROOF_NAME}" content="{token}">'
@@ -278,6 +316,34 @@ def ownership_proofs(address: SiteAddress, token: str) -> OwnershipProofs:
         "Do not change anything else."
     )
     return OwnershipProofs(file=file, meta=meta, dns=dns, agent_prompt=agent_prompt)
+
+
+class ProofOutcome(enum.StrEnum):
+    """What checking one ownership method found."""
+
+    MATCHED = "matched"
+    NOT_FOUND = "not_found"  # no record, no tag, no file (404 and other non-2xx answers)
+    WRONG_VALUE = "wrong_value"  # something is published there, but not this site's token
+    FETCH_ERROR = "fetch_error"  # the page or file could not be read (network, redirect off the site)
+    DNS_ERROR = "dns_error"  # the TXT lookup failed (timeout, server failure)
+    NOT_CONNECTED = "not_connected"  # the console or CDN connection this method needs is not there
+
+
+@frozen
+class ProofCheck:
+    """One method tried by `POST /sites/{id}/verify`, and why it did not match (`detail`)."""
+
+    method: VerifyMethod
+    outcome: ProofOutcome
+    detail: str | None = None
+
+    @property
+    def matched(self) -> bool:
+        return self.outcome is ProofOutcome.MATCHED
+
+    @property
+    def summary(self) -> str:
+        return self.outcome.value if self.detail is None else f"{self.outcome.value} ({self.detail})"
 
 
 # --- monitoring --------------------------------------------------------------------------------------
@@ -442,9 +508,11 @@ class Site:
     def proofs(self) -> OwnershipProofs:
         return ownership_proofs(self.address, self.verify_token)
 
-    def verification_failed(self, tried: Iterable[VerifyMethod]) -> VerificationFailed:
+    def verification_failed(
+        self, tried: Iterable[VerifyMethod], checked: Iterable[ProofCheck] = ()
+    ) -> VerificationFailed:
         """The 422 to raise when no tried method matched, naming what to publish."""
-        return VerificationFailed(tried, self.proofs)
+        return VerificationFailed(tried, self.proofs, checked)
 
     def require_verified(self, operation: VerifiedOnly) -> None:
         if not self.verified:

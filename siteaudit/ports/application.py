@@ -20,6 +20,7 @@ from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
+from siteaudit.domain.site import Monitoring, ProofCheck, Site, VerifyMethod
 from siteaudit.ports.crawl import PageRow
 
 T = TypeVar("T")
@@ -137,6 +138,59 @@ class Reaped:
         return self.slices + self.finalizations + self.failed + self.forgotten
 
 
+# --- registered sites (SPEC 2.6, 3.4, 4.4) -----------------------------------------------------------
+
+
+@frozen
+class SiteRegistration:
+    """`POST /sites`: None takes the default (max_pages 10,000 capped by the plan, max_rps 2)."""
+
+    url: str
+    max_pages: int | None = None
+    max_rps: float | None = None
+    alert_email: bool = True
+
+
+@frozen
+class SiteChanges:
+    """`PATCH /sites/{id}`: None leaves a setting as it is."""
+
+    monitoring: Monitoring | None = None
+    max_pages: int | None = None
+    max_rps: float | None = None
+    alert_email: bool | None = None
+
+
+@frozen
+class SiteDetail:
+    """A site with its latest audit (any status) and the health scores of up to 12 of its recent
+    finished audits, oldest first."""
+
+    site: Site
+    latest_audit: Audit | None
+    trend: Sequence[int]
+
+
+@frozen
+class SiteOwnership:
+    """What `GET /sites/{id}/verification` shows beyond the site: the team's console and CDN
+    connections as far as this service has them (not connected until the console issue builds them)."""
+
+    site: Site
+    console_connected: bool = False
+    console_property: str | None = None
+    cdn_connected: bool = False
+    cdn_zone: str | None = None
+
+
+@frozen
+class OwnershipProved:
+    """`POST /sites/{id}/verify` that matched: the site, and every method tried, in order."""
+
+    site: Site
+    checked: Sequence[ProofCheck]
+
+
 # --- the use cases -----------------------------------------------------------------------------------
 
 
@@ -175,6 +229,39 @@ class Application(Protocol):
 
     def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
         """Raises CrawlArchived when the audit's rows were archived."""
+        ...
+
+    # Registered sites: every call scoped to the caller's team (another team's site: NotFound).
+
+    def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
+        """A new unverified site with a fresh token. Raises InvalidUrl (also for a host that is not
+        public), ValidationFailed, PlanLimitMaxPages, PlanLimitSites or SiteExists."""
+        ...
+
+    def list_sites(self, caller: Caller) -> Sequence[Site]:
+        """The caller's team's sites, oldest first."""
+        ...
+
+    def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail: ...
+
+    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> Site:
+        """Raises ValidationFailed, PlanLimitMaxPages, PlanLimitMonitoring or SiteNotVerified."""
+        ...
+
+    def delete_site(self, site_id: SiteId, caller: Caller) -> None:
+        """The site goes; its audits stay, listed with their site_id (README "Registered sites")."""
+        ...
+
+    def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership: ...
+
+    def verify_site(self, site_id: SiteId, method: VerifyMethod | None, caller: Caller) -> OwnershipProved:
+        """Try `method` or all of VERIFY_ORDER, first match wins. Raises VerificationFailed (422) with
+        every check's outcome and what to publish."""
+        ...
+
+    def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
+        """`POST /sites/{id}/crawls` (`request.site_id` set): the site's saved settings, max_rps capped
+        at the site's and at 3 while unverified, charged to the team owner, no webhook."""
         ...
 
     # Work: what actors and periodic jobs run.

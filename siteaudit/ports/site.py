@@ -4,6 +4,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from attrs import frozen
+
 from siteaudit.domain.ids import RecheckId, SiteId, TaskKey, TeamId
 from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.site import Site
@@ -69,4 +71,37 @@ class RecheckRepository(Protocol):
 
     def save(self, recheck: Recheck) -> None:
         """Stage an update. Raises ConcurrentUpdate if the stored version moved since it was loaded."""
+        ...
+
+
+# --- ownership proofs --------------------------------------------------------------------------------
+
+
+@frozen
+class ProofPage:
+    """A page or file read for an ownership proof: `error` set means nothing usable was read (network,
+    a redirect off the site, ...); otherwise the final answer's status, text and `<head>` meta tags."""
+
+    url: str
+    status: int | None = None
+    text: str = ""
+    metas: tuple[tuple[str, str], ...] = ()  # (name, content) of the <meta> tags in <head>
+    error: str | None = None
+
+
+class TxtLookupFailed(Exception):
+    """The DNS lookup itself failed (timeout, server failure, no server answered): not "no record"."""
+
+
+class ProofReader(Protocol):
+    """Where the ownership proofs are read from: the site over HTTP (through the SSRF guard) and DNS."""
+
+    def read(self, url: str, *, origin: str) -> ProofPage:
+        """GET `url`, following redirects only while they stay on `origin`'s host (scheme may change).
+        Never raises for network outcomes: they come back as `error`."""
+        ...
+
+    def txt_records(self, name: str) -> tuple[str, ...]:
+        """The TXT values at `name`, each record's strings joined; () when the name or record does not
+        exist. Raises TxtLookupFailed when no answer could be had."""
         ...

@@ -12,11 +12,12 @@ from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.crawl import CrawlLimits
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice, Report
+from siteaudit.domain.site import Site, VerifyMethod
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
@@ -26,8 +27,13 @@ from siteaudit.ports.application import (
     IssuedKey,
     IssueQuery,
     Listing,
+    OwnershipProved,
     PageQuery,
     Reaped,
+    SiteChanges,
+    SiteDetail,
+    SiteOwnership,
+    SiteRegistration,
 )
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageRow
@@ -36,6 +42,7 @@ from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
+from siteaudit.ports.site import ProofReader
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
 from siteaudit.services import archive as archive_services
@@ -64,6 +71,7 @@ class LocalApplication:
     parser: PageParser
     fetcher_factory: Callable[[int], Fetcher]  # one small connection pool per audit slice
     webhook_sender: WebhookSender
+    proof_reader: ProofReader
     # What the settings decide, as the domain's values.
     crawl_limits: CrawlLimits
     reaping: ReapTerms
@@ -140,6 +148,63 @@ class LocalApplication:
             crawl=self.crawl,
         )
         return Listing(rows, total)
+
+    # --- registered sites ------------------------------------------------------------------------------
+
+    def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
+        return site_services.register_site(
+            registration.url,
+            caller,
+            max_pages=registration.max_pages,
+            max_rps=registration.max_rps,
+            alert_email=registration.alert_email,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            public_only=(self.resolver, self.policy),
+        )
+
+    def list_sites(self, caller: Caller) -> Sequence[Site]:
+        return site_services.list_sites(caller, uow=self.uow())
+
+    def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail:
+        return SiteDetail(*site_services.get_site(site_id, caller, uow=self.uow()))
+
+    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> Site:
+        return site_services.update_site(
+            site_id,
+            caller,
+            monitoring=changes.monitoring,
+            max_pages=changes.max_pages,
+            max_rps=changes.max_rps,
+            alert_email=changes.alert_email,
+            uow=self.uow(),
+            clock=self.clock,
+        )
+
+    def delete_site(self, site_id: SiteId, caller: Caller) -> None:
+        site_services.delete_site(site_id, caller, uow=self.uow())
+
+    def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership:
+        return SiteOwnership(site_services.read_site(site_id, caller, uow=self.uow()))
+
+    def verify_site(self, site_id: SiteId, method: VerifyMethod | None, caller: Caller) -> OwnershipProved:
+        return OwnershipProved(
+            *site_services.verify_site(
+                site_id, caller, method=method, uow=self.uow(), clock=self.clock, reader=self.proof_reader
+            )
+        )
+
+    def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
+        return audit_services.start_audit(
+            request,
+            caller,
+            uow=self.uow(),
+            clock=self.clock,
+            queue=self.queue,
+            site_endpoint=True,
+            public_only=(self.resolver, self.policy),
+        )
 
     # --- work ------------------------------------------------------------------------------------------
 

@@ -1,7 +1,6 @@
 """Audit use cases: start, cancel, fail and end an audit, with its credits reserved and settled once."""
 
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 from siteaudit.domain.account import Caller, plan_named
 from siteaudit.domain.audit import (
@@ -16,14 +15,13 @@ from siteaudit.domain.audit import (
 from siteaudit.domain.credit import audit_cost
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
-from siteaudit.domain.network import AddressPolicy, NameNotResolved
-from siteaudit.domain.site import InvalidUrl
+from siteaudit.domain.network import AddressPolicy
 from siteaudit.ports.application import AuditStarted
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.site import site_terms
+from siteaudit.services.site import require_public_address, site_terms
 from siteaudit.services.webhook import queue_webhook
 
 
@@ -110,22 +108,6 @@ def start_audit(
         fail_audit(audit.id, dispatch_failed(str(exc) or type(exc).__name__), uow=uow, clock=clock)
         raise DispatchFailed(audit.id) from exc
     return AuditStarted(audit)
-
-
-def require_public_address(url: str, resolver: HostResolver, policy: AddressPolicy) -> None:
-    """Refuse (422 invalid_url) a URL whose host does not resolve, or resolves to any non-public address.
-
-    The crawler checks again at every connection (DNS can change); this answers the caller at once.
-    """
-    host = (urlsplit(url).hostname or "").strip("[]")
-    try:
-        addresses = resolver.resolve(host)
-    except NameNotResolved:
-        raise InvalidUrl(url, f"its host {host!r} does not resolve") from None
-    for address in addresses:
-        reason = policy.refusal(address)
-        if reason is not None:
-            raise InvalidUrl(url, f"its host resolves to a non-public address ({reason})")
 
 
 def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> None:

@@ -23,6 +23,7 @@ from siteaudit.adapters.rest.resources import (
     Report,
     ReportPart,
 )
+from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
 from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
 from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock
@@ -81,4 +82,10 @@ def create_api(
         f"/v1/crawls/{{crawl_id:{ID}}}/fix-prompt",
         ReportPart(application, clock, view=fix_prompt_answer),
     )
+    # Registered sites (SPEC 4.4).
+    api.add_route("/v1/sites", Sites(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}", Site(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
     return api

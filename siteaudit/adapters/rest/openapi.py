@@ -22,7 +22,13 @@ from siteaudit.adapters.rest import views
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import Report, Stats
-from siteaudit.domain.site import MAX_PAGES_CEILING
+from siteaudit.domain.site import (
+    MAX_PAGES_CEILING,
+    MAX_RPS,
+    MAX_URL_LENGTH,
+    MIN_RPS,
+    VERIFY_METHOD_NAMES,
+)
 
 REF: Final = "#/components/schemas/"
 
@@ -146,6 +152,12 @@ for _answer in (
     views.ReportTemplates,
     views.ReportDiff,
     views.FixPrompt,
+    # Registered sites.
+    views.SiteList,
+    views.RegisteredSite,
+    views.SiteWithAudits,
+    views.SiteVerification,
+    views.VerifiedSite,
 ):
     _schemas.of(_answer)
 
@@ -480,6 +492,171 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
         ),
     },
 }
+
+# --- registered sites (SPEC 4.4) ----------------------------------------------------------------------
+
+SITE_ID: Final = {"name": "site_id", "in": "path", "required": True, "schema": ID_SCHEMA}
+_BODY_ERRORS: Final = (
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+)
+_SITE_MAX_PAGES: Final = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": MAX_PAGES_CEILING,
+    "description": "at most the plan's per-audit limit (403 plan_limit_max_pages)",
+}
+_SITE_MAX_RPS: Final = {"type": "number", "minimum": MIN_RPS, "maximum": MAX_RPS}
+
+
+def _body(properties: dict[str, Any], *, required: tuple[str, ...] = ()) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return {"required": bool(required), "content": {"application/json": {"schema": schema}}}
+
+
+def _no_content(description: str) -> dict[str, Any]:
+    return {"204": {"description": description, "headers": _REQUEST_ID | _RATE_HEADERS}}
+
+
+SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
+    "/v1/sites": {
+        "get": _op(
+            "listSites",
+            "The team's registered sites",
+            {**_ok(ref("SiteList")), **_errors(ErrorCode.VALIDATION_FAILED)},
+        ),
+        "post": _op(
+            "registerSite",
+            "Register a site",
+            {
+                **_ok(ref("RegisteredSite"), 201, "Created"),
+                **_errors(
+                    ErrorCode.PLAN_LIMIT_SITES,
+                    ErrorCode.PLAN_LIMIT_MAX_PAGES,
+                    ErrorCode.SITE_EXISTS,
+                    ErrorCode.INVALID_URL,
+                    *_BODY_ERRORS,
+                ),
+            },
+            requestBody=_body(
+                {
+                    "url": {"type": "string", "maxLength": MAX_URL_LENGTH, "format": "uri"},
+                    "max_pages": _SITE_MAX_PAGES,
+                    "max_rps": {**_SITE_MAX_RPS, "default": 2},
+                    "alert_email": {"type": "boolean", "default": True},
+                },
+                required=("url",),
+            ),
+        ),
+    },
+    "/v1/sites/{site_id}": {
+        "parameters": [SITE_ID],
+        "get": _op(
+            "getSite",
+            "A site with its token, latest audit and health trend",
+            {**_ok(ref("SiteWithAudits")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
+        ),
+        "patch": _op(
+            "updateSite",
+            "Change a site's monitoring and saved audit settings",
+            {
+                **_ok(ref("Site")),
+                **_errors(
+                    ErrorCode.PLAN_LIMIT_MAX_PAGES,
+                    ErrorCode.PLAN_LIMIT_MONITORING,
+                    ErrorCode.NOT_FOUND,
+                    ErrorCode.CONFLICT,
+                    ErrorCode.SITE_NOT_VERIFIED,
+                    *_BODY_ERRORS,
+                ),
+            },
+            requestBody=_body(
+                {
+                    "monitoring": ref("Monitoring"),
+                    "max_pages": _SITE_MAX_PAGES,
+                    "max_rps": _SITE_MAX_RPS,
+                    "alert_email": BOOL,
+                }
+            ),
+        ),
+        "delete": _op(
+            "deleteSite",
+            "Delete a site (its audits stay)",
+            {**_no_content("Deleted"), **_errors(ErrorCode.NOT_FOUND)},
+        ),
+    },
+    "/v1/sites/{site_id}/verification": {
+        "parameters": [SITE_ID],
+        "get": _op(
+            "getSiteVerification",
+            "Ownership status and the proofs to publish",
+            {**_ok(ref("SiteVerification")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
+        ),
+    },
+    "/v1/sites/{site_id}/verify": {
+        "parameters": [SITE_ID],
+        "post": _op(
+            "verifySite",
+            "Check ownership (10 requests a minute per key besides the shared limit)",
+            {
+                **_ok(ref("VerifiedSite")),
+                **_errors(
+                    ErrorCode.NOT_FOUND,
+                    ErrorCode.CONFLICT,
+                    ErrorCode.VERIFICATION_FAILED,
+                    *_BODY_ERRORS,
+                ),
+            },
+            requestBody=_body(
+                {
+                    "method": {
+                        "type": "string",
+                        "enum": list(VERIFY_METHOD_NAMES),
+                        "description": "one method; none: gsc, dns, meta, file in that order "
+                        "(sc is gsc, cdn is cloudflare)",
+                    }
+                }
+            ),
+        ),
+    },
+    "/v1/sites/{site_id}/crawls": {
+        "parameters": [SITE_ID],
+        "post": _op(
+            "startSiteCrawl",
+            "Audit a registered site with its saved settings (charged to the team owner)",
+            {
+                **_ok(ref("AuditStarted"), 202, "Accepted", links=_CRAWL_LINKS),
+                **_errors(
+                    ErrorCode.INSUFFICIENT_CREDITS,
+                    ErrorCode.PLAN_LIMIT_MAX_PAGES,
+                    ErrorCode.NOT_FOUND,
+                    ErrorCode.SITE_NOT_VERIFIED,
+                    ErrorCode.INVALID_URL,
+                    *_BODY_ERRORS,
+                    ErrorCode.DISPATCH_FAILED,
+                ),
+            },
+            requestBody=_body(
+                {
+                    "max_pages": {
+                        **_SITE_MAX_PAGES,
+                        "description": "above 500 on an unverified site: 409 site_not_verified",
+                    },
+                    "max_rps": {
+                        **_SITE_MAX_RPS,
+                        "description": "capped at the site's max_rps, and at 3 while unverified",
+                    },
+                    "trigger": {"type": "string", "enum": ["api", "ci"], "default": "api"},
+                }
+            ),
+        ),
+    },
+}
+PATHS.update(SITE_PATHS)
+
 
 DOCUMENT: Final[dict[str, Any]] = {
     "openapi": "3.1.0",

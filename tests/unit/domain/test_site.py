@@ -214,7 +214,8 @@ def test_a_failed_verification_answers_verification_failed_and_says_what_to_publ
 def test_ownership_proofs_are_derived_from_the_token_and_the_origin() -> None:
     proofs = a_site("https://retro-clock.example/blog/first-post").proofs
     assert proofs.file.url == f"https://retro-clock.example{proofs.file.path}"
-    assert TOKEN in proofs.file.path and TOKEN in proofs.file.content
+    assert proofs.file.path == "/.well-known/siteaudit-site-verification.txt"
+    assert proofs.file.content.strip() == TOKEN
     assert proofs.file.content_type == "text/plain"
     assert proofs.meta.url == "https://retro-clock.example/"
     assert f'content="{TOKEN}"' in proofs.meta.tag
