@@ -76,9 +76,16 @@ class NameServer:
 class GuardedProofReader:
     """The ProofReader port: HTTP through `fetcher` (the SSRF guard), DNS through dnspython."""
 
-    def __init__(self, fetcher: BlockingFetcher, nameservers: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        fetcher: BlockingFetcher,
+        nameservers: Sequence[str] = (),
+        *,
+        dns_timeout_s: float = DNS_TIMEOUT_S,
+    ) -> None:
         self._fetcher = fetcher
         self._nameservers = tuple(NameServer.parse(n) for n in nameservers)
+        self._dns_timeout_s = dns_timeout_s
 
     def read(self, url: str, *, origin: str) -> ProofPage:
         site_host = _host(origin)
@@ -106,8 +113,8 @@ class GuardedProofReader:
             resolver = dns.resolver.Resolver(configure=False)
             resolver.nameservers = [n.address for n in self._nameservers]
             resolver.nameserver_ports = {n.address: n.port for n in self._nameservers}
-        resolver.lifetime = DNS_TIMEOUT_S
-        resolver.timeout = DNS_TIMEOUT_S / 2
+        resolver.lifetime = self._dns_timeout_s
+        resolver.timeout = self._dns_timeout_s / 2
         return resolver
 
     def txt_records(self, name: str) -> tuple[str, ...]:
