@@ -517,6 +517,25 @@ def _body(properties: dict[str, Any], *, required: tuple[str, ...] = ()) -> dict
     return {"required": bool(required), "content": {"application/json": {"schema": schema}}}
 
 
+def _site_link(operation_id: str, description: str) -> dict[str, Any]:
+    return {
+        "operationId": operation_id,
+        "parameters": {"site_id": "$response.body#/id"},
+        "description": description,
+    }
+
+
+# Where a registered site's id leads.
+_SITE_LINKS: Final = {
+    "GetSite": _site_link("getSite", "the site with its latest audit and trend"),
+    "UpdateSite": _site_link("updateSite", "change its monitoring and settings"),
+    "GetSiteVerification": _site_link("getSiteVerification", "what to publish to prove ownership"),
+    "VerifySite": _site_link("verifySite", "check ownership"),
+    "StartSiteCrawl": _site_link("startSiteCrawl", "audit the site"),
+    "DeleteSite": _site_link("deleteSite", "delete the site"),
+}
+
+
 def _no_content(description: str) -> dict[str, Any]:
     return {"204": {"description": description, "headers": _REQUEST_ID | _RATE_HEADERS}}
 
@@ -532,7 +551,7 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
             "registerSite",
             "Register a site",
             {
-                **_ok(ref("RegisteredSite"), 201, "Created"),
+                **_ok(ref("RegisteredSite"), 201, "Created", links=_SITE_LINKS),
                 **_errors(
                     ErrorCode.PLAN_LIMIT_SITES,
                     ErrorCode.PLAN_LIMIT_MAX_PAGES,
@@ -543,7 +562,13 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
             },
             requestBody=_body(
                 {
-                    "url": {"type": "string", "maxLength": MAX_URL_LENGTH, "format": "uri"},
+                    "url": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": MAX_URL_LENGTH,
+                        "format": "uri",
+                        "description": "http or https, a public address; others answer 422 invalid_url",
+                    },
                     "max_pages": _SITE_MAX_PAGES,
                     "max_rps": {**_SITE_MAX_RPS, "default": 2},
                     "alert_email": {"type": "boolean", "default": True},

@@ -28,6 +28,7 @@ from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.ids import AuditId
 from siteaudit.ports.ratelimit import RateLimiter
+from siteaudit.ports.site import ProofPage
 from siteaudit.settings import Settings
 
 HERE = Path(__file__).parent
@@ -35,6 +36,16 @@ SCHEMATHESIS = Path(sys.executable).with_name("st")
 SEED = int(os.environ.get("SITEAUDIT_FUZZ_SEED", "20261122"))  # fixed by default: CI reproduces failures
 # A documentation address: the API believes retro-clock.example is public; nothing ever connects to it.
 PUBLIC_ADDRESS = "93.184.215.14"
+
+
+class NoProofs:
+    """Ownership proofs as a site that publishes none, answered at once (the fuzzed API reaches no site)."""
+
+    def read(self, url: str, *, origin: str) -> ProofPage:
+        return ProofPage(url, status=404)
+
+    def txt_records(self, name: str) -> tuple[str, ...]:
+        return ()
 
 
 @frozen
@@ -55,6 +66,7 @@ class Seeded:
             queue=MemoryTaskQueue(),
             resolver=StaticResolver({PUBLIC_NAME: [PUBLIC_ADDRESS]}),
             limiter=limiter,
+            proof_reader=NoProofs(),
         )
         return StatusCounter(app.rest_api()), app
 
@@ -126,6 +138,12 @@ enabled = false
 # `valid_requests_are_never_validation_failed` still refuses 422 validation_failed for them.
 [[operations]]
 include-operation-id = "startCrawl"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "402", "403", "404", "409", "422", "429"]
+
+# Registered sites: schema-valid requests meet the site rules (403 plan limits, 409 site_exists and
+# site_not_verified, 422 invalid_url and verification_failed, 402 for a site audit beyond the credits).
+[[operations]]
+include-operation-id-regex = "^(registerSite|updateSite|verifySite|startSiteCrawl)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "402", "403", "404", "409", "422", "429"]
 
 # A new audit has no report yet: 404 report_not_ready is the SPEC's answer, not a lost resource.
