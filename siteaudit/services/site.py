@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from siteaudit.domain.account import Caller, Plan, plan_named
 from siteaudit.domain.audit import Audit, AuditStatus, SiteTerms
-from siteaudit.domain.error import ConcurrentUpdate
+from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.network import AddressPolicy, NameNotResolved
 from siteaudit.domain.site import (
@@ -99,12 +99,15 @@ def list_sites(caller: Caller, *, uow: UnitOfWork) -> Sequence[Site]:
 
 def crawler_secret(audit_id: AuditId, *, uow: UnitOfWork, sealing: Sealing) -> str | None:
     """The secret an audit of a verified site sends in its verify header: derived, never stored. None
-    for plain-URL audits and for sites not verified."""
+    for plain-URL audits, for sites not verified, and for sites deleted since."""
     with uow:
         audit = uow.audits.get_any(audit_id)
         if audit.site_id is None:
             return None
-        site = uow.sites.get(audit.site_id, team=TeamId(audit.team_id))
+        try:
+            site = uow.sites.get(audit.site_id, team=TeamId(audit.team_id))
+        except NotFound:
+            return None  # the site was deleted while its audit ran: it goes on unverified
     if not site.verified:
         return None
     return sealing.derive(f"crawler:{site.crawler_secret_ref}")

@@ -9,7 +9,7 @@ import falcon.media
 import orjson
 
 from siteaudit.adapters.rest import errors
-from siteaudit.adapters.rest.middleware import Authentication, RequestContext
+from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
 from siteaudit.adapters.rest.openapi import OpenApi
 from siteaudit.adapters.rest.resources import (
     ID,
@@ -48,10 +48,8 @@ def create_api(
     cors_origins: Sequence[str] = (),
 ) -> "falcon.App[Any, Any]":
     """The WSGI application serving `/v1`. CORS is off unless origins are given."""
-    middleware: list[Any] = [
-        RequestContext(),
-        Authentication(application.authenticate, limiter, clock, trusted_proxies),
-    ]
+    authentication = Authentication(application.authenticate, limiter, clock, trusted_proxies)
+    middleware: list[Any] = [RequestContext(), authentication]
     api: falcon.App[Any, Any] = falcon.App(
         middleware=middleware,
         cors_enable=False,
@@ -82,6 +80,7 @@ def create_api(
         f"/v1/crawls/{{crawl_id:{ID}}}/fix-prompt",
         ReportPart(application, clock, view=fix_prompt_answer),
     )
+    api.add_sink(Unrouted(authentication), prefix="/v1/")
     # Registered sites (SPEC 4.4).
     api.add_route("/v1/sites", Sites(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}", Site(application, clock))

@@ -20,6 +20,15 @@ access_log = logging.getLogger("siteaudit.access")
 PER_KEY: Final = Limit(60, 60.0)
 UNAUTHENTICATED_PER_IP: Final = Limit(60, 60.0)
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+# Paths under /v1 answered without a key even when no route matches them (SPEC 5.1).
+_OPEN_PATHS: Final = frozenset({"/v1/health", "/v1/openapi.json"})
+_OPEN_PREFIXES: Final = ("/v1/device/",)
+
+
+def needs_key(path: str) -> bool:
+    """Whether a path no route matched still asks for a key first, so a caller without one learns
+    nothing about which paths and ids exist (401 before 404)."""
+    return path.startswith("/v1/") and path not in _OPEN_PATHS and not path.startswith(_OPEN_PREFIXES)
 
 
 class RequestContext:
@@ -147,6 +156,11 @@ class Authentication:
         req.context.client_ip = client_ip(req, self._proxies)
         if resource is None or getattr(resource, "public", False):
             return
+        self.identify(req, resp, getattr(resource, "extra_limits", {}).get(req.method))
+
+    def identify(self, req: falcon.Request, resp: falcon.Response, extra: tuple[str, Limit] | None) -> None:
+        """The caller of the request's key into `req.context.caller`, counted against its limits."""
+        req.context.client_ip = client_ip(req, self._proxies)
         header = req.get_header("Authorization") or ""
         scheme, _, raw = header.partition(" ")
         try:
@@ -172,8 +186,20 @@ class Authentication:
         checks: list[tuple[str, Limit, ErrorCode]] = [
             (f"key:{caller.key_prefix}", PER_KEY, ErrorCode.RATE_LIMITED)
         ]
-        extra = getattr(resource, "extra_limits", {}).get(req.method)
         if extra is not None:
             name, limit = extra
             checks.append((f"key:{caller.key_prefix}:{name}", limit, ErrorCode.RATE_LIMITED))
         enforce(self._limiter, self._clock, checks, resp)
+
+
+class Unrouted:
+    """The sink of `/v1` paths no route matches: a key first (401), then 404, so a caller without one
+    learns nothing about which paths and ids exist (Falcon runs no resource middleware for them)."""
+
+    def __init__(self, authentication: Authentication) -> None:
+        self._authentication = authentication
+
+    def __call__(self, req: falcon.Request, resp: falcon.Response, **params: Any) -> None:
+        if needs_key(req.path):
+            self._authentication.identify(req, resp, None)
+        raise falcon.HTTPRouteNotFound()

@@ -50,3 +50,24 @@ def test_a_site_proved_by_its_file_is_audited_with_the_crawler_secret(httpserver
     application.run_crawl_slice(started.audit.id)
     expected = hmac.new(key.encode(), f"crawler:{site.crawler_secret_ref}".encode(), hashlib.sha256)
     assert {r.headers.get(VERIFY_HEADER) for r in fetched(httpserver, "/")} == {expected.hexdigest()}
+
+
+def test_an_audit_of_a_deleted_site_runs_to_its_end_without_the_secret(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
+    httpserver.no_handler_status_code = 404
+    app = bootstrap(
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)), queue=MemoryTaskQueue()
+    )
+    application = app.application
+    caller = owner(app)
+    site = application.register_site(SiteRegistration(httpserver.url_for("/")), caller)
+    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+    application.verify_site(site.id, None, caller)
+    started = application.start_site_audit(AuditRequest(site_id=site.id, max_pages=5), caller)
+    application.delete_site(site.id, caller)
+    httpserver.clear_log()
+    application.run_crawl_slice(started.audit.id)
+    application.finalize_audit(started.audit.id)
+    audit = application.get_audit(started.audit.id, caller)
+    assert (audit.status.value, audit.site_id) == ("done", site.id)
+    assert {r.headers.get(VERIFY_HEADER) for r in fetched(httpserver, "/")} == {None}

@@ -240,6 +240,18 @@ def test_an_unknown_site_answers_404(world: World) -> None:
     assert error(get(world, "/sites/999")) == (404, "not_found")
 
 
+@pytest.mark.parametrize("path", ["/v1/sites/abc", "/v1/sites/0/verify", "/v1/nothing-here", "/v1/sites/1/x"])
+def test_without_a_key_paths_no_route_matches_answer_401_before_404(world: World, path: str) -> None:
+    assert error(world.client.simulate_get(path)) == (401, "unauthenticated")
+    assert error(world.client.simulate_get(path, headers=world.auth(world.owner_key))) == (404, "not_found")
+
+
+def test_open_paths_need_no_key(world: World) -> None:
+    assert world.client.simulate_get("/v1/health").status_code == 200
+    assert error(world.client.simulate_post("/v1/device/start")) == (404, "not_found")
+    assert error(world.client.simulate_get("/elsewhere")) == (404, "not_found")
+
+
 # --- PATCH /sites/{id} --------------------------------------------------------------------------------
 
 
