@@ -510,10 +510,14 @@ _SITE_MAX_PAGES: Final = {
 _SITE_MAX_RPS: Final = {"type": "number", "minimum": MIN_RPS, "maximum": MAX_RPS}
 
 
-def _body(properties: dict[str, Any], *, required: tuple[str, ...] = ()) -> dict[str, Any]:
+def _body(
+    properties: dict[str, Any], *, required: tuple[str, ...] = (), examples: tuple[dict[str, Any], ...] = ()
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "additionalProperties": False, "properties": properties}
     if required:
         schema["required"] = list(required)
+    if examples:
+        schema["examples"] = list(examples)
     return {"required": bool(required), "content": {"application/json": {"schema": schema}}}
 
 
@@ -574,6 +578,7 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
                     "alert_email": {"type": "boolean", "default": True},
                 },
                 required=("url",),
+                examples=({"url": "https://retro-clock.example/", "max_pages": 2_000, "max_rps": 2},),
             ),
         ),
     },
