@@ -1,0 +1,194 @@
+"""Ownership and monitoring of registered sites as a state machine, through the application interface on
+the memory adapters: register, publish or withdraw the file proof, verify, set monitoring, change plan,
+audit, delete.
+
+Invariants after every step: the team's sites are exactly the model's, each verified exactly when a
+verification matched; monitoring is on only for verified sites; a site audit runs at verified speed
+(over 3 requests a second, over 500 pages) only on a verified site; a deleted site answers not_found.
+(Losing a proof and the plan-change pause of monitoring need the daily re-check and the scheduler.)
+"""
+
+from hypothesis import event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    consumes,
+    initialize,
+    invariant,
+    multiple,
+    rule,
+)
+
+from siteaudit.adapters.http.resolver import StaticResolver
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.system import FixedClock
+from siteaudit.bootstrap import bootstrap
+from siteaudit.domain.account import DEFAULT_PLANS
+from siteaudit.domain.audit import AuditRequest
+from siteaudit.domain.credit import credits
+from siteaudit.domain.error import DomainError, ErrorCode
+from siteaudit.domain.ids import SiteId
+from siteaudit.domain.site import Monitoring
+from siteaudit.ports.application import SiteChanges, SiteRegistration
+from siteaudit.ports.site import ProofPage
+from siteaudit.settings import Settings
+from tests.unit.rest.conftest import ScriptedProofs
+
+HOSTS = ("a.retro-clock.example", "b.retro-clock.example", "c.retro-clock.example")
+OWNER = "owner@retro-clock.example"
+
+
+class SiteOwnershipMachine(RuleBasedStateMachine):
+    sites = Bundle("sites")
+
+    @initialize()
+    def team(self) -> None:
+        self.proofs = ScriptedProofs()
+        self.app = bootstrap(
+            Settings(database_url="memory://"),
+            clock=FixedClock(),
+            queue=MemoryTaskQueue(),
+            resolver=StaticResolver({host: ["93.184.215.14"] for host in HOSTS}),
+            proof_reader=self.proofs,
+        )
+        application = self.app.application
+        application.create_user(OWNER, plan="growth")
+        application.create_team("Retro Clock", owner_email=OWNER)
+        application.grant_credits(OWNER, credits(1_000_000), idempotency_key="start")
+        self.caller = application.authenticate(application.create_key(OWNER, "Retro Clock").raw)
+        self.plan = "growth"
+        self.model: dict[int, dict[str, object]] = {}  # id -> host, verified, monitoring
+        self.deleted: list[int] = []
+
+    def _code(self, error: DomainError) -> str:
+        return error.code.value
+
+    @rule(target=sites, host=st.sampled_from(HOSTS))
+    def register(self, host: str) -> object:
+        expected: str | None = None
+        if len(self.model) >= DEFAULT_PLANS[self.plan].max_sites:
+            expected = ErrorCode.PLAN_LIMIT_SITES.value
+        elif any(s["host"] == host for s in self.model.values()):
+            expected = ErrorCode.SITE_EXISTS.value
+        try:
+            site = self.app.application.register_site(SiteRegistration(f"https://{host}/"), self.caller)
+        except DomainError as error:
+            assert self._code(error) == expected
+            return multiple()
+        assert expected is None
+        self.model[site.id] = {
+            "host": host,
+            "verified": False,
+            "monitoring": "off",
+            "token": site.verify_token,
+        }
+        return site.id
+
+    @rule(site_id=sites, present=st.booleans())
+    def publish_the_file(self, site_id: int, present: bool) -> None:
+        if site_id not in self.model:
+            return
+        site = self.model[site_id]
+        url = f"https://{site['host']}/.well-known/siteaudit-site-verification.txt"
+        if present:
+            self.proofs.pages[url] = ProofPage(url, status=200, text=str(site["token"]))
+        else:
+            self.proofs.pages.pop(url, None)
+
+    @rule(site_id=sites, publish_first=st.booleans())
+    def verify(self, site_id: int, publish_first: bool) -> None:
+        if site_id not in self.model:
+            return
+        if publish_first:
+            self.publish_the_file(site_id, True)
+        site = self.model[site_id]
+        page = self.proofs.pages.get(f"https://{site['host']}/.well-known/siteaudit-site-verification.txt")
+        # A file left by a deleted site of the same host carries that site's token, not this one's.
+        published = page is not None and page.text == site["token"]
+        try:
+            proved = self.app.application.verify_site(SiteId(site_id), None, self.caller)
+        except DomainError as error:
+            assert not published and self._code(error) == "verification_failed"
+            return
+        assert published and proved.site.verified
+        event("a site was verified")
+        site["verified"] = True
+
+    @rule(site_id=sites, mode=st.sampled_from(list(Monitoring)))
+    def set_monitoring(self, site_id: int, mode: Monitoring) -> None:
+        if site_id not in self.model:
+            return
+        site = self.model[site_id]
+        expected: str | None = None
+        if mode is not Monitoring.OFF and not DEFAULT_PLANS[self.plan].monitoring:
+            expected = ErrorCode.PLAN_LIMIT_MONITORING.value
+        elif mode is not Monitoring.OFF and not site["verified"]:
+            expected = ErrorCode.SITE_NOT_VERIFIED.value
+        try:
+            changed = self.app.application.update_site(
+                SiteId(site_id), SiteChanges(monitoring=mode), self.caller
+            )
+        except DomainError as error:
+            assert self._code(error) == expected
+            return
+        assert expected is None and changed.monitoring is mode
+        event(f"monitoring set {mode.value}")
+        assert (changed.next_crawl_at is None) == (mode is Monitoring.OFF)
+        site["monitoring"] = mode.value
+
+    @rule(plan=st.sampled_from(["free", "growth"]))
+    def change_plan(self, plan: str) -> None:
+        self.app.application.set_plan(OWNER, plan)
+        self.plan = plan
+
+    @rule(
+        site_id=sites,
+        max_rps=st.sampled_from([None, 1.0, 5.0, 10.0]),
+        max_pages=st.sampled_from([None, 10, 501]),
+    )
+    def audit(self, site_id: int, max_rps: float | None, max_pages: int | None) -> None:
+        if site_id not in self.model:
+            return
+        verified = bool(self.model[site_id]["verified"])
+        request = AuditRequest(site_id=SiteId(site_id), max_rps=max_rps, max_pages=max_pages)
+        try:
+            started = self.app.application.start_site_audit(request, self.caller)
+        except DomainError as error:
+            assert max_pages == 501 and (
+                (not verified and self._code(error) == "site_not_verified")
+                or (self.plan == "free" and self._code(error) == "plan_limit_max_pages")
+            )
+            return
+        assert verified or (started.audit.max_rps <= 3 and started.audit.max_pages <= 500)
+        self.app.application.cancel_audit(started.audit.id, self.caller)
+
+    @rule(site_id=consumes(sites))
+    def delete(self, site_id: int) -> None:
+        if site_id not in self.model:
+            return
+        self.app.application.delete_site(SiteId(site_id), self.caller)
+        del self.model[site_id]
+        self.deleted.append(site_id)
+
+    @invariant()
+    def the_team_sees_the_model(self) -> None:
+        if not hasattr(self, "app"):
+            return
+        listed = {s.id: s for s in self.app.application.list_sites(self.caller)}
+        assert set(listed) == set(self.model)
+        for site_id, site in listed.items():
+            assert site.verified == self.model[site_id]["verified"]
+            assert site.monitoring.value == self.model[site_id]["monitoring"]
+            assert site.monitoring is Monitoring.OFF or site.verified
+        for gone in self.deleted:
+            try:
+                self.app.application.get_site(SiteId(gone), self.caller)
+            except DomainError as error:
+                assert self._code(error) == "not_found"
+            else:
+                raise AssertionError(f"deleted site {gone} still answers")
+
+
+TestSiteOwnership = SiteOwnershipMachine.TestCase
+TestSiteOwnership.settings = settings(max_examples=300, stateful_step_count=40)
