@@ -64,7 +64,7 @@ def test_a_site_from_registration_to_deletion(database_url: str) -> None:
     status = call("GET", f"/sites/{sid}/verification").json
     assert (status["verified"], status["via"]) == (True, "file")
 
-    daily = call("PATCH", f"/sites/{sid}", {"monitoring": "daily"})
+    daily = call("PATCH", f"/sites/{sid}", {"monitoring": "daily", "max_rps": 6, "alert_email": True})
     assert daily.json["monitoring"] == "daily" and daily.json["next_crawl_at"] is not None
 
     started = call("POST", f"/sites/{sid}/crawls", {"trigger": "ci", "max_rps": 9})
