@@ -398,3 +398,36 @@ def test_an_audit_of_a_verified_site_uses_saved_settings_capped_by_plan_and_site
     assert (settings.max_pages, settings.max_rps, settings.send_crawler_secret) == (20_000, 5.0, True)
     with pytest.raises(PlanLimitMaxPages):
         site.audit_settings(plan_page_limit=20_000, max_pages=20_001)
+
+
+def test_the_console_and_cdn_methods_answer_to_their_vendor_and_spec_names() -> None:
+    from siteaudit.domain.site import VERIFY_METHOD_NAMES
+
+    assert VerifyMethod("gsc") is VerifyMethod("sc") is VerifyMethod.SC
+    assert VerifyMethod("cloudflare") is VerifyMethod("cdn") is VerifyMethod.CDN
+    assert VerifyMethod.SC.value == "gsc" and VerifyMethod.CDN.value == "cloudflare"
+    assert set(VERIFY_METHOD_NAMES) == {"gsc", "sc", "dns", "meta", "file", "cloudflare", "cdn"}
+    with pytest.raises(ValueError, match="email"):
+        VerifyMethod("email")
+
+
+def test_a_failed_verification_says_why_each_method_failed() -> None:
+    from siteaudit.domain.site import ProofCheck, ProofOutcome
+
+    checked = [
+        ProofCheck(VerifyMethod.SC, ProofOutcome.NOT_CONNECTED, "no console"),
+        ProofCheck(VerifyMethod.DNS, ProofOutcome.DNS_ERROR),
+    ]
+    error = a_site().verification_failed([c.method for c in checked], checked)
+    assert error.checked == tuple(checked) and not any(c.matched for c in checked)
+    assert "gsc: not_connected (no console)" in error.message and "dns: dns_error)" in error.message
+
+
+def test_dns_steps_name_the_record_relative_to_the_host_for_common_dns_hosts() -> None:
+    from siteaudit.domain.site import dns_steps
+
+    site = a_site("https://shop.retro-clock.example/")
+    steps = dns_steps(site.proofs.dns, site.host)
+    assert {"cloudflare", "route53", "godaddy", "namecheap", "other"} <= set(steps)
+    assert "name _siteaudit-challenge," in steps["cloudflare"]
+    assert site.proofs.dns.value in steps["other"] and site.proofs.dns.name in steps["route53"]

@@ -436,6 +436,33 @@ def test_a_failed_file_proof_says_why(world: World, setup: Any, outcome: str) ->
     assert get(world, f"/sites/{site['id']}").json["verified"] is False
 
 
+@pytest.mark.parametrize(
+    ("page", "outcome"),
+    [
+        (
+            ProofPage(HOME, status=200, metas=(("Siteaudit-Site-Verification", "tok_someone_else_1234"),)),
+            "wrong_value",
+        ),
+        (ProofPage(HOME, status=200, metas=(("description", "a shop"),)), "not_found"),
+        (ProofPage(HOME, status=503), "not_found"),
+        (ProofPage(HOME, error="redirected off the site to https://elsewhere.example/"), "fetch_error"),
+    ],
+)
+def test_a_failed_meta_proof_says_why(world: World, page: ProofPage, outcome: str) -> None:
+    site = register(world)
+    world.proofs.pages[HOME] = page
+    result = post(world, f"/sites/{site['id']}/verify", {"method": "meta"})
+    assert error(result) == (422, "verification_failed")
+    assert f"meta: {outcome}" in result.json["error"]["message"]
+
+
+def test_a_wrong_dns_record_is_a_wrong_value(world: World) -> None:
+    site = register(world)
+    world.proofs.txt["_siteaudit-challenge.retro-clock.example"] = ("siteaudit-site-verification=other",)
+    result = post(world, f"/sites/{site['id']}/verify", {"method": "dns"})
+    assert "dns: wrong_value" in result.json["error"]["message"]
+
+
 def test_a_dns_failure_is_a_dns_error(world: World) -> None:
     site = register(world)
     world.proofs.dns_down = True
