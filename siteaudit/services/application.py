@@ -25,9 +25,12 @@ from siteaudit.ports.application import (
     CrawlProgress,
     IssuedKey,
     IssueQuery,
+    KeyHolder,
     Listing,
     PageQuery,
+    PersonView,
     Reaped,
+    TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageRow
@@ -244,3 +247,12 @@ class LocalApplication:
             clock=self.clock,
             secrets=self.secrets,
         )
+
+    def list_users(self) -> Sequence[PersonView]:
+        return account_services.list_users(uow=self.uow())
+
+    def list_teams(self) -> Sequence[TeamView]:
+        return account_services.list_teams(uow=self.uow())
+
+    def whoami(self, key_or_prefix: str) -> KeyHolder:
+        return key_services.key_holder(key_or_prefix, uow=self.uow())
