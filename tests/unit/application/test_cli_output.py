@@ -4,7 +4,6 @@ template names), whole lines through a pipe, and `--fail-on` naming the checks t
 import io
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -38,7 +37,7 @@ def page(title: str, links: list[str]) -> str:
 
 
 @pytest.fixture
-def site(httpserver: HTTPServer) -> Iterator[str]:
+def site(httpserver: HTTPServer) -> str:
     """A home page linking to a dozen pages of one shape under a long section name (no descriptions)."""
     items = [f"{SECTION}/{n}" for n in range(1, ITEMS + 1)]
     html = "text/html; charset=utf-8"
@@ -46,7 +45,7 @@ def site(httpserver: HTTPServer) -> Iterator[str]:
     for n, path in enumerate(items, start=1):
         httpserver.expect_request(path).respond_with_data(page(f"Clock {n}", ["/"]), content_type=html)
     httpserver.no_handler_status_code = 404
-    yield httpserver.url_for("/")
+    return httpserver.url_for("/")
 
 
 @pytest.fixture
