@@ -49,7 +49,7 @@ def test_whoami_by_key_by_prefix_and_a_prefix_that_fits_several(application: App
     assert application.whoami(bob.key.prefix).email == "bob@retro-clock.example"
 
     with pytest.raises(DomainError) as several:
-        application.whoami("sk_Clk")
+        application.whoami("sk_Clk0")
     assert several.value.code is ErrorCode.CONFLICT
     assert ada.key.prefix in several.value.message and bob.key.prefix in several.value.message
     with pytest.raises(NotFound):
