@@ -87,7 +87,7 @@ def serve(host: str | None, port: int | None) -> None:
     app = _app(settings)
     host = host or settings.host
     try:
-        server = listen(app, host, port or settings.port)
+        server = listen(app, host, port if port is not None else settings.port)
     except CannotListen as error:
         _fail(str(error))
     run(app, server, host=host)
