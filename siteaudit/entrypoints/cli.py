@@ -165,7 +165,13 @@ def admin() -> None:
 
 @admin.command("create-user")
 @click.argument("email")
-@click.option("--plan", type=click.Choice(list(DEFAULT_PLANS)), default="free", show_default=True)
+@click.option(
+    "--plan",
+    type=click.Choice(list(DEFAULT_PLANS)),
+    default="free",
+    show_default=True,
+    help="What their own audits may do (README, Plans).",
+)
 @json_option
 def create_user(email: str, plan: str, as_json: bool) -> None:
     """Create a person (with their webhook signing secret)."""
