@@ -113,16 +113,22 @@ def _fetcher_factory(resolver: HostResolver, policy: AddressPolicy) -> Callable[
     return fetcher
 
 
+def warn_if_networks_allowed(settings: Settings) -> None:
+    """The warning the long-running processes (serve, worker, the WSGI app) log once at start when the
+    SSRF guard lets private networks through; one-off commands (admin, migrate) stay quiet."""
+    if settings.allow_networks:
+        log.warning(
+            "SITEAUDIT_ALLOW_NETWORKS is set (%s): outbound requests may reach these private networks "
+            "(for tests and local development only)",
+            ", ".join(settings.allow_networks),
+        )
+
+
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
     broker, limiter, resolver, policy, parser, webhook_sender, proof_reader. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
-    if settings.allow_networks:
-        log.warning(
-            "SITEAUDIT_ALLOW_NETWORKS is set (%s): outbound requests may reach these private networks",
-            ", ".join(settings.allow_networks),
-        )
     from siteaudit.adapters.http.guard import trust_authorities
     from siteaudit.adapters.secretbox import SecretBox
 

@@ -37,6 +37,11 @@ DEFAULT_PLANS: Final[Mapping[str, Plan]] = MappingProxyType(
 )
 
 
+# The owner and team the first `siteaudit serve` creates on an empty database.
+LOCAL_OWNER_EMAIL: Final = "owner@localhost.localdomain"
+LOCAL_TEAM: Final = "Local"
+
+
 def plan_named(name: str, plans: Mapping[str, Plan] = DEFAULT_PLANS) -> Plan:
     try:
         return plans[name]

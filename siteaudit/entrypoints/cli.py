@@ -3,22 +3,48 @@
 import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from siteaudit.domain.account import DEFAULT_PLANS
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError
 
 if TYPE_CHECKING:
     from siteaudit.bootstrap import App
     from siteaudit.ports.application import Application
+    from siteaudit.settings import Settings
+
+T = TypeVar("T")
 
 
-def _app() -> "App":
+def _fail(message: str) -> NoReturn:
+    """One line on stderr and exit code 2: no traceback."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def _starting(build: Callable[[], T]) -> T:
+    """Settings and bootstrap: a setting that stops the start (SITEAUDIT_SECRET_KEY missing, an
+    unreadable SITEAUDIT_CA_BUNDLE, a malformed number or network) is one `error:` line and exit 2."""
+    try:
+        return build()
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+
+
+def _settings() -> "Settings":
+    from siteaudit.settings import Settings
+
+    return _starting(Settings.from_env)
+
+
+def _app(settings: "Settings | None" = None) -> "App":
     from siteaudit.bootstrap import bootstrap
 
-    return bootstrap()
+    settings = settings or _settings()
+    return _starting(lambda: bootstrap(settings))
 
 
 def _application() -> "Application":
@@ -33,8 +59,7 @@ def _run(action: Callable[[], None]) -> None:
     try:
         action()
     except DomainError as error:
-        click.echo(f"error: {error.code}: {error.message}", err=True)
-        sys.exit(2)
+        _fail(f"{error.code}: {error.message}")
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
@@ -51,9 +76,21 @@ def main() -> None:
 @click.option("--port", default=None, type=int, help="Port to listen on (default SITEAUDIT_PORT or 8080).")
 def serve(host: str | None, port: int | None) -> None:
     """Run the embedded service: API, database and workers in this one process."""
+    from siteaudit.adapters.log import configure_logging
+    from siteaudit.bootstrap import warn_if_networks_allowed
+    from siteaudit.entrypoints.embedded import CannotListen, listen
     from siteaudit.entrypoints.embedded import serve as run
 
-    run(host=host, port=port)
+    settings = _settings()
+    configure_logging(level=settings.log_level, as_json=settings.log_json)
+    warn_if_networks_allowed(settings)
+    app = _app(settings)
+    host = host or settings.host
+    try:
+        server = listen(app, host, port if port is not None else settings.port)
+    except CannotListen as error:
+        _fail(str(error))
+    run(app, server, host=host)
 
 
 @main.command()
@@ -66,17 +103,15 @@ def worker(threads: int | None) -> None:
     import threading
 
     from siteaudit.adapters.log import configure_logging
+    from siteaudit.bootstrap import warn_if_networks_allowed
     from siteaudit.entrypoints.worker import start_worker
-    from siteaudit.settings import Settings
 
-    settings = Settings.from_env()
+    settings = _settings()
     configure_logging(level=settings.log_level, as_json=settings.log_json)
-    app = _app()
-    if not app.settings.broker_url:
-        click.echo(
-            "error: set SITEAUDIT_BROKER_URL (amqp://...); `siteaudit serve` runs its own workers", err=True
-        )
-        sys.exit(2)
+    if not settings.broker_url:
+        _fail("set SITEAUDIT_BROKER_URL (amqp://...); `siteaudit serve` runs its own workers")
+    warn_if_networks_allowed(settings)
+    app = _app(settings)
     running, periodic = start_worker(app, threads=threads or app.settings.worker_threads)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -91,11 +126,11 @@ def worker(threads: int | None) -> None:
 def migrate() -> None:
     """Bring the database of SITEAUDIT_DATABASE_URL to the newest schema."""
     from siteaudit.adapters.sql import migrate as run_migrations
-    from siteaudit.settings import Settings
 
-    settings = Settings.from_env()
-    run_migrations(settings.database_url)
-    click.echo("database is at the newest schema")
+    settings = _settings()
+    if settings.database_url.startswith("memory:"):
+        _fail("SITEAUDIT_DATABASE_URL is memory://: there is no schema to migrate")
+    click.echo(run_migrations(settings.database_url).describe())
 
 
 @main.command()
@@ -130,7 +165,13 @@ def admin() -> None:
 
 @admin.command("create-user")
 @click.argument("email")
-@click.option("--plan", default="free", show_default=True)
+@click.option(
+    "--plan",
+    type=click.Choice(list(DEFAULT_PLANS)),
+    default="free",
+    show_default=True,
+    help="What their own audits may do (README, Plans).",
+)
 @json_option
 def create_user(email: str, plan: str, as_json: bool) -> None:
     """Create a person (with their webhook signing secret)."""
@@ -198,7 +239,7 @@ def remove_member(team: str, email: str, as_json: bool) -> None:
 
 @admin.command("set-plan")
 @click.argument("email")
-@click.argument("plan")
+@click.argument("plan", type=click.Choice(list(DEFAULT_PLANS)))
 @json_option
 def set_plan(email: str, plan: str, as_json: bool) -> None:
     """Put a person on a plan (free, starter, growth, scale)."""
@@ -317,6 +358,85 @@ def webhook_secret(email: str, rotate: bool, as_json: bool) -> None:
     _run(act)
 
 
+@admin.command("list-users")
+@json_option
+def list_users(as_json: bool) -> None:
+    """Every person: id, email, plan, own credits, teams."""
+
+    def act() -> None:
+        people = _application().list_users()
+        rows = [
+            {
+                "id": p.user.id,
+                "email": p.user.email,
+                "plan": p.user.plan,
+                "balance": as_number(p.balance),
+                "teams": list(p.teams),
+            }
+            for p in people
+        ]
+        text = "\n".join(
+            f"{p.user.id:>4}  {p.user.email}  {p.user.plan}  {as_number(p.balance)} credits  "
+            f"teams: {', '.join(p.teams) or '-'}"
+            for p in people
+        )
+        _out(as_json, {"users": rows}, text or "no users")
+
+    _run(act)
+
+
+@admin.command("list-teams")
+@json_option
+def list_teams(as_json: bool) -> None:
+    """Every team: id, name, owner, the owner's credits (they pay for site audits), members."""
+
+    def act() -> None:
+        rows = [
+            {
+                "id": t.team.id,
+                "name": t.team.name,
+                "owner": t.owner_email,
+                "owner_balance": as_number(t.owner_balance),
+                "members": t.members,
+            }
+            for t in _application().list_teams()
+        ]
+        text = "\n".join(
+            f"{r['id']:>4}  {r['name']}  owner {r['owner']} ({r['owner_balance']} credits)  {r['members']} members"
+            for r in rows
+        )
+        _out(as_json, {"teams": rows}, text or "no teams")
+
+    _run(act)
+
+
+@admin.command("whoami")
+@click.argument("key")
+@json_option
+def whoami(key: str, as_json: bool) -> None:
+    """Whose KEY is (the key, or the start of its 12-character prefix): holder, team, kind, status."""
+
+    def act() -> None:
+        holder = _application().whoami(key)
+        k = holder.key
+        data = {
+            "prefix": k.prefix,
+            "email": holder.email,
+            "team": holder.team_name,
+            "kind": k.kind.value,
+            "status": k.status.value,
+            "created_at": k.created_at.isoformat(),
+            "last_used_at": k.last_used_at.isoformat() if k.last_used_at else None,
+        }
+        text = (
+            f"{k.prefix}: {k.kind.value} key of {holder.email} for team {holder.team_name}, {k.status.value}, "
+            f"last used {data['last_used_at'] or 'never'}"
+        )
+        _out(as_json, data, text)
+
+    _run(act)
+
+
 @main.command()
 @click.argument("url")
 @click.option(
@@ -344,10 +464,14 @@ def audit(
     fail_on: str | None,
 ) -> None:
     """Audit URL once, in this process, and print the score, totals and top issues by template."""
-    from siteaudit.entrypoints.oneshot import run_audit
+    from siteaudit.domain.issue import Severity
+    from siteaudit.entrypoints.oneshot import failure_line, one_shot_application, run_audit
 
+    settings = _settings()
+    application = _starting(lambda: one_shot_application(settings))
     try:
         report = run_audit(
+            application,
             url,
             max_pages=max_pages,
             max_rps=max_rps,
@@ -356,8 +480,7 @@ def audit(
             progress=not as_json and sys.stderr.isatty(),
         )
     except DomainError as error:
-        click.echo(f"error: {error.code}: {error.message}", err=True)
-        sys.exit(2)
+        _fail(f"{error.code}: {error.message}")
     if as_json:
         from siteaudit.adapters.report_json import report_json
 
@@ -366,7 +489,8 @@ def audit(
         from siteaudit.entrypoints.oneshot import print_summary
 
         print_summary(report)
-    counts = report.issue_counts
-    failing = counts.error + (counts.warning if fail_on == "warning" else 0)
-    if fail_on is not None and failing > 0:
-        sys.exit(1)
+    if fail_on is not None:
+        why = failure_line(report, Severity(fail_on))
+        if why is not None:
+            click.echo(why, err=True)
+            sys.exit(1)

@@ -1,15 +1,19 @@
 """`siteaudit serve`: the embedded default in one process (API, SQLite database, in-process workers)."""
 
+import errno
 import socketserver
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import click
 
-from siteaudit.adapters.log import configure_logging
-from siteaudit.bootstrap import bootstrap
+from siteaudit.bootstrap import App
+from siteaudit.domain.account import LOCAL_OWNER_EMAIL, LOCAL_TEAM
 from siteaudit.entrypoints.worker import start_worker
-from siteaudit.settings import Settings
+from siteaudit.ports.application import IssuedKey
+
+KEY_VARIABLE = "SITEAUDIT_API_KEY"  # the variable the CLI client reads, and the curl examples use
+LOST_KEY_COMMAND = f"siteaudit admin rotate-key {LOCAL_OWNER_EMAIL} --team {LOCAL_TEAM}"
 
 
 class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
@@ -21,35 +25,65 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-def serve(*, host: str | None = None, port: int | None = None) -> None:
-    settings = Settings.from_env()
-    configure_logging(level=settings.log_level, as_json=settings.log_json)
-    app = bootstrap(settings)
-    host = host or settings.host
-    port = port or settings.port
+class CannotListen(Exception):
+    """The address could not be bound; the message says why in one line."""
+
+
+def listen(app: App, host: str, port: int) -> WSGIServer:
+    """The server bound to host:port (not serving yet). Raises CannotListen."""
+    try:
+        return make_server(
+            host, port, app.rest_api(), server_class=_ThreadingServer, handler_class=_QuietHandler
+        )
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            why = (
+                "the port is in use (another siteaudit serve?); choose another with --port or SITEAUDIT_PORT"
+            )
+        else:
+            why = error.strerror or str(error)
+        raise CannotListen(f"cannot listen on {host}:{port}: {why}") from None
+
+
+def greeting(app: App, base: str, issued: IssuedKey | None) -> str:
+    """What serve prints once listening: whose the new key is, and curl lines that work when pasted."""
+    settings = app.settings
+    lines = [f"siteaudit is serving {base} (database: {settings.database_url})", ""]
+    if issued is not None:
+        holder = app.application.whoami(issued.raw)
+        lines += [
+            f"A local owner account was created with {settings.starting_credits:,} credits: "
+            f"{holder.email}, team {holder.team_name}, plan {settings.local_owner_plan}.",
+            "Its API key, shown only this once:",
+            "",
+            f"    {issued.raw}",
+            "",
+            "Try:",
+            f"  export {KEY_VARIABLE}={issued.raw}",
+        ]
+    else:
+        lines += [f"Try, with your key in {KEY_VARIABLE} (export {KEY_VARIABLE}=sk_...):"]
+    auth = f'-H "Authorization: Bearer ${KEY_VARIABLE}"'
+    lines += [
+        f"  curl -s {base}/account {auth}",
+        f"  curl -s {base}/crawls {auth} -H 'Content-Type: application/json' "
+        '-d \'{"url": "https://example.com/", "max_pages": 50}\'',
+        f"  curl -s {base}/crawls/1/report {auth}",
+        f"Lost the local owner's key? `{LOST_KEY_COMMAND}` revokes it and prints a new one.",
+        f"The API is described at {base}/openapi.json. Stop with Ctrl-C.",
+    ]
+    return "\n".join(lines)
+
+
+def serve(app: App, server: WSGIServer, *, host: str) -> None:
+    """Create the local owner on an empty database, say how to call the API, and serve until Ctrl-C."""
+    settings = app.settings
     issued = app.application.ensure_local_owner(
         plan=settings.local_owner_plan, starting_credits=settings.starting_credits
     )
-    base = f"http://{host}:{port}/v1"
-    click.echo(f"siteaudit is serving {base} (database: {settings.database_url})")
-    if issued is not None:
-        click.echo(
-            "\nA local owner account was created with "
-            f"{settings.starting_credits:,} credits. Its API key, shown only this once:\n\n    {issued.raw}\n"
-        )
-    key = issued.raw if issued is not None else "$SITEAUDIT_KEY"
-    click.echo(
-        "Try:\n"
-        f"  curl -s {base}/account -H 'Authorization: Bearer {key}'\n"
-        f"  curl -s {base}/crawls -H 'Authorization: Bearer {key}' -H 'Content-Type: application/json' "
-        '-d \'{"url": "https://example.com/", "max_pages": 50}\'\n'
-        f"  curl -s {base}/crawls/1/report -H 'Authorization: Bearer {key}'\n"
-        f"The API is described at {base}/openapi.json. Stop with Ctrl-C."
-    )
+    click.echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))
     worker, periodic = start_worker(app, threads=settings.worker_threads)
-    with make_server(
-        host, port, app.rest_api(), server_class=_ThreadingServer, handler_class=_QuietHandler
-    ) as server:
+    with server:
         try:
             server.serve_forever()
         except KeyboardInterrupt:

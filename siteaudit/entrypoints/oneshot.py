@@ -1,18 +1,35 @@
 """`siteaudit audit URL`: one audit in this process (in-memory database, inline crawl), then its report."""
 
+from typing import IO
+
 from attrs import evolve
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
-from siteaudit.domain.report import Report, TemplateIssue
+from siteaudit.domain.issue import Severity
+from siteaudit.domain.report import CheckSummary, Report, TemplateIssue
+from siteaudit.ports.application import Application
 from siteaudit.settings import Settings
+
+# Piped output (CI logs) is not cut to a terminal's width: lines are as long as they need to be.
+PIPE_WIDTH = 10_000
+
+
+def one_shot_application(settings: Settings) -> Application:
+    """An application on an in-memory database whose crawl slices run when called. Raises ValueError for a
+    setting that stops the start (an unreadable SITEAUDIT_CA_BUNDLE)."""
+    settings = evolve(settings, database_url="memory://", slice_pages=50)
+    return bootstrap(settings, queue=MemoryTaskQueue()).application
 
 
 def run_audit(
+    application: Application,
     url: str,
     *,
     max_pages: int | None,
@@ -21,8 +38,6 @@ def run_audit(
     verify_token: str | None,
     progress: bool,
 ) -> Report:
-    settings = evolve(Settings.from_env(), database_url="memory://", slice_pages=50)
-    application = bootstrap(settings, queue=MemoryTaskQueue()).application
     issued = application.ensure_local_owner(plan="scale", starting_credits=1_000_000)
     assert issued is not None
     caller = application.authenticate(issued.raw)
@@ -45,7 +60,7 @@ def run_audit(
         disable=not progress,
         transient=True,
     ) as bar:
-        task = bar.add_task(url, total=audit.max_pages)
+        task = bar.add_task(escape(url), total=audit.max_pages)
         while True:
             crawled = application.run_crawl_slice(audit.id, verify_token=verify_token)
             bar.update(task, completed=crawled.pages_crawled)
@@ -57,8 +72,17 @@ def run_audit(
     return application.report(audit.id, caller)
 
 
-def print_summary(report: Report) -> None:
-    console = Console()
+def output_console(file: IO[str] | None = None) -> Console:
+    """A console on `file` (stdout): a terminal's width on a terminal, unlimited width through a pipe."""
+    console = Console(file=file)
+    if console.is_terminal:
+        return console
+    return Console(file=file, width=PIPE_WIDTH)
+
+
+def print_summary(report: Report, console: Console | None = None) -> None:
+    """Score, totals and top issues by template; data (template names, codes, URLs) printed as it is."""
+    console = console or output_console()
     totals = report.totals
     console.print(
         f"[bold]Health score {report.health_score}/100[/]"
@@ -71,18 +95,18 @@ def print_summary(report: Report) -> None:
     counts = report.issue_counts
     console.print(f"Issues: {counts.error} errors, {counts.warning} warnings, {counts.notice} notices")
     if report.coverage_warning is not None:
-        console.print(f"[yellow]{report.coverage_warning.message}[/]")
+        console.print(Text(report.coverage_warning.message, style="yellow"))
     table = Table(title="Top issues by template")
     for column in ("template", "check", "severity", "pages", "template-wide"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     rows: list[tuple[str, TemplateIssue]] = [
         (group.template, issue) for group in report.templates for issue in group.issues
     ]
     rows.sort(key=lambda row: (not row[1].template_wide, row[1].severity.rank, -row[1].count))
     for template, issue in rows[:15]:
         table.add_row(
-            template,
-            issue.check_code,
+            Text(template),
+            Text(issue.check_code),
             issue.severity.value,
             str(issue.count),
             "yes" if issue.template_wide else "",
@@ -90,4 +114,21 @@ def print_summary(report: Report) -> None:
     console.print(table)
     site_wide = [row for row in report.issues if row.check_code in ("robots_txt_missing", "sitemap_missing")]
     for row in site_wide:
-        console.print(f"Site-wide: {row.check_code} ({row.severity.value})")
+        console.print(f"Site-wide: {escape(row.check_code)} ({row.severity.value})")
+
+
+def failing_checks(report: Report, fail_on: Severity) -> list[CheckSummary]:
+    """The report's checks of `fail_on`'s severity or worse, most severe and most frequent first."""
+    found = [row for row in report.issues if row.severity.rank <= fail_on.rank]
+    return sorted(found, key=lambda row: (row.severity.rank, -row.count, row.check_code))
+
+
+def failure_line(report: Report, fail_on: Severity) -> str | None:
+    """Why `--fail-on` fails the run (the checks, with their issue and page counts), or None."""
+    failing = failing_checks(report, fail_on)
+    if not failing:
+        return None
+    named = ", ".join(
+        f"{row.check_code} ({row.severity.value}, {row.count} issues on {row.pages} pages)" for row in failing
+    )
+    return f"failed: --fail-on {fail_on.value} found {len(failing)} checks: {named}"

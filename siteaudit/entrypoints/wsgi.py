@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from siteaudit.bootstrap import bootstrap
+from siteaudit.bootstrap import bootstrap, warn_if_networks_allowed
 
 
 def create_app() -> Any:
@@ -11,4 +11,5 @@ def create_app() -> Any:
 
     settings = Settings.from_env()
     configure_logging(level=settings.log_level, as_json=settings.log_json)
+    warn_if_networks_allowed(settings)
     return bootstrap(settings).rest_api()

@@ -191,6 +191,38 @@ class OwnershipProved:
     checked: Sequence[ProofCheck]
 
 
+# --- administration views (what `siteaudit admin list-users`, `list-teams` and `whoami` show) ----------
+
+
+@frozen
+class PersonView:
+    """A person with their own credit balance (tenths) and the names of their teams, oldest first."""
+
+    user: User
+    balance: int
+    teams: Sequence[str]
+
+
+@frozen
+class TeamView:
+    """A team with its owner's email, the owner's balance (tenths; it pays for the team's site audits)
+    and its number of members."""
+
+    team: Team
+    owner_email: str
+    owner_balance: int
+    members: int
+
+
+@frozen
+class KeyHolder:
+    """Whose a key is: its holder's email and the name of the team it acts for."""
+
+    key: ApiKey
+    email: str
+    team_name: str
+
+
 # --- the use cases -----------------------------------------------------------------------------------
 
 
@@ -335,4 +367,17 @@ class Application(Protocol):
     def ensure_local_owner(self, *, plan: str, starting_credits: int) -> IssuedKey | None:
         """On an empty database: a local owner with a team, the plan, `starting_credits` (whole
         credits) and a Settings key, returned once. None when the database already has people."""
+        ...
+
+    def list_users(self) -> Sequence[PersonView]:
+        """Every person, oldest first."""
+        ...
+
+    def list_teams(self) -> Sequence[TeamView]:
+        """Every team, oldest first."""
+        ...
+
+    def whoami(self, key_or_prefix: str) -> KeyHolder:
+        """Whose a key is, given the key itself or the start of its prefix (at least `sk_` and 4
+        characters). Raises NotFound for an unknown key, and Conflict when a prefix fits several keys."""
         ...

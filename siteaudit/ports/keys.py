@@ -29,6 +29,10 @@ class ApiKeyRepository(Protocol):
         """The holder's keys of every team and status, oldest first."""
         ...
 
+    def with_prefix(self, start: str) -> Sequence[ApiKey]:
+        """Keys of every holder whose prefix starts with `start` (at most 12 characters), oldest first."""
+        ...
+
     def save(self, key: ApiKey) -> None:
         """Stage a status change. Raises ConcurrentUpdate if the stored version moved since it was loaded."""
         ...

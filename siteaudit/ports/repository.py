@@ -35,6 +35,10 @@ class UserRepository(Protocol):
 
     def count(self) -> int: ...
 
+    def all(self) -> Sequence[User]:
+        """Every person, oldest first (administration)."""
+        ...
+
 
 class TeamRepository(Protocol):
     def add(self, team: Team) -> Team:
@@ -65,6 +69,10 @@ class TeamRepository(Protocol):
 
     def of_user(self, user_id: UserId) -> Sequence[Team]:
         """Teams the user belongs to, oldest first."""
+        ...
+
+    def all(self) -> Sequence[Team]:
+        """Every team, oldest first (administration)."""
         ...
 
 

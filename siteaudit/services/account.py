@@ -1,12 +1,14 @@
 """Account use cases: people, teams, plans, credits, and what GET /account shows."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 
 from attrs import evolve
 
 from siteaudit.domain.account import (
     DEFAULT_PLANS,
+    LOCAL_OWNER_EMAIL,
+    LOCAL_TEAM,
     Caller,
     Membership,
     Plan,
@@ -17,7 +19,7 @@ from siteaudit.domain.account import (
 )
 from siteaudit.domain.error import DomainError, ErrorCode, TeamAccessRevoked
 from siteaudit.domain.ids import TeamId, UserId
-from siteaudit.ports.application import AccountView, IssuedKey
+from siteaudit.ports.application import AccountView, IssuedKey, PersonView, TeamView
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.webhook import create_webhook_secret
@@ -121,10 +123,6 @@ def account_view(caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AccountVie
         )
 
 
-LOCAL_OWNER_EMAIL = "owner@localhost.localdomain"
-LOCAL_TEAM = "Local"
-
-
 def ensure_local_owner(
     *, plan: str, starting_credits: int, uow: UnitOfWork, clock: Clock, secrets: Secrets
 ) -> IssuedKey | None:
@@ -142,3 +140,24 @@ def ensure_local_owner(
     if starting_credits > 0:
         grant_credits(LOCAL_OWNER_EMAIL, starting_credits * 10, key="local-owner:start", uow=uow, clock=clock)
     return create_settings_key(LOCAL_OWNER_EMAIL, LOCAL_TEAM, uow=uow, clock=clock, secrets=secrets)
+
+
+def list_users(*, uow: UnitOfWork) -> Sequence[PersonView]:
+    with uow:
+        return [
+            PersonView(user, uow.credits.balance(user.id), [t.name for t in uow.teams.of_user(user.id)])
+            for user in uow.users.all()
+        ]
+
+
+def list_teams(*, uow: UnitOfWork) -> Sequence[TeamView]:
+    with uow:
+        return [
+            TeamView(
+                team,
+                uow.users.get(team.owner_id).email,
+                uow.credits.balance(team.owner_id),
+                len(uow.teams.members(team.id)),
+            )
+            for team in uow.teams.all()
+        ]

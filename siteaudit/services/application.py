@@ -26,14 +26,17 @@ from siteaudit.ports.application import (
     CrawlProgress,
     IssuedKey,
     IssueQuery,
+    KeyHolder,
     Listing,
     OwnershipProved,
     PageQuery,
+    PersonView,
     Reaped,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
     SiteRegistration,
+    TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageRow
@@ -309,3 +312,12 @@ class LocalApplication:
             clock=self.clock,
             secrets=self.secrets,
         )
+
+    def list_users(self) -> Sequence[PersonView]:
+        return account_services.list_users(uow=self.uow())
+
+    def list_teams(self) -> Sequence[TeamView]:
+        return account_services.list_teams(uow=self.uow())
+
+    def whoami(self, key_or_prefix: str) -> KeyHolder:
+        return key_services.key_holder(key_or_prefix, uow=self.uow())

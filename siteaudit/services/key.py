@@ -5,18 +5,21 @@ from collections.abc import Sequence
 from siteaudit.domain.account import Caller, normalise_email
 from siteaudit.domain.apikey import (
     KEY_ALPHABET,
+    KEY_MARK,
     KEY_RANDOM_LENGTH,
+    PREFIX_LENGTH,
     ApiKey,
     ApiKeyKind,
     KeyMaterial,
     connect_cli_key,
     hash_for_lookup,
+    is_well_formed,
     new_key_material,
     new_settings_key,
 )
-from siteaudit.domain.error import NotFound, Unauthenticated
+from siteaudit.domain.error import Conflict, DomainError, ErrorCode, NotFound, Unauthenticated
 from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
-from siteaudit.ports.application import IssuedKey
+from siteaudit.ports.application import IssuedKey, KeyHolder
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
 
@@ -147,3 +150,30 @@ def authenticate(raw: str, *, uow: UnitOfWork, clock: Clock) -> Caller:
             uow.keys.touch(key.id, now)
             uow.commit()
         return Caller(key.user_id, key.team_id, key.prefix)
+
+
+# A prefix names a key only when it has some of the key's random characters.
+_SHORTEST_PREFIX = len(KEY_MARK) + 4
+
+
+def key_holder(key_or_prefix: str, *, uow: UnitOfWork) -> KeyHolder:
+    """Whose a key is, given the key or the start of its prefix. Raises NotFound or, for a prefix that
+    fits several keys, Conflict."""
+    given = key_or_prefix.strip()
+    if not is_well_formed(given) and len(given) < _SHORTEST_PREFIX:
+        raise DomainError(
+            f"give the key or at least its first {_SHORTEST_PREFIX} characters",
+            code=ErrorCode.VALIDATION_FAILED,
+        )
+    with uow:
+        if is_well_formed(given):
+            found = uow.keys.by_hash(hash_for_lookup(given))
+            keys = [] if found is None else [found]
+        else:
+            keys = list(uow.keys.with_prefix(given[:PREFIX_LENGTH]))
+        if not keys:
+            raise NotFound("API key", given[:12])
+        if len(keys) > 1:
+            raise Conflict(f"{len(keys)} keys start with {given!r}: {', '.join(k.prefix for k in keys)}")
+        key = keys[0]
+        return KeyHolder(key, uow.users.get(key.user_id).email, uow.teams.get(key.team_id).name)

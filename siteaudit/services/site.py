@@ -45,7 +45,11 @@ def require_public_address(url: str, resolver: HostResolver, policy: AddressPoli
     for address in addresses:
         reason = policy.refusal(address)
         if reason is not None:
-            raise InvalidUrl(url, f"its host resolves to a non-public address ({reason})")
+            raise InvalidUrl(
+                url,
+                f"its host resolves to a non-public address ({reason}); to audit a local site while "
+                f"developing, set SITEAUDIT_ALLOW_NETWORKS={reason} (development only, never in production)",
+            )
 
 
 def site_terms(site: Site) -> SiteTerms:

@@ -89,6 +89,9 @@ class MemoryUserRepository:
     def count(self) -> int:
         return sum(1 for _ in self._t.values())
 
+    def all(self) -> Sequence[User]:
+        return sorted(self._t.values(), key=lambda u: u.id)
+
 
 class MemoryTeamRepository:
     def __init__(self, store: MemoryStore) -> None:
@@ -132,6 +135,9 @@ class MemoryTeamRepository:
     def of_user(self, user_id: UserId) -> Sequence[Team]:
         ids = sorted(m.team_id for m in self._m.find(lambda m: m.user_id == user_id))
         return [self.get(i) for i in ids]
+
+    def all(self) -> Sequence[Team]:
+        return sorted(self._t.values(), key=lambda t: t.id)
 
 
 class MemoryCreditLedger:
@@ -307,6 +313,12 @@ class MemoryApiKeyRepository:
 
     def of_user(self, user_id: UserId) -> Sequence[ApiKey]:
         keys = sorted(self._t.find(lambda k: k.user_id == user_id), key=lambda k: k.id)
+        for key in keys:
+            self._seen[("key", key.id)] = key.version
+        return keys
+
+    def with_prefix(self, start: str) -> Sequence[ApiKey]:
+        keys = sorted(self._t.find(lambda k: k.prefix.startswith(start)), key=lambda k: k.id)
         for key in keys:
             self._seen[("key", key.id)] = key.version
         return keys

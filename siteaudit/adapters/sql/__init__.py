@@ -2,10 +2,11 @@
 
 from siteaudit.adapters.sql.crawl import SqlCrawlStore, sql_crawl_store
 from siteaudit.adapters.sql.engine import dispose_engines, engine_for
-from siteaudit.adapters.sql.migration import migrate
+from siteaudit.adapters.sql.migration import Migrated, migrate
 from siteaudit.adapters.sql.unit_of_work import SqlUnitOfWork, sql_unit_of_work_factory
 
 __all__ = [
+    "Migrated",
     "SqlCrawlStore",
     "SqlUnitOfWork",
     "dispose_engines",

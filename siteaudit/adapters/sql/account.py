@@ -71,6 +71,9 @@ class SqlUserRepository:
     def count(self) -> int:
         return int(self._c().execute(select(func.count()).select_from(users)).scalar_one())
 
+    def all(self) -> Sequence[User]:
+        return [user_from_row(r) for r in self._c().execute(select(users).order_by(users.c.id))]
+
 
 class SqlTeamRepository:
     def __init__(self, connection: Callable[[], Connection]) -> None:
@@ -141,3 +144,6 @@ class SqlTeamRepository:
             .order_by(teams.c.id)
         )
         return [team_from_row(r) for r in rows]
+
+    def all(self) -> Sequence[Team]:
+        return [team_from_row(r) for r in self._c().execute(select(teams).order_by(teams.c.id))]

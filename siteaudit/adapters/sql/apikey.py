@@ -118,6 +118,14 @@ class SqlApiKeyRepository(Versioned):
         )
         return [self._loaded(r) for r in rows]
 
+    def with_prefix(self, start: str) -> Sequence[ApiKey]:
+        rows = self._c().execute(
+            select(api_keys)
+            .where(api_keys.c.prefix.startswith(start[:12], autoescape=True))
+            .order_by(api_keys.c.id)
+        )
+        return [self._loaded(r) for r in rows]
+
     def save(self, key: ApiKey) -> None:
         values = key_values(key)
         del values["last_used_at"]

@@ -6,6 +6,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from attrs import frozen
 from sqlalchemy import Connection, Engine, text
 
 from siteaudit.adapters.sql.engine import create_engine
@@ -35,7 +36,23 @@ def current_revision(database: str | Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def migrate(database: str | Engine, revision: str = "head") -> None:
+@frozen
+class Migrated:
+    """What `migrate` did: the schema revision before (None: an empty database) and after."""
+
+    before: str | None
+    after: str | None
+
+    def describe(self) -> str:
+        """One line for people: created, upgraded, or nothing to do."""
+        if self.before == self.after:
+            return f"nothing to do: the schema is already at revision {self.after}"
+        if self.before is None:
+            return f"created the schema at revision {self.after}"
+        return f"upgraded the schema from revision {self.before} to {self.after}"
+
+
+def migrate(database: str | Engine, revision: str = "head") -> Migrated:
     """Upgrade to `revision`. On PostgreSQL an advisory lock lets several processes call this at once."""
     engine = create_engine(database) if isinstance(database, str) else database
     try:
@@ -44,8 +61,10 @@ def migrate(database: str | Engine, revision: str = "head") -> None:
                 connection.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
                 connection.commit()
             try:
+                before = MigrationContext.configure(connection).get_current_revision()
                 command.upgrade(alembic_config(connection), revision)
                 connection.commit()
+                return Migrated(before, MigrationContext.configure(connection).get_current_revision())
             finally:
                 if connection.dialect.name == "postgresql":
                     connection.rollback()

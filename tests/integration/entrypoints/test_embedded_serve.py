@@ -17,6 +17,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from siteaudit.domain.identity import VERIFY_HEADER
+from siteaudit.entrypoints.embedded import LOST_KEY_COMMAND
 
 PAGE = (
     "<!doctype html><html lang=en><head><title>Retro Clock</title></head><body><h1>Clocks</h1></body></html>"
@@ -29,17 +30,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """The base URL of a `siteaudit serve` process on a fresh SQLite file, and the key it printed."""
-    port = free_port()
+def serve_environment(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SITEAUDIT_")}
     env.update(
         SITEAUDIT_DATABASE_URL=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}",
         SITEAUDIT_ALLOW_NETWORKS="127.0.0.0/8",
         SITEAUDIT_STARTING_CREDITS="500",
     )
-    command = [
+    return env
+
+
+def serve_command(port: int) -> list[str]:
+    return [
         sys.executable,
         "-c",
         "from siteaudit.entrypoints.cli import main; main()",
@@ -47,6 +49,14 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
         "--port",
         str(port),
     ]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """The base URL of a `siteaudit serve` process on a fresh SQLite file, and the key it printed."""
+    port = free_port()
+    env = serve_environment(tmp_path)
+    command = serve_command(port)
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert process.stdout is not None
@@ -59,6 +69,9 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
         key = re.search(r"^\s+(sk_\S+)$", printed, flags=re.MULTILINE)
         assert key is not None, printed
         assert "A local owner account was created with 500 credits" in printed
+        assert "owner@localhost.localdomain, team Local" in printed
+        assert "SITEAUDIT_ALLOW_NETWORKS is set (127.0.0.0/8)" in printed  # serve warns once at start
+        assert printed.count("SITEAUDIT_ALLOW_NETWORKS is set") == 1
         yield f"http://127.0.0.1:{port}/v1", key.group(1)
     finally:
         process.terminate()
@@ -108,3 +121,44 @@ def test_serve_answers_the_printed_key_and_audits_with_its_in_process_workers(
     assert report["totals"]["pages"] == 1
     pages = [request for request, _ in httpserver.log if request.path == "/"]
     assert {r.headers.get(VERIFY_HEADER) for r in pages} == {"retro-clock-verify-1"}
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            serve_command(port), env=serve_environment(tmp_path), capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"error: cannot listen on 127.0.0.1:{port}: the port is in use (another siteaudit serve?); "
+        "choose another with --port or SITEAUDIT_PORT"
+    )
+    assert "Traceback" not in done.stderr
+    assert "serving" not in done.stdout and "sk_" not in done.stdout
+
+
+def test_the_key_printed_by_serve_answers_after_the_lost_key_command(
+    served: tuple[str, str], tmp_path: Path
+) -> None:
+    base, lost = served
+    assert call(base, lost, "/account")["api_key_prefix"] == lost[:12]
+    replaced = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from siteaudit.entrypoints.cli import main; main()",
+            *LOST_KEY_COMMAND.split()[1:],
+        ],
+        env=serve_environment(tmp_path),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    key = replaced.stdout.strip()
+    assert call(base, key, "/account")["api_key_prefix"] == key[:12]
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        call(base, lost, "/account")
+    assert refused.value.code == 401

@@ -46,6 +46,23 @@ def test_a_key_reads_back_equal_by_id_by_hash_and_among_its_holders_keys(backend
             uow.keys.get(ApiKeyId(999_999))
 
 
+def test_keys_are_found_by_the_start_of_their_prefix_across_holders(backend: Backend) -> None:
+    owner, member, team = people(backend)
+    with backend.uow() as uow:
+        mine = uow.keys.add(_settings_key(owner.id, team.id, "a"))
+        theirs, _ = new_settings_key(
+            (), key_id=ApiKeyId(0), user=member.id, team=team.id, material=new_key_material("ab" * 20), now=T0
+        )
+        theirs = uow.keys.add(theirs)  # sk_ababab...
+        uow.commit()
+    with backend.uow() as uow:
+        assert list(uow.keys.with_prefix("sk_a")) == [mine, theirs]
+        assert list(uow.keys.with_prefix("sk_aaaa")) == [mine]
+        assert list(uow.keys.with_prefix(theirs.prefix)) == [theirs]
+        assert list(uow.keys.with_prefix("sk_b")) == []
+        assert list(uow.keys.with_prefix("sk_a%")) == []  # a LIKE wildcard is a plain character
+
+
 def test_a_second_key_with_the_same_hash_is_a_conflict_and_leaves_the_first(backend: Backend) -> None:
     owner, member, team = people(backend)
     with backend.uow() as uow:

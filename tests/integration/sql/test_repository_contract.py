@@ -136,6 +136,18 @@ def test_teams_of_a_user_are_oldest_first(backend: Backend) -> None:
         assert uow.teams.of_user(owner.id) == [first, second]
 
 
+def test_every_user_and_every_team_oldest_first(backend: Backend) -> None:
+    with backend.uow() as uow:
+        assert (uow.users.all(), uow.teams.all()) == ([], [])
+    owner, member, first = _people(backend)
+    with backend.uow() as uow:
+        second = uow.teams.add(Team(TeamId(0), "Second Hand", member.id, T0))
+        uow.commit()
+    with backend.uow() as uow:
+        assert list(uow.users.all()) == [owner, member]
+        assert list(uow.teams.all()) == [first, second]
+
+
 # --- credits -------------------------------------------------------------------------------------------
 
 

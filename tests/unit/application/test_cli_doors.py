@@ -7,7 +7,11 @@ import pytest
 from click.testing import CliRunner, Result
 from pytest_httpserver import HTTPServer
 
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.bootstrap import bootstrap
+from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.entrypoints.cli import main
+from siteaudit.settings import Settings
 
 OWNER = "owner@retro-clock.example"
 MEMBER = "member@retro-clock.example"
@@ -88,7 +92,11 @@ def test_the_admin_commands_manage_people_teams_credits_and_keys(cli: CliRunner)
 def test_an_unknown_plan_is_refused(cli: CliRunner) -> None:
     result = run(cli, "admin", "create-user", OWNER, "--plan", "platinum")
     assert result.exit_code == 2
-    assert result.output.startswith("error: validation_failed: unknown plan 'platinum'")
+    assert "Invalid value for '--plan': 'platinum' is not one of 'free', 'starter'" in result.output
+    application = bootstrap(Settings(database_url="memory://"), queue=MemoryTaskQueue()).application
+    with pytest.raises(DomainError, match=r"^unknown plan 'platinum'; plans: free, starter") as refused:
+        application.create_user(OWNER, plan="platinum")
+    assert refused.value.code is ErrorCode.VALIDATION_FAILED
 
 
 def test_archive_needs_a_selection_and_archives_nothing_young(cli: CliRunner) -> None:
