@@ -20,6 +20,7 @@ from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
+    AuditDetail,
     AuditQuery,
     AuditStarted,
     CrawlProgress,
@@ -106,8 +107,8 @@ class LocalApplication:
         )
         return Listing(audits, total)
 
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        return audit_services.get_audit(audit_id, caller, uow=self.uow())
+    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
+        return audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
 
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
         return audit_services.cancel_audit(audit_id, caller, uow=self.uow(), clock=self.clock)

@@ -16,9 +16,10 @@ from siteaudit.domain.audit import (
 from siteaudit.domain.credit import audit_cost
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.lease import is_stalled
 from siteaudit.domain.network import AddressPolicy, NameNotResolved
 from siteaudit.domain.site import InvalidUrl
-from siteaudit.ports.application import AuditStarted
+from siteaudit.ports.application import AuditDetail, AuditStarted
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.queue import DispatchError, TaskQueue
@@ -164,9 +165,11 @@ def fail_audit(audit_id: AuditId, reason: str, *, uow: UnitOfWork, clock: Clock)
     return audit
 
 
-def get_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork) -> Audit:
+def get_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AuditDetail:
+    """The team's audit, and whether its work stalled (`siteaudit.domain.lease.is_stalled`) now."""
     with uow:
-        return uow.audits.get(audit_id, team=caller.team_id)
+        audit = uow.audits.get(audit_id, team=caller.team_id)
+        return AuditDetail(audit, stalled=is_stalled(audit, uow.leases.get(audit_id), clock.now()))
 
 
 def begin_audit(audit_id: AuditId, *, uow: UnitOfWork, clock: Clock) -> Audit:
@@ -181,19 +184,21 @@ def begin_audit(audit_id: AuditId, *, uow: UnitOfWork, clock: Clock) -> Audit:
 
 
 def record_progress(
-    audit_id: AuditId, *, pages_crawled: int, pages_not_modified: int, uow: UnitOfWork
+    audit_id: AuditId, *, pages_crawled: int, pages_not_modified: int, uow: UnitOfWork, clock: Clock
 ) -> Audit:
     with uow:
         audit = uow.audits.get_any(audit_id)
-        audit = audit.record_progress(pages_crawled=pages_crawled, pages_not_modified=pages_not_modified)
+        audit = audit.record_progress(
+            pages_crawled=pages_crawled, pages_not_modified=pages_not_modified, now=clock.now()
+        )
         uow.audits.save(audit)
         uow.commit()
     return audit
 
 
-def stop_crawling(audit_id: AuditId, *, partial: bool, uow: UnitOfWork) -> Audit:
+def stop_crawling(audit_id: AuditId, *, partial: bool, uow: UnitOfWork, clock: Clock) -> Audit:
     with uow:
-        audit = uow.audits.get_any(audit_id).stop_crawling(partial=partial)
+        audit = uow.audits.get_any(audit_id).stop_crawling(partial=partial, now=clock.now())
         uow.audits.save(audit)
         uow.commit()
     return audit

@@ -19,7 +19,7 @@ from siteaudit.domain.diff import Diff
 from siteaudit.domain.issue import Issue as IssueRecord
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
-from siteaudit.ports.application import AccountView
+from siteaudit.ports.application import AccountView, AuditDetail
 from siteaudit.ports.crawl import PageRow
 
 converter: Final = report_converter.copy()
@@ -66,6 +66,8 @@ class Audit:
     concurrency: int
     duration_s: float | None
     pages_per_minute: float | None
+    last_progress_at: datetime | None  # last batch recorded, lease renewed or state move
+    stalled: bool  # its lease's deadline passed and no worker took the audit over
 
 
 @frozen
@@ -153,7 +155,8 @@ def audit_row(audit: AuditRecord) -> dict[str, Any]:
     )
 
 
-def audit_detail(audit: AuditRecord, *, now: datetime) -> dict[str, Any]:
+def audit_detail(detail: AuditDetail, *, now: datetime) -> dict[str, Any]:
+    audit = detail.audit
     duration = audit.duration_until(now)
     per_minute = None
     if duration is not None and duration > 0:
@@ -178,6 +181,8 @@ def audit_detail(audit: AuditRecord, *, now: datetime) -> dict[str, Any]:
             concurrency=audit.concurrency,
             duration_s=None if duration is None else round(duration, 1),
             pages_per_minute=per_minute,
+            last_progress_at=audit.last_progress_at,
+            stalled=detail.stalled,
         )
     )
 

@@ -296,11 +296,11 @@ def test_an_overtaken_unit_of_work_cannot_save_its_stale_audit(backend: Backend)
         stale = uow.audits.get(audit.id, team=team.id)
         with backend.uow() as other:
             other.audits.save(
-                other.audits.get_any(audit.id).record_progress(pages_crawled=3, pages_not_modified=0)
+                other.audits.get_any(audit.id).record_progress(pages_crawled=3, pages_not_modified=0, now=T0)
             )
             other.commit()
         with pytest.raises(ConcurrentUpdate):
-            uow.audits.save(stale.record_progress(pages_crawled=1, pages_not_modified=0))
+            uow.audits.save(stale.record_progress(pages_crawled=1, pages_not_modified=0, now=T0))
     with backend.uow() as uow:
         stored = uow.audits.get_any(audit.id)
         assert (stored.pages_crawled, stored.version) == (3, 2)
@@ -312,7 +312,7 @@ def test_several_saves_in_one_unit_of_work_follow_its_own_versions(backend: Back
         audit = uow.audits.add(_audit(team, owner))
         audit = audit.start(now=T0)
         uow.audits.save(audit)
-        audit = audit.record_progress(pages_crawled=2, pages_not_modified=1)
+        audit = audit.record_progress(pages_crawled=2, pages_not_modified=1, now=T0)
         uow.audits.save(audit)
         uow.commit()
     with backend.uow() as uow:
@@ -346,7 +346,7 @@ def test_the_latest_done_audit_is_of_the_same_site_or_origin_and_older(backend: 
         ids = []
         for site in (None, None, 7, None):
             audit = uow.audits.add(_audit(team, owner, site=site))
-            audit = audit.start(now=T0).stop_crawling(partial=False)
+            audit = audit.start(now=T0).stop_crawling(partial=False, now=T0)
             audit, _ = audit.publish_report(health_score=90, now=T0)
             uow.audits.save(audit)
             ids.append(audit.id)

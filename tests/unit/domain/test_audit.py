@@ -56,7 +56,7 @@ def test_every_audit_move_is_used() -> None:
 
 
 def test_an_audit_runs_from_queued_to_done() -> None:
-    audit = an_audit().start(now=NOW).stop_crawling(partial=True)
+    audit = an_audit().start(now=NOW).stop_crawling(partial=True, now=NOW)
     audit, ended = audit.publish_report(health_score=87, now=NOW)
     assert (audit.status, audit.health_score, audit.partial, audit.version) == (AuditStatus.DONE, 87, True, 3)
     assert ended.status is AuditStatus.DONE
@@ -88,7 +88,7 @@ def test_failure_reasons_have_the_spec_shapes() -> None:
 def test_progress_never_passes_the_page_cap() -> None:
     running = an_audit(max_pages=10).start(now=NOW)
     with pytest.raises(ValueError):
-        running.record_progress(pages_crawled=11, pages_not_modified=0)
+        running.record_progress(pages_crawled=11, pages_not_modified=0, now=NOW)
 
 
 def test_only_ended_audits_are_archived() -> None:
