@@ -321,6 +321,30 @@ def test_several_saves_in_one_unit_of_work_follow_its_own_versions(backend: Back
             uow.audits.save(evolve(audit, id=AuditId(audit.id + 100)))
 
 
+def test_noted_progress_moves_forward_only_leaves_the_version_and_never_touches_an_ended_audit(
+    backend: Backend,
+) -> None:
+    owner, _, team = _people(backend)
+    later = T0 + timedelta(seconds=30)
+    with backend.uow() as uow:
+        running = uow.audits.add(_audit(team, owner)).start(now=T0)
+        uow.audits.save(running)
+        ended, _ = uow.audits.add(_audit(team, owner)).cancel(now=T0)
+        uow.audits.save(ended)
+        uow.commit()
+    with backend.uow() as uow:
+        uow.audits.note_progress(running.id, at=later)
+        uow.audits.note_progress(running.id, at=T0 + timedelta(seconds=10))  # older: kept out
+        uow.audits.note_progress(ended.id, at=later)
+        uow.commit()
+    with backend.uow() as uow:
+        noted = uow.audits.get_any(running.id)
+        assert (noted.last_progress_at, noted.version) == (later, running.version)
+        assert uow.audits.get_any(ended.id).last_progress_at == T0
+        uow.audits.save(noted.record_progress(pages_crawled=1, pages_not_modified=0, now=later))
+        uow.commit()
+
+
 def test_audits_list_newest_first_with_personal_ones_and_a_total(backend: Backend) -> None:
     owner, member, team = _people(backend)
     with backend.uow() as uow:

@@ -34,5 +34,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("audits") as batch:
-        batch.drop_column("last_progress_at")
+    # A plain DROP COLUMN (SQLite 3.35+): batch mode would copy the table, and dropping the old `audits`
+    # cascades to every row that refers to it.
+    op.drop_column("audits", "last_progress_at")
