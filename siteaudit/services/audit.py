@@ -1,5 +1,11 @@
-"""Audit use cases: start, cancel, fail and end an audit, with its credits reserved and settled once."""
+"""Audit use cases: start, cancel, fail and end an audit, with its credits reserved and settled once.
 
+Each audit event is one info line on the `siteaudit.audit` logger, written once its transaction
+committed: started here, handed over in `crawl/handover.py`, ended here (and by finalisation), the webhook
+delivered or given up in `webhook.py`.
+"""
+
+import logging
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
@@ -13,7 +19,7 @@ from siteaudit.domain.audit import (
     dispatch_failed,
     origin_of,
 )
-from siteaudit.domain.credit import audit_cost
+from siteaudit.domain.credit import as_number, audit_cost
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.lease import is_stalled
@@ -26,6 +32,8 @@ from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.site import site_terms
 from siteaudit.services.webhook import queue_webhook
+
+log = logging.getLogger("siteaudit.audit")
 
 
 def audit_reference(audit_id: AuditId) -> str:
@@ -110,6 +118,13 @@ def start_audit(
     except DispatchError as exc:
         fail_audit(audit.id, dispatch_failed(str(exc) or type(exc).__name__), uow=uow, clock=clock)
         raise DispatchFailed(audit.id) from exc
+    log.info(
+        "audit %s started: %s (max %d pages, trigger %s)",
+        audit.id,
+        audit.url,
+        audit.max_pages,
+        audit.trigger.value,
+    )
     return AuditStarted(audit)
 
 
@@ -141,6 +156,26 @@ def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> N
     queue_webhook(audit, webhooks=uow.webhooks, at=ended.at)
 
 
+def log_ended(audit: Audit) -> None:
+    """The line of an audit's end, once the ending transaction committed."""
+    charged = audit_cost(
+        pages_fetched=audit.pages_fetched_in_full,
+        pages_not_modified=audit.pages_not_modified,
+        reserved=audit.credits_reserved,
+    )
+    duration = audit.duration_s
+    log.info(
+        "audit %s ended: %s%s, %d pages, score %s, %s credits charged, %s",
+        audit.id,
+        audit.status.value,
+        f" ({audit.failure_reason})" if audit.status is AuditStatus.FAILED else "",
+        audit.pages_crawled,
+        "none" if audit.health_score is None else audit.health_score,
+        as_number(charged),
+        "never started" if duration is None else f"took {duration:.1f} s",
+    )
+
+
 def cancel_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Audit:
     """Cancel a queued, running or finalizing audit; an ended one raises Conflict (409)."""
     with uow:
@@ -149,6 +184,7 @@ def cancel_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: C
         settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
+    log_ended(audit)
     return audit
 
 
@@ -162,6 +198,7 @@ def fail_audit(audit_id: AuditId, reason: str, *, uow: UnitOfWork, clock: Clock)
         settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
+    log_ended(audit)
     return audit
 
 
@@ -211,6 +248,7 @@ def publish_report(audit_id: AuditId, *, health_score: int, uow: UnitOfWork, clo
         settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
+    log_ended(audit)
     return audit
 
 
