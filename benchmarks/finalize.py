@@ -279,8 +279,8 @@ def prepare(
     # The previous audit: a tenth of the site, finalised, then archived (its identities kept beside its report).
     print(f"writing the previous audit ({pages // 10:,} pages) ...", flush=True)
     write_site(crawl, previous, pages // 10, links_per_page)
-    audits.record_progress(previous, pages_crawled=pages // 10, pages_not_modified=0, uow=uow())
-    audits.stop_crawling(previous, partial=False, uow=uow())
+    audits.record_progress(previous, pages_crawled=pages // 10, pages_not_modified=0, uow=uow(), clock=clock)
+    audits.stop_crawling(previous, partial=False, uow=uow(), clock=clock)
     finalize.finalize_audit(previous, uow=uow(), crawl=crawl, clock=clock)
     clock.advance(timedelta(days=40).total_seconds())
     archived = archival.archive_audits(
@@ -296,8 +296,8 @@ def prepare(
         f"{time.perf_counter() - started:.0f} s",
         flush=True,
     )
-    audits.record_progress(current, pages_crawled=pages, pages_not_modified=0, uow=uow())
-    audits.stop_crawling(current, partial=False, uow=uow())
+    audits.record_progress(current, pages_crawled=pages, pages_not_modified=0, uow=uow(), clock=clock)
+    audits.stop_crawling(current, partial=False, uow=uow(), clock=clock)
     clock.advance(3_600)
     return previous, current
 

@@ -256,8 +256,8 @@ def prepare(url: str, pages: int, key_count: int) -> tuple[int, list[str]]:
         crawl.write_issues(
             audit.id, [i for p in facts for i in check_page(p, thresholds=limits, context=context)]
         )
-    audits.record_progress(audit.id, pages_crawled=pages, pages_not_modified=0, uow=uow())
-    audits.stop_crawling(audit.id, partial=False, uow=uow())
+    audits.record_progress(audit.id, pages_crawled=pages, pages_not_modified=0, uow=uow(), clock=clock)
+    audits.stop_crawling(audit.id, partial=False, uow=uow(), clock=clock)
     clock.advance(600)
     finalize.finalize_audit(audit.id, uow=uow(), crawl=crawl, clock=clock)
     made = [keys.create_settings_key(owner, "Bench", uow=uow(), clock=clock, secrets=secrets_).raw]

@@ -118,6 +118,7 @@ class Audit:
     started_at: datetime | None = None
     finished_at: datetime | None = None
     archived_at: datetime | None = None
+    last_progress_at: datetime | None = None  # last batch recorded, lease renewed or state move
     failure_reason: str | None = None
     pages_crawled: int = 0
     pages_not_modified: int = 0
@@ -132,32 +133,49 @@ class Audit:
 
     def start(self, *, now: datetime) -> Self:
         status = self._move(AuditMove.START)
-        return evolve(self, status=status, started_at=now, version=self.version + 1)
+        return evolve(self, status=status, started_at=now, last_progress_at=now, version=self.version + 1)
 
-    def stop_crawling(self, *, partial: bool) -> Self:
+    def stop_crawling(self, *, partial: bool, now: datetime) -> Self:
         status = self._move(AuditMove.STOP_CRAWLING)
-        return evolve(self, status=status, partial=partial, version=self.version + 1)
+        return evolve(self, status=status, partial=partial, last_progress_at=now, version=self.version + 1)
 
     def publish_report(self, *, health_score: int, now: datetime) -> tuple[Self, AuditEnded]:
         status = self._move(AuditMove.PUBLISH_REPORT)
         done = evolve(
-            self, status=status, health_score=health_score, finished_at=now, version=self.version + 1
+            self,
+            status=status,
+            health_score=health_score,
+            finished_at=now,
+            last_progress_at=now,
+            version=self.version + 1,
         )
         return done, AuditEnded(self.id, status, now)
 
     def cancel(self, *, now: datetime) -> tuple[Self, AuditEnded]:
         status = self._move(AuditMove.CANCEL)
         ended = evolve(
-            self, status=status, finished_at=now, failure_reason=CANCELLED_REASON, version=self.version + 1
+            self,
+            status=status,
+            finished_at=now,
+            last_progress_at=now,
+            failure_reason=CANCELLED_REASON,
+            version=self.version + 1,
         )
         return ended, AuditEnded(self.id, status, now)
 
     def fail(self, reason: str, *, now: datetime) -> tuple[Self, AuditEnded]:
         status = self._move(AuditMove.FAIL)
-        failed = evolve(self, status=status, finished_at=now, failure_reason=reason, version=self.version + 1)
+        failed = evolve(
+            self,
+            status=status,
+            finished_at=now,
+            last_progress_at=now,
+            failure_reason=reason,
+            version=self.version + 1,
+        )
         return failed, AuditEnded(self.id, status, now)
 
-    def record_progress(self, *, pages_crawled: int, pages_not_modified: int) -> Self:
+    def record_progress(self, *, pages_crawled: int, pages_not_modified: int, now: datetime) -> Self:
         """Counters from a crawl slice; they only grow and never pass the page cap."""
         if self.status is not AuditStatus.RUNNING:
             raise Conflict(f"audit {self.id} is {self.status.value}, not running")
@@ -168,7 +186,11 @@ class Audit:
                 f"progress {pages_crawled}/{pages_not_modified} is not possible for audit {self.id}"
             )
         return evolve(
-            self, pages_crawled=pages_crawled, pages_not_modified=pages_not_modified, version=self.version + 1
+            self,
+            pages_crawled=pages_crawled,
+            pages_not_modified=pages_not_modified,
+            last_progress_at=now,
+            version=self.version + 1,
         )
 
     def archive(self, *, now: datetime) -> Self:

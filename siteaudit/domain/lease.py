@@ -27,7 +27,7 @@ from typing import Self
 
 from attrs import evolve, frozen
 
-from siteaudit.domain.audit import AuditStatus
+from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.ids import AuditId
 
 
@@ -91,6 +91,13 @@ def first_claim(audit_id: AuditId, holder: str, *, until: datetime) -> Lease:
 def adopted(audit_id: AuditId, *, until: datetime) -> Lease:
     """The reaper's lease for a queued audit nobody ever claimed: free, counted as one attempt."""
     return Lease(audit_id=audit_id, holder=None, expires_at=until, attempts=1, version=1)
+
+
+def is_stalled(audit: Audit, lease: Lease | None, now: datetime) -> bool:
+    """Whether the audit's work stopped: it has not ended, and its lease's deadline passed with nobody
+    taking the audit over (a holder that did not renew in time, or a handed-over or re-dispatched audit
+    no message claimed in time). An audit without a lease was promised no deadline yet: not stalled."""
+    return not audit.status.ended and lease is not None and lease.expires_at <= now
 
 
 class ReapAction(enum.StrEnum):

@@ -93,6 +93,15 @@ class AuditStarted:
 
 
 @frozen
+class AuditDetail:
+    """An audit as its detail shows it (SPEC 2.3): the audit, and whether its work stalled, its lease's
+    deadline passed with no worker taking it over (`siteaudit.domain.lease.is_stalled`)."""
+
+    audit: Audit
+    stalled: bool
+
+
+@frozen
 class AccountView:
     """What GET /account shows (SPEC 2.2); credit figures in tenths."""
 
@@ -243,8 +252,9 @@ class Application(Protocol):
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
 
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        """Raises NotFound for another team's audit as for an unknown one."""
+    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
+        """The audit and whether it stalled now. Raises NotFound for another team's audit as for an
+        unknown one."""
         ...
 
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:

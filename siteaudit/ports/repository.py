@@ -145,6 +145,11 @@ class AuditRepository(Protocol):
         """
         ...
 
+    def note_progress(self, audit_id: AuditId, *, at: datetime) -> None:
+        """Stage `at` as the audit's `last_progress_at` (its lease was renewed) unless it ended or already
+        shows a later time; no version change, so nobody's optimistic update is refused for it."""
+        ...
+
     def list(
         self,
         *,

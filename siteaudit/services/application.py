@@ -21,6 +21,7 @@ from siteaudit.domain.site import Site, VerifyMethod
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
+    AuditDetail,
     AuditQuery,
     AuditStarted,
     CrawlProgress,
@@ -117,8 +118,8 @@ class LocalApplication:
         )
         return Listing(audits, total)
 
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        return audit_services.get_audit(audit_id, caller, uow=self.uow())
+    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
+        return audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
 
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
         return audit_services.cancel_audit(audit_id, caller, uow=self.uow(), clock=self.clock)

@@ -1,5 +1,11 @@
-"""Audit use cases: start, cancel, fail and end an audit, with its credits reserved and settled once."""
+"""Audit use cases: start, cancel, fail and end an audit, with its credits reserved and settled once.
 
+Each audit event is one info line on the `siteaudit.audit` logger, written once its transaction
+committed: started here, handed over in `crawl/handover.py`, ended here (and by finalisation), the webhook
+delivered or given up in `webhook.py`.
+"""
+
+import logging
 from collections.abc import Sequence
 
 from siteaudit.domain.account import Caller, plan_named
@@ -12,17 +18,20 @@ from siteaudit.domain.audit import (
     dispatch_failed,
     origin_of,
 )
-from siteaudit.domain.credit import audit_cost
+from siteaudit.domain.credit import as_number, audit_cost
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.lease import is_stalled
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.ports.application import AuditStarted
+from siteaudit.ports.application import AuditDetail, AuditStarted
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.site import require_public_address, site_terms
 from siteaudit.services.webhook import queue_webhook
+
+log = logging.getLogger("siteaudit.audit")
 
 
 def audit_reference(audit_id: AuditId) -> str:
@@ -107,6 +116,13 @@ def start_audit(
     except DispatchError as exc:
         fail_audit(audit.id, dispatch_failed(str(exc) or type(exc).__name__), uow=uow, clock=clock)
         raise DispatchFailed(audit.id) from exc
+    log.info(
+        "audit %s started: %s (max %d pages, trigger %s)",
+        audit.id,
+        audit.url,
+        audit.max_pages,
+        audit.trigger.value,
+    )
     return AuditStarted(audit)
 
 
@@ -122,6 +138,26 @@ def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> N
     queue_webhook(audit, webhooks=uow.webhooks, at=ended.at)
 
 
+def log_ended(audit: Audit) -> None:
+    """The line of an audit's end, once the ending transaction committed."""
+    charged = audit_cost(
+        pages_fetched=audit.pages_fetched_in_full,
+        pages_not_modified=audit.pages_not_modified,
+        reserved=audit.credits_reserved,
+    )
+    duration = audit.duration_s
+    log.info(
+        "audit %s ended: %s%s, %d pages, score %s, %s credits charged, %s",
+        audit.id,
+        audit.status.value,
+        f" ({audit.failure_reason})" if audit.status is AuditStatus.FAILED else "",
+        audit.pages_crawled,
+        "none" if audit.health_score is None else audit.health_score,
+        as_number(charged),
+        "never started" if duration is None else f"took {duration:.1f} s",
+    )
+
+
 def cancel_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Audit:
     """Cancel a queued, running or finalizing audit; an ended one raises Conflict (409)."""
     with uow:
@@ -130,6 +166,7 @@ def cancel_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: C
         settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
+    log_ended(audit)
     return audit
 
 
@@ -143,12 +180,15 @@ def fail_audit(audit_id: AuditId, reason: str, *, uow: UnitOfWork, clock: Clock)
         settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
+    log_ended(audit)
     return audit
 
 
-def get_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork) -> Audit:
+def get_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AuditDetail:
+    """The team's audit, and whether its work stalled (`siteaudit.domain.lease.is_stalled`) now."""
     with uow:
-        return uow.audits.get(audit_id, team=caller.team_id)
+        audit = uow.audits.get(audit_id, team=caller.team_id)
+        return AuditDetail(audit, stalled=is_stalled(audit, uow.leases.get(audit_id), clock.now()))
 
 
 def begin_audit(audit_id: AuditId, *, uow: UnitOfWork, clock: Clock) -> Audit:
@@ -163,19 +203,21 @@ def begin_audit(audit_id: AuditId, *, uow: UnitOfWork, clock: Clock) -> Audit:
 
 
 def record_progress(
-    audit_id: AuditId, *, pages_crawled: int, pages_not_modified: int, uow: UnitOfWork
+    audit_id: AuditId, *, pages_crawled: int, pages_not_modified: int, uow: UnitOfWork, clock: Clock
 ) -> Audit:
     with uow:
         audit = uow.audits.get_any(audit_id)
-        audit = audit.record_progress(pages_crawled=pages_crawled, pages_not_modified=pages_not_modified)
+        audit = audit.record_progress(
+            pages_crawled=pages_crawled, pages_not_modified=pages_not_modified, now=clock.now()
+        )
         uow.audits.save(audit)
         uow.commit()
     return audit
 
 
-def stop_crawling(audit_id: AuditId, *, partial: bool, uow: UnitOfWork) -> Audit:
+def stop_crawling(audit_id: AuditId, *, partial: bool, uow: UnitOfWork, clock: Clock) -> Audit:
     with uow:
-        audit = uow.audits.get_any(audit_id).stop_crawling(partial=partial)
+        audit = uow.audits.get_any(audit_id).stop_crawling(partial=partial, now=clock.now())
         uow.audits.save(audit)
         uow.commit()
     return audit
@@ -188,6 +230,7 @@ def publish_report(audit_id: AuditId, *, health_score: int, uow: UnitOfWork, clo
         settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
+    log_ended(audit)
     return audit
 
 

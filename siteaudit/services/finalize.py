@@ -46,7 +46,7 @@ from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore, IssueLine
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.audit import settle_ended_audit
+from siteaudit.services.audit import log_ended, settle_ended_audit
 
 BATCH = 5_000
 
@@ -360,6 +360,7 @@ def finalize_audit(
         if audit.site_id is not None:
             _refresh_fix_tasks(audit, findings, uow=uow, clock=clock)
         uow.commit()
+    log_ended(audit)
     return audit
 
 

@@ -1,5 +1,6 @@
 """Webhook use cases: queue the audit-ended event, deliver due events, create and rotate signing secrets."""
 
+import logging
 import random
 import string
 from collections.abc import Callable
@@ -8,10 +9,18 @@ from typing import TYPE_CHECKING, Final
 
 from attrs import frozen
 
-from siteaudit.domain.audit import Audit
+from siteaudit.domain.audit import Audit, origin_of
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import UserId
-from siteaudit.domain.webhook import DEADLINE_S, SendOutcome, WebhookDelivery, sign
+from siteaudit.domain.site import InvalidUrl
+from siteaudit.domain.webhook import (
+    DEADLINE_S,
+    DeliveryStatus,
+    SendOutcome,
+    WebhookAttempt,
+    WebhookDelivery,
+    sign,
+)
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets, WebhookSender, WebhookUnitOfWork
 
@@ -29,6 +38,8 @@ DEFAULT_LEASE_S: Final = DEADLINE_S + 20.0
 DEFAULT_BATCH: Final = 20
 
 Jitter = Callable[[], float]
+
+log = logging.getLogger("siteaudit.audit")
 
 
 def uniform_jitter() -> float:
@@ -142,7 +153,25 @@ def deliver_due_webhooks(
             uow.webhooks.add_attempt(attempt)
             uow.commit()
         recorded += 1
+        _log_end(updated, attempt)
     return recorded
+
+
+def _log_end(delivery: WebhookDelivery, attempt: WebhookAttempt) -> None:
+    """The line of a delivery that ended: the receiver's origin only, never its full URL."""
+    if not delivery.status.ended:
+        return
+    try:
+        receiver = origin_of(delivery.url)
+    except InvalidUrl:
+        receiver = "an invalid URL"
+    tries = f"{delivery.attempts} attempt{'s' if delivery.attempts != 1 else ''}"
+    if delivery.status is DeliveryStatus.DELIVERED:
+        log.info("audit %s webhook delivered to %s after %s", delivery.audit_id, receiver, tries)
+        return
+    last = attempt.error if attempt.status_code is None else f"status {attempt.status_code}"
+    how = "redirected, not followed" if delivery.status is DeliveryStatus.REDIRECTED else f"last: {last}"
+    log.warning("audit %s webhook to %s given up after %s (%s)", delivery.audit_id, receiver, tries, how)
 
 
 def person_webhook_secret(email: str, *, rotate: bool, uow: "UnitOfWork", secrets: Secrets) -> str:

@@ -240,6 +240,13 @@ class MemoryAuditRepository:
         self._t.put(audit.id, audit)
         self._seen[("audit", audit.id)] = audit.version
 
+    def note_progress(self, audit_id: AuditId, *, at: datetime) -> None:
+        audit = self._t.get(audit_id)
+        if audit is None or audit.status.ended:
+            return
+        if audit.last_progress_at is None or audit.last_progress_at < at:
+            self._t.put(audit_id, evolve(audit, last_progress_at=at))
+
     def list(
         self,
         *,

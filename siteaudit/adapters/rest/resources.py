@@ -98,8 +98,8 @@ class Crawls(Resource):
 class Crawl(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
         known_query(req, ())
-        audit = self.application.get_audit(AuditId(crawl_id), req.context.caller)
-        resp.media = audit_detail(audit, now=self.clock.now())
+        detail = self.application.get_audit(AuditId(crawl_id), req.context.caller)
+        resp.media = audit_detail(detail, now=self.clock.now())
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
         self.application.cancel_audit(AuditId(crawl_id), req.context.caller)

@@ -21,7 +21,7 @@ from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
 from siteaudit.domain.site import Monitoring, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import Site as SiteRecord
-from siteaudit.ports.application import AccountView, OwnershipProved, SiteDetail, SiteOwnership
+from siteaudit.ports.application import AccountView, AuditDetail, OwnershipProved, SiteDetail, SiteOwnership
 from siteaudit.ports.crawl import PageRow
 
 converter: Final = report_converter.copy()
@@ -70,6 +70,8 @@ class Audit:
     concurrency: int
     duration_s: float | None
     pages_per_minute: float | None
+    last_progress_at: datetime | None  # last batch recorded, lease renewed or state move
+    stalled: bool  # its lease's deadline passed and no worker took the audit over
 
 
 @frozen
@@ -157,7 +159,8 @@ def audit_row(audit: AuditRecord) -> dict[str, Any]:
     )
 
 
-def audit_detail(audit: AuditRecord, *, now: datetime) -> dict[str, Any]:
+def audit_detail(detail: AuditDetail, *, now: datetime) -> dict[str, Any]:
+    audit = detail.audit
     duration = audit.duration_until(now)
     per_minute = None
     if duration is not None and duration > 0:
@@ -182,6 +185,8 @@ def audit_detail(audit: AuditRecord, *, now: datetime) -> dict[str, Any]:
             concurrency=audit.concurrency,
             duration_s=None if duration is None else round(duration, 1),
             pages_per_minute=per_minute,
+            last_progress_at=audit.last_progress_at,
+            stalled=detail.stalled,
         )
     )
 

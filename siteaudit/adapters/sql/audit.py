@@ -1,13 +1,14 @@
 """Audits in SQL: explicit row conversion, team-scoped reads, optimistic version checks on save."""
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, Final
 
 from attrs import evolve
 from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, update
 
 from siteaudit.adapters.sql.tables import audits
-from siteaudit.domain.audit import Audit, AuditStatus, AuditTrigger
+from siteaudit.domain.audit import ENDED, Audit, AuditStatus, AuditTrigger
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 
@@ -33,6 +34,7 @@ def audit_from_row(row: Any) -> Audit:
         started_at=row.started_at,
         finished_at=row.finished_at,
         archived_at=row.archived_at,
+        last_progress_at=row.last_progress_at,
         failure_reason=row.failure_reason,
         pages_crawled=row.pages_crawled,
         pages_not_modified=row.pages_not_modified,
@@ -62,6 +64,7 @@ def audit_values(audit: Audit) -> dict[str, Any]:
         "started_at": audit.started_at,
         "finished_at": audit.finished_at,
         "archived_at": audit.archived_at,
+        "last_progress_at": audit.last_progress_at,
         "failure_reason": audit.failure_reason,
         "pages_crawled": audit.pages_crawled,
         "pages_not_modified": audit.pages_not_modified,
@@ -124,6 +127,17 @@ class SqlAuditRepository:
                 raise NotFound("audit", audit.id)
             raise ConcurrentUpdate("audit", audit.id)
         self._seen[("audit", audit.id)] = audit.version
+
+    def note_progress(self, audit_id: AuditId, *, at: datetime) -> None:
+        self._c().execute(
+            update(audits)
+            .where(
+                audits.c.id == audit_id,
+                audits.c.status.not_in([s.value for s in ENDED]),
+                or_(audits.c.last_progress_at.is_(None), audits.c.last_progress_at < at),
+            )
+            .values(last_progress_at=at)
+        )
 
     def list(
         self,

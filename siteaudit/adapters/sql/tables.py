@@ -150,6 +150,8 @@ audits = Table(
     Column("started_at", UtcDateTime, nullable=True),
     Column("finished_at", UtcDateTime, nullable=True),
     Column("archived_at", UtcDateTime, nullable=True),
+    # Last batch recorded, lease renewed or state move (GET /crawls/{id}); null before the first slice.
+    Column("last_progress_at", UtcDateTime, nullable=True),
     Column("failure_reason", String(500), nullable=True),
     Column("pages_crawled", Integer, nullable=False),
     Column("pages_not_modified", Integer, nullable=False),

@@ -70,6 +70,8 @@ class SliceLease:
             return
         with self.uow() as uow:
             renewed = uow.leases.renew(self.audit_id, self.holder, until=self._until(self.limits.lease_s))
+            if renewed:
+                uow.audits.note_progress(self.audit_id, at=now)
             uow.commit()
         if not renewed:
             self.held = False
@@ -95,7 +97,7 @@ class SliceLease:
             if not uow.leases.release(self.audit_id, self.holder, until=self._until(self.limits.handover_s)):
                 self.held = False
                 return False
-            audit = uow.audits.get_any(self.audit_id).stop_crawling(partial=partial)
+            audit = uow.audits.get_any(self.audit_id).stop_crawling(partial=partial, now=self.clock.now())
             uow.audits.save(audit)
             uow.commit()
         self.held = False

@@ -20,6 +20,7 @@ from siteaudit.domain.facts import Link, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.thresholds import Thresholds
+from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CRAWLED_STATES, CrawlStore, FrontierState
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.audit import record_progress
@@ -95,7 +96,7 @@ def frontier_counts(crawl: CrawlStore, audit_id: AuditId) -> tuple[int, int, int
 
 
 def progress_recorded(
-    audit: Audit, *, crawled: int, not_modified: int, uow: Callable[[], UnitOfWork]
+    audit: Audit, *, crawled: int, not_modified: int, uow: Callable[[], UnitOfWork], clock: Clock
 ) -> bool:
     """Record the audit's progress after a batch; False when it is no longer running (cancelled, or
     failed by the reaper, while the batch's visits were out)."""
@@ -105,6 +106,7 @@ def progress_recorded(
             pages_crawled=min(crawled, audit.max_pages),
             pages_not_modified=min(not_modified, crawled, audit.max_pages),
             uow=uow(),
+            clock=clock,
         )
     except Conflict:
         return False

@@ -156,7 +156,14 @@ async def _claimed_slice(
         deps.crawl.save_checkpoint(audit_id, state.as_json())
     finally:
         await fetcher.aclose()
-    handed = hand_over(audit_id, closed.stop, lease=lease, queue=deps.queue, verify_token=verify_token)
+    handed = hand_over(
+        audit_id,
+        closed.stop,
+        lease=lease,
+        queue=deps.queue,
+        verify_token=verify_token,
+        pages_crawled=closed.pages_crawled,
+    )
     return SliceOutcome(
         audit_id,
         fetched=closed.fetched,

@@ -107,7 +107,9 @@ async def crawl_window(
             )
             counts = frontier_counts(crawl, audit_id)
             done, _, not_modified = counts
-            if not progress_recorded(audit, crawled=done, not_modified=not_modified, uow=deps.uow):
+            if not progress_recorded(
+                audit, crawled=done, not_modified=not_modified, uow=deps.uow, clock=deps.clock
+            ):
                 # No longer running: cancelled (or failed by the reaper) while these visits were out.
                 return WindowClosed(visits.fetched, done, stop=StopReason.CANCELLED)
     finally:

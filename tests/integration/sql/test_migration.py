@@ -132,3 +132,55 @@ def test_identities_move_out_of_the_report_on_postgresql(new_postgres_database: 
         _check_identities_move_out_of_the_report(engine)
     finally:
         engine.dispose()
+
+
+def _check_last_progress_is_backfilled(engine: Engine) -> None:
+    """0006: audits get `last_progress_at`, filled with when they ended, else started (queued: null)."""
+    migrate(engine, "0005")
+    created = datetime(2026, 11, 25, 9, tzinfo=UTC)
+    started, finished = datetime(2026, 11, 25, 9, 1, tzinfo=UTC), datetime(2026, 11, 25, 9, 5, tzinfo=UTC)
+    with engine.begin() as conn:
+        conn.execute(
+            insert(users).values(id=1, email="a@b.example", plan="free", name="", created_at=created)
+        )
+        for audit_id, status, times in (
+            (1, "queued", {}),
+            (2, "running", {"started_at": started}),
+            (3, "done", {"started_at": started, "finished_at": finished}),
+        ):
+            conn.execute(
+                insert(audits).values(
+                    id=audit_id, team_id=1, user_id=1, payer_id=1, url="https://a.example/",
+                    origin="https://a.example", created_at=created, max_pages=10, concurrency=2, max_rps=2.0,
+                    trigger="api", status=status, credits_reserved=0, verify_token_set=False,
+                    pages_crawled=0, pages_not_modified=0, partial=False, version=1, **times,
+                )
+            )  # fmt: skip
+    migrate(engine)
+    with engine.connect() as conn:
+        rows = {
+            r.id: r.last_progress_at for r in conn.execute(select(audits.c.id, audits.c.last_progress_at))
+        }
+    assert rows == {1: None, 2: started, 3: finished}
+    assert _drift(engine) == []
+    with engine.connect() as conn:
+        command.downgrade(alembic_config(conn), "0005")
+        conn.commit()
+    assert "last_progress_at" not in {c["name"] for c in inspect(engine).get_columns("audits")}
+
+
+def test_last_progress_is_backfilled_on_sqlite(tmp_path: Path) -> None:
+    engine = create_engine(f"sqlite:///{tmp_path / 'progress.sqlite3'}")
+    try:
+        _check_last_progress_is_backfilled(engine)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_last_progress_is_backfilled_on_postgresql(new_postgres_database: Callable[[], str]) -> None:
+    engine = create_engine(new_postgres_database())
+    try:
+        _check_last_progress_is_backfilled(engine)
+    finally:
+        engine.dispose()

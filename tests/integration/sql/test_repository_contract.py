@@ -308,11 +308,11 @@ def test_an_overtaken_unit_of_work_cannot_save_its_stale_audit(backend: Backend)
         stale = uow.audits.get(audit.id, team=team.id)
         with backend.uow() as other:
             other.audits.save(
-                other.audits.get_any(audit.id).record_progress(pages_crawled=3, pages_not_modified=0)
+                other.audits.get_any(audit.id).record_progress(pages_crawled=3, pages_not_modified=0, now=T0)
             )
             other.commit()
         with pytest.raises(ConcurrentUpdate):
-            uow.audits.save(stale.record_progress(pages_crawled=1, pages_not_modified=0))
+            uow.audits.save(stale.record_progress(pages_crawled=1, pages_not_modified=0, now=T0))
     with backend.uow() as uow:
         stored = uow.audits.get_any(audit.id)
         assert (stored.pages_crawled, stored.version) == (3, 2)
@@ -324,13 +324,37 @@ def test_several_saves_in_one_unit_of_work_follow_its_own_versions(backend: Back
         audit = uow.audits.add(_audit(team, owner))
         audit = audit.start(now=T0)
         uow.audits.save(audit)
-        audit = audit.record_progress(pages_crawled=2, pages_not_modified=1)
+        audit = audit.record_progress(pages_crawled=2, pages_not_modified=1, now=T0)
         uow.audits.save(audit)
         uow.commit()
     with backend.uow() as uow:
         assert uow.audits.get_any(audit.id) == audit
         with pytest.raises(NotFound):
             uow.audits.save(evolve(audit, id=AuditId(audit.id + 100)))
+
+
+def test_noted_progress_moves_forward_only_leaves_the_version_and_never_touches_an_ended_audit(
+    backend: Backend,
+) -> None:
+    owner, _, team = _people(backend)
+    later = T0 + timedelta(seconds=30)
+    with backend.uow() as uow:
+        running = uow.audits.add(_audit(team, owner)).start(now=T0)
+        uow.audits.save(running)
+        ended, _ = uow.audits.add(_audit(team, owner)).cancel(now=T0)
+        uow.audits.save(ended)
+        uow.commit()
+    with backend.uow() as uow:
+        uow.audits.note_progress(running.id, at=later)
+        uow.audits.note_progress(running.id, at=T0 + timedelta(seconds=10))  # older: kept out
+        uow.audits.note_progress(ended.id, at=later)
+        uow.commit()
+    with backend.uow() as uow:
+        noted = uow.audits.get_any(running.id)
+        assert (noted.last_progress_at, noted.version) == (later, running.version)
+        assert uow.audits.get_any(ended.id).last_progress_at == T0
+        uow.audits.save(noted.record_progress(pages_crawled=1, pages_not_modified=0, now=later))
+        uow.commit()
 
 
 def test_audits_list_newest_first_with_personal_ones_and_a_total(backend: Backend) -> None:
@@ -358,7 +382,7 @@ def test_the_latest_done_audit_is_of_the_same_site_or_origin_and_older(backend: 
         ids = []
         for site in (None, None, 7, None):
             audit = uow.audits.add(_audit(team, owner, site=site))
-            audit = audit.start(now=T0).stop_crawling(partial=False)
+            audit = audit.start(now=T0).stop_crawling(partial=False, now=T0)
             audit, _ = audit.publish_report(health_score=90, now=T0)
             uow.audits.save(audit)
             ids.append(audit.id)

@@ -79,7 +79,7 @@ def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_
             AuditRequest(url=site.url_for("/"), max_pages=5, verify_token=token), caller
         )
         deadline = time.monotonic() + 30
-        while app.application.get_audit(started.audit.id, caller).status is not AuditStatus.DONE:
+        while app.application.get_audit(started.audit.id, caller).audit.status is not AuditStatus.DONE:
             assert time.monotonic() < deadline, "the audit did not finish"
             time.sleep(0.05)
     finally:

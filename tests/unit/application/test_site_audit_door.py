@@ -68,6 +68,6 @@ def test_an_audit_of_a_deleted_site_runs_to_its_end_without_the_secret(httpserve
     httpserver.clear_log()
     application.run_crawl_slice(started.audit.id)
     application.finalize_audit(started.audit.id)
-    audit = application.get_audit(started.audit.id, caller)
+    audit = application.get_audit(started.audit.id, caller).audit
     assert (audit.status.value, audit.site_id) == ("done", site.id)
     assert {r.headers.get(VERIFY_HEADER) for r in fetched(httpserver, "/")} == {None}

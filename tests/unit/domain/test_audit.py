@@ -1,6 +1,6 @@
 """The audit lifecycle table and the request rules of SPEC 4.3 and 8."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -56,10 +56,28 @@ def test_every_audit_move_is_used() -> None:
 
 
 def test_an_audit_runs_from_queued_to_done() -> None:
-    audit = an_audit().start(now=NOW).stop_crawling(partial=True)
+    audit = an_audit().start(now=NOW).stop_crawling(partial=True, now=NOW)
     audit, ended = audit.publish_report(health_score=87, now=NOW)
     assert (audit.status, audit.health_score, audit.partial, audit.version) == (AuditStatus.DONE, 87, True, 3)
     assert ended.status is AuditStatus.DONE
+
+
+def test_every_batch_and_state_move_records_when_the_audit_last_made_progress() -> None:
+    def later(seconds: float) -> datetime:
+        return NOW + timedelta(seconds=seconds)
+
+    queued = an_audit()
+    assert queued.last_progress_at is None
+    running = queued.start(now=later(1))
+    assert running.last_progress_at == later(1)
+    running = running.record_progress(pages_crawled=3, pages_not_modified=0, now=later(2))
+    assert running.last_progress_at == later(2)
+    finalizing = running.stop_crawling(partial=False, now=later(3))
+    assert finalizing.last_progress_at == later(3)
+    done, _ = finalizing.publish_report(health_score=80, now=later(4))
+    cancelled, _ = running.cancel(now=later(5))
+    failed, _ = finalizing.fail("reaped: stalled", now=later(6))
+    assert [a.last_progress_at for a in (done, cancelled, failed)] == [later(4), later(5), later(6)]
 
 
 @pytest.mark.parametrize("status", sorted(ENDED))
@@ -88,7 +106,7 @@ def test_failure_reasons_have_the_spec_shapes() -> None:
 def test_progress_never_passes_the_page_cap() -> None:
     running = an_audit(max_pages=10).start(now=NOW)
     with pytest.raises(ValueError):
-        running.record_progress(pages_crawled=11, pages_not_modified=0)
+        running.record_progress(pages_crawled=11, pages_not_modified=0, now=NOW)
 
 
 def test_only_ended_audits_are_archived() -> None:

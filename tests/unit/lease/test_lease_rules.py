@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from siteaudit.adapters.memory import MemoryStore, MemoryUnitOfWork
-from siteaudit.domain.audit import AuditStatus
-from siteaudit.domain.ids import AuditId
-from siteaudit.domain.lease import Lease, ReapAction, first_claim, reap_action
+from siteaudit.domain.audit import ENDED, Audit, AuditStatus
+from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.domain.lease import Lease, ReapAction, first_claim, is_stalled, reap_action
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 AUDIT = AuditId(42)
@@ -178,3 +178,31 @@ class LeaseMachine(RuleBasedStateMachine):
 
 
 TestLeaseMachine = LeaseMachine.TestCase
+
+
+def _audit_in(status: AuditStatus) -> Audit:
+    return Audit(
+        id=AUDIT, team_id=TeamId(1), user_id=UserId(1), payer_id=UserId(1), url="https://retro-clock.example/",
+        origin="https://retro-clock.example", created_at=T0, max_pages=10, status=status,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("status", "lease", "now", "stalled"),
+    [
+        (AuditStatus.QUEUED, None, 10_000, False),  # no lease: no deadline promised yet
+        (AuditStatus.RUNNING, held_by("slice-a", expires=10), 9.999, False),
+        (AuditStatus.RUNNING, held_by("slice-a", expires=10), 10, True),  # expired, nobody took over
+        (AuditStatus.RUNNING, held_by(None, expires=10), 9, False),  # handed over, next message due
+        (AuditStatus.RUNNING, held_by(None, expires=10), 11, True),  # the next message never came
+        (AuditStatus.QUEUED, held_by(None, expires=10, attempts=1), 11, True),  # adopted, not claimed
+        (AuditStatus.FINALIZING, held_by(None, expires=10), 11, True),
+        (AuditStatus.FINALIZING, held_by(None, expires=10), 5, False),
+        *[(s, held_by("slice-a", expires=10), 1_000, False) for s in sorted(ENDED)],
+        *[(s, None, 1_000, False) for s in sorted(ENDED)],
+    ],
+)
+def test_an_audit_is_stalled_once_its_lease_deadline_passed_unless_it_ended(
+    status: AuditStatus, lease: Lease | None, now: float, stalled: bool
+) -> None:
+    assert is_stalled(_audit_in(status), lease, at(now)) is stalled

@@ -91,6 +91,7 @@ def test_starting_an_audit_answers_202_with_the_reservation(world: World) -> Non
     assert detail["credits_reserved"] == 500
     assert detail["verify_token_set"] is False
     assert detail["site_url"] == SITE
+    assert (detail["last_progress_at"], detail["stalled"]) == (None, False)  # no slice has claimed it yet
 
 
 def test_a_plain_url_audit_is_charged_to_the_holder_not_the_owner(world: World) -> None:

@@ -190,7 +190,7 @@ def test_the_trend_is_the_health_of_up_to_12_finished_audits_oldest_first(world:
         audit_id = AuditId(post(world, f"/sites/{site['id']}/crawls", {"max_pages": 1}).json["crawl_id"])
         with app.uow() as uow:
             audit = uow.audits.get(audit_id, team=TeamId(1)).start(now=world.clock.now())
-            audit = audit.stop_crawling(partial=False)
+            audit = audit.stop_crawling(partial=False, now=world.clock.now())
             audit, _ = audit.publish_report(health_score=80 + score, now=world.clock.now())
             uow.audits.save(audit)
             uow.commit()

@@ -99,8 +99,8 @@ def run_audit(
     crawl.write_issues(
         audit_id, [i for p in pages for i in check_page(p, thresholds=Thresholds(), context=context)]
     )
-    audits.record_progress(audit_id, pages_crawled=len(pages), pages_not_modified=0, uow=uow())
-    audits.stop_crawling(audit_id, partial=False, uow=uow())
+    audits.record_progress(audit_id, pages_crawled=len(pages), pages_not_modified=0, uow=uow(), clock=clock)
+    audits.stop_crawling(audit_id, partial=False, uow=uow(), clock=clock)
     clock.advance(60)
     audit = finalize.finalize_audit(audit_id, uow=uow(), crawl=crawl, clock=clock)
     assert audit.status is AuditStatus.DONE

@@ -108,14 +108,16 @@ class AuditCreditMachine(RuleBasedStateMachine):
         audit = self._audit(audit_id)
         crawled = min(audit.max_pages, audit.pages_crawled + fetched)
         nm = min(crawled, audit.pages_not_modified + not_modified)
-        audits.record_progress(audit_id, pages_crawled=crawled, pages_not_modified=nm, uow=self.uow())
+        audits.record_progress(
+            audit_id, pages_crawled=crawled, pages_not_modified=nm, uow=self.uow(), clock=self.clock
+        )
         self.transitions[audit_id] += 1
 
     @rule(audit_id=audits, partial=st.booleans(), score=st.integers(0, 100))
     def finish(self, audit_id: AuditId, partial: bool, score: int) -> None:
         if audit_id < 0 or self._audit(audit_id).status is not AuditStatus.RUNNING:
             return
-        audits.stop_crawling(audit_id, partial=partial, uow=self.uow())
+        audits.stop_crawling(audit_id, partial=partial, uow=self.uow(), clock=self.clock)
         audits.publish_report(audit_id, health_score=score, uow=self.uow(), clock=self.clock)
         self.transitions[audit_id] += 2
 

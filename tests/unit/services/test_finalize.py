@@ -70,9 +70,9 @@ def run_audit(
         audit_id, [i for p in pages for i in check_page(p, thresholds=Thresholds(), context=context)]
     )
     audits.record_progress(
-        audit_id, pages_crawled=len(pages), pages_not_modified=0, uow=MemoryUnitOfWork(store)
+        audit_id, pages_crawled=len(pages), pages_not_modified=0, uow=MemoryUnitOfWork(store), clock=clock
     )
-    audits.stop_crawling(audit_id, partial=False, uow=MemoryUnitOfWork(store))
+    audits.stop_crawling(audit_id, partial=False, uow=MemoryUnitOfWork(store), clock=clock)
     clock.advance(30)
     finalize.finalize_audit(audit_id, uow=MemoryUnitOfWork(store), crawl=crawl, clock=clock)
     return audit_id
@@ -191,8 +191,8 @@ def test_finalising_a_site_audit_opens_one_fix_task_per_check_and_template_from_
     ]
     crawl.write_pages(audit_id, pages)
     crawl.write_links(audit_id, [(p.url, link) for p in pages if p.html for link in p.html.links])
-    audits.record_progress(audit_id, pages_crawled=len(pages), pages_not_modified=0, uow=uow())
-    audits.stop_crawling(audit_id, partial=False, uow=uow())
+    audits.record_progress(audit_id, pages_crawled=len(pages), pages_not_modified=0, uow=uow(), clock=clock)
+    audits.stop_crawling(audit_id, partial=False, uow=uow(), clock=clock)
     finalize.finalize_audit(audit_id, uow=uow(), crawl=crawl, clock=clock)
     stored = crawl.report(audit_id)
     assert stored is not None

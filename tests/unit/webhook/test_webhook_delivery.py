@@ -53,8 +53,12 @@ def finished_audit(clock: FixedClock, webhook_url: str | None, audit_id: int = 4
         max_pages=50,
         webhook_url=webhook_url,
     )
-    audit = audit.start(now=clock.now()).record_progress(pages_crawled=12, pages_not_modified=2)
-    done, _ended = audit.stop_crawling(partial=False).publish_report(health_score=87, now=clock.now())
+    audit = audit.start(now=clock.now()).record_progress(
+        pages_crawled=12, pages_not_modified=2, now=clock.now()
+    )
+    done, _ended = audit.stop_crawling(partial=False, now=clock.now()).publish_report(
+        health_score=87, now=clock.now()
+    )
     return done
 
 

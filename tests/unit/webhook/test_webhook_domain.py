@@ -47,7 +47,7 @@ def audit(webhook_url: str | None = HOOK) -> Audit:
 
 
 def failed_audit() -> Audit:
-    running = audit().start(now=T0).record_progress(pages_crawled=3, pages_not_modified=0)
+    running = audit().start(now=T0).record_progress(pages_crawled=3, pages_not_modified=0, now=T0)
     failed, _ = running.fail("reaped: lease expired", now=T0)
     return failed
 
