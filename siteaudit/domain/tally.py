@@ -15,7 +15,8 @@ Decisions the spec leaves open:
   (not `fetch_errors`: nothing failed; not `pages`, which therefore matches the audit's
   `pages_crawled`, and the coverage ratio is not diluted by them), in no template's `pages` and not in
   the score's audited pages. `stats.excluded_by_robots` counts them. The findings about them
-  (`blocked_by_robots_txt`, `sitemap_url_blocked`) are still in `issues`.
+  (`blocked_by_robots_txt`, `sitemap_url_blocked`) are still in `issues`. (Until issue 12 they were
+  fetch errors and audited pages without errors, which also raised the score.)
 - `issues` has one row per check code, with the most severe severity seen for it (a few checks vary,
   e.g. `noindex`), `count` issues and `pages` distinct URLs; rows are sorted by severity, then pages,
   then count. `issue_counts` counts issues by their own severity.
@@ -181,7 +182,8 @@ def _value_order(code: str, counter: _CheckCounter) -> tuple[int, int, int, str]
 
 
 class ReportTally:
-    """Aggregates of one audit, fed page by page and issue by issue (one `add_page` per crawled URL)."""
+    """Aggregates of one audit, fed page by page and issue by issue (one `add_page` per stored URL:
+    crawled, or excluded by robots.txt)."""
 
     def __init__(self, *, previous: PreviousAudit | None = None) -> None:
         self._totals = {OK: 0, REDIRECT: 0, BROKEN: 0, FETCH_ERROR: 0, BLOCKED: 0, EXCLUDED: 0}
