@@ -21,7 +21,8 @@ COVERAGE_WARNING_RATIO: Final = 0.2
 
 @frozen
 class Totals:
-    """Every crawled URL in exactly one bucket; `pages` is their sum."""
+    """Every crawled URL in exactly one bucket; `pages` is their sum. URLs robots.txt disallows were never
+    requested: they are in none (`Stats.excluded_by_robots` counts them)."""
 
     pages: int
     ok: int
@@ -130,12 +131,15 @@ class TemplateStats:
 
 @frozen
 class Stats:
-    """How the report was made. `diff_basis` is None (and left out of the JSON) for a first audit."""
+    """How the report was made. `excluded_by_robots` counts the URLs robots.txt disallows (never requested,
+    so in no `totals` bucket; 0 in reports stored before it existed). `diff_basis` is None (and left out
+    of the JSON) for a first audit."""
 
     thresholds: Mapping[str, int | float]
     timings: Timings
     score: ScoreStats
     templates: TemplateStats
+    excluded_by_robots: int = 0
     diff_basis: DiffBasis | None = None
 
 

@@ -11,6 +11,12 @@ Decisions the spec leaves open:
 - `totals` puts every crawled URL in exactly one bucket, in this order: `blocked` (a firewall challenged
   the crawler), `fetch_errors` (no response), `redirects` (the URL redirected), `broken` (final status
   400 or more), `ok` (everything else, 304 included); `pages` is their sum.
+- URLs robots.txt disallows were never requested, so they are not crawled URLs: in no `totals` bucket
+  (not `fetch_errors`: nothing failed; not `pages`, which therefore matches the audit's
+  `pages_crawled`, and the coverage ratio is not diluted by them), in no template's `pages` and not in
+  the score's audited pages. `stats.excluded_by_robots` counts them. The findings about them
+  (`blocked_by_robots_txt`, `sitemap_url_blocked`) are still in `issues`. (Until issue 12 they were
+  fetch errors and audited pages without errors, which also raised the score.)
 - `issues` has one row per check code, with the most severe severity seen for it (a few checks vary,
   e.g. `noindex`), `count` issues and `pages` distinct URLs; rows are sorted by severity, then pages,
   then count. `issue_counts` counts issues by their own severity.
@@ -69,6 +75,8 @@ REDIRECT = "redirect"
 BROKEN = "broken"
 FETCH_ERROR = "fetch_error"
 BLOCKED = "blocked"
+EXCLUDED = "excluded"  # disallowed by robots.txt: never requested, in no `totals` bucket
+_TOTALS_BUCKETS: Final = (OK, REDIRECT, BROKEN, FETCH_ERROR, BLOCKED)
 
 
 @frozen
@@ -82,6 +90,7 @@ class PageOutcome:
     redirected: bool = False
     fetch_failed: bool = False
     blocked_by: str | None = None
+    disallowed: bool = False  # robots.txt disallows it: never requested
 
     @classmethod
     def from_facts(cls, facts: PageFacts, template: str) -> "PageOutcome":
@@ -93,11 +102,14 @@ class PageOutcome:
             redirected=bool(facts.redirects),
             fetch_failed=facts.fetch_error is not None,
             blocked_by=facts.blocked_by,
+            disallowed=facts.disallowed,
         )
 
     @property
     def outcome(self) -> str:
-        """The `totals` bucket of this URL (see the module documentation)."""
+        """The `totals` bucket of this URL, or `EXCLUDED` (see the module documentation)."""
+        if self.disallowed:
+            return EXCLUDED
         if self.blocked_by is not None:
             return BLOCKED
         if self.fetch_failed or self.status_code is None:
@@ -170,10 +182,11 @@ def _value_order(code: str, counter: _CheckCounter) -> tuple[int, int, int, str]
 
 
 class ReportTally:
-    """Aggregates of one audit, fed page by page and issue by issue (one `add_page` per crawled URL)."""
+    """Aggregates of one audit, fed page by page and issue by issue (one `add_page` per stored URL:
+    crawled, or excluded by robots.txt)."""
 
     def __init__(self, *, previous: PreviousAudit | None = None) -> None:
-        self._totals = {OK: 0, REDIRECT: 0, BROKEN: 0, FETCH_ERROR: 0, BLOCKED: 0}
+        self._totals = {OK: 0, REDIRECT: 0, BROKEN: 0, FETCH_ERROR: 0, BLOCKED: 0, EXCLUDED: 0}
         self._audited: set[str] = set()
         self._error_urls: set[str] = set()
         self._template_pages: dict[str, int] = {}
@@ -192,6 +205,8 @@ class ReportTally:
     def add_page(self, page: PageOutcome) -> None:
         outcome = page.outcome
         self._totals[outcome] += 1
+        if outcome == EXCLUDED:
+            return
         if outcome == BLOCKED:
             provider = page.blocked_by or "unknown"
             self._blocked_providers[provider] = self._blocked_providers.get(provider, 0) + 1
@@ -307,7 +322,7 @@ class ReportTally:
             )
             for (template, code), counter in self._groups.items()
         ]
-        pages = sum(self._totals.values())
+        pages = sum(self._totals[bucket] for bucket in _TOTALS_BUCKETS)
         return Report(
             crawl_id=audit.crawl_id,
             health_score=score.score,
@@ -366,6 +381,7 @@ class ReportTally:
                         f"and at least {TEMPLATE_WIDE_MIN_PAGES} pages"
                     ),
                 ),
+                excluded_by_robots=self._totals[EXCLUDED],
             ),
             templates=templates,
             diff=None

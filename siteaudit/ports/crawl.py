@@ -21,7 +21,7 @@ crawl store row).
 
 import enum
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from attrs import frozen
 
@@ -54,6 +54,16 @@ class FrontierEntry:
     state: FrontierState = FrontierState.QUEUED
 
 
+# `PageRow.excluded_by` of a URL robots.txt disallows (`PageFacts.disallowed`): never requested, so in no
+# `totals` bucket of the report but counted in `stats.excluded_by_robots`.
+EXCLUDED_BY_ROBOTS_TXT: Final = "robots.txt"
+
+
+def excluded_by(page: PageFacts) -> str | None:
+    """What kept the crawler from requesting the page (`PageRow.excluded_by`), None when nothing did."""
+    return EXCLUDED_BY_ROBOTS_TXT if page.disallowed else None
+
+
 @frozen
 class PageRow:
     """A page row as the lists show it (SPEC 2.5), without decoding the page's full facts."""
@@ -70,6 +80,7 @@ class PageRow:
     content_type: str | None = None
     template: str = ""
     in_sitemap: bool = False
+    excluded_by: str | None = None  # `EXCLUDED_BY_ROBOTS_TXT` when robots.txt disallows it: never requested
 
 
 @frozen

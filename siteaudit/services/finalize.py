@@ -71,7 +71,7 @@ class _PagePass:
         self._audit_id = audit_id
         self.url_ids: list[int] = []
         # `PageOutcome` fields but the template (inferred once all pages are read), as plain tuples.
-        self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None]] = []
+        self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None, bool]] = []
 
     def facts(self) -> Iterator[PageFacts]:
         url_ids, summaries = self.url_ids, self.summaries
@@ -86,6 +86,7 @@ class _PagePass:
                     bool(facts.redirects),
                     facts.fetch_error is not None,
                     facts.blocked_by,
+                    facts.disallowed,
                 )
             )
             yield facts
@@ -96,10 +97,10 @@ class _PagePass:
         return [template_map.template_of(s[0]) for s in self.summaries]
 
     def pages(self, templates: Sequence[str]) -> Iterator[PageOutcome]:
-        for (url, status, is_html, redirected, failed, blocked_by), template in zip(
+        for (url, status, is_html, redirected, failed, blocked_by, disallowed), template in zip(
             self.summaries, templates, strict=True
         ):
-            yield PageOutcome(url, template, status, is_html, redirected, failed, blocked_by)
+            yield PageOutcome(url, template, status, is_html, redirected, failed, blocked_by, disallowed)
 
 
 def _url_table(crawl: CrawlStore, audit_id: AuditId) -> list[str | None]:

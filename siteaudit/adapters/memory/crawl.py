@@ -24,6 +24,7 @@ from siteaudit.ports.crawl import (
     LinkRow,
     PageRow,
     StoredPage,
+    excluded_by,
 )
 
 _BATCH = 10_000  # links per `LinkBatch`
@@ -325,4 +326,5 @@ def _summary(page: StoredPage) -> PageRow:
         content_type=facts.content_type,
         template=page.template,
         in_sitemap=facts.in_sitemap,
+        excluded_by=excluded_by(facts),
     )

@@ -87,7 +87,8 @@ class Issue:
 
 @frozen
 class Page:
-    """A page row (SPEC 2.5)."""
+    """A page row (SPEC 2.5). `excluded_by` is "robots.txt" for a URL robots.txt disallows: it was never
+    requested, so it is not a fetch error and is in no report total (`stats.excluded_by_robots`)."""
 
     url: str
     status_code: int | None
@@ -97,6 +98,7 @@ class Page:
     depth: int
     blocked_by: str | None
     fetch_error: str | None
+    excluded_by: str | None
 
 
 @frozen
@@ -214,6 +216,7 @@ def page_row(page: PageRow) -> dict[str, Any]:
             depth=page.depth,
             blocked_by=page.blocked_by,
             fetch_error=None if page.fetch_error is None else page.fetch_error.value,
+            excluded_by=page.excluded_by,
         )
     )
 

@@ -29,6 +29,7 @@ from sqlalchemy import (
     bindparam,
     delete,
     exists,
+    false,
     func,
     insert,
     literal,
@@ -152,6 +153,11 @@ _COUNTED: Final = ""  # check code of the row that marks an audit's issues as co
 _PAGES_COUNTED: Final = 0  # status code of the row that marks an audit's pages as counted
 
 PAGE_TEMPLATE: Final = _template_of(crawl_pages).label("template")
+# Whether robots.txt disallowed the page (`PageRow.excluded_by`): a key of the `site` document, or of
+# `facts` on rows written before `site` existed; left out of both when false.
+PAGE_DISALLOWED: Final = func.coalesce(
+    crawl_pages.c.site["disallowed"].as_boolean(), crawl_pages.c.facts["disallowed"].as_boolean(), false()
+).label("disallowed")
 ISSUE_TEMPLATE: Final = _template_of(crawl_issues).label("template")
 # Rows of the site checks' projection of a page (`stream_site_pages`), as binary COPY sends them.
 _SITE_PAGE_IDS: Final = 8_192
@@ -639,7 +645,7 @@ class SqlCrawlStore:
                     select(func.count()).select_from(crawl_pages).where(*conditions)
                 ).scalar_one()
             rows = conn.execute(
-                select(*columns, PAGE_TEMPLATE, crawl_urls.c.url)
+                select(*columns, PAGE_TEMPLATE, PAGE_DISALLOWED, crawl_urls.c.url)
                 .join(
                     crawl_urls,
                     (crawl_urls.c.audit_id == crawl_pages.c.audit_id)

@@ -21,7 +21,7 @@ from cattrs.preconf.json import make_converter
 
 from siteaudit.domain.checks.site import SITE_HTML_FIELDS, SITE_PAGE_FIELDS
 from siteaudit.domain.facts import FetchError, Hop, Hreflang, HtmlFacts, PageFacts
-from siteaudit.ports.crawl import PageRow
+from siteaudit.ports.crawl import EXCLUDED_BY_ROBOTS_TXT, PageRow
 
 COLUMN_FACTS: Final = (
     "url",
@@ -217,4 +217,5 @@ def summary_from_row(row: Any) -> PageRow:
         content_type=row.content_type,
         template=row.template,
         in_sitemap=row.in_sitemap,
+        excluded_by=EXCLUDED_BY_ROBOTS_TXT if row.disallowed else None,
     )

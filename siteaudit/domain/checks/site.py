@@ -173,7 +173,10 @@ class _Known:
     alias: bool = False  # stands for a redirect's destination that was not fetched on its own
 
     def invalid_reason(self) -> str | None:
-        """Why this URL is not a valid canonical or hreflang target, None when it is."""
+        """Why this URL is not a valid canonical or hreflang target, None when it is. A URL robots.txt
+        disallows was never requested: it has no status, and that is why."""
+        if self.disallowed:
+            return "blocked_by_robots_txt"
         if self.failed:
             return "error"
         if self.redirected:
@@ -182,8 +185,6 @@ class _Known:
             return "non_200"
         if self.noindex:
             return "noindex"
-        if self.disallowed:
-            return "blocked_by_robots_txt"
         if self.canonical_elsewhere is not None:
             return "non_canonical"
         return None

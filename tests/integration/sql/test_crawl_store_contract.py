@@ -5,7 +5,9 @@ from datetime import UTC, datetime
 import pytest
 from attrs import evolve
 from sql_backend import Backend
+from sqlalchemy import null, update
 
+from siteaudit.adapters.sql.tables import crawl_pages
 from siteaudit.domain.account import Team, User
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.catalogue import CATALOGUE
@@ -16,7 +18,7 @@ from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report, Timings
 from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
 from siteaudit.domain.thresholds import Thresholds
-from siteaudit.ports.crawl import FrontierEntry, FrontierState, LinkRow, PageRow
+from siteaudit.ports.crawl import EXCLUDED_BY_ROBOTS_TXT, FrontierEntry, FrontierState, LinkRow, PageRow
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 SITE = "https://retro-clock.example"
@@ -122,6 +124,37 @@ def test_page_lists_filter_by_status_and_paginate_in_a_stable_order(backend: Bac
         content_type="text/html",
     )
     assert store.list_pages(audit, status_code=301) == ([], 0)
+
+
+def test_page_rows_say_which_urls_robots_txt_excluded(backend: Backend) -> None:
+    """A URL robots.txt disallows is a row with no status and no fetch error, marked `excluded_by` (issue
+    12); the status filter and the sealed totals are unchanged by it."""
+    audit, _ = _audits(backend)
+    store = backend.crawl
+    excluded = PageFacts(f"{SITE}/private/plans", depth=1, disallowed=True, in_sitemap=True)
+    failed = PageFacts(f"{SITE}/slow", depth=1, fetch_error=FetchError.TIMEOUT)
+    store.write_pages(audit, [_page("/"), excluded, failed])
+    rows, total = store.list_pages(audit)
+    assert total == 3
+    assert [(r.url, r.status_code, r.fetch_error, r.excluded_by) for r in rows] == [
+        (f"{SITE}/", 200, None, None),
+        (excluded.url, None, None, EXCLUDED_BY_ROBOTS_TXT),
+        (failed.url, None, FetchError.TIMEOUT, None),
+    ]
+    assert EXCLUDED_BY_ROBOTS_TXT == "robots.txt"
+    assert [r.url for r in store.list_pages(audit, status_code=200)[0]] == [f"{SITE}/"]
+    store.seal_counts(audit)
+    assert store.list_pages(audit) == (rows, 3)
+    assert store.list_pages(audit, status_code=200)[1] == 1
+    if backend.engine is not None:
+        # A row written before the `site` document existed keeps every fact in `facts`.
+        with backend.engine.begin() as conn:
+            conn.execute(
+                update(crawl_pages)
+                .where(crawl_pages.c.audit_id == audit, crawl_pages.c.url_id == rows[1].url_id)
+                .values(site=null(), facts={"disallowed": True})
+            )
+        assert store.list_pages(audit)[0][1].excluded_by == EXCLUDED_BY_ROBOTS_TXT
 
 
 def _issues() -> list[Issue]:

@@ -241,6 +241,21 @@ def test_hreflang_target_invalid_says_why() -> None:
     assert of(issues, "hreflang_missing_return") == []
 
 
+def test_an_hreflang_target_robots_txt_excludes_is_invalid_because_of_robots_txt() -> None:
+    """It was never requested, so it has no status: the reason is robots.txt, not "non_200" (issue 12)."""
+    pt = f"{ORIGIN}/pt/clocks/wall"
+    issues = run(
+        site(
+            home(),
+            _distinct(WALL, hreflangs=_pairs(("en", WALL), ("pt", pt), ("x-default", WALL))),
+            page(pt, disallowed=True, html=None, status_code=None),
+        )
+    )
+    assert [(i.url, i.details["reason"]) for i in of(issues, "hreflang_target_invalid")] == [
+        (WALL, "blocked_by_robots_txt")
+    ]
+
+
 def _pairs(*pairs: tuple[str, str]) -> tuple[object, ...]:
     from check_cases import hreflangs
 

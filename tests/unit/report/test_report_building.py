@@ -9,10 +9,11 @@ import pytest
 from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.diff import PreviousAudit
+from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import AllowListAdvice, Timings, coverage_warning
-from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
+from siteaudit.domain.tally import EXCLUDED, AuditIdentity, PageOutcome, ReportTally
 from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 
@@ -89,6 +90,32 @@ def test_totals_put_every_url_in_one_bucket() -> None:
         "fetch_errors": 1,
         "blocked": 1,
     }
+
+
+def test_urls_robots_txt_excludes_are_in_no_total_and_counted_in_stats() -> None:
+    """Never requested (issue 12): not fetch errors, not pages, not audited, not a template's pages."""
+    tally = small_site()
+    excluded = [
+        PageOutcome.from_facts(
+            PageFacts(f"{SITE}/private/{name}", depth=1, disallowed=True), "/private/[slug]"
+        )
+        for name in ("plans", "prices")
+    ]
+    assert {page.outcome for page in excluded} == {EXCLUDED}
+    for page in excluded:
+        tally.add_page(page)
+    tally.add_issue("blocked_by_robots_txt", W, f"{SITE}/private/plans", "/private/[slug]")
+    report, before = build(tally), build(small_site())
+
+    assert report["totals"] == before["totals"]
+    stats, stats_before = report["stats"], before["stats"]
+    assert isinstance(stats, dict) and isinstance(stats_before, dict)
+    assert (stats["excluded_by_robots"], stats_before["excluded_by_robots"]) == (2, 0)
+    assert stats["score"] == stats_before["score"]
+    assert report["coverage_warning"] == before["coverage_warning"]
+    groups = {group["template"]: group for group in report["templates"]}  # type: ignore[attr-defined]
+    assert groups["/private/[slug]"]["pages"] == 0
+    assert [row["check_code"] for row in groups["/private/[slug]"]["issues"]] == ["blocked_by_robots_txt"]
 
 
 def test_the_score_counts_error_pages_among_audited_pages_only() -> None:
