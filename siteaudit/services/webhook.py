@@ -11,8 +11,16 @@ from attrs import frozen
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import UserId
-from siteaudit.domain.webhook import DEADLINE_S, SendOutcome, WebhookDelivery, sign
+from siteaudit.domain.webhook import DEADLINE_S, DeliveryStatus, SendOutcome, WebhookDelivery, sign
 from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.metrics import (
+    DELIVERED,
+    FAILED_ATTEMPT,
+    GIVEN_UP,
+    NO_METRICS,
+    REDIRECTED,
+    Metrics,
+)
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets, WebhookSender, WebhookUnitOfWork
 
 if TYPE_CHECKING:
@@ -103,6 +111,16 @@ def _renewed(
     return renewed
 
 
+def delivery_result(status: DeliveryStatus) -> str:
+    """What an attempt that left its delivery in `status` did, as `Metrics.webhook_delivery` counts it."""
+    return {
+        DeliveryStatus.DELIVERED: DELIVERED,
+        DeliveryStatus.REDIRECTED: REDIRECTED,
+        DeliveryStatus.DROPPED: GIVEN_UP,
+        DeliveryStatus.PENDING: FAILED_ATTEMPT,
+    }[status]
+
+
 def deliver_due_webhooks(
     *,
     uow: WebhookUnitOfWork,
@@ -111,6 +129,7 @@ def deliver_due_webhooks(
     jitter: Jitter = uniform_jitter,
     limit: int = DEFAULT_BATCH,
     lease_s: float = DEFAULT_LEASE_S,
+    metrics: Metrics = NO_METRICS,
 ) -> int:
     """Make one attempt for each of up to `limit` due deliveries; return how many attempts were recorded.
 
@@ -141,6 +160,7 @@ def deliver_due_webhooks(
                 continue
             uow.webhooks.add_attempt(attempt)
             uow.commit()
+        metrics.webhook_delivery(delivery_result(updated.status))
         recorded += 1
     return recorded
 
