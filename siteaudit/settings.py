@@ -27,6 +27,10 @@ def _cidrs(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.replace(";", ",").split(",") if part.strip())
 
 
+def _on(value: str) -> bool:
+    return value.lower() in ("1", "true", "yes", "on")
+
+
 @frozen
 class Settings:
     database_url: str = field(factory=_default_database_url)
@@ -59,6 +63,7 @@ class Settings:
     )
     check_external_links: bool = False  # also fetch (bounded) external link targets for broken_external_link
     max_external_checks: int = MAX_EXTERNAL_CHECKS  # external targets checked per audit when enabled
+    metrics: bool = True  # GET /metrics (Prometheus) and the counters behind it
 
     @property
     def base_url(self) -> str:
@@ -94,7 +99,7 @@ class Settings:
             ("STARTING_CREDITS", int),
             ("LOCAL_OWNER_PLAN", str),
             ("LOG_LEVEL", str),
-            ("LOG_JSON", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("LOG_JSON", _on),
             ("TRUSTED_PROXIES", _cidrs),
             ("CRAWL_TIME_CAP_S", float),
             ("SLICE_PAGES", int),
@@ -109,8 +114,9 @@ class Settings:
             ("QUEUE_PREFIX", str),
             ("ARCHIVE_AFTER_DAYS", int),
             ("ARCHIVE_KEEP_LAST", int),
-            ("CHECK_EXTERNAL_LINKS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("CHECK_EXTERNAL_LINKS", _on),
             ("MAX_EXTERNAL_CHECKS", int),
+            ("METRICS", _on),
         ):
             raw = get(name)
             if raw is not None:

@@ -16,7 +16,7 @@ import copy
 import logging
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -111,3 +111,18 @@ class PublishingRabbitmqBroker(RabbitmqBroker):
                 message.queue_name,
             )
         return sent
+
+    def message_counts(self, queue_names: Iterable[str]) -> dict[str, int]:
+        """Messages waiting in each of `queue_names` that exists, by passive declaration on this thread's
+        publishing channel (nothing is created). A queue the broker does not know closes the channel:
+        it is left out, and the next publish opens a new channel."""
+        counts: dict[str, int] = {}
+        with _HELD_BACK.holding():
+            for name in queue_names:
+                try:
+                    declared = self.channel.queue_declare(queue=name, passive=True)
+                except pika.exceptions.ChannelClosedByBroker:
+                    del self.channel  # closed by the 404 of a queue nobody declared yet
+                    continue
+                counts[name] = int(declared.method.message_count)
+        return counts
