@@ -16,7 +16,14 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    start_http_server,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
@@ -45,8 +52,14 @@ class PrometheusMetrics:
 
     def __init__(self, *, multiprocess_dir: str | None = None) -> None:
         self.multiprocess_dir = multiprocess_dir or os.environ.get(MULTIPROCESS_DIR) or None
+        if self.multiprocess_dir and not os.path.isdir(self.multiprocess_dir):
+            raise ValueError(
+                f"{MULTIPROCESS_DIR}={self.multiprocess_dir} is not a directory: create it (empty) before"
+                " the service starts, or unset it for one process"
+            )
         self.registry = CollectorRegistry()
         self.scraped = CollectorRegistry()
+        self.served_port: int | None = None
         if self.multiprocess_dir:
             MultiProcessCollector(self.scraped, path=self.multiprocess_dir)  # type: ignore[no-untyped-call]
         else:
@@ -117,6 +130,20 @@ class PrometheusMetrics:
     def exposition(self) -> bytes:
         """The text format of every metric, read now."""
         return generate_latest(self.scraped)
+
+    def serve(self, port: int, host: str = "0.0.0.0") -> Callable[[], None]:  # noqa: S104 - scraped from elsewhere
+        """Answer scrapes (any path) on `host:port` from a daemon thread, for processes without the REST
+        door (`siteaudit worker --metrics-port`); the port actually bound is `served_port`. Returns the
+        function that stops it."""
+        server, thread = start_http_server(port, host, registry=self.scraped)
+        self.served_port = int(server.server_port)
+
+        def stop() -> None:
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=5)
+
+        return stop
 
 
 class _Collected(Collector):

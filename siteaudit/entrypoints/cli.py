@@ -60,13 +60,19 @@ def serve(host: str | None, port: int | None) -> None:
 @click.option(
     "--threads", default=None, type=int, help="Worker threads (default SITEAUDIT_WORKER_THREADS or 4)."
 )
-def worker(threads: int | None) -> None:
+@click.option(
+    "--metrics-port",
+    default=None,
+    type=click.IntRange(0, 65535),
+    help="Serve this worker's Prometheus metrics on this port (README: Metrics).",
+)
+def worker(threads: int | None, metrics_port: int | None) -> None:
     """Consume crawl, finalisation and webhook work from SITEAUDIT_BROKER_URL (RabbitMQ) until stopped."""
     import signal
     import threading
 
     from siteaudit.adapters.log import configure_logging
-    from siteaudit.entrypoints.worker import start_worker
+    from siteaudit.entrypoints.worker import serve_worker_metrics, start_worker
     from siteaudit.settings import Settings
 
     settings = Settings.from_env()
@@ -77,6 +83,7 @@ def worker(threads: int | None) -> None:
             "error: set SITEAUDIT_BROKER_URL (amqp://...); `siteaudit serve` runs its own workers", err=True
         )
         sys.exit(2)
+    stop_metrics = None if metrics_port is None else serve_worker_metrics(app, metrics_port)
     running, periodic = start_worker(app, threads=threads or app.settings.worker_threads)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -85,6 +92,8 @@ def worker(threads: int | None) -> None:
     stop.wait()
     periodic.stop()
     running.stop()
+    if stop_metrics is not None:
+        stop_metrics()
 
 
 @main.command()

@@ -147,16 +147,29 @@ def test_metrics_count_what_an_audit_fetched_charged_and_delivered(site: SiteSer
     assert value(samples, "siteaudit_audits", status="done") == 1
     assert value(samples, "siteaudit_audits", status="running") == 0
     route = "/v1/crawls/{crawl_id}"
-    assert value(
-        samples, "siteaudit_http_request_duration_seconds_count", route=route, method="GET", status="2xx"
-    ) == 1
-    assert value(
-        samples, "siteaudit_http_request_duration_seconds_count", route=route, method="GET", status="4xx"
-    ) == 1
+    assert (
+        value(
+            samples, "siteaudit_http_request_duration_seconds_count", route=route, method="GET", status="2xx"
+        )
+        == 1
+    )
+    assert (
+        value(
+            samples, "siteaudit_http_request_duration_seconds_count", route=route, method="GET", status="4xx"
+        )
+        == 1
+    )
     # One scrape before this one; raw paths never appear as labels.
-    assert value(
-        samples, "siteaudit_http_request_duration_seconds_count", route="/metrics", method="GET", status="2xx"
-    ) == 1
+    assert (
+        value(
+            samples,
+            "siteaudit_http_request_duration_seconds_count",
+            route="/metrics",
+            method="GET",
+            status="2xx",
+        )
+        == 1
+    )
     assert not [labels for (_, labels) in samples if ("route", f"/v1/crawls/{audit_id}") in labels]
 
 
