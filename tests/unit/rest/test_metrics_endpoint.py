@@ -67,7 +67,7 @@ def test_metrics_off_answer_404_not_found_in_the_error_envelope() -> None:
     assert app.metrics is None
 
 
-def test_the_in_process_broker_tells_its_queue_depths(world: World) -> None:
+def test_the_in_process_broker_tells_its_queue_depths() -> None:
     app = bootstrap(Settings(database_url="memory://"))  # the in-process broker
     declare_actors(app.broker, app.application)  # its queues, without a worker consuming them
     app.queue.finalize_audit(7)  # type: ignore[arg-type]
