@@ -203,7 +203,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             token_header=VERIFY_HEADER,
             docs_url=f"{settings.base_url}/v1/openapi.json",
         ),
-        metrics=metrics or NO_METRICS,
+        metrics=NO_METRICS if metrics is None else metrics,
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths
