@@ -3,8 +3,10 @@
 them all up; `siteaudit worker --metrics-port` serves a worker's own."""
 
 import os
+import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # it prints its own /metrics instead.
 PROCESS = """
 import sys
+import time
 
 import falcon.testing
 
@@ -104,3 +107,47 @@ def test_a_worker_serves_its_own_metrics_on_the_metrics_port() -> None:
     scraped = samples(text)
     assert scraped[("siteaudit_pages_fetched_total", (("outcome", "broken"),))] == 1
     assert scraped[("siteaudit_audits", (("status", "queued"),))] == 0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_gunicorn_workers_answer_the_sum_of_all_workers(tmp_path: Path) -> None:
+    port = free_port()
+    env = {
+        **os.environ,
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "SITEAUDIT_DATABASE_URL": "memory://",
+    }
+    command = [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}"]
+    server = subprocess.Popen(
+        [*command, "siteaudit.entrypoints.wsgi:create_app()"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/v1/health", timeout=5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.2)
+        for _ in range(29):  # 30 with the probe that answered, spread over the workers
+            urllib.request.urlopen(f"{base}/v1/health", timeout=5).close()
+        scrapes = []
+        for _ in range(3):
+            with urllib.request.urlopen(f"{base}/metrics", timeout=5) as answer:
+                scrapes.append(samples(answer.read().decode()))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert [scraped[HEALTH] for scraped in scrapes] == [30, 30, 30]
