@@ -113,16 +113,22 @@ class PublishingRabbitmqBroker(RabbitmqBroker):
         return sent
 
     def message_counts(self, queue_names: Iterable[str]) -> dict[str, int]:
-        """Messages waiting in each of `queue_names` that exists, by passive declaration on this thread's
-        publishing channel (nothing is created). A queue the broker does not know closes the channel:
-        it is left out, and the next publish opens a new channel."""
+        """Messages waiting in each of `queue_names` that exists, by passive declaration (nothing is
+        created), on a connection of its own closed at once: a scrape, from whatever thread, leaves the
+        publishing connections alone and leaks none. A queue nobody declared yet is left out."""
         counts: dict[str, int] = {}
         with _HELD_BACK.holding():
-            for name in queue_names:
-                try:
-                    declared = self.channel.queue_declare(queue=name, passive=True)
-                except pika.exceptions.ChannelClosedByBroker:
-                    del self.channel  # closed by the 404 of a queue nobody declared yet
-                    continue
-                counts[name] = int(declared.method.message_count)
+            connection = pika.BlockingConnection(self.publishing_parameters)
+            try:
+                channel = connection.channel()
+                for name in queue_names:
+                    try:
+                        declared = channel.queue_declare(queue=name, passive=True)
+                    except pika.exceptions.ChannelClosedByBroker:  # 404: the broker closed the channel
+                        channel = connection.channel()
+                        continue
+                    counts[name] = int(declared.method.message_count)
+            finally:
+                if connection.is_open:
+                    connection.close()
         return counts

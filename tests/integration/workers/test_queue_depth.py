@@ -1,5 +1,6 @@
 """Queue depth from RabbitMQ: passive declarations count the waiting messages and create nothing."""
 
+import threading
 from typing import Any
 
 import pika
@@ -38,8 +39,16 @@ def test_rabbitmq_tells_the_depth_of_the_declared_queues_and_publishing_goes_on(
 
         assert depths == {finalize: 2, f"{finalize}.DQ": 0, f"{finalize}.XQ": 0}
         assert not declared(rabbitmq_url, queue_name(broker, "crawl"))  # asked about, never created
-        queue.crawl_slice(AuditId(3))  # the channel the unknown queues closed is replaced quietly
+        queue.crawl_slice(AuditId(3))  # publishing goes on as before
         assert queue_depths(broker)[queue_name(broker, "crawl")] == 1
+        # Scrapes from other threads (the worker's metrics server starts one per scrape) keep no
+        # connection open.
+        kept = len(broker.connections)
+        scrapes = [threading.Thread(target=queue_depths, args=(broker,)) for _ in range(3)]
+        for scrape in scrapes:
+            scrape.start()
+            scrape.join()
+        assert len(broker.connections) == kept
     finally:
         broker.close()
 
