@@ -5,7 +5,7 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define
 
@@ -16,12 +16,16 @@ from siteaudit.domain.report import AllowListAdvice
 from siteaudit.ports.application import Application, ArchivePolicy
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.metrics import NO_METRICS
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.application import LocalApplication
 from siteaudit.settings import Settings
+
+if TYPE_CHECKING:
+    from siteaudit.adapters.metrics import PrometheusMetrics
 
 log = logging.getLogger("siteaudit")
 
@@ -40,9 +44,11 @@ class App:
     crawl: CrawlStore
     queue: TaskQueue
     secrets: Secrets
+    # The Prometheus metrics every part of this process counts in; None when SITEAUDIT_METRICS is off.
+    metrics: "PrometheusMetrics | None" = None
 
     def rest_api(self) -> Any:
-        """The Falcon WSGI application of `/v1`."""
+        """The Falcon WSGI application of `/v1` (and `/metrics` unless metrics are off)."""
         from siteaudit.adapters.rest import create_api
 
         return create_api(
@@ -50,6 +56,7 @@ class App:
             clock=self.clock,
             limiter=self.limiter,
             trusted_proxies=self.settings.trusted_proxies,
+            metrics=self.metrics,
         )
 
 
@@ -185,6 +192,11 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             settings.dns_nameservers,
         )
     o = overrides
+    metrics = None
+    if settings.metrics:
+        from siteaudit.adapters.metrics import PrometheusMetrics
+
+        metrics = PrometheusMetrics()
     application = LocalApplication(
         uow=o["uow"],
         crawl=o["crawl"],
@@ -206,7 +218,14 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             token_header=VERIFY_HEADER,
             docs_url=f"{settings.base_url}/v1/openapi.json",
         ),
+        metrics=NO_METRICS if metrics is None else metrics,
     )
+    if metrics is not None:
+        from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths
+
+        broker = o.get("broker")
+        metrics.read_at_scrape(AuditsByStatus(application.audits_by_status))
+        metrics.read_at_scrape(QueueDepth(lambda: queue_depths(broker)))
     return App(
         settings=settings,
         application=application,
@@ -217,4 +236,5 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         crawl=o["crawl"],
         queue=o["queue"],
         secrets=o["secrets"],
+        metrics=metrics,
     )

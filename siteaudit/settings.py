@@ -27,6 +27,10 @@ def _cidrs(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.replace(";", ",").split(",") if part.strip())
 
 
+def _on(value: str) -> bool:
+    return value.lower() in ("1", "true", "yes", "on")
+
+
 @frozen
 class Settings:
     database_url: str = field(factory=_default_database_url)
@@ -62,6 +66,7 @@ class Settings:
     # Registered sites: DNS servers asked for the dns ownership proof (`address` or `address:port`,
     # comma-separated); empty: the system's resolvers.
     dns_nameservers: tuple[str, ...] = ()
+    metrics: bool = True  # GET /metrics (Prometheus) and the counters behind it
 
     @property
     def base_url(self) -> str:
@@ -97,7 +102,7 @@ class Settings:
             ("STARTING_CREDITS", int),
             ("LOCAL_OWNER_PLAN", str),
             ("LOG_LEVEL", str),
-            ("LOG_JSON", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("LOG_JSON", _on),
             ("TRUSTED_PROXIES", _cidrs),
             ("CRAWL_TIME_CAP_S", float),
             ("SLICE_PAGES", int),
@@ -112,9 +117,10 @@ class Settings:
             ("QUEUE_PREFIX", str),
             ("ARCHIVE_AFTER_DAYS", int),
             ("ARCHIVE_KEEP_LAST", int),
-            ("CHECK_EXTERNAL_LINKS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("CHECK_EXTERNAL_LINKS", _on),
             ("MAX_EXTERNAL_CHECKS", int),
             ("DNS_NAMESERVERS", lambda v: tuple(n.strip() for n in v.split(",") if n.strip())),
+            ("METRICS", _on),
         ):
             raw = get(name)
             if raw is not None:

@@ -97,14 +97,20 @@ def serve(host: str | None, port: int | None) -> None:
 @click.option(
     "--threads", default=None, type=int, help="Worker threads (default SITEAUDIT_WORKER_THREADS or 4)."
 )
-def worker(threads: int | None) -> None:
+@click.option(
+    "--metrics-port",
+    default=None,
+    type=click.IntRange(0, 65535),
+    help="Serve this worker's Prometheus metrics on this port (README: Metrics).",
+)
+def worker(threads: int | None, metrics_port: int | None) -> None:
     """Consume crawl, finalisation and webhook work from SITEAUDIT_BROKER_URL (RabbitMQ) until stopped."""
     import signal
     import threading
 
     from siteaudit.adapters.log import configure_logging
     from siteaudit.bootstrap import warn_if_networks_allowed
-    from siteaudit.entrypoints.worker import start_worker
+    from siteaudit.entrypoints.worker import serve_worker_metrics, start_worker
 
     settings = _settings()
     configure_logging(level=settings.log_level, as_json=settings.log_json)
@@ -112,6 +118,7 @@ def worker(threads: int | None) -> None:
         _fail("set SITEAUDIT_BROKER_URL (amqp://...); `siteaudit serve` runs its own workers")
     warn_if_networks_allowed(settings)
     app = _app(settings)
+    stop_metrics = None if metrics_port is None else serve_worker_metrics(app, metrics_port)
     running, periodic = start_worker(app, threads=threads or app.settings.worker_threads)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -120,6 +127,8 @@ def worker(threads: int | None) -> None:
     stop.wait()
     periodic.stop()
     running.stop()
+    if stop_metrics is not None:
+        stop_metrics()
 
 
 @main.command()

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import click
 import dramatiq
 
 from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE, queue_name
@@ -99,6 +100,21 @@ class Periodic:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+
+
+def serve_worker_metrics(app: App, port: int) -> Callable[[], None]:
+    """`siteaudit worker --metrics-port N`: this process's metrics (what its crawl slices fetched, the
+    credits its settlements charged, its webhook attempts, the audits by status and the queue depths)
+    answered at http://0.0.0.0:N/metrics. Returns the function that stops serving.
+
+    Workers on the API's machine can instead share its PROMETHEUS_MULTIPROC_DIR (README "Metrics"):
+    then the API's /metrics adds them up and this port is not needed.
+    """
+    if app.metrics is None:
+        raise click.UsageError("--metrics-port needs metrics on (SITEAUDIT_METRICS)")
+    stop = app.metrics.serve(port)
+    log.info("worker metrics at http://0.0.0.0:%s/metrics", app.metrics.served_port)
+    return stop
 
 
 def start_worker(

@@ -1,4 +1,9 @@
-"""The WSGI app factory for gunicorn: `gunicorn 'siteaudit.entrypoints.wsgi:create_app()'`."""
+"""The WSGI app factory for gunicorn: `gunicorn 'siteaudit.entrypoints.wsgi:create_app()'`.
+
+Each gunicorn worker is its own process with its own counters: export PROMETHEUS_MULTIPROC_DIR (an
+empty directory, emptied again at every start) before gunicorn starts, and every worker writes its
+metrics there and `GET /metrics` from any of them adds all of them up (README "Metrics").
+"""
 
 from typing import Any
 

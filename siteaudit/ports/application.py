@@ -9,14 +9,14 @@ Errors are `siteaudit.domain.error.DomainError`s carrying the SPEC's error code 
 InsufficientCredits, ...); each door maps them its own way (an HTTP status, an exit code).
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from attrs import frozen
 
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
-from siteaudit.domain.audit import Audit, AuditRequest
+from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
@@ -334,6 +334,12 @@ class Application(Protocol):
     def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
         """Archive what `policy` selects (by default the SITEAUDIT_ARCHIVE_* settings); the audits whose
         rows this run deleted."""
+        ...
+
+    # Operations: what the service's metrics read at scrape time.
+
+    def audits_by_status(self) -> Mapping[AuditStatus, int]:
+        """How many audits of every team are in each status now (every status present, 0 when none)."""
         ...
 
     # Administration: people, teams, plans, credits and keys (the CLI until the web app exists).

@@ -1,12 +1,12 @@
 """Repositories and the unit of work: the durable state of the service, scoped by team."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Protocol, Self
 
 from siteaudit.domain.account import Membership, Team, User
-from siteaudit.domain.audit import Audit
+from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.device import DeviceLoginRepository
@@ -163,6 +163,10 @@ class AuditRepository(Protocol):
         ...
 
     def count_started_by(self, user_id: UserId) -> int: ...
+
+    def count_by_status(self) -> Mapping[AuditStatus, int]:
+        """How many audits of every team are in each status (statuses without audits left out)."""
+        ...
 
     def ended(self) -> Sequence[Audit]:
         """Every ended audit (done, failed, cancelled) of every team, earliest finished first: archival."""

@@ -4,13 +4,13 @@ Every method is one call into the use case that does the work (`services/<noun>.
 from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from attrs import field, frozen
 
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
-from siteaudit.domain.audit import Audit, AuditRequest
+from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue
@@ -41,6 +41,7 @@ from siteaudit.ports.application import (
 )
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
@@ -81,6 +82,7 @@ class LocalApplication:
     reaping: ReapTerms
     archiving: ArchivePolicy
     advice: AllowListAdvice
+    metrics: Metrics = NO_METRICS
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -92,6 +94,7 @@ class LocalApplication:
             clock=self.clock,
             queue=self.queue,
             limits=self.crawl_limits,
+            metrics=self.metrics,
         )
 
     # --- callers ---------------------------------------------------------------------------------------
@@ -109,6 +112,7 @@ class LocalApplication:
             uow=self.uow(),
             clock=self.clock,
             queue=self.queue,
+            metrics=self.metrics,
             public_only=(self.resolver, self.policy),
         )
 
@@ -122,7 +126,9 @@ class LocalApplication:
         return audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
 
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        return audit_services.cancel_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
+        return audit_services.cancel_audit(
+            audit_id, caller, uow=self.uow(), clock=self.clock, metrics=self.metrics
+        )
 
     def report(self, audit_id: AuditId, caller: Caller) -> Report:
         return report_services.report(audit_id, caller, uow=self.uow(), crawl=self.crawl)
@@ -231,12 +237,17 @@ class LocalApplication:
 
     def finalize_audit(self, audit_id: AuditId) -> Audit:
         return finalize_services.finalize_audit(
-            audit_id, uow=self.uow(), crawl=self.crawl, clock=self.clock, advice=self.advice
+            audit_id,
+            uow=self.uow(),
+            crawl=self.crawl,
+            clock=self.clock,
+            advice=self.advice,
+            metrics=self.metrics,
         )
 
     def deliver_webhooks(self, *, limit: int = 50) -> int:
         return webhook_services.deliver_due_webhooks(
-            uow=self.uow(), sender=self.webhook_sender, clock=self.clock, limit=limit
+            uow=self.uow(), sender=self.webhook_sender, clock=self.clock, limit=limit, metrics=self.metrics
         )
 
     def reap_stalled_audits(self) -> Reaped:
@@ -246,6 +257,7 @@ class LocalApplication:
             clock=self.clock,
             terms=self.reaping,
             handover_s=self.crawl_limits.handover_s,
+            metrics=self.metrics,
         )
 
     def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
@@ -259,6 +271,11 @@ class LocalApplication:
             older_than_days=policy.older_than_days,
             keep_last=policy.keep_last,
         )
+
+    # --- operations ------------------------------------------------------------------------------------
+
+    def audits_by_status(self) -> Mapping[AuditStatus, int]:
+        return audit_services.audits_by_status(uow=self.uow())
 
     # --- administration --------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ delivered or given up in `webhook.py`.
 """
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from siteaudit.domain.account import Caller, plan_named
 from siteaudit.domain.audit import (
@@ -25,6 +25,7 @@ from siteaudit.domain.lease import is_stalled
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.ports.application import AuditDetail, AuditStarted
 from siteaudit.ports.clock import Clock
+from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
@@ -52,6 +53,7 @@ def start_audit(
     uow: UnitOfWork,
     clock: Clock,
     queue: TaskQueue,
+    metrics: Metrics = NO_METRICS,
     site_endpoint: bool = False,
     public_only: tuple[HostResolver, AddressPolicy] | None = None,
 ) -> AuditStarted:
@@ -114,7 +116,9 @@ def start_audit(
     try:
         queue.crawl_slice(audit.id, verify_token=request.verify_token)
     except DispatchError as exc:
-        fail_audit(audit.id, dispatch_failed(str(exc) or type(exc).__name__), uow=uow, clock=clock)
+        fail_audit(
+            audit.id, dispatch_failed(str(exc) or type(exc).__name__), uow=uow, clock=clock, metrics=metrics
+        )
         raise DispatchFailed(audit.id) from exc
     log.info(
         "audit %s started: %s (max %d pages, trigger %s)",
@@ -126,16 +130,20 @@ def start_audit(
     return AuditStarted(audit)
 
 
-def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> None:
+def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> int:
     """Inside the ending transaction: charge what was fetched, refund the rest (once per audit), then
-    queue the audit-ended webhook when the audit was started with a `webhook_url` (SPEC 6.1)."""
+    queue the audit-ended webhook when the audit was started with a `webhook_url` (SPEC 6.1).
+
+    Returns the tenths charged now (0 when the audit was settled before), for the caller to count in
+    its metrics once the transaction is committed."""
     cost = audit_cost(
         pages_fetched=audit.pages_fetched_in_full,
         pages_not_modified=audit.pages_not_modified,
         reserved=audit.credits_reserved,
     )
-    uow.credits.settle(audit_reference(audit.id), cost=cost, at=ended.at)
+    settled = uow.credits.settle(audit_reference(audit.id), cost=cost, at=ended.at)
     queue_webhook(audit, webhooks=uow.webhooks, at=ended.at)
+    return cost if settled else 0
 
 
 def log_ended(audit: Audit) -> None:
@@ -158,29 +166,35 @@ def log_ended(audit: Audit) -> None:
     )
 
 
-def cancel_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Audit:
+def cancel_audit(
+    audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock, metrics: Metrics = NO_METRICS
+) -> Audit:
     """Cancel a queued, running or finalizing audit; an ended one raises Conflict (409)."""
     with uow:
         audit = uow.audits.get(audit_id, team=caller.team_id)
         audit, ended = audit.cancel(now=clock.now())
-        settle_ended_audit(audit, ended, uow=uow)
+        charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
     log_ended(audit)
+    metrics.credits_charged(charged)
     return audit
 
 
-def fail_audit(audit_id: AuditId, reason: str, *, uow: UnitOfWork, clock: Clock) -> Audit:
+def fail_audit(
+    audit_id: AuditId, reason: str, *, uow: UnitOfWork, clock: Clock, metrics: Metrics = NO_METRICS
+) -> Audit:
     """End an audit `failed` with `reason`, settling what it fetched. An ended audit is left as it is."""
     with uow:
         audit = uow.audits.get_any(audit_id)
         if audit.status.ended:
             return audit
         audit, ended = audit.fail(reason, now=clock.now())
-        settle_ended_audit(audit, ended, uow=uow)
+        charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
     log_ended(audit)
+    metrics.credits_charged(charged)
     return audit
 
 
@@ -223,15 +237,25 @@ def stop_crawling(audit_id: AuditId, *, partial: bool, uow: UnitOfWork, clock: C
     return audit
 
 
-def publish_report(audit_id: AuditId, *, health_score: int, uow: UnitOfWork, clock: Clock) -> Audit:
+def publish_report(
+    audit_id: AuditId, *, health_score: int, uow: UnitOfWork, clock: Clock, metrics: Metrics = NO_METRICS
+) -> Audit:
     """Finalising -> done, settling credits in the same transaction."""
     with uow:
         audit, ended = uow.audits.get_any(audit_id).publish_report(health_score=health_score, now=clock.now())
-        settle_ended_audit(audit, ended, uow=uow)
+        charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         uow.commit()
     log_ended(audit)
+    metrics.credits_charged(charged)
     return audit
+
+
+def audits_by_status(*, uow: UnitOfWork) -> Mapping[AuditStatus, int]:
+    """Every team's audits counted by status, every status present (0 when none is in it)."""
+    with uow:
+        counts = uow.audits.count_by_status()
+    return {status: counts.get(status, 0) for status in AuditStatus}
 
 
 def list_audits(

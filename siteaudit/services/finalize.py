@@ -45,6 +45,7 @@ from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore, IssueLine
+from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.audit import log_ended, settle_ended_audit
 
@@ -309,6 +310,7 @@ def finalize_audit(
     clock: Clock,
     thresholds: Thresholds | None = None,
     advice: AllowListAdvice | None = None,
+    metrics: Metrics = NO_METRICS,
 ) -> Audit:
     """Finalising -> done: the report is stored first, then the audit moves and credits settle at once."""
     limits = thresholds or Thresholds()
@@ -356,12 +358,13 @@ def finalize_audit(
         if audit.status is not AuditStatus.FINALIZING:  # cancelled meanwhile: the report stays for reading
             return audit
         audit, ended = audit.publish_report(health_score=report.health_score, now=clock.now())
-        settle_ended_audit(audit, ended, uow=uow)
+        charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         if audit.site_id is not None:
             _refresh_fix_tasks(audit, findings, uow=uow, clock=clock)
         uow.commit()
     log_ended(audit)
+    metrics.credits_charged(charged)
     return audit
 
 

@@ -17,6 +17,7 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.lease import Lease, ReapAction, ReapTerms, reap_action, reap_reason
 from siteaudit.ports.application import Reaped
 from siteaudit.ports.clock import Clock
+from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.audit import fail_audit
@@ -32,6 +33,7 @@ def reap(
     terms: ReapTerms,
     handover_s: float,
     batch: int = 100,
+    metrics: Metrics = NO_METRICS,
 ) -> Reaped:
     """One pass: leases stuck for more than `terms.grace_s` past their deadline are re-dispatched (a
     crawl slice, or the finalisation of a `finalizing` audit) while fewer than `terms.max_attempts`
@@ -41,7 +43,7 @@ def reap(
     lease it took expires again and a later pass retries (one more attempt).
     """
     grace_s, queued_s = terms.grace_s, terms.queued_s
-    policy = _Policy(grace_s, terms.max_attempts, handover_s)
+    policy = _Policy(grace_s, terms.max_attempts, handover_s, metrics)
     now = clock.now()
     counts = {"slices": 0, "finalizations": 0, "failed": 0, "forgotten": 0, "dispatch_errors": 0}
     with uow:
@@ -67,6 +69,7 @@ class _Policy:
     grace_s: float
     max_attempts: int
     handover_s: float
+    metrics: Metrics  # counts the credits of the audits it fails
 
 
 def _after(clock: Clock, seconds: float) -> datetime:
@@ -93,7 +96,9 @@ def _reap_lease(
             return None
         uow.commit()
     if action is ReapAction.FAIL:
-        ended = fail_audit(lease.audit_id, reaped(reap_reason(lease)), uow=uow, clock=clock)
+        ended = fail_audit(
+            lease.audit_id, reaped(reap_reason(lease)), uow=uow, clock=clock, metrics=policy.metrics
+        )
         log.warning("audit %s reaped: %s", lease.audit_id, ended.failure_reason)
         with uow:
             _forget(taken, uow)

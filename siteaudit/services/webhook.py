@@ -22,6 +22,14 @@ from siteaudit.domain.webhook import (
     sign,
 )
 from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.metrics import (
+    DELIVERED,
+    FAILED_ATTEMPT,
+    GIVEN_UP,
+    NO_METRICS,
+    REDIRECTED,
+    Metrics,
+)
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets, WebhookSender, WebhookUnitOfWork
 
 if TYPE_CHECKING:
@@ -114,6 +122,16 @@ def _renewed(
     return renewed
 
 
+def delivery_result(status: DeliveryStatus) -> str:
+    """What an attempt that left its delivery in `status` did, as `Metrics.webhook_delivery` counts it."""
+    return {
+        DeliveryStatus.DELIVERED: DELIVERED,
+        DeliveryStatus.REDIRECTED: REDIRECTED,
+        DeliveryStatus.DROPPED: GIVEN_UP,
+        DeliveryStatus.PENDING: FAILED_ATTEMPT,
+    }[status]
+
+
 def deliver_due_webhooks(
     *,
     uow: WebhookUnitOfWork,
@@ -122,6 +140,7 @@ def deliver_due_webhooks(
     jitter: Jitter = uniform_jitter,
     limit: int = DEFAULT_BATCH,
     lease_s: float = DEFAULT_LEASE_S,
+    metrics: Metrics = NO_METRICS,
 ) -> int:
     """Make one attempt for each of up to `limit` due deliveries; return how many attempts were recorded.
 
@@ -152,6 +171,7 @@ def deliver_due_webhooks(
                 continue
             uow.webhooks.add_attempt(attempt)
             uow.commit()
+        metrics.webhook_delivery(delivery_result(updated.status))
         recorded += 1
         _log_end(updated, attempt)
     return recorded

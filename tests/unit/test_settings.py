@@ -18,6 +18,7 @@ def test_every_setting_is_read_from_its_environment_variable() -> None:
             "SITEAUDIT_CHECK_EXTERNAL_LINKS": "yes",
             "SITEAUDIT_SLICE_SECONDS": "30.5",
             "SITEAUDIT_CA_BUNDLE": "/etc/siteaudit/extra-authorities.pem",
+            "SITEAUDIT_METRICS": "off",
         }
     )
     assert settings.database_url == "memory://"
@@ -27,7 +28,9 @@ def test_every_setting_is_read_from_its_environment_variable() -> None:
     assert settings.check_external_links is True
     assert settings.slice_seconds == 30.5
     assert settings.ca_bundle == "/etc/siteaudit/extra-authorities.pem"
+    assert settings.metrics is False
     assert Settings.from_env({}).ca_bundle == ""  # the default authorities only
+    assert Settings.from_env({}).metrics is True
 
 
 def test_readme_documents_every_setting() -> None:

@@ -1,7 +1,8 @@
 """The in-memory store and unit of work: one writer at a time, staged changes applied on commit."""
 
+import collections
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Self
@@ -267,6 +268,9 @@ class MemoryAuditRepository:
 
     def count_started_by(self, user_id: UserId) -> int:
         return sum(1 for a in self._t.values() if a.user_id == user_id)
+
+    def count_by_status(self) -> Mapping[AuditStatus, int]:
+        return collections.Counter(a.status for a in self._t.values())
 
     def ended(self) -> Sequence[Audit]:
         found = [a for a in self._t.values() if a.status.ended]

@@ -8,7 +8,9 @@ import falcon
 import falcon.media
 import orjson
 
+from siteaudit.adapters.metrics import PrometheusMetrics
 from siteaudit.adapters.rest import errors
+from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
 from siteaudit.adapters.rest.openapi import OpenApi
 from siteaudit.adapters.rest.resources import (
@@ -46,10 +48,13 @@ def create_api(
     limiter: RateLimiter,
     trusted_proxies: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
+    metrics: PrometheusMetrics | None = None,
 ) -> "falcon.App[Any, Any]":
-    """The WSGI application serving `/v1`. CORS is off unless origins are given."""
+    """The WSGI application serving `/v1`. CORS is off unless origins are given. With `metrics`, every
+    request is timed and `GET /metrics` answers the Prometheus scrape (without it, 404 like any path)."""
     authentication = Authentication(application.authenticate, limiter, clock, trusted_proxies)
-    middleware: list[Any] = [RequestContext(), authentication]
+    middleware: list[Any] = [] if metrics is None else [RequestLatency(metrics)]
+    middleware += [RequestContext(), authentication]
     api: falcon.App[Any, Any] = falcon.App(
         middleware=middleware,
         cors_enable=False,
@@ -62,6 +67,8 @@ def create_api(
     api.resp_options.media_handlers[falcon.MEDIA_JSON] = falcon.media.JSONHandler(dumps=dumps)
     errors.install(api)
 
+    if metrics is not None:
+        api.add_route(METRICS_PATH, Scrape(metrics))
     api.add_route("/v1/health", Health())
     api.add_route("/v1/openapi.json", OpenApi())
     api.add_route("/v1/ping", Ping(application, clock))

@@ -1,6 +1,6 @@
 """Audits in SQL: explicit row conversion, team-scoped reads, optimistic version checks on save."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
@@ -166,6 +166,10 @@ class SqlAuditRepository:
     def count_started_by(self, user_id: UserId) -> int:
         query = select(func.count()).select_from(audits).where(audits.c.user_id == user_id)
         return int(self._c().execute(query).scalar_one())
+
+    def count_by_status(self) -> Mapping[AuditStatus, int]:
+        query = select(audits.c.status, func.count()).group_by(audits.c.status)
+        return {AuditStatus(status): int(count) for status, count in self._c().execute(query)}
 
     def latest_done(self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId) -> Audit | None:
         same = (

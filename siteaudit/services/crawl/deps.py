@@ -8,6 +8,7 @@ from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
@@ -33,3 +34,4 @@ class CrawlDeps:
     queue: TaskQueue
     limits: CrawlLimits = field(factory=CrawlLimits)
     thresholds: Thresholds = field(factory=Thresholds)
+    metrics: Metrics = NO_METRICS

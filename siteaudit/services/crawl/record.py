@@ -19,19 +19,27 @@ from siteaudit.domain.error import Conflict
 from siteaudit.domain.facts import Link, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
+from siteaudit.domain.tally import PageOutcome
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CRAWLED_STATES, CrawlStore, FrontierState
+from siteaudit.ports.metrics import DISALLOWED, NO_METRICS, NOT_MODIFIED, Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.audit import record_progress
 from siteaudit.services.crawl.visit import Visit, Visits
 
 
 def record_batch(
-    visits: Visits, results: Sequence[Visit], *, done_before: int, thresholds: Thresholds
+    visits: Visits,
+    results: Sequence[Visit],
+    *,
+    done_before: int,
+    thresholds: Thresholds,
+    metrics: Metrics = NO_METRICS,
 ) -> CrawlState:
-    """Write one batch: pages, issues, links, new frontier entries, then the marks. Returns the crawl
-    state with the external targets it queued counted."""
+    """Write one batch: pages, issues, links, new frontier entries, then the marks, and count each visit
+    in `metrics` once it is written. Returns the crawl state with the external targets it queued
+    counted."""
     crawl, audit_id, limits, scope, state = (
         visits.crawl,
         visits.audit.id,
@@ -85,7 +93,24 @@ def record_batch(
     crawl.frontier_mark(audit_id, skipped, FrontierState.SKIPPED)
     crawl.frontier_mark(audit_id, done, FrontierState.DONE)
     crawl.frontier_mark(audit_id, not_modified, FrontierState.NOT_MODIFIED)
+    for result in results:
+        count_visit(result, metrics)
     return evolve(state, external_checked=state.external_checked + external)
+
+
+def visit_outcome(result: Visit) -> str:
+    """How a recorded visit ended, as `Metrics.page_fetched` counts it."""
+    if result.disallowed:
+        return DISALLOWED
+    if result.not_modified:
+        return NOT_MODIFIED
+    return PageOutcome.from_facts(result.page, template="").outcome
+
+
+def count_visit(result: Visit, metrics: Metrics) -> None:
+    metrics.page_fetched(visit_outcome(result))
+    if result.page.fetch_error is not None:
+        metrics.fetch_failed(result.page.fetch_error)
 
 
 def frontier_counts(crawl: CrawlStore, audit_id: AuditId) -> tuple[int, int, int]:

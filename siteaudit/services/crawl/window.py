@@ -103,7 +103,11 @@ async def crawl_window(
             beat()  # before writing: a slice that lost its lease leaves the batch to the new holder
             # Pages still in flight count against the cap when redirect destinations claim room.
             visits.state = record_batch(
-                visits, results, done_before=done + len(pending), thresholds=deps.thresholds
+                visits,
+                results,
+                done_before=done + len(pending),
+                thresholds=deps.thresholds,
+                metrics=deps.metrics,
             )
             counts = frontier_counts(crawl, audit_id)
             done, _, not_modified = counts

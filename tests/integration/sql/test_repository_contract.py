@@ -397,3 +397,22 @@ def test_the_latest_done_audit_is_of_the_same_site_or_origin_and_older(backend: 
         assert (
             uow.audits.latest_done(team=TeamId(team.id + 1), origin=origin, site=None, before=ids[3]) is None
         )
+
+
+def test_audits_are_counted_by_status_across_teams(backend: Backend) -> None:
+    owner, member, team = _people(backend)
+    with backend.uow() as uow:
+        other = uow.teams.add(Team(TeamId(0), "Other Shop", member.id, T0))
+        uow.audits.add(_audit(team, owner))
+        running = uow.audits.add(_audit(other, member))
+        uow.audits.save(running.start(now=T0))
+        for _ in range(2):
+            done = uow.audits.add(_audit(team, owner)).start(now=T0).stop_crawling(partial=False, now=T0)
+            uow.audits.save(done.publish_report(health_score=90, now=T0)[0])
+        uow.commit()
+    with backend.uow() as uow:
+        assert dict(uow.audits.count_by_status()) == {
+            AuditStatus.QUEUED: 1,
+            AuditStatus.RUNNING: 1,
+            AuditStatus.DONE: 2,
+        }

@@ -26,8 +26,10 @@ def an_audit_with_an_excluded_url(world: World) -> int:
     pages = [*a_site(), PageFacts(PRIVATE, depth=1, disallowed=True, in_sitemap=True)]
     app.crawl.write_pages(audit_id, pages)
     app.crawl.write_links(audit_id, [(p.url, link) for p in pages if p.html for link in p.html.links])
-    audits.record_progress(audit_id, pages_crawled=len(pages) - 1, pages_not_modified=0, uow=app.uow())
-    audits.stop_crawling(audit_id, partial=False, uow=app.uow())
+    audits.record_progress(
+        audit_id, pages_crawled=len(pages) - 1, pages_not_modified=0, uow=app.uow(), clock=world.clock
+    )
+    audits.stop_crawling(audit_id, partial=False, uow=app.uow(), clock=world.clock)
     done = finalize.finalize_audit(audit_id, uow=app.uow(), crawl=app.crawl, clock=world.clock)
     assert done.status is AuditStatus.DONE
     return audit_id

@@ -2,7 +2,7 @@
 `AuditCreditMachine.empty_storage`, on SQLite and PostgreSQL in tests/integration/sql).
 
 Invariants, after every step: for every account, balance = grants - settled charges - open reservations
-and equals the sum of its ledger entries; no ended audit keeps an open reservation; a refund never exceeds
+and equals the sum of its ledger entries; the credits-charged metric is the sum of the charges; no ended audit keeps an open reservation; a refund never exceeds
 its reservation; every audit's version counts its transitions; an audit has ended iff finished_at is set.
 """
 
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initialize, invariant, rule
 
 from siteaudit.adapters.memory import MemoryStore, MemoryUnitOfWork
+from siteaudit.adapters.memory.metrics import MemoryMetrics
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.domain.account import Caller
@@ -39,6 +40,7 @@ class AuditCreditMachine(RuleBasedStateMachine):
         self.uow = self.empty_storage()
         self.clock = FixedClock()
         self.queue = MemoryTaskQueue()
+        self.metrics = MemoryMetrics()
         uow = self.uow
         accounts.create_user(
             "owner@retro-clock.example", plan="growth", uow=uow(), clock=self.clock, secrets=SystemSecrets()
@@ -81,6 +83,7 @@ class AuditCreditMachine(RuleBasedStateMachine):
                 uow=self.uow(),
                 clock=self.clock,
                 queue=self.queue,
+                metrics=self.metrics,
             )
         except DomainError as error:
             assert error.code in (ErrorCode.INSUFFICIENT_CREDITS, ErrorCode.DISPATCH_FAILED)
@@ -118,7 +121,9 @@ class AuditCreditMachine(RuleBasedStateMachine):
         if audit_id < 0 or self._audit(audit_id).status is not AuditStatus.RUNNING:
             return
         audits.stop_crawling(audit_id, partial=partial, uow=self.uow(), clock=self.clock)
-        audits.publish_report(audit_id, health_score=score, uow=self.uow(), clock=self.clock)
+        audits.publish_report(
+            audit_id, health_score=score, uow=self.uow(), clock=self.clock, metrics=self.metrics
+        )
         self.transitions[audit_id] += 2
 
     @rule(audit_id=audits, who=st.sampled_from([0, 1]))
@@ -127,7 +132,9 @@ class AuditCreditMachine(RuleBasedStateMachine):
             return
         ended = self._audit(audit_id).status.ended
         try:
-            audits.cancel_audit(audit_id, self.callers[who], uow=self.uow(), clock=self.clock)
+            audits.cancel_audit(
+                audit_id, self.callers[who], uow=self.uow(), clock=self.clock, metrics=self.metrics
+            )
         except DomainError as error:
             assert ended and error.code is ErrorCode.CONFLICT
         else:
@@ -139,8 +146,11 @@ class AuditCreditMachine(RuleBasedStateMachine):
         if audit_id < 0:
             return
         ended = self._audit(audit_id).status.ended
-        audits.fail_audit(audit_id, "reaped: lease expired", uow=self.uow(), clock=self.clock)
-        audits.fail_audit(audit_id, "reaped: lease expired", uow=self.uow(), clock=self.clock)  # redelivery
+        fail = "reaped: lease expired"
+        audits.fail_audit(audit_id, fail, uow=self.uow(), clock=self.clock, metrics=self.metrics)
+        audits.fail_audit(
+            audit_id, fail, uow=self.uow(), clock=self.clock, metrics=self.metrics
+        )  # redelivery
         if not ended:
             self.transitions[audit_id] += 1
 
@@ -164,6 +174,19 @@ class AuditCreditMachine(RuleBasedStateMachine):
                 assert balance == self.grants[caller.user_id] + by_kind[EntryKind.CHARGE] - open_holds
                 assert by_kind[EntryKind.GRANT] == self.grants[caller.user_id]
                 assert by_kind[EntryKind.RELEASE] <= -by_kind[EntryKind.RESERVE]
+
+    @invariant()
+    def the_credits_charged_metric_counts_every_charge_once(self) -> None:
+        if not hasattr(self, "uow"):
+            return
+        with self.uow() as u:
+            charged = -sum(
+                e.amount
+                for caller in self.callers
+                for e in u.credits.entries(caller.user_id)
+                if e.kind is EntryKind.CHARGE
+            )
+        assert self.metrics.credits_tenths == charged
 
     @invariant()
     def audits_are_consistent(self) -> None:
