@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from siteaudit.adapters.memory.ratelimit import MemoryRateLimiter
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.ids import AuditId
-from siteaudit.ports.ratelimit import RateLimiter
+from siteaudit.ports.ratelimit import Limit, RateDecision, RateLimiter
 from siteaudit.ports.site import ProofPage
 from siteaudit.settings import Settings
 
@@ -212,10 +213,26 @@ def test_every_fuzzed_request_is_answered_as_the_document_says(seeded: Seeded, t
     assert {200, 202, 401, 404, 405, 409, 422} <= set(counter.statuses)
 
 
+class StandingStillLimiter:
+    """The real limiter (GCRA, per key and per address) with its clock standing still: no bucket refills
+    during the run, so it meets 429s after its first burst however slowly a busy machine answers (with
+    the wall clock, a slow run refilled the buckets as fast as it spent them and saw no 429)."""
+
+    def __init__(self) -> None:
+        self._limiter = MemoryRateLimiter()
+        self._now = datetime.now(UTC)
+
+    def hit(self, bucket: str, limit: Limit, *, now: datetime) -> RateDecision:
+        return self._limiter.hit(bucket, limit, now=self._now)
+
+    def peek(self, bucket: str, limit: Limit, *, now: datetime) -> RateDecision:
+        return self._limiter.peek(bucket, limit, now=self._now)
+
+
 def test_fuzzing_through_the_real_limiter_meets_429s_that_match_the_document(
     seeded: Seeded, tmp_path: Path
 ) -> None:
-    counter, _ = seeded.api(MemoryRateLimiter())
+    counter, _ = seeded.api(StandingStillLimiter())
     with serve(counter) as base:
         run = _schemathesis(
             base,
