@@ -194,6 +194,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         proof_reader=o["proof_reader"],
         crawl_limits=_crawl_limits(settings),
         reaping=settings.reaping,
+        scheduling=settings.scheduling,
         archiving=ArchivePolicy(settings.archive_after_days, settings.archive_keep_last),
         advice=AllowListAdvice(
             user_agent=USER_AGENT,

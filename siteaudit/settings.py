@@ -2,6 +2,7 @@
 
 import os
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 
 from attrs import field, frozen
@@ -15,6 +16,7 @@ from siteaudit.domain.crawl import (
     TIME_CAP_S,
 )
 from siteaudit.domain.lease import ReapTerms
+from siteaudit.domain.site import SchedulerTerms
 
 
 def _default_database_url() -> str:
@@ -62,6 +64,9 @@ class Settings:
     # Registered sites: DNS servers asked for the dns ownership proof (`address` or `address:port`,
     # comma-separated); empty: the system's resolvers.
     dns_nameservers: tuple[str, ...] = ()
+    # The monitoring scheduler: a verified site whose proof is gone stays verified this many days.
+    proof_grace_days: int = 7
+    scheduler_every_s: float = 60.0  # how often a scheduler looks for due audits and proofs to re-check
 
     @property
     def base_url(self) -> str:
@@ -74,6 +79,12 @@ class Settings:
             max_attempts=self.reap_max_attempts,
             queued_s=self.reap_queued_s,
             every_s=self.reap_every_s,
+        )
+
+    @property
+    def scheduling(self) -> SchedulerTerms:
+        return SchedulerTerms(
+            proof_grace=timedelta(days=self.proof_grace_days), every_s=self.scheduler_every_s
         )
 
     @classmethod
@@ -115,6 +126,8 @@ class Settings:
             ("CHECK_EXTERNAL_LINKS", lambda v: v.lower() in ("1", "true", "yes", "on")),
             ("MAX_EXTERNAL_CHECKS", int),
             ("DNS_NAMESERVERS", lambda v: tuple(n.strip() for n in v.split(",") if n.strip())),
+            ("PROOF_GRACE_DAYS", int),
+            ("SCHEDULER_EVERY_S", float),
         ):
             raw = get(name)
             if raw is not None:

@@ -40,7 +40,14 @@ class SiteRepository(Protocol):
         ...
 
     def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
-        """Sites of any team whose monitoring audit is due (`next_crawl_at` <= now), earliest first."""
+        """Sites of any team whose monitoring audit is due (`next_crawl_at` <= now), earliest first,
+        claimed for this unit of work: rows another unit of work has claimed are passed over (PostgreSQL
+        `FOR UPDATE SKIP LOCKED`), so schedulers that run at once never take the same site."""
+        ...
+
+    def verified(self, *, limit: int, checked_before: datetime) -> Sequence[Site]:
+        """Verified sites of any team last checked at or before `checked_before` (or never), oldest check
+        first, claimed as `due` claims them."""
         ...
 
 

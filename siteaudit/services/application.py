@@ -5,6 +5,7 @@ from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from attrs import field, frozen
 
@@ -17,7 +18,7 @@ from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice, Report
-from siteaudit.domain.site import Site, VerifyMethod
+from siteaudit.domain.site import SchedulerTerms, Site, VerifyMethod
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
@@ -29,7 +30,9 @@ from siteaudit.ports.application import (
     Listing,
     OwnershipProved,
     PageQuery,
+    ProofRechecks,
     Reaped,
+    ScheduledAudits,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
@@ -52,6 +55,7 @@ from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
 from siteaudit.services import report as report_services
+from siteaudit.services import schedule as schedule_services
 from siteaudit.services import site as site_services
 from siteaudit.services import webhook as webhook_services
 
@@ -77,6 +81,7 @@ class LocalApplication:
     reaping: ReapTerms
     archiving: ArchivePolicy
     advice: AllowListAdvice
+    scheduling: SchedulerTerms = field(factory=SchedulerTerms)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -242,6 +247,26 @@ class LocalApplication:
             clock=self.clock,
             terms=self.reaping,
             handover_s=self.crawl_limits.handover_s,
+        )
+
+    # --- the monitoring scheduler ---------------------------------------------------------------------
+
+    def dispatch_due_site_audits(self, now: datetime) -> ScheduledAudits:
+        started, skipped = schedule_services.dispatch_due_site_audits(
+            now,
+            uow=self.uow,
+            clock=self.clock,
+            queue=self.queue,
+            terms=self.scheduling,
+            public_only=(self.resolver, self.policy),
+        )
+        return ScheduledAudits(tuple(started), skipped)
+
+    def recheck_site_proofs(self, now: datetime) -> ProofRechecks:
+        return ProofRechecks(
+            *schedule_services.recheck_site_proofs(
+                now, uow=self.uow, reader=self.proof_reader, terms=self.scheduling
+            )
         )
 
     def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:

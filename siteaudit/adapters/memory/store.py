@@ -395,7 +395,20 @@ class MemorySiteRepository(_Versioned):
     def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
         due = [s for s in self._t.values() if s.next_crawl_at is not None and s.next_crawl_at <= now]
         due.sort(key=lambda s: (s.next_crawl_at, s.id))
+        for site in due[:limit]:
+            self._saw(site.id, site.version)
         return due[:limit]
+
+    def verified(self, *, limit: int, checked_before: datetime) -> Sequence[Site]:
+        found = [
+            s
+            for s in self._t.values()
+            if s.verified and (s.checked_at is None or s.checked_at <= checked_before)
+        ]
+        found.sort(key=lambda s: (s.checked_at is not None, s.checked_at or checked_before, s.id))
+        for site in found[:limit]:
+            self._saw(site.id, site.version)
+        return found[:limit]
 
 
 class MemoryFixTaskRepository(_Versioned):

@@ -5,7 +5,7 @@ from datetime import datetime
 from typing import Any
 
 from attrs import evolve
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.tables import sites
@@ -130,5 +130,20 @@ class SqlSiteRepository(Versioned):
             .where(sites.c.next_crawl_at.is_not(None), sites.c.next_crawl_at <= now)
             .order_by(sites.c.next_crawl_at, sites.c.id)
             .limit(max(0, limit))
+            # PostgreSQL: each scheduler claims rows no other one holds; SQLite (one writer) renders none.
+            .with_for_update(skip_locked=True)
         )
-        return [site_from_row(r) for r in rows]
+        return [self._loaded(r) for r in rows]
+
+    def verified(self, *, limit: int, checked_before: datetime) -> Sequence[Site]:
+        rows = self._c().execute(
+            select(sites)
+            .where(
+                sites.c.status == SiteStatus.VERIFIED.value,
+                or_(sites.c.checked_at.is_(None), sites.c.checked_at <= checked_before),
+            )
+            .order_by(sites.c.checked_at.nulls_first(), sites.c.id)
+            .limit(max(0, limit))
+            .with_for_update(skip_locked=True)
+        )
+        return [self._loaded(r) for r in rows]
