@@ -87,6 +87,25 @@ def worker(threads: int | None) -> None:
     running.stop()
 
 
+# --- the monitoring scheduler ---------------------------------------------------------------------------
+
+
+@main.command()
+def scheduler() -> None:
+    """Start due monitoring audits and re-check ownership proofs every SITEAUDIT_SCHEDULER_EVERY_S, until
+    stopped. Run one or more (each due audit starts once); `siteaudit serve` runs its own."""
+    from siteaudit.adapters.log import configure_logging
+    from siteaudit.entrypoints.scheduler import run_scheduler
+
+    app = _app()
+    configure_logging(level=app.settings.log_level, as_json=app.settings.log_json)
+    click.echo(f"scheduler running every {app.settings.scheduling.every_s:g}s")
+    run_scheduler(app)
+
+
+# --- end of the monitoring scheduler ----------------------------------------------------------------------
+
+
 @main.command()
 def migrate() -> None:
     """Bring the database of SITEAUDIT_DATABASE_URL to the newest schema."""

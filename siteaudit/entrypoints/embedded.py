@@ -1,4 +1,5 @@
-"""`siteaudit serve`: the embedded default in one process (API, SQLite database, in-process workers)."""
+"""`siteaudit serve`: the embedded default in one process (API, SQLite database, in-process workers and
+the monitoring scheduler)."""
 
 import socketserver
 from typing import Any
@@ -8,6 +9,7 @@ import click
 
 from siteaudit.adapters.log import configure_logging
 from siteaudit.bootstrap import bootstrap
+from siteaudit.entrypoints.scheduler import start_scheduler
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.settings import Settings
 
@@ -47,6 +49,7 @@ def serve(*, host: str | None = None, port: int | None = None) -> None:
         f"The API is described at {base}/openapi.json. Stop with Ctrl-C."
     )
     worker, periodic = start_worker(app, threads=settings.worker_threads)
+    scheduler = start_scheduler(app)  # monitoring audits and the daily ownership re-checks
     with make_server(
         host, port, app.rest_api(), server_class=_ThreadingServer, handler_class=_QuietHandler
     ) as server:
@@ -55,5 +58,6 @@ def serve(*, host: str | None = None, port: int | None = None) -> None:
         except KeyboardInterrupt:
             click.echo("stopping")
         finally:
+            scheduler.stop()
             periodic.stop()
             worker.stop()
