@@ -67,6 +67,15 @@ class Settings:
     # The monitoring scheduler: a verified site whose proof is gone stays verified this many days.
     proof_grace_days: int = 7
     scheduler_every_s: float = 60.0  # how often a scheduler looks for due audits and proofs to re-check
+    # Alert mail: SMTP_URL (smtp://user:password@host:587, smtps://... for implicit TLS), or the parts
+    # below; neither: mails are only logged.
+    smtp_url: str = field(default="", repr=False)
+    smtp_host: str = ""
+    smtp_port: int = 587
+    smtp_user: str = ""
+    smtp_password: str = field(default="", repr=False)
+    smtp_from: str = "siteaudit@localhost"
+    smtp_starttls: bool = True
 
     @property
     def base_url(self) -> str:
@@ -128,6 +137,13 @@ class Settings:
             ("DNS_NAMESERVERS", lambda v: tuple(n.strip() for n in v.split(",") if n.strip())),
             ("PROOF_GRACE_DAYS", int),
             ("SCHEDULER_EVERY_S", float),
+            ("SMTP_URL", str),
+            ("SMTP_HOST", str),
+            ("SMTP_PORT", int),
+            ("SMTP_USER", str),
+            ("SMTP_PASSWORD", str),
+            ("SMTP_FROM", str),
+            ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
         ):
             raw = get(name)
             if raw is not None:

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from attrs import frozen
 
-from siteaudit.domain.ids import RecheckId, SiteId, TaskKey, TeamId
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId
 from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixTask
@@ -43,6 +43,11 @@ class SiteRepository(Protocol):
         """Sites of any team whose monitoring audit is due (`next_crawl_at` <= now), earliest first,
         claimed for this unit of work: rows another unit of work has claimed are passed over (PostgreSQL
         `FOR UPDATE SKIP LOCKED`), so schedulers that run at once never take the same site."""
+        ...
+
+    def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
+        """Stage the mark that the alert mail of this scheduled audit goes out; False when it already
+        has (one mail per audit, however often the audit is finalised)."""
         ...
 
     def verified(self, *, limit: int, checked_before: datetime) -> Sequence[Site]:

@@ -40,6 +40,7 @@ from siteaudit.ports.application import (
 )
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
@@ -48,6 +49,7 @@ from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
+from siteaudit.services import alert as alert_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
 from siteaudit.services import crawl as crawl_services
@@ -82,6 +84,8 @@ class LocalApplication:
     archiving: ArchivePolicy
     advice: AllowListAdvice
     scheduling: SchedulerTerms = field(factory=SchedulerTerms)
+    mailer: Mailer | None = None  # alert mails; None: none are sent
+    public_url: str = "http://127.0.0.1:8080"  # links in mails
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -231,9 +235,20 @@ class LocalApplication:
         return CrawlProgress(audit_id, outcome.pages_crawled, outcome.next)
 
     def finalize_audit(self, audit_id: AuditId) -> Audit:
-        return finalize_services.finalize_audit(
+        audit = finalize_services.finalize_audit(
             audit_id, uow=self.uow(), crawl=self.crawl, clock=self.clock, advice=self.advice
         )
+        # --- the monitoring alert mail (once per scheduled audit that ended worse) ---
+        if self.mailer is not None:
+            alert_services.mail_site_alert(
+                audit_id,
+                uow=self.uow(),
+                crawl=self.crawl,
+                mailer=self.mailer,
+                clock=self.clock,
+                public_url=self.public_url,
+            )
+        return audit
 
     def deliver_webhooks(self, *, limit: int = 50) -> int:
         return webhook_services.deliver_due_webhooks(

@@ -47,6 +47,7 @@ class MemoryStore:
         self.audits: Table[AuditId, Audit] = Table()
         self.keys: Table[ApiKeyId, ApiKey] = Table()
         self.sites: Table[SiteId, Site] = Table()
+        self.site_alerts: Table[AuditId, SiteId] = Table()
         self.tasks: Table[tuple[SiteId, TaskKey], FixTask] = Table()
         self.rechecks: Table[RecheckId, Recheck] = Table()
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
@@ -348,6 +349,7 @@ class MemorySiteRepository(_Versioned):
     def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
         super().__init__(seen)
         self._t = store.sites
+        self._alerts = store.site_alerts
 
     def add(self, site: Site) -> Site:
         if any(s.team_id == site.team_id and s.origin == site.origin for s in self._t.values()):
@@ -398,6 +400,12 @@ class MemorySiteRepository(_Versioned):
         for site in due[:limit]:
             self._saw(site.id, site.version)
         return due[:limit]
+
+    def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
+        if self._alerts.get(audit_id) is not None:
+            return False
+        self._alerts.put(audit_id, site_id)
+        return True
 
     def verified(self, *, limit: int, checked_before: datetime) -> Sequence[Site]:
         found = [

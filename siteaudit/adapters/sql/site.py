@@ -8,10 +8,11 @@ from attrs import evolve
 from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 
-from siteaudit.adapters.sql.tables import sites
+from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
+from siteaudit.adapters.sql.tables import site_alerts, sites
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
-from siteaudit.domain.ids import SiteId, TeamId
+from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.site import Monitoring, Site, SiteExists, SiteStatus, VerifyMethod
 
 
@@ -147,3 +148,9 @@ class SqlSiteRepository(Versioned):
             .with_for_update(skip_locked=True)
         )
         return [self._loaded(r) for r in rows]
+
+    def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
+        statement = insert_ignoring_conflicts(self._c(), site_alerts).values(
+            audit_id=audit_id, site_id=site_id, created_at=at
+        )
+        return self._c().execute(statement).rowcount == 1
