@@ -550,6 +550,22 @@ class Site:
         )
         return site, SiteVerified(site_id=self.id, via=via, at=now, first=first)
 
+    def verify_by_hand(self, *, now: datetime) -> tuple[Self, SiteVerified | None]:
+        """Support verified the site without a proof (`siteaudit admin verify-site --by-hand`): verified,
+        `verified_via` None; the daily re-check leaves such a site verified."""
+        status = next_state(SITE_MOVES, self.status, SiteMove.VERIFY, entity="site")
+        first = not self.verified
+        site = evolve(
+            self,
+            status=status,
+            verified_via=None,
+            verified_at=now if first else self.verified_at,
+            checked_at=now,
+            lost_at=None,
+            version=self.version + 1,
+        )
+        return site, None
+
     def lose(self, *, now: datetime) -> tuple[Self, SiteLost]:
         """The site is no longer verified (its proof stayed gone past the grace period). Monitoring stays
         set but pauses, saying why in `last_skip_reason`, until the site is verified again."""

@@ -389,3 +389,55 @@ def audit(
     failing = counts.error + (counts.warning if fail_on == "warning" else 0)
     if fail_on is not None and failing > 0:
         sys.exit(1)
+
+
+# --- support's site commands (admin) ---------------------------------------------------------------------
+
+
+@admin.command("list-sites")
+@click.argument("team")
+@json_option
+def list_sites(team: str, as_json: bool) -> None:
+    """List every site of TEAM (support)."""
+
+    def act() -> None:
+        sites = _application().list_team_sites(team)
+        rows = [
+            {
+                "id": int(s.id),
+                "url": s.url,
+                "status": s.status.value,
+                "verified_via": s.verified_via.value if s.verified_via is not None else None,
+                "lost_at": s.lost_at,
+                "monitoring": s.monitoring.value,
+                "next_crawl_at": s.next_crawl_at,
+                "last_skip_reason": s.last_skip_reason,
+            }
+            for s in sites
+        ]
+        text = "\n".join(
+            f"{r['id']}\t{r['url']}\t{r['status']}\t{r['monitoring']}\t{r['last_skip_reason'] or ''}"
+            for r in rows
+        )
+        _out(as_json, {"sites": rows}, text or f"team {team} has no sites")
+
+    _run(act)
+
+
+@admin.command("verify-site")
+@click.argument("site_id", type=click.IntRange(min=1))
+@click.option("--by-hand", is_flag=True, required=True, help="Verify without a proof (support).")
+@click.option("--reason", required=True, help="Why, for the log.")
+@json_option
+def verify_site(site_id: int, by_hand: bool, reason: str, as_json: bool) -> None:
+    """Mark site SITE_ID verified by hand, logging REASON (support)."""
+    from siteaudit.domain.ids import SiteId
+
+    if not by_hand:
+        raise click.UsageError("only --by-hand verification is offered here; owners use POST /verify")
+
+    def act() -> None:
+        site = _application().verify_site_by_hand(SiteId(site_id), reason)
+        _out(as_json, {"id": int(site.id), "status": site.status.value}, f"site {site.id} is verified")
+
+    _run(act)

@@ -324,6 +324,17 @@ class Application(Protocol):
         the grace period (SITEAUDIT_PROOF_GRACE_DAYS) loses the verification and pauses monitoring."""
         ...
 
+    # Registered sites for support (`siteaudit admin list-sites`, `verify-site --by-hand`).
+
+    def list_team_sites(self, team_name: str) -> Sequence[Site]:
+        """Every site of the named team. Raises NotFound."""
+        ...
+
+    def verify_site_by_hand(self, site_id: SiteId, reason: str) -> Site:
+        """Mark a site verified without a proof, logging `reason` (the daily re-check keeps it so).
+        Raises NotFound."""
+        ...
+
     def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
         """Archive what `policy` selects (by default the SITEAUDIT_ARCHIVE_* settings); the audits whose
         rows this run deleted."""

@@ -25,6 +25,10 @@ class SiteRepository(Protocol):
         """The team's sites, oldest first."""
         ...
 
+    def get_any(self, site_id: SiteId) -> Site:
+        """A site of any team (support and background work). Raises NotFound."""
+        ...
+
     def count(self, *, team: TeamId) -> int: ...
 
     def save(self, site: Site) -> None:

@@ -284,6 +284,14 @@ class LocalApplication:
             )
         )
 
+    # --- registered sites for support -----------------------------------------------------------------
+
+    def list_team_sites(self, team_name: str) -> Sequence[Site]:
+        return site_services.list_team_sites(team_name, uow=self.uow())
+
+    def verify_site_by_hand(self, site_id: SiteId, reason: str) -> Site:
+        return site_services.verify_site_by_hand(site_id, reason=reason, uow=self.uow(), clock=self.clock)
+
     def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
         policy = policy or self.archiving
         if not policy.selects_anything:

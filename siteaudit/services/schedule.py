@@ -123,6 +123,10 @@ def _proof_found(method: VerifyMethod, now: datetime) -> Callable[[Site], Site]:
     return lambda site: site.verify(method, now=now)[0]
 
 
+def _checked_by_hand(now: datetime) -> Callable[[Site], Site]:
+    return lambda site: site.verify_by_hand(now=now)[0] if site.verified else site
+
+
 def recheck_site_proofs(
     now: datetime,
     *,
@@ -138,7 +142,11 @@ def recheck_site_proofs(
         with uow() as u:
             batch = list(u.sites.verified(limit=terms.batch, checked_before=now - terms.recheck_every))
         for site in batch:
-            order = (site.verified_via,) if site.verified_via is not None else ()
+            if site.verified_via is None:  # verified by hand (support): nothing to read
+                confirmed += 1
+                _record(site.id, site.team_id, _checked_by_hand(now), uow=uow())
+                continue
+            order = (site.verified_via,)
             matched = None
             for method in (*order, *(m for m in VERIFY_ORDER if m not in order)):
                 if check_proof(site, method, reader).matched:

@@ -401,6 +401,13 @@ class MemorySiteRepository(_Versioned):
             self._saw(site.id, site.version)
         return due[:limit]
 
+    def get_any(self, site_id: SiteId) -> Site:
+        site = self._t.get(site_id)
+        if site is None:
+            raise NotFound("site", site_id)
+        self._saw(site.id, site.version)
+        return site
+
     def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
         if self._alerts.get(audit_id) is not None:
             return False

@@ -95,6 +95,12 @@ class SqlSiteRepository(Versioned):
             raise NotFound("site", site_id)
         return self._loaded(row)
 
+    def get_any(self, site_id: SiteId) -> Site:
+        row = self._c().execute(select(sites).where(sites.c.id == site_id)).first()
+        if row is None:
+            raise NotFound("site", site_id)
+        return self._loaded(row)
+
     def list(self, *, team: TeamId) -> Sequence[Site]:
         rows = self._c().execute(select(sites).where(sites.c.team_id == team).order_by(sites.c.id))
         return [self._loaded(r) for r in rows]

@@ -1,10 +1,17 @@
 """The monitoring scheduler through the application: due scheduled audits start once, with the schedule
 trigger and the owner paying, or are skipped saying why; daily proof re-checks with their grace period."""
 
+import json
+import logging
 from datetime import timedelta
+
+import pytest
+from click.testing import CliRunner
 
 from siteaudit.domain.audit import AuditTrigger
 from siteaudit.domain.site import Monitoring, MonitoringSkip, Site, SiteStatus, VerifyMethod
+from siteaudit.entrypoints import cli
+from siteaudit.entrypoints.cli import main
 from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
 from tests.unit.rest.conftest import World
 
@@ -116,3 +123,29 @@ def test_a_proof_back_within_the_grace_period_clears_lost_at(world: World) -> No
     assert back.confirmed == 1
     regained = application.get_site(site.id, owner).site
     assert regained.verified and regained.lost_at is None and regained.checked_at == now + timedelta(days=3)
+
+
+def test_support_lists_a_teams_sites_and_verifies_one_by_hand_which_the_recheck_keeps(
+    world: World, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    application = world.app.application
+    owner = application.authenticate(world.owner_key)
+    site = application.register_site(SiteRegistration("https://retro-clock.example/"), owner)
+    assert [s.id for s in application.list_team_sites("Retro Clock")] == [site.id]
+    with caplog.at_level(logging.INFO, logger="siteaudit.admin"):
+        verified = application.verify_site_by_hand(site.id, "ticket 42: DNS host cannot add TXT records")
+    assert verified.verified and verified.verified_via is None
+    assert "verified by hand: ticket 42" in caplog.text
+    later = world.clock.now() + timedelta(days=30)
+    assert application.recheck_site_proofs(later).confirmed == 1
+    assert application.get_site(site.id, owner).site.verified
+    runner = CliRunner()
+    monkeypatch.setattr(cli, "_application", lambda: application)
+
+    listed = runner.invoke(main, ["admin", "list-sites", "Retro Clock", "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert [s["id"] for s in json.loads(listed.output)["sites"]] == [site.id]
+    again = runner.invoke(main, ["admin", "verify-site", str(site.id), "--by-hand", "--reason", "again"])
+    assert again.exit_code == 0 and "is verified" in again.output
+    missing = runner.invoke(main, ["admin", "verify-site", "999", "--by-hand", "--reason", "x"])
+    assert missing.exit_code == 2 and "not_found" in missing.output
