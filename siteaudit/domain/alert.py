@@ -65,7 +65,7 @@ def site_alert(
 ) -> SiteAlert | None:
     """The alert for a done scheduled audit with a lower health score or new errors than the previous
     audit, or None (not scheduled, alerts off, a first audit, nothing worse)."""
-    if audit.trigger is not AuditTrigger.SCHEDULE or audit.status is not AuditStatus.DONE or not alert_email:
+    if audit.trigger != AuditTrigger.SCHEDULE or audit.status != AuditStatus.DONE or not alert_email:
         return None
     if audit.site_id is None or report.diff is None:
         return None

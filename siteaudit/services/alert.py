@@ -25,7 +25,7 @@ def mail_site_alert(
     health score or new errors than the previous audit; whether a mail went out now."""
     with uow:
         audit = uow.audits.get_any(audit_id)
-        if audit.trigger is not AuditTrigger.SCHEDULE or audit.status is not AuditStatus.DONE:
+        if audit.trigger != AuditTrigger.SCHEDULE or audit.status != AuditStatus.DONE:
             return False
         if audit.site_id is None:
             return False

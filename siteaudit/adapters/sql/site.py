@@ -156,7 +156,9 @@ class SqlSiteRepository(Versioned):
         return [self._loaded(r) for r in rows]
 
     def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
-        statement = insert_ignoring_conflicts(self._c(), site_alerts).values(
-            audit_id=audit_id, site_id=site_id, created_at=at
+        statement = (
+            insert_ignoring_conflicts(self._c(), site_alerts)
+            .values(audit_id=audit_id, site_id=site_id, created_at=at)
+            .returning(site_alerts.c.audit_id)
         )
-        return self._c().execute(statement).rowcount == 1
+        return self._c().execute(statement).first() is not None

@@ -64,7 +64,7 @@ def smtp() -> Iterator[tuple[Controller, Inbox]]:
         controller.stop()
 
 
-def _serve(httpserver: HTTPServer, *, broken: bool) -> None:
+def serve_site(httpserver: HTTPServer, *, broken: bool) -> None:
     httpserver.clear_all_handlers()
     httpserver.no_handler_status_code = 404
     httpserver.expect_request("/").respond_with_data(HOME, content_type="text/html; charset=utf-8")
@@ -95,7 +95,7 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
     )
     application = app.application
     caller = owner(app)
-    _serve(httpserver, broken=False)
+    serve_site(httpserver, broken=False)
     site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
     httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
     application.verify_site(site.id, VerifyMethod.FILE, caller)
@@ -117,7 +117,7 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
 
     scheduled_audit(0)  # the first: nothing to compare with
     assert inbox.mails == []
-    _serve(httpserver, broken=True)
+    serve_site(httpserver, broken=True)
     httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
     worse = scheduled_audit(1)
     application.finalize_audit(type(site.id)(worse))  # finalised again: still one mail
@@ -137,10 +137,10 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
 
     # alert_email off: the next worse audit mails nobody.
     application.update_site(site.id, SiteChanges(alert_email=False), caller)
-    _serve(httpserver, broken=False)
+    serve_site(httpserver, broken=False)
     httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
     scheduled_audit(2)
-    _serve(httpserver, broken=True)
+    serve_site(httpserver, broken=True)
     scheduled_audit(3)
     assert len(inbox.mails) == 1
 
