@@ -16,6 +16,7 @@ from siteaudit.domain.report import AllowListAdvice
 from siteaudit.ports.application import Application, ArchivePolicy
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import NO_METRICS
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.queue import TaskQueue
@@ -108,6 +109,26 @@ def _crawl_limits(settings: Settings) -> CrawlLimits:
     )
 
 
+def _mailer(settings: Settings) -> Mailer:
+    """SMTP when SITEAUDIT_SMTP_URL or SITEAUDIT_SMTP_HOST is set; otherwise mails are only logged."""
+    from siteaudit.adapters.mail import LogMailer, SmtpMailer, SmtpServer
+
+    if settings.smtp_url:
+        return SmtpMailer(SmtpServer.from_url(settings.smtp_url, sender=settings.smtp_from))
+    if settings.smtp_host:
+        return SmtpMailer(
+            SmtpServer(
+                host=settings.smtp_host,
+                port=settings.smtp_port,
+                user=settings.smtp_user,
+                password=settings.smtp_password,
+                sender=settings.smtp_from,
+                starttls=settings.smtp_starttls,
+            )
+        )
+    return LogMailer()
+
+
 def _fetcher_factory(resolver: HostResolver, policy: AddressPolicy) -> Callable[[int], Fetcher]:
     def fetcher(connections: int) -> Fetcher:
         """One small connection pool per audit (a shared pool at concurrency 20 is several times slower)."""
@@ -191,6 +212,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             HttpxBlockingFetcher(overrides["resolver"], overrides["policy"], user_agent=USER_AGENT),
             settings.dns_nameservers,
         )
+    if "mailer" not in overrides:
+        overrides["mailer"] = _mailer(settings)
     o = overrides
     metrics = None
     if settings.metrics:
@@ -212,6 +235,9 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         proof_reader=o["proof_reader"],
         crawl_limits=_crawl_limits(settings),
         reaping=settings.reaping,
+        scheduling=settings.scheduling,
+        mailer=o["mailer"],
+        public_url=settings.base_url,
         archiving=ArchivePolicy(settings.archive_after_days, settings.archive_keep_last),
         advice=AllowListAdvice(
             user_agent=USER_AGENT,

@@ -2,6 +2,7 @@
 
 import os
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 
 from attrs import field, frozen
@@ -15,6 +16,7 @@ from siteaudit.domain.crawl import (
     TIME_CAP_S,
 )
 from siteaudit.domain.lease import ReapTerms
+from siteaudit.domain.site import SchedulerTerms
 
 
 def _default_database_url() -> str:
@@ -67,6 +69,18 @@ class Settings:
     # comma-separated); empty: the system's resolvers.
     dns_nameservers: tuple[str, ...] = ()
     metrics: bool = True  # GET /metrics (Prometheus) and the counters behind it
+    # The monitoring scheduler: a verified site whose proof is gone stays verified this many days.
+    proof_grace_days: int = 7
+    scheduler_every_s: float = 60.0  # how often a scheduler looks for due audits and proofs to re-check
+    # Alert mail: SMTP_URL (smtp://user:password@host:587, smtps://... for implicit TLS), or the parts
+    # below; neither: mails are only logged.
+    smtp_url: str = field(default="", repr=False)
+    smtp_host: str = ""
+    smtp_port: int = 587
+    smtp_user: str = ""
+    smtp_password: str = field(default="", repr=False)
+    smtp_from: str = "siteaudit@localhost"
+    smtp_starttls: bool = True
 
     @property
     def base_url(self) -> str:
@@ -79,6 +93,12 @@ class Settings:
             max_attempts=self.reap_max_attempts,
             queued_s=self.reap_queued_s,
             every_s=self.reap_every_s,
+        )
+
+    @property
+    def scheduling(self) -> SchedulerTerms:
+        return SchedulerTerms(
+            proof_grace=timedelta(days=self.proof_grace_days), every_s=self.scheduler_every_s
         )
 
     @classmethod
@@ -121,6 +141,15 @@ class Settings:
             ("MAX_EXTERNAL_CHECKS", int),
             ("DNS_NAMESERVERS", lambda v: tuple(n.strip() for n in v.split(",") if n.strip())),
             ("METRICS", _on),
+            ("PROOF_GRACE_DAYS", int),
+            ("SCHEDULER_EVERY_S", float),
+            ("SMTP_URL", str),
+            ("SMTP_HOST", str),
+            ("SMTP_PORT", int),
+            ("SMTP_USER", str),
+            ("SMTP_PASSWORD", str),
+            ("SMTP_FROM", str),
+            ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
         ):
             raw = get(name)
             if raw is not None:

@@ -362,6 +362,22 @@ class Monitoring(enum.StrEnum):
 _INTERVALS: Final[Mapping[Monitoring, timedelta]] = MappingProxyType(
     {Monitoring.WEEKLY: timedelta(days=7), Monitoring.DAILY: timedelta(days=1)}
 )
+_DAY: Final = timedelta(days=1)
+
+
+def monitoring_time_of_day(site_id: SiteId) -> timedelta:
+    """The site's own time of day (UTC) for its scheduled audits, a fixed offset from its id
+    (multiplicative hashing), so monitored sites come due spread over the day rather than at midnight."""
+    return timedelta(seconds=(int(site_id) * 2_654_435_761) % 86_400)
+
+
+class MonitoringSkip(enum.StrEnum):
+    """Why a due scheduled audit did not run (`last_skip_reason`); it is tried again one interval on."""
+
+    INSUFFICIENT_CREDITS = ErrorCode.INSUFFICIENT_CREDITS.value
+    NOT_VERIFIED = ErrorCode.SITE_NOT_VERIFIED.value
+    PREVIOUS_RUNNING = "previous_audit_running"
+    PLAN = ErrorCode.PLAN_LIMIT_MONITORING.value
 
 
 class VerifiedOnly(enum.StrEnum):
@@ -534,11 +550,44 @@ class Site:
         )
         return site, SiteVerified(site_id=self.id, via=via, at=now, first=first)
 
+    def verify_by_hand(self, *, now: datetime) -> tuple[Self, SiteVerified | None]:
+        """Support verified the site without a proof (`siteaudit admin verify-site --by-hand`): verified,
+        `verified_via` None; the daily re-check leaves such a site verified."""
+        status = next_state(SITE_MOVES, self.status, SiteMove.VERIFY, entity="site")
+        first = not self.verified
+        site = evolve(
+            self,
+            status=status,
+            verified_via=None,
+            verified_at=now if first else self.verified_at,
+            checked_at=now,
+            lost_at=None,
+            version=self.version + 1,
+        )
+        return site, None
+
     def lose(self, *, now: datetime) -> tuple[Self, SiteLost]:
-        """A periodic re-verification found no proof. Monitoring stays set but skips until re-verified."""
+        """The site is no longer verified (its proof stayed gone past the grace period). Monitoring stays
+        set but pauses, saying why in `last_skip_reason`, until the site is verified again."""
         status = next_state(SITE_MOVES, self.status, SiteMove.LOSE, entity="site")
-        site = evolve(self, status=status, lost_at=now, checked_at=now, version=self.version + 1)
+        paused = MonitoringSkip.NOT_VERIFIED.value if self.monitoring is not Monitoring.OFF else None
+        site = evolve(
+            self,
+            status=status,
+            lost_at=self.lost_at if self.lost_at is not None else now,
+            checked_at=now,
+            last_skip_reason=paused if paused is not None else self.last_skip_reason,
+            version=self.version + 1,
+        )
         return site, SiteLost(site_id=self.id, at=now)
+
+    def proof_missing(self, *, now: datetime, grace: timedelta) -> tuple[Self, SiteLost | None]:
+        """A daily re-check of a verified site found no proof. The first miss sets `lost_at` and the site
+        stays verified for `grace`; a miss once the grace period is over loses it (`lose`)."""
+        if self.lost_at is not None and now - self.lost_at >= grace:
+            return self.lose(now=now)
+        lost_at = self.lost_at if self.lost_at is not None else now
+        return evolve(self, lost_at=lost_at, checked_at=now, version=self.version + 1), None
 
     # settings
 
@@ -551,11 +600,10 @@ class Site:
         if mode is self.monitoring:
             # Repeating the current mode must not push the next audit further away.
             return self
-        interval = mode.interval
         return evolve(
             self,
             monitoring=mode,
-            next_crawl_at=now + interval if interval is not None else None,
+            next_crawl_at=self.first_crawl_after(now) if mode is not Monitoring.OFF else None,
             last_skip_reason=None,
             version=self.version + 1,
         )
@@ -604,12 +652,21 @@ class Site:
 
     # the monitoring scheduler
 
-    def monitoring_skip_reason(self, *, plan_allows_monitoring: bool) -> str | None:
+    def first_crawl_after(self, now: datetime) -> datetime:
+        """The next moment after `now` at the site's own time of day (`monitoring_time_of_day`)."""
+        slot = now.replace(hour=0, minute=0, second=0, microsecond=0) + monitoring_time_of_day(self.id)
+        return slot if slot > now else slot + _DAY
+
+    def monitoring_skip_reason(
+        self, *, plan_allows_monitoring: bool, previous_running: bool = False
+    ) -> MonitoringSkip | None:
         """Why a due scheduled audit must not run now (None: it may, credits permitting)."""
         if not plan_allows_monitoring:
-            return ErrorCode.PLAN_LIMIT_MONITORING.value
+            return MonitoringSkip.PLAN
         if not self.verified:
-            return ErrorCode.SITE_NOT_VERIFIED.value
+            return MonitoringSkip.NOT_VERIFIED
+        if previous_running:
+            return MonitoringSkip.PREVIOUS_RUNNING
         return None
 
     def is_due(self, now: datetime) -> bool:
@@ -619,24 +676,37 @@ class Site:
             and self.next_crawl_at <= now
         )
 
-    def dispatched(self, *, now: datetime) -> Self:
-        """A scheduled audit was started: the next one is one interval from now."""
+    def claimed(self, *, now: datetime) -> Self:
+        """A scheduler took the due audit: the next one is the first slot after `now` a whole number of
+        intervals on from this one, so the time of day stays the site's however late the scheduler ran."""
         interval = self._require_monitoring()
-        return evolve(
-            self,
-            last_dispatched_at=now,
-            next_crawl_at=now + interval,
-            last_skip_reason=None,
-            version=self.version + 1,
-        )
+        due = self.next_crawl_at if self.next_crawl_at is not None else self.first_crawl_after(now)
+        if due <= now:
+            due += ((now - due) // interval + 1) * interval
+        return evolve(self, next_crawl_at=due, version=self.version + 1)
 
-    def skipped(self, reason: str, *, now: datetime) -> Self:
-        """A due scheduled audit could not run: say why, and try again one interval from now."""
-        interval = self._require_monitoring()
-        return evolve(self, last_skip_reason=reason, next_crawl_at=now + interval, version=self.version + 1)
+    def dispatched(self, *, now: datetime) -> Self:
+        """The claimed scheduled audit was started."""
+        self._require_monitoring()
+        return evolve(self, last_dispatched_at=now, last_skip_reason=None, version=self.version + 1)
+
+    def skipped(self, reason: MonitoringSkip) -> Self:
+        """The claimed scheduled audit could not run: say why (it is tried again at the next slot)."""
+        self._require_monitoring()
+        return evolve(self, last_skip_reason=reason.value, version=self.version + 1)
 
     def _require_monitoring(self) -> timedelta:
         interval = self.monitoring.interval
         if interval is None:
             raise Conflict(f"site {self.id} has monitoring off; nothing is scheduled")
         return interval
+
+
+@frozen
+class SchedulerTerms:
+    """How the monitoring scheduler runs (SITEAUDIT_PROOF_GRACE_DAYS, SITEAUDIT_SCHEDULER_EVERY_S)."""
+
+    proof_grace: timedelta = timedelta(days=7)  # a missing proof keeps the site verified this long
+    recheck_every: timedelta = _DAY  # verified sites' proofs are read again this often
+    every_s: float = 60.0  # how often a scheduler looks for due work
+    batch: int = 100  # sites claimed per transaction

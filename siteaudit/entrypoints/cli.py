@@ -131,6 +131,25 @@ def worker(threads: int | None, metrics_port: int | None) -> None:
         stop_metrics()
 
 
+# --- the monitoring scheduler ---------------------------------------------------------------------------
+
+
+@main.command()
+def scheduler() -> None:
+    """Start due monitoring audits and re-check ownership proofs every SITEAUDIT_SCHEDULER_EVERY_S, until
+    stopped. Run one or more (each due audit starts once); `siteaudit serve` runs its own."""
+    from siteaudit.adapters.log import configure_logging
+    from siteaudit.entrypoints.scheduler import run_scheduler
+
+    app = _app()
+    configure_logging(level=app.settings.log_level, as_json=app.settings.log_json)
+    click.echo(f"scheduler running every {app.settings.scheduling.every_s:g}s")
+    run_scheduler(app)
+
+
+# --- end of the monitoring scheduler ----------------------------------------------------------------------
+
+
 @main.command()
 def migrate() -> None:
     """Bring the database of SITEAUDIT_DATABASE_URL to the newest schema."""
@@ -503,3 +522,55 @@ def audit(
         if why is not None:
             click.echo(why, err=True)
             sys.exit(1)
+
+
+# --- support's site commands (admin) ---------------------------------------------------------------------
+
+
+@admin.command("list-sites")
+@click.argument("team")
+@json_option
+def list_sites(team: str, as_json: bool) -> None:
+    """List every site of TEAM (support)."""
+
+    def act() -> None:
+        sites = _application().list_team_sites(team)
+        rows = [
+            {
+                "id": int(s.id),
+                "url": s.url,
+                "status": s.status.value,
+                "verified_via": s.verified_via.value if s.verified_via is not None else None,
+                "lost_at": s.lost_at,
+                "monitoring": s.monitoring.value,
+                "next_crawl_at": s.next_crawl_at,
+                "last_skip_reason": s.last_skip_reason,
+            }
+            for s in sites
+        ]
+        text = "\n".join(
+            f"{r['id']}\t{r['url']}\t{r['status']}\t{r['monitoring']}\t{r['last_skip_reason'] or ''}"
+            for r in rows
+        )
+        _out(as_json, {"sites": rows}, text or f"team {team} has no sites")
+
+    _run(act)
+
+
+@admin.command("verify-site")
+@click.argument("site_id", type=click.IntRange(min=1))
+@click.option("--by-hand", is_flag=True, required=True, help="Verify without a proof (support).")
+@click.option("--reason", required=True, help="Why, for the log.")
+@json_option
+def verify_site(site_id: int, by_hand: bool, reason: str, as_json: bool) -> None:
+    """Mark site SITE_ID verified by hand, logging REASON (support)."""
+    from siteaudit.domain.ids import SiteId
+
+    if not by_hand:
+        raise click.UsageError("only --by-hand verification is offered here; owners use POST /verify")
+
+    def act() -> None:
+        site = _application().verify_site_by_hand(SiteId(site_id), reason)
+        _out(as_json, {"id": int(site.id), "status": site.status.value}, f"site {site.id} is verified")
+
+    _run(act)

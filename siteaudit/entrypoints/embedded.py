@@ -1,4 +1,5 @@
-"""`siteaudit serve`: the embedded default in one process (API, SQLite database, in-process workers)."""
+"""`siteaudit serve`: the embedded default in one process (API, SQLite database, in-process workers and
+the monitoring scheduler)."""
 
 import errno
 import socketserver
@@ -9,6 +10,7 @@ import click
 
 from siteaudit.bootstrap import App
 from siteaudit.domain.account import LOCAL_OWNER_EMAIL, LOCAL_TEAM
+from siteaudit.entrypoints.scheduler import start_scheduler
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import IssuedKey
 
@@ -83,11 +85,13 @@ def serve(app: App, server: WSGIServer, *, host: str) -> None:
     )
     click.echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))
     worker, periodic = start_worker(app, threads=settings.worker_threads)
+    scheduler = start_scheduler(app)  # monitoring audits and the daily ownership re-checks
     with server:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
             click.echo("stopping")
         finally:
+            scheduler.stop()
             periodic.stop()
             worker.stop()

@@ -10,9 +10,10 @@ InsufficientCredits, ...); each door maps them its own way (an HTTP status, an e
 """
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Generic, Protocol, TypeVar
 
-from attrs import frozen
+from attrs import field, frozen
 
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
@@ -20,7 +21,7 @@ from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
-from siteaudit.domain.site import Monitoring, ProofCheck, Site, VerifyMethod
+from siteaudit.domain.site import Monitoring, MonitoringSkip, ProofCheck, Site, VerifyMethod
 from siteaudit.ports.crawl import PageRow
 
 T = TypeVar("T")
@@ -130,6 +131,28 @@ class CrawlProgress:
     audit_id: AuditId
     pages_crawled: int
     next: str
+
+
+# --- the monitoring scheduler ---------------------------------------------------------------------------
+
+
+@frozen
+class ScheduledAudits:
+    """What one pass over due scheduled audits did: the audits started, the sites skipped and why
+    (`last_skip_reason`)."""
+
+    started: tuple[AuditId, ...] = ()
+    skipped: Mapping[SiteId, MonitoringSkip] = field(factory=dict)
+
+
+@frozen
+class ProofRechecks:
+    """What one pass of the daily ownership re-checks found: proofs still there, proofs missing (the
+    site keeps its verification during the grace period), and sites that lost it."""
+
+    confirmed: int = 0
+    missing: int = 0
+    lost: int = 0
 
 
 @frozen
@@ -329,6 +352,29 @@ class Application(Protocol):
 
     def reap_stalled_audits(self) -> Reaped:
         """Re-dispatch stalled work (or end its audit `failed`) as the reaper settings say."""
+        ...
+
+    # The monitoring scheduler (`siteaudit scheduler`, or in-process in `serve`).
+
+    def dispatch_due_site_audits(self, now: datetime) -> ScheduledAudits:
+        """Start each scheduled audit due at `now` once, even with several schedulers running (trigger
+        `schedule`, charged to the team owner, no webhook); skipped sites say why in `last_skip_reason`."""
+        ...
+
+    def recheck_site_proofs(self, now: datetime) -> ProofRechecks:
+        """Read again the ownership proof of verified sites not checked for a day; a proof gone past
+        the grace period (SITEAUDIT_PROOF_GRACE_DAYS) loses the verification and pauses monitoring."""
+        ...
+
+    # Registered sites for support (`siteaudit admin list-sites`, `verify-site --by-hand`).
+
+    def list_team_sites(self, team_name: str) -> Sequence[Site]:
+        """Every site of the named team. Raises NotFound."""
+        ...
+
+    def verify_site_by_hand(self, site_id: SiteId, reason: str) -> Site:
+        """Mark a site verified without a proof, logging `reason` (the daily re-check keeps it so).
+        Raises NotFound."""
         ...
 
     def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:

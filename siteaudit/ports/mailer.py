@@ -3,6 +3,10 @@
 from typing import Protocol
 
 
+class MailUndeliverable(Exception):
+    """The mail server refused the message, or could not be reached after the adapter's retries."""
+
+
 class Mailer(Protocol):
     def send(self, *, to: str, subject: str, text: str) -> None:
         """Send a plain-text message. Raises MailUndeliverable when the server refuses it outright;

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from attrs import frozen
 
-from siteaudit.domain.ids import RecheckId, SiteId, TaskKey, TeamId
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId
 from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixTask
@@ -25,6 +25,10 @@ class SiteRepository(Protocol):
         """The team's sites, oldest first."""
         ...
 
+    def get_any(self, site_id: SiteId) -> Site:
+        """A site of any team (support and background work). Raises NotFound."""
+        ...
+
     def count(self, *, team: TeamId) -> int: ...
 
     def save(self, site: Site) -> None:
@@ -40,7 +44,19 @@ class SiteRepository(Protocol):
         ...
 
     def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
-        """Sites of any team whose monitoring audit is due (`next_crawl_at` <= now), earliest first."""
+        """Sites of any team whose monitoring audit is due (`next_crawl_at` <= now), earliest first,
+        claimed for this unit of work: rows another unit of work has claimed are passed over (PostgreSQL
+        `FOR UPDATE SKIP LOCKED`), so schedulers that run at once never take the same site."""
+        ...
+
+    def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
+        """Stage the mark that the alert mail of this scheduled audit goes out; False when it already
+        has (one mail per audit, however often the audit is finalised)."""
+        ...
+
+    def verified(self, *, limit: int, checked_before: datetime) -> Sequence[Site]:
+        """Verified sites of any team last checked at or before `checked_before` (or never), oldest check
+        first, claimed as `due` claims them."""
         ...
 
 

@@ -5,6 +5,7 @@ from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 
 from attrs import field, frozen
 
@@ -17,7 +18,7 @@ from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice, Report
-from siteaudit.domain.site import Site, VerifyMethod
+from siteaudit.domain.site import SchedulerTerms, Site, VerifyMethod
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
@@ -32,7 +33,9 @@ from siteaudit.ports.application import (
     OwnershipProved,
     PageQuery,
     PersonView,
+    ProofRechecks,
     Reaped,
+    ScheduledAudits,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
@@ -41,6 +44,7 @@ from siteaudit.ports.application import (
 )
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
@@ -50,6 +54,7 @@ from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
+from siteaudit.services import alert as alert_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
 from siteaudit.services import crawl as crawl_services
@@ -57,6 +62,7 @@ from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
 from siteaudit.services import report as report_services
+from siteaudit.services import schedule as schedule_services
 from siteaudit.services import site as site_services
 from siteaudit.services import webhook as webhook_services
 
@@ -83,6 +89,9 @@ class LocalApplication:
     archiving: ArchivePolicy
     advice: AllowListAdvice
     metrics: Metrics = NO_METRICS
+    scheduling: SchedulerTerms = field(factory=SchedulerTerms)
+    mailer: Mailer | None = None  # alert mails; None: none are sent
+    public_url: str = "http://127.0.0.1:8080"  # links in mails
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -236,7 +245,7 @@ class LocalApplication:
         return CrawlProgress(audit_id, outcome.pages_crawled, outcome.next)
 
     def finalize_audit(self, audit_id: AuditId) -> Audit:
-        return finalize_services.finalize_audit(
+        audit = finalize_services.finalize_audit(
             audit_id,
             uow=self.uow(),
             crawl=self.crawl,
@@ -244,6 +253,17 @@ class LocalApplication:
             advice=self.advice,
             metrics=self.metrics,
         )
+        # --- the monitoring alert mail (once per scheduled audit that ended worse) ---
+        if self.mailer is not None:
+            alert_services.mail_site_alert(
+                audit_id,
+                uow=self.uow(),
+                crawl=self.crawl,
+                mailer=self.mailer,
+                clock=self.clock,
+                public_url=self.public_url,
+            )
+        return audit
 
     def deliver_webhooks(self, *, limit: int = 50) -> int:
         return webhook_services.deliver_due_webhooks(
@@ -259,6 +279,34 @@ class LocalApplication:
             handover_s=self.crawl_limits.handover_s,
             metrics=self.metrics,
         )
+
+    # --- the monitoring scheduler ---------------------------------------------------------------------
+
+    def dispatch_due_site_audits(self, now: datetime) -> ScheduledAudits:
+        started, skipped = schedule_services.dispatch_due_site_audits(
+            now,
+            uow=self.uow,
+            clock=self.clock,
+            queue=self.queue,
+            terms=self.scheduling,
+            public_only=(self.resolver, self.policy),
+        )
+        return ScheduledAudits(tuple(started), skipped)
+
+    def recheck_site_proofs(self, now: datetime) -> ProofRechecks:
+        return ProofRechecks(
+            *schedule_services.recheck_site_proofs(
+                now, uow=self.uow, reader=self.proof_reader, terms=self.scheduling
+            )
+        )
+
+    # --- registered sites for support -----------------------------------------------------------------
+
+    def list_team_sites(self, team_name: str) -> Sequence[Site]:
+        return site_services.list_team_sites(team_name, uow=self.uow())
+
+    def verify_site_by_hand(self, site_id: SiteId, reason: str) -> Site:
+        return site_services.verify_site_by_hand(site_id, reason=reason, uow=self.uow(), clock=self.clock)
 
     def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
         policy = policy or self.archiving

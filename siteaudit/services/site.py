@@ -1,6 +1,7 @@
 """Site use cases: register, read, change and delete a team's sites, prove their ownership, and the
 crawler secret of a verified site."""
 
+import logging
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
@@ -25,6 +26,8 @@ from siteaudit.ports.network import HostResolver
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.site import ProofReader, TxtLookupFailed
+
+_log = logging.getLogger("siteaudit.admin")
 
 # Health scores shown in a site's trend (SPEC 2.6, 8).
 TREND_LENGTH = 12
@@ -250,3 +253,23 @@ def verify_site(
                 continue
         return verified, tuple(checked)
     raise AssertionError("unreachable")
+
+
+# --- administration (support) ------------------------------------------------------------------------
+
+
+def list_team_sites(team_name: str, *, uow: UnitOfWork) -> Sequence[Site]:
+    """Every site of the team named `team_name` (support). Raises NotFound."""
+    with uow:
+        return uow.sites.list(team=uow.teams.by_name(team_name).id)
+
+
+def verify_site_by_hand(site_id: SiteId, *, reason: str, uow: UnitOfWork, clock: Clock) -> Site:
+    """Support marks a site verified without a proof; `reason` goes to the log. Raises NotFound."""
+    with uow:
+        site = uow.sites.get_any(site_id)
+        verified, _ = site.verify_by_hand(now=clock.now())
+        uow.sites.save(verified)
+        uow.commit()
+    _log.warning("site %s (%s) verified by hand: %s", site.id, site.url, reason)
+    return verified

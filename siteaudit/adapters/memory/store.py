@@ -48,6 +48,7 @@ class MemoryStore:
         self.audits: Table[AuditId, Audit] = Table()
         self.keys: Table[ApiKeyId, ApiKey] = Table()
         self.sites: Table[SiteId, Site] = Table()
+        self.site_alerts: Table[AuditId, SiteId] = Table()
         self.tasks: Table[tuple[SiteId, TaskKey], FixTask] = Table()
         self.rechecks: Table[RecheckId, Recheck] = Table()
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
@@ -371,6 +372,7 @@ class MemorySiteRepository(_Versioned):
     def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
         super().__init__(seen)
         self._t = store.sites
+        self._alerts = store.site_alerts
 
     def add(self, site: Site) -> Site:
         if any(s.team_id == site.team_id and s.origin == site.origin for s in self._t.values()):
@@ -418,7 +420,33 @@ class MemorySiteRepository(_Versioned):
     def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
         due = [s for s in self._t.values() if s.next_crawl_at is not None and s.next_crawl_at <= now]
         due.sort(key=lambda s: (s.next_crawl_at, s.id))
+        for site in due[:limit]:
+            self._saw(site.id, site.version)
         return due[:limit]
+
+    def get_any(self, site_id: SiteId) -> Site:
+        site = self._t.get(site_id)
+        if site is None:
+            raise NotFound("site", site_id)
+        self._saw(site.id, site.version)
+        return site
+
+    def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
+        if self._alerts.get(audit_id) is not None:
+            return False
+        self._alerts.put(audit_id, site_id)
+        return True
+
+    def verified(self, *, limit: int, checked_before: datetime) -> Sequence[Site]:
+        found = [
+            s
+            for s in self._t.values()
+            if s.verified and (s.checked_at is None or s.checked_at <= checked_before)
+        ]
+        found.sort(key=lambda s: (s.checked_at is not None, s.checked_at or checked_before, s.id))
+        for site in found[:limit]:
+            self._saw(site.id, site.version)
+        return found[:limit]
 
 
 class MemoryFixTaskRepository(_Versioned):

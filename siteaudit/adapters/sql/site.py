@@ -5,13 +5,14 @@ from datetime import datetime
 from typing import Any
 
 from attrs import evolve
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 
-from siteaudit.adapters.sql.tables import sites
+from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
+from siteaudit.adapters.sql.tables import site_alerts, sites
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
-from siteaudit.domain.ids import SiteId, TeamId
+from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.site import Monitoring, Site, SiteExists, SiteStatus, VerifyMethod
 
 
@@ -94,6 +95,12 @@ class SqlSiteRepository(Versioned):
             raise NotFound("site", site_id)
         return self._loaded(row)
 
+    def get_any(self, site_id: SiteId) -> Site:
+        row = self._c().execute(select(sites).where(sites.c.id == site_id)).first()
+        if row is None:
+            raise NotFound("site", site_id)
+        return self._loaded(row)
+
     def list(self, *, team: TeamId) -> Sequence[Site]:
         rows = self._c().execute(select(sites).where(sites.c.team_id == team).order_by(sites.c.id))
         return [self._loaded(r) for r in rows]
@@ -130,5 +137,28 @@ class SqlSiteRepository(Versioned):
             .where(sites.c.next_crawl_at.is_not(None), sites.c.next_crawl_at <= now)
             .order_by(sites.c.next_crawl_at, sites.c.id)
             .limit(max(0, limit))
+            # PostgreSQL: each scheduler claims rows no other one holds; SQLite (one writer) renders none.
+            .with_for_update(skip_locked=True)
         )
-        return [site_from_row(r) for r in rows]
+        return [self._loaded(r) for r in rows]
+
+    def verified(self, *, limit: int, checked_before: datetime) -> Sequence[Site]:
+        rows = self._c().execute(
+            select(sites)
+            .where(
+                sites.c.status == SiteStatus.VERIFIED.value,
+                or_(sites.c.checked_at.is_(None), sites.c.checked_at <= checked_before),
+            )
+            .order_by(sites.c.checked_at.nulls_first(), sites.c.id)
+            .limit(max(0, limit))
+            .with_for_update(skip_locked=True)
+        )
+        return [self._loaded(r) for r in rows]
+
+    def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
+        statement = (
+            insert_ignoring_conflicts(self._c(), site_alerts)
+            .values(audit_id=audit_id, site_id=site_id, created_at=at)
+            .returning(site_alerts.c.audit_id)
+        )
+        return self._c().execute(statement).first() is not None

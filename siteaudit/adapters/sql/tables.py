@@ -358,6 +358,15 @@ sites = Table(
     UniqueConstraint("team_id", "origin"),
 )
 
+# One row per scheduled audit whose alert mail went out: a mail is sent once per audit (SITEAUDIT_SMTP_*).
+site_alerts = Table(
+    "site_alerts",
+    metadata,
+    Column("audit_id", Integer, primary_key=True, autoincrement=False),
+    Column("site_id", Integer, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+
 # Tasks and rechecks refer to their site without a foreign key, like audits: the memory store keeps
 # them when a site goes, and so does this one.
 fix_tasks = Table(

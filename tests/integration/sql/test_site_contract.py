@@ -117,6 +117,42 @@ def test_due_sites_are_every_teams_earliest_first_up_to_the_limit(backend: Backe
         assert list(uow.sites.due(T0, limit=10)) == []
 
 
+def test_verified_sites_due_a_recheck_the_oldest_check_first_and_any_site_by_id(backend: Backend) -> None:
+    _, _, team = people(backend)
+    with backend.uow() as uow:
+        made = []
+        for n, checked in enumerate((T0 + timedelta(hours=2), T0, None)):
+            site = uow.sites.add(_site(team.id, f"https://shop-{n}.retro-clock.example/"))
+            site = evolve(site.verify(VerifyMethod.DNS, now=T0)[0], checked_at=checked)
+            uow.sites.save(site)
+            made.append(site)
+        unverified = uow.sites.add(_site(team.id, "https://shop-9.retro-clock.example/"))
+        uow.commit()
+    with backend.uow() as uow:
+        assert [s.id for s in uow.sites.verified(limit=10, checked_before=T0 + timedelta(hours=1))] == [
+            made[2].id,
+            made[1].id,
+        ]
+        assert len(uow.sites.verified(limit=1, checked_before=T0 + timedelta(hours=3))) == 1
+        assert uow.sites.get_any(unverified.id) == unverified
+        with pytest.raises(NotFound):
+            uow.sites.get_any(SiteId(unverified.id + 100))
+
+
+def test_an_alert_mark_is_claimed_once_per_audit(backend: Backend) -> None:
+    _, _, team = people(backend)
+    with backend.uow() as uow:
+        site = uow.sites.add(_site(team.id))
+        assert uow.sites.claim_alert(AuditId(7), site_id=site.id, at=T0)
+        uow.commit()
+    with backend.uow() as uow:
+        assert not uow.sites.claim_alert(AuditId(7), site_id=site.id, at=T0)
+        assert uow.sites.claim_alert(AuditId(8), site_id=site.id, at=T0)
+        uow.rollback()
+    with backend.uow() as uow:
+        assert uow.sites.claim_alert(AuditId(8), site_id=site.id, at=T0)
+
+
 def test_saving_a_site_changed_by_someone_else_is_a_concurrent_update(backend: Backend) -> None:
     _, _, team = people(backend)
     with backend.uow() as uow:

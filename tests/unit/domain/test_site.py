@@ -15,6 +15,7 @@ from siteaudit.domain.site import (
     VERIFY_ORDER,
     InvalidUrl,
     Monitoring,
+    MonitoringSkip,
     PlanLimitMaxPages,
     PlanLimitMonitoring,
     PlanLimitSites,
@@ -26,6 +27,7 @@ from siteaudit.domain.site import (
     VerifiedOnly,
     VerifyMethod,
     check_site_count,
+    monitoring_time_of_day,
     parse_site_url,
 )
 
@@ -181,6 +183,21 @@ def test_a_periodic_reconfirmation_keeps_the_start_of_the_verified_stretch() -> 
     assert site.verified_via is VerifyMethod.FILE and not event.first
 
 
+def test_a_missing_proof_keeps_the_site_verified_for_the_grace_period_then_loses_it() -> None:
+    grace = timedelta(days=7)
+    daily = a_verified_site().set_monitoring(Monitoring.DAILY, plan_allows_monitoring=True, now=NOW)
+    missed, lost_event = daily.proof_missing(now=NOW + timedelta(days=1), grace=grace)
+    assert missed.verified and missed.lost_at == NOW + timedelta(days=1) and lost_event is None
+    again, lost_event = missed.proof_missing(now=NOW + timedelta(days=7), grace=grace)
+    assert again.verified and again.lost_at == NOW + timedelta(days=1) and lost_event is None
+    back, _ = again.verify(VerifyMethod.DNS, now=NOW + timedelta(days=7, hours=1))
+    assert back.verified and back.lost_at is None and back.verified_at == NOW
+    gone, lost_event = again.proof_missing(now=NOW + timedelta(days=8), grace=grace)
+    assert gone.status is SiteStatus.LOST and not gone.verified and lost_event is not None
+    assert gone.lost_at == NOW + timedelta(days=1) and gone.last_skip_reason == "site_not_verified"
+    assert gone.monitoring is Monitoring.DAILY
+
+
 def test_a_failed_periodic_reverification_loses_the_site_and_a_new_proof_wins_it_back() -> None:
     lost_at = NOW + timedelta(days=1)
     lost, event = a_verified_site().lose(now=lost_at)
@@ -269,13 +286,22 @@ def test_monitoring_an_unverified_site_answers_site_not_verified() -> None:
     now=st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)),
     mode=st.sampled_from([Monitoring.WEEKLY, Monitoring.DAILY]),
 )
-def test_turning_monitoring_on_schedules_the_first_audit_one_interval_from_now(
+def test_turning_monitoring_on_schedules_the_first_audit_at_the_sites_time_of_day_within_a_day(
     now: datetime, mode: Monitoring
 ) -> None:
     site = a_verified_site().set_monitoring(mode, plan_allows_monitoring=True, now=now)
-    expected = timedelta(days=7) if mode is Monitoring.WEEKLY else timedelta(days=1)
-    assert site.monitoring is mode and site.next_crawl_at == now + expected
-    assert not site.is_due(now + expected - timedelta(seconds=1)) and site.is_due(now + expected)
+    assert site.monitoring is mode and site.next_crawl_at is not None
+    assert now < site.next_crawl_at <= now + timedelta(days=1)
+    midnight = site.next_crawl_at.replace(hour=0, minute=0, second=0, microsecond=0)
+    assert site.next_crawl_at - midnight == monitoring_time_of_day(site.id)
+    assert not site.is_due(site.next_crawl_at - timedelta(microseconds=1)) and site.is_due(site.next_crawl_at)
+
+
+def test_monitored_sites_come_due_spread_over_the_day() -> None:
+    offsets = {monitoring_time_of_day(SiteId(i)) for i in range(1, 1001)}
+    hours = {int(o.total_seconds()) // 3600 for o in offsets}
+    assert len(offsets) > 990 and hours == set(range(24))
+    assert monitoring_time_of_day(SiteId(42)) == monitoring_time_of_day(SiteId(42))
 
 
 def test_repeating_the_current_monitoring_mode_does_not_push_the_next_audit_back() -> None:
@@ -291,15 +317,19 @@ def test_turning_monitoring_off_needs_neither_plan_nor_verification_and_clears_t
     assert off.monitoring is Monitoring.OFF and off.next_crawl_at is None and not off.is_due(NOW)
 
 
-def test_a_dispatched_or_skipped_scheduled_audit_moves_the_next_one_a_full_interval_on() -> None:
+def test_a_claimed_scheduled_audit_moves_the_next_one_whole_intervals_on_keeping_the_time_of_day() -> None:
     daily = a_verified_site().set_monitoring(Monitoring.DAILY, plan_allows_monitoring=True, now=NOW)
-    due = NOW + timedelta(days=1, minutes=5)
-    skipped = daily.skipped("insufficient_credits", now=due)
-    assert skipped.last_skip_reason == "insufficient_credits"
-    assert skipped.next_crawl_at == due + timedelta(days=1)
-    dispatched = skipped.dispatched(now=due + timedelta(days=1))
-    assert dispatched.last_dispatched_at == due + timedelta(days=1) and dispatched.last_skip_reason is None
-    assert dispatched.next_crawl_at == due + timedelta(days=2)
+    due = daily.next_crawl_at
+    assert due is not None
+    claimed = daily.claimed(now=due + timedelta(minutes=5))
+    assert claimed.next_crawl_at == due + timedelta(days=1)
+    late = claimed.claimed(now=due + timedelta(days=4, hours=1))
+    assert late.next_crawl_at == due + timedelta(days=5)
+    skipped = late.skipped(MonitoringSkip.INSUFFICIENT_CREDITS)
+    assert skipped.last_skip_reason == "insufficient_credits" and skipped.next_crawl_at == late.next_crawl_at
+    dispatched = skipped.dispatched(now=due + timedelta(days=5))
+    assert dispatched.last_dispatched_at == due + timedelta(days=5) and dispatched.last_skip_reason is None
+    assert dispatched.next_crawl_at == late.next_crawl_at
 
 
 def test_a_site_without_monitoring_has_nothing_to_dispatch() -> None:
@@ -311,6 +341,8 @@ def test_a_site_without_monitoring_has_nothing_to_dispatch() -> None:
 def test_a_scheduled_audit_is_skipped_for_a_lost_site_or_a_plan_without_monitoring() -> None:
     lost, _ = a_verified_site().lose(now=NOW)
     assert lost.monitoring_skip_reason(plan_allows_monitoring=True) == "site_not_verified"
+    running = a_verified_site().monitoring_skip_reason(plan_allows_monitoring=True, previous_running=True)
+    assert running == "previous_audit_running"
     assert a_verified_site().monitoring_skip_reason(plan_allows_monitoring=False) == "plan_limit_monitoring"
     assert a_verified_site().monitoring_skip_reason(plan_allows_monitoring=True) is None
 

@@ -1,0 +1,54 @@
+"""The monitoring scheduler door: due scheduled audits and the daily ownership re-checks, every
+SITEAUDIT_SCHEDULER_EVERY_S. `siteaudit serve` runs it in-process; production runs one or more
+`siteaudit scheduler` processes (each due audit still starts once: the application claims due sites
+under row locks)."""
+
+import logging
+import signal
+import threading
+from collections.abc import Callable
+from datetime import datetime
+
+from siteaudit.bootstrap import App
+from siteaudit.entrypoints.worker import Periodic
+from siteaudit.ports.application import Application
+
+log = logging.getLogger("siteaudit.scheduler")
+
+
+def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Callable[[], None]:
+    """One pass: start the scheduled audits that came due, then re-check the proofs due a check."""
+
+    def run_scheduler() -> None:
+        at = now()
+        dispatched = application.dispatch_due_site_audits(at)
+        if dispatched.started or dispatched.skipped:
+            log.info(
+                "scheduler: %d scheduled audits started, %d skipped %s",
+                len(dispatched.started),
+                len(dispatched.skipped),
+                {int(site): reason.value for site, reason in dispatched.skipped.items()},
+            )
+        rechecked = application.recheck_site_proofs(at)
+        if rechecked.confirmed or rechecked.missing:
+            log.info("scheduler: ownership proofs re-checked: %s", rechecked)
+
+    return run_scheduler
+
+
+def start_scheduler(app: App) -> Periodic:
+    """The scheduler on a daemon thread of this process (how `serve` runs it)."""
+    periodic = Periodic([(app.settings.scheduling.every_s, scheduler_pass(app.application, app.clock.now))])
+    periodic.start()
+    return periodic
+
+
+def run_scheduler(app: App) -> None:
+    """`siteaudit scheduler`: run until SIGTERM or SIGINT."""
+    periodic = start_scheduler(app)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    log.info("scheduler running every %gs", app.settings.scheduling.every_s)
+    stop.wait()
+    periodic.stop()

@@ -1,0 +1,82 @@
+"""Monitoring end to end on PostgreSQL: a daily site, the clock moved on a day, two scheduler passes (as
+two schedulers would) start one audit; it runs, ends with a new error, and one alert mail reaches a real
+SMTP server (aiosmtpd on 127.0.0.1)."""
+
+from collections.abc import Callable
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.secretbox import SecretBox
+from siteaudit.adapters.system import FixedClock
+from siteaudit.bootstrap import bootstrap
+from siteaudit.domain.audit import AuditStatus, AuditTrigger
+from siteaudit.domain.site import Monitoring, VerifyMethod
+from siteaudit.entrypoints.scheduler import scheduler_pass
+from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
+from siteaudit.settings import Settings
+from tests.unit.application.test_alert_mail import Inbox, free_port, serve_site
+from tests.unit.application.test_application_doors import owner
+
+
+@pytest.mark.postgres
+def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
+    new_postgres_database: Callable[[], str], httpserver: HTTPServer
+) -> None:
+    from aiosmtpd.controller import Controller
+
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        clock = FixedClock()
+        app = bootstrap(
+            Settings(
+                database_url=new_postgres_database(),
+                secret_key=SecretBox.generate_key(),
+                allow_networks=("127.0.0.0/8",),
+                smtp_url=f"smtp://127.0.0.1:{controller.port}?starttls=false",
+                public_url="https://audit.example",
+            ),
+            clock=clock,
+            queue=MemoryTaskQueue(),
+        )
+        application = app.application
+        caller = owner(app)
+        serve_site(httpserver, broken=False)
+        site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
+        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        application.verify_site(site.id, VerifyMethod.FILE, caller)
+        application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller)
+        schedulers = [scheduler_pass(application, clock.now) for _ in range(2)]
+
+        def day() -> list[int]:
+            before = {a.id for a in application.list_audits(AuditQuery(site_id=site.id), caller).items}
+            clock.advance(days=1)
+            for run in schedulers:
+                run()
+            started = [
+                a.id
+                for a in application.list_audits(AuditQuery(site_id=site.id), caller).items
+                if a.id not in before
+            ]
+            for audit_id in started:
+                for _ in range(10):
+                    if application.run_crawl_slice(audit_id).next != "slice":
+                        break
+                application.finalize_audit(audit_id)
+                audit = application.get_audit(audit_id, caller).audit
+                assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE)
+            return [int(a) for a in started]
+
+        assert len(day()) == 1 and inbox.mails == []
+        serve_site(httpserver, broken=True)
+        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        worse = day()
+        assert len(worse) == 1 and len(inbox.mails) == 1
+        assert f"/v1/crawls/{worse[0]}/report" in (inbox.mails[0].original_content or b"").decode()
+        detail = application.get_site(site.id, caller)
+        assert detail.site.last_dispatched_at == clock.now() and detail.site.last_skip_reason is None
+    finally:
+        controller.stop()

@@ -1,0 +1,192 @@
+"""The monitoring alert mail into a real SMTP server (aiosmtpd on 127.0.0.1): a scheduled audit of a
+site with `alert_email` that ends with new errors mails the team owner once; the SMTP mailer's STARTTLS
+and login; the log-only mailer."""
+
+import logging
+import socket
+import ssl
+from collections.abc import Iterator
+from datetime import timedelta
+from email import message_from_bytes
+from typing import Any
+
+import pytest
+import trustme
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword
+from pytest_httpserver import HTTPServer
+
+from siteaudit.adapters.mail import LogMailer, SmtpMailer, SmtpServer
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.system import FixedClock
+from siteaudit.bootstrap import bootstrap
+from siteaudit.domain.audit import AuditStatus, AuditTrigger
+from siteaudit.domain.site import Monitoring, VerifyMethod
+from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
+from siteaudit.settings import Settings
+from tests.unit.application.test_application_doors import owner
+
+ONE_DAY = timedelta(days=1)
+HOME = (
+    "<!doctype html><html lang=en><head><title>Retro Clock</title><meta name=description "
+    'content="Clocks of every era, restored."></head><body><h1>Clocks</h1>'
+    '<a href="/clocks/1">one</a> <a href="/clocks/2">two</a></body></html>'
+)
+CLOCK = (
+    "<!doctype html><html lang=en><head><title>Clock {n}</title><meta name=description "
+    'content="A restored clock."></head><body><h1>Clock {n}</h1><a href="/">home</a></body></html>'
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.mails: list[Envelope] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Envelope) -> str:
+        self.mails.append(envelope)
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Controller, Inbox]]:
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        yield controller, inbox
+    finally:
+        controller.stop()
+
+
+def serve_site(httpserver: HTTPServer, *, broken: bool) -> None:
+    httpserver.clear_all_handlers()
+    httpserver.no_handler_status_code = 404
+    httpserver.expect_request("/").respond_with_data(HOME, content_type="text/html; charset=utf-8")
+    httpserver.expect_request("/clocks/1").respond_with_data(
+        CLOCK.format(n=1), content_type="text/html; charset=utf-8"
+    )
+    if not broken:
+        httpserver.expect_request("/clocks/2").respond_with_data(
+            CLOCK.format(n=2), content_type="text/html; charset=utf-8"
+        )
+
+
+def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
+    httpserver: HTTPServer, smtp: tuple[Controller, Inbox]
+) -> None:
+    controller, inbox = smtp
+    clock = FixedClock()
+    app = bootstrap(
+        Settings(
+            database_url="memory://",
+            allow_networks=("127.0.0.0/8",),
+            smtp_url=f"smtp://127.0.0.1:{controller.port}?starttls=false",
+            smtp_from="alerts@siteaudit.example",
+            public_url="https://audit.example",
+        ),
+        clock=clock,
+        queue=MemoryTaskQueue(),
+    )
+    application = app.application
+    caller = owner(app)
+    serve_site(httpserver, broken=False)
+    site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
+    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+    application.verify_site(site.id, VerifyMethod.FILE, caller)
+    site = application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller)
+    assert site.next_crawl_at is not None
+
+    def scheduled_audit(at_days: int) -> int:
+        assert site.next_crawl_at is not None
+        started = application.dispatch_due_site_audits(site.next_crawl_at + at_days * ONE_DAY)
+        assert len(started.started) == 1, started
+        audit_id = started.started[0]
+        for _ in range(10):
+            if application.run_crawl_slice(audit_id).next != "slice":
+                break
+        application.finalize_audit(audit_id)
+        audit = application.get_audit(audit_id, caller).audit
+        assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE)
+        return int(audit_id)
+
+    scheduled_audit(0)  # the first: nothing to compare with
+    assert inbox.mails == []
+    serve_site(httpserver, broken=True)
+    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+    worse = scheduled_audit(1)
+    application.finalize_audit(type(site.id)(worse))  # finalised again: still one mail
+    assert len(inbox.mails) == 1
+    envelope = inbox.mails[0]
+    mail = message_from_bytes(envelope.original_content or b"")
+    assert envelope.mail_from == "alerts@siteaudit.example"
+    with app.uow() as uow:
+        owner_email = uow.users.get(uow.teams.get(caller.team_id).owner_id).email
+    assert envelope.rcpt_tos == [owner_email]
+    body = mail.get_payload()
+    assert isinstance(body, str)
+    assert "new error" in str(mail["Subject"]) and site.url in str(mail["Subject"])
+    assert f"https://audit.example/v1/crawls/{worse}/report" in body
+    assert httpserver.url_for("/clocks/2") in body
+    assert application.list_audits(AuditQuery(site_id=site.id), caller).total == 2
+
+    # alert_email off: the next worse audit mails nobody.
+    application.update_site(site.id, SiteChanges(alert_email=False), caller)
+    serve_site(httpserver, broken=False)
+    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+    scheduled_audit(2)
+    serve_site(httpserver, broken=True)
+    scheduled_audit(3)
+    assert len(inbox.mails) == 1
+
+
+def test_the_smtp_mailer_uses_starttls_and_logs_in(tmp_path: Any) -> None:
+    authority = trustme.CA()
+    cert = authority.issue_cert("127.0.0.1")
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    cert.configure_cert(server_context)
+    client_context = ssl.create_default_context()
+    authority.configure_trust(client_context)
+    inbox = Inbox()
+    logins: list[tuple[bytes, bytes]] = []
+
+    def authenticate(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
+        assert isinstance(data, LoginPassword)
+        logins.append((data.login, data.password))
+        return AuthResult(success=data.password == b"s3cret")
+
+    controller = Controller(
+        inbox,
+        hostname="127.0.0.1",
+        port=free_port(),
+        tls_context=server_context,
+        require_starttls=True,
+        authenticator=authenticate,
+        auth_require_tls=True,
+    )
+    controller.start()
+    try:
+        server = SmtpServer.from_url(
+            f"smtp://alerts%40shop:s3cret@127.0.0.1:{controller.port}", sender="alerts@siteaudit.example"
+        )
+        assert (server.user, server.starttls, server.implicit_tls) == ("alerts@shop", True, False)
+        SmtpMailer(server, context=client_context).send(
+            to="owner@retro-clock.example", subject="hi", text="x"
+        )
+    finally:
+        controller.stop()
+    assert logins == [(b"alerts@shop", b"s3cret")]
+    assert [m.rcpt_tos for m in inbox.mails] == [["owner@retro-clock.example"]]
+
+
+def test_without_an_smtp_server_mails_are_only_logged(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="siteaudit.mail"):
+        LogMailer().send(to="owner@retro-clock.example", subject="siteaudit: worse", text="the body")
+    assert "owner@retro-clock.example" in caplog.text and "the body" in caplog.text
+    app = bootstrap(Settings(database_url="memory://"))
+    assert isinstance(app.application.mailer, LogMailer)  # type: ignore[attr-defined]
