@@ -1,3 +1,4 @@
+# Over 500 lines: data, one entry per check code with its texts; a table, not logic.
 """The check catalogue (CHECKS.md): one entry per check code with its severity, scope and fix texts."""
 
 from collections.abc import Mapping

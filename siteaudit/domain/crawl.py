@@ -1,3 +1,4 @@
+# Over 500 lines: the crawl policy's values (scope, limits, pacing, checkpoint state) read together by the crawl engine.
 """The crawl policy: scope, which links are followed, click depth, politeness, stops and the checkpoint.
 
 Pure decisions over values. The crawl service fetches, sleeps and stores; everything it has to decide

@@ -1,3 +1,4 @@
+# Over 500 lines: the recheck aggregate, its transition table and the per-URL and per-task judgement rules belong together.
 """Rechecks: fetching a task's (or a list of) URLs again and judging them against the last full audit."""
 
 import enum

@@ -1,3 +1,4 @@
+# Over 500 lines: the site aggregate with its ownership lifecycle, proofs and monitoring schedule, one transition table.
 """Registered sites: address rules, ownership lifecycle, monitoring schedule and per-site audit limits."""
 
 import enum
@@ -536,35 +537,27 @@ class Site:
 
     # ownership
 
-    def verify(self, via: VerifyMethod, *, now: datetime) -> tuple[Self, SiteVerified]:
+    def _verified(self, via: VerifyMethod | None, now: datetime) -> Self:
+        """The VERIFY move: verified now (first time or again), proof checked, any loss cleared."""
         status = next_state(SITE_MOVES, self.status, SiteMove.VERIFY, entity="site")
-        first = not self.verified
-        site = evolve(
+        return evolve(
             self,
             status=status,
             verified_via=via,
-            verified_at=now if first else self.verified_at,
+            verified_at=self.verified_at if self.verified else now,
             checked_at=now,
             lost_at=None,
             version=self.version + 1,
         )
-        return site, SiteVerified(site_id=self.id, via=via, at=now, first=first)
+
+    def verify(self, via: VerifyMethod, *, now: datetime) -> tuple[Self, SiteVerified]:
+        first = not self.verified
+        return self._verified(via, now), SiteVerified(site_id=self.id, via=via, at=now, first=first)
 
     def verify_by_hand(self, *, now: datetime) -> tuple[Self, SiteVerified | None]:
         """Support verified the site without a proof (`siteaudit admin verify-site --by-hand`): verified,
         `verified_via` None; the daily re-check leaves such a site verified."""
-        status = next_state(SITE_MOVES, self.status, SiteMove.VERIFY, entity="site")
-        first = not self.verified
-        site = evolve(
-            self,
-            status=status,
-            verified_via=None,
-            verified_at=now if first else self.verified_at,
-            checked_at=now,
-            lost_at=None,
-            version=self.version + 1,
-        )
-        return site, None
+        return self._verified(None, now), None
 
     def lose(self, *, now: datetime) -> tuple[Self, SiteLost]:
         """The site is no longer verified (its proof stayed gone past the grace period). Monitoring stays

@@ -1,3 +1,4 @@
+# Over 500 lines: one click command per CLI verb, each a few lines of argument parsing around one application call; split by noun (admin, sites) when the remote commands arrive.
 """The `siteaudit` command: serve, migrate, admin (until the web app exists), and more."""
 
 import json

@@ -1,3 +1,4 @@
+# Over 500 lines: one pass over one parsed tree reading every fact the checks need; splitting it would walk the tree more than once.
 """Decode and parse an HTML page once, and read every fact the checks need from that one tree."""
 
 import codecs

@@ -1,3 +1,4 @@
+# Over 500 lines: the memory implementation of every repository port, each a few lines over one Table.
 """The in-memory store and unit of work: one writer at a time, staged changes applied on commit."""
 
 import collections

@@ -1,5 +1,5 @@
 """The OpenAPI 3.1 document of `/v1`, kept true by a test that compares it with the routes.
-(Over 400 lines: most of it is the one `PATHS` literal, read top to bottom like the document.)
+(Over 500 lines: most of it is the one `PATHS` literal, read top to bottom like the document.)
 
 Every answer is a named schema under `components.schemas`, referred to by `$ref`. The schemas of the
 report and of the views (`views.py`) are generated from their attrs classes by `_Schemas`, so a field

@@ -1,3 +1,4 @@
+# Over 500 lines: the CrawlStore port's one SQL implementation (frontier, pages, links, issues, reports); each method is one statement or batch.
 """The SQL crawl store: an audit's bulk rows, written in batches (COPY on PostgreSQL, executemany on SQLite).
 
 Every public method is one transaction. Writes on PostgreSQL go through psycopg's COPY on the transaction's

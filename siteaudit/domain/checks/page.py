@@ -1,3 +1,4 @@
+# Over 500 lines: every page-scope check of CHECKS.md, one short rule each, in the catalogue's order.
 """Page checks: everything judged from one URL's own response and HTML facts (CHECKS.md scope `page`).
 
 `check_page` runs at crawl time for every fetched URL and again for rechecks of single URLs. Checks
