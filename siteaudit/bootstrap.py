@@ -27,6 +27,7 @@ from siteaudit.settings import Settings
 
 if TYPE_CHECKING:
     from siteaudit.adapters.metrics import PrometheusMetrics
+    from siteaudit.ports.payment import PaymentProvider
 
 log = logging.getLogger("siteaudit")
 
@@ -141,6 +142,27 @@ def _fetcher_factory(resolver: HostResolver, policy: AddressPolicy) -> Callable[
     return fetcher
 
 
+def _payments(settings: Settings, secrets: Secrets) -> "PaymentProvider | None":
+    """SITEAUDIT_PAYMENT_PROVIDER: Stripe, the local test provider, or none (nothing is sold)."""
+    chosen = settings.payments
+    if chosen == "stripe":
+        from siteaudit.adapters.payment.stripe import PriceTable, StripePayments
+
+        return StripePayments(
+            secret_key=settings.stripe_secret_key,
+            webhook_secret=settings.stripe_webhook_secret,
+            prices=PriceTable.parse(settings.stripe_prices),
+            api_base=settings.stripe_api_base,
+        )
+    if chosen == "local":
+        from siteaudit.adapters.payment.local import LocalPayments
+
+        return LocalPayments(settings.base_url, secrets)
+    if chosen == "none":
+        return None
+    raise ValueError(f"SITEAUDIT_PAYMENT_PROVIDER is {chosen!r}: use local, stripe or none")
+
+
 def warn_if_networks_allowed(settings: Settings) -> None:
     """The warning the long-running processes (serve, worker, the WSGI app) log once at start when the
     SSRF guard lets private networks through; one-off commands (admin, migrate) stay quiet."""
@@ -154,7 +176,7 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
-    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader. The database is migrated to the newest
+    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, payments. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
@@ -214,6 +236,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         )
     if "mailer" not in overrides:
         overrides["mailer"] = _mailer(settings)
+    if "payments" not in overrides:
+        overrides["payments"] = _payments(settings, overrides["secrets"])
     o = overrides
     metrics = None
     if settings.metrics:
@@ -245,6 +269,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             docs_url=f"{settings.base_url}/v1/openapi.json",
         ),
         metrics=NO_METRICS if metrics is None else metrics,
+        payments=o["payments"],
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

@@ -81,6 +81,21 @@ class Settings:
     smtp_password: str = field(default="", repr=False)
     smtp_from: str = "siteaudit@localhost"
     smtp_starttls: bool = True
+    # Billing (SPEC 4.10): `local` (test purchases, nothing charged), `stripe` or `none`; empty: local on
+    # SQLite (the embedded default), none on PostgreSQL, so a production service never sells for free.
+    payment_provider: str = ""
+    stripe_secret_key: str = field(default="", repr=False)
+    stripe_webhook_secret: str = field(default="", repr=False)
+    stripe_prices: str = ""  # plan:tier:interval=price_id entries (README "Billing")
+    stripe_api_base: str = ""  # empty: Stripe's own; a local stand-in (stripe-mock, tests) otherwise
+
+    @property
+    def payments(self) -> str:
+        """The payment provider in use: the setting, or its default for the database."""
+        chosen = self.payment_provider.strip().lower()
+        if chosen:
+            return chosen
+        return "none" if self.database_url.startswith("postgresql") else "local"
 
     @property
     def base_url(self) -> str:
@@ -150,6 +165,11 @@ class Settings:
             ("SMTP_PASSWORD", str),
             ("SMTP_FROM", str),
             ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("PAYMENT_PROVIDER", str),
+            ("STRIPE_SECRET_KEY", str),
+            ("STRIPE_WEBHOOK_SECRET", str),
+            ("STRIPE_PRICES", str),
+            ("STRIPE_API_BASE", str),
         ):
             raw = get(name)
             if raw is not None:

@@ -52,6 +52,9 @@ class ErrorCode(enum.StrEnum):
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     INTERNAL_ERROR = "internal_error"
+    # Not in SPEC 7's table: the payment provider's webhook and outage (billing, outside /v1's contract).
+    INVALID_SIGNATURE = "invalid_signature"
+    PAYMENT_PROVIDER_FAILED = "payment_provider_failed"
 
 
 HTTP_STATUS: Final[Mapping[ErrorCode, int]] = MappingProxyType(
@@ -99,6 +102,8 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = MappingProxyType(
         ErrorCode.UNSUPPORTED_MEDIA_TYPE: 415,
         ErrorCode.PAYLOAD_TOO_LARGE: 413,
         ErrorCode.INTERNAL_ERROR: 500,
+        ErrorCode.INVALID_SIGNATURE: 400,
+        ErrorCode.PAYMENT_PROVIDER_FAILED: 502,
     }
 )
 

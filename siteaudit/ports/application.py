@@ -18,6 +18,14 @@ from attrs import field, frozen
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
+from siteaudit.domain.billing import (
+    CheckoutSession,
+    Fulfilment,
+    Pack,
+    PackOffer,
+    PlanChoice,
+    Subscription,
+)
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
@@ -255,6 +263,49 @@ class KeyHolder:
     team_name: str
 
 
+# --- billing (SPEC 4.10) --------------------------------------------------------------------------------
+
+
+@frozen
+class PaymentLink:
+    """A payment-provider link to open in a browser; nothing is charged until checkout completes there."""
+
+    url: str
+
+
+@frozen
+class BillingStatus:
+    """What the app's billing page shows: the plan, the subscription (None before one), whether a
+    first purchase completed (the portal needs one), and which provider sells ("" when none does)."""
+
+    plan: str
+    subscription: Subscription | None
+    has_purchased: bool
+    provider: str
+
+
+@frozen
+class LocalCheckout:
+    """The local provider's checkout page: what the session sells, to whom, and a single-use form token
+    (shown once, only its hash kept) that completing the purchase needs. `offer` for a pack, `choice`
+    for a subscription."""
+
+    session: CheckoutSession
+    email: str
+    form_token: str
+    offer: PackOffer | None = None
+    choice: PlanChoice | None = None
+
+
+@frozen
+class LocalCheckoutDone:
+    """What completing a local test checkout did; `fulfilment` DUPLICATE when it was completed before."""
+
+    session: CheckoutSession
+    fulfilment: Fulfilment
+    balance: int  # the buyer's credits afterwards, in tenths
+
+
 # --- the use cases -----------------------------------------------------------------------------------
 
 
@@ -442,4 +493,41 @@ class Application(Protocol):
     def whoami(self, key_or_prefix: str) -> KeyHolder:
         """Whose a key is, given the key itself or the start of its prefix (at least `sk_` and 4
         characters). Raises NotFound for an unknown key, and Conflict when a prefix fits several keys."""
+        ...
+
+    # Billing (SPEC 4.10): the team owner's links, the provider's events, the local test checkout.
+
+    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
+        """A checkout link for a credit pack, paid by the caller's own account (the team owner's).
+        Raises NotTeamOwner, PriceNotConfigured (no provider), PaymentProviderFailed."""
+        ...
+
+    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
+        """A subscription checkout link. Raises NotTeamOwner, PriceNotConfigured (combination not
+        offered), SubscriptionExists (one per account), PaymentProviderFailed."""
+        ...
+
+    def billing_portal(self, caller: Caller) -> PaymentLink:
+        """The provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first
+        completed purchase), PaymentProviderFailed."""
+        ...
+
+    def billing_status(self, caller: Caller) -> BillingStatus:
+        """The caller's plan, subscription and purchases (the app's billing page)."""
+        ...
+
+    def receive_payment_event(self, payload: bytes, signature: str) -> Fulfilment:
+        """A provider webhook: the signature checked over the raw bytes, then applied once per event
+        id (a paid pack credits once; subscription events set and end the plan). Raises
+        InvalidPaymentSignature."""
+        ...
+
+    def open_test_checkout(self, session_id: str) -> LocalCheckout:
+        """The local provider's checkout page for an open session, with a fresh single-use form token.
+        Raises NotFound (unknown or completed session, or the local provider is not in use)."""
+        ...
+
+    def complete_test_checkout(self, session_id: str, form_token: str) -> LocalCheckoutDone:
+        """Complete a local test purchase through the same fulfilment as the provider's webhooks.
+        Raises NotFound as above, InvalidPaymentSignature for a wrong or used form token."""
         ...

@@ -1,17 +1,87 @@
-"""The payment provider (SPEC 4.10): links to checkout, subscriptions and the billing portal."""
+"""The payment provider (SPEC 4.10) and the billing records: checkout, subscription and portal links,
+and the provider's events read into the domain's provider-neutral `PaymentEvent`s."""
 
+from datetime import datetime
 from typing import Protocol
+
+from attrs import frozen
+
+from siteaudit.domain.billing import BillingAccount, CheckoutSession, PackOffer, PaymentEvent, PlanChoice
+from siteaudit.domain.ids import UserId
+
+
+@frozen
+class CheckoutOrder:
+    """What one checkout sells: a pack (`offer`) or a subscription (`choice`), to one customer."""
+
+    user_id: UserId
+    email: str
+    customer_id: str
+    success_url: str
+    cancel_url: str
+    offer: PackOffer | None = None
+    choice: PlanChoice | None = None
+
+
+@frozen
+class CheckoutLink:
+    session_id: str
+    url: str
 
 
 class PaymentProvider(Protocol):
-    def checkout_link(self, *, customer_email: str, pack: str, credits: int, price_cents: int) -> str:
-        """A one-time credit-pack checkout URL; nothing is charged until checkout completes there."""
+    @property
+    def name(self) -> str:
+        """`stripe` or `local`: stored with each billing account and checkout session."""
         ...
 
-    def subscription_link(self, *, customer_email: str, plan: str, tier: str, interval: str) -> str:
-        """A subscription checkout URL. Raises PriceNotConfigured (422) for a combination not offered."""
+    def create_customer(self, *, user_id: UserId, email: str) -> str:
+        """The provider's customer for the account (made once per account: asking again for the same
+        `user_id` may return the same customer). Raises PaymentProviderFailed."""
         ...
 
-    def portal_link(self, *, customer_id: str) -> str:
-        """The provider's customer portal (invoices, payment method, cancellation)."""
+    def offers(self, choice: PlanChoice) -> bool:
+        """Whether a price is configured for the plan x tier x interval combination."""
+        ...
+
+    def checkout_link(self, order: CheckoutOrder) -> CheckoutLink:
+        """A checkout session for the order; nothing is charged until it completes at the provider.
+        Raises PriceNotConfigured for a combination not offered, PaymentProviderFailed."""
+        ...
+
+    def portal_link(self, *, customer_id: str, return_url: str) -> str:
+        """The provider's customer portal (invoices, payment method, cancellation). Raises
+        PaymentProviderFailed."""
+        ...
+
+    def read_event(self, payload: bytes, signature: str) -> PaymentEvent | None:
+        """The event a webhook delivered, its signature checked over the raw bytes (with the
+        provider's time tolerance); None for an event type billing does not act on. Raises
+        InvalidPaymentSignature."""
+        ...
+
+
+class BillingRepository(Protocol):
+    def get(self, user_id: UserId) -> BillingAccount | None: ...
+
+    def by_customer(self, provider: str, customer_id: str) -> BillingAccount | None: ...
+
+    def add(self, account: BillingAccount) -> bool:
+        """Stage a new account; False, changing nothing, when the person already has one."""
+        ...
+
+    def save(self, account: BillingAccount) -> None:
+        """Stage an update. Raises ConcurrentUpdate unless the stored version is `account.version - 1`."""
+        ...
+
+    def add_session(self, session: CheckoutSession) -> None: ...
+
+    def session(self, session_id: str) -> CheckoutSession | None: ...
+
+    def save_session(self, session: CheckoutSession) -> None:
+        """Stage an update of a stored session. Raises NotFound."""
+        ...
+
+    def record_event(self, event_id: str, *, at: datetime) -> bool:
+        """Remember a payment event's id; False, changing nothing, when it was recorded before."""
         ...

@@ -12,6 +12,7 @@ from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
+from siteaudit.ports.payment import BillingRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -192,6 +193,8 @@ class UnitOfWork(Protocol):
     webhooks: WebhookRepository
     webhook_secrets: WebhookSecrets
     leases: LeaseRepository
+    # Billing (SPEC 4.10): billing accounts, checkout sessions, payment events seen.
+    billing: BillingRepository
 
     def __enter__(self) -> Self: ...
 

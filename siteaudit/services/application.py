@@ -12,6 +12,7 @@ from attrs import field, frozen
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
+from siteaudit.domain.billing import Fulfilment, Pack, PlanChoice
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue
@@ -25,13 +26,17 @@ from siteaudit.ports.application import (
     AuditDetail,
     AuditQuery,
     AuditStarted,
+    BillingStatus,
     CrawlProgress,
     IssuedKey,
     IssueQuery,
     KeyHolder,
     Listing,
+    LocalCheckout,
+    LocalCheckoutDone,
     OwnershipProved,
     PageQuery,
+    PaymentLink,
     PersonView,
     ProofRechecks,
     Reaped,
@@ -48,6 +53,7 @@ from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
+from siteaudit.ports.payment import PaymentProvider
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
@@ -57,6 +63,7 @@ from siteaudit.services import account as account_services
 from siteaudit.services import alert as alert_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
+from siteaudit.services import billing as billing_services
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
@@ -92,6 +99,7 @@ class LocalApplication:
     scheduling: SchedulerTerms = field(factory=SchedulerTerms)
     mailer: Mailer | None = None  # alert mails; None: none are sent
     public_url: str = "http://127.0.0.1:8080"  # links in mails
+    payments: PaymentProvider | None = None  # billing (SPEC 4.10); None: nothing is sold
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -387,3 +395,38 @@ class LocalApplication:
 
     def whoami(self, key_or_prefix: str) -> KeyHolder:
         return key_services.key_holder(key_or_prefix, uow=self.uow())
+
+    # --- billing (SPEC 4.10) ---------------------------------------------------------------------------
+
+    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
+        return billing_services.checkout_pack(
+            pack, caller, uow=self.uow, provider=self.payments, clock=self.clock, public_url=self.public_url
+        )
+
+    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
+        return billing_services.subscribe(
+            choice, caller, uow=self.uow, provider=self.payments, clock=self.clock, public_url=self.public_url
+        )
+
+    def billing_portal(self, caller: Caller) -> PaymentLink:
+        return billing_services.portal(
+            caller, uow=self.uow, provider=self.payments, public_url=self.public_url
+        )
+
+    def billing_status(self, caller: Caller) -> BillingStatus:
+        return billing_services.status(caller, uow=self.uow(), provider=self.payments)
+
+    def receive_payment_event(self, payload: bytes, signature: str) -> Fulfilment:
+        return billing_services.receive_event(
+            payload, signature, provider=self.payments, uow=self.uow(), clock=self.clock
+        )
+
+    def open_test_checkout(self, session_id: str) -> LocalCheckout:
+        return billing_services.open_local_checkout(
+            session_id, uow=self.uow(), provider=self.payments, secrets=self.secrets
+        )
+
+    def complete_test_checkout(self, session_id: str, form_token: str) -> LocalCheckoutDone:
+        return billing_services.complete_local_checkout(
+            session_id, form_token, uow=self.uow, provider=self.payments, clock=self.clock
+        )

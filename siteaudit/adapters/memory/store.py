@@ -10,6 +10,7 @@ from typing import Self
 
 from attrs import evolve
 
+from siteaudit.adapters.memory.billing import MemoryBillingRepository, MemoryBillingStore
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
 from siteaudit.adapters.memory.table import Table
 from siteaudit.adapters.memory.webhook import (
@@ -31,6 +32,7 @@ from siteaudit.domain.task import FixTask
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
+from siteaudit.ports.payment import BillingRepository
 from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
@@ -55,10 +57,11 @@ class MemoryStore:
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
         self.leases: Table[AuditId, Lease] = Table()
         self.webhooks = MemoryWebhookStore(lock=self.lock)
+        self.billing = MemoryBillingStore()  # billing (SPEC 4.10)
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
-        return [*own, *self.webhooks.tables()]
+        return [*own, *self.webhooks.tables(), *self.billing.tables()]
 
 
 class MemoryUserRepository:
@@ -579,6 +582,7 @@ class MemoryUnitOfWork:
         self.webhooks: WebhookRepository = MemoryWebhookRepository(store.webhooks)
         self.webhook_secrets: WebhookSecrets = MemoryWebhookSecrets(store.webhooks)
         self.leases: LeaseRepository = MemoryLeaseRepository(store.leases, store.audits.values)
+        self.billing: BillingRepository = MemoryBillingRepository(store.billing)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

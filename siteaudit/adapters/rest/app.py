@@ -10,6 +10,15 @@ import orjson
 
 from siteaudit.adapters.metrics import PrometheusMetrics
 from siteaudit.adapters.rest import errors
+from siteaudit.adapters.rest.billing import (
+    STRIPE_WEBHOOK_PATH,
+    TEST_CHECKOUT_PATH,
+    BillingCheckout,
+    BillingPortal,
+    BillingSubscribe,
+    StripeWebhook,
+    TestCheckoutPage,
+)
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
 from siteaudit.adapters.rest.openapi import OpenApi
@@ -94,4 +103,10 @@ def create_api(
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
+    # Billing (SPEC 4.10); Stripe's webhook and the local provider's test checkout page sit outside /v1.
+    api.add_route("/v1/billing/checkout", BillingCheckout(application, clock))
+    api.add_route("/v1/billing/subscribe", BillingSubscribe(application, clock))
+    api.add_route("/v1/billing/portal", BillingPortal(application, clock))
+    api.add_route(STRIPE_WEBHOOK_PATH, StripeWebhook(application))
+    api.add_route(TEST_CHECKOUT_PATH, TestCheckoutPage(application))
     return api

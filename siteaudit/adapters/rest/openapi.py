@@ -19,6 +19,7 @@ import attrs
 import falcon
 
 from siteaudit.adapters.rest import views
+from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import Report, Stats
@@ -686,6 +687,63 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
     },
 }
 PATHS.update(SITE_PATHS)
+
+
+# --- billing (SPEC 4.10) ----------------------------------------------------------------------------------
+
+_schemas.of(views.PaymentLink)
+SCHEMAS.update(_schemas.components)
+_BILLING_ERRORS: Final = (ErrorCode.NOT_TEAM_OWNER, ErrorCode.PAYMENT_PROVIDER_FAILED)
+
+
+def _enum_of(kind: type[enum.Enum]) -> dict[str, Any]:
+    return {"type": "string", "enum": [member.value for member in kind]}
+
+
+BILLING_PATHS: Final[dict[str, dict[str, Any]]] = {
+    "/v1/billing/checkout": {
+        "post": _op(
+            "billingCheckout",
+            "Credit pack link (small: 5,000 credits for 9 USD; large: 25,000 for 29 USD); team owner only",
+            {
+                **_ok(ref("PaymentLink")),
+                **_errors(*_BILLING_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, *_BODY_ERRORS),
+            },
+            requestBody=_body({"pack": _enum_of(Pack)}, required=("pack",)),
+        )
+    },
+    "/v1/billing/subscribe": {
+        "post": _op(
+            "billingSubscribe",
+            "Plan subscription link (one subscription per account); team owner only",
+            {
+                **_ok(ref("PaymentLink")),
+                **_errors(
+                    *_BILLING_ERRORS,
+                    ErrorCode.PRICE_NOT_CONFIGURED,
+                    ErrorCode.SUBSCRIPTION_EXISTS,
+                    *_BODY_ERRORS,
+                ),
+            },
+            requestBody=_body(
+                {"plan": _enum_of(PlanName), "tier": _enum_of(Tier), "interval": _enum_of(Interval)},
+                required=("plan", "tier", "interval"),
+            ),
+        )
+    },
+    "/v1/billing/portal": {
+        "post": _op(
+            "billingPortal",
+            "Billing portal link (invoices, payment method, cancellation); team owner only",
+            {
+                **_ok(ref("PaymentLink")),
+                **_errors(*_BILLING_ERRORS, ErrorCode.NO_BILLING_ACCOUNT, *_BODY_ERRORS),
+            },
+            requestBody=_body({}),
+        )
+    },
+}
+PATHS.update(BILLING_PATHS)
 
 
 DOCUMENT: Final[dict[str, Any]] = {

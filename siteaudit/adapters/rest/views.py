@@ -22,6 +22,7 @@ from siteaudit.domain.report import Report, TemplateGroup
 from siteaudit.domain.site import Monitoring, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import Site as SiteRecord
 from siteaudit.ports.application import AccountView, AuditDetail, OwnershipProved, SiteDetail, SiteOwnership
+from siteaudit.ports.application import PaymentLink as PaymentLinkRecord
 from siteaudit.ports.crawl import PageRow
 
 converter: Final = report_converter.copy()
@@ -490,3 +491,17 @@ def verification_answer(ownership: SiteOwnership) -> dict[str, Any]:
 def verified_site_answer(proved: OwnershipProved) -> dict[str, Any]:
     checked = tuple(ProofCheck(method=c.method, result=c.outcome, detail=c.detail) for c in proved.checked)
     return _json(VerifiedSite(**_site_fields(proved.site), checked=checked))
+
+
+# --- billing (SPEC 4.10) --------------------------------------------------------------------------------
+
+
+@frozen
+class PaymentLink:
+    """A payment-provider link to open in a browser; nothing is charged until checkout completes there."""
+
+    url: str
+
+
+def payment_link_answer(link: PaymentLinkRecord) -> dict[str, Any]:
+    return {"url": link.url}

@@ -490,3 +490,42 @@ rate_buckets = Table(
     Column("key", String(200), primary_key=True),
     Column("tat", Float(precision=53), nullable=False),  # seconds since the epoch
 )
+
+# --- billing (SPEC 4.10): one billing account per person, the checkouts opened, payment events seen ------
+
+billing_accounts = Table(
+    "billing_accounts",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("provider", String(20), nullable=False),
+    Column("customer_id", String(255), nullable=False),
+    Column("subscription_id", String(255), nullable=True),
+    Column("subscription_status", String(30), nullable=True),
+    Column("subscription_as_of", UtcDateTime, nullable=True),
+    Column("subscription_choice", String(40), nullable=True),  # plan:tier:interval
+    Column("purchased_at", UtcDateTime, nullable=True),
+    Column("version", Integer, nullable=False),
+    UniqueConstraint("provider", "customer_id"),
+)
+
+checkout_sessions = Table(
+    "checkout_sessions",
+    metadata,
+    Column("id", String(255), primary_key=True),
+    Column("provider", String(20), nullable=False),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("kind", String(20), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("pack", String(10), nullable=True),
+    Column("choice", String(40), nullable=True),  # plan:tier:interval
+    Column("form_token_hash", String(64), nullable=False),
+    Column("completed_at", UtcDateTime, nullable=True),
+)
+
+payment_events = Table(
+    "payment_events",
+    metadata,
+    Column("event_id", String(255), primary_key=True),  # provider:event id
+    Column("received_at", UtcDateTime, nullable=False),
+)

@@ -15,6 +15,7 @@ from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.sql.account import SqlTeamRepository, SqlUserRepository
 from siteaudit.adapters.sql.apikey import SqlApiKeyRepository
 from siteaudit.adapters.sql.audit import SqlAuditRepository
+from siteaudit.adapters.sql.billing import SqlBillingRepository
 from siteaudit.adapters.sql.credit import SqlCreditLedger
 from siteaudit.adapters.sql.device import SqlDeviceLoginRepository
 from siteaudit.adapters.sql.engine import LAZY_BEGIN, engine_for, is_sqlite
@@ -26,6 +27,7 @@ from siteaudit.adapters.sql.webhook import SqlWebhookRepository, SqlWebhookSecre
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
+from siteaudit.ports.payment import BillingRepository
 from siteaudit.ports.repository import (
     AuditRepository,
     CreditLedger,
@@ -119,6 +121,7 @@ class SqlUnitOfWork:
         self.webhooks: WebhookRepository = SqlWebhookRepository(self._current)
         self.webhook_secrets: WebhookSecrets = SqlWebhookSecrets(self._current, self._secret_box)
         self.leases: LeaseRepository = SqlLeaseRepository(self._current)
+        self.billing: BillingRepository = SqlBillingRepository(self._current)
 
     def _current(self) -> Connection:
         if self._connection is None:

@@ -1,0 +1,1 @@
+"""Payment providers behind `siteaudit.ports.payment.PaymentProvider`: Stripe, and the local test provider."""

@@ -1,0 +1,39 @@
+"""The local test provider of the embedded default: checkout links open the service's own TEST PURCHASE
+page (`/app/test-checkout/{session}`), whose button completes the purchase through the same fulfilment as
+Stripe's webhooks. Nothing is charged, ever; it sells every combination."""
+
+from typing import Final
+
+from siteaudit.domain.billing import InvalidPaymentSignature, PaymentEvent, PlanChoice
+from siteaudit.domain.ids import UserId
+from siteaudit.ports.clock import Secrets
+from siteaudit.ports.payment import CheckoutLink, CheckoutOrder
+
+CHECKOUT_PATH: Final = "/app/test-checkout"
+SESSION_PREFIX: Final = "cs_local_"
+
+
+class LocalPayments:
+    name: str = "local"
+
+    def __init__(self, public_url: str, secrets: Secrets) -> None:
+        self._base = public_url.rstrip("/")
+        self._secrets = secrets
+
+    def create_customer(self, *, user_id: UserId, email: str) -> str:
+        return f"cus_local_{user_id}"
+
+    def offers(self, choice: PlanChoice) -> bool:
+        return True
+
+    def checkout_link(self, order: CheckoutOrder) -> CheckoutLink:
+        # 128 random bits: the link itself is what lets its holder see and complete the test purchase.
+        session_id = SESSION_PREFIX + self._secrets.token_hex(16)
+        return CheckoutLink(session_id, f"{self._base}{CHECKOUT_PATH}/{session_id}")
+
+    def portal_link(self, *, customer_id: str, return_url: str) -> str:
+        # No portal here: the app's billing page (plan, credits, purchases) stands in for it.
+        return return_url
+
+    def read_event(self, payload: bytes, signature: str) -> PaymentEvent | None:
+        raise InvalidPaymentSignature("the local test provider sends no webhooks")

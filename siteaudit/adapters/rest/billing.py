@@ -1,0 +1,162 @@
+"""Billing doors (SPEC 4.10): the three `/v1/billing` links, the Stripe webhook, and the local provider's
+TEST PURCHASE page. Each turns its input into one call of the application."""
+
+import re
+import secrets
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import falcon
+import jinja2
+
+from siteaudit.adapters.rest.params import MAX_BODY_BYTES, Fields, PayloadTooLarge, json_body
+from siteaudit.adapters.rest.resources import Resource
+from siteaudit.adapters.rest.views import payment_link_answer
+from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
+from siteaudit.domain.credit import as_number
+from siteaudit.domain.error import DomainError
+from siteaudit.ports.application import Application
+
+STRIPE_WEBHOOK_PATH: Final = "/billing/stripe/webhook"
+TEST_CHECKOUT_PATH: Final = "/app/test-checkout/{session_id}"
+_SESSION_ID: Final = re.compile(r"[A-Za-z0-9_]{1,255}")
+
+
+class BillingCheckout(Resource):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        fields = Fields(json_body(req, allowed=("pack",)))
+        pack = fields.string("pack", max_length=10, choices=tuple(p.value for p in Pack))
+        if pack is None and "pack" not in fields.bad:
+            fields.bad["pack"] = "required"
+        fields.done()
+        assert pack is not None
+        resp.media = payment_link_answer(self.application.billing_checkout(Pack(pack), req.context.caller))
+
+
+class BillingSubscribe(Resource):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        fields = Fields(json_body(req, allowed=("plan", "tier", "interval")))
+        given = {
+            name: fields.string(name, max_length=10, choices=tuple(m.value for m in kind))
+            for name, kind in (("plan", PlanName), ("tier", Tier), ("interval", Interval))
+        }
+        for name, value in given.items():
+            if value is None and name not in fields.bad:
+                fields.bad[name] = "required"
+        fields.done()
+        plan, tier, interval = given["plan"], given["tier"], given["interval"]
+        assert plan is not None and tier is not None and interval is not None
+        choice = PlanChoice(PlanName(plan), Tier(tier), Interval(interval))
+        resp.media = payment_link_answer(self.application.billing_subscribe(choice, req.context.caller))
+
+
+class BillingPortal(Resource):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        json_body(req, allowed=(), required=False)
+        resp.media = payment_link_answer(self.application.billing_portal(req.context.caller))
+
+
+class StripeWebhook:
+    """`POST /billing/stripe/webhook`: no key; Stripe's signature over the raw body is the check."""
+
+    public = True
+
+    def __init__(self, application: Application) -> None:
+        self.application = application
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if (req.content_length or 0) > MAX_BODY_BYTES:
+            raise PayloadTooLarge()
+        payload = req.bounded_stream.read(MAX_BODY_BYTES + 1)
+        if len(payload) > MAX_BODY_BYTES:
+            raise PayloadTooLarge()
+        outcome = self.application.receive_payment_event(payload, req.get_header("Stripe-Signature") or "")
+        resp.media = {"received": True, "outcome": outcome.value}
+
+
+# --- the local provider's TEST PURCHASE page --------------------------------------------------------------
+
+_templates = jinja2.Environment(
+    loader=jinja2.PackageLoader("siteaudit.adapters.rest", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+)
+
+
+def _page_headers(resp: falcon.Response, nonce: str) -> None:
+    """SECURITY 9: no script at all, the one style block by nonce, never framed, no referrer leaks."""
+    resp.set_header(
+        "Content-Security-Policy",
+        f"default-src 'none'; style-src 'nonce-{nonce}'; form-action 'self'; base-uri 'none'; "
+        "frame-ancestors 'none'",
+    )
+    resp.set_header("X-Frame-Options", "DENY")
+    resp.set_header("Referrer-Policy", "same-origin")
+    resp.set_header("X-Content-Type-Options", "nosniff")
+    resp.set_header("Cache-Control", "no-store")
+
+
+def _render(resp: falcon.Response, status: int, **context: Any) -> None:
+    nonce = secrets.token_urlsafe(16)
+    _page_headers(resp, nonce)
+    resp.status = status
+    resp.content_type = falcon.MEDIA_HTML
+    values: dict[str, Any] = {"checkout": None, "done": None, "error": None, "balance": None}
+    values.update(context)
+    resp.text = _templates.get_template("test_checkout.html").render(nonce=nonce, **values)
+
+
+def _same_origin(req: falcon.Request) -> bool:
+    """A form post from another site is refused; browsers send Origin on every POST."""
+    origin = req.get_header("Origin")
+    if origin is None:
+        return True  # not a browser's cross-site form post; the single-use token still applies
+    return urlsplit(origin).netloc == req.netloc
+
+
+class TestCheckoutPage:
+    """`/app/test-checkout/{session}` (the local provider only): GET shows what is bought, clearly marked
+    as a test purchase, with a single-use token in its form; POST with that token completes it."""
+
+    public = True
+    __test__ = False  # not a pytest test class, whatever its name
+
+    def __init__(self, application: Application) -> None:
+        self.application = application
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, session_id: str) -> None:
+        try:
+            if not _SESSION_ID.fullmatch(session_id):
+                raise falcon.HTTPNotFound()
+            checkout = self.application.open_test_checkout(session_id)
+        except (DomainError, falcon.HTTPError) as error:
+            _render(resp, _status(error), error=_why(error))
+            return
+        _render(resp, 200, checkout=checkout)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response, session_id: str) -> None:
+        try:
+            if not _SESSION_ID.fullmatch(session_id):
+                raise falcon.HTTPNotFound()
+            if not _same_origin(req):
+                _render(resp, 403, error="This form was sent from another site; nothing was bought.")
+                return
+            form = req.get_media(default_when_empty={})
+            token = form.get("token", "") if isinstance(form, dict) else ""
+            done = self.application.complete_test_checkout(session_id, str(token)[:200])
+        except (DomainError, falcon.HTTPError) as error:
+            _render(resp, _status(error), error=_why(error))
+            return
+        _render(resp, 200, done=done, balance=as_number(done.balance))
+
+
+def _status(error: DomainError | falcon.HTTPError) -> int:
+    return error.status if isinstance(error, DomainError) else error.status_code
+
+
+def _why(error: DomainError | falcon.HTTPError) -> str:
+    if isinstance(error, DomainError):
+        return error.message
+    if error.status_code == 404:
+        return "There is no open test checkout at this address."
+    return "The form could not be read; reload the page and try again."

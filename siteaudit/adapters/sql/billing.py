@@ -1,0 +1,158 @@
+"""Billing accounts, checkout sessions and payment events seen, in SQL.
+
+An event id is a primary key inserted with ON CONFLICT DO NOTHING: of two deliveries of one event, on
+PostgreSQL the second waits for the first's transaction and then inserts nothing, so it applies nothing.
+"""
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, select, update
+
+from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
+from siteaudit.adapters.sql.tables import billing_accounts, checkout_sessions, payment_events
+from siteaudit.domain.billing import (
+    BillingAccount,
+    CheckoutSession,
+    Pack,
+    PlanChoice,
+    PurchaseKind,
+    Subscription,
+    SubscriptionStatus,
+)
+from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.domain.ids import UserId
+
+
+def _choice(key: str | None) -> PlanChoice | None:
+    return None if key is None else PlanChoice.from_key(key)
+
+
+def account_from_row(row: Any) -> BillingAccount:
+    subscription = None
+    if row.subscription_id is not None:
+        subscription = Subscription(
+            id=row.subscription_id,
+            status=SubscriptionStatus(row.subscription_status),
+            as_of=row.subscription_as_of,
+            choice=_choice(row.subscription_choice),
+        )
+    return BillingAccount(
+        user_id=UserId(row.user_id),
+        provider=row.provider,
+        customer_id=row.customer_id,
+        subscription=subscription,
+        purchased_at=row.purchased_at,
+        version=row.version,
+    )
+
+
+def account_values(account: BillingAccount) -> dict[str, Any]:
+    sub = account.subscription
+    return {
+        "provider": account.provider,
+        "customer_id": account.customer_id,
+        "subscription_id": None if sub is None else sub.id,
+        "subscription_status": None if sub is None else sub.status.value,
+        "subscription_as_of": None if sub is None else sub.as_of,
+        "subscription_choice": None if sub is None or sub.choice is None else sub.choice.key,
+        "purchased_at": account.purchased_at,
+        "version": account.version,
+    }
+
+
+def session_from_row(row: Any) -> CheckoutSession:
+    return CheckoutSession(
+        id=row.id,
+        provider=row.provider,
+        user_id=UserId(row.user_id),
+        kind=PurchaseKind(row.kind),
+        url=row.url,
+        created_at=row.created_at,
+        pack=None if row.pack is None else Pack(row.pack),
+        choice=_choice(row.choice),
+        form_token_hash=row.form_token_hash,
+        completed_at=row.completed_at,
+    )
+
+
+def session_values(session: CheckoutSession) -> dict[str, Any]:
+    return {
+        "provider": session.provider,
+        "user_id": session.user_id,
+        "kind": session.kind.value,
+        "url": session.url,
+        "created_at": session.created_at,
+        "pack": None if session.pack is None else session.pack.value,
+        "choice": None if session.choice is None else session.choice.key,
+        "form_token_hash": session.form_token_hash,
+        "completed_at": session.completed_at,
+    }
+
+
+class SqlBillingRepository:
+    def __init__(self, connection: Callable[[], Connection]) -> None:
+        self._c = connection
+
+    def get(self, user_id: UserId) -> BillingAccount | None:
+        row = self._c().execute(select(billing_accounts).where(billing_accounts.c.user_id == user_id)).first()
+        return None if row is None else account_from_row(row)
+
+    def by_customer(self, provider: str, customer_id: str) -> BillingAccount | None:
+        row = (
+            self._c()
+            .execute(
+                select(billing_accounts).where(
+                    billing_accounts.c.provider == provider, billing_accounts.c.customer_id == customer_id
+                )
+            )
+            .first()
+        )
+        return None if row is None else account_from_row(row)
+
+    def add(self, account: BillingAccount) -> bool:
+        conn = self._c()
+        inserted = conn.execute(
+            insert_ignoring_conflicts(conn, billing_accounts)
+            .values(user_id=account.user_id, **account_values(account))
+            .returning(billing_accounts.c.user_id)
+        ).first()
+        return inserted is not None
+
+    def save(self, account: BillingAccount) -> None:
+        result = self._c().execute(
+            update(billing_accounts)
+            .where(
+                billing_accounts.c.user_id == account.user_id,
+                billing_accounts.c.version == account.version - 1,
+            )
+            .values(account_values(account))
+        )
+        if result.rowcount != 1:
+            raise ConcurrentUpdate("billing account", account.user_id)
+
+    def add_session(self, session: CheckoutSession) -> None:
+        self._c().execute(checkout_sessions.insert().values(id=session.id, **session_values(session)))
+
+    def session(self, session_id: str) -> CheckoutSession | None:
+        row = self._c().execute(select(checkout_sessions).where(checkout_sessions.c.id == session_id)).first()
+        return None if row is None else session_from_row(row)
+
+    def save_session(self, session: CheckoutSession) -> None:
+        result = self._c().execute(
+            update(checkout_sessions)
+            .where(checkout_sessions.c.id == session.id)
+            .values(session_values(session))
+        )
+        if result.rowcount != 1:
+            raise NotFound("checkout session", session.id)
+
+    def record_event(self, event_id: str, *, at: datetime) -> bool:
+        conn = self._c()
+        inserted = conn.execute(
+            insert_ignoring_conflicts(conn, payment_events)
+            .values(event_id=event_id, received_at=at)
+            .returning(payment_events.c.event_id)
+        ).first()
+        return inserted is not None

@@ -1,0 +1,386 @@
+"""Billing use cases (SPEC 4.10): the team owner's payment links, and one fulfilment for every provider.
+
+The provider is called outside any transaction (a slow payment API never holds the SQLite writer or a
+PostgreSQL row lock). Every payment event, whether Stripe's webhook or the local test checkout's button,
+goes through `fulfil`: the event id is recorded in the same transaction as its effects, so an event
+applies once, and the domain's rules (`siteaudit.domain.billing`) make replays and reordering harmless.
+"""
+
+import hashlib
+import hmac
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from attrs import evolve
+
+from siteaudit.domain.account import Caller, NotTeamOwner, User
+from siteaudit.domain.billing import (
+    PACKS,
+    BillingAccount,
+    CheckoutCompleted,
+    CheckoutSession,
+    Fulfilment,
+    InvalidPaymentSignature,
+    NoBillingAccount,
+    Pack,
+    PaymentEvent,
+    PlanChoice,
+    PriceNotConfigured,
+    PurchaseKind,
+    Subscription,
+    SubscriptionChanged,
+    SubscriptionStatus,
+    purchase_key,
+)
+from siteaudit.domain.error import NotFound
+from siteaudit.domain.ids import UserId
+from siteaudit.ports.application import BillingStatus, LocalCheckout, LocalCheckoutDone, PaymentLink
+from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.payment import CheckoutOrder, PaymentProvider
+from siteaudit.ports.repository import UnitOfWork
+
+log = logging.getLogger("siteaudit.billing")
+
+UowFactory = Callable[[], UnitOfWork]
+LOCAL: str = "local"  # the name of the local test provider
+
+
+def billing_page(public_url: str) -> str:
+    """Where a checkout returns to and the portal's way back: the app's billing page."""
+    return f"{public_url.rstrip('/')}/app/billing"
+
+
+def _owner(caller: Caller, uow: UnitOfWork) -> tuple[User, BillingAccount | None]:
+    """The caller when they own the key's team, with their billing account. Raises NotTeamOwner."""
+    with uow:
+        team = uow.teams.get(caller.team_id)
+        if team.owner_id != caller.user_id:
+            raise NotTeamOwner()
+        return uow.users.get(caller.user_id), uow.billing.get(caller.user_id)
+
+
+def _customer(
+    user: User, account: BillingAccount | None, *, uow: UowFactory, provider: PaymentProvider
+) -> BillingAccount:
+    """The person's billing account with this provider, its customer made at the first checkout."""
+    if account is not None and account.provider == provider.name:
+        return account
+    customer_id = provider.create_customer(user_id=user.id, email=user.email)
+    with uow() as work:
+        stored = work.billing.get(user.id)
+        if stored is None:
+            stored = BillingAccount(user.id, provider.name, customer_id)
+            if not work.billing.add(stored):  # another request made it a moment ago
+                stored = work.billing.get(user.id)
+                assert stored is not None
+        elif stored.provider != provider.name:
+            # The operator switched providers: the account moves to a customer of the new one.
+            stored = evolve(
+                stored, provider=provider.name, customer_id=customer_id, version=stored.version + 1
+            )
+            work.billing.save(stored)
+        work.commit()
+    return stored
+
+
+def _open_checkout(
+    user: User,
+    account: BillingAccount,
+    *,
+    kind: PurchaseKind,
+    pack: Pack | None,
+    choice: PlanChoice | None,
+    uow: UowFactory,
+    provider: PaymentProvider,
+    clock: Clock,
+    public_url: str,
+) -> PaymentLink:
+    back = billing_page(public_url)
+    link = provider.checkout_link(
+        CheckoutOrder(
+            user_id=user.id,
+            email=user.email,
+            customer_id=account.customer_id,
+            success_url=f"{back}?checkout=done",
+            cancel_url=f"{back}?checkout=cancelled",
+            offer=None if pack is None else PACKS[pack],
+            choice=choice,
+        )
+    )
+    with uow() as work:
+        work.billing.add_session(
+            CheckoutSession(
+                id=link.session_id,
+                provider=provider.name,
+                user_id=user.id,
+                kind=kind,
+                url=link.url,
+                created_at=clock.now(),
+                pack=pack,
+                choice=choice,
+            )
+        )
+        work.commit()
+    return PaymentLink(link.url)
+
+
+def _provider(provider: PaymentProvider | None, what: str) -> PaymentProvider:
+    if provider is None:
+        raise PriceNotConfigured(f"{what} (no payment provider is configured)")
+    return provider
+
+
+def checkout_pack(
+    pack: Pack,
+    caller: Caller,
+    *,
+    uow: UowFactory,
+    provider: PaymentProvider | None,
+    clock: Clock,
+    public_url: str,
+) -> PaymentLink:
+    user, account = _owner(caller, uow())
+    seller = _provider(provider, f"the {pack} pack")
+    account = _customer(user, account, uow=uow, provider=seller)
+    return _open_checkout(
+        user,
+        account,
+        kind=PurchaseKind.PACK,
+        pack=pack,
+        choice=None,
+        uow=uow,
+        provider=seller,
+        clock=clock,
+        public_url=public_url,
+    )
+
+
+def subscribe(
+    choice: PlanChoice,
+    caller: Caller,
+    *,
+    uow: UowFactory,
+    provider: PaymentProvider | None,
+    clock: Clock,
+    public_url: str,
+) -> PaymentLink:
+    user, account = _owner(caller, uow())
+    seller = _provider(provider, f"the {choice.key} subscription")
+    if not seller.offers(choice):
+        raise PriceNotConfigured(f"the {choice.key} subscription")
+    if account is not None:
+        account.check_can_subscribe()
+    account = _customer(user, account, uow=uow, provider=seller)
+    return _open_checkout(
+        user,
+        account,
+        kind=PurchaseKind.SUBSCRIPTION,
+        pack=None,
+        choice=choice,
+        uow=uow,
+        provider=seller,
+        clock=clock,
+        public_url=public_url,
+    )
+
+
+def portal(
+    caller: Caller, *, uow: UowFactory, provider: PaymentProvider | None, public_url: str
+) -> PaymentLink:
+    _, account = _owner(caller, uow())
+    if account is None or provider is None or account.provider != provider.name:
+        raise NoBillingAccount()
+    account.check_has_purchased()
+    return PaymentLink(
+        provider.portal_link(customer_id=account.customer_id, return_url=billing_page(public_url))
+    )
+
+
+def status(caller: Caller, *, uow: UnitOfWork, provider: PaymentProvider | None) -> BillingStatus:
+    with uow:
+        user = uow.users.get(caller.user_id)
+        account = uow.billing.get(caller.user_id)
+    return BillingStatus(
+        plan=user.plan,
+        subscription=None if account is None else account.subscription,
+        has_purchased=account is not None and account.purchased_at is not None,
+        provider="" if provider is None else provider.name,
+    )
+
+
+# --- fulfilment: the one way a payment changes credits and plans ----------------------------------------
+
+
+def fulfil(event: PaymentEvent, *, provider: str, uow: UnitOfWork, clock: Clock) -> Fulfilment:
+    """Apply one provider event once (see the module)."""
+    now = clock.now()
+    with uow:
+        if not uow.billing.record_event(f"{provider}:{event.event_id}", at=now):
+            return Fulfilment.DUPLICATE
+        account = uow.billing.by_customer(provider, event.customer_id)
+        if account is None:
+            # Not a customer this service made (another application sharing the provider account).
+            log.info("payment event %s for unknown customer %s ignored", event.event_id, event.customer_id)
+            uow.commit()
+            return Fulfilment.IGNORED
+        outcome = Fulfilment.IGNORED
+        if isinstance(event, CheckoutCompleted):
+            if event.paid:
+                outcome = _checkout_paid(event, account, uow=uow, at=now)
+        else:
+            outcome = _subscription_changed(event, account, uow=uow, at=now)
+        uow.commit()
+    return outcome
+
+
+def _checkout_paid(
+    event: CheckoutCompleted, account: BillingAccount, *, uow: UnitOfWork, at: datetime
+) -> Fulfilment:
+    session = uow.billing.session(event.session_id)
+    kind = event.kind if session is None else session.kind
+    if kind is PurchaseKind.PACK:
+        pack = event.pack if session is None else session.pack
+        if pack is None:
+            log.warning("paid checkout %s names no pack; nothing credited", event.session_id)
+            return Fulfilment.IGNORED
+        uow.credits.grant(
+            account.user_id,
+            PACKS[pack].tenths,
+            key=purchase_key(event.session_id),
+            at=at,
+            reference=f"pack:{pack}",
+        )
+    if session is not None and session.completed_at is None:
+        uow.billing.save_session(evolve(session, completed_at=at, form_token_hash=""))
+    bought = account.purchased(at)
+    if bought != account:
+        uow.billing.save(bought)
+    return Fulfilment.APPLIED
+
+
+def _subscription_changed(
+    event: SubscriptionChanged, account: BillingAccount, *, uow: UnitOfWork, at: datetime
+) -> Fulfilment:
+    updated = account.record(event.subscription)
+    if updated == account:
+        return Fulfilment.IGNORED
+    if event.subscription.gives_plan and updated.purchased_at is None:
+        updated = evolve(updated, purchased_at=at)  # a paid subscription is a purchase
+    uow.billing.save(updated)
+    plan = updated.plan
+    user = uow.users.get(account.user_id)
+    if plan is not None and user.plan != plan:
+        uow.users.save(evolve(user, plan=plan))
+    return Fulfilment.APPLIED
+
+
+def receive_event(
+    payload: bytes, signature: str, *, provider: PaymentProvider | None, uow: UnitOfWork, clock: Clock
+) -> Fulfilment:
+    if provider is None:
+        raise InvalidPaymentSignature("no payment provider is configured")
+    event = provider.read_event(payload, signature)
+    if event is None:
+        return Fulfilment.IGNORED
+    return fulfil(event, provider=provider.name, uow=uow, clock=clock)
+
+
+# --- the local test checkout (the embedded default's provider) --------------------------------------------
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _local_session(session_id: str, work: UnitOfWork, provider: PaymentProvider | None) -> CheckoutSession:
+    session = work.billing.session(session_id)
+    if provider is None or provider.name != LOCAL or session is None or session.provider != LOCAL:
+        raise NotFound("checkout session", session_id)
+    return session
+
+
+def open_local_checkout(
+    session_id: str, *, uow: UnitOfWork, provider: PaymentProvider | None, secrets: Secrets
+) -> LocalCheckout:
+    token = secrets.token_hex(32)
+    with uow:
+        session = _local_session(session_id, uow, provider)
+        if session.completed_at is not None:
+            raise NotFound("open checkout session", session_id)
+        session = evolve(session, form_token_hash=_digest(token))
+        uow.billing.save_session(session)
+        email = uow.users.get(session.user_id).email
+        uow.commit()
+    return LocalCheckout(
+        session=session,
+        email=email,
+        form_token=token,
+        offer=None if session.pack is None else PACKS[session.pack],
+        choice=session.choice,
+    )
+
+
+def complete_local_checkout(
+    session_id: str,
+    form_token: str,
+    *,
+    uow: UowFactory,
+    provider: PaymentProvider | None,
+    clock: Clock,
+) -> LocalCheckoutDone:
+    """The test purchase's button: checks and spends the form token, then the provider's usual events
+    (checkout completed; for a subscription also the subscription turning active) go through `fulfil`."""
+    with uow() as work:
+        session = _local_session(session_id, work, provider)
+        if session.completed_at is None:
+            if not session.form_token_hash or not hmac.compare_digest(
+                session.form_token_hash, _digest(form_token)
+            ):
+                raise InvalidPaymentSignature("the form token is wrong or was used; reload the page")
+            work.billing.save_session(evolve(session, form_token_hash=""))
+            work.commit()
+        account = work.billing.get(session.user_id)
+    if session.completed_at is not None or account is None:
+        return _done(session.id, Fulfilment.DUPLICATE, session.user_id, uow=uow)
+    now = clock.now()
+    outcome = fulfil(
+        CheckoutCompleted(
+            event_id=f"checkout:{session.id}",
+            session_id=session.id,
+            customer_id=account.customer_id,
+            kind=session.kind,
+            paid=True,
+            at=now,
+            user_id=session.user_id,
+            pack=session.pack,
+        ),
+        provider=LOCAL,
+        uow=uow(),
+        clock=clock,
+    )
+    if session.kind is PurchaseKind.SUBSCRIPTION:
+        fulfil(
+            SubscriptionChanged(
+                event_id=f"subscription:{session.id}",
+                customer_id=account.customer_id,
+                subscription=Subscription(
+                    id=f"sub_local_{session.id.removeprefix('cs_local_')}",
+                    status=SubscriptionStatus.ACTIVE,
+                    as_of=now,
+                    choice=session.choice,
+                ),
+                user_id=session.user_id,
+            ),
+            provider=LOCAL,
+            uow=uow(),
+            clock=clock,
+        )
+    return _done(session.id, outcome, session.user_id, uow=uow)
+
+
+def _done(session_id: str, outcome: Fulfilment, user_id: UserId, *, uow: UowFactory) -> LocalCheckoutDone:
+    with uow() as work:
+        session = work.billing.session(session_id)
+        assert session is not None
+        return LocalCheckoutDone(session, outcome, work.credits.balance(user_id))
