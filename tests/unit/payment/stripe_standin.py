@@ -1,0 +1,159 @@
+"""A local stand-in for the Stripe endpoints the adapter calls, on 127.0.0.1, and Stripe's webhook signing.
+
+It answers the shapes of Stripe's API reference (docs.stripe.com/api): POST /v1/customers -> a
+`customer` {id, object, email, metadata, ...}; POST /v1/checkout/sessions -> a `checkout.session` {id,
+object, mode, status "open", payment_status "unpaid", customer, client_reference_id, metadata, url};
+POST /v1/billing_portal/sessions -> a `billing_portal.session` {id, object, customer, return_url, url};
+errors as {error: {type, message}} with a 4xx status. Requests arrive form-encoded (`a[b][0]=c`) as the
+SDK sends them; every one is recorded with its headers.
+
+Webhook signatures follow Stripe's documented scheme (docs.stripe.com/webhooks#verify-manually; the
+SDKs' `compute_signature`): header `Stripe-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of "t.payload"
+keyed with the endpoint's whsec_ secret>`.
+"""
+
+import hashlib
+import hmac
+import itertools
+import json
+import time
+from typing import Any
+
+from attrs import define, field
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+
+@define
+class Call:
+    path: str
+    form: dict[str, str]
+    headers: dict[str, str]
+
+
+@define
+class StripeStandIn:
+    server: HTTPServer
+    calls: list[Call] = field(factory=list)
+    fail_next: tuple[int, str, str] | None = None  # (status, error type, message) for the next call
+    _ids: Any = field(factory=lambda: itertools.count(1))
+
+    def install(self) -> "StripeStandIn":
+        for path in ("/v1/customers", "/v1/checkout/sessions", "/v1/billing_portal/sessions"):
+            self.server.expect_request(path, method="POST").respond_with_handler(self._answer)
+        return self
+
+    @property
+    def api_base(self) -> str:
+        return self.server.url_for("").rstrip("/")
+
+    def paths(self) -> list[str]:
+        return [call.path for call in self.calls]
+
+    def _answer(self, request: Request) -> Response:
+        form = {key: value for key, value in request.form.items()}
+        self.calls.append(Call(request.path, form, dict(request.headers)))
+        if not request.headers.get("Authorization", "").startswith("Bearer sk_test_"):
+            return self._json(401, {"error": {"type": "invalid_request_error", "message": "Invalid API Key"}})
+        if self.fail_next is not None:
+            status, kind, message = self.fail_next
+            self.fail_next = None
+            return self._json(status, {"error": {"type": kind, "message": message}})
+        n = next(self._ids)
+        now = int(time.time())
+        metadata = {k[len("metadata[") : -1]: v for k, v in form.items() if k.startswith("metadata[")}
+        if request.path == "/v1/customers":
+            body: dict[str, Any] = {
+                "id": f"cus_RetroClock{n:04d}",
+                "object": "customer",
+                "created": now,
+                "email": form.get("email"),
+                "livemode": False,
+                "metadata": metadata,
+            }
+        elif request.path == "/v1/checkout/sessions":
+            session = f"cs_test_a1RetroClock{n:04d}"
+            body = {
+                "id": session,
+                "object": "checkout.session",
+                "created": now,
+                "mode": form.get("mode"),
+                "status": "open",
+                "payment_status": "unpaid",
+                "customer": form.get("customer"),
+                "client_reference_id": form.get("client_reference_id"),
+                "success_url": form.get("success_url"),
+                "cancel_url": form.get("cancel_url"),
+                "livemode": False,
+                "metadata": metadata,
+                "url": f"https://checkout.stripe.com/c/pay/{session}",
+            }
+        else:
+            body = {
+                "id": f"bps_1RetroClock{n:04d}",
+                "object": "billing_portal.session",
+                "created": now,
+                "customer": form.get("customer"),
+                "return_url": form.get("return_url"),
+                "livemode": False,
+                "url": f"https://billing.stripe.com/p/session/test_RetroClock{n:04d}",
+            }
+        return self._json(200, body)
+
+    @staticmethod
+    def _json(status: int, body: dict[str, Any]) -> Response:
+        return Response(json.dumps(body), status=status, content_type="application/json")
+
+
+def signature(payload: bytes, secret: str, *, at: int | None = None) -> str:
+    moment = int(time.time()) if at is None else at
+    mac = hmac.new(secret.encode(), f"{moment}.".encode() + payload, hashlib.sha256).hexdigest()
+    return f"t={moment},v1={mac}"
+
+
+def event(event_id: str, kind: str, obj: dict[str, Any], *, created: int) -> bytes:
+    """A Stripe event as a webhook delivers it (`object: event`, `data.object` the resource)."""
+    return json.dumps(
+        {
+            "id": event_id,
+            "object": "event",
+            "api_version": "2026-10-28.endive",
+            "created": created,
+            "livemode": False,
+            "pending_webhooks": 1,
+            "request": {"id": None, "idempotency_key": None},
+            "type": kind,
+            "data": {"object": obj},
+        }
+    ).encode()
+
+
+def checkout_object(
+    session_id: str, customer: str, *, mode: str = "payment", paid: bool = True, pack: str | None = "small"
+) -> dict[str, Any]:
+    metadata: dict[str, str] = {"kind": "pack" if mode == "payment" else "subscription"}
+    if pack is not None:
+        metadata["pack"] = pack
+    return {
+        "id": session_id,
+        "object": "checkout.session",
+        "mode": mode,
+        "status": "complete",
+        "payment_status": "paid" if paid else "unpaid",
+        "customer": customer,
+        "metadata": metadata,
+    }
+
+
+def subscription_object(sub_id: str, customer: str, status: str, price: str) -> dict[str, Any]:
+    return {
+        "id": sub_id,
+        "object": "subscription",
+        "customer": customer,
+        "status": status,
+        "items": {
+            "object": "list",
+            "data": [{"id": "si_RetroClock", "object": "subscription_item", "price": {"id": price}}],
+        },
+        "metadata": {},
+    }

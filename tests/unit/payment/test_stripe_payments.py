@@ -1,0 +1,451 @@
+"""The Stripe provider through /v1 and the webhook endpoint, against a local stand-in of the Stripe API
+(the SDK's API base pointed at 127.0.0.1) and webhooks signed with Stripe's documented scheme."""
+
+import time
+from typing import Any
+
+import falcon.testing
+import pytest
+from attrs import frozen
+from pytest_httpserver import HTTPServer
+
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.payment.stripe import PriceTable
+from siteaudit.adapters.system import FixedClock, SystemSecrets
+from siteaudit.bootstrap import App, bootstrap
+from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
+from siteaudit.domain.credit import credits
+from siteaudit.services import account as accounts
+from siteaudit.services import key as keys
+from siteaudit.settings import Settings
+from tests.unit.payment.stripe_standin import (
+    StripeStandIn,
+    checkout_object,
+    event,
+    signature,
+    subscription_object,
+)
+
+OWNER = "owner@retro-clock.example"
+MEMBER = "member@retro-clock.example"
+SECRET_KEY = "sk_test_RetroClock0123456789"
+WEBHOOK_SECRET = "whsec_RetroClockSigningSecret"
+PRICES = "starter:10k:monthly=price_starter_10k_monthly, growth:50k:yearly=price_growth_50k_yearly"
+STARTER_10K = {"plan": "starter", "tier": "10k", "interval": "monthly"}
+GROWTH_50K = {"plan": "growth", "tier": "50k", "interval": "yearly"}
+WEBHOOK = "/billing/stripe/webhook"
+
+
+@frozen
+class Shop:
+    app: App
+    client: falcon.testing.TestClient
+    stripe: StripeStandIn
+    owner_key: str
+    member_key: str
+
+    def post(self, path: str, body: Any = None, *, key: str | None = None) -> Any:
+        return self.client.simulate_post(
+            f"/v1{path}", json=body, headers={"Authorization": f"Bearer {key or self.owner_key}"}
+        )
+
+    def deliver(self, payload: bytes, *, secret: str = WEBHOOK_SECRET, at: int | None = None) -> Any:
+        return self.client.simulate_post(
+            WEBHOOK,
+            body=payload,
+            headers={
+                "Stripe-Signature": signature(payload, secret, at=at),
+                "Content-Type": "application/json",
+            },
+        )
+
+    def balance(self) -> float:
+        answer = self.client.simulate_get(
+            "/v1/account", headers={"Authorization": f"Bearer {self.owner_key}"}
+        )
+        return float(answer.json["balance"])
+
+    def plan(self) -> str:
+        (person,) = [p for p in self.app.application.list_users() if p.user.email == OWNER]
+        return person.user.plan
+
+    def customer(self) -> str:
+        (call,) = [c for c in self.stripe.calls if c.path == "/v1/customers"]
+        assert call.form["email"] == OWNER
+        return f"cus_RetroClock{self.stripe.calls.index(call) + 1:04d}"
+
+
+@pytest.fixture
+def shop(httpserver: HTTPServer) -> Shop:
+    stripe = StripeStandIn(httpserver).install()
+    clock = FixedClock()
+    app = bootstrap(
+        Settings(
+            database_url="memory://",
+            payment_provider="stripe",
+            stripe_secret_key=SECRET_KEY,
+            stripe_webhook_secret=WEBHOOK_SECRET,
+            stripe_prices=PRICES,
+            stripe_api_base=stripe.api_base,
+            public_url="https://audit.retro-clock.example",
+        ),
+        clock=clock,
+        queue=MemoryTaskQueue(),
+    )
+    for email, plan in ((OWNER, "free"), (MEMBER, "free")):
+        accounts.create_user(email, plan=plan, uow=app.uow(), clock=clock, secrets=SystemSecrets())
+    accounts.create_team("Retro Clock", owner_email=OWNER, uow=app.uow(), clock=clock)
+    accounts.add_member("Retro Clock", MEMBER, uow=app.uow())
+    accounts.grant_credits(OWNER, credits(100), key="start", uow=app.uow(), clock=clock)
+
+    def key(email: str) -> str:
+        return keys.create_settings_key(
+            email, "Retro Clock", uow=app.uow(), clock=clock, secrets=app.secrets
+        ).raw
+
+    return Shop(app, falcon.testing.TestClient(app.rest_api()), stripe, key(OWNER), key(MEMBER))
+
+
+def error(result: Any) -> tuple[int, str]:
+    return result.status_code, result.json["error"]["code"]
+
+
+def buy_pack(shop: Shop, pack: str = "small") -> str:
+    """Open a pack checkout; the Stripe session id."""
+    link = shop.post("/billing/checkout", {"pack": pack})
+    assert link.status_code == 200, link.text
+    session = link.json["url"].rsplit("/", 1)[1]
+    assert link.json == {"url": f"https://checkout.stripe.com/c/pay/{session}"}
+    return str(session)
+
+
+# --- the API calls -----------------------------------------------------------------------------------------
+
+
+def test_a_pack_checkout_makes_one_customer_and_a_payment_session_at_the_spec_price(shop: Shop) -> None:
+    buy_pack(shop, "small")
+    buy_pack(shop, "large")
+    assert shop.stripe.paths() == ["/v1/customers", "/v1/checkout/sessions", "/v1/checkout/sessions"]
+    customer_call, small, large = shop.stripe.calls
+    assert customer_call.headers["Authorization"] == f"Bearer {SECRET_KEY}"
+    user_id = customer_call.form["metadata[siteaudit_user_id]"]
+    assert customer_call.headers["Idempotency-Key"] == f"siteaudit-customer-{user_id}"
+    customer = shop.customer()
+    assert small.form == {
+        "customer": customer,
+        "client_reference_id": user_id,
+        "success_url": "https://audit.retro-clock.example/app/billing?checkout=done",
+        "cancel_url": "https://audit.retro-clock.example/app/billing?checkout=cancelled",
+        "mode": "payment",
+        "line_items[0][price_data][currency]": "usd",
+        "line_items[0][price_data][unit_amount]": "900",
+        "line_items[0][price_data][product_data][name]": "5,000 siteaudit credits (small pack)",
+        "line_items[0][quantity]": "1",
+        "metadata[siteaudit_user_id]": user_id,
+        "metadata[kind]": "pack",
+        "metadata[pack]": "small",
+    }
+    assert large.form["line_items[0][price_data][unit_amount]"] == "2900"
+    assert large.form["metadata[pack]"] == "large"
+
+
+def test_a_subscription_checkout_uses_the_price_table(shop: Shop) -> None:
+    link = shop.post("/billing/subscribe", GROWTH_50K)
+    assert link.status_code == 200, link.text
+    assert link.json["url"].startswith("https://checkout.stripe.com/c/pay/cs_test_")
+    session = shop.stripe.calls[-1]
+    assert session.path == "/v1/checkout/sessions"
+    assert session.form["mode"] == "subscription"
+    assert session.form["line_items[0][price]"] == "price_growth_50k_yearly"
+    assert session.form["subscription_data[metadata][choice]"] == "growth:50k:yearly"
+
+
+def test_a_combination_missing_from_the_price_table_is_not_offered(shop: Shop) -> None:
+    result = shop.post("/billing/subscribe", {"plan": "starter", "tier": "2.5m", "interval": "yearly"})
+    assert error(result) == (422, "price_not_configured")
+    assert shop.stripe.calls == []  # refused before any customer is made
+
+
+def test_a_stripe_error_answers_502_without_the_key(shop: Shop) -> None:
+    shop.stripe.fail_next = (400, "invalid_request_error", f"No such customer; key {SECRET_KEY}")
+    result = shop.post("/billing/checkout", {"pack": "small"})
+    assert error(result) == (502, "payment_provider_failed")
+    assert SECRET_KEY not in result.text
+    assert buy_pack(shop)  # the next try works
+
+
+def test_the_portal_opens_for_the_customer_after_a_paid_checkout(shop: Shop) -> None:
+    assert error(shop.post("/billing/portal")) == (409, "no_billing_account")
+    session = buy_pack(shop)
+    assert error(shop.post("/billing/portal")) == (409, "no_billing_account")  # not paid yet
+    customer = shop.customer()
+    assert (
+        shop.deliver(
+            event("evt_paid", "checkout.session.completed", checkout_object(session, customer), created=1)
+        ).status_code
+        == 200
+    )
+    portal = shop.post("/billing/portal")
+    assert portal.status_code == 200, portal.text
+    assert portal.json["url"].startswith("https://billing.stripe.com/p/session/test_")
+    call = shop.stripe.calls[-1]
+    assert call.path == "/v1/billing_portal/sessions"
+    assert call.form == {"customer": customer, "return_url": "https://audit.retro-clock.example/app/billing"}
+
+
+def test_members_who_do_not_own_the_team_reach_no_stripe_endpoint(shop: Shop) -> None:
+    for path, body in (
+        ("/billing/checkout", {"pack": "small"}),
+        ("/billing/subscribe", STARTER_10K),
+        ("/billing/portal", None),
+    ):
+        assert error(shop.post(path, body, key=shop.member_key)) == (403, "not_team_owner")
+    assert shop.stripe.calls == []
+
+
+# --- webhooks ---------------------------------------------------------------------------------------------
+
+
+def test_a_paid_pack_credits_once_however_often_and_however_it_is_reported(shop: Shop) -> None:
+    session = buy_pack(shop)
+    customer = shop.customer()
+    before = shop.balance()
+    completed = event(
+        "evt_completed", "checkout.session.completed", checkout_object(session, customer), created=10
+    )
+    first = shop.deliver(completed)
+    assert first.status_code == 200, first.text
+    assert first.json == {"received": True, "outcome": "applied"}
+    assert shop.balance() == before + 5_000
+    replay = shop.deliver(completed)
+    assert replay.json == {"received": True, "outcome": "duplicate"}
+    # The same payment reported by a second event (delayed payment methods) credits nothing more.
+    shop.deliver(
+        event(
+            "evt_async",
+            "checkout.session.async_payment_succeeded",
+            checkout_object(session, customer),
+            created=11,
+        )
+    )
+    assert shop.balance() == before + 5_000
+
+
+def test_an_unpaid_checkout_credits_only_when_its_payment_succeeds(shop: Shop) -> None:
+    session = buy_pack(shop, "large")
+    customer = shop.customer()
+    before = shop.balance()
+    waiting = shop.deliver(
+        event(
+            "evt_unpaid",
+            "checkout.session.completed",
+            checkout_object(session, customer, paid=False, pack="large"),
+            created=10,
+        )
+    )
+    assert waiting.json["outcome"] == "ignored"
+    assert shop.balance() == before
+    shop.deliver(
+        event(
+            "evt_paid_later",
+            "checkout.session.async_payment_succeeded",
+            checkout_object(session, customer, pack="large"),
+            created=20,
+        )
+    )
+    assert shop.balance() == before + 25_000
+
+
+def test_a_bad_missing_stale_or_tampered_signature_is_refused_and_credits_nothing(shop: Shop) -> None:
+    session = buy_pack(shop)
+    customer = shop.customer()
+    before = shop.balance()
+    payload = event(
+        "evt_forged", "checkout.session.completed", checkout_object(session, customer), created=10
+    )
+    for result in (
+        shop.deliver(payload, secret="whsec_SomebodyElse"),
+        shop.deliver(payload, at=int(time.time()) - 600),  # outside the 5-minute tolerance: a replay
+        shop.client.simulate_post(WEBHOOK, body=payload),
+        shop.client.simulate_post(
+            WEBHOOK,
+            body=payload.replace(b'"small"', b'"large"'),
+            headers={"Stripe-Signature": signature(payload, WEBHOOK_SECRET)},
+        ),
+        shop.client.simulate_post(
+            WEBHOOK, body=b"not json", headers={"Stripe-Signature": signature(b"not json", WEBHOOK_SECRET)}
+        ),
+    ):
+        assert error(result) == (400, "invalid_signature")
+    assert shop.balance() == before
+    assert shop.deliver(payload).json["outcome"] == "applied"  # the genuine event still applies
+    assert shop.balance() == before + 5_000
+
+
+def test_events_for_other_customers_or_of_other_types_are_acknowledged_and_ignored(shop: Shop) -> None:
+    session = buy_pack(shop)
+    before = shop.balance()
+    stranger = shop.deliver(
+        event("evt_x", "checkout.session.completed", checkout_object(session, "cus_Stranger"), created=10)
+    )
+    assert stranger.json["outcome"] == "ignored"
+    invoice = shop.deliver(event("evt_inv", "invoice.paid", {"id": "in_1", "object": "invoice"}, created=10))
+    assert invoice.json["outcome"] == "ignored"
+    assert shop.balance() == before
+
+
+def test_subscription_events_set_and_end_the_plan(shop: Shop) -> None:
+    assert shop.post("/billing/subscribe", STARTER_10K).status_code == 200
+    customer = shop.customer()
+    sub = "sub_RetroClock"
+    price = "price_starter_10k_monthly"
+    shop.deliver(
+        event(
+            "evt_s1",
+            "customer.subscription.created",
+            subscription_object(sub, customer, "active", price),
+            created=100,
+        )
+    )
+    assert shop.plan() == "starter"
+    assert error(shop.post("/billing/subscribe", GROWTH_50K)) == (409, "subscription_exists")
+    # A plan change made in the portal arrives as an update with the new price.
+    shop.deliver(
+        event(
+            "evt_s2",
+            "customer.subscription.updated",
+            subscription_object(sub, customer, "active", "price_growth_50k_yearly"),
+            created=200,
+        )
+    )
+    assert shop.plan() == "growth"
+    shop.deliver(
+        event(
+            "evt_s3",
+            "customer.subscription.deleted",
+            subscription_object(sub, customer, "canceled", "price_growth_50k_yearly"),
+            created=300,
+        )
+    )
+    assert shop.plan() == "free"
+    assert shop.post("/billing/subscribe", GROWTH_50K).status_code == 200  # ended: a new one may start
+
+
+def test_reordered_subscription_events_leave_the_plan_they_end_with(shop: Shop) -> None:
+    shop.post("/billing/subscribe", STARTER_10K)
+    customer = shop.customer()
+    sub = "sub_Reordered"
+    price = "price_starter_10k_monthly"
+    created = event(
+        "evt_r1",
+        "customer.subscription.created",
+        subscription_object(sub, customer, "active", price),
+        created=100,
+    )
+    updated = event(
+        "evt_r2",
+        "customer.subscription.updated",
+        subscription_object(sub, customer, "past_due", price),
+        created=200,
+    )
+    deleted = event(
+        "evt_r3",
+        "customer.subscription.deleted",
+        subscription_object(sub, customer, "canceled", price),
+        created=300,
+    )
+    assert shop.deliver(deleted).json["outcome"] == "applied"
+    assert shop.deliver(updated).json["outcome"] == "ignored"  # an ended subscription never comes back
+    assert shop.deliver(created).json["outcome"] == "ignored"
+    # Even an update stamped the same second as the deletion cannot revive it.
+    same_second = event(
+        "evt_r4",
+        "customer.subscription.updated",
+        subscription_object(sub, customer, "active", price),
+        created=300,
+    )
+    assert shop.deliver(same_second).json["outcome"] == "ignored"
+    assert shop.plan() == "free"
+    for payload in (deleted, updated, created):
+        assert shop.deliver(payload).json["outcome"] == "duplicate"
+    assert shop.plan() == "free"
+
+
+def test_a_stale_update_does_not_undo_a_newer_one(shop: Shop) -> None:
+    shop.post("/billing/subscribe", STARTER_10K)
+    customer = shop.customer()
+    sub = "sub_Stale"
+    newer = event(
+        "evt_n",
+        "customer.subscription.updated",
+        subscription_object(sub, customer, "active", "price_growth_50k_yearly"),
+        created=200,
+    )
+    older = event(
+        "evt_o",
+        "customer.subscription.created",
+        subscription_object(sub, customer, "active", "price_starter_10k_monthly"),
+        created=100,
+    )
+    shop.deliver(newer)
+    assert shop.deliver(older).json["outcome"] == "ignored"
+    assert shop.plan() == "growth"
+
+
+# --- settings ----------------------------------------------------------------------------------------------
+
+
+def test_the_price_table_reads_plans_and_optional_pack_prices() -> None:
+    table = PriceTable.parse("starter:10k:monthly=price_a\n growth:2.5m:yearly=price_b,pack:small=price_c")
+    assert table.plans == {
+        PlanChoice(PlanName.STARTER, Tier.T10K, Interval.MONTHLY): "price_a",
+        PlanChoice(PlanName.GROWTH, Tier.T2_5M, Interval.YEARLY): "price_b",
+    }
+    assert table.packs == {Pack.SMALL: "price_c"}
+    assert table.choice_of("price_b") == PlanChoice(PlanName.GROWTH, Tier.T2_5M, Interval.YEARLY)
+    assert PriceTable.parse("").plans == {}
+
+
+@pytest.mark.parametrize(
+    "text", ["starter:10k:monthly", "scale:10k:monthly=price_a", "pack:medium=price_a", "starter:10k=price_a"]
+)
+def test_a_bad_price_table_entry_stops_the_start(text: str) -> None:
+    with pytest.raises(ValueError, match="SITEAUDIT_STRIPE_PRICES"):
+        PriceTable.parse(text)
+
+
+def test_a_configured_pack_price_is_used_instead_of_the_inline_one(httpserver: HTTPServer) -> None:
+    from siteaudit.adapters.payment.stripe import StripePayments
+    from siteaudit.domain.billing import PACKS
+    from siteaudit.domain.ids import UserId
+    from siteaudit.ports.payment import CheckoutOrder
+
+    stripe = StripeStandIn(httpserver).install()
+    payments = StripePayments(
+        secret_key=SECRET_KEY,
+        webhook_secret=WEBHOOK_SECRET,
+        prices=PriceTable.parse("pack:large=price_pack_large"),
+        api_base=stripe.api_base,
+    )
+    link = payments.checkout_link(
+        CheckoutOrder(
+            UserId(7),
+            OWNER,
+            "cus_Seven",
+            "https://a.example/ok",
+            "https://a.example/no",
+            offer=PACKS[Pack.LARGE],
+        )
+    )
+    assert link.url == f"https://checkout.stripe.com/c/pay/{link.session_id}"
+    form = stripe.calls[-1].form
+    assert form["line_items[0][price]"] == "price_pack_large"
+    assert not any(k.startswith("line_items[0][price_data]") for k in form)
+    assert SECRET_KEY not in repr(payments)
+
+
+def test_stripe_without_its_secrets_refuses_to_start() -> None:
+    with pytest.raises(ValueError, match="SITEAUDIT_STRIPE_SECRET_KEY"):
+        bootstrap(Settings(database_url="memory://", payment_provider="stripe"), queue=MemoryTaskQueue())
+    with pytest.raises(ValueError, match="SITEAUDIT_PAYMENT_PROVIDER"):
+        bootstrap(Settings(database_url="memory://", payment_provider="paypal"), queue=MemoryTaskQueue())
