@@ -739,7 +739,6 @@ BILLING_PATHS: Final[dict[str, dict[str, Any]]] = {
                 **_ok(ref("PaymentLink")),
                 **_errors(*_BILLING_ERRORS, ErrorCode.NO_BILLING_ACCOUNT, *_BODY_ERRORS),
             },
-            requestBody=_body({}),
         )
     },
 }

@@ -147,6 +147,12 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "402", "403",
 include-operation-id-regex = "^(registerSite|updateSite|verifySite|startSiteCrawl)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "402", "403", "404", "409", "422", "429"]
 
+# Billing (SPEC 4.10): schema-valid requests meet the billing rules (403 not_team_owner, 409
+# subscription_exists and no_billing_account, 422 price_not_configured).
+[[operations]]
+include-operation-id-regex = "^(billingCheckout|billingSubscribe|billingPortal)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "409", "422", "429"]
+
 # A new audit has no report yet: 404 report_not_ready is the SPEC's answer, not a lost resource.
 [[operations]]
 include-operation-id-regex = "^(getReport|getTemplates|getDiff|getFixPrompt)$"
