@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from typing import Final
 
 _SECRETS: Final = re.compile(
-    r"(sk_[A-Za-z0-9]{10,})"  # API keys (anything longer than the 12-character prefix)
+    r"((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{8,})"  # Stripe secret and restricted keys: nothing kept
+    r"|(sk_[A-Za-z0-9]{10,})"  # API keys (anything longer than the 12-character prefix)
     r"|(whsec_[A-Za-z0-9]{8,})"  # webhook signing secrets
     r"|((?i:bearer)\s+\S+)"  # Authorization headers
     r"|(gAAAAA[A-Za-z0-9_\-=]{20,})"  # sealed values (Fernet tokens)
@@ -24,6 +25,8 @@ _ACCESS_FIELDS: Final = ("request_id", "method", "path", "status", "duration_ms"
 def redact(text: str) -> str:
     def hide(match: re.Match[str]) -> str:
         value = match.group(0)
+        if match.group(1):
+            return "[redacted]"
         if value.startswith("sk_"):
             return value[:12] + "…[redacted]"
         for separator in ("=", ":", " "):

@@ -449,3 +449,15 @@ def test_stripe_without_its_secrets_refuses_to_start() -> None:
         bootstrap(Settings(database_url="memory://", payment_provider="stripe"), queue=MemoryTaskQueue())
     with pytest.raises(ValueError, match="SITEAUDIT_PAYMENT_PROVIDER"):
         bootstrap(Settings(database_url="memory://", payment_provider="paypal"), queue=MemoryTaskQueue())
+
+
+def test_stripe_keys_and_signing_secrets_never_reach_the_logs() -> None:
+    from siteaudit.adapters.log import redact
+
+    line = redact(
+        "key sk_live_51HRetroClock0123456789 restricted rk_live_51HRetroClockABCDEFG "
+        f"test {SECRET_KEY} hook {WEBHOOK_SECRET}"
+    )
+    for secret in ("51HRetroClock0123456789", "51HRetroClockABCDEFG", SECRET_KEY, WEBHOOK_SECRET):
+        assert secret not in line
+    assert redact("sk_" + "A" * 40).startswith("sk_AAAAAAAAA")  # API keys keep their prefix, as before
