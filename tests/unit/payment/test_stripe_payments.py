@@ -295,8 +295,15 @@ def test_events_for_other_customers_or_of_other_types_are_acknowledged_and_ignor
 
 
 def test_subscription_events_set_and_end_the_plan(shop: Shop) -> None:
-    assert shop.post("/billing/subscribe", STARTER_10K).status_code == 200
+    link = shop.post("/billing/subscribe", STARTER_10K)
+    assert link.status_code == 200
     customer = shop.customer()
+    before = shop.balance()
+    session = link.json["url"].rsplit("/", 1)[1]
+    paid = checkout_object(session, customer, mode="subscription", pack=None)
+    assert shop.deliver(event("evt_s0", "checkout.session.completed", paid, created=99)).status_code == 200
+    assert shop.balance() == before  # a subscription's checkout credits nothing...
+    assert shop.post("/billing/portal").status_code == 200  # ...but it is a first purchase
     sub = "sub_RetroClock"
     price = "price_starter_10k_monthly"
     shop.deliver(
