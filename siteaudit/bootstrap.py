@@ -176,7 +176,7 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
-    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, payments. The database is migrated to the newest
+    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
