@@ -283,5 +283,5 @@ class Fulfilment(enum.StrEnum):
     """What applying one payment event did."""
 
     APPLIED = "applied"
-    DUPLICATE = "duplicate"  # this event id was applied before
+    DUPLICATE = "duplicate"  # this event id, or the payment it reports, was applied before
     IGNORED = "ignored"  # not ours, not paid yet, or stale

@@ -244,13 +244,15 @@ def _checkout_paid(
         if pack is None:
             log.warning("paid checkout %s names no pack; nothing credited", event.session_id)
             return Fulfilment.IGNORED
-        uow.credits.grant(
+        credited = uow.credits.grant(
             account.user_id,
             PACKS[pack].tenths,
             key=purchase_key(event.session_id),
             at=at,
             reference=f"pack:{pack}",
         )
+        if not credited:
+            return Fulfilment.DUPLICATE  # another event already reported this payment
     if session is not None and session.completed_at is None:
         uow.billing.save_session(evolve(session, completed_at=at, form_token_hash=""))
     bought = account.purchased(at)

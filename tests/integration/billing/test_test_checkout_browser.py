@@ -66,6 +66,8 @@ def test_a_pack_bought_in_the_browser_credits_once(
     served: tuple[App, str, WSGIServer], browser: Any, width: int, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.wait import WebDriverWait
 
     app, base, _ = served
     issued = app.application.ensure_local_owner(plan="free", starting_credits=100)
@@ -83,7 +85,9 @@ def test_a_pack_bought_in_the_browser_credits_once(
         "rgb(180, 35, 24)",
     )  # the nonce'd style block applies under the page's CSP
     browser.save_screenshot(str(tmp_path / f"checkout-{width}.png"))
-    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    button = browser.find_element(By.CSS_SELECTOR, "button[type=submit]")
+    button.click()
+    WebDriverWait(browser, 20).until(expected_conditions.staleness_of(button))  # the answer page loaded
     assert "Test purchase completed" in browser.find_element(By.TAG_NAME, "h1").text
     assert "5,100 credits" in browser.page_source
     browser.save_screenshot(str(tmp_path / f"done-{width}.png"))

@@ -7,7 +7,10 @@ from datetime import timedelta
 import pytest
 from attrs import evolve
 from sql_backend import T0, Backend, people
+from sqlalchemy import Engine
 
+from siteaudit.adapters.secretbox import SecretBox
+from siteaudit.adapters.sql import SqlCrawlStore, SqlUnitOfWork
 from siteaudit.adapters.system import FixedClock
 from siteaudit.domain.billing import (
     BillingAccount,
@@ -119,7 +122,7 @@ def test_fulfilment_credits_a_pack_once_and_sets_and_ends_the_plan(backend: Back
         fulfil(_paid("cs_test_RetroClock", event_id), provider="stripe", uow=backend.uow(), clock=clock)
         for event_id in ("evt_a", "evt_a", "evt_b")
     ]
-    assert outcomes == [Fulfilment.APPLIED, Fulfilment.DUPLICATE, Fulfilment.APPLIED]
+    assert outcomes == [Fulfilment.APPLIED, Fulfilment.DUPLICATE, Fulfilment.DUPLICATE]
     with backend.uow() as uow:
         assert uow.credits.balance(owner.id) == start + 50_000
         session = uow.billing.session("cs_test_RetroClock")
@@ -139,14 +142,9 @@ def test_fulfilment_credits_a_pack_once_and_sets_and_ends_the_plan(backend: Back
 
 
 @pytest.mark.postgres
-def test_one_event_delivered_eight_times_at_once_credits_once(postgres_engine: object) -> None:
-    from conftest import SECRET_BOX
-    from sqlalchemy import Engine
-
-    from siteaudit.adapters.sql import SqlUnitOfWork
-
-    assert isinstance(postgres_engine, Engine)
-    backend = Backend("postgres", lambda: SqlUnitOfWork(postgres_engine, SECRET_BOX), None, postgres_engine)  # type: ignore[arg-type]
+def test_one_event_delivered_eight_times_at_once_credits_once(postgres_engine: Engine) -> None:
+    box = SecretBox(SecretBox.generate_key())
+    backend = Backend("postgres", lambda: SqlUnitOfWork(postgres_engine, box), SqlCrawlStore(postgres_engine))
     owner, _, _ = people(backend)
     with backend.uow() as uow:
         uow.billing.add(BillingAccount(owner.id, "stripe", "cus_RetroClock"))
@@ -158,9 +156,10 @@ def test_one_event_delivered_eight_times_at_once_credits_once(postgres_engine: o
 
     def deliver() -> None:
         start.wait()
-        outcomes.append(
-            fulfil(_paid("cs_test_RetroClock", "evt_once"), provider="stripe", uow=backend.uow(), clock=clock)
+        outcome = fulfil(
+            _paid("cs_test_RetroClock", "evt_once"), provider="stripe", uow=backend.uow(), clock=clock
         )
+        outcomes.append(outcome)
 
     threads = [threading.Thread(target=deliver) for _ in range(8)]
     for thread in threads:

@@ -220,7 +220,7 @@ def test_a_paid_pack_credits_once_however_often_and_however_it_is_reported(shop:
     replay = shop.deliver(completed)
     assert replay.json == {"received": True, "outcome": "duplicate"}
     # The same payment reported by a second event (delayed payment methods) credits nothing more.
-    shop.deliver(
+    second = shop.deliver(
         event(
             "evt_async",
             "checkout.session.async_payment_succeeded",
@@ -228,6 +228,7 @@ def test_a_paid_pack_credits_once_however_often_and_however_it_is_reported(shop:
             created=11,
         )
     )
+    assert second.json == {"received": True, "outcome": "duplicate"}
     assert shop.balance() == before + 5_000
 
 
