@@ -75,9 +75,15 @@ def _customer(
                 stored = work.billing.get(user.id)
                 assert stored is not None
         elif stored.provider != provider.name:
-            # The operator switched providers: the account moves to a customer of the new one.
+            # The operator switched providers: the account moves to a customer of the new one, and what
+            # the old provider sold (its subscription, the first purchase) no longer counts there.
             stored = evolve(
-                stored, provider=provider.name, customer_id=customer_id, version=stored.version + 1
+                stored,
+                provider=provider.name,
+                customer_id=customer_id,
+                subscription=None,
+                purchased_at=None,
+                version=stored.version + 1,
             )
             work.billing.save(stored)
         work.commit()
@@ -169,7 +175,7 @@ def subscribe(
     seller = _provider(provider, f"the {choice.key} subscription")
     if not seller.offers(choice):
         raise PriceNotConfigured(f"the {choice.key} subscription")
-    if account is not None:
+    if account is not None and account.provider == seller.name:
         account.check_can_subscribe()
     account = _customer(user, account, uow=uow, provider=seller)
     return _open_checkout(

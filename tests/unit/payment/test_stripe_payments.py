@@ -469,3 +469,30 @@ def test_stripe_keys_and_signing_secrets_never_reach_the_logs() -> None:
     for secret in ("51HRetroClock0123456789", "51HRetroClockABCDEFG", SECRET_KEY, WEBHOOK_SECRET):
         assert secret not in line
     assert redact("sk_" + "A" * 40).startswith("sk_AAAAAAAAA")  # API keys keep their prefix, as before
+
+
+def test_switching_from_the_local_provider_to_stripe_starts_a_new_billing_account(shop: Shop) -> None:
+    import re
+
+    local = bootstrap(
+        Settings(database_url="memory://"), uow=shop.app.uow, crawl=shop.app.crawl, queue=MemoryTaskQueue()
+    )
+    local_client = falcon.testing.TestClient(local.rest_api())
+    auth = {"Authorization": f"Bearer {shop.owner_key}"}
+    link = local_client.simulate_post("/v1/billing/subscribe", json=STARTER_10K, headers=auth).json["url"]
+    path = link.removeprefix("http://127.0.0.1:8080")
+    token = re.search(r'name="token" value="([0-9a-f]+)"', local_client.simulate_get(path).text)
+    assert token
+    local_client.simulate_post(
+        path, body=f"token={token.group(1)}", headers={"Content-Type": "application/x-www-form-urlencoded"}
+    )
+    assert shop.plan() == "starter"
+    assert error(local_client.simulate_post("/v1/billing/subscribe", json=GROWTH_50K, headers=auth)) == (
+        409,
+        "subscription_exists",
+    )
+    # The operator now sells through Stripe: the test subscription and purchase do not count there.
+    assert error(shop.post("/billing/portal")) == (409, "no_billing_account")
+    assert shop.post("/billing/subscribe", GROWTH_50K).status_code == 200
+    assert shop.stripe.paths() == ["/v1/customers", "/v1/checkout/sessions"]
+    assert error(shop.post("/billing/portal")) == (409, "no_billing_account")
