@@ -81,6 +81,10 @@ class Settings:
     smtp_password: str = field(default="", repr=False)
     smtp_from: str = "siteaudit@localhost"
     smtp_starttls: bool = True
+    # The agent tool server (issue 17): streamable HTTP at /mcp when the `mcp` extra is installed, and
+    # the browser origins allowed to call it besides the service's own (SITEAUDIT_PUBLIC_URL's).
+    mcp_http: bool = True
+    mcp_allowed_origins: tuple[str, ...] = ()
 
     @property
     def base_url(self) -> str:
@@ -150,6 +154,9 @@ class Settings:
             ("SMTP_PASSWORD", str),
             ("SMTP_FROM", str),
             ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            # The agent tool server (issue 17).
+            ("MCP_HTTP", _on),
+            ("MCP_ALLOWED_ORIGINS", lambda v: tuple(o.strip() for o in v.split(",") if o.strip())),
         ):
             raw = get(name)
             if raw is not None:
