@@ -2,6 +2,7 @@
 call checked, run in a thread (the application blocks) and answered with the REST JSON as structured
 content, a short summary, and errors as tool errors carrying the REST code and message."""
 
+import importlib.metadata
 import json
 import logging
 from collections.abc import Callable
@@ -88,13 +89,20 @@ def answer_result(spec: ToolSpec, answer: dict[str, Any]) -> types.CallToolResul
     )
 
 
+def package_version() -> str:
+    try:
+        return importlib.metadata.version("siteaudit")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
 def build_server(
     application: Application,
     *,
     caller_of: CallerOf,
     now: Callable[[], datetime],
     poll_s: float = 2.0,
-    version: str = "",
+    version: str | None = None,
 ) -> Server[Any]:
     """The tool server for `application`; `caller_of` says whom a request acts for (the bearer key's
     caller over HTTP, the configured key's over stdio)."""
@@ -134,7 +142,7 @@ def build_server(
 
     return Server(
         SERVER_NAME,
-        version=version,
+        version=package_version() if version is None else version,
         title="siteaudit",
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
