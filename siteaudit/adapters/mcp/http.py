@@ -41,11 +41,12 @@ from siteaudit.ports.ratelimit import Limit, RateLimiter
 MCP_PATH: Final = "/mcp"
 MAX_BODY: Final = 4 * 1024 * 1024
 CALLER_KEY: Final = "siteaudit.caller"
-# The stricter REST limits some tools share with their endpoint (SPEC 8).
+# The stricter REST limits some tools share with their endpoint (SPEC 8), by the bucket name REST uses.
+_LIMITS: Final[dict[str, Limit]] = {"verify": VERIFY_LIMIT}
 EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {
-    name: (spec.limited[0], VERIFY_LIMIT)
+    name: (spec.limited[0], _LIMITS[spec.limited[0]])
     for name, spec in TOOLS_BY_NAME.items()
-    if spec.limited[0] == "verify"
+    if spec.limited[0]
 }
 _END: Final = object()
 
