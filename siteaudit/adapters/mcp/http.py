@@ -187,23 +187,16 @@ class McpEndpoint:
         origin = req.get_header("Origin")
         return origin is None or origin.rstrip("/").lower() in self.allowed_origins
 
+    # POST only: a stateless server has no session to DELETE and no stream to GET that anything could
+    # ever be written to (the transport lets a server answer 405 to both); Falcon answers 405.
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._serve(req, resp)
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._serve(req, resp)
-
-    def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._serve(req, resp)
-
-    def _serve(self, req: falcon.Request, resp: falcon.Response) -> None:
         if not self._origin_allowed(req):
             answer(resp, 403, envelope("forbidden_origin", "this Origin may not call the tool server"))
             return
         if (req.content_length or 0) > MAX_BODY:
             answer(resp, 413, envelope("payload_too_large", "the request body is too large"))
             return
-        body = req.bounded_stream.read(MAX_BODY + 1) if req.method == "POST" else b""
+        body = req.bounded_stream.read(MAX_BODY + 1)
         if len(body) > MAX_BODY:
             answer(resp, 413, envelope("payload_too_large", "the request body is too large"))
             return

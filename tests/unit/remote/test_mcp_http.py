@@ -292,3 +292,14 @@ def test_the_service_as_bootstrap_builds_it_serves_mcp(site_url: str) -> None:
                 assert len((await client.list_tools()).tools) == len(TOOLS)
 
         run(scenario)
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_a_stateless_server_answers_405_to_get_and_delete(service: Service, method: str) -> None:
+    answer = httpx2.request(
+        method,
+        service.mcp_url,
+        headers={"Authorization": f"Bearer {service.keys.owner}", "Accept": "text/event-stream"},
+        timeout=10,
+    )
+    assert answer.status_code == 405 and answer.json()["error"]["code"] == "method_not_allowed"

@@ -35,7 +35,7 @@ def test_every_route_is_documented_with_its_methods_and_nothing_else(world: Worl
     # The Prometheus scrape is the operator's, outside the API and its document (README "Metrics").
     assert served.pop("/metrics") == {"get"}
     # The MCP tool server speaks JSON-RPC at /mcp, outside /v1 and its document (README "MCP").
-    assert served.pop("/mcp") == {"get", "post", "delete"}
+    assert served.pop("/mcp") == {"post"}
     assert served == documented
 
 
