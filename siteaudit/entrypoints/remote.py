@@ -183,8 +183,10 @@ def add_tool_commands(group: click.Group) -> None:
 def mcp(server: str | None, local: bool) -> None:
     """The agent tool server over stdio, for agents that start it as a command. Calls the service at
     --server or SITEAUDIT_URL with SITEAUDIT_API_KEY, or with --local the embedded default in-process."""
-    from siteaudit.adapters.mcp.stdio import serve_stdio
-
+    try:
+        from siteaudit.adapters.mcp.stdio import serve_stdio
+    except ImportError:
+        fail("the tool server needs the MCP SDK: pip install 'siteaudit[mcp]'")
     if not local:
         from siteaudit.adapters.system import SystemClock
 

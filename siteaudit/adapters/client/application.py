@@ -49,7 +49,10 @@ NOT_YET: Final[frozenset[str]] = frozenset()
 
 
 def _page(offset: int, limit: int) -> dict[str, int]:
-    """The interface's `page`/`per_page` for an offset that is a multiple of the limit (as doors make)."""
+    """The interface's `page`/`per_page`: REST pages by page number, so the offset must be a multiple of
+    the limit (as every door makes it)."""
+    if limit < 1 or offset % limit:
+        raise ValueError(f"offset {offset} is not a page boundary of {limit} rows per page")
     return {"page": offset // limit + 1, "per_page": limit}
 
 
