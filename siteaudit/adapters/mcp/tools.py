@@ -490,8 +490,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         name="cancel_audit",
         title="Cancel an audit",
         description=(
-            "Stop a queued or running audit; the unused credits are refunded. An audit that already ended "
-            "answers conflict."
+            "Stop a queued or running audit. Costs nothing: the credits of pages not crawled are refunded. "
+            "An audit that already ended answers conflict. Then list_audits or start_audit."
         ),
         uses=("cancel_audit",),
         run=_cancel_audit,
@@ -705,7 +705,10 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="delete_site",
         title="Delete a site",
-        description="Delete a registered site and its schedule; its audits stay. Cannot be undone.",
+        description=(
+            "Delete a registered site and its monitoring schedule; its audits stay. Costs nothing; cannot "
+            "be undone (register_site again starts a new, unverified site)."
+        ),
         uses=("delete_site",),
         run=_delete_site,
         summary=lambda a: f"Site {a['site_id']} is deleted; its audits are kept.",

@@ -40,6 +40,7 @@ def test_every_tool_and_argument_is_described_for_a_model() -> None:
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         for prop in schema["properties"].values():
             assert prop["description"], tool.name
+        assert ("Costs nothing" in tool.description) != ("COSTS CREDITS" in tool.description), tool.name
     costly = {t.name for t in TOOLS if "COSTS CREDITS" in t.description}
     assert costly == {"start_audit", "start_site_audit", "update_site"}
     assert {t.name for t in TOOLS if not t.read_only} >= costly
