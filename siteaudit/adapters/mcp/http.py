@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import anyio
 import falcon
@@ -165,6 +166,12 @@ def tool_called(body: bytes) -> str | None:
     return None
 
 
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of a URL or an Origin header, lower-case (a public URL may carry a path)."""
+    parts = urlsplit(url.strip())
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
 class McpEndpoint:
     """`/mcp`: the origin check, the key, then the SDK. Marked public so the REST middleware leaves the
     key to this resource (which asks the same `Authentication` after the origin check)."""
@@ -180,12 +187,12 @@ class McpEndpoint:
     ) -> None:
         self.server = server
         self.authentication = authentication
-        self.allowed_origins = frozenset(o.rstrip("/").lower() for o in allowed_origins)
+        self.allowed_origins = frozenset(origin_of(o) for o in allowed_origins)
         self.loop = loop or EventLoopThread()
 
     def _origin_allowed(self, req: falcon.Request) -> bool:
         origin = req.get_header("Origin")
-        return origin is None or origin.rstrip("/").lower() in self.allowed_origins
+        return origin is None or origin_of(origin) in self.allowed_origins
 
     # POST only: a stateless server has no session to DELETE and no stream to GET that anything could
     # ever be written to (the transport lets a server answer 405 to both); Falcon answers 405.

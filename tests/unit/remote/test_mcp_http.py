@@ -303,3 +303,10 @@ def test_a_stateless_server_answers_405_to_get_and_delete(service: Service, meth
         timeout=10,
     )
     assert answer.status_code == 405 and answer.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_an_allowed_origin_is_compared_by_scheme_host_and_port() -> None:
+    from siteaudit.adapters.mcp.http import origin_of
+
+    assert origin_of("https://App.Retro-Clock.example/siteaudit/") == "https://app.retro-clock.example"
+    assert origin_of("http://127.0.0.1:8080") != origin_of("http://127.0.0.1:8081")
