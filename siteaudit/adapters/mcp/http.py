@@ -114,20 +114,19 @@ class Exchange:
         return int(message["status"]), headers
 
     def body(self) -> Iterator[bytes]:
+        finished = False
         try:
-            while True:
+            while not finished:
                 message = self._messages.get()
                 if message is _END:
-                    return
-                if message.get("type") != "http.response.body":
-                    continue
-                if message.get("body"):
-                    yield bytes(message["body"])
-                if not message.get("more_body", False):
-                    return
+                    finished = True
+                elif message.get("type") == "http.response.body":
+                    if message.get("body"):
+                        yield bytes(message["body"])
+                    finished = not message.get("more_body", False)
         finally:
-            if not self._future.done():
-                self._future.cancel()  # the client went away: stop the call
+            if not finished and not self._future.done():
+                self._future.cancel()  # the client went away mid-answer: stop the call
 
 
 def asgi_scope(req: falcon.Request, caller: Caller) -> dict[str, Any]:

@@ -5,6 +5,7 @@ content, a short summary, and errors as tool errors carrying the REST code and m
 import importlib.metadata
 import json
 import logging
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
@@ -17,7 +18,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from siteaudit.adapters.mcp.params import input_schema, read_arguments
-from siteaudit.adapters.mcp.tools import TOOLS, TOOLS_BY_NAME, UNTRUSTED_NOTE, Call, ToolSpec
+from siteaudit.adapters.mcp.tools import TOOLS, TOOLS_BY_NAME, UNTRUSTED_NOTE, Call, CallAbandoned, ToolSpec
 from siteaudit.adapters.rest.errors import envelope
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError, ErrorCode, RateLimited, ValidationFailed
@@ -120,8 +121,14 @@ def build_server(
         if spec is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}")
 
+        stop = threading.Event()  # set when the request is cancelled (the client went away)
+
         def progress(done: float, total: float | None, message: str) -> None:
             from_thread.run(ctx.session.report_progress, done, total, message)
+
+        def sleep(seconds: float) -> None:
+            if stop.wait(seconds):
+                raise CallAbandoned()
 
         try:
             call = Call(
@@ -130,9 +137,14 @@ def build_server(
                 args=read_arguments(spec.params, params.arguments),
                 now=now,
                 progress=progress,
+                sleep=sleep,
                 poll_s=poll_s,
             )
-            answer = await anyio.to_thread.run_sync(spec.run, call)
+            try:
+                answer = await anyio.to_thread.run_sync(spec.run, call, abandon_on_cancel=True)
+            except anyio.get_cancelled_exc_class():
+                stop.set()  # a waiting tool stops at its next pause instead of polling on unheard
+                raise
         except DomainError as error:
             return error_result(error_body(error))
         except Exception:

@@ -83,6 +83,10 @@ UNTRUSTED_NOTE: Final = (
 )
 
 
+class CallAbandoned(Exception):
+    """The caller went away while a tool waited (raised by `Call.sleep`)."""
+
+
 @frozen
 class Call:
     """One tool call: the application and caller it acts for, its checked arguments, and the means to

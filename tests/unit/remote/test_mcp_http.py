@@ -310,3 +310,57 @@ def test_an_allowed_origin_is_compared_by_scheme_host_and_port() -> None:
 
     assert origin_of("https://App.Retro-Clock.example/siteaudit/") == "https://app.retro-clock.example"
     assert origin_of("http://127.0.0.1:8080") != origin_of("http://127.0.0.1:8081")
+
+
+class CountingApplication:
+    """The application, counting `get_audit` calls (what a waiting tool does each poll)."""
+
+    def __init__(self, application: Any) -> None:
+        self._application = application
+        self.polls = 0
+
+    def get_audit(self, *args: Any) -> Any:
+        self.polls += 1
+        return self._application.get_audit(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._application, name)
+
+
+def test_a_wait_stops_polling_when_its_client_goes_away(service: Service) -> None:
+    import time
+
+    from siteaudit.adapters.mcp.http import mount_mcp
+    from siteaudit.domain.audit import AuditRequest
+    from tests.integration.rest.live import serve
+
+    app = service.app
+    counting = CountingApplication(app.application)
+    owner = app.application.authenticate(service.keys.owner)
+    audit = app.application.start_audit(AuditRequest(url=service.site_url, max_pages=5), owner).audit
+    api = app.rest_api()
+    mount_mcp(api, counting, clock=app.clock, limiter=app.limiter, poll_s=0.05)  # type: ignore[arg-type]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "wait_for_audit",
+            "arguments": {"crawl_id": audit.id, "timeout_s": 60},
+            "_meta": {"progressToken": "t1"},
+        },
+    }
+    headers = {
+        "Authorization": f"Bearer {service.keys.owner}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": LEGACY,
+    }
+    with serve(api) as root:
+        with httpx2.stream("POST", root + "/mcp", json=call, headers=headers, timeout=30) as answer:
+            lines = answer.iter_lines()
+            assert any("notifications/progress" in line for line in lines)
+        time.sleep(1.0)
+        settled = counting.polls
+        time.sleep(1.0)
+        assert counting.polls == settled, "the tool kept polling for a client that left"
+    assert settled < 60 / 0.05
