@@ -1,6 +1,7 @@
 """The composition root: the one place that chooses adapters, from settings, and builds the application
 over them. It holds no business logic: no unit of work opened, no key derived, nothing unsealed."""
 
+import importlib.util
 import logging
 import os
 from collections.abc import Callable
@@ -53,13 +54,27 @@ class App:
         """The Falcon WSGI application of `/v1` (and `/metrics` unless metrics are off)."""
         from siteaudit.adapters.rest import create_api
 
-        return create_api(
+        api = create_api(
             self.application,
             clock=self.clock,
             limiter=self.limiter,
             trusted_proxies=self.settings.trusted_proxies,
             metrics=self.metrics,
         )
+        # The agent tool server (issue 17): streamable HTTP at /mcp, when the `mcp` extra is installed.
+        if self.settings.mcp_http and importlib.util.find_spec("mcp") is not None:
+            from siteaudit.adapters.mcp.http import mount_mcp
+
+            settings = self.settings
+            mount_mcp(
+                api,
+                self.application,
+                clock=self.clock,
+                limiter=self.limiter,
+                trusted_proxies=settings.trusted_proxies,
+                allowed_origins=(settings.base_url, *settings.mcp_allowed_origins),
+            )
+        return api
 
 
 def _secret_key(settings: Settings) -> str:

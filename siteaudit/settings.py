@@ -96,6 +96,10 @@ class Settings:
         if chosen:
             return chosen
         return "none" if self.database_url.startswith("postgresql") else "local"
+    # The agent tool server (issue 17): streamable HTTP at /mcp when the `mcp` extra is installed, and
+    # the browser origins allowed to call it besides the service's own (SITEAUDIT_PUBLIC_URL's).
+    mcp_http: bool = True
+    mcp_allowed_origins: tuple[str, ...] = ()
 
     @property
     def base_url(self) -> str:
@@ -170,6 +174,9 @@ class Settings:
             ("STRIPE_WEBHOOK_SECRET", str),
             ("STRIPE_PRICES", str),
             ("STRIPE_API_BASE", str),
+            # The agent tool server (issue 17).
+            ("MCP_HTTP", _on),
+            ("MCP_ALLOWED_ORIGINS", lambda v: tuple(o.strip() for o in v.split(",") if o.strip())),
         ):
             raw = get(name)
             if raw is not None:

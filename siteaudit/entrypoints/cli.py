@@ -483,6 +483,21 @@ def whoami(key: str, as_json: bool) -> None:
     default=None,
     help="Exit 1 when the report has issues of this severity (or worse): gates a CI pipeline.",
 )
+@click.option(
+    "--server",
+    default=None,
+    envvar="SITEAUDIT_URL",
+    metavar="URL",
+    help="Audit on this siteaudit service (default SITEAUDIT_URL) with the key in SITEAUDIT_API_KEY, "
+    "instead of in this process.",
+)
+@click.option(
+    "--wait/--no-wait", default=True, help="With --server: wait for the end and print the report (default)."
+)
+@click.option(
+    "--timeout", "timeout_s", type=float, default=3600.0, help="With --server: how long --wait waits."
+)
+@click.option("--csv", "as_csv", is_flag=True, help="With --server: print the report's checks as CSV.")
 def audit(
     url: str,
     max_pages: int | None,
@@ -491,9 +506,32 @@ def audit(
     verify_token: str | None,
     as_json: bool,
     fail_on: str | None,
+    server: str | None,
+    wait: bool,
+    timeout_s: float,
+    as_csv: bool,
 ) -> None:
-    """Audit URL once, in this process, and print the score, totals and top issues by template."""
+    """Audit URL and print the score, totals and top issues by template: in this process, or on the
+    service given by --server or SITEAUDIT_URL (with a progress bar while it runs)."""
     from siteaudit.domain.issue import Severity
+
+    if server:
+        from siteaudit.entrypoints.remote import remote_audit
+
+        remote_audit(
+            url,
+            server=server,
+            max_pages=max_pages,
+            max_rps=max_rps,
+            concurrency=concurrency,
+            verify_token=verify_token,
+            wait=wait,
+            timeout_s=timeout_s,
+            as_json=as_json,
+            as_csv=as_csv,
+            fail_on=fail_on,
+        )
+        return
     from siteaudit.entrypoints.oneshot import failure_line, one_shot_application, run_audit
 
     settings = _settings()
@@ -575,3 +613,11 @@ def verify_site(site_id: int, by_hand: bool, reason: str, as_json: bool) -> None
         _out(as_json, {"id": int(site.id), "status": site.status.value}, f"site {site.id} is verified")
 
     _run(act)
+
+
+# --- the agent tool server and the remote commands (issue 17) ---------------------------------------------
+
+from siteaudit.entrypoints.remote import add_tool_commands, mcp  # noqa: E402
+
+main.add_command(mcp)
+add_tool_commands(main)

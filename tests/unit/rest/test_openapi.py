@@ -37,6 +37,8 @@ def test_every_route_is_documented_with_its_methods_and_nothing_else(world: Worl
     # Billing's Stripe webhook and the local test checkout page are not part of /v1 (README "Billing").
     assert served.pop("/billing/stripe/webhook") == {"post"}
     assert served.pop("/app/test-checkout/{session_id}") == {"get", "post"}
+    # The MCP tool server speaks JSON-RPC at /mcp, outside /v1 and its document (README "MCP").
+    assert served.pop("/mcp") == {"post"}
     assert served == documented
 
 

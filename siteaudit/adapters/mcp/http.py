@@ -1,0 +1,235 @@
+"""Streamable HTTP at `/mcp` on the same Falcon (WSGI) service as `/v1`.
+
+The SDK serves HTTP as an ASGI app. Each request here is handed to a fresh stateless session manager
+(`stateless=True`: no session outlives its request, so any gunicorn worker can answer any request) on an
+event loop that runs in a thread of this process, started on first use in each process (gunicorn forks
+its workers after loading the app). The answer streams back through WSGI as it is written, so progress
+notifications of a long call arrive while it runs (server-sent events).
+
+Before the SDK sees a request: the `Origin` check the MCP specification asks of HTTP servers (a
+present Origin must be one of the allowed origins, else 403), then the same bearer key rules as `/v1`
+(team scope, revoked and removed-member keys refused, the per-key limit, and for `verify_site` the
+stricter limit of its REST endpoint), with `X-Request-ID` and the access log from the REST middleware.
+"""
+
+import json
+import os
+import queue
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
+from contextlib import AbstractContextManager
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import anyio
+import falcon
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp.server import Server, ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from siteaudit.adapters.mcp.server import build_server
+from siteaudit.adapters.mcp.tools import TOOLS_BY_NAME
+from siteaudit.adapters.rest.errors import answer, envelope
+from siteaudit.adapters.rest.middleware import Authentication
+from siteaudit.adapters.rest.sites import VERIFY_LIMIT
+from siteaudit.domain.account import Caller
+from siteaudit.domain.error import Unauthenticated
+from siteaudit.ports.application import Application
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.ratelimit import Limit, RateLimiter
+
+MCP_PATH: Final = "/mcp"
+MAX_BODY: Final = 4 * 1024 * 1024
+CALLER_KEY: Final = "siteaudit.caller"
+# The stricter REST limits some tools share with their endpoint (SPEC 8), by the bucket name REST uses.
+_LIMITS: Final[dict[str, Limit]] = {"verify": VERIFY_LIMIT}
+EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {
+    name: (spec.limited[0], _LIMITS[spec.limited[0]])
+    for name, spec in TOOLS_BY_NAME.items()
+    if spec.limited[0]
+}
+_END: Final = object()
+
+
+def caller_in_scope(ctx: ServerRequestContext[Any, Any]) -> Caller:
+    """The caller the Falcon door authenticated, carried in the ASGI scope of the request."""
+    request = ctx.request
+    caller = getattr(request, "scope", {}).get(CALLER_KEY) if request is not None else None
+    if not isinstance(caller, Caller):
+        raise Unauthenticated()
+    return caller
+
+
+class EventLoopThread:
+    """One event loop per process, in a daemon thread, started on first use (and again in a forked child)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self._portal: BlockingPortal | None = None
+        self._context: AbstractContextManager[BlockingPortal] | None = None
+
+    def portal(self) -> BlockingPortal:
+        with self._lock:
+            if self._portal is None or self._pid != os.getpid():
+                self._context = start_blocking_portal()
+                self._portal = self._context.__enter__()
+                self._pid = os.getpid()
+            return self._portal
+
+
+class Exchange:
+    """One HTTP request through the SDK's ASGI handler: its answer's status, headers and body chunks."""
+
+    def __init__(
+        self, server: Server[Any], portal: BlockingPortal, scope: dict[str, Any], body: bytes
+    ) -> None:
+        self._messages: queue.Queue[Any] = queue.Queue()
+        self._body = body
+        self._future: Future[None] = portal.start_task_soon(self._run, server, scope)
+        self._future.add_done_callback(lambda _: self._messages.put(_END))
+
+    async def _receive(self) -> dict[str, Any]:
+        if self._body is not None:
+            body, self._body = self._body, None  # type: ignore[assignment]
+            return {"type": "http.request", "body": body, "more_body": False}
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        self._messages.put(message)
+
+    async def _run(self, server: Server[Any], scope: dict[str, Any]) -> None:
+        manager = StreamableHTTPSessionManager(app=server, stateless=True, json_response=False)
+        async with manager.run():
+            await manager.handle_request(scope, self._receive, self._send)  # type: ignore[arg-type]
+
+    def start(self) -> tuple[int, list[tuple[str, str]]]:
+        message = self._messages.get()
+        if message is _END or message.get("type") != "http.response.start":
+            self._future.result()  # raises what the handler raised
+            return 500, []
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", [])]
+        return int(message["status"]), headers
+
+    def body(self) -> Iterator[bytes]:
+        finished = False
+        try:
+            while not finished:
+                message = self._messages.get()
+                if message is _END:
+                    finished = True
+                elif message.get("type") == "http.response.body":
+                    if message.get("body"):
+                        yield bytes(message["body"])
+                    finished = not message.get("more_body", False)
+        finally:
+            if not finished and not self._future.done():
+                self._future.cancel()  # the client went away mid-answer: stop the call
+
+
+def asgi_scope(req: falcon.Request, caller: Caller) -> dict[str, Any]:
+    headers = [
+        (name.lower().encode("latin-1"), value.encode("latin-1"))
+        for name, value in req.headers.items()
+        if name.lower() != "authorization"  # the key stops at the door
+    ]
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": req.method,
+        "scheme": req.scheme,
+        "path": MCP_PATH,
+        "raw_path": MCP_PATH.encode(),
+        "root_path": "",
+        "query_string": req.query_string.encode("latin-1"),
+        "headers": headers,
+        "client": (req.remote_addr or "", 0),
+        "server": (req.host, req.port),
+        "state": {},
+        CALLER_KEY: caller,
+    }
+
+
+def tool_called(body: bytes) -> str | None:
+    """The tool a JSON-RPC `tools/call` body names, if it is one."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("method") == "tools/call":
+        name = (message.get("params") or {}).get("name")
+        return name if isinstance(name, str) else None
+    return None
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of a URL or an Origin header, lower-case (a public URL may carry a path)."""
+    parts = urlsplit(url.strip())
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+class McpEndpoint:
+    """`/mcp`: the origin check, the key, then the SDK. Marked public so the REST middleware leaves the
+    key to this resource (which asks the same `Authentication` after the origin check)."""
+
+    public = True
+
+    def __init__(
+        self,
+        server: Server[Any],
+        authentication: Authentication,
+        allowed_origins: Sequence[str],
+        loop: EventLoopThread | None = None,
+    ) -> None:
+        self.server = server
+        self.authentication = authentication
+        self.allowed_origins = frozenset(origin_of(o) for o in allowed_origins)
+        self.loop = loop or EventLoopThread()
+
+    def _origin_allowed(self, req: falcon.Request) -> bool:
+        origin = req.get_header("Origin")
+        return origin is None or origin_of(origin) in self.allowed_origins
+
+    # POST only: a stateless server has no session to DELETE and no stream to GET that anything could
+    # ever be written to (the transport lets a server answer 405 to both); Falcon answers 405.
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if not self._origin_allowed(req):
+            answer(resp, 403, envelope("forbidden_origin", "this Origin may not call the tool server"))
+            return
+        if (req.content_length or 0) > MAX_BODY:
+            answer(resp, 413, envelope("payload_too_large", "the request body is too large"))
+            return
+        body = req.bounded_stream.read(MAX_BODY + 1)
+        if len(body) > MAX_BODY:
+            answer(resp, 413, envelope("payload_too_large", "the request body is too large"))
+            return
+        tool = tool_called(body)
+        self.authentication.identify(req, resp, EXTRA_LIMITS.get(tool or ""))
+        exchange = Exchange(self.server, self.loop.portal(), asgi_scope(req, req.context.caller), body)
+        status, headers = exchange.start()
+        resp.status = status
+        for name, value in headers:
+            if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                resp.set_header(name, value)
+        resp.stream = exchange.body()
+
+
+def mount_mcp(
+    api: "falcon.App[Any, Any]",
+    application: Application,
+    *,
+    clock: Clock,
+    limiter: RateLimiter,
+    trusted_proxies: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
+    poll_s: float = 2.0,
+) -> McpEndpoint:
+    """Serve the tool server at `/mcp` on `api`."""
+    server = build_server(application, caller_of=caller_in_scope, now=clock.now, poll_s=poll_s)
+    authentication = Authentication(application.authenticate, limiter, clock, trusted_proxies)
+    endpoint = McpEndpoint(server, authentication, allowed_origins)
+    api.add_route(MCP_PATH, endpoint)
+    return endpoint

@@ -1,0 +1,99 @@
+"""A tool's inputs declared once: the JSON Schema the model sees and the checks its arguments pass, with the
+same ranges and the same `validation_failed` fields as the REST door."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from attrs import frozen
+
+from siteaudit.domain.error import ValidationFailed
+
+Kind = Literal["string", "integer", "number", "boolean"]
+_PY: Mapping[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+
+
+@frozen
+class Param:
+    name: str
+    kind: Kind
+    description: str
+    required: bool = False
+    low: float | None = None
+    high: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    choices: tuple[str, ...] = ()
+    default: Any = None
+
+    def schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": self.kind, "description": self.description}
+        if self.low is not None:
+            schema["minimum"] = self.low
+        if self.high is not None:
+            schema["maximum"] = self.high
+        if self.min_length is not None:
+            schema["minLength"] = self.min_length
+        if self.max_length is not None:
+            schema["maxLength"] = self.max_length
+        if self.choices:
+            schema["enum"] = list(self.choices)
+        if self.default is not None:
+            schema["default"] = self.default
+        return schema
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with `value`, or None."""
+        if isinstance(value, bool) and self.kind != "boolean":
+            return f"must be a {self.kind}"
+        if not isinstance(value, _PY[self.kind]):
+            return f"must be a {self.kind}"
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if self.low is not None and value < self.low:
+                return f"must be at least {self.low:g}"
+            if self.high is not None and value > self.high:
+                return f"must be at most {self.high:g}"
+        if isinstance(value, str):
+            if self.min_length is not None and len(value) < self.min_length:
+                return f"must be at least {self.min_length} characters"
+            if self.max_length is not None and len(value) > self.max_length:
+                return f"must be at most {self.max_length:,} characters"
+            if self.choices and value not in self.choices:
+                return f"must be one of {', '.join(self.choices)}"
+        return None
+
+
+def input_schema(params: Sequence[Param]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {p.name: p.schema() for p in params},
+        "required": [p.name for p in params if p.required],
+        "additionalProperties": False,
+    }
+
+
+def read_arguments(params: Sequence[Param], arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Every declared argument (absent ones at their default or None). Raises ValidationFailed naming each
+    bad or unknown argument."""
+    given = dict(arguments or {})
+    known = {p.name: p for p in params}
+    bad = {name: "unknown argument" for name in given if name not in known}
+    values: dict[str, Any] = {}
+    for param in params:
+        value = given.get(param.name)
+        if value is None:
+            if param.required:
+                bad[param.name] = "required"
+            values[param.name] = param.default
+            continue
+        problem = param.problem(value)
+        if problem is not None:
+            bad[param.name] = problem
+        values[param.name] = float(value) if param.kind == "number" else value
+    if bad:
+        raise ValidationFailed(bad)
+    return values

@@ -1,0 +1,96 @@
+"""A running service on 127.0.0.1 (the Falcon app in a thread, memory storage), a small site to audit on
+127.0.0.1, two teams with keys, and a crawler the tests drive slice by slice."""
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from attrs import frozen
+
+from siteaudit.adapters.mcp.http import mount_mcp
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.bootstrap import App, bootstrap
+from siteaudit.domain.ids import AuditId
+from siteaudit.settings import Settings
+from tests.integration.rest.live import Keys, drain, retro_clock_site, seed, serve
+
+
+@frozen
+class Service:
+    app: App
+    base_url: str  # ends in /v1
+    site_url: str  # the small site to audit, on 127.0.0.1
+    keys: Keys
+
+    @property
+    def root(self) -> str:
+        return self.base_url.removesuffix("/v1")
+
+    @property
+    def mcp_url(self) -> str:
+        return self.root + "/mcp"
+
+    def crawl(self) -> int:
+        """Run every queued crawl slice and finalisation now, as a worker would."""
+        return drain(self.app)
+
+
+class Crawler:
+    """Runs one queued message (a crawl slice of 2 pages, or a finalisation) every `every_s` in a thread:
+    a worker slow enough that an audit is seen running."""
+
+    def __init__(self, service: Service, every_s: float = 0.3) -> None:
+        self.service = service
+        self.every_s = every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="test-crawler", daemon=True)
+
+    def _run(self) -> None:
+        queue = self.service.app.queue
+        while not self._stop.wait(self.every_s):
+            message = queue.take()  # type: ignore[attr-defined]
+            if message is None:
+                continue
+            actor, argument = message
+            if actor == "crawl_slice":
+                self.service.app.application.run_crawl_slice(AuditId(argument))
+            elif actor == "finalize_audit":
+                self.service.app.application.finalize_audit(AuditId(argument))
+
+    def __enter__(self) -> "Crawler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def site_url() -> Iterator[str]:
+    with serve(retro_clock_site) as url:
+        yield url + "/"
+
+
+ALLOWED_ORIGIN = "https://app.retro-clock.example"
+
+
+@pytest.fixture
+def service(site_url: str) -> Iterator[Service]:
+    """The service with /mcp mounted as bootstrap mounts it, but polling audits every 0.1 s."""
+    settings = Settings(
+        database_url="memory://", allow_networks=("127.0.0.0/8",), slice_pages=2, mcp_http=False
+    )
+    app = bootstrap(settings, queue=MemoryTaskQueue())
+    keys = seed(app)
+    api = app.rest_api()
+    mount_mcp(
+        api,
+        app.application,
+        clock=app.clock,
+        limiter=app.limiter,
+        allowed_origins=(ALLOWED_ORIGIN,),
+        poll_s=0.1,
+    )
+    with serve(api) as root:
+        yield Service(app=app, base_url=root + "/v1", site_url=site_url, keys=keys)

@@ -1,0 +1,181 @@
+"""The same scenarios against the in-process application and against the HTTP client talking to a running
+service: the same results, the same error codes. And what the client reads back renders as REST wrote it."""
+
+import inspect
+from datetime import UTC, datetime
+
+import pytest
+from attrs import frozen
+
+from siteaudit.adapters.client import NOT_YET, HttpApplication
+from siteaudit.adapters.rest import views
+from siteaudit.domain.account import Caller
+from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.error import DomainError, ErrorCode
+from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.issue import Severity
+from siteaudit.domain.site import Monitoring, VerifyMethod
+from siteaudit.ports.application import (
+    Application,
+    AuditQuery,
+    IssueQuery,
+    PageQuery,
+    SiteChanges,
+    SiteRegistration,
+)
+from tests.unit.remote.conftest import Service
+
+NOW = datetime(2030, 1, 1, tzinfo=UTC)
+
+
+@frozen
+class Door:
+    application: Application
+    owner: Caller
+    member: Caller
+    rival: Caller
+
+
+@pytest.fixture(params=["local", "remote"])
+def door(request: pytest.FixtureRequest, service: Service) -> Door:
+    if request.param == "local":
+        application: Application = service.app.application
+    else:
+        application = HttpApplication(service.base_url)
+    return Door(
+        application=application,
+        owner=application.authenticate(service.keys.owner),
+        member=application.authenticate(service.keys.member),
+        rival=application.authenticate(service.keys.rival),
+    )
+
+
+def code_of(call: object) -> ErrorCode:
+    assert callable(call)
+    with pytest.raises(DomainError) as raised:
+        call()
+    return raised.value.code
+
+
+def test_who_a_key_acts_for_is_the_same_through_both(service: Service, door: Door) -> None:
+    account = door.application.account(door.owner)
+    assert account.api_key_prefix == service.keys.owner[:12]
+    assert account.team_id == door.owner.team_id == door.member.team_id != door.rival.team_id
+    assert account.balance == 50_000 * 10
+    assert code_of(lambda: door.application.authenticate("sk_" + "x" * 40)) is ErrorCode.UNAUTHENTICATED
+
+
+def test_an_audit_from_start_to_cancel(service: Service, door: Door) -> None:
+    app, owner = door.application, door.owner
+    started = app.start_audit(AuditRequest(url=service.site_url, max_pages=5), owner)
+    audit_id = started.audit.id
+    assert started.estimated_credits == 50
+    assert started.audit.status is AuditStatus.QUEUED
+    assert started.audit.url == service.site_url
+    listed = app.list_audits(AuditQuery(limit=10), owner)
+    assert listed.total == 1 and listed.items[0].id == audit_id
+    assert app.get_audit(audit_id, door.member).audit.max_pages == 5
+    assert code_of(lambda: app.get_audit(audit_id, door.rival)) is ErrorCode.NOT_FOUND
+    assert code_of(lambda: app.report(audit_id, owner)) is ErrorCode.REPORT_NOT_READY
+    assert app.cancel_audit(audit_id, owner).status is AuditStatus.CANCELLED
+    assert code_of(lambda: app.cancel_audit(audit_id, owner)) is ErrorCode.CONFLICT
+    assert code_of(lambda: app.cancel_audit(AuditId(999_999), owner)) is ErrorCode.NOT_FOUND
+
+
+def test_a_finished_audit_reads_the_same(service: Service, door: Door) -> None:
+    app, owner = door.application, door.owner
+    audit_id = app.start_audit(AuditRequest(url=service.site_url, max_pages=10), owner).audit.id
+    service.crawl()
+    detail = app.get_audit(audit_id, owner)
+    assert detail.audit.status is AuditStatus.DONE
+    report = app.report(audit_id, owner)
+    assert 0 <= report.health_score <= 100
+    assert report.totals.pages == detail.audit.pages_crawled >= 5
+    issues = app.issues(audit_id, IssueQuery(limit=2), owner)
+    assert issues.total >= 3 and len(issues.items) == 2
+    warnings = app.issues(audit_id, IssueQuery(severity=Severity.WARNING, limit=200), owner)
+    assert warnings.items and all(i.severity is Severity.WARNING for i in warnings.items)
+    pages = app.pages(audit_id, PageQuery(status_code=404, limit=50), owner)
+    assert sorted(p.url for p in pages.items) == [service.site_url + "gone", service.site_url + "shop.png"]
+    assert code_of(lambda: app.issues(audit_id, IssueQuery(), door.rival)) is ErrorCode.NOT_FOUND
+
+
+def test_refusals_carry_the_same_codes(service: Service, door: Door) -> None:
+    app, owner = door.application, door.owner
+    assert code_of(lambda: app.start_audit(AuditRequest(url="ftp://retro-clock.example/"), owner)) is (
+        ErrorCode.INVALID_URL
+    )
+    over_plan = AuditRequest(url=service.site_url, max_pages=20_000)  # the member's plan allows 10,000
+    assert code_of(lambda: app.start_audit(over_plan, door.member)) is ErrorCode.PLAN_LIMIT_MAX_PAGES
+    unverified = AuditRequest(url=service.site_url, max_pages=501)
+    assert code_of(lambda: app.start_audit(unverified, owner)) is ErrorCode.SITE_NOT_VERIFIED
+    fast = AuditRequest(url=service.site_url, max_rps=5)
+    assert code_of(lambda: app.start_audit(fast, owner)) is ErrorCode.MAX_RPS_REQUIRES_VERIFIED_SITE
+
+
+def test_a_site_from_registration_to_deletion(service: Service, door: Door) -> None:
+    app, owner = door.application, door.owner
+    site = app.register_site(SiteRegistration(url=service.site_url, max_pages=50), owner)
+    assert not site.verified and site.max_pages == 50 and len(site.verify_token) >= 16
+    assert code_of(lambda: app.register_site(SiteRegistration(url=service.site_url), owner)) is (
+        ErrorCode.SITE_EXISTS
+    )
+    assert [s.id for s in app.list_sites(door.member)] == [site.id]
+    assert app.list_sites(door.rival) == []
+    detail = app.get_site(site.id, owner)
+    assert detail.site.verify_token == site.verify_token and detail.latest_audit is None
+    assert app.update_site(site.id, SiteChanges(max_pages=40, alert_email=False), owner).max_pages == 40
+    monitoring = SiteChanges(monitoring=Monitoring.DAILY)
+    assert code_of(lambda: app.update_site(site.id, monitoring, owner)) is ErrorCode.SITE_NOT_VERIFIED
+    ownership = app.site_ownership(site.id, owner)
+    assert ownership.site.proofs.file.content.strip() == site.verify_token
+    assert (
+        code_of(lambda: app.verify_site(site.id, VerifyMethod.FILE, owner)) is ErrorCode.VERIFICATION_FAILED
+    )
+    started = app.start_site_audit(AuditRequest(site_id=site.id, max_pages=5), owner)
+    assert started.audit.site_id == site.id and started.estimated_credits == 50
+    assert app.get_site(site.id, owner).latest_audit is not None
+    assert code_of(lambda: app.get_site(site.id, door.rival)) is ErrorCode.NOT_FOUND
+    app.delete_site(site.id, owner)
+    assert code_of(lambda: app.get_site(site.id, owner)) is ErrorCode.NOT_FOUND
+    assert code_of(lambda: app.delete_site(SiteId(site.id), owner)) is ErrorCode.NOT_FOUND
+
+
+def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Service) -> None:
+    local = service.app.application
+    remote = HttpApplication(service.base_url)
+    mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
+    site = local.register_site(SiteRegistration(url=service.site_url), mine)
+    audit_id = local.start_site_audit(AuditRequest(site_id=site.id, max_pages=10), mine).audit.id
+    service.crawl()
+
+    def same(render: object, read: object) -> None:
+        assert callable(render) and callable(read)
+        assert render(read(local, mine)) == render(read(remote, theirs))
+
+    same(views.account_answer, lambda a, c: a.account(c))
+    same(lambda d: views.audit_detail(d, now=NOW), lambda a, c: a.get_audit(audit_id, c))
+    same(lambda ls: [views.audit_row(x) for x in ls.items], lambda a, c: a.list_audits(AuditQuery(), c))
+    same(views.report_answer, lambda a, c: a.report(audit_id, c))
+    same(lambda ls: [views.issue_row(x) for x in ls.items], lambda a, c: a.issues(audit_id, IssueQuery(), c))
+    same(lambda ls: [views.page_row(x) for x in ls.items], lambda a, c: a.pages(audit_id, PageQuery(), c))
+    same(views.site_list_answer, lambda a, c: a.list_sites(c))
+    same(views.site_detail_answer, lambda a, c: a.get_site(site.id, c))
+    same(views.verification_answer, lambda a, c: a.site_ownership(site.id, c))
+
+
+CALLER_FACING = sorted(
+    name
+    for name, function in inspect.getmembers(Application, inspect.isfunction)
+    if not name.startswith("_") and "caller" in inspect.signature(function).parameters
+)
+
+
+def test_every_caller_facing_use_case_is_in_the_client_or_named_not_yet() -> None:
+    missing = [name for name in CALLER_FACING if not hasattr(HttpApplication, name)]
+    assert sorted(missing) == sorted(NOT_YET), "add the method to HttpApplication, or to NOT_YET meanwhile"
+    for name in CALLER_FACING:
+        if hasattr(HttpApplication, name):
+            promised = inspect.signature(getattr(Application, name))
+            given = inspect.signature(getattr(HttpApplication, name))
+            assert list(promised.parameters) == list(given.parameters), name

@@ -1,0 +1,366 @@
+"""The tool server over streamable HTTP at /mcp of a running service, through the MCP SDK's own client:
+every tool with good and bad input, team isolation, the key rules of /v1, the Origin check, and progress
+notifications while an audit runs."""
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from siteaudit.adapters.mcp.server import UNTRUSTED_META
+from siteaudit.adapters.mcp.tools import TOOLS, UNTRUSTED_NOTE
+from tests.unit.remote.conftest import ALLOWED_ORIGIN, Crawler, Service
+
+LEGACY = "2025-11-25"
+
+
+@asynccontextmanager
+async def connected(service: Service, key: str, *, mode: str = "auto") -> AsyncIterator[Client]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60)
+    async with http, Client(streamable_http_client(service.mcp_url, http_client=http), mode=mode) as client:
+        yield client
+
+
+def run(scenario: Callable[[], Awaitable[None]]) -> None:
+    anyio.run(scenario)
+
+
+def raw(service: Service, key: str | None, body: dict[str, Any], **headers: str) -> httpx2.Response:
+    """One JSON-RPC message POSTed as a legacy stateless client would, without the SDK."""
+    sent = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": LEGACY,
+        **headers,
+    }
+    if key is not None:
+        sent["Authorization"] = f"Bearer {key}"
+    return httpx2.post(service.mcp_url, json={"jsonrpc": "2.0", "id": 1, **body}, headers=sent, timeout=30)
+
+
+def sse_result(response: httpx2.Response) -> dict[str, Any]:
+    data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+    message: dict[str, Any] = json.loads(data[-1])
+    return message
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_tools_are_listed_with_schemas_annotations_and_descriptions(service: Service, mode: str) -> None:
+    async def scenario() -> None:
+        async with connected(service, service.keys.owner, mode=mode) as client:
+            listed = (await client.list_tools()).tools
+        assert [t.name for t in listed] == [t.name for t in TOOLS]
+        by_name = {t.name: t for t in listed}
+        start = by_name["start_audit"]
+        assert set(start.input_schema["properties"]) == {
+            "url",
+            "site_id",
+            "max_pages",
+            "concurrency",
+            "max_rps",
+            "webhook_url",
+            "verify_token",
+        }
+        assert "COSTS CREDITS" in (start.description or "")
+        assert start.annotations is not None and start.annotations.read_only_hint is False
+        report = by_name["get_report"]
+        assert report.annotations is not None and report.annotations.read_only_hint is True
+        assert by_name["delete_site"].annotations.destructive_hint is True  # type: ignore[union-attr]
+
+    run(scenario)
+
+
+def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service: Service) -> None:
+    called: set[str] = set()
+
+    async def scenario() -> None:
+        async with connected(service, service.keys.owner) as client:
+
+            async def call(name: str, ok: bool = True, **args: Any) -> dict[str, Any]:
+                called.add(name)
+                result = await client.call_tool(name, args)
+                assert result.is_error is not ok, (name, result.content)
+                assert result.content and result.content[0].type == "text" and result.content[0].text
+                assert isinstance(result.structured_content, dict)
+                return result.structured_content
+
+            assert (await call("ping"))["user_id"] > 0
+            assert (await call("get_account"))["balance"] == 50_000
+            site = await call("register_site", url=service.site_url, max_pages=100)
+            assert site["verify"]["url"].endswith(".txt") and not site["verified"]
+            assert [s["id"] for s in (await call("list_sites"))["data"]] == [site["id"]]
+            assert (await call("get_site", site_id=site["id"]))["latest_crawl"] is None
+            assert (await call("update_site", site_id=site["id"], max_pages=40, alert_email=False))[
+                "max_pages"
+            ] == 40
+            methods = (await call("get_site_verification", site_id=site["id"]))["methods"]
+            assert methods["file"]["body"].strip() == site["verify_token"]
+            failed = await call("verify_site", False, site_id=site["id"], method="file")
+            assert failed["error"]["code"] == "verification_failed"
+            site_audit = await call("start_site_audit", site_id=site["id"], max_pages=5)
+            assert site_audit["estimated_credits"] == 5
+            started = await call("start_audit", url=service.site_url, max_pages=10)
+            crawl_id = started["crawl_id"]
+            assert started["estimated_credits"] == 10
+            assert (await call("list_audits", per_page=1))["meta"]["total"] == 2
+            assert (await call("get_audit", crawl_id=crawl_id))["status"] == "queued"
+            await anyio.to_thread.run_sync(service.crawl)
+            assert (await call("wait_for_audit", crawl_id=crawl_id, timeout_s=5))["status"] == "done"
+            report = await call("get_report", crawl_id=crawl_id)
+            assert report["crawl_id"] == crawl_id and 0 <= report["health_score"] <= 100
+            issues = await call("list_issues", crawl_id=crawl_id, severity="warning", per_page=5)
+            assert issues["data"] and {i["severity"] for i in issues["data"]} == {"warning"}
+            pages = await call("list_pages", crawl_id=crawl_id, status_code=404)
+            assert {p["status_code"] for p in pages["data"]} == {404}
+            assert (await call("get_templates", crawl_id=crawl_id))["templates"]
+            assert (await call("get_diff", crawl_id=crawl_id))["crawl_id"] == crawl_id
+            prompt = await client.call_tool("get_fix_prompt", {"crawl_id": crawl_id})
+            called.add("get_fix_prompt")
+            assert prompt.structured_content["prompt"]  # type: ignore[index]
+            assert prompt.meta is not None and prompt.meta[UNTRUSTED_META] is True
+            assert prompt.content[1].text.startswith(UNTRUSTED_NOTE)  # type: ignore[union-attr]
+            again = await call("start_audit", url=service.site_url, max_pages=5)
+            assert await call("cancel_audit", crawl_id=again["crawl_id"]) == {"status": "cancelled"}
+            assert (await call("cancel_audit", False, crawl_id=again["crawl_id"]))["error"][
+                "code"
+            ] == "conflict"
+            assert await call("delete_site", site_id=site["id"]) == {"deleted": True, "site_id": site["id"]}
+            assert (await call("get_site", False, site_id=site["id"]))["error"]["code"] == "not_found"
+
+    run(scenario)
+    assert called == {t.name for t in TOOLS}
+
+
+def test_every_tool_refuses_bad_input_as_a_tool_error_with_the_rest_code(service: Service) -> None:
+    async def scenario() -> None:
+        async with connected(service, service.keys.owner) as client:
+            for tool in TOOLS:
+                result = await client.call_tool(tool.name, {"surprise": 1})
+                assert result.is_error, tool.name
+                error = result.structured_content["error"]  # type: ignore[index]
+                assert error["code"] == "validation_failed"
+                assert error["fields"]["surprise"] == "unknown argument"
+                for param in tool.params:
+                    if param.required:
+                        assert error["fields"][param.name] == "required", (tool.name, param.name)
+            wrong = await client.call_tool(
+                "start_audit", {"url": "https://retro-clock.example/", "max_rps": 50}
+            )
+            assert wrong.structured_content["error"]["fields"] == {"max_rps": "must be at most 10"}  # type: ignore[index]
+            typed = await client.call_tool("get_audit", {"crawl_id": "seven"})
+            assert typed.structured_content["error"]["fields"] == {"crawl_id": "must be a integer"}  # type: ignore[index]
+            refused = await client.call_tool("start_audit", {"url": "ftp://retro-clock.example/"})
+            assert refused.is_error and refused.content[0].text.startswith("invalid_url: ")  # type: ignore[union-attr]
+
+    run(scenario)
+
+
+def test_another_teams_audit_and_site_do_not_exist_for_a_key(service: Service) -> None:
+    async def scenario() -> None:
+        async with connected(service, service.keys.owner) as owner:
+            started = await owner.call_tool("start_audit", {"url": service.site_url, "max_pages": 5})
+            crawl_id = started.structured_content["crawl_id"]  # type: ignore[index]
+            site = await owner.call_tool("register_site", {"url": service.site_url})
+            site_id = site.structured_content["id"]  # type: ignore[index]
+        async with connected(service, service.keys.rival) as rival:
+            for name, args in (
+                ("get_audit", {"crawl_id": crawl_id}),
+                ("cancel_audit", {"crawl_id": crawl_id}),
+                ("get_report", {"crawl_id": crawl_id}),
+                ("get_site", {"site_id": site_id}),
+                ("delete_site", {"site_id": site_id}),
+            ):
+                result = await rival.call_tool(name, args)
+                assert result.structured_content["error"]["code"] == "not_found", name  # type: ignore[index]
+            listed = await rival.call_tool("list_audits", {})
+            assert listed.structured_content["meta"]["total"] == 0  # type: ignore[index]
+        async with connected(service, service.keys.member) as member:
+            seen = await member.call_tool("get_audit", {"crawl_id": crawl_id})
+            assert seen.structured_content["crawl_id"] == crawl_id  # type: ignore[index]
+
+    run(scenario)
+
+
+def test_progress_is_notified_while_an_audit_runs(service: Service) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def scenario() -> dict[str, Any]:
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            seen.append((done, total, message))
+
+        async with connected(service, service.keys.owner) as client:
+            started = await client.call_tool("start_audit", {"url": service.site_url, "max_pages": 10})
+            crawl_id = started.structured_content["crawl_id"]  # type: ignore[index]
+            with Crawler(service):
+                result = await client.call_tool(
+                    "wait_for_audit", {"crawl_id": crawl_id, "timeout_s": 60}, progress_callback=progress
+                )
+        assert not result.is_error
+        return result.structured_content  # type: ignore[return-value]
+
+    outcome: dict[str, Any] = {}
+
+    async def main() -> None:
+        outcome.update(await scenario())
+
+    run(main)
+    assert outcome["status"] == "done"
+    assert len(seen) >= 3
+    assert [done for done, _, _ in seen] == sorted(done for done, _, _ in seen)
+    assert all(total == 10 for _, total, _ in seen)
+    assert any(message and message.startswith("running: ") for _, _, message in seen)
+    assert seen[-1][0] == outcome["pages_crawled"]
+
+
+def test_the_key_rules_of_v1_apply_to_mcp(service: Service) -> None:
+    initialize = {
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    ok = raw(service, service.keys.owner, initialize, **{"X-Request-ID": "retro-clock-42"})
+    assert ok.status_code == 200 and ok.headers["X-Request-ID"] == "retro-clock-42"
+    assert sse_result(ok)["result"]["serverInfo"]["name"] == "siteaudit"
+    assert ok.headers["RateLimit-Limit"] == "60"
+    missing = raw(service, None, initialize)
+    assert missing.status_code == 401 and missing.json()["error"]["code"] == "unauthenticated"
+    app = service.app.application
+    app.revoke_key("rival@other-shop.example", service.keys.rival[:12])
+    revoked = raw(service, service.keys.rival, initialize)
+    assert revoked.status_code == 401 and revoked.json() == missing.json()
+    app.remove_member("Retro Clock", "member@retro-clock.example")
+    removed = raw(service, service.keys.member, initialize)
+    assert removed.status_code == 403 and removed.json()["error"]["code"] == "team_access_revoked"
+
+    async def sdk_with_revoked_key() -> None:
+        async with connected(service, service.keys.rival, mode="legacy") as client:
+            await client.list_tools()
+
+    with pytest.raises(Exception):
+        run(sdk_with_revoked_key)
+
+
+def test_a_browser_origin_must_be_allowed(service: Service) -> None:
+    body = {"method": "tools/list", "params": {}}
+    evil = raw(service, service.keys.owner, body, Origin="http://rebinding.example:8080")
+    assert evil.status_code == 403 and evil.json()["error"]["code"] == "forbidden_origin"
+    allowed = raw(service, service.keys.owner, body, Origin=ALLOWED_ORIGIN)
+    assert allowed.status_code == 200
+    assert len(sse_result(allowed)["result"]["tools"]) == len(TOOLS)
+
+
+def test_verify_site_shares_the_stricter_limit_of_its_endpoint(service: Service) -> None:
+    site = service.app.application.register_site(
+        __import__("siteaudit.ports.application", fromlist=["SiteRegistration"]).SiteRegistration(
+            url=service.site_url
+        ),
+        service.app.application.authenticate(service.keys.owner),
+    )
+    call = {"method": "tools/call", "params": {"name": "verify_site", "arguments": {"site_id": site.id}}}
+    answers = [raw(service, service.keys.owner, call) for _ in range(11)]
+    assert [a.status_code for a in answers] == [200] * 10 + [429]
+    assert sse_result(answers[0])["result"]["structuredContent"]["error"]["code"] == "verification_failed"
+    assert int(answers[-1].headers["Retry-After"]) >= 1
+    other = raw(
+        service, service.keys.owner, {"method": "tools/call", "params": {"name": "ping", "arguments": {}}}
+    )
+    assert other.status_code == 200
+
+
+def test_the_service_as_bootstrap_builds_it_serves_mcp(site_url: str) -> None:
+    from siteaudit.adapters.memory.queue import MemoryTaskQueue
+    from siteaudit.bootstrap import bootstrap
+    from siteaudit.settings import Settings
+    from tests.integration.rest.live import seed, serve
+
+    app = bootstrap(Settings(database_url="memory://"), queue=MemoryTaskQueue())
+    keys = seed(app)
+    with serve(app.rest_api()) as root:
+
+        async def scenario() -> None:
+            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys.owner}"}, timeout=30)
+            async with http, Client(streamable_http_client(root + "/mcp", http_client=http)) as client:
+                assert len((await client.list_tools()).tools) == len(TOOLS)
+
+        run(scenario)
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_a_stateless_server_answers_405_to_get_and_delete(service: Service, method: str) -> None:
+    answer = httpx2.request(
+        method,
+        service.mcp_url,
+        headers={"Authorization": f"Bearer {service.keys.owner}", "Accept": "text/event-stream"},
+        timeout=10,
+    )
+    assert answer.status_code == 405 and answer.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_an_allowed_origin_is_compared_by_scheme_host_and_port() -> None:
+    from siteaudit.adapters.mcp.http import origin_of
+
+    assert origin_of("https://App.Retro-Clock.example/siteaudit/") == "https://app.retro-clock.example"
+    assert origin_of("http://127.0.0.1:8080") != origin_of("http://127.0.0.1:8081")
+
+
+class CountingApplication:
+    """The application, counting `get_audit` calls (what a waiting tool does each poll)."""
+
+    def __init__(self, application: Any) -> None:
+        self._application = application
+        self.polls = 0
+
+    def get_audit(self, *args: Any) -> Any:
+        self.polls += 1
+        return self._application.get_audit(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._application, name)
+
+
+def test_a_wait_stops_polling_when_its_client_goes_away(service: Service) -> None:
+    import time
+
+    from siteaudit.adapters.mcp.http import mount_mcp
+    from siteaudit.domain.audit import AuditRequest
+    from tests.integration.rest.live import serve
+
+    app = service.app
+    counting = CountingApplication(app.application)
+    owner = app.application.authenticate(service.keys.owner)
+    audit = app.application.start_audit(AuditRequest(url=service.site_url, max_pages=5), owner).audit
+    api = app.rest_api()
+    mount_mcp(api, counting, clock=app.clock, limiter=app.limiter, poll_s=0.05)  # type: ignore[arg-type]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "wait_for_audit",
+            "arguments": {"crawl_id": audit.id, "timeout_s": 60},
+            "_meta": {"progressToken": "t1"},
+        },
+    }
+    headers = {
+        "Authorization": f"Bearer {service.keys.owner}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": LEGACY,
+    }
+    with serve(api) as root:
+        with httpx2.stream("POST", root + "/mcp", json=call, headers=headers, timeout=30) as answer:
+            lines = answer.iter_lines()
+            assert any("notifications/progress" in line for line in lines)
+        time.sleep(1.0)
+        settled = counting.polls
+        time.sleep(1.0)
+        assert counting.polls == settled, "the tool kept polling for a client that left"
+    assert settled < 60 / 0.05

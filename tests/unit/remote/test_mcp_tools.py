@@ -1,0 +1,84 @@
+"""The tool table against the application interface: every use case has a tool or a reason on the one
+exclusion list, tools call only what the HTTP client offers, and arguments are checked as REST checks them."""
+
+import inspect
+
+import pytest
+
+from siteaudit.adapters.client import HttpApplication
+from siteaudit.adapters.mcp.params import Param, input_schema, read_arguments
+from siteaudit.adapters.mcp.tools import NOT_TOOLS, TOOLS, tools_using
+from siteaudit.domain.error import ValidationFailed
+from siteaudit.ports.application import Application
+
+USE_CASES = sorted(
+    name for name, _ in inspect.getmembers(Application, inspect.isfunction) if not name.startswith("_")
+)
+
+
+def test_every_use_case_has_a_tool_or_a_reason_on_the_exclusion_list() -> None:
+    used, excluded = set(tools_using()), set(NOT_TOOLS)
+    forgotten = [name for name in USE_CASES if name not in used | excluded]
+    assert forgotten == [], "give each a tool in adapters/mcp/tools.py, or a reason in NOT_TOOLS"
+    assert used & excluded == set(), "a use case with a tool is not excluded too"
+    assert (used | excluded) - set(USE_CASES) == set(), "no tool or exclusion for a use case that is gone"
+
+
+def test_tools_call_only_caller_facing_use_cases_the_http_client_offers() -> None:
+    for name in tools_using():
+        assert "caller" in inspect.signature(getattr(Application, name)).parameters, name
+        assert hasattr(HttpApplication, name), name
+
+
+def test_every_tool_and_argument_is_described_for_a_model() -> None:
+    names = [t.name for t in TOOLS]
+    assert len(names) == len(set(names))
+    for tool in TOOLS:
+        assert len(tool.description) > 40 and tool.title, tool.name
+        assert not (tool.read_only and tool.destructive), tool.name
+        schema = input_schema(tool.params)
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        for prop in schema["properties"].values():
+            assert prop["description"], tool.name
+        assert ("Costs nothing" in tool.description) != ("COSTS CREDITS" in tool.description), tool.name
+    costly = {t.name for t in TOOLS if "COSTS CREDITS" in t.description}
+    assert costly == {"start_audit", "start_site_audit", "update_site"}
+    assert {t.name for t in TOOLS if not t.read_only} >= costly
+
+
+LIMIT = Param("per_page", "integer", "Rows per page.", low=1, high=200, default=50)
+URL = Param("url", "string", "A URL.", True, min_length=1, max_length=20)
+CHOICE = Param("severity", "string", "A severity.", choices=("error", "warning"))
+FLAG = Param("alert_email", "boolean", "Mail.")
+RATE = Param("max_rps", "number", "Speed.", low=0.5, high=10)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fields"),
+    [
+        ({}, {"url": "required"}),
+        ({"url": ""}, {"url": "must be at least 1 characters"}),
+        ({"url": "x" * 21}, {"url": "must be at most 20 characters"}),
+        ({"url": 5}, {"url": "must be a string"}),
+        ({"url": "u", "per_page": 0}, {"per_page": "must be at least 1"}),
+        ({"url": "u", "per_page": 201}, {"per_page": "must be at most 200"}),
+        ({"url": "u", "per_page": True}, {"per_page": "must be a integer"}),
+        ({"url": "u", "per_page": 2.5}, {"per_page": "must be a integer"}),
+        ({"url": "u", "severity": "fatal"}, {"severity": "must be one of error, warning"}),
+        ({"url": "u", "alert_email": "yes"}, {"alert_email": "must be a boolean"}),
+        ({"url": "u", "max_rps": 0.1}, {"max_rps": "must be at least 0.5"}),
+        ({"url": "u", "extra": 1}, {"extra": "unknown argument"}),
+    ],
+)
+def test_bad_arguments_name_each_field(arguments: dict[str, object], fields: dict[str, str]) -> None:
+    with pytest.raises(ValidationFailed) as raised:
+        read_arguments((URL, LIMIT, CHOICE, FLAG, RATE), arguments)
+    assert raised.value.fields == fields
+
+
+def test_good_arguments_come_with_defaults_and_numbers_as_floats() -> None:
+    values = read_arguments(
+        (URL, LIMIT, CHOICE, FLAG, RATE), {"url": "u", "max_rps": 3, "alert_email": False}
+    )
+    assert values == {"url": "u", "per_page": 50, "severity": None, "alert_email": False, "max_rps": 3.0}
+    assert isinstance(values["max_rps"], float)
