@@ -81,6 +81,10 @@ class Settings:
     smtp_password: str = field(default="", repr=False)
     smtp_from: str = "siteaudit@localhost"
     smtp_starttls: bool = True
+    # IndexNow (SPEC 4.9): where submissions are POSTed (the shared endpoint passes them on to every
+    # engine that takes part), and how long one request may take.
+    indexnow_endpoint: str = "https://api.indexnow.org/indexnow"
+    indexnow_timeout_s: float = 30.0
 
     @property
     def base_url(self) -> str:
@@ -150,6 +154,8 @@ class Settings:
             ("SMTP_PASSWORD", str),
             ("SMTP_FROM", str),
             ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("INDEXNOW_ENDPOINT", str),
+            ("INDEXNOW_TIMEOUT_S", float),
         ):
             raw = get(name)
             if raw is not None:

@@ -10,6 +10,7 @@ from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
@@ -192,6 +193,7 @@ class UnitOfWork(Protocol):
     webhooks: WebhookRepository
     webhook_secrets: WebhookSecrets
     leases: LeaseRepository
+    indexnow: IndexNowRepository  # IndexNow (SPEC 4.9)
 
     def __enter__(self) -> Self: ...
 

@@ -10,6 +10,7 @@ from typing import Self
 
 from attrs import evolve
 
+from siteaudit.adapters.memory.indexnow import MemoryIndexNowRepository, MemoryIndexNowTables
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
 from siteaudit.adapters.memory.table import Table
 from siteaudit.adapters.memory.webhook import (
@@ -29,6 +30,7 @@ from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.site import Site, SiteExists
 from siteaudit.domain.task import FixTask
 from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
@@ -55,10 +57,12 @@ class MemoryStore:
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
         self.leases: Table[AuditId, Lease] = Table()
         self.webhooks = MemoryWebhookStore(lock=self.lock)
+        # IndexNow (SPEC 4.9)
+        self.indexnow = MemoryIndexNowTables()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
-        return [*own, *self.webhooks.tables()]
+        return [*own, *self.webhooks.tables(), *self.indexnow.tables()]
 
 
 class MemoryUserRepository:
@@ -579,6 +583,8 @@ class MemoryUnitOfWork:
         self.webhooks: WebhookRepository = MemoryWebhookRepository(store.webhooks)
         self.webhook_secrets: WebhookSecrets = MemoryWebhookSecrets(store.webhooks)
         self.leases: LeaseRepository = MemoryLeaseRepository(store.leases, store.audits.values)
+        # IndexNow (SPEC 4.9)
+        self.indexnow: IndexNowRepository = MemoryIndexNowRepository(store.indexnow, self._seen)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

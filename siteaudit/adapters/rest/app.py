@@ -10,6 +10,7 @@ import orjson
 
 from siteaudit.adapters.metrics import PrometheusMetrics
 from siteaudit.adapters.rest import errors
+from siteaudit.adapters.rest.indexnow import IndexNow, IndexNowCheckKey, IndexNowDetectKey, IndexNowKey
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
 from siteaudit.adapters.rest.openapi import OpenApi
@@ -94,4 +95,9 @@ def create_api(
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
+    # IndexNow (SPEC 4.9).
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow", IndexNow(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/check-key", IndexNowCheckKey(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/detect-key", IndexNowDetectKey(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/key", IndexNowKey(application, clock))
     return api
