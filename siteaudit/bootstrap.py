@@ -252,6 +252,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         ),
         metrics=NO_METRICS if metrics is None else metrics,
         indexnow_client=o["indexnow_client"],
+        indexnow_batch_urls=max(1, min(settings.indexnow_batch_urls, 10_000)),
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

@@ -85,6 +85,7 @@ class Settings:
     # engine that takes part), and how long one request may take.
     indexnow_endpoint: str = "https://api.indexnow.org/indexnow"
     indexnow_timeout_s: float = 30.0
+    indexnow_batch_urls: int = 10_000  # URLs per request to the endpoint (the protocol allows 10,000)
 
     @property
     def base_url(self) -> str:
@@ -156,6 +157,7 @@ class Settings:
             ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
             ("INDEXNOW_ENDPOINT", str),
             ("INDEXNOW_TIMEOUT_S", float),
+            ("INDEXNOW_BATCH_URLS", int),
         ):
             raw = get(name)
             if raw is not None:

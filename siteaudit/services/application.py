@@ -99,6 +99,7 @@ class LocalApplication:
     mailer: Mailer | None = None  # alert mails; None: none are sent
     public_url: str = "http://127.0.0.1:8080"  # links in mails
     indexnow_client: IndexNowClient | None = None  # IndexNow submissions; None: none are sent
+    indexnow_batch_urls: int = 10_000  # URLs per request to the IndexNow endpoint
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -279,6 +280,7 @@ class LocalApplication:
                 clock=self.clock,
                 secrets=self.secrets,
                 client=self.indexnow_client,
+                batch_size=self.indexnow_batch_urls,
             )
         return audit
 
@@ -458,4 +460,5 @@ class LocalApplication:
             clock=self.clock,
             secrets=self.secrets,
             client=self.indexnow_client,
+            batch_size=self.indexnow_batch_urls,
         )

@@ -20,6 +20,7 @@ from siteaudit.domain.error import ConcurrentUpdate, DomainError, NotFound
 from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.indexnow import (
+    BATCH_URLS,
     DAILY_URL_LIMIT,
     GENERATED_KEY_LENGTH,
     KEY_ALPHABET,
@@ -317,6 +318,7 @@ def submit_urls(
     client: IndexNowClient,
     trigger: SubmitTrigger = SubmitTrigger.API,
     audit_id: AuditId | None = None,
+    batch_size: int = BATCH_URLS,
 ) -> IndexNowSubmitted:
     """Send the site's URLs, in batches of at most 10,000, within the daily allowance."""
     with uow:
@@ -334,7 +336,7 @@ def submit_urls(
         raise IndexNowCap(DAILY_URL_LIMIT, capped)
     key_file_url = state.key_file_url(site.origin)
     sent: list[tuple[Sequence[str], BatchResult]] = []
-    for batch in batches(send):
+    for batch in batches(send, batch_size):
         sent.append(
             (batch, client.submit(host=site.host, key=state.key, key_location=key_file_url, urls=batch))
         )
@@ -394,8 +396,18 @@ def submit(
     clock: Clock,
     secrets: Secrets,
     client: IndexNowClient,
+    batch_size: int = BATCH_URLS,
 ) -> IndexNowSubmitted:
-    return submit_urls(site_id, caller.team_id, urls, uow=uow, clock=clock, secrets=secrets, client=client)
+    return submit_urls(
+        site_id,
+        caller.team_id,
+        urls,
+        uow=uow,
+        clock=clock,
+        secrets=secrets,
+        client=client,
+        batch_size=batch_size,
+    )
 
 
 # --- after an audit -----------------------------------------------------------------------------------
@@ -443,6 +455,7 @@ def auto_submit_after_audit(
     clock: Clock,
     secrets: Secrets,
     client: IndexNowClient,
+    batch_size: int = BATCH_URLS,
 ) -> IndexNowSubmitted | None:
     """After an audit of a site with auto-submit on: its new and changed pages, within the allowance,
     once per audit. Costs a site without auto one read. Never raises: what went wrong is logged and kept
@@ -481,6 +494,7 @@ def auto_submit_after_audit(
                 client=client,
                 trigger=SubmitTrigger.AUTO,
                 audit_id=audit.id,
+                batch_size=batch_size,
             )
         except DomainError as exc:
             log.warning("IndexNow auto-submit after audit %s of site %s: %s", audit.id, site_id, exc.message)
