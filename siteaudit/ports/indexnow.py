@@ -20,8 +20,10 @@ class IndexNowClient(Protocol):
 class IndexNowRepository(Protocol):
     """A site's IndexNow state and its URL ledger; callers check team scope on the site first."""
 
-    def get(self, site_id: SiteId) -> IndexNowSite | None:
-        """The site's state, None before its first use."""
+    def get(self, site_id: SiteId, *, lock: bool = False) -> IndexNowSite | None:
+        """The site's state, None before its first use. With `lock`, its row is held until the unit of
+        work ends (PostgreSQL `FOR UPDATE`), so reservations of the daily allowance queue up rather
+        than fail as concurrent updates."""
         ...
 
     def add(self, state: IndexNowSite) -> None:

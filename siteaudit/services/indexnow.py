@@ -13,6 +13,7 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
+from typing import TypeVar
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
@@ -56,6 +57,7 @@ from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _ATTEMPTS = 3
 
@@ -69,12 +71,12 @@ def _today(clock: Clock) -> date:
 
 
 def _load_new(
-    uow: UnitOfWork, site_id: SiteId, team: TeamId, secrets: Secrets
+    uow: UnitOfWork, site_id: SiteId, team: TeamId, secrets: Secrets, *, lock: bool = False
 ) -> tuple[Site, IndexNowSite, bool]:
-    """Inside `uow`: the team's site, its IndexNow state, and whether that was made (and staged) now, on
-    first use, with a generated key."""
+    """Inside `uow`: the team's site, its IndexNow state (its row held with `lock`), and whether that was
+    made (and staged) now, on first use, with a generated key."""
     site = uow.sites.get(site_id, team=team)
-    state = uow.indexnow.get(site.id)
+    state = uow.indexnow.get(site.id, lock=lock)
     if state is not None:
         return site, state, False
     state = IndexNowSite.generated(site.id, site.team_id, secrets.token(GENERATED_KEY_LENGTH, KEY_ALPHABET))
@@ -82,9 +84,23 @@ def _load_new(
     return site, state, True
 
 
-def _load(uow: UnitOfWork, site_id: SiteId, team: TeamId, secrets: Secrets) -> tuple[Site, IndexNowSite]:
-    site, state, _ = _load_new(uow, site_id, team, secrets)
+def _load(
+    uow: UnitOfWork, site_id: SiteId, team: TeamId, secrets: Secrets, *, lock: bool = False
+) -> tuple[Site, IndexNowSite]:
+    site, state, _ = _load_new(uow, site_id, team, secrets, lock=lock)
     return site, state
+
+
+def _retrying(work: Callable[[], T]) -> T:
+    """`work` (one unit of work) again when another one changed or made the same state first (two
+    first uses of a site at once; a save racing another)."""
+    for attempt in range(_ATTEMPTS):
+        try:
+            return work()
+        except ConcurrentUpdate:
+            if attempt == _ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _change(
@@ -95,38 +111,31 @@ def _change(
     uow: UnitOfWork,
     secrets: Secrets,
 ) -> None:
-    """Apply `move` to the site's state and commit, again on a concurrent update."""
-    for attempt in range(_ATTEMPTS):
+    """Apply `move` to the site's state (its row held) and commit."""
+
+    def work() -> None:
         with uow:
-            site, state = _load(uow, site_id, caller.team_id, secrets)
+            site, state = _load(uow, site_id, caller.team_id, secrets, lock=True)
             changed = move(site, state)
             if changed is not state:
                 uow.indexnow.save(changed)
-            try:
-                uow.commit()
-            except ConcurrentUpdate:
-                if attempt == _ATTEMPTS - 1:
-                    raise
-                continue
-        return
+            uow.commit()
+
+    _retrying(work)
 
 
 def indexnow_status(
     site_id: SiteId, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
 ) -> IndexNowStatus:
-    for attempt in range(_ATTEMPTS):
+    def work() -> IndexNowStatus:
         with uow:
             site, state, created = _load_new(uow, site_id, caller.team_id, secrets)
             recent = uow.indexnow.recent(site.id, limit=RECENT_SUBMISSIONS)
             if created:
-                try:
-                    uow.commit()  # the generated key is kept from its first showing on
-                except ConcurrentUpdate:
-                    if attempt == _ATTEMPTS - 1:
-                        raise
-                    continue
+                uow.commit()  # the generated key is kept from its first showing on
         return IndexNowStatus(site, state, tuple(recent), state.used_on(_today(clock)), DAILY_URL_LIMIT)
-    raise AssertionError("unreachable")
+
+    return _retrying(work)
 
 
 def set_auto(
@@ -251,9 +260,10 @@ def _reserve(
     """Count the URLs not yet counted today against the allowance, in one transaction. Returns the state,
     the URLs to send, how many were accepted earlier today (not sent again), how many the allowance left
     out, and today's use after."""
-    for attempt in range(_ATTEMPTS):
+
+    def work() -> tuple[IndexNowSite, list[str], int, int, int]:
         with uow:
-            _, state = _load(uow, site.id, site.team_id, secrets)
+            _, state = _load(uow, site.id, site.team_id, secrets, lock=True)  # reservations queue up
             day = _today(clock)
             hashes = [url_hash(u) for u in urls]
             known = uow.indexnow.ledger(site.id, day, set(hashes))
@@ -266,14 +276,10 @@ def _reserve(
                 uow.indexnow.count_urls(site.id, day, counted)
             if reserved is not state:
                 uow.indexnow.save(reserved)
-            try:
-                uow.commit()
-            except ConcurrentUpdate:
-                if attempt == _ATTEMPTS - 1:
-                    raise
-                continue
+            uow.commit()
         return reserved, send, earlier, len(new) - granted, reserved.used_on(day)
-    raise AssertionError("unreachable")
+
+    return _retrying(work)
 
 
 def _record(
@@ -288,23 +294,20 @@ def _record(
     """Keep what the endpoint accepted and the submission; False when this audit's was kept already."""
     day = _today(clock)
     accepted = {url_hash(u) for urls, result in sent if result.accepted for u in urls}
-    for attempt in range(_ATTEMPTS):
+
+    def work() -> bool:
         with uow:
-            _, state = _load(uow, site.id, site.team_id, secrets)
+            _, state = _load(uow, site.id, site.team_id, secrets, lock=True)
             if not uow.indexnow.add_submission(submission):
                 return False
             if accepted:
                 uow.indexnow.mark_accepted(site.id, day, accepted)
             if sent:
                 uow.indexnow.save(state.submitted(submission.at))
-            try:
-                uow.commit()
-            except ConcurrentUpdate:
-                if attempt == _ATTEMPTS - 1:
-                    raise
-                continue
+            uow.commit()
         return True
-    raise AssertionError("unreachable")
+
+    return _retrying(work)
 
 
 def submit_urls(
@@ -321,10 +324,15 @@ def submit_urls(
     batch_size: int = BATCH_URLS,
 ) -> IndexNowSubmitted:
     """Send the site's URLs, in batches of at most 10,000, within the daily allowance."""
-    with uow:
-        site, state, created = _load_new(uow, site_id, team, secrets)
-        if created:
-            uow.commit()
+
+    def load() -> tuple[Site, IndexNowSite]:
+        with uow:
+            site, state, created = _load_new(uow, site_id, team, secrets)
+            if created:
+                uow.commit()
+        return site, state
+
+    site, state = _retrying(load)
     site.require_verified(VerifiedOnly.INDEXNOW_SUBMIT)
     if not state.key_verified:
         raise IndexNowKeyUnverified(state.key_file_url(site.origin))

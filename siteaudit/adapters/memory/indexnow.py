@@ -26,7 +26,8 @@ class MemoryIndexNowRepository:
         self._t = tables
         self._seen = seen
 
-    def get(self, site_id: SiteId) -> IndexNowSite | None:
+    def get(self, site_id: SiteId, *, lock: bool = False) -> IndexNowSite | None:
+        # One writer at a time already: the store's lock is held for the whole unit of work.
         state = self._t.sites.get(site_id)
         if state is not None:
             self._seen[("indexnow", site_id)] = state.version

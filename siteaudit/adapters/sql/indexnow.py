@@ -131,8 +131,9 @@ def _chunks(values: Collection[str]) -> list[list[str]]:
 class SqlIndexNowRepository(Versioned):
     kind = "indexnow"
 
-    def get(self, site_id: SiteId) -> IndexNowSite | None:
-        row = self._c().execute(select(indexnow_sites).where(indexnow_sites.c.site_id == site_id)).first()
+    def get(self, site_id: SiteId, *, lock: bool = False) -> IndexNowSite | None:
+        query = select(indexnow_sites).where(indexnow_sites.c.site_id == site_id)
+        row = self._c().execute(query.with_for_update() if lock else query).first()
         if row is None:
             return None
         state = _state_of(row)
