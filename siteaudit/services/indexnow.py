@@ -11,8 +11,9 @@ accept are sent again without being counted again.
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
+from itertools import islice
 from typing import TypeVar
 
 from siteaudit.domain.account import Caller
@@ -23,6 +24,7 @@ from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.indexnow import (
     BATCH_URLS,
     DAILY_URL_LIMIT,
+    DETECT_MAX_REQUESTS,
     GENERATED_KEY_LENGTH,
     KEY_ALPHABET,
     RECENT_SUBMISSIONS,
@@ -225,9 +227,16 @@ def detect_key(
     with uow:
         team_keys = _team_keys(uow, site)
         latest = _latest_done_audit(uow, site, caller)
-    audit_keys: Iterable[str] = ()
+    audit_keys: list[str] = []
     if latest is not None:
-        audit_keys = root_key_files((url for _, url in crawl.stream_urls(latest)), site.origin)
+        stream = crawl.stream_urls(latest)
+        try:
+            found_files = root_key_files((url for _, url in stream), site.origin)
+            audit_keys = list(islice(found_files, DETECT_MAX_REQUESTS))
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # a store's stream may hold a database connection until closed
     requests = 0
     detection = Detection(DetectionStatus.NONE, None, None, None, None, clock.now())
     for candidate in detection_candidates(status.state.key, team_keys, audit_keys):
