@@ -386,7 +386,9 @@ class Application(Protocol):
         ...
 
     def finalize_audit(self, audit_id: AuditId) -> Audit:
-        """Site-wide checks, report, settlement; idempotent on the audit's status."""
+        """Site-wide checks, report, settlement; idempotent on the audit's status. Then, once the audit is
+        done, a scheduled audit's alert mail and, for a site with IndexNow auto-submit on, the submission
+        of its new and changed pages (each once per audit)."""
         ...
 
     def deliver_webhooks(self, *, limit: int = 50) -> int:

@@ -549,3 +549,23 @@ def test_the_four_outgoing_calls_share_10_requests_a_minute_per_key(
     assert post(inw, f"/sites/{site_id}/indexnow/check-key", key=inw.member_key).status_code == 200
     inw.clock.advance(minutes=1)
     assert post(inw, f"/sites/{site_id}/indexnow/check-key").status_code == 200
+
+
+def test_a_submission_body_that_is_not_json_answers_415(inw: World) -> None:
+    site_id, _ = ready(inw)
+    result = inw.client.simulate_post(
+        f"/v1/sites/{site_id}/indexnow",
+        body="urls=https://retro-clock.example/",
+        headers={**inw.auth(inw.owner_key), "Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert error(result) == (415, "unsupported_media_type")
+
+
+def test_a_submission_body_larger_than_10000_long_urls_answers_413(inw: World) -> None:
+    site_id, _ = ready(inw)
+    result = inw.client.simulate_post(
+        f"/v1/sites/{site_id}/indexnow",
+        body=b"{" + b" " * 25_000_000 + b"}",
+        headers={**inw.auth(inw.owner_key), "Content-Type": "application/json"},
+    )
+    assert error(result) == (413, "payload_too_large")
