@@ -191,7 +191,7 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
-    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader. The database is migrated to the newest
+    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, indexnow_client. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
@@ -253,6 +253,12 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         overrides["mailer"] = _mailer(settings)
     if "payments" not in overrides:
         overrides["payments"] = _payments(settings, overrides["secrets"])
+    if "indexnow_client" not in overrides:  # IndexNow (SPEC 4.9)
+        from siteaudit.adapters.http.indexnow import HttpxIndexNowClient
+
+        overrides["indexnow_client"] = HttpxIndexNowClient(
+            settings.indexnow_endpoint, timeout_s=settings.indexnow_timeout_s
+        )
     o = overrides
     metrics = None
     if settings.metrics:
@@ -285,6 +291,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         ),
         metrics=NO_METRICS if metrics is None else metrics,
         payments=o["payments"],
+        indexnow_client=o["indexnow_client"],
+        indexnow_batch_urls=max(1, min(settings.indexnow_batch_urls, 10_000)),
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

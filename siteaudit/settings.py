@@ -101,6 +101,11 @@ class Settings:
     # the browser origins allowed to call it besides the service's own (SITEAUDIT_PUBLIC_URL's).
     mcp_http: bool = True
     mcp_allowed_origins: tuple[str, ...] = ()
+    # IndexNow (SPEC 4.9): where submissions are POSTed (the shared endpoint passes them on to every
+    # engine that takes part), and how long one request may take.
+    indexnow_endpoint: str = "https://api.indexnow.org/indexnow"
+    indexnow_timeout_s: float = 30.0
+    indexnow_batch_urls: int = 10_000  # URLs per request to the endpoint (the protocol allows 10,000)
 
     @property
     def base_url(self) -> str:
@@ -178,6 +183,9 @@ class Settings:
             # The agent tool server (issue 17).
             ("MCP_HTTP", _on),
             ("MCP_ALLOWED_ORIGINS", lambda v: tuple(o.strip() for o in v.split(",") if o.strip())),
+            ("INDEXNOW_ENDPOINT", str),
+            ("INDEXNOW_TIMEOUT_S", float),
+            ("INDEXNOW_BATCH_URLS", int),
         ):
             raw = get(name)
             if raw is not None:

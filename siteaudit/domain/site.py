@@ -662,6 +662,14 @@ class Site:
             return MonitoringSkip.PREVIOUS_RUNNING
         return None
 
+    def as_shown(self, *, plan_allows_monitoring: bool) -> Self:
+        """The site as GET /sites shows it: monitoring set on a plan that no longer includes it stays set
+        (an upgrade resumes it, nothing to redo) but every scheduled audit is skipped, and
+        `last_skip_reason` says so from the downgrade on, not only after the next due time."""
+        if self.monitoring is Monitoring.OFF or plan_allows_monitoring:
+            return self
+        return evolve(self, last_skip_reason=MonitoringSkip.PLAN.value)
+
     def is_due(self, now: datetime) -> bool:
         return (
             self.monitoring is not Monitoring.OFF

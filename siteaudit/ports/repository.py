@@ -10,6 +10,7 @@ from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
@@ -195,6 +196,7 @@ class UnitOfWork(Protocol):
     leases: LeaseRepository
     # Billing (SPEC 4.10): billing accounts, checkout sessions, payment events seen.
     billing: BillingRepository
+    indexnow: IndexNowRepository  # IndexNow (SPEC 4.9)
 
     def __enter__(self) -> Self: ...
 

@@ -15,6 +15,7 @@ from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.billing import Fulfilment, Pack, PlanChoice
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.indexnow import IndexNowRejected
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
@@ -28,6 +29,9 @@ from siteaudit.ports.application import (
     AuditStarted,
     BillingStatus,
     CrawlProgress,
+    IndexNowKeyChecked,
+    IndexNowStatus,
+    IndexNowSubmitted,
     IssuedKey,
     IssueQuery,
     KeyHolder,
@@ -49,6 +53,7 @@ from siteaudit.ports.application import (
 )
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.indexnow import IndexNowClient
 from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher, HostResolver
@@ -66,6 +71,7 @@ from siteaudit.services import audit as audit_services
 from siteaudit.services import billing as billing_services
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import finalize as finalize_services
+from siteaudit.services import indexnow as indexnow_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
 from siteaudit.services import report as report_services
@@ -100,6 +106,8 @@ class LocalApplication:
     mailer: Mailer | None = None  # alert mails; None: none are sent
     public_url: str = "http://127.0.0.1:8080"  # links in mails
     payments: PaymentProvider | None = None  # billing (SPEC 4.10); None: nothing is sold
+    indexnow_client: IndexNowClient | None = None  # IndexNow submissions; None: none are sent
+    indexnow_batch_urls: int = 10_000  # URLs per request to the IndexNow endpoint
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -271,6 +279,17 @@ class LocalApplication:
                 clock=self.clock,
                 public_url=self.public_url,
             )
+        # --- IndexNow auto-submit (sites with auto on; one read for the others, none for plain audits) ---
+        if self.indexnow_client is not None and audit.site_id is not None:
+            indexnow_services.auto_submit_after_audit(
+                audit,
+                uow=self.uow(),
+                crawl=self.crawl,
+                clock=self.clock,
+                secrets=self.secrets,
+                client=self.indexnow_client,
+                batch_size=self.indexnow_batch_urls,
+            )
         return audit
 
     def deliver_webhooks(self, *, limit: int = 50) -> int:
@@ -429,4 +448,60 @@ class LocalApplication:
     def complete_test_checkout(self, session_id: str, form_token: str) -> LocalCheckoutDone:
         return billing_services.complete_local_checkout(
             session_id, form_token, uow=self.uow, provider=self.payments, clock=self.clock
+        )
+
+    # --- IndexNow (SPEC 2.10, 4.9) ---------------------------------------------------------------------
+
+    def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
+        return indexnow_services.indexnow_status(
+            site_id, caller, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+
+    def set_indexnow_auto(self, site_id: SiteId, auto: bool, caller: Caller) -> IndexNowStatus:
+        return indexnow_services.set_auto(
+            site_id, caller, auto, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+
+    def check_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowKeyChecked:
+        return indexnow_services.check_key(
+            site_id, caller, uow=self.uow(), clock=self.clock, secrets=self.secrets, reader=self.proof_reader
+        )
+
+    def detect_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
+        return indexnow_services.detect_key(
+            site_id,
+            caller,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            reader=self.proof_reader,
+            crawl=self.crawl,
+        )
+
+    def set_indexnow_key(
+        self, site_id: SiteId, key: str, key_location: str | None, caller: Caller
+    ) -> IndexNowKeyChecked:
+        return indexnow_services.set_key(
+            site_id,
+            caller,
+            key,
+            key_location,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            reader=self.proof_reader,
+        )
+
+    def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
+        if self.indexnow_client is None:
+            raise IndexNowRejected("no IndexNow client is configured")
+        return indexnow_services.submit(
+            site_id,
+            caller,
+            urls,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            client=self.indexnow_client,
+            batch_size=self.indexnow_batch_urls,
         )

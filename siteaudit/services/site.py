@@ -101,7 +101,9 @@ def register_site(
 
 def list_sites(caller: Caller, *, uow: UnitOfWork) -> Sequence[Site]:
     with uow:
-        return uow.sites.list(team=caller.team_id)
+        sites = uow.sites.list(team=caller.team_id)
+        allows = _owner_plan(uow, caller.team_id).monitoring if sites else True
+    return [site.as_shown(plan_allows_monitoring=allows) for site in sites]
 
 
 def crawler_secret(audit_id: AuditId, *, uow: UnitOfWork, sealing: Sealing) -> str | None:
@@ -131,6 +133,7 @@ def get_site(
     """The team's site, its latest audit, and the health scores of its last audits (oldest first)."""
     with uow:
         site = uow.sites.get(site_id, team=caller.team_id)
+        site = site.as_shown(plan_allows_monitoring=_owner_plan(uow, caller.team_id).monitoring)
         audits, _ = uow.audits.list(
             team=caller.team_id, user=caller.user_id, site=site.id, offset=0, limit=4 * TREND_LENGTH
         )

@@ -11,6 +11,7 @@ from typing import Self
 from attrs import evolve
 
 from siteaudit.adapters.memory.billing import MemoryBillingRepository, MemoryBillingStore
+from siteaudit.adapters.memory.indexnow import MemoryIndexNowRepository, MemoryIndexNowTables
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
 from siteaudit.adapters.memory.table import Table
 from siteaudit.adapters.memory.webhook import (
@@ -30,6 +31,7 @@ from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.site import Site, SiteExists
 from siteaudit.domain.task import FixTask
 from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
@@ -58,10 +60,12 @@ class MemoryStore:
         self.leases: Table[AuditId, Lease] = Table()
         self.webhooks = MemoryWebhookStore(lock=self.lock)
         self.billing = MemoryBillingStore()  # billing (SPEC 4.10)
+        # IndexNow (SPEC 4.9)
+        self.indexnow = MemoryIndexNowTables()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
-        return [*own, *self.webhooks.tables(), *self.billing.tables()]
+        return [*own, *self.webhooks.tables(), *self.billing.tables(), *self.indexnow.tables()]
 
 
 class MemoryUserRepository:
@@ -583,6 +587,8 @@ class MemoryUnitOfWork:
         self.webhook_secrets: WebhookSecrets = MemoryWebhookSecrets(store.webhooks)
         self.leases: LeaseRepository = MemoryLeaseRepository(store.leases, store.audits.values)
         self.billing: BillingRepository = MemoryBillingRepository(store.billing)
+        # IndexNow (SPEC 4.9)
+        self.indexnow: IndexNowRepository = MemoryIndexNowRepository(store.indexnow, self._seen)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

@@ -19,6 +19,7 @@ from siteaudit.adapters.rest.billing import (
     StripeWebhook,
     TestCheckoutPage,
 )
+from siteaudit.adapters.rest.indexnow import IndexNow, IndexNowCheckKey, IndexNowDetectKey, IndexNowKey
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
 from siteaudit.adapters.rest.openapi import OpenApi
@@ -109,4 +110,9 @@ def create_api(
     api.add_route("/v1/billing/portal", BillingPortal(application, clock))
     api.add_route(STRIPE_WEBHOOK_PATH, StripeWebhook(application))
     api.add_route(TEST_CHECKOUT_PATH, TestCheckoutPage(application))
+    # IndexNow (SPEC 4.9).
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow", IndexNow(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/check-key", IndexNowCheckKey(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/detect-key", IndexNowDetectKey(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/key", IndexNowKey(application, clock))
     return api

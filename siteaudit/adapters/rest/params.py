@@ -15,8 +15,8 @@ MAX_PAGE: Final = 100_000
 class PayloadTooLarge(DomainError):
     code = ErrorCode.PAYLOAD_TOO_LARGE
 
-    def __init__(self) -> None:
-        super().__init__(f"request bodies are limited to {MAX_BODY_BYTES:,} bytes")
+    def __init__(self, max_bytes: int = MAX_BODY_BYTES) -> None:
+        super().__init__(f"request bodies are limited to {max_bytes:,} bytes")
 
 
 class UnsupportedMediaType(DomainError):
@@ -26,14 +26,16 @@ class UnsupportedMediaType(DomainError):
         super().__init__("send the request body as JSON with Content-Type: application/json")
 
 
-def json_body(req: falcon.Request, *, allowed: Iterable[str], required: bool = True) -> dict[str, Any]:
+def json_body(
+    req: falcon.Request, *, allowed: Iterable[str], required: bool = True, max_bytes: int = MAX_BODY_BYTES
+) -> dict[str, Any]:
     """The request's JSON object. Unknown fields are refused by name, so typos never pass silently."""
     length = req.content_length or 0
-    if length > MAX_BODY_BYTES:
-        raise PayloadTooLarge()
-    raw = req.bounded_stream.read(MAX_BODY_BYTES + 1)
-    if len(raw) > MAX_BODY_BYTES:
-        raise PayloadTooLarge()
+    if length > max_bytes:
+        raise PayloadTooLarge(max_bytes)
+    raw = req.bounded_stream.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise PayloadTooLarge(max_bytes)
     if not raw.strip():
         if required:
             raise ValidationFailed({"body": "a JSON object is required"})

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Date,
     DateTime,
     Dialect,
     Float,
@@ -528,4 +529,56 @@ payment_events = Table(
     metadata,
     Column("event_id", String(255), primary_key=True),  # provider:event id
     Column("received_at", UtcDateTime, nullable=False),
+)
+
+
+# --- IndexNow (SPEC 2.10, 4.9) ----------------------------------------------------------------------------
+# Like fix tasks, no foreign key to sites: the memory store keeps these rows when a site goes, and so does
+# this one (a site registered again gets a new id and a new key).
+
+indexnow_sites = Table(
+    "indexnow_sites",
+    metadata,
+    Column("site_id", Integer, primary_key=True, autoincrement=False),
+    Column("team_id", Integer, nullable=False),
+    Column("key", String(128), nullable=False),
+    Column("key_source", String(10), nullable=False),
+    Column("key_location", Text, nullable=True),
+    Column("key_verified_at", UtcDateTime, nullable=True),
+    Column("last_check", JSON, nullable=True),
+    Column("auto", Boolean, nullable=False),
+    Column("last_submit_at", UtcDateTime, nullable=True),
+    Column("day", Date, nullable=True),  # the UTC day `used` counts
+    Column("used", Integer, nullable=False),
+    Column("detection", JSON, nullable=True),
+    Column("version", Integer, nullable=False),
+)
+
+# Every URL counted against a site's daily allowance, by SHA-256 of the URL: counted once a day however
+# often it is sent again. Rows of earlier days are deleted as a new day's are written.
+indexnow_urls = Table(
+    "indexnow_urls",
+    metadata,
+    Column("site_id", Integer, nullable=False),
+    Column("day", Date, nullable=False),
+    Column("url_hash", String(64), nullable=False),
+    Column("accepted", Boolean, nullable=False),
+    PrimaryKeyConstraint("site_id", "day", "url_hash"),
+)
+
+indexnow_submissions = Table(
+    "indexnow_submissions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("site_id", Integer, nullable=False),
+    Column("at", UtcDateTime, nullable=False),
+    Column("trigger", String(10), nullable=False),
+    Column("urls", Integer, nullable=False),
+    Column("submitted", Integer, nullable=False),
+    Column("requests", Integer, nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("status_code", SmallInteger, nullable=True),
+    Column("audit_id", Integer, nullable=True),  # the audit behind an automatic submission: one each
+    Index(None, "site_id", "at"),
+    UniqueConstraint("site_id", "audit_id"),
 )

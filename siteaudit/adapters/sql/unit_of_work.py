@@ -19,12 +19,14 @@ from siteaudit.adapters.sql.billing import SqlBillingRepository
 from siteaudit.adapters.sql.credit import SqlCreditLedger
 from siteaudit.adapters.sql.device import SqlDeviceLoginRepository
 from siteaudit.adapters.sql.engine import LAZY_BEGIN, engine_for, is_sqlite
+from siteaudit.adapters.sql.indexnow import SqlIndexNowRepository
 from siteaudit.adapters.sql.lease import SqlLeaseRepository
 from siteaudit.adapters.sql.recheck import SqlRecheckRepository
 from siteaudit.adapters.sql.site import SqlSiteRepository
 from siteaudit.adapters.sql.task import SqlFixTaskRepository
 from siteaudit.adapters.sql.webhook import SqlWebhookRepository, SqlWebhookSecrets
 from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
@@ -122,6 +124,8 @@ class SqlUnitOfWork:
         self.webhook_secrets: WebhookSecrets = SqlWebhookSecrets(self._current, self._secret_box)
         self.leases: LeaseRepository = SqlLeaseRepository(self._current)
         self.billing: BillingRepository = SqlBillingRepository(self._current)
+        # IndexNow (SPEC 4.9)
+        self.indexnow: IndexNowRepository = SqlIndexNowRepository(self._current, self._seen)
 
     def _current(self) -> Connection:
         if self._connection is None:

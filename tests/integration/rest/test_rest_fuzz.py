@@ -153,6 +153,13 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "402", "403",
 include-operation-id-regex = "^(billingCheckout|billingSubscribe|billingPortal)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "409", "422", "429"]
 
+# IndexNow: schema-valid requests meet its rules (409 site_not_verified and indexnow_key_unverified,
+# 422 invalid_indexnow_key_location for a URL on another host and url_not_in_site, 429 indexnow_cap,
+# 502 indexnow_rejected).
+[[operations]]
+include-operation-id-regex = "^(setIndexNowKey|submitIndexNow)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429", "502"]
+
 # A new audit has no report yet: 404 report_not_ready is the SPEC's answer, not a lost resource.
 [[operations]]
 include-operation-id-regex = "^(getReport|getTemplates|getDiff|getFixPrompt)$"

@@ -1,12 +1,18 @@
 """Ownership and monitoring of registered sites as a state machine, through the application interface on
 the memory adapters: register, publish or withdraw the file proof, verify, set monitoring, change plan,
-audit, delete.
+audit, delete, and days passing with the daily proof re-check (a proof gone sets `lost_at` and the site
+stays verified through the grace period; gone past it, the site is lost; back within it, `lost_at` is
+cleared; a lost site is verified again by a matching verification).
 
-Invariants after every step: the team's sites are exactly the model's, each verified exactly when a
-verification matched; monitoring is on only for verified sites; a site audit runs at verified speed
-(over 3 requests a second, over 500 pages) only on a verified site; a deleted site answers not_found.
-(Losing a proof and the plan-change pause of monitoring need the daily re-check and the scheduler.)
+Invariants after every step: the team's sites are exactly the model's, each verified exactly when the
+model says (a verification matched and no proof stayed gone past the grace period), with the model's
+`lost_at`; monitoring is set only on verified sites, or on sites that lost their proof, paused with
+`last_skip_reason` `site_not_verified`; on a plan without monitoring a set monitoring says
+`plan_limit_monitoring`; a site audit runs at verified speed (over 3 requests a second, over 500 pages)
+only on a verified site; a deleted site answers not_found.
 """
+
+from datetime import datetime, timedelta
 
 from hypothesis import event, settings
 from hypothesis import strategies as st
@@ -45,9 +51,11 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
     @initialize()
     def team(self) -> None:
         self.proofs = ScriptedProofs()
+        self.clock = FixedClock()
+        self.grace = timedelta(days=Settings().proof_grace_days)
         self.app = bootstrap(
             Settings(database_url="memory://"),
-            clock=FixedClock(),
+            clock=self.clock,
             queue=MemoryTaskQueue(),
             resolver=StaticResolver({host: ["93.184.215.14"] for host in HOSTS}),
             proof_reader=self.proofs,
@@ -82,6 +90,7 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
             "verified": False,
             "monitoring": "off",
             "token": site.verify_token,
+            "lost_at": None,
         }
         return site.id
 
@@ -112,8 +121,13 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
             assert not published and self._code(error) == "verification_failed"
             return
         assert published and proved.site.verified
-        event("a site was verified")
+        event(
+            "a lost site was verified again"
+            if site["verified"] is False and site.get("was_lost")
+            else "a site was verified"
+        )
         site["verified"] = True
+        site["lost_at"] = None
 
     @rule(site_id=sites, mode=st.sampled_from(list(Monitoring)))
     def set_monitoring(self, site_id: int, mode: Monitoring) -> None:
@@ -136,6 +150,53 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
         event(f"monitoring set {mode.value}")
         assert (changed.next_crawl_at is None) == (mode is Monitoring.OFF)
         site["monitoring"] = mode.value
+
+    def _published(self, site: dict[str, object]) -> bool:
+        page = self.proofs.pages.get(f"https://{site['host']}/.well-known/siteaudit-site-verification.txt")
+        return page is not None and page.text == site["token"]
+
+    @rule(days=st.integers(min_value=1, max_value=9))
+    def days_pass(self, days: int) -> None:
+        """The clock moves on and the daily re-check reads every verified site's proof again."""
+        now = self.clock.advance(days=days)
+        rechecked = self.app.application.recheck_site_proofs(now)
+        expected = [0, 0, 0]  # confirmed, missing, lost
+        for site in self.model.values():
+            if not site["verified"]:
+                continue
+            if self._published(site):
+                expected[0] += 1
+                if site["lost_at"] is not None:
+                    event("a proof came back within the grace period")
+                site["lost_at"] = None
+                continue
+            expected[1] += 1
+            lost_at = site["lost_at"]
+            if isinstance(lost_at, datetime) and now - lost_at >= self.grace:
+                expected[2] += 1
+                event("a site was lost past the grace period")
+                site["verified"] = False
+                site["was_lost"] = True
+            else:
+                if lost_at is None:
+                    event("a proof went missing")
+                else:
+                    event("a proof stayed missing within the grace period")
+                site["lost_at"] = lost_at or now
+        assert (rechecked.confirmed, rechecked.missing, rechecked.lost) == tuple(expected)
+
+    @rule(site_id=sites, days=st.integers(min_value=1, max_value=14), back=st.booleans())
+    def the_proof_goes(self, site_id: int, days: int, back: bool) -> None:
+        """The owner withdraws the proof; re-checks follow a day later and `days` days after that (within
+        the grace period below 7, past it from 7 on), with the proof published again in between when
+        `back`."""
+        if site_id not in self.model:
+            return
+        self.publish_the_file(site_id, False)
+        self.days_pass(1)
+        if back:
+            self.publish_the_file(site_id, True)
+        self.days_pass(days)
 
     @rule(plan=st.sampled_from(["free", "growth"]))
     def change_plan(self, plan: str) -> None:
@@ -177,10 +238,16 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
             return
         listed = {s.id: s for s in self.app.application.list_sites(self.caller)}
         assert set(listed) == set(self.model)
+        allows = DEFAULT_PLANS[self.plan].monitoring
         for site_id, site in listed.items():
             assert site.verified == self.model[site_id]["verified"]
+            assert site.lost_at == self.model[site_id]["lost_at"]
             assert site.monitoring.value == self.model[site_id]["monitoring"]
-            assert site.monitoring is Monitoring.OFF or site.verified
+            if site.monitoring is not Monitoring.OFF:
+                if not allows:
+                    assert site.last_skip_reason == "plan_limit_monitoring"
+                elif not site.verified:
+                    assert site.last_skip_reason == "site_not_verified"
         for gone in self.deleted:
             try:
                 self.app.application.get_site(SiteId(gone), self.caller)

@@ -55,12 +55,16 @@ class World:
 
 @pytest.fixture
 def world() -> World:
+    return make_world()
+
+
+def make_world(settings: Settings | None = None) -> World:
     clock = FixedClock()
     # Public addresses for the test sites' names; nothing ever connects (the queue is never drained).
     resolver = StaticResolver({name: ["93.184.215.14"] for name in PUBLIC_NAMES})
     proofs = ScriptedProofs()
     app = bootstrap(
-        Settings(database_url="memory://"),
+        settings or Settings(database_url="memory://"),
         clock=clock,
         queue=MemoryTaskQueue(),
         resolver=resolver,

@@ -1,0 +1,546 @@
+"""IndexNow use cases (SPEC 2.10, 4.9): a site's key (generated on first use, or an existing one), key
+checks and key detection through the SSRF-guarded proof reader, auto-submit, and submissions within the
+site's daily URL allowance, also automatically after each audit of a site with auto-submit on.
+
+The allowance is counted once per URL per site per UTC day: a URL is counted (in the same transaction
+that reserves it, so concurrent requests cannot overspend) before it is sent, and a retry of a request
+(whatever the caller's reason: a timeout, a lost answer, a 5xx) finds its URLs already counted: URLs the
+endpoint accepted earlier that day are not sent again and are reported as submitted, URLs it did not
+accept are sent again without being counted again.
+"""
+
+import hashlib
+import logging
+from collections.abc import Callable, Sequence
+from datetime import date
+from itertools import islice
+from typing import TypeVar
+
+from siteaudit.domain.account import Caller
+from siteaudit.domain.audit import Audit, AuditStatus
+from siteaudit.domain.error import ConcurrentUpdate, DomainError, NotFound
+from siteaudit.domain.facts import PageFacts
+from siteaudit.domain.ids import AuditId, SiteId, TeamId
+from siteaudit.domain.indexnow import (
+    BATCH_URLS,
+    DAILY_URL_LIMIT,
+    DETECT_MAX_REQUESTS,
+    GENERATED_KEY_LENGTH,
+    KEY_ALPHABET,
+    RECENT_SUBMISSIONS,
+    BatchResult,
+    Detection,
+    DetectionStatus,
+    IndexNowCap,
+    IndexNowKeyUnverified,
+    IndexNowRejected,
+    IndexNowSite,
+    IndexNowUrlNotInSite,
+    KeyCheck,
+    Submission,
+    SubmitStatus,
+    SubmitTrigger,
+    batches,
+    default_key_file_url,
+    detection_candidates,
+    judge_key_file,
+    require_key,
+    require_key_location,
+    root_key_files,
+    split_by_host,
+    submit_status,
+)
+from siteaudit.domain.site import Site, VerifiedOnly
+from siteaudit.ports.application import IndexNowKeyChecked, IndexNowStatus, IndexNowSubmitted
+from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.indexnow import IndexNowClient
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.site import ProofReader
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_ATTEMPTS = 3
+
+
+def url_hash(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def _today(clock: Clock) -> date:
+    return clock.now().date()  # the clock is UTC: the allowance's day is the UTC day
+
+
+def _load_new(
+    uow: UnitOfWork, site_id: SiteId, team: TeamId, secrets: Secrets, *, lock: bool = False
+) -> tuple[Site, IndexNowSite, bool]:
+    """Inside `uow`: the team's site, its IndexNow state (its row held with `lock`), and whether that was
+    made (and staged) now, on first use, with a generated key."""
+    site = uow.sites.get(site_id, team=team)
+    state = uow.indexnow.get(site.id, lock=lock)
+    if state is not None:
+        return site, state, False
+    state = IndexNowSite.generated(site.id, site.team_id, secrets.token(GENERATED_KEY_LENGTH, KEY_ALPHABET))
+    uow.indexnow.add(state)
+    return site, state, True
+
+
+def _load(
+    uow: UnitOfWork, site_id: SiteId, team: TeamId, secrets: Secrets, *, lock: bool = False
+) -> tuple[Site, IndexNowSite]:
+    site, state, _ = _load_new(uow, site_id, team, secrets, lock=lock)
+    return site, state
+
+
+def _retrying(work: Callable[[], T]) -> T:
+    """`work` (one unit of work) again when another one changed or made the same state first (two
+    first uses of a site at once; a save racing another)."""
+    for attempt in range(_ATTEMPTS):
+        try:
+            return work()
+        except ConcurrentUpdate:
+            if attempt == _ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _change(
+    site_id: SiteId,
+    caller: Caller,
+    move: Callable[[Site, IndexNowSite], IndexNowSite],
+    *,
+    uow: UnitOfWork,
+    secrets: Secrets,
+) -> None:
+    """Apply `move` to the site's state (its row held) and commit."""
+
+    def work() -> None:
+        with uow:
+            site, state = _load(uow, site_id, caller.team_id, secrets, lock=True)
+            changed = move(site, state)
+            if changed is not state:
+                uow.indexnow.save(changed)
+            uow.commit()
+
+    _retrying(work)
+
+
+def indexnow_status(
+    site_id: SiteId, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> IndexNowStatus:
+    def work() -> IndexNowStatus:
+        with uow:
+            site, state, created = _load_new(uow, site_id, caller.team_id, secrets)
+            recent = uow.indexnow.recent(site.id, limit=RECENT_SUBMISSIONS)
+            if created:
+                uow.commit()  # the generated key is kept from its first showing on
+        return IndexNowStatus(site, state, tuple(recent), state.used_on(_today(clock)), DAILY_URL_LIMIT)
+
+    return _retrying(work)
+
+
+def set_auto(
+    site_id: SiteId, caller: Caller, auto: bool, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> IndexNowStatus:
+    _change(site_id, caller, lambda _site, state: state.with_auto(auto), uow=uow, secrets=secrets)
+    return indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
+
+
+def fetch_key_file(site: Site, key: str, url: str, *, reader: ProofReader, clock: Clock) -> KeyCheck:
+    page = reader.read(url, origin=site.origin)
+    return judge_key_file(key, url, status=page.status, body=page.text, error=page.error, at=clock.now())
+
+
+def check_key(
+    site_id: SiteId, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets, reader: ProofReader
+) -> IndexNowKeyChecked:
+    """Fetch the key file now, outside any transaction, and keep what it showed."""
+    status = indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
+    key, url = status.state.key, status.state.key_file_url(status.site.origin)
+    check = fetch_key_file(status.site, key, url, reader=reader, clock=clock)
+
+    def checked(_site: Site, state: IndexNowSite) -> IndexNowSite:
+        # The key may have changed while its file was fetched: a check of another key keeps nothing.
+        return state.checked(check) if state.key == key and state.key_file_url(_site.origin) == url else state
+
+    _change(site_id, caller, checked, uow=uow, secrets=secrets)
+    return IndexNowKeyChecked(check, indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets))
+
+
+def set_key(
+    site_id: SiteId,
+    caller: Caller,
+    key: str,
+    key_location: str | None,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+    reader: ProofReader,
+) -> IndexNowKeyChecked:
+    """Use an existing key: checked for form (422), then the site must be verified (409), then its file
+    is fetched at once."""
+    with uow:
+        site = uow.sites.get(site_id, team=caller.team_id)
+    require_key(key)
+    location = None
+    if key_location is not None:
+        location = require_key_location(key_location, origin=site.origin, host=site.host)
+        if location == default_key_file_url(site.origin, key):
+            location = None  # the default place: nothing to remember
+    site.require_verified(VerifiedOnly.INDEXNOW_KEY)
+    _change(site_id, caller, lambda _site, state: state.with_key(key, location), uow=uow, secrets=secrets)
+    return check_key(site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader)
+
+
+def _team_keys(uow: UnitOfWork, site: Site) -> list[str]:
+    """Keys verified on the team's other verified sites."""
+    keys: list[str] = []
+    for other in uow.sites.list(team=site.team_id):
+        if other.id != site.id and other.verified:
+            state = uow.indexnow.get(other.id)
+            if state is not None and state.key_verified:
+                keys.append(state.key)
+    return keys
+
+
+def _latest_done_audit(uow: UnitOfWork, site: Site, caller: Caller) -> AuditId | None:
+    audits, _ = uow.audits.list(team=site.team_id, user=caller.user_id, site=site.id, offset=0, limit=50)
+    return next((a.id for a in audits if a.status is AuditStatus.DONE), None)
+
+
+def detect_key(
+    site_id: SiteId,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+    reader: ProofReader,
+    crawl: CrawlStore,
+) -> IndexNowStatus:
+    """Look for a key the site already serves, at most DETECT_MAX_REQUESTS fetches of
+    `<origin>/<key>.txt`. The answer is a suggestion in `detection`; the site's key does not change."""
+    status = indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
+    site = status.site
+    with uow:
+        team_keys = _team_keys(uow, site)
+        latest = _latest_done_audit(uow, site, caller)
+    audit_keys: list[str] = []
+    if latest is not None:
+        stream = crawl.stream_urls(latest)
+        try:
+            found_files = root_key_files((url for _, url in stream), site.origin)
+            audit_keys = list(islice(found_files, DETECT_MAX_REQUESTS))
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # a store's stream may hold a database connection until closed
+    requests = 0
+    detection = Detection(DetectionStatus.NONE, None, None, None, None, clock.now())
+    for candidate in detection_candidates(status.state.key, team_keys, audit_keys):
+        url = default_key_file_url(site.origin, candidate.key)
+        requests += 1
+        if fetch_key_file(site, candidate.key, url, reader=reader, clock=clock).verified:
+            detection = Detection(
+                DetectionStatus.FOUND, candidate.key, url, candidate.source, None, clock.now()
+            )
+            break
+    found = Detection(
+        detection.status,
+        detection.key,
+        detection.key_file_url,
+        detection.source,
+        detection.platform,
+        clock.now(),
+        requests,
+    )
+    _change(site_id, caller, lambda _site, state: state.detected(found), uow=uow, secrets=secrets)
+    return indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
+
+
+# --- submitting ---------------------------------------------------------------------------------------
+
+
+def _reserve(
+    site: Site, urls: Sequence[str], *, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> tuple[IndexNowSite, list[str], int, int, int]:
+    """Count the URLs not yet counted today against the allowance, in one transaction. Returns the state,
+    the URLs to send, how many were accepted earlier today (not sent again), how many the allowance left
+    out, and today's use after."""
+
+    def work() -> tuple[IndexNowSite, list[str], int, int, int]:
+        with uow:
+            _, state = _load(uow, site.id, site.team_id, secrets, lock=True)  # reservations queue up
+            day = _today(clock)
+            hashes = [url_hash(u) for u in urls]
+            known = uow.indexnow.ledger(site.id, day, set(hashes))
+            new = [h for h in dict.fromkeys(hashes) if h not in known]
+            reserved, granted = state.reserve(len(new), day=day)
+            counted = set(new[:granted])
+            send = [u for u, h in zip(urls, hashes, strict=True) if h in counted or known.get(h) is False]
+            earlier = sum(1 for h in hashes if known.get(h) is True)
+            if counted:
+                uow.indexnow.count_urls(site.id, day, counted)
+            if reserved is not state:
+                uow.indexnow.save(reserved)
+            uow.commit()
+        return reserved, send, earlier, len(new) - granted, reserved.used_on(day)
+
+    return _retrying(work)
+
+
+def _record(
+    site: Site,
+    sent: Sequence[tuple[Sequence[str], BatchResult]],
+    submission: Submission,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+) -> bool:
+    """Keep what the endpoint accepted and the submission; False when this audit's was kept already."""
+    day = _today(clock)
+    accepted = {url_hash(u) for urls, result in sent if result.accepted for u in urls}
+
+    def work() -> bool:
+        with uow:
+            _, state = _load(uow, site.id, site.team_id, secrets, lock=True)
+            if not uow.indexnow.add_submission(submission):
+                return False
+            if accepted:
+                uow.indexnow.mark_accepted(site.id, day, accepted)
+            if sent:
+                uow.indexnow.save(state.submitted(submission.at))
+            uow.commit()
+        return True
+
+    return _retrying(work)
+
+
+def submit_urls(
+    site_id: SiteId,
+    team: TeamId,
+    urls: Sequence[str],
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+    client: IndexNowClient,
+    trigger: SubmitTrigger = SubmitTrigger.API,
+    audit_id: AuditId | None = None,
+    batch_size: int = BATCH_URLS,
+) -> IndexNowSubmitted:
+    """Send the site's URLs, in batches of at most 10,000, within the daily allowance."""
+
+    def load() -> tuple[Site, IndexNowSite]:
+        with uow:
+            site, state, created = _load_new(uow, site_id, team, secrets)
+            if created:
+                uow.commit()
+        return site, state
+
+    site, state = _retrying(load)
+    site.require_verified(VerifiedOnly.INDEXNOW_SUBMIT)
+    if not state.key_verified:
+        raise IndexNowKeyUnverified(state.key_file_url(site.origin))
+    on_host, skipped = split_by_host(urls, site.host)
+    if not on_host:
+        raise IndexNowUrlNotInSite(site.host, skipped)
+    state, send, earlier, capped, used = _reserve(site, on_host, uow=uow, clock=clock, secrets=secrets)
+    if not send and not earlier:
+        raise IndexNowCap(DAILY_URL_LIMIT, capped)
+    key_file_url = state.key_file_url(site.origin)
+    sent: list[tuple[Sequence[str], BatchResult]] = []
+    for batch in batches(send, batch_size):
+        sent.append(
+            (batch, client.submit(host=site.host, key=state.key, key_location=key_file_url, urls=batch))
+        )
+    results = [result for _, result in sent]
+    accepted_now = sum(r.urls for r in results if r.accepted)
+    try:
+        status = submit_status(results) if results else SubmitStatus.OK
+        rejected = None
+    except DomainError as exc:
+        status, rejected = None, exc
+    submission = Submission(
+        site_id=site.id,
+        at=clock.now(),
+        trigger=trigger,
+        urls=len(send),
+        submitted=accepted_now,
+        requests=len(results),
+        status="rejected" if status is None else status.value,
+        status_code=results[-1].status_code if results else None,
+        audit_id=audit_id,
+    )
+    _record(site, sent, submission, uow=uow, clock=clock, secrets=secrets)
+    if rejected is not None:
+        raise rejected
+    assert status is not None
+    failing = next((r for r in results if not r.accepted), None)
+    reasons = []
+    if earlier:
+        reasons.append(f"{earlier:,} URLs were accepted earlier today and were not sent again")
+    if capped:
+        reasons.append(
+            f"{capped:,} URLs were left out: the daily allowance of {DAILY_URL_LIMIT:,} is used up"
+        )
+    if failing is not None:
+        reasons.append(f"a request answered {failing.status_code or 'nothing'} ({failing.error_code})")
+    return IndexNowSubmitted(
+        submitted=accepted_now + earlier,
+        requests=len(results),
+        status=status,
+        status_code=(failing or (results[-1] if results else None) or BatchResult(0, None)).status_code,
+        error_code=None if failing is None else failing.error_code,
+        skipped=skipped,
+        capped=capped,
+        batches=tuple(results),
+        reason="; ".join(reasons) or None,
+        used_today=used,
+        limit=DAILY_URL_LIMIT,
+    )
+
+
+def submit(
+    site_id: SiteId,
+    caller: Caller,
+    urls: Sequence[str],
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+    client: IndexNowClient,
+    batch_size: int = BATCH_URLS,
+) -> IndexNowSubmitted:
+    return submit_urls(
+        site_id,
+        caller.team_id,
+        urls,
+        uow=uow,
+        clock=clock,
+        secrets=secrets,
+        client=client,
+        batch_size=batch_size,
+    )
+
+
+# --- after an audit -----------------------------------------------------------------------------------
+
+
+def _submittable(facts: PageFacts) -> bool:
+    """A page worth notifying: an HTML page that answered 2xx at its own address, crawled (not
+    disallowed), not marked noindex by header."""
+    return (
+        facts.status_code is not None
+        and 200 <= facts.status_code < 300
+        and facts.html is not None
+        and not facts.redirects
+        and not facts.disallowed
+        and facts.fetch_error is None
+        and not any("noindex" in value.lower() for value in facts.x_robots_tag)
+    )
+
+
+def changed_pages(audit_id: AuditId, previous: AuditId | None, crawl: CrawlStore) -> list[str]:
+    """The new and changed pages of an audit: pages the previous audit of the site did not have, and
+    pages whose visible text changed (a different fingerprint); pages that answered 304 did not change.
+    Without a previous audit every page is new."""
+    before: dict[str, str] = {}
+    if previous is not None:
+        for stored in crawl.stream_pages(previous):
+            if stored.facts.html is not None:
+                before[stored.facts.url] = stored.facts.html.fingerprint
+    found: list[str] = []
+    for stored in crawl.stream_pages(audit_id):
+        facts = stored.facts
+        if not _submittable(facts) or facts.not_modified:
+            continue
+        assert facts.html is not None
+        if before.get(facts.url) != facts.html.fingerprint:
+            found.append(facts.url)
+    return found
+
+
+def auto_submit_after_audit(
+    audit: Audit,
+    *,
+    uow: UnitOfWork,
+    crawl: CrawlStore,
+    clock: Clock,
+    secrets: Secrets,
+    client: IndexNowClient,
+    batch_size: int = BATCH_URLS,
+) -> IndexNowSubmitted | None:
+    """After an audit of a site with auto-submit on: its new and changed pages, within the allowance,
+    once per audit. Costs a site without auto one read. Never raises: what went wrong is logged and kept
+    in `recent` (status `not_verified`, `key_unverified`, `no_changes`, `capped` or `rejected`)."""
+    if audit.site_id is None or audit.status is not AuditStatus.DONE:
+        return None
+    site_id, team = audit.site_id, TeamId(audit.team_id)
+    with uow:
+        state = uow.indexnow.get(site_id)
+        if state is None or not state.auto or uow.indexnow.has_audit_submission(site_id, audit.id):
+            return None
+        try:
+            site = uow.sites.get(site_id, team=team)
+        except NotFound:
+            return None
+        previous = uow.audits.latest_done(team=team, origin=audit.origin, site=site_id, before=audit.id)
+    skipped_because = None
+    urls: list[str] = []
+    if not site.verified:
+        skipped_because = "not_verified"
+    elif not state.key_verified:
+        skipped_because = "key_unverified"
+    else:
+        urls = changed_pages(audit.id, None if previous is None else previous.id, crawl)
+        if not urls:
+            skipped_because = "no_changes"
+    if skipped_because is None:
+        try:
+            submitted = submit_urls(
+                site_id,
+                team,
+                urls,
+                uow=uow,
+                clock=clock,
+                secrets=secrets,
+                client=client,
+                trigger=SubmitTrigger.AUTO,
+                audit_id=audit.id,
+                batch_size=batch_size,
+            )
+        except DomainError as exc:
+            log.warning("IndexNow auto-submit after audit %s of site %s: %s", audit.id, site_id, exc.message)
+            if isinstance(exc, IndexNowRejected):
+                return None  # kept in `recent` by submit_urls
+            skipped_because = "capped" if isinstance(exc, IndexNowCap) else exc.code.value
+        else:
+            log.info(
+                "IndexNow auto-submit after audit %s of site %s: %s of %s URLs (%s)",
+                audit.id,
+                site_id,
+                submitted.submitted,
+                len(urls),
+                submitted.status.value,
+            )
+            return submitted
+    with uow:
+        uow.indexnow.add_submission(
+            Submission(
+                site_id=site_id,
+                at=clock.now(),
+                trigger=SubmitTrigger.AUTO,
+                urls=0,
+                submitted=0,
+                requests=0,
+                status=skipped_because,
+                status_code=None,
+                audit_id=audit.id,
+            )
+        )
+        uow.commit()
+    return None

@@ -1,0 +1,98 @@
+"""Monitoring end to end on PostgreSQL and real RabbitMQ: a daily site, the clock moved on a day, two
+scheduler passes (as two schedulers would) publish one audit to RabbitMQ; Dramatiq workers consuming from
+it crawl and finalise it; it ends with a new error and one alert mail reaches a real SMTP server
+(aiosmtpd on 127.0.0.1). The in-memory-queue variant is test_monitoring_on_postgres.py."""
+
+import time
+from collections.abc import Callable
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+from siteaudit.adapters.secretbox import SecretBox
+from siteaudit.adapters.system import FixedClock
+from siteaudit.bootstrap import bootstrap
+from siteaudit.domain.audit import AuditStatus, AuditTrigger
+from siteaudit.domain.site import Monitoring, VerifyMethod
+from siteaudit.entrypoints.scheduler import scheduler_pass
+from siteaudit.entrypoints.worker import start_worker
+from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
+from siteaudit.settings import Settings
+from tests.unit.application.test_alert_mail import Inbox, free_port, serve_site
+from tests.unit.application.test_application_doors import owner
+
+pytestmark = [pytest.mark.postgres, pytest.mark.rabbitmq]
+
+
+def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and_mailed_once(
+    new_postgres_database: Callable[[], str], rabbitmq_url: str, queue_prefix: str, httpserver: HTTPServer
+) -> None:
+    from aiosmtpd.controller import Controller
+
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    clock = FixedClock()
+    app = bootstrap(
+        Settings(
+            database_url=new_postgres_database(),
+            broker_url=rabbitmq_url,
+            queue_prefix=queue_prefix,
+            secret_key=SecretBox.generate_key(),
+            allow_networks=("127.0.0.0/8",),
+            smtp_url=f"smtp://127.0.0.1:{controller.port}?starttls=false",
+            public_url="https://audit.example",
+        ),
+        clock=clock,
+    )
+    worker, periodic = start_worker(app, threads=2, webhooks_every_s=3600.0)
+    try:
+        application = app.application
+        caller = owner(app)
+        serve_site(httpserver, broken=False)
+        site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
+        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        application.verify_site(site.id, VerifyMethod.FILE, caller)
+        application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller)
+        schedulers = [scheduler_pass(application, clock.now) for _ in range(2)]
+
+        def day() -> list[int]:
+            before = {a.id for a in application.list_audits(AuditQuery(site_id=site.id), caller).items}
+            clock.advance(days=1)
+            for run in schedulers:
+                run()
+            started = [
+                a.id
+                for a in application.list_audits(AuditQuery(site_id=site.id), caller).items
+                if a.id not in before
+            ]
+            for audit_id in started:
+                deadline = time.monotonic() + 60
+                while application.get_audit(audit_id, caller).audit.status is not AuditStatus.DONE:
+                    assert time.monotonic() < deadline, application.get_audit(audit_id, caller).audit
+                    time.sleep(0.05)
+                audit = application.get_audit(audit_id, caller).audit
+                assert audit.trigger is AuditTrigger.SCHEDULE and audit.pages_crawled > 0
+            return [int(a) for a in started]
+
+        assert len(day()) == 1
+        time.sleep(0.5)  # a mail, if any, would have gone with the finalisation
+        assert inbox.mails == []
+        serve_site(httpserver, broken=True)
+        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        worse = day()
+        assert len(worse) == 1
+        deadline = time.monotonic() + 10
+        while not inbox.mails:
+            assert time.monotonic() < deadline, "no alert mail"
+            time.sleep(0.05)
+        time.sleep(0.5)  # a second mail, if any, would arrive now
+        assert len(inbox.mails) == 1
+        assert f"/v1/crawls/{worse[0]}/report" in (inbox.mails[0].original_content or b"").decode()
+        detail = application.get_site(site.id, caller)
+        assert detail.site.last_dispatched_at == clock.now() and detail.site.last_skip_reason is None
+        assert application.list_audits(AuditQuery(site_id=site.id), caller).total == 2
+    finally:
+        periodic.stop()
+        worker.stop()
+        controller.stop()
