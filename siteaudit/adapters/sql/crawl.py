@@ -49,6 +49,7 @@ from siteaudit.adapters.sql.page import page_from_row, page_values, site_page, s
 from siteaudit.adapters.sql.tables import (
     crawl_checkpoints,
     crawl_frontier,
+    crawl_frontier_counts,
     crawl_issue_counts,
     crawl_issues,
     crawl_links,
@@ -933,8 +934,14 @@ class SqlCrawlStore:
                     if ids[url] not in seen
                 ]
                 if new:
-                    conn.execute(insert_ignoring_conflicts(conn, crawl_frontier), new)
-                added += len(new)
+                    # RETURNING counts the rows really inserted: a concurrent writer of the same URL (it
+                    # committed between the probe and the insert) leaves its row, and its count, alone.
+                    inserted = conn.execute(
+                        insert_ignoring_conflicts(conn, crawl_frontier).returning(crawl_frontier.c.url_id),
+                        new,
+                    )
+                    added += len(inserted.all())
+            self._move_counts(conn, audit_id, {FrontierState.QUEUED: added})
         return added
 
     def frontier_next(self, audit_id: AuditId, limit: int) -> Sequence[FrontierEntry]:
@@ -957,16 +964,61 @@ class SqlCrawlStore:
             )
             return [FrontierEntry(r.url_id, r.url, r.depth, FrontierState(r.state)) for r in rows]
 
-    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> None:
+    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> int:
+        ids = sorted(set(url_ids))
+        if not ids:
+            return 0
+        moved: dict[FrontierState, int] = {}
         with self.engine.begin() as conn:
-            for condition in self._in(crawl_frontier.c.url_id, sorted(set(url_ids))):
-                conn.execute(
-                    update(crawl_frontier)
-                    .where(crawl_frontier.c.audit_id == audit_id, condition)
-                    .values(state=state.value)
-                )
+            # One UPDATE per state left, each counting what it moved: the row lock a concurrent mover
+            # waits on is re-checked against `state = source`, so no row is counted out of a state twice.
+            # Queued first: the crawl marks what it took from the frontier, so one UPDATE is the rule.
+            for source in FrontierState:
+                if source is state or moved.get(state, 0) == len(ids):
+                    continue
+                for condition in self._in(crawl_frontier.c.url_id, ids):
+                    count = conn.execute(
+                        update(crawl_frontier)
+                        .where(
+                            crawl_frontier.c.audit_id == audit_id,
+                            crawl_frontier.c.state == source.value,
+                            condition,
+                        )
+                        .values(state=state.value)
+                    ).rowcount
+                    if count:
+                        moved[source] = moved.get(source, 0) - count
+                        moved[state] = moved.get(state, 0) + count
+            self._move_counts(conn, audit_id, moved)
+        return moved.get(state, 0)
+
+    def _move_counts(self, conn: Connection, audit_id: AuditId, deltas: Mapping[FrontierState, int]) -> None:
+        """Add `deltas` to the audit's frontier counters, inside the transaction that moved the rows
+        (states in order, so two movers of one audit take the counter rows' locks in the same order)."""
+        rows = [
+            {"audit_id": audit_id, "state": s.value, "count": deltas[s]} for s in sorted(deltas) if deltas[s]
+        ]
+        if not rows:
+            return
+        statement = dialect_insert(conn, crawl_frontier_counts)
+        conn.execute(
+            statement.on_conflict_do_update(
+                index_elements=[crawl_frontier_counts.c.audit_id, crawl_frontier_counts.c.state],
+                set_={"count": crawl_frontier_counts.c.count + statement.excluded["count"]},
+            ),
+            rows,
+        )
 
     def frontier_counts(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
+        with self._reading() as conn:
+            rows = conn.execute(
+                select(crawl_frontier_counts.c.state, crawl_frontier_counts.c.count).where(
+                    crawl_frontier_counts.c.audit_id == audit_id, crawl_frontier_counts.c.count != 0
+                )
+            )
+            return {FrontierState(state): int(count) for state, count in rows}
+
+    def frontier_recount(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
         with self._reading() as conn:
             rows = conn.execute(
                 select(crawl_frontier.c.state, func.count())
@@ -988,6 +1040,7 @@ class SqlCrawlStore:
                 crawl_page_counts,
                 crawl_templates,
                 crawl_frontier,
+                crawl_frontier_counts,
                 crawl_checkpoints,
                 crawl_urls,
             ):

@@ -490,3 +490,14 @@ rate_buckets = Table(
     Column("key", String(200), primary_key=True),
     Column("tat", Float(precision=53), nullable=False),  # seconds since the epoch
 )
+
+# --- issue 18: frontier counters, moved in the same transaction as the frontier rows ---------------------
+
+crawl_frontier_counts = Table(
+    "crawl_frontier_counts",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("state", SmallInteger, nullable=False),  # a `FrontierState`
+    Column("count", Integer, nullable=False),
+    PrimaryKeyConstraint("audit_id", "state"),
+)
