@@ -114,6 +114,11 @@ _PROBE_URLS: Final = text(
     " JOIN LATERAL (SELECT id, key, url FROM crawl_urls WHERE audit_id = :audit AND key = k.key) AS u ON true"
 )
 
+_SQLITE_FRONTIER_STATES: Final = text(
+    "SELECT url_id, state FROM crawl_frontier INDEXED BY sqlite_autoindex_crawl_frontier_1"
+    " WHERE audit_id = :audit_id AND url_id IN :ids"
+).bindparams(bindparam("ids", expanding=True))
+
 PAGE_COLUMNS: Final = tuple(c.name for c in crawl_pages.columns)
 ISSUE_COLUMNS: Final = ("audit_id", "url_id", "check_code", "severity", "template", "details")
 LINK_COLUMNS: Final = tuple(c.name for c in crawl_links.columns)
@@ -970,27 +975,40 @@ class SqlCrawlStore:
             return 0
         moved: dict[FrontierState, int] = {}
         with self.engine.begin() as conn:
-            # One UPDATE per state left, each counting what it moved: the row lock a concurrent mover
-            # waits on is re-checked against `state = source`, so no row is counted out of a state twice.
-            # Queued first: the crawl marks what it took from the frontier, so one UPDATE is the rule.
-            for source in FrontierState:
-                if source is state or moved.get(state, 0) == len(ids):
-                    continue
-                for condition in self._in(crawl_frontier.c.url_id, ids):
-                    count = conn.execute(
-                        update(crawl_frontier)
-                        .where(
-                            crawl_frontier.c.audit_id == audit_id,
-                            crawl_frontier.c.state == source.value,
-                            condition,
-                        )
-                        .values(state=state.value)
-                    ).rowcount
-                    if count:
-                        moved[source] = moved.get(source, 0) - count
-                        moved[state] = moved.get(state, 0) + count
+            # The entries' states, locked (FOR UPDATE on PostgreSQL; SQLite's transaction is already the
+            # one writer): a concurrent mover of the same entries waits, then reads the state this one
+            # leaves, so no entry is counted out of a state twice. Both statements go by the primary key.
+            leaving: list[int] = []
+            for rows in self._frontier_states(conn, audit_id, ids):
+                for url_id, source in rows:
+                    if source != state.value:
+                        leaving.append(url_id)
+                        moved[FrontierState(source)] = moved.get(FrontierState(source), 0) - 1
+            for condition in self._in(crawl_frontier.c.url_id, leaving):
+                conn.execute(
+                    update(crawl_frontier)
+                    .where(crawl_frontier.c.audit_id == audit_id, condition)
+                    .values(state=state.value)
+                )
+            if leaving:
+                moved[state] = len(leaving)
             self._move_counts(conn, audit_id, moved)
         return moved.get(state, 0)
+
+    def _frontier_states(self, conn: Connection, audit_id: AuditId, ids: list[int]) -> Iterator[Any]:
+        """(url id, state) of the frontier entries of `ids`, locked for the transaction, chunk by chunk."""
+        if self._postgres:
+            for condition in self._in(crawl_frontier.c.url_id, ids):
+                yield conn.execute(
+                    select(crawl_frontier.c.url_id, crawl_frontier.c.state)
+                    .where(crawl_frontier.c.audit_id == audit_id, condition)
+                    .with_for_update()
+                )
+            return
+        # SQLite's planner prefers the (audit_id, state, depth, url_id) index here, which covers the two
+        # columns but finds the ids by scanning every entry of the audit: the primary key is named.
+        for chunk in _chunks(ids, _LOOKUP_CHUNK_SQLITE):
+            yield conn.execute(_SQLITE_FRONTIER_STATES, {"audit_id": audit_id, "ids": chunk})
 
     def _move_counts(self, conn: Connection, audit_id: AuditId, deltas: Mapping[FrontierState, int]) -> None:
         """Add `deltas` to the audit's frontier counters, inside the transaction that moved the rows
