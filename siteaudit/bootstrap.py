@@ -245,6 +245,9 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             docs_url=f"{settings.base_url}/v1/openapi.json",
         ),
         metrics=NO_METRICS if metrics is None else metrics,
+        # issue 18: every audit's requests to a host share its rate, through the REST door's limiter
+        host_limiter=o["limiter"],
+        host_limits=settings.host_limits_terms,
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

@@ -15,6 +15,7 @@ from siteaudit.domain.crawl import (
     SLICE_SECONDS,
     TIME_CAP_S,
 )
+from siteaudit.domain.hostlimit import DEFAULT_HOST_BURST, DEFAULT_HOST_RPS, HostLimits, parse_host_limits
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.site import SchedulerTerms
 
@@ -81,6 +82,14 @@ class Settings:
     smtp_password: str = field(default="", repr=False)
     smtp_from: str = "siteaudit@localhost"
     smtp_starttls: bool = True
+    # --- issue 18: requests per second per target host, shared by every audit and worker process ---
+    host_rps: float = DEFAULT_HOST_RPS
+    host_burst: int = DEFAULT_HOST_BURST  # requests a quiet host may get back to back
+    host_limits: tuple[tuple[str, float], ...] = ()  # the operator's rates for chosen hosts
+
+    @property
+    def host_limits_terms(self) -> HostLimits:
+        return HostLimits(self.host_rps, self.host_burst, self.host_limits)
 
     @property
     def base_url(self) -> str:
@@ -150,6 +159,10 @@ class Settings:
             ("SMTP_PASSWORD", str),
             ("SMTP_FROM", str),
             ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            # issue 18: the per-target-host limit
+            ("HOST_RPS", float),
+            ("HOST_BURST", int),
+            ("HOST_LIMITS", parse_host_limits),
         ):
             raw = get(name)
             if raw is not None:

@@ -13,6 +13,7 @@ from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.crawl import CrawlLimits
+from siteaudit.domain.hostlimit import HostLimits
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
@@ -49,6 +50,7 @@ from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
+from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.site import ProofReader
@@ -92,6 +94,9 @@ class LocalApplication:
     scheduling: SchedulerTerms = field(factory=SchedulerTerms)
     mailer: Mailer | None = None  # alert mails; None: none are sent
     public_url: str = "http://127.0.0.1:8080"  # links in mails
+    # --- issue 18: the per-target-host request limit shared by every audit and worker process ---------
+    host_limiter: RateLimiter | None = None  # None: each audit paces only itself
+    host_limits: HostLimits = field(factory=HostLimits)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -104,6 +109,8 @@ class LocalApplication:
             queue=self.queue,
             limits=self.crawl_limits,
             metrics=self.metrics,
+            host_limiter=self.host_limiter,
+            host_limits=self.host_limits,
         )
 
     # --- callers ---------------------------------------------------------------------------------------
