@@ -218,6 +218,7 @@ def crawl(args: argparse.Namespace, url: str) -> None:
     slices = 0
     crawled = 0
     rates: list[float] = []  # pages/s of each slice
+    cpus: list[float] = []  # process CPU ms per page of each slice
     while True:
         slice_started, spent_before = time.perf_counter(), store.snapshot()
         cpu_before = time.process_time()
@@ -232,6 +233,7 @@ def crawl(args: argparse.Namespace, url: str) -> None:
         spent = {name: seconds - spent_before.get(name, 0.0) for name, seconds in store.snapshot().items()}
         crawled = outcome.pages_crawled
         rates.append(outcome.fetched / wall)
+        cpus.append(cpu_slice * 1000 / max(1, outcome.fetched))
         print(
             f"  slice {slices:>3}: {crawled:>8,} pages, {outcome.fetched / wall:6.0f} pages/s, "
             f"{cpu_slice * 1000 / max(1, outcome.fetched):5.2f} ms CPU/page, "
@@ -259,6 +261,10 @@ def crawl(args: argparse.Namespace, url: str) -> None:
     print(
         f"first slice {first:.0f} pages/s, last slice {last:.0f} pages/s: {drift:+.0%} "
         f"(target: within 20 %: {'ok' if abs(drift) <= 0.20 else 'MISSED'})"
+    )
+    print(
+        f"first slice {cpus[0]:.2f} ms CPU per page, last slice {cpus[-1]:.2f} ms: {cpus[-1] / cpus[0] - 1:+.0%} "
+        "(what a busy machine does not move)"
     )
     kept, counted = dict(inner.frontier_counts(audit_id)), dict(inner.frontier_recount(audit_id))
     assert kept == counted, f"the frontier counters {kept} differ from a count of the rows {counted}"
