@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,11 @@ TICKS = os.sysconf("SC_CLK_TCK")
 FIRST_ADDRESS = 11  # 127.0.0.11, 127.0.0.12, ...
 TARGET_SHARE = 0.90
 RSS_PER_AUDIT_TARGET_MB = 10
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a crawler that closed its connection first: nothing to report
 
 
 class Site:
@@ -80,7 +86,7 @@ class Site:
                 self.end_headers()
                 self.wfile.write(raw)
 
-        self._server = ThreadingHTTPServer((address, 0), Handler)
+        self._server = _QuietServer((address, 0), Handler)
         self._server.daemon_threads = True
         self.url = f"http://{address}:{self._server.server_address[1]}/"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -175,18 +181,27 @@ class Service:
             self.process.wait()
 
 
+def call(service: Service, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    """One API request, again after the API's own rate limit answers 429 (its Retry-After)."""
+    while True:
+        answer = service.http.request(method, path, **kwargs)
+        if answer.status_code != 429:
+            return answer
+        time.sleep(float(answer.headers.get("Retry-After", "1")))
+
+
 def start(service: Service, site: Site, *, rps: float, pages: int, site_id: int | None) -> int:
     body: dict[str, Any] = {"max_pages": pages + 10, "max_rps": rps}
     if site_id is None:
-        answer = service.http.post("/crawls", json={"url": site.url, **body})
+        answer = call(service, "POST", "/crawls", json={"url": site.url, **body})
     else:
-        answer = service.http.post(f"/sites/{site_id}/crawls", json=body)
+        answer = call(service, "POST", f"/sites/{site_id}/crawls", json=body)
     assert answer.status_code == 202, answer.text
     return int(answer.json()["crawl_id"])
 
 
 def verified_site(service: Service, site: Site) -> int:
-    answer = service.http.post("/sites", json={"url": site.url})
+    answer = call(service, "POST", "/sites", json={"url": site.url})
     assert answer.status_code in (200, 201), answer.text
     site_id = int(answer.json()["id"])
     service.admin("verify-site", str(site_id), "--by-hand", "--reason", "worker_capacity benchmark")
@@ -203,17 +218,21 @@ def run_round(
         start(service, sites[k], rps=rps, pages=pages, site_id=site_ids.get(k) if rps > 3 else None)
         for k in range(n)
     ]
-    finished: dict[int, float] = {}
+    finished: dict[int, float] = {}  # seconds from the first audit's creation to its end (the API's times)
     peak_rss = rss0
     pages_done: dict[int, int] = {}
+    first_created: float | None = None
     while len(finished) < n:
-        time.sleep(0.5)
+        time.sleep(2.0)  # the API's own rate limit allows a request every second or so
         peak_rss = max(peak_rss, rss_mb(pid))
-        listing = service.http.get("/crawls", params={"per_page": 100}).json()["data"]
-        for row in listing:
+        listing = call(service, "GET", "/crawls", params={"per_page": 100}).json()["data"]
+        ours = [row for row in listing if int(row["crawl_id"]) in ids]
+        if first_created is None:
+            first_created = min(datetime.fromisoformat(row["created_at"]).timestamp() for row in ours)
+        for row in ours:
             crawl = int(row["crawl_id"])
-            if crawl in ids and crawl not in finished and row["status"] in ("done", "failed", "cancelled"):
-                finished[crawl] = time.monotonic() - started
+            if crawl not in finished and row["status"] in ("done", "failed", "cancelled"):
+                finished[crawl] = datetime.fromisoformat(row["finished_at"]).timestamp() - first_created
                 pages_done[crawl] = int(row["pages_crawled"])
                 if row["status"] != "done":
                     print(f"  audit {crawl} ended {row['status']}", flush=True)
@@ -221,13 +240,14 @@ def run_round(
             raise SystemExit("an audit did not end within an hour")
     wall = max(finished.values())
     total = sum(pages_done.values())
-    cpu = cpu_s(pid) - cpu0
+    cpu, window = cpu_s(pid) - cpu0, time.monotonic() - started
     return {
         "wall": wall,
         "pages": total,
         "slowest": wall,
         "fastest": min(finished.values()),
         "cpu": cpu,
+        "window": window,  # what the CPU was measured over (the round, polls included)
         "rss_before": rss0,
         "rss_peak": peak_rss,
     }
@@ -237,7 +257,7 @@ def report(n: int, rps: float, figures: dict[str, float], alone: float | None, i
     rate = figures["pages"] / figures["wall"]
     asked = n * rps
     share = rate / asked
-    cpu_share = figures["cpu"] / figures["wall"]
+    cpu_share = figures["cpu"] / figures["window"]
     per_audit = (figures["rss_peak"] - idle_rss) / n
     slowdown = f", {figures['slowest'] / alone:.1f}x one alone" if alone else ""
     print(
