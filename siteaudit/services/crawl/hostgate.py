@@ -9,7 +9,6 @@ processes, and the tests' fixed clocks would never let a refused request through
 """
 
 import asyncio
-import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,8 +16,6 @@ from typing import Final
 
 from siteaudit.domain.hostlimit import HostLimits, bucket_key
 from siteaudit.ports.ratelimit import Limit, RateLimiter
-
-log = logging.getLogger("siteaudit.crawl")
 
 MIN_WAIT_S: Final = 0.005  # a refused request asks again no sooner than this
 
