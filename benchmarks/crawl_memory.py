@@ -266,14 +266,22 @@ def crawl(args: argparse.Namespace, url: str) -> None:
         f"first slice {cpus[0]:.2f} ms CPU per page, last slice {cpus[-1]:.2f} ms: {cpus[-1] / cpus[0] - 1:+.0%} "
         "(what a busy machine does not move)"
     )
-    kept, counted = dict(inner.frontier_counts(audit_id)), dict(inner.frontier_recount(audit_id))
+    read = time.perf_counter()
+    kept = dict(inner.frontier_counts(audit_id))
+    read, scan = time.perf_counter() - read, time.perf_counter()
+    counted = dict(inner.frontier_recount(audit_id))
+    scan = time.perf_counter() - scan
+    print(
+        f"the counts at the end: {read * 1000:.2f} ms from the counters, {scan * 1000:.0f} ms counting the rows"
+    )
     assert kept == counted, f"the frontier counters {kept} differ from a count of the rows {counted}"
     print(
         f"frontier counters equal a count of the rows: {', '.join(f'{s.name} {n:,}' for s, n in kept.items())}"
     )
     total = {name: seconds for name, seconds in store.seconds.items()}
     print(f"wall time in the crawl store: {shares(total, elapsed, top=5)}")
-    for name in sorted(total, key=lambda n: -total[n])[:5]:
+    top = sorted(total, key=lambda n: -total[n])[:5]
+    for name in [*top, *(["frontier_counts"] if "frontier_counts" not in top else [])]:
         print(
             f"  {name:<16} {store.calls[name]:>7,} calls {total[name] * 1000 / store.calls[name]:8.2f} ms each"
         )

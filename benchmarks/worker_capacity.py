@@ -197,11 +197,12 @@ def start(service: Service, site: Site, *, rps: float, pages: int, site_id: int 
     else:
         answer = call(service, "POST", f"/sites/{site_id}/crawls", json=body)
     assert answer.status_code == 202, answer.text
+    assert answer.json()["max_rps"] == rps, answer.text  # the rate asked is the rate granted
     return int(answer.json()["crawl_id"])
 
 
 def verified_site(service: Service, site: Site) -> int:
-    answer = call(service, "POST", "/sites", json={"url": site.url})
+    answer = call(service, "POST", "/sites", json={"url": site.url, "max_rps": 10})  # audits are capped at it
     assert answer.status_code in (200, 201), answer.text
     site_id = int(answer.json()["id"])
     service.admin("verify-site", str(site_id), "--by-hand", "--reason", "worker_capacity benchmark")
