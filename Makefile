@@ -1,11 +1,11 @@
 # One entry point for people and CI: `make check` installs, lints, type-checks, checks the import
-# contracts and runs the whole test suite. `.ci/run` calls exactly this.
+# contracts and runs the whole test suite. `.ci/run` calls exactly this, then `make bench-smoke`.
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: install lint test check serve bench
+.PHONY: install lint test check serve bench bench-smoke
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,3 +30,7 @@ serve: install
 
 bench:
 	$(BIN)/python benchmarks/run_all.py
+
+# Every benchmark at a tiny size: each must complete and print its figures (timings never asserted).
+bench-smoke:
+	$(BIN)/python benchmarks/smoke.py

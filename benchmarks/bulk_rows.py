@@ -154,7 +154,9 @@ def main() -> None:
         page_rows = []
         for p in pages:
             values = page_values(p, template="")
-            values["facts"] = json.dumps(values["facts"], separators=(",", ":"))
+            for column, value in values.items():  # the JSON columns (`facts`, `site`) as COPY text
+                if isinstance(value, dict | list):
+                    values[column] = json.dumps(value, separators=(",", ":"))
             page_rows.append((plain, ids[p.url], *(values[c] for c in PAGE_COLUMNS[2:])))
         issue_rows = [
             (plain, ids[i.url], i.check_code, i.severity.rank, i.template, json.dumps(dict(i.details)))

@@ -28,6 +28,7 @@ Each round runs both; the best round of each is reported.
 import argparse
 import contextlib
 import cProfile
+import importlib.util
 import json
 import os
 import pathlib
@@ -420,6 +421,25 @@ def theirs(port: int) -> dict[str, Any]:
 # --- the run ------------------------------------------------------------------------------------------------
 
 
+def ours_alone(rounds: list[dict[str, Any]], expected: set[str]) -> None:
+    """The figures of our rounds when Scrapy is not run: pages/s, CPU per page, every URL found."""
+    mine = min(rounds, key=lambda r: r["wall"] / r["fetched"])
+    cpu_ms = mine["cpu"] * 1000 / mine["fetched"]
+    print(f"\nbest of {len(rounds)} rounds at concurrency {CONCURRENCY}:")
+    print(
+        f"ours (crawl slices into PostgreSQL) {mine['fetched'] / mine['wall']:7.1f} pages/s  "
+        f"{mine['fetched']} fetches, {mine['rows']['crawl_pages']} pages, {mine['rows']['crawl_links']} links, "
+        f"{mine['rows']['crawl_issues']} issues stored"
+    )
+    print(
+        f"CPU per page, ours: {cpu_ms:.2f} ms process CPU (target <= {CPU_TARGET_MS:.1f} ms: "
+        f"{'ok' if cpu_ms <= CPU_TARGET_MS else 'OVER'}); + {mine['database_cpu'] * 1000 / mine['fetched']:.2f} ms "
+        f"in PostgreSQL backends; server {mine['server_cpu'] * 1000 / mine['fetched']:.2f} ms"
+    )
+    complete = [compare("ours", r["paths"], expected) for r in rounds]
+    print(f"  {'all rounds complete' if all(complete) else 'INCOMPLETE'}")
+
+
 def compare(name: str, found: set[str], expected: set[str]) -> bool:
     lacking, extra = expected - found, found - expected - {"/robots.txt"}
     verdict = "all found" if not lacking else f"MISSING {len(lacking)}: {sorted(lacking)[:5]}"
@@ -435,10 +455,16 @@ def main() -> None:
     options.add_argument("--server", choices=("nginx", "stdlib"), default="nginx")
     options.add_argument("--profile", action="store_true", help="cProfile our crawl (slower; figures skewed)")
     options.add_argument("--scrapy-child", nargs=2, metavar=("START", "OUT"), help=argparse.SUPPRESS)
+    options.add_argument(
+        "--no-scrapy", action="store_true", help="ours only (the default when Scrapy is not installed)"
+    )
     args = options.parse_args()
     if args.scrapy_child:
         scrapy_child(*args.scrapy_child)
         return
+    with_scrapy = not args.no_scrapy and importlib.util.find_spec("scrapy") is not None
+    if not with_scrapy:
+        print("Scrapy: not run (--no-scrapy, or not installed): our figures only")
     corpus = pathlib.Path(args.corpus).resolve()
     expected, missing = reachable(corpus, "/index.html")
     html = [p for p in expected - missing if p.endswith(".html")]
@@ -450,10 +476,19 @@ def main() -> None:
             f"concurrency {CONCURRENCY}"
         )
         rounds: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        ours_only: list[dict[str, Any]] = []
         for number in range(1, args.rounds + 1):
             served = children_cpu_s(server_pid)
             mine = ours(port, profile=args.profile)
             mine["server_cpu"] = children_cpu_s(server_pid) - served
+            if not with_scrapy:
+                ours_only.append(mine)
+                print(
+                    f"round {number}: ours {mine['fetched'] / mine['wall']:6.1f} pages/s "
+                    f"({mine['fetched']} in {mine['wall']:.2f} s, {mine['slices']} slices)",
+                    flush=True,
+                )
+                continue
             served = children_cpu_s(server_pid)
             scrapy = theirs(port)
             scrapy["server_cpu"] = children_cpu_s(server_pid) - served
@@ -464,6 +499,9 @@ def main() -> None:
                 f"{scrapy['pages'] / scrapy['wall']:6.1f} pages/s ({scrapy['pages']} in {scrapy['wall']:.2f} s)",
                 flush=True,
             )
+    if not with_scrapy:
+        ours_alone(ours_only, expected)
+        return
     mine = min((r[0] for r in rounds), key=lambda r: r["wall"] / r["fetched"])
     scrapy = min((r[1] for r in rounds), key=lambda r: r["wall"] / r["pages"])
     our_rate, their_rate = mine["fetched"] / mine["wall"], scrapy["pages"] / scrapy["wall"]

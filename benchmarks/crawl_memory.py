@@ -1,7 +1,7 @@
 """Benchmark: peak RSS of the crawl engine over a large synthetic site, the crawl data in SQL.
 
     .venv/bin/python benchmarks/crawl_memory.py [--urls 100000] [--database sqlite:////tmp/crawl_rss.sqlite3]
-        [--database postgres] [--slice-pages 5000] [--cached-counts] [--profile]
+        [--database postgres] [--slice-pages 5000] [--profile]
 
 The site is generated in process by a Fetcher double (no sockets: the figure is the crawler's own
 memory, not a server's): page /p/N links to /p/10N+1 .. /p/10N+10 and back home, robots.txt and the
@@ -15,10 +15,10 @@ the crawl store's methods, timed by a thin proxy, against everything else), then
 process CPU ms per page, peak RSS (target <= 256 MB at 500,000 URLs) and the store's share of the time.
 `--profile` adds a cProfile listing of the whole run (about twice as slow).
 
-`--cached-counts` answers the engine's `frontier_counts` from counters kept beside the store (checked
-against the store's own query after every slice). The engine asks twice a batch and the SQL store counts
-the audit's whole frontier each time (about 135-260 ms at 480,000 frontier rows on SQLite), which makes
-a 500,000-URL run quadratic: hours instead of minutes. Memory is unaffected either way.
+The engine reads the frontier's counts after every batch; the store keeps them as counters moved with
+the frontier (issue 18), so a batch costs the same at 500,000 frontier rows as at 5,000. The run checks
+that: the first and the last slice's pages/s are printed side by side (target: within 20 %), and the
+counters are compared with a real count of the frontier's rows at the end.
 """
 
 import argparse
@@ -29,7 +29,7 @@ import resource
 import secrets
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -46,7 +46,7 @@ from siteaudit.domain.audit import Audit
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.network import FetchRequest, FetchResponse
-from siteaudit.ports.crawl import CrawlStore, FrontierState
+from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.network import Fetcher
 from siteaudit.services.crawl import CrawlDeps, run_crawl_slice
 
@@ -117,48 +117,6 @@ class TimedStore:
 
     def snapshot(self) -> dict[str, float]:
         return dict(self.seconds)
-
-
-class CountedFrontier:
-    """A CrawlStore proxy answering `frontier_counts` from counters it keeps (`--cached-counts`).
-
-    The engine asks for the counts after every recorded batch, and the SQL store counts the whole frontier
-    each time: O(frontier) per batch, which dominates at 500,000 URLs. The counters follow the engine's
-    own calls (an added URL is queued; a marked URL was queued: the engine marks only what it took from
-    the frontier or just added), and `verify` compares them with the store's query once a slice.
-    """
-
-    def __init__(self, store: CrawlStore) -> None:
-        self._store = store
-        self._counts: dict[AuditId, dict[FrontierState, int]] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-    def _of(self, audit_id: AuditId) -> dict[FrontierState, int]:
-        if audit_id not in self._counts:
-            self._counts[audit_id] = dict(self._store.frontier_counts(audit_id))
-        return self._counts[audit_id]
-
-    def frontier_add(self, audit_id: AuditId, entries: Iterable[tuple[str, int]]) -> int:
-        counts = self._of(audit_id)
-        added = self._store.frontier_add(audit_id, entries)
-        counts[FrontierState.QUEUED] = counts.get(FrontierState.QUEUED, 0) + added
-        return added
-
-    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> None:
-        counts = self._of(audit_id)
-        marked = set(url_ids)
-        self._store.frontier_mark(audit_id, marked, state)
-        counts[FrontierState.QUEUED] = counts.get(FrontierState.QUEUED, 0) - len(marked)
-        counts[state] = counts.get(state, 0) + len(marked)
-
-    def frontier_counts(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
-        return {state: count for state, count in self._of(audit_id).items() if count}
-
-    def verify(self, audit_id: AuditId) -> None:
-        kept, counted = self.frontier_counts(audit_id), dict(self._store.frontier_counts(audit_id))
-        assert kept == counted, f"kept counts {kept} differ from the store's {counted}"
 
 
 def rss_mb() -> float:
@@ -232,8 +190,8 @@ def shares(seconds: dict[str, float], wall: float, top: int = 3) -> str:
 def crawl(args: argparse.Namespace, url: str) -> None:
     migrate(url)
     uow_factory = sql_unit_of_work_factory(url, secret_key=SECRET_KEY)
-    counted = CountedFrontier(sql_crawl_store(url)) if args.cached_counts else None
-    store = TimedStore(cast(CrawlStore, counted) if counted is not None else sql_crawl_store(url))
+    inner = sql_crawl_store(url)
+    store = TimedStore(inner)
     audit_id = make_audit(uow_factory, args.urls)
     site = SyntheticSite(args.urls)
 
@@ -259,6 +217,8 @@ def crawl(args: argparse.Namespace, url: str) -> None:
     started, cpu_started = time.perf_counter(), time.process_time()
     slices = 0
     crawled = 0
+    rates: list[float] = []  # pages/s of each slice
+    cpus: list[float] = []  # process CPU ms per page of each slice
     while True:
         slice_started, spent_before = time.perf_counter(), store.snapshot()
         cpu_before = time.process_time()
@@ -270,10 +230,10 @@ def crawl(args: argparse.Namespace, url: str) -> None:
         slices += 1
         wall = time.perf_counter() - slice_started
         cpu_slice = time.process_time() - cpu_before
-        if counted is not None:
-            counted.verify(audit_id)
         spent = {name: seconds - spent_before.get(name, 0.0) for name, seconds in store.snapshot().items()}
         crawled = outcome.pages_crawled
+        rates.append(outcome.fetched / wall)
+        cpus.append(cpu_slice * 1000 / max(1, outcome.fetched))
         print(
             f"  slice {slices:>3}: {crawled:>8,} pages, {outcome.fetched / wall:6.0f} pages/s, "
             f"{cpu_slice * 1000 / max(1, outcome.fetched):5.2f} ms CPU/page, "
@@ -296,9 +256,32 @@ def crawl(args: argparse.Namespace, url: str) -> None:
         f"RSS before crawling {before:.0f} MB, growth {peak - before:.0f} MB, at most "
         f"{(peak - before) * 2**20 / crawled:.0f} bytes per URL"
     )
+    first, last = rates[0], rates[-1]
+    drift = last / first - 1
+    print(
+        f"first slice {first:.0f} pages/s, last slice {last:.0f} pages/s: {drift:+.0%} "
+        f"(target: within 20 %: {'ok' if abs(drift) <= 0.20 else 'MISSED'})"
+    )
+    print(
+        f"first slice {cpus[0]:.2f} ms CPU per page, last slice {cpus[-1]:.2f} ms: {cpus[-1] / cpus[0] - 1:+.0%} "
+        "(what a busy machine does not move)"
+    )
+    read = time.perf_counter()
+    kept = dict(inner.frontier_counts(audit_id))
+    read, scan = time.perf_counter() - read, time.perf_counter()
+    counted = dict(inner.frontier_recount(audit_id))
+    scan = time.perf_counter() - scan
+    print(
+        f"the counts at the end: {read * 1000:.2f} ms from the counters, {scan * 1000:.0f} ms counting the rows"
+    )
+    assert kept == counted, f"the frontier counters {kept} differ from a count of the rows {counted}"
+    print(
+        f"frontier counters equal a count of the rows: {', '.join(f'{s.name} {n:,}' for s, n in kept.items())}"
+    )
     total = {name: seconds for name, seconds in store.seconds.items()}
     print(f"wall time in the crawl store: {shares(total, elapsed, top=5)}")
-    for name in sorted(total, key=lambda n: -total[n])[:5]:
+    top = sorted(total, key=lambda n: -total[n])[:5]
+    for name in [*top, *(["frontier_counts"] if "frontier_counts" not in top else [])]:
         print(
             f"  {name:<16} {store.calls[name]:>7,} calls {total[name] * 1000 / store.calls[name]:8.2f} ms each"
         )
@@ -313,11 +296,6 @@ def main() -> None:
         "--database", default="sqlite:////tmp/crawl_rss.sqlite3", help="a sqlite:/// URL, or 'postgres'"
     )
     options.add_argument("--slice-pages", type=int, default=5000)
-    options.add_argument(
-        "--cached-counts",
-        action="store_true",
-        help="answer frontier_counts from kept counters (checked once a slice) instead of a COUNT per call",
-    )
     options.add_argument("--profile", action="store_true", help="print a cProfile listing (slower)")
     args = options.parse_args()
     with database(args.database) as url:

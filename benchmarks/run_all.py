@@ -11,7 +11,16 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["crawl_checks", "crawl_fetch", "crawl_e2e", "crawl_memory", "bulk_rows", "finalize", "rest"]
+ORDER = [
+    "crawl_checks",
+    "crawl_fetch",
+    "crawl_e2e",
+    "crawl_memory",
+    "bulk_rows",
+    "finalize",
+    "rest",
+    "worker_capacity",
+]
 
 
 def main(names: list[str]) -> int:

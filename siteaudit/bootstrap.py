@@ -293,6 +293,9 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         payments=o["payments"],
         indexnow_client=o["indexnow_client"],
         indexnow_batch_urls=max(1, min(settings.indexnow_batch_urls, 10_000)),
+        # issue 18: every audit's requests to a host share its rate, through the REST door's limiter
+        host_limiter=o["limiter"],
+        host_limits=settings.host_limits_terms,
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

@@ -15,6 +15,7 @@ from siteaudit.domain.crawl import (
     SLICE_SECONDS,
     TIME_CAP_S,
 )
+from siteaudit.domain.hostlimit import DEFAULT_HOST_BURST, DEFAULT_HOST_RPS, HostLimits, parse_host_limits
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.site import SchedulerTerms
 
@@ -106,6 +107,14 @@ class Settings:
     indexnow_endpoint: str = "https://api.indexnow.org/indexnow"
     indexnow_timeout_s: float = 30.0
     indexnow_batch_urls: int = 10_000  # URLs per request to the endpoint (the protocol allows 10,000)
+    # --- issue 18: requests per second per target host, shared by every audit and worker process ---
+    host_rps: float = DEFAULT_HOST_RPS
+    host_burst: int = DEFAULT_HOST_BURST  # requests a quiet host may get back to back
+    host_limits: tuple[tuple[str, float], ...] = ()  # the operator's rates for chosen hosts
+
+    @property
+    def host_limits_terms(self) -> HostLimits:
+        return HostLimits(self.host_rps, self.host_burst, self.host_limits)
 
     @property
     def base_url(self) -> str:
@@ -186,6 +195,10 @@ class Settings:
             ("INDEXNOW_ENDPOINT", str),
             ("INDEXNOW_TIMEOUT_S", float),
             ("INDEXNOW_BATCH_URLS", int),
+            # issue 18: the per-target-host limit
+            ("HOST_RPS", float),
+            ("HOST_BURST", int),
+            ("HOST_LIMITS", parse_host_limits),
         ):
             raw = get(name)
             if raw is not None:

@@ -14,6 +14,7 @@ from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.billing import Fulfilment, Pack, PlanChoice
 from siteaudit.domain.crawl import CrawlLimits
+from siteaudit.domain.hostlimit import HostLimits
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.indexnow import IndexNowRejected
 from siteaudit.domain.issue import Issue
@@ -60,6 +61,7 @@ from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.payment import PaymentProvider
 from siteaudit.ports.queue import TaskQueue
+from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.site import ProofReader
@@ -108,6 +110,9 @@ class LocalApplication:
     payments: PaymentProvider | None = None  # billing (SPEC 4.10); None: nothing is sold
     indexnow_client: IndexNowClient | None = None  # IndexNow submissions; None: none are sent
     indexnow_batch_urls: int = 10_000  # URLs per request to the IndexNow endpoint
+    # --- issue 18: the per-target-host request limit shared by every audit and worker process ---------
+    host_limiter: RateLimiter | None = None  # None: each audit paces only itself
+    host_limits: HostLimits = field(factory=HostLimits)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -120,6 +125,8 @@ class LocalApplication:
             queue=self.queue,
             limits=self.crawl_limits,
             metrics=self.metrics,
+            host_limiter=self.host_limiter,
+            host_limits=self.host_limits,
         )
 
     # --- callers ---------------------------------------------------------------------------------------

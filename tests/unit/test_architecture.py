@@ -50,6 +50,7 @@ CRAWL_ENGINE = DOMAIN.parent / "services" / "crawl"
 CRAWL_ENGINE_ORDER = (
     "deps",
     "lease",
+    "hostgate",
     "politeness",
     "host_files",
     "visit",

@@ -38,6 +38,7 @@ class _AuditData:
     links: list[LinkRow] = field(factory=list)
     issues: dict[int, tuple[int, Issue]] = field(factory=dict)  # writing sequence -> (url id, issue)
     frontier: dict[int, FrontierEntry] = field(factory=dict)
+    counts: Counter[FrontierState] = field(factory=Counter)  # frontier entries by state, kept by each move
     checkpoint: dict[str, Any] | None = None
 
 
@@ -286,6 +287,7 @@ class MemoryCrawlStore:
                 if url_id not in data.frontier:
                     data.frontier[url_id] = FrontierEntry(url_id, url, depth)
                     added += 1
+            data.counts[FrontierState.QUEUED] += added
             return added
 
     def frontier_next(self, audit_id: AuditId, limit: int) -> Sequence[FrontierEntry]:
@@ -293,15 +295,24 @@ class MemoryCrawlStore:
             queued = [e for e in self._data(audit_id).frontier.values() if e.state is FrontierState.QUEUED]
         return sorted(queued, key=lambda e: (e.depth, e.url_id))[:limit]
 
-    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> None:
+    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> int:
         with self._lock:
-            frontier = self._data(audit_id).frontier
-            for url_id in url_ids:
-                entry = frontier.get(url_id)
-                if entry is not None:
-                    frontier[url_id] = evolve(entry, state=state)
+            data = self._data(audit_id)
+            moved = 0
+            for url_id in set(url_ids):
+                entry = data.frontier.get(url_id)
+                if entry is not None and entry.state is not state:
+                    data.frontier[url_id] = evolve(entry, state=state)
+                    data.counts[entry.state] -= 1
+                    moved += 1
+            data.counts[state] += moved
+            return moved
 
     def frontier_counts(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
+        with self._lock:
+            return {state: count for state, count in self._data(audit_id).counts.items() if count}
+
+    def frontier_recount(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
         with self._lock:
             return dict(Counter(e.state for e in self._data(audit_id).frontier.values()))
 

@@ -49,6 +49,7 @@ from siteaudit.adapters.sql.page import page_from_row, page_values, site_page, s
 from siteaudit.adapters.sql.tables import (
     crawl_checkpoints,
     crawl_frontier,
+    crawl_frontier_counts,
     crawl_issue_counts,
     crawl_issues,
     crawl_links,
@@ -112,6 +113,11 @@ _PROBE_URLS: Final = text(
     "SELECT u.key, u.id, u.url FROM unnest(CAST(:keys AS bigint[])) AS k(key)"
     " JOIN LATERAL (SELECT id, key, url FROM crawl_urls WHERE audit_id = :audit AND key = k.key) AS u ON true"
 )
+
+_SQLITE_FRONTIER_STATES: Final = text(
+    "SELECT url_id, state FROM crawl_frontier INDEXED BY sqlite_autoindex_crawl_frontier_1"
+    " WHERE audit_id = :audit_id AND url_id IN :ids"
+).bindparams(bindparam("ids", expanding=True))
 
 PAGE_COLUMNS: Final = tuple(c.name for c in crawl_pages.columns)
 ISSUE_COLUMNS: Final = ("audit_id", "url_id", "check_code", "severity", "template", "details")
@@ -933,8 +939,14 @@ class SqlCrawlStore:
                     if ids[url] not in seen
                 ]
                 if new:
-                    conn.execute(insert_ignoring_conflicts(conn, crawl_frontier), new)
-                added += len(new)
+                    # RETURNING counts the rows really inserted: a concurrent writer of the same URL (it
+                    # committed between the probe and the insert) leaves its row, and its count, alone.
+                    inserted = conn.execute(
+                        insert_ignoring_conflicts(conn, crawl_frontier).returning(crawl_frontier.c.url_id),
+                        new,
+                    )
+                    added += len(inserted.all())
+            self._move_counts(conn, audit_id, {FrontierState.QUEUED: added})
         return added
 
     def frontier_next(self, audit_id: AuditId, limit: int) -> Sequence[FrontierEntry]:
@@ -957,16 +969,74 @@ class SqlCrawlStore:
             )
             return [FrontierEntry(r.url_id, r.url, r.depth, FrontierState(r.state)) for r in rows]
 
-    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> None:
+    def frontier_mark(self, audit_id: AuditId, url_ids: Iterable[int], state: FrontierState) -> int:
+        ids = sorted(set(url_ids))
+        if not ids:
+            return 0
+        moved: dict[FrontierState, int] = {}
         with self.engine.begin() as conn:
-            for condition in self._in(crawl_frontier.c.url_id, sorted(set(url_ids))):
+            # The entries' states, locked (FOR UPDATE on PostgreSQL; SQLite's transaction is already the
+            # one writer): a concurrent mover of the same entries waits, then reads the state this one
+            # leaves, so no entry is counted out of a state twice. Both statements go by the primary key.
+            leaving: list[int] = []
+            for rows in self._frontier_states(conn, audit_id, ids):
+                for url_id, source in rows:
+                    if source != state.value:
+                        leaving.append(url_id)
+                        moved[FrontierState(source)] = moved.get(FrontierState(source), 0) - 1
+            for condition in self._in(crawl_frontier.c.url_id, leaving):
                 conn.execute(
                     update(crawl_frontier)
                     .where(crawl_frontier.c.audit_id == audit_id, condition)
                     .values(state=state.value)
                 )
+            if leaving:
+                moved[state] = len(leaving)
+            self._move_counts(conn, audit_id, moved)
+        return moved.get(state, 0)
+
+    def _frontier_states(self, conn: Connection, audit_id: AuditId, ids: list[int]) -> Iterator[Any]:
+        """(url id, state) of the frontier entries of `ids`, locked for the transaction, chunk by chunk."""
+        if self._postgres:
+            for condition in self._in(crawl_frontier.c.url_id, ids):
+                yield conn.execute(
+                    select(crawl_frontier.c.url_id, crawl_frontier.c.state)
+                    .where(crawl_frontier.c.audit_id == audit_id, condition)
+                    .with_for_update()
+                )
+            return
+        # SQLite's planner prefers the (audit_id, state, depth, url_id) index here, which covers the two
+        # columns but finds the ids by scanning every entry of the audit: the primary key is named.
+        for chunk in _chunks(ids, _LOOKUP_CHUNK_SQLITE):
+            yield conn.execute(_SQLITE_FRONTIER_STATES, {"audit_id": audit_id, "ids": chunk})
+
+    def _move_counts(self, conn: Connection, audit_id: AuditId, deltas: Mapping[FrontierState, int]) -> None:
+        """Add `deltas` to the audit's frontier counters, inside the transaction that moved the rows
+        (states in order, so two movers of one audit take the counter rows' locks in the same order)."""
+        rows = [
+            {"audit_id": audit_id, "state": s.value, "count": deltas[s]} for s in sorted(deltas) if deltas[s]
+        ]
+        if not rows:
+            return
+        statement = dialect_insert(conn, crawl_frontier_counts)
+        conn.execute(
+            statement.on_conflict_do_update(
+                index_elements=[crawl_frontier_counts.c.audit_id, crawl_frontier_counts.c.state],
+                set_={"count": crawl_frontier_counts.c.count + statement.excluded["count"]},
+            ),
+            rows,
+        )
 
     def frontier_counts(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
+        with self._reading() as conn:
+            rows = conn.execute(
+                select(crawl_frontier_counts.c.state, crawl_frontier_counts.c.count).where(
+                    crawl_frontier_counts.c.audit_id == audit_id, crawl_frontier_counts.c.count != 0
+                )
+            )
+            return {FrontierState(state): int(count) for state, count in rows}
+
+    def frontier_recount(self, audit_id: AuditId) -> Mapping[FrontierState, int]:
         with self._reading() as conn:
             rows = conn.execute(
                 select(crawl_frontier.c.state, func.count())
@@ -988,6 +1058,7 @@ class SqlCrawlStore:
                 crawl_page_counts,
                 crawl_templates,
                 crawl_frontier,
+                crawl_frontier_counts,
                 crawl_checkpoints,
                 crawl_urls,
             ):

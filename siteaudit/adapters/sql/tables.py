@@ -582,3 +582,14 @@ indexnow_submissions = Table(
     Index(None, "site_id", "at"),
     UniqueConstraint("site_id", "audit_id"),
 )
+
+# --- issue 18: frontier counters, moved in the same transaction as the frontier rows ---------------------
+
+crawl_frontier_counts = Table(
+    "crawl_frontier_counts",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("state", SmallInteger, nullable=False),  # a `FrontierState`
+    Column("count", Integer, nullable=False),
+    PrimaryKeyConstraint("audit_id", "state"),
+)

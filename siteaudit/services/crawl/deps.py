@@ -5,6 +5,7 @@ from collections.abc import Callable
 from attrs import field, frozen
 
 from siteaudit.domain.crawl import CrawlLimits
+from siteaudit.domain.hostlimit import HostLimits
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
@@ -12,6 +13,7 @@ from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
+from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 
 # Connections wanted -> a fetcher with its own small pool, closed at the end of the slice.
@@ -35,3 +37,7 @@ class CrawlDeps:
     limits: CrawlLimits = field(factory=CrawlLimits)
     thresholds: Thresholds = field(factory=Thresholds)
     metrics: Metrics = NO_METRICS
+    # The per-target-host limit shared by every audit and worker (`hostgate`); None: audits pace only
+    # themselves (tests of one audit, benchmarks).
+    host_limiter: RateLimiter | None = None
+    host_limits: HostLimits = field(factory=HostLimits)

@@ -1,5 +1,5 @@
 """Politeness: every request of a slice waits for its host's turn (1/max_rps, or robots.txt's longer
-Crawl-delay), backs off on 429/503 answers (Retry-After or an exponential pause), and follows redirects
+Crawl-delay), then for a turn of the host's rate shared by every audit (`hostgate`), backs off on 429/503 answers (Retry-After or an exponential pause), and follows redirects
 hop by hop with `RedirectChain`, each hop a new fetch through the SSRF guard after its own host's turn.
 """
 
@@ -31,6 +31,7 @@ from siteaudit.domain.network import (
 )
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import Fetcher
+from siteaudit.services.crawl.hostgate import NO_GATE, HostGate
 
 log = logging.getLogger("siteaudit.crawl")
 
@@ -125,8 +126,10 @@ class Politely:
         clock: Clock,
         scope: Scope,
         secret_headers: Headers,
+        gate: HostGate = NO_GATE,
     ) -> None:
         self.fetcher = fetcher
+        self.gate = gate  # the host's rate shared with every other audit, after this audit's own pace
         self.pacer = pacer
         self.limits = limits
         self.clock = clock
@@ -168,6 +171,7 @@ class Politely:
         attempt = 0
         while True:
             await self.pacer.turn(host)
+            await self.gate.turn(host)
             async with self.semaphore:
                 response = await self.fetcher.fetch(request)
             blocked = response.status in RATE_LIMIT_STATUSES and (

@@ -6,6 +6,10 @@ only then is progress recorded. A worker killed mid-batch loses that batch and w
 those URLs are still queued and the next slice fetches them again, replacing their pages, issues and
 links by URL. The audit's `pages_crawled` is the frontier's DONE + NOT_MODIFIED count and
 `pages_not_modified` its NOT_MODIFIED count (billed at 0.2), so both are exact however often a batch ran.
+
+The counts are the store's counters, moved by `frontier_add` and `frontier_mark` in the transactions that
+move the entries (a mark that finds an entry already in its state moves nothing): reading them costs the
+same at any frontier size, so a batch's cost does not grow with the audit.
 """
 
 from collections.abc import Callable, Sequence

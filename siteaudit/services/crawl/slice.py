@@ -18,6 +18,7 @@ from siteaudit.services.audit import begin_audit
 from siteaudit.services.crawl.deps import CrawlDeps
 from siteaudit.services.crawl.handover import hand_over
 from siteaudit.services.crawl.host_files import read_host_files, robots_of
+from siteaudit.services.crawl.hostgate import HostGate
 from siteaudit.services.crawl.lease import LeaseLost, SliceLease, slice_holder
 from siteaudit.services.crawl.politeness import Pacer, Politely, secret_headers
 from siteaudit.services.crawl.visit import Visits
@@ -125,8 +126,15 @@ async def _claimed_slice(
     try:
         pacer = Pacer(limits, state.scope.host, None)
         pacer.restore(state.paces, wall_now=wall, mono_now=loop.time())
+        gate = HostGate(None if limits.unlimited_rate else deps.host_limiter, deps.host_limits)
         politely = Politely(
-            fetcher, pacer, limits, deps.clock, state.scope, secret_headers(verify_token, crawler_secret)
+            fetcher,
+            pacer,
+            limits,
+            deps.clock,
+            state.scope,
+            secret_headers(verify_token, crawler_secret),
+            gate=gate,
         )
         if state.phase is Phase.SETUP:
             state = evolve(state, previous_audit=_previous_audit(audit, deps))
@@ -151,6 +159,10 @@ async def _claimed_slice(
             audit, deps, limits=limits, state=state, politely=politely, robots=robots, beat=lease.beat
         )
         closed = await crawl_window(visits, deps, started=started, beat=lease.beat)
+        if gate.waited_s:
+            log.info(
+                "audit %s: waited %.1f s for turns of hosts shared with other audits", audit_id, gate.waited_s
+            )
         mono, wall = loop.time(), deps.clock.now().timestamp()
         state = evolve(visits.state, paces=pacer.export(wall_now=wall, mono_now=mono), stop=closed.stop)
         deps.crawl.save_checkpoint(audit_id, state.as_json())

@@ -46,7 +46,7 @@ async def crawl_window(
     ready: list[Visit] = []
     taken = 0  # URLs this slice started
     origin = visits.scope.origin
-    # Counting the frontier costs a scan of the audit's frontier rows: once per record, carried over.
+    # The store keeps the counts beside the frontier (one row per state): read once per record, carried over.
     counts = frontier_counts(crawl, audit_id)
     try:
         while True:

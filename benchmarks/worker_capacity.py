@@ -1,0 +1,330 @@
+"""Benchmark: how many polite audits one worker process carries (issue 18), on the embedded default.
+
+    .venv/bin/python benchmarks/worker_capacity.py [--pages 60] [--rps3 1,8,16,24] [--rps10 1,4,8,12]
+        [--threads N] [--smoke]
+
+N audits of N different local hosts at once, each at its `max_rps`, in ONE process with default settings:
+`siteaudit serve` (SQLite file, in-process queue, its worker threads, the REST API the audits are started
+and watched through). Each host is a threaded stdlib server on its own loopback address (127.0.0.11,
+127.0.0.12, ...: one host each, so the per-host limit shared across audits never binds) serving a site of
+`--pages` pages (a home page linking every page, each page linking home and its neighbours; robots.txt and
+the sitemaps answer 404). Audits at `max_rps` 3 (the cap of an unverified site) are plain-URL audits;
+audits at 10 are audits of registered sites verified by hand (`siteaudit admin verify-site --by-hand`).
+
+For each N it prints: the aggregate pages/s from the first start to the last audit done, against
+N x max_rps (the rate the audits ask for; the target is >= 90 % at 24 x 3 and 12 x 10), how long the
+slowest audit took against one audit alone, the process's CPU (share of one core, and ms per page) and its
+RSS (now, above the idle process, per running audit; target <= 10 MB per audit).
+`--smoke` runs N = 1 and 2 at max_rps 10 on 10-page sites (`make bench-smoke`). Exits 0 whatever the
+figures.
+"""
+
+import argparse
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+TICKS = os.sysconf("SC_CLK_TCK")
+FIRST_ADDRESS = 11  # 127.0.0.11, 127.0.0.12, ...
+TARGET_SHARE = 0.90
+RSS_PER_AUDIT_TARGET_MB = 10
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a crawler that closed its connection first: nothing to report
+
+
+class Site:
+    """A small site on its own loopback address; `hits` counts the requests it answered."""
+
+    def __init__(self, address: str, pages: int) -> None:
+        self.hits = 0
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                site.hits += 1
+                path = self.path.split("?", 1)[0]
+                number = 0 if path == "/" else int(path[3:]) if path[3:].isdigit() else -1
+                if path != "/" and not (path.startswith("/p/") and 0 < number < pages):
+                    body, status = "<h1>Not here</h1>", 404
+                elif number == 0:
+                    links = "".join(f'<li><a href="/p/{n}">Clock {n}</a></li>' for n in range(1, pages))
+                    body, status = f"<h1>Retro clocks</h1><ul>{links}</ul>", 200
+                else:
+                    near = "".join(
+                        f'<a href="/p/{m}">Clock {m}</a> ' for m in (number - 1, number + 1) if 0 < m < pages
+                    )
+                    body, status = f'<h1>Clock {number}</h1><p>Hand built.</p>{near}<a href="/">Home</a>', 200
+                raw = (
+                    f"<!doctype html><html lang=en><head><meta charset=utf-8><title>Clock {number} of the "
+                    f"retro workshop</title><meta name=description content='Clock {number}, hand built.'>"
+                    f"</head><body>{body}</body></html>"
+                ).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self._server = _QuietServer((address, 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://{address}:{self._server.server_address[1]}/"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Service:
+    """`siteaudit serve` in a process of its own, with default settings but for the ones a local run needs."""
+
+    def __init__(self, work: Path, threads: int | None) -> None:
+        self.port = free_port()
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("SITEAUDIT_")},
+            "SITEAUDIT_DATABASE_URL": f"sqlite:///{work / 'siteaudit.sqlite3'}",
+            "SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8",
+            "SITEAUDIT_PORT": str(self.port),
+            "SITEAUDIT_STARTING_CREDITS": "10000000",
+            "SITEAUDIT_LOG_LEVEL": "warning",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")])
+            ),
+        }
+        if threads is not None:
+            self.env["SITEAUDIT_WORKER_THREADS"] = str(threads)
+        self.log = work / "serve.log"
+        self.process = subprocess.Popen(
+            [*self.cli(), "serve"], env=self.env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
+        )
+        self.key = self._key()
+        self.http = httpx.Client(
+            base_url=f"http://127.0.0.1:{self.port}/v1",
+            headers={"Authorization": f"Bearer {self.key}"},
+            timeout=30,
+        )
+
+    @staticmethod
+    def cli() -> list[str]:
+        return [
+            sys.executable,
+            "-c",
+            "import sys; from siteaudit.entrypoints.cli import main; sys.argv[0] = 'siteaudit'; main()",
+        ]
+
+    def _key(self) -> str:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            found = re.search(r"\bsk_[A-Za-z0-9_\-]+", self.log.read_text(errors="replace"))
+            if found and self._up():
+                return found.group(0)
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.2)
+        raise SystemExit(f"siteaudit serve did not start:\n{self.log.read_text(errors='replace')[-3000:]}")
+
+    def _up(self) -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{self.port}/v1/health", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def admin(self, *args: str) -> None:
+        subprocess.run([*self.cli(), "admin", *args], env=self.env, check=True, capture_output=True)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def call(service: Service, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    """One API request, again after the API's own rate limit answers 429 (its Retry-After)."""
+    while True:
+        answer = service.http.request(method, path, **kwargs)
+        if answer.status_code != 429:
+            return answer
+        time.sleep(float(answer.headers.get("Retry-After", "1")))
+
+
+def start(service: Service, site: Site, *, rps: float, pages: int, site_id: int | None) -> int:
+    body: dict[str, Any] = {"max_pages": pages + 10, "max_rps": rps}
+    if site_id is None:
+        answer = call(service, "POST", "/crawls", json={"url": site.url, **body})
+    else:
+        answer = call(service, "POST", f"/sites/{site_id}/crawls", json=body)
+    assert answer.status_code == 202, answer.text
+    assert answer.json()["max_rps"] == rps, answer.text  # the rate asked is the rate granted
+    return int(answer.json()["crawl_id"])
+
+
+def verified_site(service: Service, site: Site) -> int:
+    answer = call(service, "POST", "/sites", json={"url": site.url, "max_rps": 10})  # audits are capped at it
+    assert answer.status_code in (200, 201), answer.text
+    site_id = int(answer.json()["id"])
+    service.admin("verify-site", str(site_id), "--by-hand", "--reason", "worker_capacity benchmark")
+    return site_id
+
+
+def run_round(
+    service: Service, sites: list[Site], *, n: int, rps: float, pages: int, site_ids: dict[int, int]
+) -> dict[str, float]:
+    pid = service.process.pid
+    cpu0, rss0 = cpu_s(pid), rss_mb(pid)
+    started = time.monotonic()
+    ids = [
+        start(service, sites[k], rps=rps, pages=pages, site_id=site_ids.get(k) if rps > 3 else None)
+        for k in range(n)
+    ]
+    finished: dict[int, float] = {}  # seconds from the first audit's creation to its end (the API's times)
+    peak_rss = rss0
+    pages_done: dict[int, int] = {}
+    first_created: float | None = None
+    while len(finished) < n:
+        time.sleep(2.0)  # the API's own rate limit allows a request every second or so
+        peak_rss = max(peak_rss, rss_mb(pid))
+        listing = call(service, "GET", "/crawls", params={"per_page": 100}).json()["data"]
+        ours = [row for row in listing if int(row["crawl_id"]) in ids]
+        if first_created is None:
+            first_created = min(datetime.fromisoformat(row["created_at"]).timestamp() for row in ours)
+        for row in ours:
+            crawl = int(row["crawl_id"])
+            if crawl not in finished and row["status"] in ("done", "failed", "cancelled"):
+                finished[crawl] = datetime.fromisoformat(row["finished_at"]).timestamp() - first_created
+                pages_done[crawl] = int(row["pages_crawled"])
+                if row["status"] != "done":
+                    print(f"  audit {crawl} ended {row['status']}", flush=True)
+        if time.monotonic() - started > 3600:
+            raise SystemExit("an audit did not end within an hour")
+    wall = max(finished.values())
+    total = sum(pages_done.values())
+    cpu, window = cpu_s(pid) - cpu0, time.monotonic() - started
+    return {
+        "wall": wall,
+        "pages": total,
+        "slowest": wall,
+        "fastest": min(finished.values()),
+        "cpu": cpu,
+        "window": window,  # what the CPU was measured over (the round, polls included)
+        "rss_before": rss0,
+        "rss_peak": peak_rss,
+    }
+
+
+def report(n: int, rps: float, figures: dict[str, float], alone: float | None, idle_rss: float) -> None:
+    rate = figures["pages"] / figures["wall"]
+    asked = n * rps
+    share = rate / asked
+    cpu_share = figures["cpu"] / figures["window"]
+    per_audit = (figures["rss_peak"] - idle_rss) / n
+    slowdown = f", {figures['slowest'] / alone:.1f}x one alone" if alone else ""
+    print(
+        f"N={n:>3} at max_rps {rps:g}: aggregate {rate:6.1f} pages/s of {asked:5.0f} asked ({share:4.0%}"
+        f"{'' if share >= TARGET_SHARE else ', under 90 %'}); slowest audit {figures['slowest']:.0f} s{slowdown}; "
+        f"worker CPU {cpu_share:4.0%} of a core ({figures['cpu'] * 1000 / max(1, figures['pages']):.1f} ms/page); "
+        f"RSS {figures['rss_peak']:.0f} MB peak, {per_audit:+.1f} MB per audit above idle "
+        f"(target <= {RSS_PER_AUDIT_TARGET_MB})",
+        flush=True,
+    )
+
+
+@contextmanager
+def sites_on_loopback(count: int, pages: int) -> Iterator[list[Site]]:
+    sites = [Site(f"127.0.0.{FIRST_ADDRESS + k}", pages) for k in range(count)]
+    try:
+        yield sites
+    finally:
+        for site in sites:
+            site.close()
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    options.add_argument("--pages", type=int, default=60, help="pages of each site")
+    options.add_argument("--rps3", default="1,8,16,24", help="audit counts at max_rps 3")
+    options.add_argument("--rps10", default="1,4,8,12", help="audit counts at max_rps 10")
+    options.add_argument(
+        "--threads", type=int, default=None, help="SITEAUDIT_WORKER_THREADS (default: its default)"
+    )
+    options.add_argument("--smoke", action="store_true", help="N = 1 and 2 at max_rps 10, 10-page sites")
+    args = options.parse_args()
+    rounds: list[tuple[float, list[int]]] = [
+        (3.0, [int(n) for n in args.rps3.split(",") if n.strip()]),
+        (10.0, [int(n) for n in args.rps10.split(",") if n.strip()]),
+    ]
+    pages = args.pages
+    if args.smoke:
+        rounds, pages = [(10.0, [1, 2])], 10
+    largest = max(max(ns) for _, ns in rounds if ns)
+    verified = max((max(ns) for rps, ns in rounds if rps > 3 and ns), default=0)
+    with (
+        tempfile.TemporaryDirectory(prefix="siteaudit-capacity-") as tmp,
+        sites_on_loopback(largest, pages) as sites,
+    ):
+        service = Service(Path(tmp), args.threads)
+        try:
+            site_ids = {k: verified_site(service, sites[k]) for k in range(verified)}
+            time.sleep(1.0)
+            idle_rss = rss_mb(service.process.pid)
+            print(
+                f"one `siteaudit serve` process (embedded default, {os.cpu_count()} cores on this machine, "
+                f"worker threads {args.threads or 'default'}), idle RSS {idle_rss:.0f} MB; sites of {pages} pages, "
+                f"{pages + 4} requests an audit with the host files",
+                flush=True,
+            )
+            for rps, counts in rounds:
+                alone: float | None = None
+                for n in counts:
+                    figures = run_round(service, sites, n=n, rps=rps, pages=pages, site_ids=site_ids)
+                    report(n, rps, figures, alone, idle_rss)
+                    if n == 1:
+                        alone = figures["slowest"]
+        finally:
+            service.stop()
+
+
+if __name__ == "__main__":
+    main()
