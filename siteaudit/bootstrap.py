@@ -22,6 +22,7 @@ from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.searchconsole import ConsoleProviders
 from siteaudit.services.application import LocalApplication
 from siteaudit.settings import Settings
 
@@ -129,6 +130,25 @@ def _mailer(settings: Settings) -> Mailer:
     return LogMailer()
 
 
+def _console_providers(settings: Settings) -> "ConsoleProviders":
+    """Google (OAuth grants, the service account) and the demo provider; URLs from SITEAUDIT_GSC_*."""
+    from siteaudit.adapters.console.google import GoogleEndpoints
+    from siteaudit.adapters.console.providers import ConsoleClients
+
+    return ConsoleClients(
+        GoogleEndpoints(
+            api=settings.gsc_api_url,
+            inspect=settings.gsc_inspect_url,
+            token=settings.gsc_token_url,
+            revoke=settings.gsc_revoke_url,
+        ),
+        client_id=settings.gsc_client_id,
+        client_secret=settings.gsc_client_secret,
+        service_account_file=settings.gsc_service_account_file,
+        row_limit=settings.gsc_row_limit,
+    )
+
+
 def _fetcher_factory(resolver: HostResolver, policy: AddressPolicy) -> Callable[[int], Fetcher]:
     def fetcher(connections: int) -> Fetcher:
         """One small connection pool per audit (a shared pool at concurrency 20 is several times slower)."""
@@ -154,7 +174,7 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
-    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader. The database is migrated to the newest
+    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, console_providers. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
@@ -214,6 +234,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         )
     if "mailer" not in overrides:
         overrides["mailer"] = _mailer(settings)
+    if "console_providers" not in overrides:
+        overrides["console_providers"] = _console_providers(settings)
     o = overrides
     metrics = None
     if settings.metrics:
@@ -245,6 +267,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             docs_url=f"{settings.base_url}/v1/openapi.json",
         ),
         metrics=NO_METRICS if metrics is None else metrics,
+        console_providers=o["console_providers"],
+        console_terms=settings.console,
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

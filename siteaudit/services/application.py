@@ -5,20 +5,28 @@ from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 
 from attrs import field, frozen
 
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
+from siteaudit.domain.console import ConsoleTerms, PageTotals
+from siteaudit.domain.console_answers import (
+    ConsoleSummary,
+    InspectAnswer,
+    NotIndexedAnswer,
+    Opportunities,
+    UrlStatus,
+)
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice, Report
-from siteaudit.domain.site import SchedulerTerms, Site, VerifyMethod
+from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
@@ -30,6 +38,7 @@ from siteaudit.ports.application import (
     IssueQuery,
     KeyHolder,
     Listing,
+    NotIndexedQuery,
     OwnershipProved,
     PageQuery,
     PersonView,
@@ -51,12 +60,14 @@ from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
+from siteaudit.ports.searchconsole import ConsoleProviders, NoConsoleProviders
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
 from siteaudit.services import alert as alert_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
+from siteaudit.services import console as console_services
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
@@ -92,6 +103,9 @@ class LocalApplication:
     scheduling: SchedulerTerms = field(factory=SchedulerTerms)
     mailer: Mailer | None = None  # alert mails; None: none are sent
     public_url: str = "http://127.0.0.1:8080"  # links in mails
+    # The search-console integration: which providers exist and the terms settings decide.
+    console_providers: ConsoleProviders = field(factory=NoConsoleProviders)
+    console_terms: ConsoleTerms = field(factory=ConsoleTerms)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -205,12 +219,20 @@ class LocalApplication:
         site_services.delete_site(site_id, caller, uow=self.uow())
 
     def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership:
-        return SiteOwnership(site_services.read_site(site_id, caller, uow=self.uow()))
+        site = site_services.read_site(site_id, caller, uow=self.uow())
+        connected, prop = console_services.console_connection_view(site, self.console_deps)
+        return SiteOwnership(site, console_connected=connected, console_property=prop)
 
     def verify_site(self, site_id: SiteId, method: VerifyMethod | None, caller: Caller) -> OwnershipProved:
         return OwnershipProved(
             *site_services.verify_site(
-                site_id, caller, method=method, uow=self.uow(), clock=self.clock, reader=self.proof_reader
+                site_id,
+                caller,
+                method=method,
+                uow=self.uow(),
+                clock=self.clock,
+                reader=self.proof_reader,
+                console=self._console_proof,
             )
         )
 
@@ -296,7 +318,11 @@ class LocalApplication:
     def recheck_site_proofs(self, now: datetime) -> ProofRechecks:
         return ProofRechecks(
             *schedule_services.recheck_site_proofs(
-                now, uow=self.uow, reader=self.proof_reader, terms=self.scheduling
+                now,
+                uow=self.uow,
+                reader=self.proof_reader,
+                terms=self.scheduling,
+                console=self._console_proof,
             )
         )
 
@@ -387,3 +413,52 @@ class LocalApplication:
 
     def whoami(self, key_or_prefix: str) -> KeyHolder:
         return key_services.key_holder(key_or_prefix, uow=self.uow())
+
+    # --- the search-console integration (issue 14, SPEC 4.8) -------------------------------------------
+
+    @property
+    def console_deps(self) -> console_services.ConsoleDeps:
+        return console_services.ConsoleDeps(
+            uow=self.uow,
+            crawl=self.crawl,
+            clock=self.clock,
+            sealing=self.sealing,
+            providers=self.console_providers,
+            terms=self.console_terms,
+        )
+
+    def _console_proof(self, site: Site) -> ProofCheck:
+        return console_services.console_proof(site, self.console_deps)
+
+    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
+        return console_services.summary(site_id, caller, self.console_deps)
+
+    def console_not_indexed(
+        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
+    ) -> NotIndexedAnswer:
+        return console_services.not_indexed(
+            site_id, caller, self.console_deps, reason=query.reason, template=query.template, page=query.page
+        )
+
+    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
+        return console_services.url_status(site_id, caller, url, self.console_deps)
+
+    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
+        return console_services.opportunities(site_id, caller, self.console_deps)
+
+    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
+        return console_services.inspect(site_id, caller, urls, self.console_deps)
+
+    def sync_search_consoles(self, now: datetime) -> int:
+        return console_services.sync_due_sites(now, self.console_deps)
+
+    def connect_search_console(self, caller: Caller, refresh_token: str, *, account: str) -> None:
+        console_services.connect(caller, refresh_token, account, self.console_deps)
+
+    def disconnect_search_console(self, caller: Caller) -> bool:
+        return console_services.disconnect(caller, self.console_deps)
+
+    def console_page_totals(
+        self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
+    ) -> Mapping[str, PageTotals]:
+        return console_services.page_totals(site_id, caller.team_id, urls, start, end, self.console_deps)

@@ -10,6 +10,7 @@ from typing import Self
 
 from attrs import evolve
 
+from siteaudit.adapters.memory.console import MemoryConsoleStore, MemoryConsoleTables
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
 from siteaudit.adapters.memory.table import Table
 from siteaudit.adapters.memory.webhook import (
@@ -32,6 +33,7 @@ from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
+from siteaudit.ports.searchconsole import ConsoleStore
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -55,10 +57,12 @@ class MemoryStore:
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
         self.leases: Table[AuditId, Lease] = Table()
         self.webhooks = MemoryWebhookStore(lock=self.lock)
+        # The search-console integration (issue 14).
+        self.console = MemoryConsoleTables(lock=self.lock)
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
-        return [*own, *self.webhooks.tables()]
+        return [*own, *self.webhooks.tables(), *self.console.tables()]
 
 
 class MemoryUserRepository:
@@ -579,6 +583,7 @@ class MemoryUnitOfWork:
         self.webhooks: WebhookRepository = MemoryWebhookRepository(store.webhooks)
         self.webhook_secrets: WebhookSecrets = MemoryWebhookSecrets(store.webhooks)
         self.leases: LeaseRepository = MemoryLeaseRepository(store.leases, store.audits.values)
+        self.console: ConsoleStore = MemoryConsoleStore(store.console, store.sites)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

@@ -15,6 +15,7 @@ from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.sql.account import SqlTeamRepository, SqlUserRepository
 from siteaudit.adapters.sql.apikey import SqlApiKeyRepository
 from siteaudit.adapters.sql.audit import SqlAuditRepository
+from siteaudit.adapters.sql.console import SqlConsoleStore
 from siteaudit.adapters.sql.credit import SqlCreditLedger
 from siteaudit.adapters.sql.device import SqlDeviceLoginRepository
 from siteaudit.adapters.sql.engine import LAZY_BEGIN, engine_for, is_sqlite
@@ -33,6 +34,7 @@ from siteaudit.ports.repository import (
     UnitOfWork,
     UserRepository,
 )
+from siteaudit.ports.searchconsole import ConsoleStore
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -119,6 +121,7 @@ class SqlUnitOfWork:
         self.webhooks: WebhookRepository = SqlWebhookRepository(self._current)
         self.webhook_secrets: WebhookSecrets = SqlWebhookSecrets(self._current, self._secret_box)
         self.leases: LeaseRepository = SqlLeaseRepository(self._current)
+        self.console: ConsoleStore = SqlConsoleStore(self._current)
 
     def _current(self) -> Connection:
         if self._connection is None:
