@@ -10,6 +10,7 @@ import orjson
 
 from siteaudit.adapters.metrics import PrometheusMetrics
 from siteaudit.adapters.rest import errors
+from siteaudit.adapters.rest.console import console_routes
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
 from siteaudit.adapters.rest.openapi import OpenApi
@@ -94,4 +95,7 @@ def create_api(
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
+    # The search-console integration (SPEC 4.8): /gsc/... and SPEC's /sengine/... alike.
+    for path, resource in console_routes(f"/v1/sites/{{site_id:{ID}}}"):
+        api.add_route(path, resource(application, clock))
     return api

@@ -14,6 +14,17 @@ from siteaudit.adapters.report_json import converter as report_converter
 from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
+from siteaudit.domain.console import SyncStatus
+from siteaudit.domain.console_answers import (
+    ConsoleSummary,
+    InspectAnswer,
+    NotIndexedAnswer,
+    Opportunities,
+    UrlConsole,
+    UrlCrawl,
+    UrlSearch,
+    UrlStatus,
+)
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.diff import Diff
 from siteaudit.domain.issue import Issue as IssueRecord
@@ -490,3 +501,44 @@ def verification_answer(ownership: SiteOwnership) -> dict[str, Any]:
 def verified_site_answer(proved: OwnershipProved) -> dict[str, Any]:
     checked = tuple(ProofCheck(method=c.method, result=c.outcome, detail=c.detail) for c in proved.checked)
     return _json(VerifiedSite(**_site_fields(proved.site), checked=checked))
+
+
+# --- the search-console integration (SPEC 4.8; issue 14) ---------------------------------------------
+# The answers are the domain's values (`domain/console_answers.py`) as they are; the single-URL answer
+# carries the console facts under both `gsc` and SPEC's `sengine`.
+
+converter.register_unstructure_hook(SyncStatus, lambda member: member.value)
+
+
+@frozen
+class ConsoleUrlAnswer:
+    """`GET /sites/{id}/gsc/url`: crawl facts, console facts (`gsc`, also as SPEC's `sengine`) and search
+    figures of one URL of the site."""
+
+    site_id: int
+    demo: bool
+    url: str
+    crawl: UrlCrawl | None
+    gsc: UrlConsole | None
+    sengine: UrlConsole | None
+    search: UrlSearch | None
+
+
+def console_answer(
+    value: ConsoleSummary | NotIndexedAnswer | Opportunities | InspectAnswer,
+) -> dict[str, Any]:
+    return _json(value)
+
+
+def console_url_answer(status: UrlStatus) -> dict[str, Any]:
+    return _json(
+        ConsoleUrlAnswer(
+            site_id=status.site_id,
+            demo=status.demo,
+            url=status.url,
+            crawl=status.crawl,
+            gsc=status.console,
+            sengine=status.console,
+            search=status.search,
+        )
+    )
