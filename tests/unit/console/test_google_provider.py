@@ -130,7 +130,7 @@ def test_inspection_and_sitemaps_read_the_documented_fields(google: FakeGoogle) 
     assert inspection.google_canonical == PAGES[1] and inspection.user_canonical == PAGES[0]
     assert inspection.last_crawled is not None and inspection.last_crawled.day == 20
     assert inspection.sitemaps == ("https://retro-clock.example/sitemap.xml",)
-    sent = [body for name, body in google.requests if name == "inspect"][0]
+    sent = next(body for name, body in google.requests if name == "inspect")
     assert sent == {"inspectionUrl": PAGES[0], "siteUrl": PROPERTY, "languageCode": "en-US"}
     (sitemap,) = console.sitemaps(PROPERTY)
     assert (sitemap.submitted, sitemap.warnings, sitemap.errors) == (120, 1, 0)
