@@ -30,6 +30,7 @@ from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
 from siteaudit.domain.site import Monitoring, MonitoringSkip, ProofCheck, Site, VerifyMethod
+from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.crawl import PageRow
 
 T = TypeVar("T")
@@ -500,6 +501,11 @@ class Application(Protocol):
 
     def disconnect_search_console(self, caller: Caller) -> bool:
         """Forget and revoke the team's OAuth grant; False when there was none."""
+        ...
+
+    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
+        """Crawled pages the console reports as not indexed, grouped by URL template and value class,
+        each group with why and an action (`task_code`/`task_id` null until fix tasks exist)."""
         ...
 
     def console_page_totals(

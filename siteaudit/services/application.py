@@ -27,6 +27,7 @@ from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
+from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
@@ -457,6 +458,9 @@ class LocalApplication:
 
     def disconnect_search_console(self, caller: Caller) -> bool:
         return console_services.disconnect(caller, self.console_deps)
+
+    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
+        return console_services.index_triage(site_id, caller, self.console_deps)
 
     def console_page_totals(
         self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date

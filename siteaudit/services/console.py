@@ -65,6 +65,7 @@ from siteaudit.domain.console_answers import (
 from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import SiteId, TeamId
 from siteaudit.domain.site import ProofCheck, ProofOutcome, Site, VerifiedOnly, VerifyMethod
+from siteaudit.domain.triage import IndexTriage, TriagePage, TriageSummary, ValueClass, triage
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore, PageRow
 from siteaudit.ports.repository import UnitOfWork
@@ -730,3 +731,50 @@ def page_totals(
     with deps.uow() as uow:
         uow.sites.get(site_id, team=team_id)
         return dict(uow.console.page_totals(site_id, urls, start, end))
+
+
+# --- index triage ----------------------------------------------------------------------------------------
+
+
+def index_triage(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> IndexTriage:
+    """Crawled pages the console reports as not indexed, by template and value class (domain/triage)."""
+    ready = _ready(site_id, caller, deps)
+    start, end = _window(deps)
+    with deps.uow() as uow:
+        inspections = {i.url: i for i in uow.console.inspections(ready.site.id)}
+        figures = uow.console.page_totals(ready.site.id, None, start, end)
+    found = _found(ready.pages)
+    pattern_pages: dict[str, int] = {}
+    for row in found:
+        pattern_pages[row.template] = pattern_pages.get(row.template, 0) + 1
+    pages = []
+    for row in found:
+        inspection = inspections.get(row.url)
+        if inspection is None or inspection.indexed:
+            continue
+        totals_of = figures.get(row.url)
+        pages.append(
+            TriagePage(
+                url=row.url,
+                template=row.template,
+                coverage_state=inspection.coverage_state,
+                word_count=row.word_count,
+                indexing_state=inspection.indexing_state,
+                robots_txt_state=inspection.robots_txt_state,
+                google_canonical=inspection.google_canonical,
+                user_canonical=inspection.user_canonical,
+                impressions_28d=0 if totals_of is None else totals_of.impressions,
+            )
+        )
+    groups = triage(pages, pattern_pages)
+    by_class = {c.value: 0 for c in ValueClass}
+    for group in groups:
+        by_class[group.value_class.value] += group.count
+    summary_ = TriageSummary(
+        crawled=len(found),
+        inspected=sum(1 for r in found if r.url in inspections),
+        not_indexed=len(pages),
+        impressions_28d=sum(p.impressions_28d for p in pages),
+        by_class=by_class,
+    )
+    return IndexTriage(int(ready.site.id), ready.demo, summary_, tuple(groups), len(groups))

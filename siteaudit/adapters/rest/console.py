@@ -79,9 +79,15 @@ class ConsoleInspect(Resource):
         resp.media = console_answer(self.application.inspect_urls(SiteId(site_id), urls, req.context.caller))
 
 
+class IndexTriageResource(Resource):
+    def on_get(self, req: falcon.Request, resp: falcon.Response, site_id: int) -> None:
+        known_query(req, ())
+        resp.media = console_answer(self.application.index_triage(SiteId(site_id), req.context.caller))
+
+
 def console_routes(prefix: str) -> list[tuple[str, type[Resource]]]:
     """(path, resource) of every console endpoint under `prefix` (`/v1/sites/{site_id:int}`)."""
-    routes: list[tuple[str, type[Resource]]] = []
+    routes: list[tuple[str, type[Resource]]] = [(f"{prefix}/index-triage", IndexTriageResource)]
     for segment in CONSOLE_SEGMENTS:
         routes += [
             (f"{prefix}/{segment}", ConsoleSummaryResource),

@@ -36,6 +36,7 @@ from siteaudit.domain.site import (
     MIN_RPS,
     VERIFY_METHOD_NAMES,
 )
+from siteaudit.domain.triage import IndexTriage
 
 REF: Final = "#/components/schemas/"
 
@@ -702,6 +703,7 @@ for _console_answer in (
     views.ConsoleUrlAnswer,
     Opportunities,
     InspectAnswer,
+    IndexTriage,
 ):
     _schemas.of(_console_answer)
 SCHEMAS.update(_schemas.components)
@@ -801,6 +803,14 @@ def _console_paths(segment: str, name: str, note: str) -> dict[str, dict[str, An
 
 
 PATHS.update(_console_paths("gsc", "Gsc", ""))
+PATHS["/v1/sites/{site_id}/index-triage"] = {
+    "parameters": [SITE_ID],
+    "get": _op(
+        "getIndexTriage",
+        "Crawled pages not indexed, by URL template and value class, with why and what to do",
+        {**_ok(ref("IndexTriage")), **_errors(*_CONSOLE_ERRORS)},
+    ),
+}
 PATHS.update(_console_paths("sengine", "Sengine", " (SPEC's name of the gsc path)"))
 
 

@@ -32,6 +32,7 @@ from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
 from siteaudit.domain.site import Monitoring, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import Site as SiteRecord
+from siteaudit.domain.triage import IndexTriage, ValueClass
 from siteaudit.ports.application import AccountView, AuditDetail, OwnershipProved, SiteDetail, SiteOwnership
 from siteaudit.ports.crawl import PageRow
 
@@ -508,6 +509,7 @@ def verified_site_answer(proved: OwnershipProved) -> dict[str, Any]:
 # carries the console facts under both `gsc` and SPEC's `sengine`.
 
 converter.register_unstructure_hook(SyncStatus, lambda member: member.value)
+converter.register_unstructure_hook(ValueClass, lambda member: member.value)
 
 
 @frozen
@@ -525,7 +527,7 @@ class ConsoleUrlAnswer:
 
 
 def console_answer(
-    value: ConsoleSummary | NotIndexedAnswer | Opportunities | InspectAnswer,
+    value: ConsoleSummary | NotIndexedAnswer | Opportunities | InspectAnswer | IndexTriage,
 ) -> dict[str, Any]:
     return _json(value)
 

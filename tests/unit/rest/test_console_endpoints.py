@@ -239,7 +239,7 @@ def test_a_spent_budget_answers_429_with_resets_at(world: World) -> None:
     site = audited(world)
     ok(world, f"/sites/{site['id']}/gsc")  # the demo's first sync
     terms = ConsoleTerms(demo=True, daily_budget=70, sync_inspections=50)
-    application = evolve(world.app.application, console_terms=terms)  # type: ignore[misc]
+    application = evolve(world.app.application, console_terms=terms)
     client = falcon.testing.TestClient(create_api(application, clock=world.clock, limiter=world.app.limiter))
     headers = world.auth(world.owner_key)
     path = f"/v1/sites/{site['id']}/gsc/inspect"
@@ -254,7 +254,7 @@ def test_a_spent_budget_answers_429_with_resets_at(world: World) -> None:
 
 def test_inspect_without_a_connection_is_sc_not_connected(world: World) -> None:
     site = audited(world)
-    application = evolve(world.app.application, console_terms=ConsoleTerms(demo=False))  # type: ignore[misc]
+    application = evolve(world.app.application, console_terms=ConsoleTerms(demo=False))
     client = falcon.testing.TestClient(create_api(application, clock=world.clock, limiter=world.app.limiter))
     headers = world.auth(world.owner_key)
     answer = client.simulate_post(
@@ -283,3 +283,27 @@ def test_every_console_path_is_in_the_openapi_document(world: World) -> None:
             assert "get" in paths[base + suffix]
         inspect = paths[base + "/inspect"]["post"]
         assert {"409", "422", "429"} <= set(inspect["responses"])
+
+
+def test_index_triage_groups_the_demos_not_indexed_pages(world: World) -> None:
+    site = audited(world)
+    assert error(get(world, f"/sites/{site['id']}/index-triage", key=world.rival_key)) == (404, "not_found")
+    assert error(get(world, f"/sites/{register(world, SITE + ':8443/')['id']}/index-triage")) == (
+        409,
+        "site_not_verified",
+    )
+    triage = ok(world, f"/sites/{site['id']}/index-triage")
+    assert triage["demo"] is True
+    summary = triage["summary"]
+    not_indexed = ok(world, f"/sites/{site['id']}/gsc")["headline"]["not_indexed"]
+    assert summary["not_indexed"] == not_indexed == sum(summary["by_class"].values()) > 0
+    assert triage["total_groups"] == len(triage["groups"])
+    assert sum(g["count"] for g in triage["groups"]) == not_indexed
+    for group in triage["groups"]:
+        assert group["value_class"] in summary["by_class"]
+        assert group["count"] <= group["pattern_pages"]
+        assert sum(group["coverage_states"].values()) == group["count"]
+        assert group["action"]["task_code"] is None and group["action"]["task_id"] is None
+        assert group["action"]["steps"] and group["why"]
+    assert "/v1/sites/{site_id}/index-triage" in DOCUMENT["paths"]
+    assert error(get(world, f"/sites/{site['id']}/index-triage?x=1")) == (422, "validation_failed")

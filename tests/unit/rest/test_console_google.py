@@ -27,7 +27,7 @@ class Connected:
         providers = ConsoleClients(
             google.endpoints, client_id="cid", client_secret="cs", row_limit=10, timeout_s=5
         )
-        self.application = evolve(  # type: ignore[misc]
+        self.application = evolve(
             world.app.application,
             console_providers=providers,
             console_terms=ConsoleTerms(demo=False, sync_inspections=5),
@@ -83,7 +83,7 @@ def test_without_a_connection_the_method_is_not_connected_and_the_demo_never_pro
     connected: Connected,
 ) -> None:
     site = register(connected.world)
-    demo = evolve(connected.application, console_terms=ConsoleTerms(demo=True))  # type: ignore[misc]
+    demo = evolve(connected.application, console_terms=ConsoleTerms(demo=True))
     client = falcon.testing.TestClient(
         create_api(demo, clock=connected.world.clock, limiter=connected.world.app.limiter)
     )
