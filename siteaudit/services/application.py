@@ -69,6 +69,7 @@ from siteaudit.services import alert as alert_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
 from siteaudit.services import console as console_services
+from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
@@ -432,23 +433,23 @@ class LocalApplication:
         return console_services.console_proof(site, self.console_deps)
 
     def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
-        return console_services.summary(site_id, caller, self.console_deps)
+        return console_read.summary(site_id, caller, self.console_deps)
 
     def console_not_indexed(
         self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
     ) -> NotIndexedAnswer:
-        return console_services.not_indexed(
+        return console_read.not_indexed(
             site_id, caller, self.console_deps, reason=query.reason, template=query.template, page=query.page
         )
 
     def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
-        return console_services.url_status(site_id, caller, url, self.console_deps)
+        return console_read.url_status(site_id, caller, url, self.console_deps)
 
     def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
-        return console_services.opportunities(site_id, caller, self.console_deps)
+        return console_read.opportunities(site_id, caller, self.console_deps)
 
     def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
-        return console_services.inspect(site_id, caller, urls, self.console_deps)
+        return console_read.inspect(site_id, caller, urls, self.console_deps)
 
     def sync_search_consoles(self, now: datetime) -> int:
         return console_services.sync_due_sites(now, self.console_deps)
@@ -460,9 +461,9 @@ class LocalApplication:
         return console_services.disconnect(caller, self.console_deps)
 
     def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
-        return console_services.index_triage(site_id, caller, self.console_deps)
+        return console_read.index_triage(site_id, caller, self.console_deps)
 
     def console_page_totals(
         self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
     ) -> Mapping[str, PageTotals]:
-        return console_services.page_totals(site_id, caller.team_id, urls, start, end, self.console_deps)
+        return console_read.page_totals(site_id, caller.team_id, urls, start, end, self.console_deps)
