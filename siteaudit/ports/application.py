@@ -495,11 +495,12 @@ class Application(Protocol):
         of page figures and sampled inspections. How many sites were synced."""
         ...
 
-    def connect_search_console(self, caller: Caller, refresh_token: str, *, account: str) -> None:
-        """Store the team's OAuth grant (refresh token sealed); replaces and revokes an earlier one."""
+    def connect_search_console(self, team_name: str, refresh_token: str, *, account: str) -> None:
+        """Store the team's OAuth grant (refresh token sealed); replaces and revokes an earlier one.
+        Raises NotFound for an unknown team (`siteaudit admin console-connect`; later the web app)."""
         ...
 
-    def disconnect_search_console(self, caller: Caller) -> bool:
+    def disconnect_search_console(self, team_name: str) -> bool:
         """Forget and revoke the team's OAuth grant; False when there was none."""
         ...
 

@@ -454,11 +454,11 @@ class LocalApplication:
     def sync_search_consoles(self, now: datetime) -> int:
         return console_services.sync_due_sites(now, self.console_deps)
 
-    def connect_search_console(self, caller: Caller, refresh_token: str, *, account: str) -> None:
-        console_services.connect(caller, refresh_token, account, self.console_deps)
+    def connect_search_console(self, team_name: str, refresh_token: str, *, account: str) -> None:
+        console_services.connect(team_name, refresh_token, account, self.console_deps)
 
-    def disconnect_search_console(self, caller: Caller) -> bool:
-        return console_services.disconnect(caller, self.console_deps)
+    def disconnect_search_console(self, team_name: str) -> bool:
+        return console_services.disconnect(team_name, self.console_deps)
 
     def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
         return console_read.index_triage(site_id, caller, self.console_deps)

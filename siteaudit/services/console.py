@@ -1,5 +1,5 @@
-"""Search-console use cases (SPEC 4.8): the connection of a site, the daily sync, the console answers,
-fresh inspections within the property's budget, and the `gsc` ownership proof.
+"""Search-console use cases (SPEC 4.8): the console a site reads, team connections, the `gsc`
+ownership proof and the daily sync (the answers are in `console_read.py`).
 
 Which console a site reads: the team's OAuth connection; else the deployment's service account when it
 serves the team; else, for a verified site, the demo provider when the demo setting is on (it then
@@ -12,7 +12,6 @@ from datetime import UTC, datetime, timedelta
 
 from attrs import frozen
 
-from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.console import (
     ConsoleConnection,
@@ -156,17 +155,19 @@ def console_connection_view(site: Site, deps: ConsoleDeps) -> tuple[bool, str | 
 # --- connections ----------------------------------------------------------------------------------------
 
 
-def connect(caller: Caller, refresh_token: str, account: str, deps: ConsoleDeps) -> ConsoleConnection:
+def connect(team_name: str, refresh_token: str, account: str, deps: ConsoleDeps) -> ConsoleConnection:
     """Store the team's OAuth grant, its refresh token sealed; a grant made before is replaced (and
-    revoked at the provider, best effort)."""
+    revoked at the provider, best effort). Raises NotFound for an unknown team."""
+    with deps.uow() as uow:
+        team_id = uow.teams.by_name(team_name).id
     connection = ConsoleConnection(
-        team_id=caller.team_id,
+        team_id=team_id,
         sealed_refresh_token=deps.sealing.seal(refresh_token),
         account=account[:320],
         connected_at=deps.clock.now(),
     )
     with deps.uow() as uow:
-        earlier = uow.console.connection(caller.team_id)
+        earlier = uow.console.connection(team_id)
         uow.console.save_connection(connection)
         uow.commit()
     if earlier is not None:
@@ -174,14 +175,15 @@ def connect(caller: Caller, refresh_token: str, account: str, deps: ConsoleDeps)
     return connection
 
 
-def disconnect(caller: Caller, deps: ConsoleDeps) -> bool:
+def disconnect(team_name: str, deps: ConsoleDeps) -> bool:
     """Forget the team's OAuth grant and revoke it at the provider (best effort). False when there was
-    none. Stored figures stay; the next sync finds no connection."""
+    none. Stored figures stay; the next sync finds no connection. Raises NotFound for an unknown team."""
     with deps.uow() as uow:
-        connection = uow.console.connection(caller.team_id)
+        team_id = uow.teams.by_name(team_name).id
+        connection = uow.console.connection(team_id)
         if connection is None:
             return False
-        uow.console.delete_connection(caller.team_id)
+        uow.console.delete_connection(team_id)
         uow.commit()
     _revoke(connection, deps)
     return True

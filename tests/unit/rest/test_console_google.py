@@ -46,7 +46,7 @@ class Connected:
         )
 
     def connect(self, token: str = "rt-good") -> None:
-        self.application.connect_search_console(self.caller, token, account="owner@retro-clock.example")
+        self.application.connect_search_console("Retro Clock", token, account="owner@retro-clock.example")
 
 
 @pytest.fixture
@@ -108,9 +108,9 @@ def test_the_refresh_token_is_stored_sealed_and_revoked_on_disconnect(connected:
     connected.google.refresh_tokens.add("rt-second")
     connected.connect("rt-second")  # replaces the first grant, which is revoked
     assert connected.google.revoked == ["rt-good"]
-    assert connected.application.disconnect_search_console(connected.caller) is True
+    assert connected.application.disconnect_search_console("Retro Clock") is True
     assert connected.google.revoked == ["rt-good", "rt-second"]
-    assert connected.application.disconnect_search_console(connected.caller) is False
+    assert connected.application.disconnect_search_console("Retro Clock") is False
 
 
 def test_the_daily_sync_stores_28_days_and_inspects_within_the_budget(connected: Connected) -> None:
