@@ -707,6 +707,20 @@ for _console_answer in (
 ):
     _schemas.of(_console_answer)
 SCHEMAS.update(_schemas.components)
+# One request body for both path names (a client generates one model).
+SCHEMAS["InspectRequest"] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["urls"],
+    "properties": {
+        "urls": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": INSPECT_MAX_URLS,
+            "items": {"type": "string", "minLength": 1, "maxLength": URL_MAX},
+        }
+    },
+}
 
 _CONSOLE_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.SITE_NOT_VERIFIED, ErrorCode.VALIDATION_FAILED)
 _FILTER: Final = {"type": "string", "maxLength": FILTER_MAX}
@@ -786,17 +800,10 @@ def _console_paths(segment: str, name: str, note: str) -> dict[str, dict[str, An
                         ErrorCode.UNSUPPORTED_MEDIA_TYPE,
                     ),
                 },
-                requestBody=_body(
-                    {
-                        "urls": {
-                            "type": "array",
-                            "minItems": 1,
-                            "maxItems": INSPECT_MAX_URLS,
-                            "items": {"type": "string", "minLength": 1, "maxLength": URL_MAX},
-                        }
-                    },
-                    required=("urls",),
-                ),
+                requestBody={
+                    "required": True,
+                    "content": {"application/json": {"schema": ref("InspectRequest")}},
+                },
             ),
         },
     }
