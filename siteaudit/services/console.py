@@ -92,9 +92,17 @@ def console_source(
         connection = uow.console.connection(site.team_id)
         team_name = uow.teams.get(site.team_id).name
     if connection is not None:
-        return _Source(deps.providers.oauth(deps.sealing.unseal(connection.sealed_refresh_token)), "")
+        try:
+            token = deps.sealing.unseal(connection.sealed_refresh_token)
+        except Exception:  # the adapter's own error: the deployment's key changed since it was sealed
+            log.warning("the console connection of team %s cannot be unsealed", site.team_id)
+            return _Source(None, "the stored console connection cannot be opened any more; connect again")
+        return _Source(deps.providers.oauth(token), "")
     if deps.terms.service_account_serves(team_name):
-        account = deps.providers.service_account()
+        try:
+            account = deps.providers.service_account()
+        except ConsoleError as exc:
+            return _Source(None, str(exc))
         if account is not None:
             return _Source(account, "")
     if allow_demo and deps.terms.demo and site.verified:
@@ -308,7 +316,15 @@ def sync_due_sites(now: datetime, deps: ConsoleDeps) -> int:
                 site = uow.sites.get_any(site_id)
             except NotFound:
                 continue
-        if site.verified:
+        if not site.verified:
+            continue
+        try:
             sync_site(site, deps)
-            synced += 1
+        except Exception as exc:  # one site's failure must not hold up the others, pass after pass
+            log.exception("console sync of site %s failed", site.id)
+            with deps.uow() as uow:
+                failed = ConsoleSync(site.id, now, SyncStatus.FAILED, error=f"{type(exc).__name__}"[:500])
+                uow.console.save_sync(failed)
+                uow.commit()
+        synced += 1
     return synced

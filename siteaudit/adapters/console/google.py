@@ -166,6 +166,8 @@ class GoogleSearchConsole:
             raise ConsoleTokenInvalid(f"the token could not be refreshed: {str(exc)[:200]}") from None
         except google.auth.exceptions.TransportError as exc:
             raise ConsoleError(f"the token endpoint could not be reached: {exc}") from None
+        except google.auth.exceptions.GoogleAuthError as exc:  # a malformed answer or credential
+            raise ConsoleError(f"the token could not be obtained: {str(exc)[:200]}") from None
 
     def _call(self, method: str, url: str, body: Mapping[str, Any] | None = None) -> Any:
         for attempt in range(2):

@@ -180,3 +180,29 @@ def test_verified_sites_come_due_for_a_sync_never_synced_first(backend: Backend)
             old.id, T0 - timedelta(days=2), SyncStatus.OK, HOME, True, 5, 2
         )
         assert uow.console.sync(fresh.id) == ConsoleSync(fresh.id, T0, SyncStatus.FAILED, error="quota")
+
+
+def test_concurrent_spenders_never_go_over_the_budget(backend: Backend) -> None:
+    import threading
+
+    windows = (("day:2026-11-25", 25), ("minute:2026-11-25T10:00", 600))
+    granted: list[bool] = []
+    lock = threading.Lock()
+
+    def spender() -> None:
+        for _ in range(10):
+            with backend.uow() as uow:
+                ok = uow.console.spend_budget(HOME, windows, 1)
+                uow.commit()
+            with lock:
+                granted.append(ok)
+
+    threads = [threading.Thread(target=spender) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert granted.count(True) == 25 and len(granted) == 40
+    with backend.uow() as uow:
+        assert uow.console.budget_used(HOME, "day:2026-11-25") == 25
+        assert uow.console.budget_used(HOME, "minute:2026-11-25T10:00") == 25
