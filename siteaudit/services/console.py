@@ -257,6 +257,12 @@ def sync_site(site: Site, deps: ConsoleDeps, *, pages: Sequence[PageRow] | None 
     if source.client is None:
         sync = ConsoleSync(site.id, now, SyncStatus.NOT_CONNECTED, error=source.why)
     else:
+        with deps.uow() as uow:
+            previous = uow.console.sync(site.id)
+            if previous is not None and previous.demo != source.client.demo:
+                # Demo figures never mix with a real console's (nor the reverse): start afresh.
+                uow.console.delete_site(site.id)
+                uow.commit()
         sync = _sync_with(site, source.client, pages, deps, now)
     with deps.uow() as uow:
         uow.console.save_sync(sync)

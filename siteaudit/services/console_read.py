@@ -2,7 +2,7 @@
 inspections within the property's budget, index triage, and stored figures per URL."""
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 
 from attrs import frozen
@@ -16,8 +16,10 @@ from siteaudit.domain.console import (
     Budget,
     BudgetExhausted,
     ConsoleSync,
+    PageDay,
     PageTotals,
     ScNotConnected,
+    StoredInspection,
     SyncStatus,
     UrlNotInSite,
     budget_resets_at,
@@ -54,6 +56,7 @@ from siteaudit.domain.ids import SiteId, TeamId
 from siteaudit.domain.site import Site, VerifiedOnly
 from siteaudit.domain.triage import IndexTriage, TriagePage, TriageSummary, ValueClass, triage
 from siteaudit.ports.crawl import PageRow
+from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.searchconsole import (
     ConsoleError,
     ConsolePermissionDenied,
@@ -98,6 +101,23 @@ class _Ready:
     @property
     def template_of(self) -> dict[str, str]:
         return {r.url: r.template for r in self.pages}
+
+    @property
+    def readable(self) -> bool:
+        """Whether the stored figures came from the console the site reads now: not without one, and
+        not demo figures once a real console is connected (or the reverse) until it has synced."""
+        return self.client is not None and (self.sync is None or self.sync.demo == self.client.demo)
+
+    def days(self, uow: UnitOfWork, start: date, end: date) -> Sequence[PageDay]:
+        return uow.console.days(self.site.id, start=start, end=end) if self.readable else []
+
+    def inspections(self, uow: UnitOfWork) -> Sequence[StoredInspection]:
+        return uow.console.inspections(self.site.id) if self.readable else []
+
+    def totals(
+        self, uow: UnitOfWork, urls: Sequence[str] | None, start: date, end: date
+    ) -> Mapping[str, PageTotals]:
+        return uow.console.page_totals(self.site.id, urls, start, end) if self.readable else {}
 
 
 def _ready(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> _Ready:
@@ -145,8 +165,8 @@ def summary(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> ConsoleSummar
     ready = _ready(site_id, caller, deps)
     start, end = _window(deps)
     with deps.uow() as uow:
-        days = uow.console.days(ready.site.id, start=start, end=end)
-        inspections = uow.console.inspections(ready.site.id)
+        days = ready.days(uow, start, end)
+        inspections = ready.inspections(uow)
     figures = totals(days)
     found = indexable_pages(ready.pages)
     found_urls = {r.url for r in found}
@@ -223,7 +243,7 @@ def not_indexed(
 ) -> NotIndexedAnswer:
     ready = _ready(site_id, caller, deps)
     with deps.uow() as uow:
-        inspections = uow.console.inspections(ready.site.id)
+        inspections = ready.inspections(uow)
     template_of = ready.template_of
     size = NOT_INDEXED_PAGE_SIZE
     if reason is not None and template is not None:
@@ -275,8 +295,8 @@ def url_status(site_id: SiteId, caller: Caller, url: str, deps: ConsoleDeps) -> 
     _require_on_site(ready.site, [url])
     start, end = _window(deps)
     with deps.uow() as uow:
-        page_figures = uow.console.page_totals(ready.site.id, [url], start, end).get(url)
-        inspection = next((i for i in uow.console.inspections(ready.site.id) if i.url == url), None)
+        page_figures = ready.totals(uow, [url], start, end).get(url)
+        inspection = next((i for i in ready.inspections(uow) if i.url == url), None)
     row = next((r for r in ready.pages if r.url == url), None)
     audit_id = None
     if row is not None:
@@ -334,8 +354,8 @@ def opportunities(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> Opportu
     ready = _ready(site_id, caller, deps)
     start, end = _window(deps)
     with deps.uow() as uow:
-        figures = uow.console.page_totals(ready.site.id, None, start, end)
-        inspections = uow.console.inspections(ready.site.id)
+        figures = ready.totals(uow, None, start, end)
+        inspections = ready.inspections(uow)
     template_of = ready.template_of
 
     def row(p: PageTotals) -> OpportunityRow:
@@ -464,8 +484,8 @@ def index_triage(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> IndexTri
     ready = _ready(site_id, caller, deps)
     start, end = _window(deps)
     with deps.uow() as uow:
-        inspections = {i.url: i for i in uow.console.inspections(ready.site.id)}
-        figures = uow.console.page_totals(ready.site.id, None, start, end)
+        inspections = {i.url: i for i in ready.inspections(uow)}
+        figures = ready.totals(uow, None, start, end)
     found = indexable_pages(ready.pages)
     pattern_pages: dict[str, int] = {}
     for row in found:

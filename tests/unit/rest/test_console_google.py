@@ -168,3 +168,20 @@ def test_google_quota_during_inspect_is_reported_per_url(connected: Connected) -
     assert answer.status_code == 200
     assert [bool(r["error"]) for r in answer.json["results"]] == [True, True]
     assert "ConsoleQuotaExceeded" in answer.json["results"][0]["error"]
+
+
+def test_demo_figures_never_mix_with_a_real_consoles(connected: Connected) -> None:
+    site = audited(connected.world)
+    demo = connected.world.client.simulate_get(
+        f"/v1/sites/{site['id']}/gsc", headers=connected.world.auth(connected.world.owner_key)
+    ).json  # the world's own application has the demo on
+    assert demo["demo"] is True and demo["headline"]["impressions_28d"] > 0
+    connected.connect()
+    before = connected.get(f"/sites/{site['id']}/gsc").json
+    assert before["demo"] is False and before["headline"]["impressions_28d"] == 0
+    assert before["funnel"]["inspected"] == 0  # the demo's inspections are not shown as real ones
+    connected.application.sync_search_consoles(connected.world.clock.now() + timedelta(days=2))
+    after = connected.get(f"/sites/{site['id']}/gsc").json
+    assert after["sync"]["status"] == "ok" and after["funnel"]["inspected"] == 5
+    with connected.world.app.uow() as uow:
+        assert not any(i.demo for i in uow.console.inspections(SiteId(site["id"])))
