@@ -52,6 +52,7 @@ from siteaudit.domain.console_answers import (
     UrlSearch,
     UrlStatus,
 )
+from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import SiteId, TeamId
 from siteaudit.domain.site import Site, VerifiedOnly
 from siteaudit.domain.triage import IndexTriage, TriagePage, TriageSummary, ValueClass, triage
@@ -403,7 +404,7 @@ def inspect(site_id: SiteId, caller: Caller, urls: Sequence[str], deps: ConsoleD
     """Fresh inspections of 1-20 URLs of the site (the door checks the count). Raises NotFound,
     SiteNotVerified, UrlNotInSite (422), ScNotConnected (409) or BudgetExhausted (429)."""
     if not 1 <= len(urls) <= INSPECT_MAX_URLS:
-        raise ValueError(f"1 to {INSPECT_MAX_URLS} URLs")
+        raise ValidationFailed({"urls": f"must hold 1 to {INSPECT_MAX_URLS} URLs"})
     with deps.uow() as uow:
         site = uow.sites.get(site_id, team=caller.team_id)
     site.require_verified(VerifiedOnly.CONSOLE)
