@@ -23,6 +23,7 @@ from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.searchconsole import ConsoleProviders
 from siteaudit.services.application import LocalApplication
 from siteaudit.settings import Settings
 
@@ -145,6 +146,25 @@ def _mailer(settings: Settings) -> Mailer:
     return LogMailer()
 
 
+def _console_providers(settings: Settings) -> "ConsoleProviders":
+    """Google (OAuth grants, the service account) and the demo provider; URLs from SITEAUDIT_GSC_*."""
+    from siteaudit.adapters.console.google import GoogleEndpoints
+    from siteaudit.adapters.console.providers import ConsoleClients
+
+    return ConsoleClients(
+        GoogleEndpoints(
+            api=settings.gsc_api_url,
+            inspect=settings.gsc_inspect_url,
+            token=settings.gsc_token_url,
+            revoke=settings.gsc_revoke_url,
+        ),
+        client_id=settings.gsc_client_id,
+        client_secret=settings.gsc_client_secret,
+        service_account_file=settings.gsc_service_account_file,
+        row_limit=settings.gsc_row_limit,
+    )
+
+
 def _fetcher_factory(resolver: HostResolver, policy: AddressPolicy) -> Callable[[int], Fetcher]:
     def fetcher(connections: int) -> Fetcher:
         """One small connection pool per audit (a shared pool at concurrency 20 is several times slower)."""
@@ -191,7 +211,8 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
-    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, indexnow_client. The database is migrated to the newest
+    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, indexnow_client,
+    console_providers. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
@@ -259,6 +280,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         overrides["indexnow_client"] = HttpxIndexNowClient(
             settings.indexnow_endpoint, timeout_s=settings.indexnow_timeout_s
         )
+    if "console_providers" not in overrides:
+        overrides["console_providers"] = _console_providers(settings)
     o = overrides
     metrics = None
     if settings.metrics:
@@ -296,6 +319,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         # issue 18: every audit's requests to a host share its rate, through the REST door's limiter
         host_limiter=o["limiter"],
         host_limits=settings.host_limits_terms,
+        console_providers=o["console_providers"],
+        console_terms=settings.console,
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from attrs import field, frozen
 
+from siteaudit.domain.console import ConsoleTerms
 from siteaudit.domain.crawl import (
     HANDOVER_S,
     LEASE_S,
@@ -116,6 +117,21 @@ class Settings:
     def host_limits_terms(self) -> HostLimits:
         return HostLimits(self.host_rps, self.host_burst, self.host_limits)
 
+    # --- the search-console integration (issue 14) ---
+    # Demo console data for verified sites of teams without a connection. None: on in the embedded
+    # default (SQLite or memory, no broker), off in production (PostgreSQL or a broker).
+    console_demo: bool | None = None
+    console_sync_inspections: int = 50  # URLs the daily sync inspects per site, within the budget
+    gsc_service_account_file: str = ""  # a Google service-account key (JSON); empty: none
+    gsc_service_account_teams: tuple[str, ...] = ()  # team names it serves; "*": every team
+    gsc_client_id: str = ""  # OAuth client of the per-team connections
+    gsc_client_secret: str = field(default="", repr=False)
+    gsc_api_url: str = "https://www.googleapis.com/webmasters/v3"
+    gsc_inspect_url: str = "https://searchconsole.googleapis.com/v1"
+    gsc_token_url: str = "https://oauth2.googleapis.com/token"
+    gsc_revoke_url: str = "https://oauth2.googleapis.com/revoke"
+    gsc_row_limit: int = 25_000  # search-analytics rows per page (the API's maximum)
+
     @property
     def base_url(self) -> str:
         return self.public_url.rstrip("/") or f"http://{self.host}:{self.port}"
@@ -133,6 +149,20 @@ class Settings:
     def scheduling(self) -> SchedulerTerms:
         return SchedulerTerms(
             proof_grace=timedelta(days=self.proof_grace_days), every_s=self.scheduler_every_s
+        )
+
+    @property
+    def embedded_default(self) -> bool:
+        """The one-process default: a SQLite file (or memory) and no broker."""
+        return not self.broker_url and not self.database_url.startswith("postgresql")
+
+    @property
+    def console(self) -> ConsoleTerms:
+        demo = self.embedded_default if self.console_demo is None else self.console_demo
+        return ConsoleTerms(
+            demo=demo,
+            service_account_teams=self.gsc_service_account_teams,
+            sync_inspections=self.console_sync_inspections,
         )
 
     @classmethod
@@ -199,6 +229,17 @@ class Settings:
             ("HOST_RPS", float),
             ("HOST_BURST", int),
             ("HOST_LIMITS", parse_host_limits),
+            ("CONSOLE_DEMO", _on),
+            ("CONSOLE_SYNC_INSPECTIONS", int),
+            ("GSC_SERVICE_ACCOUNT_FILE", str),
+            ("GSC_SERVICE_ACCOUNT_TEAMS", lambda v: tuple(n.strip() for n in v.split(",") if n.strip())),
+            ("GSC_CLIENT_ID", str),
+            ("GSC_CLIENT_SECRET", str),
+            ("GSC_API_URL", lambda v: v.rstrip("/")),
+            ("GSC_INSPECT_URL", lambda v: v.rstrip("/")),
+            ("GSC_TOKEN_URL", str),
+            ("GSC_REVOKE_URL", str),
+            ("GSC_ROW_LIMIT", int),
         ):
             raw = get(name)
             if raw is not None:

@@ -566,6 +566,48 @@ def audit(
 # --- support's site commands (admin) ---------------------------------------------------------------------
 
 
+@admin.command("console-connect")
+@click.argument("team")
+@click.option(
+    "--refresh-token-file",
+    "token_file",
+    type=click.File("r"),
+    required=True,
+    help="A file holding the Google OAuth refresh token (- for standard input; never on the command line).",
+)
+@click.option("--account", default="", help="Who granted it (shown as the connection's account).")
+@json_option
+def console_connect(team: str, token_file: Any, account: str, as_json: bool) -> None:
+    """Connect TEAM's search console with an OAuth refresh token (stored sealed; an earlier grant is
+    revoked). The grant's OAuth client is SITEAUDIT_GSC_CLIENT_ID and SITEAUDIT_GSC_CLIENT_SECRET."""
+
+    def act() -> None:
+        token = token_file.read().strip()
+        if not token:
+            raise click.UsageError("the refresh-token file is empty")
+        _application().connect_search_console(team, token, account=account or team)
+        _out(as_json, {"team": team, "connected": True}, f"search console connected for team {team}")
+
+    _run(act)
+
+
+@admin.command("console-disconnect")
+@click.argument("team")
+@json_option
+def console_disconnect(team: str, as_json: bool) -> None:
+    """Forget TEAM's search-console OAuth grant and revoke it at Google."""
+
+    def act() -> None:
+        removed = _application().disconnect_search_console(team)
+        _out(
+            as_json,
+            {"team": team, "disconnected": removed},
+            f"team {team}: " + ("disconnected" if removed else "was not connected"),
+        )
+
+    _run(act)
+
+
 @admin.command("list-sites")
 @click.argument("team")
 @json_option

@@ -17,7 +17,8 @@ log = logging.getLogger("siteaudit.scheduler")
 
 
 def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Callable[[], None]:
-    """One pass: start the scheduled audits that came due, then re-check the proofs due a check."""
+    """One pass: start the scheduled audits that came due, re-check the proofs due a check, then sync
+    the search console of the verified sites due a sync."""
 
     def run_scheduler() -> None:
         at = now()
@@ -32,6 +33,10 @@ def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Cal
         rechecked = application.recheck_site_proofs(at)
         if rechecked.confirmed or rechecked.missing:
             log.info("scheduler: ownership proofs re-checked: %s", rechecked)
+        # The search-console daily sync (issue 14): verified sites not synced for a day.
+        synced = application.sync_search_consoles(at)
+        if synced:
+            log.info("scheduler: search console synced for %d sites", synced)
 
     return run_scheduler
 

@@ -10,7 +10,7 @@ InsufficientCredits, ...); each door maps them its own way (an HTTP status, an e
 """
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Generic, Protocol, TypeVar
 
 from attrs import field, frozen
@@ -26,11 +26,20 @@ from siteaudit.domain.billing import (
     PlanChoice,
     Subscription,
 )
+from siteaudit.domain.console import PageTotals
+from siteaudit.domain.console_answers import (
+    ConsoleSummary,
+    InspectAnswer,
+    NotIndexedAnswer,
+    Opportunities,
+    UrlStatus,
+)
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.indexnow import BatchResult, IndexNowSite, KeyCheck, Submission, SubmitStatus
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
 from siteaudit.domain.site import Monitoring, MonitoringSkip, ProofCheck, Site, VerifyMethod
+from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.crawl import PageRow
 
 T = TypeVar("T")
@@ -272,6 +281,16 @@ class IndexNowSubmitted:
     reason: str | None
     used_today: int
     limit: int
+
+
+@frozen
+class NotIndexedQuery:
+    """`GET /sites/{id}/gsc/not-indexed`: a coverage state verbatim and a URL template; both: that
+    group's URLs."""
+
+    reason: str | None = None
+    template: str | None = None
+    page: int = 1
 
 
 # --- administration views (what `siteaudit admin list-users`, `list-teams` and `whoami` show) ----------
@@ -608,4 +627,60 @@ class Application(Protocol):
     def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
         """Send the site's URLs to IndexNow. Raises NotFound, SiteNotVerified, IndexNowKeyUnverified
         (409), IndexNowUrlNotInSite (422), IndexNowCap (429) or IndexNowRejected (502)."""
+        ...
+
+    # --- the search-console integration (issue 14, SPEC 4.8) -------------------------------------------
+    # Every read needs the caller's verified site (404 not_found, 409 site_not_verified) and answers
+    # `demo` true for the demo provider's data.
+
+    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
+        """Headline, indexing funnel, 28-day trend, per-template figures and sync status."""
+        ...
+
+    def console_not_indexed(
+        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
+    ) -> NotIndexedAnswer:
+        """Not-indexed groups (coverage state x template), or one group's URLs with both filters."""
+        ...
+
+    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
+        """One URL's crawl facts, latest inspection and search figures. Raises UrlNotInSite (422)."""
+        ...
+
+    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
+        """Low CTR, striking distance and canonical mismatches, with counts and the rules used."""
+        ...
+
+    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
+        """Fresh inspections of 1-20 URLs of the site within the property's daily budget (shared with
+        the daily sync). Raises UrlNotInSite (422), ScNotConnected (409), BudgetExhausted (429)."""
+        ...
+
+    def sync_search_consoles(self, now: datetime) -> int:
+        """The daily sync (run by the scheduler): every verified site not synced for a day gets 28 days
+        of page figures and sampled inspections. How many sites were synced."""
+        ...
+
+    def connect_search_console(self, team_name: str, refresh_token: str, *, account: str) -> None:
+        """Store the team's OAuth grant (refresh token sealed); replaces and revokes an earlier one.
+        Raises NotFound for an unknown team (`siteaudit admin console-connect`; later the web app)."""
+        ...
+
+    def disconnect_search_console(self, team_name: str) -> bool:
+        """Forget and revoke the team's OAuth grant; False when there was none."""
+        ...
+
+    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
+        """Crawled pages the console reports as not indexed, grouped by URL template and value class,
+        each group with why and an action (`task_code`/`task_id` null until fix tasks exist)."""
+        ...
+
+    def console_page_totals(
+        self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
+    ) -> Mapping[str, PageTotals]:
+        """Clicks and impressions (and impression-weighted position) per URL of the caller's site, summed
+        over `start` to `end` inclusive from the figures the daily sync stored (one row per page and
+        day). `urls` None: every URL with figures. A URL without stored figures is left out: no data,
+        not zero. For fix impact and task traffic; services read the same through
+        `uow.console.page_totals(site_id, urls, start, end)`. Raises NotFound for another team's site."""
         ...

@@ -14,6 +14,7 @@ from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
+from siteaudit.ports.searchconsole import ConsoleStore
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -197,6 +198,7 @@ class UnitOfWork(Protocol):
     # Billing (SPEC 4.10): billing accounts, checkout sessions, payment events seen.
     billing: BillingRepository
     indexnow: IndexNowRepository  # IndexNow (SPEC 4.9)
+    console: ConsoleStore  # the search-console integration's stored data
 
     def __enter__(self) -> Self: ...
 

@@ -5,7 +5,7 @@ from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 
 from attrs import field, frozen
 
@@ -13,6 +13,14 @@ from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.billing import Fulfilment, Pack, PlanChoice
+from siteaudit.domain.console import ConsoleTerms, PageTotals
+from siteaudit.domain.console_answers import (
+    ConsoleSummary,
+    InspectAnswer,
+    NotIndexedAnswer,
+    Opportunities,
+    UrlStatus,
+)
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.hostlimit import HostLimits
 from siteaudit.domain.ids import AuditId, SiteId
@@ -21,7 +29,8 @@ from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice, Report
-from siteaudit.domain.site import SchedulerTerms, Site, VerifyMethod
+from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
+from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     ArchivePolicy,
@@ -39,6 +48,7 @@ from siteaudit.ports.application import (
     Listing,
     LocalCheckout,
     LocalCheckoutDone,
+    NotIndexedQuery,
     OwnershipProved,
     PageQuery,
     PaymentLink,
@@ -64,6 +74,7 @@ from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
+from siteaudit.ports.searchconsole import ConsoleProviders, NoConsoleProviders
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
@@ -71,6 +82,8 @@ from siteaudit.services import alert as alert_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
 from siteaudit.services import billing as billing_services
+from siteaudit.services import console as console_services
+from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import indexnow as indexnow_services
@@ -113,6 +126,9 @@ class LocalApplication:
     # --- issue 18: the per-target-host request limit shared by every audit and worker process ---------
     host_limiter: RateLimiter | None = None  # None: each audit paces only itself
     host_limits: HostLimits = field(factory=HostLimits)
+    # The search-console integration: which providers exist and the terms settings decide.
+    console_providers: ConsoleProviders = field(factory=NoConsoleProviders)
+    console_terms: ConsoleTerms = field(factory=ConsoleTerms)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -228,12 +244,20 @@ class LocalApplication:
         site_services.delete_site(site_id, caller, uow=self.uow())
 
     def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership:
-        return SiteOwnership(site_services.read_site(site_id, caller, uow=self.uow()))
+        site = site_services.read_site(site_id, caller, uow=self.uow())
+        connected, prop = console_services.console_connection_view(site, self.console_deps)
+        return SiteOwnership(site, console_connected=connected, console_property=prop)
 
     def verify_site(self, site_id: SiteId, method: VerifyMethod | None, caller: Caller) -> OwnershipProved:
         return OwnershipProved(
             *site_services.verify_site(
-                site_id, caller, method=method, uow=self.uow(), clock=self.clock, reader=self.proof_reader
+                site_id,
+                caller,
+                method=method,
+                uow=self.uow(),
+                clock=self.clock,
+                reader=self.proof_reader,
+                console=self._console_proof,
             )
         )
 
@@ -330,7 +354,11 @@ class LocalApplication:
     def recheck_site_proofs(self, now: datetime) -> ProofRechecks:
         return ProofRechecks(
             *schedule_services.recheck_site_proofs(
-                now, uow=self.uow, reader=self.proof_reader, terms=self.scheduling
+                now,
+                uow=self.uow,
+                reader=self.proof_reader,
+                terms=self.scheduling,
+                console=self._console_proof,
             )
         )
 
@@ -512,3 +540,55 @@ class LocalApplication:
             client=self.indexnow_client,
             batch_size=self.indexnow_batch_urls,
         )
+
+    # --- the search-console integration (issue 14, SPEC 4.8) -------------------------------------------
+
+    @property
+    def console_deps(self) -> console_services.ConsoleDeps:
+        return console_services.ConsoleDeps(
+            uow=self.uow,
+            crawl=self.crawl,
+            clock=self.clock,
+            sealing=self.sealing,
+            providers=self.console_providers,
+            terms=self.console_terms,
+        )
+
+    def _console_proof(self, site: Site) -> ProofCheck:
+        return console_services.console_proof(site, self.console_deps)
+
+    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
+        return console_read.summary(site_id, caller, self.console_deps)
+
+    def console_not_indexed(
+        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
+    ) -> NotIndexedAnswer:
+        return console_read.not_indexed(
+            site_id, caller, self.console_deps, reason=query.reason, template=query.template, page=query.page
+        )
+
+    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
+        return console_read.url_status(site_id, caller, url, self.console_deps)
+
+    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
+        return console_read.opportunities(site_id, caller, self.console_deps)
+
+    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
+        return console_read.inspect(site_id, caller, urls, self.console_deps)
+
+    def sync_search_consoles(self, now: datetime) -> int:
+        return console_services.sync_due_sites(now, self.console_deps)
+
+    def connect_search_console(self, team_name: str, refresh_token: str, *, account: str) -> None:
+        console_services.connect(team_name, refresh_token, account, self.console_deps)
+
+    def disconnect_search_console(self, team_name: str) -> bool:
+        return console_services.disconnect(team_name, self.console_deps)
+
+    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
+        return console_read.index_triage(site_id, caller, self.console_deps)
+
+    def console_page_totals(
+        self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
+    ) -> Mapping[str, PageTotals]:
+        return console_read.page_totals(site_id, caller.team_id, urls, start, end, self.console_deps)

@@ -14,7 +14,7 @@ from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.error import ConcurrentUpdate, DomainError, InsufficientCredits, NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.domain.site import VERIFY_ORDER, MonitoringSkip, SchedulerTerms, Site, VerifyMethod
+from siteaudit.domain.site import VERIFY_ORDER, MonitoringSkip, ProofCheck, SchedulerTerms, Site, VerifyMethod
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.queue import TaskQueue
@@ -133,6 +133,7 @@ def recheck_site_proofs(
     uow: Callable[[], UnitOfWork],
     reader: ProofReader,
     terms: SchedulerTerms,
+    console: Callable[[Site], ProofCheck] | None = None,
 ) -> tuple[int, int, int]:
     """Read again the proof of every verified site not checked for `terms.recheck_every`: found, the
     check is recorded (and a `lost_at` cleared); gone, `lost_at` is set, and once the grace period is
@@ -149,7 +150,7 @@ def recheck_site_proofs(
             order = (site.verified_via,)
             matched = None
             for method in (*order, *(m for m in VERIFY_ORDER if m not in order)):
-                if check_proof(site, method, reader).matched:
+                if check_proof(site, method, reader, console).matched:
                     matched = method
                     break
             if matched is not None:

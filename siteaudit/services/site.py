@@ -2,7 +2,7 @@
 crawler secret of a verified site."""
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
 
 from siteaudit.domain.account import Caller, Plan, plan_named
@@ -180,6 +180,7 @@ def delete_site(site_id: SiteId, caller: Caller, *, uow: UnitOfWork) -> None:
     with their `site_id`; an audit of it still running goes on to its end and is settled as usual."""
     with uow:
         uow.sites.delete(site_id, team=caller.team_id)
+        uow.console.delete_site(site_id)  # its console figures, inspections and sync status go too
         uow.commit()
 
 
@@ -188,9 +189,17 @@ def read_site(site_id: SiteId, caller: Caller, *, uow: UnitOfWork) -> Site:
         return uow.sites.get(site_id, team=caller.team_id)
 
 
-def check_proof(site: Site, method: VerifyMethod, reader: ProofReader) -> ProofCheck:
-    """Look for one ownership proof of `site`; never raises for what the network does."""
+def check_proof(
+    site: Site,
+    method: VerifyMethod,
+    reader: ProofReader,
+    console: Callable[[Site], ProofCheck] | None = None,
+) -> ProofCheck:
+    """Look for one ownership proof of `site`; never raises for what the network does. `console`
+    checks the `gsc` method (the console use case's `console_proof`); without it, not connected."""
     proofs = site.proofs
+    if method is VerifyMethod.SC and console is not None:
+        return console(site)
     if method in (VerifyMethod.SC, VerifyMethod.CDN):
         vendor = "search console" if method is VerifyMethod.SC else "CDN"
         return ProofCheck(method, ProofOutcome.NOT_CONNECTED, f"the team has no {vendor} connection")
@@ -229,6 +238,7 @@ def verify_site(
     uow: UnitOfWork,
     clock: Clock,
     reader: ProofReader,
+    console: Callable[[Site], ProofCheck] | None = None,
 ) -> tuple[Site, tuple[ProofCheck, ...]]:
     """Try `method`, or every method in SPEC order, stopping at the first match; mark the site verified.
 
@@ -238,7 +248,7 @@ def verify_site(
     site = read_site(site_id, caller, uow=uow)
     checked: list[ProofCheck] = []
     for candidate in (method,) if method is not None else VERIFY_ORDER:
-        checked.append(check_proof(site, candidate, reader))
+        checked.append(check_proof(site, candidate, reader, console))
         if checked[-1].matched:
             break
     else:

@@ -11,6 +11,7 @@ from typing import Self
 from attrs import evolve
 
 from siteaudit.adapters.memory.billing import MemoryBillingRepository, MemoryBillingStore
+from siteaudit.adapters.memory.console import MemoryConsoleStore, MemoryConsoleTables
 from siteaudit.adapters.memory.indexnow import MemoryIndexNowRepository, MemoryIndexNowTables
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
 from siteaudit.adapters.memory.table import Table
@@ -36,6 +37,7 @@ from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
 from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
+from siteaudit.ports.searchconsole import ConsoleStore
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -62,10 +64,18 @@ class MemoryStore:
         self.billing = MemoryBillingStore()  # billing (SPEC 4.10)
         # IndexNow (SPEC 4.9)
         self.indexnow = MemoryIndexNowTables()
+        # The search-console integration (issue 14).
+        self.console = MemoryConsoleTables(lock=self.lock)
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
-        return [*own, *self.webhooks.tables(), *self.billing.tables(), *self.indexnow.tables()]
+        return [
+            *own,
+            *self.webhooks.tables(),
+            *self.billing.tables(),
+            *self.indexnow.tables(),
+            *self.console.tables(),
+        ]
 
 
 class MemoryUserRepository:
@@ -589,6 +599,7 @@ class MemoryUnitOfWork:
         self.billing: BillingRepository = MemoryBillingRepository(store.billing)
         # IndexNow (SPEC 4.9)
         self.indexnow: IndexNowRepository = MemoryIndexNowRepository(store.indexnow, self._seen)
+        self.console: ConsoleStore = MemoryConsoleStore(store.console, store.sites)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

@@ -19,6 +19,7 @@ from siteaudit.adapters.rest.billing import (
     StripeWebhook,
     TestCheckoutPage,
 )
+from siteaudit.adapters.rest.console import console_routes
 from siteaudit.adapters.rest.indexnow import IndexNow, IndexNowCheckKey, IndexNowDetectKey, IndexNowKey
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
@@ -115,4 +116,7 @@ def create_api(
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/check-key", IndexNowCheckKey(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/detect-key", IndexNowDetectKey(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/key", IndexNowKey(application, clock))
+    # The search-console integration (SPEC 4.8): /gsc/... and SPEC's /sengine/... alike.
+    for path, resource in console_routes(f"/v1/sites/{{site_id:{ID}}}"):
+        api.add_route(path, resource(application, clock))
     return api

@@ -20,6 +20,13 @@ import falcon
 
 from siteaudit.adapters.rest import views
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
+from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
+from siteaudit.domain.console_answers import (
+    ConsoleSummary,
+    InspectAnswer,
+    NotIndexedAnswer,
+    Opportunities,
+)
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import Report, Stats
@@ -30,6 +37,7 @@ from siteaudit.domain.site import (
     MIN_RPS,
     VERIFY_METHOD_NAMES,
 )
+from siteaudit.domain.triage import IndexTriage
 
 REF: Final = "#/components/schemas/"
 
@@ -687,6 +695,131 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
     },
 }
 PATHS.update(SITE_PATHS)
+
+# --- the search-console integration (SPEC 4.8; issue 14): /gsc/... and SPEC's /sengine/... alike -------
+
+for _console_answer in (
+    ConsoleSummary,
+    NotIndexedAnswer,
+    views.ConsoleUrlAnswer,
+    Opportunities,
+    InspectAnswer,
+    IndexTriage,
+):
+    _schemas.of(_console_answer)
+SCHEMAS.update(_schemas.components)
+# One request body for both path names (a client generates one model).
+SCHEMAS["InspectRequest"] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["urls"],
+    "properties": {
+        "urls": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": INSPECT_MAX_URLS,
+            "items": {"type": "string", "minLength": 1, "maxLength": URL_MAX},
+        }
+    },
+}
+
+_CONSOLE_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.SITE_NOT_VERIFIED, ErrorCode.VALIDATION_FAILED)
+_FILTER: Final = {"type": "string", "maxLength": FILTER_MAX}
+
+
+def _console_paths(segment: str, name: str, note: str) -> dict[str, dict[str, Any]]:
+    base = f"/v1/sites/{{site_id}}/{segment}"
+    return {
+        base: {
+            "parameters": [SITE_ID],
+            "get": _op(
+                f"get{name}Summary",
+                f"Search-console summary: headline, indexing funnel, trend, templates, sync{note}",
+                {**_ok(ref("ConsoleSummary")), **_errors(*_CONSOLE_ERRORS)},
+            ),
+        },
+        f"{base}/not-indexed": {
+            "parameters": [SITE_ID],
+            "get": _op(
+                f"get{name}NotIndexed",
+                f"Not-indexed groups, or one group's URLs with both reason and template{note}",
+                {**_ok(ref("NotIndexedAnswer")), **_errors(*_CONSOLE_ERRORS)},
+                parameters=[
+                    {
+                        "name": "reason",
+                        "in": "query",
+                        "schema": {**_FILTER, "minLength": 1},
+                        "description": "the engine's coverage state, verbatim",
+                    },
+                    {"name": "template", "in": "query", "schema": _FILTER},
+                    {
+                        "name": "page",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1},
+                    },
+                ],
+            ),
+        },
+        f"{base}/url": {
+            "parameters": [SITE_ID],
+            "get": _op(
+                f"get{name}Url",
+                f"One URL's crawl facts, console facts and search figures{note}",
+                {**_ok(ref("ConsoleUrlAnswer")), **_errors(*_CONSOLE_ERRORS, ErrorCode.URL_NOT_IN_SITE)},
+                parameters=[
+                    {
+                        "name": "url",
+                        "in": "query",
+                        "required": True,
+                        "schema": {"type": "string", "minLength": 1, "maxLength": URL_MAX},
+                    }
+                ],
+            ),
+        },
+        f"{base}/opportunities": {
+            "parameters": [SITE_ID],
+            "get": _op(
+                f"get{name}Opportunities",
+                f"Low CTR, striking distance and canonical mismatches, with the rules used{note}",
+                {**_ok(ref("Opportunities")), **_errors(*_CONSOLE_ERRORS)},
+            ),
+        },
+        f"{base}/inspect": {
+            "parameters": [SITE_ID],
+            "post": _op(
+                f"inspect{name}Urls",
+                "Fresh inspection of 1-20 URLs within the property's daily budget (10 requests a minute "
+                f"per key besides the shared limit){note}",
+                {
+                    **_ok(ref("InspectAnswer")),
+                    **_errors(
+                        *_CONSOLE_ERRORS,
+                        ErrorCode.SC_NOT_CONNECTED,
+                        ErrorCode.URL_NOT_IN_SITE,
+                        ErrorCode.BUDGET_EXHAUSTED,
+                        ErrorCode.PAYLOAD_TOO_LARGE,
+                        ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+                    ),
+                },
+                requestBody={
+                    "required": True,
+                    "content": {"application/json": {"schema": ref("InspectRequest")}},
+                },
+            ),
+        },
+    }
+
+
+PATHS.update(_console_paths("gsc", "Gsc", ""))
+PATHS["/v1/sites/{site_id}/index-triage"] = {
+    "parameters": [SITE_ID],
+    "get": _op(
+        "getIndexTriage",
+        "Crawled pages not indexed, by URL template and value class, with why and what to do",
+        {**_ok(ref("IndexTriage")), **_errors(*_CONSOLE_ERRORS)},
+    ),
+}
+PATHS.update(_console_paths("sengine", "Sengine", " (SPEC's name of the gsc path)"))
 
 
 # --- billing (SPEC 4.10) ----------------------------------------------------------------------------------

@@ -14,6 +14,17 @@ from siteaudit.adapters.report_json import converter as report_converter
 from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
+from siteaudit.domain.console import SyncStatus
+from siteaudit.domain.console_answers import (
+    ConsoleSummary,
+    InspectAnswer,
+    NotIndexedAnswer,
+    Opportunities,
+    UrlConsole,
+    UrlCrawl,
+    UrlSearch,
+    UrlStatus,
+)
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.diff import Diff
 from siteaudit.domain.indexnow import ENGINES as INDEXNOW_ENGINES
@@ -32,6 +43,7 @@ from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
 from siteaudit.domain.site import Monitoring, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import Site as SiteRecord
+from siteaudit.domain.triage import IndexTriage, ValueClass
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
@@ -719,5 +731,47 @@ def indexnow_submit_answer(submitted: IndexNowSubmitted) -> dict[str, Any]:
             ),
             reason=submitted.reason,
             today=IndexNowToday(used=submitted.used_today, limit=submitted.limit),
+        )
+    )
+
+
+# --- the search-console integration (SPEC 4.8; issue 14) ---------------------------------------------
+# The answers are the domain's values (`domain/console_answers.py`) as they are; the single-URL answer
+# carries the console facts under both `gsc` and SPEC's `sengine`.
+
+converter.register_unstructure_hook(SyncStatus, lambda member: member.value)
+converter.register_unstructure_hook(ValueClass, lambda member: member.value)
+
+
+@frozen
+class ConsoleUrlAnswer:
+    """`GET /sites/{id}/gsc/url`: crawl facts, console facts (`gsc`, also as SPEC's `sengine`) and search
+    figures of one URL of the site."""
+
+    site_id: int
+    demo: bool
+    url: str
+    crawl: UrlCrawl | None
+    gsc: UrlConsole | None
+    sengine: UrlConsole | None
+    search: UrlSearch | None
+
+
+def console_answer(
+    value: ConsoleSummary | NotIndexedAnswer | Opportunities | InspectAnswer | IndexTriage,
+) -> dict[str, Any]:
+    return _json(value)
+
+
+def console_url_answer(status: UrlStatus) -> dict[str, Any]:
+    return _json(
+        ConsoleUrlAnswer(
+            site_id=status.site_id,
+            demo=status.demo,
+            url=status.url,
+            crawl=status.crawl,
+            gsc=status.console,
+            sengine=status.console,
+            search=status.search,
         )
     )

@@ -593,3 +593,69 @@ crawl_frontier_counts = Table(
     Column("count", Integer, nullable=False),
     PrimaryKeyConstraint("audit_id", "state"),
 )
+
+# --- the search-console integration (issue 14): connections, daily figures, inspections, budget ----------
+# Keyed by site or team without foreign keys, like tasks: the rows of a deleted site are removed by the
+# site use case through the console store.
+
+console_connections = Table(
+    "console_connections",
+    metadata,
+    Column("team_id", Integer, primary_key=True, autoincrement=False),
+    Column("sealed_refresh_token", Text, nullable=False),  # SecretBox token: never the token itself
+    Column("account", String(320), nullable=False),
+    Column("connected_at", UtcDateTime, nullable=False),
+)
+
+console_page_days = Table(
+    "console_page_days",
+    metadata,
+    Column("site_id", Integer, nullable=False),
+    Column("day", Date, nullable=False),
+    Column("url", Text, nullable=False),
+    Column("clicks", Integer, nullable=False),
+    Column("impressions", Integer, nullable=False),
+    Column("position", Float, nullable=True),
+    PrimaryKeyConstraint("site_id", "day", "url"),
+)
+
+console_inspections = Table(
+    "console_inspections",
+    metadata,
+    Column("site_id", Integer, nullable=False),
+    Column("url", Text, nullable=False),
+    Column("inspected_at", UtcDateTime, nullable=False),
+    Column("verdict", String(40), nullable=False),
+    Column("coverage_state", Text, nullable=False),
+    Column("indexing_state", String(60), nullable=True),
+    Column("robots_txt_state", String(60), nullable=True),
+    Column("page_fetch_state", String(60), nullable=True),
+    Column("last_crawled", UtcDateTime, nullable=True),
+    Column("google_canonical", Text, nullable=True),
+    Column("user_canonical", Text, nullable=True),
+    Column("sitemaps", JSON, nullable=False),
+    Column("demo", Boolean, nullable=False),
+    PrimaryKeyConstraint("site_id", "url"),
+)
+
+console_budget = Table(
+    "console_budget",
+    metadata,
+    Column("property", String(2100), nullable=False),
+    Column("window", String(40), nullable=False),  # day:2026-11-25 or minute:2026-11-25T16:40
+    Column("used", Integer, nullable=False),
+    PrimaryKeyConstraint("property", "window"),
+)
+
+console_syncs = Table(
+    "console_syncs",
+    metadata,
+    Column("site_id", Integer, primary_key=True, autoincrement=False),
+    Column("synced_at", UtcDateTime, nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("property", String(2100), nullable=True),
+    Column("demo", Boolean, nullable=False),
+    Column("days", Integer, nullable=False),
+    Column("inspected", Integer, nullable=False),
+    Column("error", Text, nullable=True),
+)

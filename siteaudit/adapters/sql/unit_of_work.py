@@ -16,6 +16,7 @@ from siteaudit.adapters.sql.account import SqlTeamRepository, SqlUserRepository
 from siteaudit.adapters.sql.apikey import SqlApiKeyRepository
 from siteaudit.adapters.sql.audit import SqlAuditRepository
 from siteaudit.adapters.sql.billing import SqlBillingRepository
+from siteaudit.adapters.sql.console import SqlConsoleStore
 from siteaudit.adapters.sql.credit import SqlCreditLedger
 from siteaudit.adapters.sql.device import SqlDeviceLoginRepository
 from siteaudit.adapters.sql.engine import LAZY_BEGIN, engine_for, is_sqlite
@@ -37,6 +38,7 @@ from siteaudit.ports.repository import (
     UnitOfWork,
     UserRepository,
 )
+from siteaudit.ports.searchconsole import ConsoleStore
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -126,6 +128,7 @@ class SqlUnitOfWork:
         self.billing: BillingRepository = SqlBillingRepository(self._current)
         # IndexNow (SPEC 4.9)
         self.indexnow: IndexNowRepository = SqlIndexNowRepository(self._current, self._seen)
+        self.console: ConsoleStore = SqlConsoleStore(self._current)
 
     def _current(self) -> Connection:
         if self._connection is None:

@@ -1,0 +1,1 @@
+"""Search-console providers behind `siteaudit.ports.searchconsole`: Google's API and the demo provider."""

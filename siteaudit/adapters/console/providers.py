@@ -1,0 +1,66 @@
+"""`ConsoleProviders` of a deployment: Google (OAuth grants and the service account) and the demo."""
+
+from typing import Any
+
+import httpx2 as httpx
+
+from siteaudit.adapters.console.demo import DemoSearchConsole
+from siteaudit.adapters.console.google import (
+    GoogleEndpoints,
+    GoogleSearchConsole,
+    oauth_credentials,
+    revoke_token,
+    service_account_credentials,
+)
+from siteaudit.ports.searchconsole import ConsoleError, SearchConsole, SiteContext
+
+
+class ConsoleClients:
+    """Builds console clients over one shared httpx2 client (timeouts, connection reuse)."""
+
+    def __init__(
+        self,
+        endpoints: GoogleEndpoints,
+        *,
+        client_id: str = "",
+        client_secret: str = "",
+        service_account_file: str = "",
+        row_limit: int = 25_000,
+        timeout_s: float = 30.0,
+    ) -> None:
+        self._endpoints = endpoints
+        self._client_id = client_id
+        self._client_secret = client_secret
+        self._service_account_file = service_account_file
+        self._row_limit = row_limit
+        self._http = httpx.Client(timeout=timeout_s, follow_redirects=False)
+        self._service_account: Any = None
+
+    def oauth(self, refresh_token: str) -> SearchConsole:
+        credentials = oauth_credentials(
+            refresh_token,
+            endpoints=self._endpoints,
+            client_id=self._client_id,
+            client_secret=self._client_secret,
+        )
+        return GoogleSearchConsole(credentials, self._endpoints, self._http, row_limit=self._row_limit)
+
+    def service_account(self) -> SearchConsole | None:
+        if not self._service_account_file:
+            return None
+        if self._service_account is None:
+            try:
+                self._service_account = service_account_credentials(
+                    self._service_account_file, endpoints=self._endpoints
+                )
+            except (OSError, ValueError) as exc:
+                raise ConsoleError(f"the service-account key file cannot be read: {exc}") from None
+        return GoogleSearchConsole(
+            self._service_account, self._endpoints, self._http, row_limit=self._row_limit
+        )
+
+    def demo(self, context: SiteContext) -> SearchConsole:
+        return DemoSearchConsole(context)
+
+    def revoke(self, refresh_token: str) -> None:
+        revoke_token(refresh_token, endpoints=self._endpoints, client=self._http)
