@@ -18,7 +18,8 @@ from attrs import field, frozen
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.device import DeviceLogin
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
 from siteaudit.domain.site import Monitoring, MonitoringSkip, ProofCheck, Site, VerifyMethod
@@ -255,6 +256,31 @@ class KeyHolder:
     team_name: str
 
 
+# --- device login (SPEC 3.5, 4.11) -------------------------------------------------------------------
+
+
+@frozen
+class DeviceLoginStarted:
+    """`POST /device/start`: the device code (shown this once; only its hash is kept), the user code as
+    people see it (`XXXX-XXXX`) and where they enter it."""
+
+    device_code: str = field(repr=False)
+    user_code: str
+    verification_uri: str
+    verification_uri_complete: str
+    interval: int
+    expires_in: int
+
+
+@frozen
+class DeviceGranted:
+    """An approved device login's exchange: the CLI key (returned exactly once) and its team."""
+
+    key: IssuedKey
+    team_id: TeamId
+    team_name: str
+
+
 # --- the use cases -----------------------------------------------------------------------------------
 
 
@@ -442,4 +468,31 @@ class Application(Protocol):
     def whoami(self, key_or_prefix: str) -> KeyHolder:
         """Whose a key is, given the key itself or the start of its prefix (at least `sk_` and 4
         characters). Raises NotFound for an unknown key, and Conflict when a prefix fits several keys."""
+        ...
+
+    # --- device login (SPEC 3.5, 4.11): the REST door starts and polls, the app's approval page decides ---
+
+    def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
+        """A pending login. `client_name` (at most 64 characters, ValidationFailed beyond) names the
+        machine and agents as `siteaudit.domain.device.CONNECT_FORM` says."""
+        ...
+
+    def poll_device_login(self, device_code: str) -> DeviceGranted:
+        """One poll. Raises AuthorizationPending, SlowDown, AccessDenied, ExpiredToken or InvalidGrant;
+        after approval returns the CLI key once (it replaces the key of the same machine, agents and
+        team)."""
+        ...
+
+    def device_login_to_decide(self, user_code: str) -> DeviceLogin:
+        """The live login with this user code (case, spaces and dashes ignored), to show before a
+        decision. Raises ValidationFailed for a malformed code, NotFound for no live login."""
+        ...
+
+    def approve_device_login(self, user_code: str, caller: Caller) -> DeviceLogin:
+        """Approve for the caller's team (the team chosen on the approval page); the caller must be in it
+        (NotFound otherwise). Raises ExpiredToken, NotFound, or Conflict for a decided login."""
+        ...
+
+    def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
+        """Deny; the next poll answers AccessDenied. Raises like `approve_device_login`."""
         ...

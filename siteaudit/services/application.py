@@ -13,7 +13,8 @@ from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.crawl import CrawlLimits
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.device import DeviceLogin
+from siteaudit.domain.ids import AuditId, SiteId, UserId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
@@ -26,6 +27,8 @@ from siteaudit.ports.application import (
     AuditQuery,
     AuditStarted,
     CrawlProgress,
+    DeviceGranted,
+    DeviceLoginStarted,
     IssuedKey,
     IssueQuery,
     KeyHolder,
@@ -58,6 +61,7 @@ from siteaudit.services import alert as alert_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
 from siteaudit.services import crawl as crawl_services
+from siteaudit.services import device as device_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
@@ -387,3 +391,36 @@ class LocalApplication:
 
     def whoami(self, key_or_prefix: str) -> KeyHolder:
         return key_services.key_holder(key_or_prefix, uow=self.uow())
+
+    # --- device login -----------------------------------------------------------------------------------
+
+    def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
+        started = device_services.start_device_login(
+            client_name, requested_ip, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+        login = started.login
+        page = f"{self.public_url.rstrip('/')}/app/device"
+        return DeviceLoginStarted(
+            device_code=started.device_code,
+            user_code=login.display_user_code,
+            verification_uri=page,
+            verification_uri_complete=f"{page}?code={login.display_user_code}",
+            interval=int(login.interval.total_seconds()),
+            expires_in=login.seconds_left(login.created_at),
+        )
+
+    def poll_device_login(self, device_code: str) -> DeviceGranted:
+        return device_services.poll_device_login(
+            device_code, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+
+    def device_login_to_decide(self, user_code: str) -> DeviceLogin:
+        return device_services.login_to_decide(user_code, uow=self.uow(), clock=self.clock)
+
+    def approve_device_login(self, user_code: str, caller: Caller) -> DeviceLogin:
+        return device_services.approve_device_login(
+            user_code, caller.user_id, caller.team_id, uow=self.uow(), clock=self.clock
+        )
+
+    def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
+        return device_services.deny_device_login(user_code, uow=self.uow(), clock=self.clock)

@@ -94,4 +94,9 @@ def create_api(
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
+    # Device login (SPEC 4.11): no key, limited per client address.
+    from siteaudit.adapters.rest.device import DeviceStart, DeviceToken
+
+    api.add_route("/v1/device/start", DeviceStart(application, clock, limiter))
+    api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
     return api
