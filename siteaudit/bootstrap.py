@@ -48,6 +48,20 @@ class App:
     # The Prometheus metrics every part of this process counts in; None when SITEAUDIT_METRICS is off.
     metrics: "PrometheusMetrics | None" = None
 
+    def service(self) -> Any:
+        """The whole WSGI service: the app's pages under `/app`, and `/v1` (with `/metrics`)."""
+        from siteaudit.adapters.web import create_web_app, mount
+
+        web = create_web_app(
+            self.application,
+            clock=self.clock,
+            limiter=self.limiter,
+            trusted_proxies=self.settings.trusted_proxies,
+            secure_cookies=self.settings.secure_cookies,
+            public_url=self.settings.base_url,
+        )
+        return mount(web, self.rest_api())
+
     def rest_api(self) -> Any:
         """The Falcon WSGI application of `/v1` (and `/metrics` unless metrics are off)."""
         from siteaudit.adapters.rest import create_api
@@ -154,7 +168,7 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
-    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader. The database is migrated to the newest
+    broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, hasher. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
@@ -214,6 +228,10 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         )
     if "mailer" not in overrides:
         overrides["mailer"] = _mailer(settings)
+    if "hasher" not in overrides:
+        from siteaudit.adapters.password import Argon2Hasher
+
+        overrides["hasher"] = Argon2Hasher()
     o = overrides
     metrics = None
     if settings.metrics:
@@ -245,6 +263,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             docs_url=f"{settings.base_url}/v1/openapi.json",
         ),
         metrics=NO_METRICS if metrics is None else metrics,
+        hasher=o["hasher"],
+        sign_in_terms=settings.sign_in_terms,
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

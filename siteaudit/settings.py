@@ -16,6 +16,7 @@ from siteaudit.domain.crawl import (
     TIME_CAP_S,
 )
 from siteaudit.domain.lease import ReapTerms
+from siteaudit.domain.signin import SignInTerms
 from siteaudit.domain.site import SchedulerTerms
 
 
@@ -81,6 +82,27 @@ class Settings:
     smtp_password: str = field(default="", repr=False)
     smtp_from: str = "siteaudit@localhost"
     smtp_starttls: bool = True
+    # --- the app at /app (SECURITY 9) ---
+    app_sign_up: str = "invite"  # "open": anyone may sign up; "invite": people come in by a team's invitation
+    app_session_idle_minutes: int = 120  # a session unused this long ends
+    app_session_max_hours: int = 168  # ...and every session ends this long after sign-in
+    app_reauth_minutes: int = 5  # showing a secret or making a key asks for the password after this long
+    cookie_secure: str = "auto"  # "auto": Secure (and __Host-) cookies when SITEAUDIT_PUBLIC_URL is https
+
+    @property
+    def sign_in_terms(self) -> SignInTerms:
+        return SignInTerms(
+            open_sign_up=self.app_sign_up.strip().lower() == "open",
+            idle=timedelta(minutes=self.app_session_idle_minutes),
+            lifetime=timedelta(hours=self.app_session_max_hours),
+            reauth=timedelta(minutes=self.app_reauth_minutes),
+        )
+
+    @property
+    def secure_cookies(self) -> bool:
+        if self.cookie_secure.strip().lower() == "auto":
+            return self.base_url.startswith("https://")
+        return _on(self.cookie_secure)
 
     @property
     def base_url(self) -> str:
@@ -150,6 +172,11 @@ class Settings:
             ("SMTP_PASSWORD", str),
             ("SMTP_FROM", str),
             ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("APP_SIGN_UP", str),
+            ("APP_SESSION_IDLE_MINUTES", int),
+            ("APP_SESSION_MAX_HOURS", int),
+            ("APP_REAUTH_MINUTES", int),
+            ("COOKIE_SECURE", str),
         ):
             raw = get(name)
             if raw is not None:

@@ -35,7 +35,7 @@ def listen(app: App, host: str, port: int) -> WSGIServer:
     """The server bound to host:port (not serving yet). Raises CannotListen."""
     try:
         return make_server(
-            host, port, app.rest_api(), server_class=_ThreadingServer, handler_class=_QuietHandler
+            host, port, app.service(), server_class=_ThreadingServer, handler_class=_QuietHandler
         )
     except OSError as error:
         if error.errno == errno.EADDRINUSE:

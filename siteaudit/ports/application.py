@@ -15,13 +15,14 @@ from typing import Generic, Protocol, TypeVar
 
 from attrs import field, frozen
 
-from siteaudit.domain.account import Caller, Membership, Team, User
+from siteaudit.domain.account import Caller, Membership, Role, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
+from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import Monitoring, MonitoringSkip, ProofCheck, Site, VerifyMethod
 from siteaudit.ports.crawl import PageRow
 
@@ -281,6 +282,40 @@ class DeviceGranted:
     team_name: str
 
 
+# --- the app: signing in, sessions, team members (SECURITY 9) -----------------------------------------
+
+
+@frozen
+class SignedIn:
+    """A new app session: `token` goes into the browser's cookie, shown this once; only its hash is kept."""
+
+    token: str = field(repr=False)
+    session: AppSession
+
+
+@frozen
+class AppViewer:
+    """Who a browser session is: the person, their teams (oldest first), the team being viewed (None for
+    a person in no team) and whether the session may show secrets and make keys without the password."""
+
+    session: AppSession
+    user: User
+    teams: Sequence[Team]
+    team: Team | None
+    fresh: bool = False  # the password was given recently enough to show a secret or make a key
+
+    @property
+    def caller(self) -> Caller:
+        """The person acting for the team being viewed, as the use cases taking a Caller want it."""
+        return Caller(self.user.id, self.team.id if self.team is not None else TeamId(0))
+
+
+@frozen
+class MemberView:
+    user: User
+    role: Role
+
+
 # --- the use cases -----------------------------------------------------------------------------------
 
 
@@ -495,4 +530,63 @@ class Application(Protocol):
 
     def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
         """Deny; the next poll answers AccessDenied. Raises like `approve_device_login`."""
+        ...
+
+    # --- the app: signing in and sessions (SECURITY 9); the app's pages call these ---------------------
+
+    def sign_up_open(self) -> bool:
+        """Whether anyone may sign up (SITEAUDIT_APP_SIGN_UP=open), or only invited people come in."""
+        ...
+
+    def sign_in(self, email: str, password: str) -> SignedIn:
+        """A new session. Raises SignInRefused alike for an unknown email and a wrong password."""
+        ...
+
+    def sign_up(self, email: str, password: str) -> SignedIn:
+        """A new person with their own team, signed in. Raises SignUpClosed, ValidationFailed, Conflict."""
+        ...
+
+    def app_viewer(self, session_token: str) -> AppViewer:
+        """Who a session is (its idle time restarts). Raises Unauthenticated for an unknown or ended one."""
+        ...
+
+    def sign_out(self, session_token: str) -> None: ...
+
+    def confirm_password(self, session_token: str, password: str) -> AppSession:
+        """The password again, before a secret is shown or a key made. Raises SignInRefused."""
+        ...
+
+    def switch_team(self, session_token: str, team_id: TeamId) -> AppSession:
+        """View another of the person's teams. Raises NotFound for a team that is not theirs."""
+        ...
+
+    def request_password_reset(self, email: str) -> None:
+        """Mail a one-time link when a person has the address; nothing is said either way."""
+        ...
+
+    def reset_password(self, link_token: str, password: str) -> User:
+        """Set a password through a one-time link (reset or invitation); every session of the person
+        ends. Raises LinkInvalid, ValidationFailed."""
+        ...
+
+    def set_password(self, email: str, password: str) -> User:
+        """Administration: set a person's password; every session of theirs ends."""
+        ...
+
+    def password_link(self, email: str) -> str:
+        """Administration: a one-time link (valid an hour) where the person chooses a password."""
+        ...
+
+    def team_members(self, caller: Caller) -> Sequence[MemberView]:
+        """The caller's team's members, owner first."""
+        ...
+
+    def invite_member(self, caller: Caller, email: str) -> Membership:
+        """The owner adds a person by email (new people get a link to choose a password). Raises
+        NotTeamOwner."""
+        ...
+
+    def remove_team_member(self, caller: Caller, user_id: UserId) -> None:
+        """The owner removes a member; their keys for the team then answer TeamAccessRevoked. Raises
+        NotTeamOwner, Conflict for the owner, NotFound for a non-member."""
         ...

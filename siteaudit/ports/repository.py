@@ -12,6 +12,7 @@ from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
+from siteaudit.ports.signin import SignInRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -192,6 +193,7 @@ class UnitOfWork(Protocol):
     webhooks: WebhookRepository
     webhook_secrets: WebhookSecrets
     leases: LeaseRepository
+    signins: SignInRepository  # the app's passwords, sessions and one-time links
 
     def __enter__(self) -> Self: ...
 

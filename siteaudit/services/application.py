@@ -14,14 +14,16 @@ from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.device import DeviceLogin
-from siteaudit.domain.ids import AuditId, SiteId, UserId
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice, Report
+from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import SchedulerTerms, Site, VerifyMethod
 from siteaudit.ports.application import (
     AccountView,
+    AppViewer,
     ArchivePolicy,
     AuditDetail,
     AuditQuery,
@@ -33,12 +35,14 @@ from siteaudit.ports.application import (
     IssueQuery,
     KeyHolder,
     Listing,
+    MemberView,
     OwnershipProved,
     PageQuery,
     PersonView,
     ProofRechecks,
     Reaped,
     ScheduledAudits,
+    SignedIn,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
@@ -54,6 +58,7 @@ from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
+from siteaudit.ports.signin import PasswordHasher
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
@@ -67,7 +72,9 @@ from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
 from siteaudit.services import report as report_services
 from siteaudit.services import schedule as schedule_services
+from siteaudit.services import signin as signin_services
 from siteaudit.services import site as site_services
+from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
 
 
@@ -96,6 +103,9 @@ class LocalApplication:
     scheduling: SchedulerTerms = field(factory=SchedulerTerms)
     mailer: Mailer | None = None  # alert mails; None: none are sent
     public_url: str = "http://127.0.0.1:8080"  # links in mails
+    # The app (SECURITY 9): passwords, and how long sessions and links live.
+    hasher: PasswordHasher | None = None
+    sign_in_terms: SignInTerms = field(factory=SignInTerms)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -424,3 +434,108 @@ class LocalApplication:
 
     def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
         return device_services.deny_device_login(user_code, uow=self.uow(), clock=self.clock)
+
+    # --- the app: signing in, sessions, team members ------------------------------------------------------
+
+    @property
+    def _hasher(self) -> PasswordHasher:
+        if self.hasher is None:
+            raise RuntimeError("this application was built without a password hasher")
+        return self.hasher
+
+    @property
+    def _mailer(self) -> Mailer:
+        if self.mailer is None:
+            raise RuntimeError("this application was built without a mailer")
+        return self.mailer
+
+    def sign_up_open(self) -> bool:
+        return self.sign_in_terms.open_sign_up
+
+    def sign_in(self, email: str, password: str) -> SignedIn:
+        return signin_services.sign_in(
+            email, password, uow=self.uow(), clock=self.clock, secrets=self.secrets, hasher=self._hasher
+        )
+
+    def sign_up(self, email: str, password: str) -> SignedIn:
+        return signin_services.sign_up(
+            email,
+            password,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            hasher=self._hasher,
+            terms=self.sign_in_terms,
+        )
+
+    def app_viewer(self, session_token: str) -> AppViewer:
+        return signin_services.viewer(
+            session_token, uow=self.uow(), clock=self.clock, terms=self.sign_in_terms
+        )
+
+    def sign_out(self, session_token: str) -> None:
+        signin_services.sign_out(session_token, uow=self.uow())
+
+    def confirm_password(self, session_token: str, password: str) -> AppSession:
+        return signin_services.confirm_password(
+            session_token,
+            password,
+            uow=self.uow(),
+            clock=self.clock,
+            hasher=self._hasher,
+            terms=self.sign_in_terms,
+        )
+
+    def switch_team(self, session_token: str, team_id: TeamId) -> AppSession:
+        return signin_services.switch_team(
+            session_token, team_id, uow=self.uow(), clock=self.clock, terms=self.sign_in_terms
+        )
+
+    def request_password_reset(self, email: str) -> None:
+        signin_services.request_password_reset(
+            email,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            terms=self.sign_in_terms,
+            mailer=self._mailer,
+            public_url=self.public_url,
+        )
+
+    def reset_password(self, link_token: str, password: str) -> User:
+        return signin_services.reset_password(
+            link_token, password, uow=self.uow(), clock=self.clock, hasher=self._hasher
+        )
+
+    def set_password(self, email: str, password: str) -> User:
+        return signin_services.set_password(
+            email, password, uow=self.uow(), clock=self.clock, hasher=self._hasher
+        )
+
+    def password_link(self, email: str) -> str:
+        return signin_services.password_link(
+            email,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            terms=self.sign_in_terms,
+            public_url=self.public_url,
+        )
+
+    def team_members(self, caller: Caller) -> Sequence[MemberView]:
+        return team_services.team_members(caller, uow=self.uow())
+
+    def invite_member(self, caller: Caller, email: str) -> Membership:
+        return team_services.invite_member(
+            caller,
+            email,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            terms=self.sign_in_terms,
+            mailer=self._mailer,
+            public_url=self.public_url,
+        )
+
+    def remove_team_member(self, caller: Caller, user_id: UserId) -> None:
+        team_services.remove_team_member(caller, user_id, uow=self.uow())

@@ -11,6 +11,7 @@ from typing import Self
 from attrs import evolve
 
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
+from siteaudit.adapters.memory.signin import MemorySignInRepository
 from siteaudit.adapters.memory.table import Table
 from siteaudit.adapters.memory.webhook import (
     MemoryWebhookRepository,
@@ -26,12 +27,14 @@ from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import ApiKeyId, AuditId, DeviceLoginId, RecheckId, SiteId, TaskKey, TeamId, UserId
 from siteaudit.domain.lease import Lease
 from siteaudit.domain.recheck import Recheck
+from siteaudit.domain.signin import AppSession, OneTimeLink
 from siteaudit.domain.site import Site, SiteExists
 from siteaudit.domain.task import FixTask
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
+from siteaudit.ports.signin import SignInRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -55,6 +58,10 @@ class MemoryStore:
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
         self.leases: Table[AuditId, Lease] = Table()
         self.webhooks = MemoryWebhookStore(lock=self.lock)
+        # The app's sign-in state (SECURITY 9).
+        self.app_passwords: Table[UserId, str] = Table()
+        self.app_sessions: Table[str, AppSession] = Table()
+        self.app_links: Table[str, OneTimeLink] = Table()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
@@ -579,6 +586,9 @@ class MemoryUnitOfWork:
         self.webhooks: WebhookRepository = MemoryWebhookRepository(store.webhooks)
         self.webhook_secrets: WebhookSecrets = MemoryWebhookSecrets(store.webhooks)
         self.leases: LeaseRepository = MemoryLeaseRepository(store.leases, store.audits.values)
+        self.signins: SignInRepository = MemorySignInRepository(
+            store.app_passwords, store.app_sessions, store.app_links
+        )
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

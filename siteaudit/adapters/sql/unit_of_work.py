@@ -20,6 +20,7 @@ from siteaudit.adapters.sql.device import SqlDeviceLoginRepository
 from siteaudit.adapters.sql.engine import LAZY_BEGIN, engine_for, is_sqlite
 from siteaudit.adapters.sql.lease import SqlLeaseRepository
 from siteaudit.adapters.sql.recheck import SqlRecheckRepository
+from siteaudit.adapters.sql.signin import SqlSignInRepository
 from siteaudit.adapters.sql.site import SqlSiteRepository
 from siteaudit.adapters.sql.task import SqlFixTaskRepository
 from siteaudit.adapters.sql.webhook import SqlWebhookRepository, SqlWebhookSecrets
@@ -33,6 +34,7 @@ from siteaudit.ports.repository import (
     UnitOfWork,
     UserRepository,
 )
+from siteaudit.ports.signin import SignInRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -119,6 +121,7 @@ class SqlUnitOfWork:
         self.webhooks: WebhookRepository = SqlWebhookRepository(self._current)
         self.webhook_secrets: WebhookSecrets = SqlWebhookSecrets(self._current, self._secret_box)
         self.leases: LeaseRepository = SqlLeaseRepository(self._current)
+        self.signins: SignInRepository = SqlSignInRepository(self._current)
 
     def _current(self) -> Connection:
         if self._connection is None:
