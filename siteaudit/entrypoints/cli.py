@@ -466,6 +466,35 @@ def whoami(key: str, as_json: bool) -> None:
     _run(act)
 
 
+# --- the app at /app: a person's password (README "The app") ------------------------------------------
+
+
+@admin.command("set-password")
+@click.argument("email")
+@click.option(
+    "--password-stdin", is_flag=True, help="Read the password from standard input instead of a prompt."
+)
+def set_password(email: str, password_stdin: bool) -> None:
+    """Set the person's password for the app at /app (at least 12 characters); their sessions end."""
+
+    def act() -> None:
+        if password_stdin:
+            password = sys.stdin.readline().rstrip("\r\n")
+        else:
+            password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+        user = _application().set_password(email, password)
+        click.echo(f"password set for {user.email}; sign in at /app/sign-in")
+
+    _run(act)
+
+
+@admin.command("password-link")
+@click.argument("email")
+def password_link(email: str) -> None:
+    """Print a one-time link (valid an hour) where the person chooses their app password."""
+    _run(lambda: click.echo(_application().password_link(email)))
+
+
 @main.command()
 @click.argument("url")
 @click.option(
