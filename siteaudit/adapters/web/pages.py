@@ -320,7 +320,7 @@ class KeysPage(Page):
         )
         self.render(
             req, resp, "keys.html", keys=keys, team_names=names, has_settings_key=has_settings_key,
-            issued=context.pop("issued", None), **context,
+            issued=context.pop("issued", None), rotated=context.pop("rotated", False), **context,
         )  # fmt: skip
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -339,7 +339,7 @@ class KeysPage(Page):
         except SettingsKeyExists:
             self.show(req, resp, error="You already have a Settings key for this team: rotate it instead.")
             return
-        self.show(req, resp, issued=issued)
+        self.show(req, resp, issued=issued, rotated=action == "rotate")
 
 
 class RevokeKey(Page):
@@ -418,13 +418,18 @@ class SitesPage(Page):
 
 
 def sparkline(scores: Sequence[int], width: int = 120, height: int = 28) -> str:
-    """SVG polyline points of health scores (0-100), oldest on the left."""
+    """SVG polyline points of health scores, oldest on the left, scaled to their own range (at least
+    10 points tall) so that a change of a few points shows."""
     if not scores:
         return ""
     if len(scores) == 1:
         scores = [scores[0], scores[0]]
+    low, high = min(scores), max(scores)
+    middle, span = (low + high) / 2, max(10, high - low)
     step = width / (len(scores) - 1)
-    return " ".join(f"{i * step:.1f},{height - 2 - s * (height - 4) / 100:.1f}" for i, s in enumerate(scores))
+    return " ".join(
+        f"{i * step:.1f},{height / 2 - (s - middle) * (height - 6) / span:.1f}" for i, s in enumerate(scores)
+    )
 
 
 class DevicePage(Page):

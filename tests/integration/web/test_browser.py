@@ -13,15 +13,21 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from attrs import frozen
 
+from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import App, bootstrap
+from siteaudit.domain.account import Caller
+from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import credits
+from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.ports.application import SiteRegistration
 from siteaudit.settings import Settings
 from tests.integration.rest import live  # its threaded WSGI server
 
@@ -72,7 +78,15 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     base = f"http://127.0.0.1:{port}"
     database = tmp_path_factory.mktemp("browser") / "siteaudit.sqlite3"
     settings = Settings(database_url=f"sqlite:///{database}", public_url=base, app_reauth_minutes=0)
-    app = bootstrap(settings, queue=MemoryTaskQueue())
+    # The sites page's trend: a registered site (its name resolves to a public address; nothing connects)
+    # with the scores of six finished audits, stored as the audits' end would leave them.
+    app = bootstrap(
+        settings,
+        queue=MemoryTaskQueue(),
+        resolver=StaticResolver(
+            {name: ["93.184.215.14"] for name in ("retro-clock.example", "shop.retro-clock.example")}
+        ),
+    )
     application = app.application
     for email, plan in ((OWNER, "growth"), (MEMBER, "starter")):
         application.create_user(email, plan=plan)
@@ -81,6 +95,31 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     application.add_member("Retro Clock", MEMBER)
     application.grant_credits(OWNER, credits(5_000), idempotency_key="start")
     member_key = application.create_key(MEMBER, "Retro Clock").raw
+    owner = Caller(UserId(1), TeamId(1))
+    site = application.register_site(SiteRegistration("https://retro-clock.example/"), owner)
+    application.register_site(SiteRegistration("https://shop.retro-clock.example/"), owner)
+    for n, score in enumerate((62, 68, 71, 69, 78, 84)):
+        moment = datetime(2026, 11, 1 + n, 9, 0, tzinfo=UTC)
+        with app.uow() as uow:
+            uow.audits.add(
+                Audit(
+                    id=AuditId(0),
+                    team_id=TeamId(1),
+                    user_id=UserId(1),
+                    payer_id=UserId(1),
+                    url=site.url,
+                    origin="https://retro-clock.example",
+                    created_at=moment,
+                    max_pages=500,
+                    site_id=site.id,
+                    status=AuditStatus.DONE,
+                    started_at=moment,
+                    finished_at=moment,
+                    pages_crawled=40,
+                    health_score=score,
+                )
+            )
+            uow.commit()
     with _serve_on(live, app.service(), port):
         yield Service(app, base, member_key)
 
