@@ -26,6 +26,9 @@ SIGN_IN_PER_ACCOUNT: Final = Limit(10, 900.0)
 DEVICE_PER_ADDRESS: Final = Limit(10, 900.0)
 DEVICE_PER_USER: Final = Limit(10, 900.0)
 DEVICE_EVERYONE: Final = Limit(500, 3600.0)
+# Password-reset mails asked for, per address and per address asked about (mails are not free either).
+RESET_PER_ADDRESS: Final = Limit(5, 3600.0)
+RESET_PER_ACCOUNT: Final = Limit(3, 3600.0)
 
 NOTICES: Final = {
     "signed-out": "You are signed out.",
@@ -243,9 +246,12 @@ class ForgotPassword(Page):
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         email = req.context.form.get("email", "")[:254]
-        buckets = sign_in_buckets(req.context.client_ip, email)
+        buckets = [
+            (f"app-reset:ip:{req.context.client_ip}", RESET_PER_ADDRESS),
+            (f"app-reset:account:{email.strip().lower()}", RESET_PER_ACCOUNT),
+        ]
         if not self.app.throttle.wait(buckets):
-            self.app.throttle.failed(buckets)  # each request counts: mails are not free either
+            self.app.throttle.failed(buckets)  # every request counts, answered alike either way
             self.application.request_password_reset(email)
         raise _redirect("/app/sign-in?done=reset-sent")
 
@@ -460,6 +466,9 @@ class DevicePage(Page):
         if action not in ("approve", "deny"):
             raise falcon.HTTPBadRequest()
         viewer = self.viewer(req)
+        buckets = self.buckets(req)
+        if self.refused_while_throttled(req, resp, code, buckets):
+            return
         try:
             if action == "approve":
                 team = TeamId(int(form.get("team_id", "")))
@@ -469,20 +478,28 @@ class DevicePage(Page):
         except ValueError:
             raise falcon.HTTPBadRequest() from None
         except DomainError as refused:
+            if isinstance(refused, NotFound | ValidationFailed):
+                self.app.throttle.failed(buckets)
             resp.status = falcon.HTTP_409 if not isinstance(refused, NotFound) else falcon.HTTP_404
             self.render(req, resp, "device.html", login=None, code=code, decided=None, error=_say(refused))
             return
         team_name = next((t.name for t in viewer.teams if t.id == decided.team_id), "")
         self.render(req, resp, "device.html", login=decided, code=code, decided=action, team_name=team_name)
 
-    def look_up(self, req: falcon.Request, resp: falcon.Response, code: str) -> None:
-        buckets = self.buckets(req)
+    def refused_while_throttled(
+        self, req: falcon.Request, resp: falcon.Response, code: str, buckets: list[tuple[str, Limit]]
+    ) -> bool:
         wait = self.app.throttle.wait(buckets)
         if wait:
             resp.status = falcon.HTTP_429
             resp.set_header("Retry-After", str(wait))
             error = f"Too many wrong codes. Try again in {wait} seconds."
             self.render(req, resp, "device.html", login=None, code=code, decided=None, error=error)
+        return wait > 0
+
+    def look_up(self, req: falcon.Request, resp: falcon.Response, code: str) -> None:
+        buckets = self.buckets(req)
+        if self.refused_while_throttled(req, resp, code, buckets):
             return
         try:
             login = self.application.device_login_to_decide(code)

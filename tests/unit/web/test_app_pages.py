@@ -341,11 +341,20 @@ def test_approving_for_a_team_one_is_not_in_is_refused(site: Site, started: dict
     assert site.app.application.device_login_to_decide(started["user_code"]).status.value == "pending"
 
 
-def test_guessing_user_codes_is_throttled(site: Site) -> None:
+def test_guessing_user_codes_is_throttled(site: Site, started: dict[str, Any]) -> None:
     browser = site.browser()
     browser.sign_in()
-    statuses = [browser.get("/app/device", code="BCDF-GHJK").status_code for _ in range(12)]
-    assert statuses[:10] == [404] * 10 and statuses[10:] == [429, 429]
+    statuses = [browser.get("/app/device", code="BCDF-GHJK").status_code for _ in range(6)]
+    browser.get("/app/device")
+    guesses = [{"code": "CDFG-HJKL", "action": action, "team_id": "1"} for action in ("approve", "deny")] * 2
+    statuses += [browser.post("/app/device", guess).status_code for guess in guesses]
+    assert statuses == [404] * 10
+    refused = browser.post("/app/device", {"code": started["user_code"], "action": "approve", "team_id": "1"})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert browser.get("/app/device", code=started["user_code"]).status_code == 429
+    other = site.browser(address="203.0.113.77")
+    other.sign_in(email=MEMBER)
+    assert other.get("/app/device", code=started["user_code"]).status_code == 200  # per address, per person
 
 
 def test_a_member_who_approved_and_then_left_gets_the_device_access_denied(
