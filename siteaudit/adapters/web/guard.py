@@ -144,7 +144,8 @@ class Guard:
         )
 
     def forget_session(self, resp: falcon.Response) -> None:
-        resp.unset_cookie(self.cookies.session, path="/", same_site="Lax")
+        # Set, not unset: a `__Host-` cookie is replaced only by one that is Secure as well.
+        self.set_cookie(resp, self.cookies.session, "", max_age=0)
 
     # --- forms -----------------------------------------------------------------------------------------
 
