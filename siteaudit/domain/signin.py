@@ -27,6 +27,8 @@ MIN_PASSWORD_LENGTH: Final = 12
 MAX_PASSWORD_LENGTH: Final = 1024
 SESSION_BYTES: Final = 32  # 256 bits
 LINK_BYTES: Final = 32
+# A page view records the session's use at most once a minute, so reading pages does not mean writing.
+SEEN_EVERY: Final = timedelta(minutes=1)
 
 
 class SignInRefused(DomainError):
@@ -93,7 +95,10 @@ class AppSession:
         return now - self.last_seen_at >= terms.idle or now - self.created_at >= terms.lifetime
 
     def seen(self, now: datetime) -> Self:
-        return evolve(self, last_seen_at=max(now, self.last_seen_at))
+        """The session used at `now`: the same object when its last use was recorded within SEEN_EVERY."""
+        if now - self.last_seen_at < SEEN_EVERY:
+            return self
+        return evolve(self, last_seen_at=now)
 
     def recently_authenticated(self, now: datetime, terms: SignInTerms) -> bool:
         """Whether a secret may be shown or a key made now without asking for the password again."""

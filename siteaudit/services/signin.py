@@ -121,11 +121,13 @@ def viewer(token: str, *, uow: UnitOfWork, clock: Clock, terms: SignInTerms) -> 
         user = uow.users.get(session.user_id)
         teams = list(uow.teams.of_user(user.id))
         team = next((t for t in teams if t.id == session.team_id), teams[0] if teams else None)
-        session = session.seen(clock.now())
-        if team is not None and team.id != session.team_id:
-            session = evolve(session, team_id=team.id)
-        uow.signins.save_session(session)
-        uow.commit()
+        used = session.seen(clock.now())
+        if team is not None and team.id != used.team_id:
+            used = evolve(used, team_id=team.id)
+        if used is not session:
+            uow.signins.save_session(used)
+            uow.commit()
+        session = used
     fresh = session.recently_authenticated(clock.now(), terms)
     return AppViewer(session=session, user=user, teams=teams, team=team, fresh=fresh)
 

@@ -60,9 +60,11 @@ def test_secrets_need_a_password_given_within_the_reauth_window() -> None:
     assert s.reauthenticated(later).recently_authenticated(later, TERMS)
 
 
-def test_a_session_never_seen_backwards() -> None:
+def test_a_sessions_use_is_recorded_at_most_once_a_minute_and_never_backwards() -> None:
     s = session().seen(T0 + timedelta(minutes=5))
-    assert s.seen(T0).last_seen_at == T0 + timedelta(minutes=5)
+    assert s.last_seen_at == T0 + timedelta(minutes=5)
+    assert s.seen(T0) is s
+    assert s.seen(T0 + timedelta(minutes=5, seconds=59)) is s
 
 
 def test_links_live_an_hour_for_a_reset_and_a_week_for_an_invitation() -> None:
