@@ -189,7 +189,7 @@ def archive(older_than_days: int | None, keep_last: int | None, as_json: bool) -
 
 @main.group()
 def admin() -> None:
-    """Manage people, teams, plans, credits and keys (until the web app exists)."""
+    """Manage people, teams, plans, credits, keys and app passwords (for scripts; people use /app)."""
 
 
 @admin.command("create-user")
