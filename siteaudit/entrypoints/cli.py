@@ -77,18 +77,22 @@ def main() -> None:
 @click.option("--port", default=None, type=int, help="Port to listen on (default SITEAUDIT_PORT or 8080).")
 def serve(host: str | None, port: int | None) -> None:
     """Run the embedded service: API, database and workers in this one process."""
+    from attrs import evolve
+
     from siteaudit.adapters.log import configure_logging
     from siteaudit.bootstrap import warn_if_networks_allowed
     from siteaudit.entrypoints.embedded import CannotListen, listen
     from siteaudit.entrypoints.embedded import serve as run
 
     settings = _settings()
+    # The address given here is also where links point (device login, mails) unless SITEAUDIT_PUBLIC_URL says.
+    settings = evolve(settings, host=host or settings.host, port=port if port is not None else settings.port)
     configure_logging(level=settings.log_level, as_json=settings.log_json)
     warn_if_networks_allowed(settings)
     app = _app(settings)
-    host = host or settings.host
+    host = settings.host
     try:
-        server = listen(app, host, port if port is not None else settings.port)
+        server = listen(app, host, settings.port)
     except CannotListen as error:
         _fail(str(error))
     run(app, server, host=host)
