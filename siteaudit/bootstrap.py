@@ -51,6 +51,23 @@ class App:
     # The Prometheus metrics every part of this process counts in; None when SITEAUDIT_METRICS is off.
     metrics: "PrometheusMetrics | None" = None
 
+    def service(self) -> Any:
+        """The whole WSGI service: the app's pages under `/app`, and `/v1` (with `/metrics`)."""
+        from siteaudit.adapters.rest.billing import TEST_CHECKOUT_PATH
+        from siteaudit.adapters.web import create_web_app, mount
+
+        web = create_web_app(
+            self.application,
+            clock=self.clock,
+            limiter=self.limiter,
+            trusted_proxies=self.settings.trusted_proxies,
+            secure_cookies=self.settings.secure_cookies,
+            public_url=self.settings.base_url,
+        )
+        # The local test purchase page is billing's (REST adapter), though it lives under /app.
+        test_checkout = TEST_CHECKOUT_PATH.split("{", 1)[0]
+        return mount(web, self.rest_api(), rest_prefixes=(test_checkout,))
+
     def rest_api(self) -> Any:
         """The Falcon WSGI application of `/v1` (and `/metrics` unless metrics are off)."""
         from siteaudit.adapters.rest import create_api
@@ -212,7 +229,7 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
     broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, indexnow_client,
-    console_providers. The database is migrated to the newest
+    console_providers, hasher. The database is migrated to the newest
     schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
@@ -282,6 +299,10 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         )
     if "console_providers" not in overrides:
         overrides["console_providers"] = _console_providers(settings)
+    if "hasher" not in overrides:
+        from siteaudit.adapters.password import Argon2Hasher
+
+        overrides["hasher"] = Argon2Hasher()
     o = overrides
     metrics = None
     if settings.metrics:
@@ -321,6 +342,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         host_limits=settings.host_limits_terms,
         console_providers=o["console_providers"],
         console_terms=settings.console,
+        hasher=o["hasher"],
+        sign_in_terms=settings.sign_in_terms,
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

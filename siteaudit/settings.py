@@ -18,6 +18,7 @@ from siteaudit.domain.crawl import (
 )
 from siteaudit.domain.hostlimit import DEFAULT_HOST_BURST, DEFAULT_HOST_RPS, HostLimits, parse_host_limits
 from siteaudit.domain.lease import ReapTerms
+from siteaudit.domain.signin import SignInTerms
 from siteaudit.domain.site import SchedulerTerms
 
 
@@ -131,6 +132,27 @@ class Settings:
     gsc_token_url: str = "https://oauth2.googleapis.com/token"
     gsc_revoke_url: str = "https://oauth2.googleapis.com/revoke"
     gsc_row_limit: int = 25_000  # search-analytics rows per page (the API's maximum)
+    # --- the app at /app (SECURITY 9) ---
+    app_sign_up: str = "invite"  # "open": anyone may sign up; "invite": people come in by a team's invitation
+    app_session_idle_minutes: int = 120  # a session unused this long ends
+    app_session_max_hours: int = 168  # ...and every session ends this long after sign-in
+    app_reauth_minutes: int = 5  # showing a secret or making a key asks for the password after this long
+    cookie_secure: str = "auto"  # "auto": Secure (and __Host-) cookies when SITEAUDIT_PUBLIC_URL is https
+
+    @property
+    def sign_in_terms(self) -> SignInTerms:
+        return SignInTerms(
+            open_sign_up=self.app_sign_up.strip().lower() == "open",
+            idle=timedelta(minutes=self.app_session_idle_minutes),
+            lifetime=timedelta(hours=self.app_session_max_hours),
+            reauth=timedelta(minutes=self.app_reauth_minutes),
+        )
+
+    @property
+    def secure_cookies(self) -> bool:
+        if self.cookie_secure.strip().lower() == "auto":
+            return self.base_url.startswith("https://")
+        return _on(self.cookie_secure)
 
     @property
     def base_url(self) -> str:
@@ -240,6 +262,11 @@ class Settings:
             ("GSC_TOKEN_URL", str),
             ("GSC_REVOKE_URL", str),
             ("GSC_ROW_LIMIT", int),
+            ("APP_SIGN_UP", str),
+            ("APP_SESSION_IDLE_MINUTES", int),
+            ("APP_SESSION_MAX_HOURS", int),
+            ("APP_REAUTH_MINUTES", int),
+            ("COOKIE_SECURE", str),
         ):
             raw = get(name)
             if raw is not None:

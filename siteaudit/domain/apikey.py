@@ -118,11 +118,12 @@ def new_key_material(random_chars: str) -> KeyMaterial:
 
 
 def listing_label(kind: ApiKeyKind, machine: str = "", agents: Iterable[str] = ()) -> str:
-    """How a key is named in the holder's key list (SPEC 2.1)."""
+    """How a key is named in the holder's key list (SPEC 2.1): a CLI key in the form the connect command
+    writes into the device login's client name (`siteaudit.domain.device.CONNECT_FORM`)."""
     if kind is ApiKeyKind.SETTINGS:
         return "Settings key"
     names = ", ".join(sorted(agents))
-    return f"connect on {machine} ({names})" if names else f"connect on {machine}"
+    return f"connect on {machine}: {names}" if names else f"connect on {machine}"
 
 
 @frozen

@@ -16,11 +16,16 @@ Decisions this module makes, so that every adapter answers alike:
 - `last_polled_at` is written for polls of a live (pending or approved) login only; polls of an ended
   login change nothing, so the loser of an exchange race writes nothing. It is not a status move, so it
   does not count in `version`.
+- SPEC 4.11 gives the start only `{client_name}` (64 characters): the connect command writes the machine
+  and its agents there as `connect on HOST: agent1, agent2` (CONNECT_FORM). `client_identity` reads them
+  back for the CLI key's label and its replace rule (SPEC 3.6); a name in any other form is the machine,
+  connected for DEFAULT_AGENTS.
 """
 
 import enum
 import hashlib
 import math
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from types import MappingProxyType
@@ -40,6 +45,11 @@ USER_CODE_LENGTH: Final = 8
 MAX_CLIENT_NAME_LENGTH: Final = 64
 # secrets.token_urlsafe(16) gives 22 characters: the 128 bits SECURITY 5 asks for.
 MIN_DEVICE_CODE_LENGTH: Final = 22
+CONNECT_FORM: Final = "connect on HOST: agent1, agent2"
+# The agents of a login whose client name does not follow CONNECT_FORM: the CLI itself.
+DEFAULT_AGENTS: Final = ("siteaudit-cli",)
+UNNAMED_MACHINE: Final = "unnamed device"
+_CONNECT: Final = re.compile(r"connect on\s+(?P<host>[^:\s]+)\s*(?::\s*(?P<agents>.*))?", re.IGNORECASE)
 
 
 class DeviceLoginStatus(enum.StrEnum):
@@ -177,6 +187,20 @@ class DeviceLoginDecided:
     by: UserId | None
     team_id: TeamId | None
     at: datetime
+
+
+def client_identity(client_name: str) -> tuple[str, tuple[str, ...]]:
+    """The machine and the agents (sorted, without repeats) a client name names, as CONNECT_FORM says.
+
+    `connect on tea-kettle.local: codex, claude-code` -> (`tea-kettle.local`, (`claude-code`, `codex`));
+    `siteaudit connect on tea-kettle.local` -> (`tea-kettle.local`, DEFAULT_AGENTS); `laptop` ->
+    (`laptop`, DEFAULT_AGENTS); an empty name -> (UNNAMED_MACHINE, DEFAULT_AGENTS).
+    """
+    found = _CONNECT.search(client_name)
+    if found is None:
+        return client_name.strip() or UNNAMED_MACHINE, DEFAULT_AGENTS
+    agents = tuple(sorted({a.strip() for a in (found["agents"] or "").split(",") if a.strip()}))
+    return found["host"].strip(), agents or DEFAULT_AGENTS
 
 
 def device_code_hash(device_code: str) -> str:

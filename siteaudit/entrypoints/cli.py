@@ -77,18 +77,22 @@ def main() -> None:
 @click.option("--port", default=None, type=int, help="Port to listen on (default SITEAUDIT_PORT or 8080).")
 def serve(host: str | None, port: int | None) -> None:
     """Run the embedded service: API, database and workers in this one process."""
+    from attrs import evolve
+
     from siteaudit.adapters.log import configure_logging
     from siteaudit.bootstrap import warn_if_networks_allowed
     from siteaudit.entrypoints.embedded import CannotListen, listen
     from siteaudit.entrypoints.embedded import serve as run
 
     settings = _settings()
+    # The address given here is also where links point (device login, mails) unless SITEAUDIT_PUBLIC_URL says.
+    settings = evolve(settings, host=host or settings.host, port=port if port is not None else settings.port)
     configure_logging(level=settings.log_level, as_json=settings.log_json)
     warn_if_networks_allowed(settings)
     app = _app(settings)
-    host = host or settings.host
+    host = settings.host
     try:
-        server = listen(app, host, port if port is not None else settings.port)
+        server = listen(app, host, settings.port)
     except CannotListen as error:
         _fail(str(error))
     run(app, server, host=host)
@@ -189,7 +193,7 @@ def archive(older_than_days: int | None, keep_last: int | None, as_json: bool) -
 
 @main.group()
 def admin() -> None:
-    """Manage people, teams, plans, credits and keys (until the web app exists)."""
+    """Manage people, teams, plans, credits, keys and app passwords (for scripts; people use /app)."""
 
 
 @admin.command("create-user")
@@ -464,6 +468,35 @@ def whoami(key: str, as_json: bool) -> None:
         _out(as_json, data, text)
 
     _run(act)
+
+
+# --- the app at /app: a person's password (README "The app") ------------------------------------------
+
+
+@admin.command("set-password")
+@click.argument("email")
+@click.option(
+    "--password-stdin", is_flag=True, help="Read the password from standard input instead of a prompt."
+)
+def set_password(email: str, password_stdin: bool) -> None:
+    """Set the person's password for the app at /app (at least 12 characters); their sessions end."""
+
+    def act() -> None:
+        if password_stdin:
+            password = sys.stdin.readline().rstrip("\r\n")
+        else:
+            password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+        user = _application().set_password(email, password)
+        click.echo(f"password set for {user.email}; sign in at /app/sign-in")
+
+    _run(act)
+
+
+@admin.command("password-link")
+@click.argument("email")
+def password_link(email: str) -> None:
+    """Print a one-time link (valid an hour) where the person chooses their app password."""
+    _run(lambda: click.echo(_application().password_link(email)))
 
 
 @main.command()

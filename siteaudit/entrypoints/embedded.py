@@ -35,7 +35,7 @@ def listen(app: App, host: str, port: int) -> WSGIServer:
     """The server bound to host:port (not serving yet). Raises CannotListen."""
     try:
         return make_server(
-            host, port, app.rest_api(), server_class=_ThreadingServer, handler_class=_QuietHandler
+            host, port, app.service(), server_class=_ThreadingServer, handler_class=_QuietHandler
         )
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
@@ -77,6 +77,22 @@ def greeting(app: App, base: str, issued: IssuedKey | None) -> str:
     return "\n".join(lines)
 
 
+def app_greeting(app: App, origin: str, *, first_run: bool) -> str:
+    """Where the app is, and on the first start a one-time link to choose the local owner's password."""
+    base = app.settings.public_url.rstrip("/") or origin
+    if not first_run:
+        return (
+            f"The app: {base}/app/ (a password for someone? "
+            f"`siteaudit admin password-link EMAIL` or `siteaudit admin set-password EMAIL`)"
+        )
+    link = app.application.password_link(LOCAL_OWNER_EMAIL)
+    path = link[link.index("/app/") :]
+    return (
+        f"The app: {base}/app/ . Choose the local owner's password there with this link "
+        f"(it works once, for an hour):\n\n    {base}{path}\n"
+    )
+
+
 def serve(app: App, server: WSGIServer, *, host: str) -> None:
     """Create the local owner on an empty database, say how to call the API, and serve until Ctrl-C."""
     settings = app.settings
@@ -84,6 +100,7 @@ def serve(app: App, server: WSGIServer, *, host: str) -> None:
         plan=settings.local_owner_plan, starting_credits=settings.starting_credits
     )
     click.echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))
+    click.echo(app_greeting(app, f"http://{host}:{server.server_port}", first_run=issued is not None))
     worker, periodic = start_worker(app, threads=settings.worker_threads)
     scheduler = start_scheduler(app)  # monitoring audits and the daily ownership re-checks
     with server:

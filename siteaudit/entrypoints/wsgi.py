@@ -17,4 +17,4 @@ def create_app() -> Any:
     settings = Settings.from_env()
     configure_logging(level=settings.log_level, as_json=settings.log_json)
     warn_if_networks_allowed(settings)
-    return bootstrap(settings).rest_api()
+    return bootstrap(settings).service()

@@ -15,7 +15,7 @@ from typing import Generic, Protocol, TypeVar
 
 from attrs import field, frozen
 
-from siteaudit.domain.account import Caller, Membership, Team, User
+from siteaudit.domain.account import Caller, Membership, Role, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.billing import (
@@ -34,10 +34,12 @@ from siteaudit.domain.console_answers import (
     Opportunities,
     UrlStatus,
 )
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.device import DeviceLogin
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.indexnow import BatchResult, IndexNowSite, KeyCheck, Submission, SubmitStatus
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
+from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import Monitoring, MonitoringSkip, ProofCheck, Site, VerifyMethod
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.crawl import PageRow
@@ -368,6 +370,65 @@ class LocalCheckoutDone:
     balance: int  # the buyer's credits afterwards, in tenths
 
 
+# --- device login (SPEC 3.5, 4.11) -------------------------------------------------------------------
+
+
+@frozen
+class DeviceLoginStarted:
+    """`POST /device/start`: the device code (shown this once; only its hash is kept), the user code as
+    people see it (`XXXX-XXXX`) and where they enter it."""
+
+    device_code: str = field(repr=False)
+    user_code: str
+    verification_uri: str
+    verification_uri_complete: str
+    interval: int
+    expires_in: int
+
+
+@frozen
+class DeviceGranted:
+    """An approved device login's exchange: the CLI key (returned exactly once) and its team."""
+
+    key: IssuedKey
+    team_id: TeamId
+    team_name: str
+
+
+# --- the app: signing in, sessions, team members (SECURITY 9) -----------------------------------------
+
+
+@frozen
+class SignedIn:
+    """A new app session: `token` goes into the browser's cookie, shown this once; only its hash is kept."""
+
+    token: str = field(repr=False)
+    session: AppSession
+
+
+@frozen
+class AppViewer:
+    """Who a browser session is: the person, their teams (oldest first), the team being viewed (None for
+    a person in no team) and whether the session may show secrets and make keys without the password."""
+
+    session: AppSession
+    user: User
+    teams: Sequence[Team]
+    team: Team | None
+    fresh: bool = False  # the password was given recently enough to show a secret or make a key
+
+    @property
+    def caller(self) -> Caller:
+        """The person acting for the team being viewed, as the use cases taking a Caller want it."""
+        return Caller(self.user.id, self.team.id if self.team is not None else TeamId(0))
+
+
+@frozen
+class MemberView:
+    user: User
+    role: Role
+
+
 # --- the use cases -----------------------------------------------------------------------------------
 
 
@@ -683,4 +744,90 @@ class Application(Protocol):
         day). `urls` None: every URL with figures. A URL without stored figures is left out: no data,
         not zero. For fix impact and task traffic; services read the same through
         `uow.console.page_totals(site_id, urls, start, end)`. Raises NotFound for another team's site."""
+        ...
+
+    # --- device login (SPEC 3.5, 4.11): the REST door starts and polls, the app's approval page decides ---
+
+    def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
+        """A pending login. `client_name` (at most 64 characters, ValidationFailed beyond) names the
+        machine and agents as `siteaudit.domain.device.CONNECT_FORM` says."""
+        ...
+
+    def poll_device_login(self, device_code: str) -> DeviceGranted:
+        """One poll. Raises AuthorizationPending, SlowDown, AccessDenied, ExpiredToken or InvalidGrant;
+        after approval returns the CLI key once (it replaces the key of the same machine, agents and
+        team)."""
+        ...
+
+    def device_login_to_decide(self, user_code: str) -> DeviceLogin:
+        """The live login with this user code (case, spaces and dashes ignored), to show before a
+        decision. Raises ValidationFailed for a malformed code, NotFound for no live login."""
+        ...
+
+    def approve_device_login(self, user_code: str, caller: Caller) -> DeviceLogin:
+        """Approve for the caller's team (the team chosen on the approval page); the caller must be in it
+        (NotFound otherwise). Raises ExpiredToken, NotFound, or Conflict for a decided login."""
+        ...
+
+    def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
+        """Deny; the next poll answers AccessDenied. Raises like `approve_device_login`."""
+        ...
+
+    # --- the app: signing in and sessions (SECURITY 9); the app's pages call these ---------------------
+
+    def sign_up_open(self) -> bool:
+        """Whether anyone may sign up (SITEAUDIT_APP_SIGN_UP=open), or only invited people come in."""
+        ...
+
+    def sign_in(self, email: str, password: str) -> SignedIn:
+        """A new session. Raises SignInRefused alike for an unknown email and a wrong password."""
+        ...
+
+    def sign_up(self, email: str, password: str) -> SignedIn:
+        """A new person with their own team, signed in. Raises SignUpClosed, ValidationFailed, Conflict."""
+        ...
+
+    def app_viewer(self, session_token: str) -> AppViewer:
+        """Who a session is (its idle time restarts). Raises Unauthenticated for an unknown or ended one."""
+        ...
+
+    def sign_out(self, session_token: str) -> None: ...
+
+    def confirm_password(self, session_token: str, password: str) -> AppSession:
+        """The password again, before a secret is shown or a key made. Raises SignInRefused."""
+        ...
+
+    def switch_team(self, session_token: str, team_id: TeamId) -> AppSession:
+        """View another of the person's teams. Raises NotFound for a team that is not theirs."""
+        ...
+
+    def request_password_reset(self, email: str) -> None:
+        """Mail a one-time link when a person has the address; nothing is said either way."""
+        ...
+
+    def reset_password(self, link_token: str, password: str) -> User:
+        """Set a password through a one-time link (reset or invitation); every session of the person
+        ends. Raises LinkInvalid, ValidationFailed."""
+        ...
+
+    def set_password(self, email: str, password: str) -> User:
+        """Administration: set a person's password; every session of theirs ends."""
+        ...
+
+    def password_link(self, email: str) -> str:
+        """Administration: a one-time link (valid an hour) where the person chooses a password."""
+        ...
+
+    def team_members(self, caller: Caller) -> Sequence[MemberView]:
+        """The caller's team's members, owner first."""
+        ...
+
+    def invite_member(self, caller: Caller, email: str) -> Membership:
+        """The owner adds a person by email (new people get a link to choose a password). Raises
+        NotTeamOwner."""
+        ...
+
+    def remove_team_member(self, caller: Caller, user_id: UserId) -> None:
+        """The owner removes a member; their keys for the team then answer TeamAccessRevoked. Raises
+        NotTeamOwner, Conflict for the owner, NotFound for a non-member."""
         ...

@@ -15,6 +15,7 @@ from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
 from siteaudit.ports.searchconsole import ConsoleStore
+from siteaudit.ports.signin import SignInRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -199,6 +200,7 @@ class UnitOfWork(Protocol):
     billing: BillingRepository
     indexnow: IndexNowRepository  # IndexNow (SPEC 4.9)
     console: ConsoleStore  # the search-console integration's stored data
+    signins: SignInRepository  # the app's passwords, sessions and one-time links
 
     def __enter__(self) -> Self: ...
 

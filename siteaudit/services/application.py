@@ -22,23 +22,28 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.crawl import CrawlLimits
+from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.hostlimit import HostLimits
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.indexnow import IndexNowRejected
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice, Report
+from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
+    AppViewer,
     ArchivePolicy,
     AuditDetail,
     AuditQuery,
     AuditStarted,
     BillingStatus,
     CrawlProgress,
+    DeviceGranted,
+    DeviceLoginStarted,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -48,6 +53,7 @@ from siteaudit.ports.application import (
     Listing,
     LocalCheckout,
     LocalCheckoutDone,
+    MemberView,
     NotIndexedQuery,
     OwnershipProved,
     PageQuery,
@@ -56,6 +62,7 @@ from siteaudit.ports.application import (
     ProofRechecks,
     Reaped,
     ScheduledAudits,
+    SignedIn,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
@@ -75,6 +82,7 @@ from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders, NoConsoleProviders
+from siteaudit.ports.signin import PasswordHasher
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
@@ -85,13 +93,16 @@ from siteaudit.services import billing as billing_services
 from siteaudit.services import console as console_services
 from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
+from siteaudit.services import device as device_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import indexnow as indexnow_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
 from siteaudit.services import report as report_services
 from siteaudit.services import schedule as schedule_services
+from siteaudit.services import signin as signin_services
 from siteaudit.services import site as site_services
+from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
 
 
@@ -129,6 +140,9 @@ class LocalApplication:
     # The search-console integration: which providers exist and the terms settings decide.
     console_providers: ConsoleProviders = field(factory=NoConsoleProviders)
     console_terms: ConsoleTerms = field(factory=ConsoleTerms)
+    # The app (SECURITY 9): passwords, and how long sessions and links live.
+    hasher: PasswordHasher | None = None
+    sign_in_terms: SignInTerms = field(factory=SignInTerms)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -592,3 +606,141 @@ class LocalApplication:
         self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
     ) -> Mapping[str, PageTotals]:
         return console_read.page_totals(site_id, caller.team_id, urls, start, end, self.console_deps)
+
+    # --- device login -----------------------------------------------------------------------------------
+
+    def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
+        started = device_services.start_device_login(
+            client_name, requested_ip, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+        login = started.login
+        page = f"{self.public_url.rstrip('/')}/app/device"
+        return DeviceLoginStarted(
+            device_code=started.device_code,
+            user_code=login.display_user_code,
+            verification_uri=page,
+            verification_uri_complete=f"{page}?code={login.display_user_code}",
+            interval=int(login.interval.total_seconds()),
+            expires_in=login.seconds_left(login.created_at),
+        )
+
+    def poll_device_login(self, device_code: str) -> DeviceGranted:
+        return device_services.poll_device_login(
+            device_code, uow=self.uow(), clock=self.clock, secrets=self.secrets
+        )
+
+    def device_login_to_decide(self, user_code: str) -> DeviceLogin:
+        return device_services.login_to_decide(user_code, uow=self.uow(), clock=self.clock)
+
+    def approve_device_login(self, user_code: str, caller: Caller) -> DeviceLogin:
+        return device_services.approve_device_login(
+            user_code, caller.user_id, caller.team_id, uow=self.uow(), clock=self.clock
+        )
+
+    def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
+        return device_services.deny_device_login(user_code, uow=self.uow(), clock=self.clock)
+
+    # --- the app: signing in, sessions, team members ------------------------------------------------------
+
+    @property
+    def _hasher(self) -> PasswordHasher:
+        if self.hasher is None:
+            raise RuntimeError("this application was built without a password hasher")
+        return self.hasher
+
+    @property
+    def _mailer(self) -> Mailer:
+        if self.mailer is None:
+            raise RuntimeError("this application was built without a mailer")
+        return self.mailer
+
+    def sign_up_open(self) -> bool:
+        return self.sign_in_terms.open_sign_up
+
+    def sign_in(self, email: str, password: str) -> SignedIn:
+        return signin_services.sign_in(
+            email, password, uow=self.uow(), clock=self.clock, secrets=self.secrets, hasher=self._hasher
+        )
+
+    def sign_up(self, email: str, password: str) -> SignedIn:
+        return signin_services.sign_up(
+            email,
+            password,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            hasher=self._hasher,
+            terms=self.sign_in_terms,
+        )
+
+    def app_viewer(self, session_token: str) -> AppViewer:
+        return signin_services.viewer(
+            session_token, uow=self.uow(), clock=self.clock, terms=self.sign_in_terms
+        )
+
+    def sign_out(self, session_token: str) -> None:
+        signin_services.sign_out(session_token, uow=self.uow())
+
+    def confirm_password(self, session_token: str, password: str) -> AppSession:
+        return signin_services.confirm_password(
+            session_token,
+            password,
+            uow=self.uow(),
+            clock=self.clock,
+            hasher=self._hasher,
+            terms=self.sign_in_terms,
+        )
+
+    def switch_team(self, session_token: str, team_id: TeamId) -> AppSession:
+        return signin_services.switch_team(
+            session_token, team_id, uow=self.uow(), clock=self.clock, terms=self.sign_in_terms
+        )
+
+    def request_password_reset(self, email: str) -> None:
+        signin_services.request_password_reset(
+            email,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            terms=self.sign_in_terms,
+            mailer=self._mailer,
+            public_url=self.public_url,
+        )
+
+    def reset_password(self, link_token: str, password: str) -> User:
+        return signin_services.reset_password(
+            link_token, password, uow=self.uow(), clock=self.clock, hasher=self._hasher
+        )
+
+    def set_password(self, email: str, password: str) -> User:
+        return signin_services.set_password(
+            email, password, uow=self.uow(), clock=self.clock, hasher=self._hasher
+        )
+
+    def password_link(self, email: str) -> str:
+        return signin_services.password_link(
+            email,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            terms=self.sign_in_terms,
+            public_url=self.public_url,
+        )
+
+    def team_members(self, caller: Caller) -> Sequence[MemberView]:
+        return team_services.team_members(caller, uow=self.uow())
+
+    def invite_member(self, caller: Caller, email: str) -> Membership:
+        return team_services.invite_member(
+            caller,
+            email,
+            uow=self.uow(),
+            clock=self.clock,
+            secrets=self.secrets,
+            terms=self.sign_in_terms,
+            mailer=self._mailer,
+            public_url=self.public_url,
+        )
+
+    def remove_team_member(self, caller: Caller, user_id: UserId) -> None:
+        team_services.remove_team_member(caller, user_id, uow=self.uow())

@@ -7,20 +7,19 @@ from siteaudit.domain.device import (
     USER_CODE_LENGTH,
     DeviceLogin,
     InvalidGrant,
+    client_identity,
     device_code_hash,
     new_user_code,
     normalise_user_code,
 )
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import DeviceLoginId, TeamId, UserId
-from siteaudit.ports.application import IssuedKey
+from siteaudit.ports.application import DeviceGranted
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.key import issue_cli_key
 
-# The agents a key from the device login is connected for: the CLI itself; `siteaudit connect` writes the
-# same key into the chosen agents' configuration files.
-CLI_AGENTS = ("siteaudit-cli",)
+__all__ = ["DeviceGranted", "DeviceStarted"]
 
 
 @frozen
@@ -29,18 +28,11 @@ class DeviceStarted:
     device_code: str  # shown once to the polling client; only its hash is stored
 
 
-@frozen
-class DeviceGranted:
-    key: IssuedKey
-    team_id: TeamId
-    team_name: str
-
-
 def start_device_login(
     client_name: str, requested_ip: str, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
 ) -> DeviceStarted:
-    """A pending login with a 128-bit device code and an 8-letter user code unique among live logins."""
-    device_code = secrets.token_hex(16) + secrets.token_hex(8)
+    """A pending login with a 192-bit device code and an 8-letter user code unique among live logins."""
+    device_code = secrets.token_hex(24)
     now = clock.now()
     for _ in range(8):  # a clash among live user codes is rare (20^8 codes); draw again
         user_code = new_user_code(secrets.token(USER_CODE_LENGTH, USER_CODE_ALPHABET))
@@ -83,11 +75,12 @@ def poll_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock, secret
             uow.commit()
             raise outcome.refusal()
         grant = outcome.grant
+        machine, agents = client_identity(grant.client_name)
         key = issue_cli_key(
             grant.user_id,
             grant.team_id,
-            machine=grant.client_name or "unnamed device",
-            agents=CLI_AGENTS,
+            machine=machine,
+            agents=agents,
             uow=uow,
             clock=clock,
             secrets=secrets,
@@ -102,6 +95,13 @@ def _live(uow: UnitOfWork, user_code: str, clock: Clock) -> DeviceLogin:
     if login is None:
         raise NotFound("device login", user_code)
     return login
+
+
+def login_to_decide(user_code: str, *, uow: UnitOfWork, clock: Clock) -> DeviceLogin:
+    """The live login a person typed the user code of (the approval page shows it before any decision).
+    Raises ValidationFailed for a code of the wrong shape, NotFound for no live login with it."""
+    with uow:
+        return _live(uow, user_code, clock)
 
 
 def approve_device_login(

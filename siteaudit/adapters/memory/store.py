@@ -14,6 +14,7 @@ from siteaudit.adapters.memory.billing import MemoryBillingRepository, MemoryBil
 from siteaudit.adapters.memory.console import MemoryConsoleStore, MemoryConsoleTables
 from siteaudit.adapters.memory.indexnow import MemoryIndexNowRepository, MemoryIndexNowTables
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
+from siteaudit.adapters.memory.signin import MemorySignInRepository
 from siteaudit.adapters.memory.table import Table
 from siteaudit.adapters.memory.webhook import (
     MemoryWebhookRepository,
@@ -29,6 +30,7 @@ from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import ApiKeyId, AuditId, DeviceLoginId, RecheckId, SiteId, TaskKey, TeamId, UserId
 from siteaudit.domain.lease import Lease
 from siteaudit.domain.recheck import Recheck
+from siteaudit.domain.signin import AppSession, OneTimeLink
 from siteaudit.domain.site import Site, SiteExists
 from siteaudit.domain.task import FixTask
 from siteaudit.ports.device import DeviceLoginRepository
@@ -38,6 +40,7 @@ from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
 from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
 from siteaudit.ports.searchconsole import ConsoleStore
+from siteaudit.ports.signin import SignInRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -66,6 +69,10 @@ class MemoryStore:
         self.indexnow = MemoryIndexNowTables()
         # The search-console integration (issue 14).
         self.console = MemoryConsoleTables(lock=self.lock)
+        # The app's sign-in state (SECURITY 9).
+        self.app_passwords: Table[UserId, str] = Table()
+        self.app_sessions: Table[str, AppSession] = Table()
+        self.app_links: Table[str, OneTimeLink] = Table()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
@@ -600,6 +607,9 @@ class MemoryUnitOfWork:
         # IndexNow (SPEC 4.9)
         self.indexnow: IndexNowRepository = MemoryIndexNowRepository(store.indexnow, self._seen)
         self.console: ConsoleStore = MemoryConsoleStore(store.console, store.sites)
+        self.signins: SignInRepository = MemorySignInRepository(
+            store.app_passwords, store.app_sessions, store.app_links
+        )
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

@@ -119,4 +119,9 @@ def create_api(
     # The search-console integration (SPEC 4.8): /gsc/... and SPEC's /sengine/... alike.
     for path, resource in console_routes(f"/v1/sites/{{site_id:{ID}}}"):
         api.add_route(path, resource(application, clock))
+    # Device login (SPEC 4.11): no key, limited per client address.
+    from siteaudit.adapters.rest.device import DeviceStart, DeviceToken
+
+    api.add_route("/v1/device/start", DeviceStart(application, clock, limiter))
+    api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
     return api

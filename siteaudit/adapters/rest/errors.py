@@ -38,6 +38,9 @@ def handle_domain_error(req: falcon.Request, resp: falcon.Response, error: Domai
         extra["fields"] = error.fields
     if isinstance(error, RateLimited):
         resp.set_header("Retry-After", str(max(1, error.retry_after)))
+    interval = getattr(error, "interval_seconds", None)  # a device poll answered slow_down
+    if isinstance(interval, int):
+        resp.set_header("Retry-After", str(max(1, interval)))
     more = getattr(error, "extra", None)
     if isinstance(more, dict):
         extra.update(more)

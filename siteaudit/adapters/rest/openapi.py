@@ -996,6 +996,77 @@ INDEXNOW_PATHS: Final[dict[str, dict[str, Any]]] = {
 PATHS.update(INDEXNOW_PATHS)
 
 
+# --- device login (SPEC 4.11): no key; limited per client address -----------------------------------------
+
+_DEVICE_ERRORS: Final = (
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+)
+SCHEMAS.update(
+    {
+        "DeviceLoginStarted": _obj(
+            {
+                "device_code": STR,
+                "user_code": {"type": "string", "pattern": "^[B-Z]{4}-[B-Z]{4}$"},
+                "verification_uri": STR,
+                "verification_uri_complete": STR,
+                "interval": {"type": "integer", "const": 5},
+                "expires_in": {"type": "integer", "const": 600},
+            }
+        ),
+        "DeviceKey": _obj({"api_key": STR, "team": ref("DeviceTeam")}),
+        "DeviceTeam": _obj({"id": INT, "name": STR}),
+    }
+)
+DEVICE_PATHS: Final[dict[str, dict[str, Any]]] = {
+    "/v1/device/start": {
+        "post": _op(
+            "startDeviceLogin",
+            "Start a device login (10 an hour per address)",
+            {
+                **_ok(ref("DeviceLoginStarted"), public=True),
+                **_errors(ErrorCode.RATE_LIMITED, *_DEVICE_ERRORS, public=True),
+            },
+            security=[],
+            requestBody=_body(
+                {
+                    "client_name": {
+                        "type": "string",
+                        "maxLength": 64,
+                        "description": "the machine and agents, as `connect on HOST: agent1, agent2`",
+                    }
+                }
+            ),
+        )
+    },
+    "/v1/device/token": {
+        "post": _op(
+            "pollDeviceLogin",
+            "Poll a device login (every 5 s at most; 60 a minute per address)",
+            {
+                **_ok(ref("DeviceKey"), public=True),
+                **_errors(
+                    ErrorCode.AUTHORIZATION_PENDING,
+                    ErrorCode.SLOW_DOWN,
+                    ErrorCode.ACCESS_DENIED,
+                    ErrorCode.EXPIRED_TOKEN,
+                    ErrorCode.INVALID_GRANT,
+                    *_DEVICE_ERRORS,
+                    public=True,
+                ),
+            },
+            security=[],
+            requestBody=_body(
+                {"device_code": {"type": "string", "minLength": 1, "maxLength": 128}},
+                required=("device_code",),
+            ),
+        )
+    },
+}
+PATHS.update(DEVICE_PATHS)
+
+
 DOCUMENT: Final[dict[str, Any]] = {
     "openapi": "3.1.0",
     "info": {

@@ -659,3 +659,36 @@ console_syncs = Table(
     Column("inspected", Integer, nullable=False),
     Column("error", Text, nullable=True),
 )
+
+# --- the app's sign-in state (SECURITY 9): password hashes, sessions and one-time links by their hash ----
+
+app_passwords = Table(
+    "app_passwords",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("hash", String(255), nullable=False),  # argon2id, self-describing
+    Column("changed_at", UtcDateTime, nullable=False),
+)
+
+app_sessions = Table(
+    "app_sessions",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("team_id", Integer, nullable=True),
+    Column("csrf", String(64), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("last_seen_at", UtcDateTime, nullable=False),
+    Column("authenticated_at", UtcDateTime, nullable=False),
+)
+
+app_links = Table(
+    "app_links",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("purpose", String(10), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False),
+    Column("used_at", UtcDateTime, nullable=True),
+)

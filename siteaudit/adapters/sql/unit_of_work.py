@@ -23,6 +23,7 @@ from siteaudit.adapters.sql.engine import LAZY_BEGIN, engine_for, is_sqlite
 from siteaudit.adapters.sql.indexnow import SqlIndexNowRepository
 from siteaudit.adapters.sql.lease import SqlLeaseRepository
 from siteaudit.adapters.sql.recheck import SqlRecheckRepository
+from siteaudit.adapters.sql.signin import SqlSignInRepository
 from siteaudit.adapters.sql.site import SqlSiteRepository
 from siteaudit.adapters.sql.task import SqlFixTaskRepository
 from siteaudit.adapters.sql.webhook import SqlWebhookRepository, SqlWebhookSecrets
@@ -39,6 +40,7 @@ from siteaudit.ports.repository import (
     UserRepository,
 )
 from siteaudit.ports.searchconsole import ConsoleStore
+from siteaudit.ports.signin import SignInRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
@@ -129,6 +131,7 @@ class SqlUnitOfWork:
         # IndexNow (SPEC 4.9)
         self.indexnow: IndexNowRepository = SqlIndexNowRepository(self._current, self._seen)
         self.console: ConsoleStore = SqlConsoleStore(self._current)
+        self.signins: SignInRepository = SqlSignInRepository(self._current)
 
     def _current(self) -> Connection:
         if self._connection is None:

@@ -162,3 +162,14 @@ def test_the_key_printed_by_serve_answers_after_the_lost_key_command(
     with pytest.raises(urllib.error.HTTPError) as refused:
         call(base, lost, "/account")
     assert refused.value.code == 401
+
+
+def test_a_device_login_started_with_curl_points_at_the_port_serve_listens_on(
+    served: tuple[str, str],
+) -> None:
+    base, _ = served
+    started = call(base, "", "/device/start", {"client_name": "connect on tea-kettle.local: codex"})
+    origin = base.removesuffix("/v1")
+    assert started["verification_uri"] == f"{origin}/app/device"
+    with urllib.request.urlopen(started["verification_uri_complete"], timeout=10) as page:
+        assert page.url.startswith(f"{origin}/app/sign-in?next=")  # the approval page wants a sign-in

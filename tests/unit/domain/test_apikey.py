@@ -180,7 +180,7 @@ def test_a_settings_key_is_labelled_as_such() -> None:
 
 def test_a_cli_key_is_labelled_with_its_hostname_and_sorted_agents() -> None:
     key, _ = cli_key(agents=frozenset({"cursor", "claude-code"}))
-    assert key.label == "connect on tea-kettle.local (claude-code, cursor)"
+    assert key.label == "connect on tea-kettle.local: claude-code, cursor"
 
 
 # Settings keys: one per holder and team, rotation

@@ -622,3 +622,16 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
 
 
 TestDeviceLoginLifecycle = DeviceLoginLifecycle.TestCase
+
+
+def test_the_client_name_names_the_machine_and_its_agents_as_the_connect_form_says() -> None:
+    from siteaudit.domain.device import DEFAULT_AGENTS, UNNAMED_MACHINE, client_identity
+
+    assert client_identity("connect on tea-kettle.local: codex, claude-code, codex") == (
+        "tea-kettle.local",
+        ("claude-code", "codex"),
+    )
+    assert client_identity("siteaudit connect on tea-kettle.local") == ("tea-kettle.local", DEFAULT_AGENTS)
+    assert client_identity("Connect on tea-kettle.local:") == ("tea-kettle.local", DEFAULT_AGENTS)
+    assert client_identity("laptop") == ("laptop", DEFAULT_AGENTS)
+    assert client_identity("  ") == (UNNAMED_MACHINE, DEFAULT_AGENTS)

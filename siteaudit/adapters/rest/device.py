@@ -1,0 +1,67 @@
+"""Device login (SPEC 4.11): `POST /device/start` and `POST /device/token`, open to callers without a key
+and limited per client address instead (SPEC 8)."""
+
+from typing import Final
+
+import falcon
+
+from siteaudit.adapters.rest.middleware import enforce
+from siteaudit.adapters.rest.params import Fields, json_body
+from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
+from siteaudit.domain.error import ErrorCode
+from siteaudit.ports.application import Application
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.ratelimit import Limit, RateLimiter
+
+START_PER_IP: Final = Limit(10, 3600.0)
+TOKEN_PER_IP: Final = Limit(60, 60.0)
+MAX_DEVICE_CODE_LENGTH: Final = 128
+
+
+class _DeviceResource:
+    public = True  # no key: the device login is how a machine gets one
+
+    def __init__(self, application: Application, clock: Clock, limiter: RateLimiter) -> None:
+        self.application = application
+        self.clock = clock
+        self.limiter = limiter
+
+
+class DeviceStart(_DeviceResource):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        ip = req.context.client_ip
+        enforce(
+            self.limiter, self.clock, [(f"ip:{ip}:device-start", START_PER_IP, ErrorCode.RATE_LIMITED)], resp
+        )
+        fields = Fields(json_body(req, allowed=("client_name",), required=False))
+        client_name = fields.string("client_name", max_length=MAX_CLIENT_NAME_LENGTH) or ""
+        fields.done()
+        started = self.application.start_device_login(client_name, ip)
+        resp.media = {
+            "device_code": started.device_code,
+            "user_code": started.user_code,
+            "verification_uri": started.verification_uri,
+            "verification_uri_complete": started.verification_uri_complete,
+            "interval": started.interval,
+            "expires_in": started.expires_in,
+        }
+
+
+class DeviceToken(_DeviceResource):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        ip = req.context.client_ip
+        # Past the per-address budget a poller is told what RFC 8628 clients understand: poll slower.
+        enforce(
+            self.limiter, self.clock, [(f"ip:{ip}:device-token", TOKEN_PER_IP, ErrorCode.SLOW_DOWN)], resp
+        )
+        fields = Fields(json_body(req, allowed=("device_code",)))
+        device_code = fields.string("device_code", max_length=MAX_DEVICE_CODE_LENGTH, min_length=1)
+        if device_code is None and "device_code" not in fields.bad:
+            fields.bad["device_code"] = "required"
+        fields.done()
+        assert device_code is not None
+        granted = self.application.poll_device_login(device_code)
+        resp.media = {
+            "api_key": granted.key.raw,
+            "team": {"id": granted.team_id, "name": granted.team_name},
+        }

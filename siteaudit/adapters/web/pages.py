@@ -1,0 +1,512 @@
+"""The app's pages: each turns a form into one call of the application interface and renders the result."""
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, Final
+
+import falcon
+import jinja2
+
+from siteaudit.adapters.web.guard import CookieNames, Guard
+from siteaudit.domain.account import Caller, Role
+from siteaudit.domain.apikey import ApiKeyKind, SettingsKeyExists
+from siteaudit.domain.credit import as_number
+from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
+from siteaudit.domain.ids import TeamId, UserId
+from siteaudit.domain.signin import MIN_PASSWORD_LENGTH, SignInRefused
+from siteaudit.ports.application import Application, AppViewer
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.ratelimit import Limit, RateLimiter
+
+# SECURITY 9: failures per address trip before those per account, so nobody can lock an owner out
+# from one address; both are refused from the 6th failure (address) or 11th (account) on.
+SIGN_IN_PER_ADDRESS: Final = Limit(5, 300.0)
+SIGN_IN_PER_ACCOUNT: Final = Limit(10, 900.0)
+# SECURITY 5: wrong user codes on the approval page, per address, per person and for everyone at once.
+DEVICE_PER_ADDRESS: Final = Limit(10, 900.0)
+DEVICE_PER_USER: Final = Limit(10, 900.0)
+DEVICE_EVERYONE: Final = Limit(500, 3600.0)
+# Password-reset mails asked for, per address and per address asked about (mails are not free either).
+RESET_PER_ADDRESS: Final = Limit(5, 3600.0)
+RESET_PER_ACCOUNT: Final = Limit(3, 3600.0)
+
+NOTICES: Final = {
+    "signed-out": "You are signed out.",
+    "password-set": "Your password is set: sign in with it.",
+    "reset-sent": "If an account has this address, a link to choose a new password is on its way.",
+    "team": "Team switched. It decides the team of keys you create from now on; existing keys keep theirs.",
+    "revoked": "The key is revoked: it answers 401 from now on.",
+    "invited": "Invitation sent.",
+    "removed": "Member removed: their keys for this team answer 403 from now on.",
+}
+
+
+def _when(moment: datetime | None) -> str:
+    return "never" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def templates() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("siteaudit.adapters.web", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["when"] = _when
+    env.filters["credits"] = lambda tenths: f"{as_number(tenths):,}"
+    return env
+
+
+class Throttle:
+    """Counts failures only: a bucket refuses once it holds its limit of recent failures."""
+
+    def __init__(self, limiter: RateLimiter, clock: Clock) -> None:
+        self.limiter = limiter
+        self.clock = clock
+
+    def wait(self, buckets: Sequence[tuple[str, Limit]]) -> int:
+        """Seconds until every bucket would take another failure (0: go ahead)."""
+        now = self.clock.now()
+        decisions = [self.limiter.peek(name, limit, now=now) for name, limit in buckets]
+        return max([0, *(int(d.retry_after_s + 0.999) for d in decisions if not d.allowed)])
+
+    def failed(self, buckets: Sequence[tuple[str, Limit]]) -> None:
+        now = self.clock.now()
+        for name, limit in buckets:
+            self.limiter.hit(name, limit, now=now)
+
+
+def sign_in_buckets(address: str, email: str) -> list[tuple[str, Limit]]:
+    return [
+        (f"app-sign-in:ip:{address}", SIGN_IN_PER_ADDRESS),
+        (f"app-sign-in:account:{email.strip().lower()[:254]}", SIGN_IN_PER_ACCOUNT),
+    ]
+
+
+class Page:
+    """What every page shares: the application, the templates, the guard's cookies and the throttle."""
+
+    anonymous = False
+
+    def __init__(self, app: "WebParts") -> None:
+        self.app = app
+        self.application = app.application
+
+    def render(self, req: falcon.Request, resp: falcon.Response, name: str, **context: Any) -> None:
+        viewer: AppViewer | None = req.context.viewer
+        csrf = (
+            viewer.session.csrf if viewer is not None and not self.anonymous else req.context.anonymous_csrf
+        )
+        notice = NOTICES.get(req.get_param("done") or "", "")
+        resp.content_type = falcon.MEDIA_HTML
+        resp.text = self.app.env.get_template(name).render(
+            viewer=viewer,
+            csrf=csrf,
+            path=req.path,
+            notice=context.pop("notice", notice),
+            error=context.pop("error", ""),
+            sign_up_open=self.application.sign_up_open(),
+            **context,
+        )
+
+    @staticmethod
+    def viewer(req: falcon.Request) -> AppViewer:
+        viewer: AppViewer = req.context.viewer
+        return viewer
+
+    def fresh_enough(
+        self, req: falcon.Request, resp: falcon.Response, *, what: str, fields: dict[str, str]
+    ) -> bool:
+        """SECURITY 9: True when the password was given in the last few minutes, or is given now with
+        this form. Otherwise the page asking for it is rendered (it posts the same form again)."""
+        viewer = self.viewer(req)
+        if viewer.fresh:
+            return True
+        password = req.context.form.get("password")
+        error = ""
+        if password:
+            buckets = sign_in_buckets(req.context.client_ip, viewer.user.email)
+            wait = self.app.throttle.wait(buckets)
+            if wait:
+                error = f"Too many wrong passwords. Try again in {wait} seconds."
+            else:
+                try:
+                    self.application.confirm_password(req.context.session_token, password)
+                    return True
+                except SignInRefused:
+                    self.app.throttle.failed(buckets)
+                    error = "That password is wrong."
+        resp.status = falcon.HTTP_200
+        self.render(req, resp, "confirm.html", what=what, action=req.path, fields=fields, error=error)
+        return False
+
+
+class WebParts:
+    def __init__(
+        self, application: Application, clock: Clock, limiter: RateLimiter, cookies: CookieNames, guard: Guard
+    ) -> None:
+        self.application = application
+        self.clock = clock
+        self.env = templates()
+        self.throttle = Throttle(limiter, clock)
+        self.cookies = cookies
+        self.guard = guard
+
+
+def _redirect(to: str) -> falcon.HTTPSeeOther:
+    return falcon.HTTPSeeOther(to)
+
+
+def _safe_next(target: str | None) -> str:
+    """Only paths of the app itself: never another site (an open redirect)."""
+    if target and target.startswith("/app") and not target.startswith("//") and "\\" not in target:
+        return target
+    return "/app/account"
+
+
+# --- signing in -------------------------------------------------------------------------------------------
+
+
+class Home(Page):
+    anonymous = True
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        raise _redirect("/app/account" if req.context.viewer is not None else "/app/sign-in")
+
+
+class SignIn(Page):
+    anonymous = True
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.render(req, resp, "sign_in.html", next=_safe_next(req.get_param("next")), email="")
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        form = req.context.form
+        email, password = form.get("email", "")[:254], form.get("password", "")
+        target = _safe_next(form.get("next"))
+        buckets = sign_in_buckets(req.context.client_ip, email)
+        wait = self.app.throttle.wait(buckets)
+        if wait:
+            resp.status = falcon.HTTP_429
+            resp.set_header("Retry-After", str(wait))
+            self.render(
+                req, resp, "sign_in.html", next=target, email=email,
+                error=f"Too many failed sign-ins. Try again in {wait} seconds.",
+            )  # fmt: skip
+            return
+        try:
+            signed = self.application.sign_in(email, password)
+        except SignInRefused:
+            self.app.throttle.failed(buckets)
+            resp.status = falcon.HTTP_401
+            self.render(req, resp, "sign_in.html", next=target, email=email, error="Wrong email or password.")
+            return
+        if req.context.session_token:
+            self.application.sign_out(req.context.session_token)  # a new id at every sign-in
+        self.app.guard.set_cookie(resp, self.app.cookies.session, signed.token, max_age=None)
+        raise _redirect(target)
+
+
+class SignUp(Page):
+    anonymous = True
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.render(req, resp, "sign_up.html", email="", min_length=MIN_PASSWORD_LENGTH)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        form = req.context.form
+        email = form.get("email", "")[:254]
+        if form.get("password", "") != form.get("repeat", ""):
+            error = "The two passwords differ."
+        else:
+            try:
+                signed = self.application.sign_up(email, form.get("password", ""))
+            except DomainError as refused:
+                error = _say(refused)
+            else:
+                self.app.guard.set_cookie(resp, self.app.cookies.session, signed.token, max_age=None)
+                raise _redirect("/app/account")
+        resp.status = falcon.HTTP_422
+        self.render(req, resp, "sign_up.html", email=email, min_length=MIN_PASSWORD_LENGTH, error=error)
+
+
+class SignOut(Page):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.application.sign_out(req.context.session_token)
+        self.app.guard.forget_session(resp)
+        raise _redirect("/app/sign-in?done=signed-out")
+
+
+class ForgotPassword(Page):
+    anonymous = True
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.render(req, resp, "forgot.html")
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        email = req.context.form.get("email", "")[:254]
+        buckets = [
+            (f"app-reset:ip:{req.context.client_ip}", RESET_PER_ADDRESS),
+            (f"app-reset:account:{email.strip().lower()}", RESET_PER_ACCOUNT),
+        ]
+        if not self.app.throttle.wait(buckets):
+            self.app.throttle.failed(buckets)  # every request counts, answered alike either way
+            self.application.request_password_reset(email)
+        raise _redirect("/app/sign-in?done=reset-sent")
+
+
+class ChoosePassword(Page):
+    """Where one-time links lead (reset, invitation, `siteaudit admin password-link`)."""
+
+    anonymous = True
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        token = (req.get_param("token") or "")[:128]
+        self.render(req, resp, "password.html", token=token, min_length=MIN_PASSWORD_LENGTH)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        form = req.context.form
+        token = form.get("token", "")[:128]
+        if form.get("password", "") != form.get("repeat", ""):
+            error = "The two passwords differ."
+        else:
+            try:
+                self.application.reset_password(token, form.get("password", ""))
+            except DomainError as refused:
+                error = _say(refused)
+            else:
+                if req.context.session_token:
+                    self.app.guard.forget_session(resp)
+                raise _redirect("/app/sign-in?done=password-set")
+        resp.status = falcon.HTTP_422
+        self.render(req, resp, "password.html", token=token, min_length=MIN_PASSWORD_LENGTH, error=error)
+
+
+def _say(error: DomainError) -> str:
+    if isinstance(error, ValidationFailed):
+        return "; ".join(f"{name}: {why}" for name, why in error.fields.items())
+    return error.message[:1].upper() + error.message[1:] + "."
+
+
+# --- the signed-in pages ------------------------------------------------------------------------------------
+
+
+class SwitchTeam(Page):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        try:
+            team = TeamId(int(req.context.form.get("team_id", "")))
+            self.application.switch_team(req.context.session_token, team)
+        except (ValueError, NotFound):
+            raise falcon.HTTPBadRequest() from None
+        raise _redirect(_safe_next(req.context.form.get("next")).split("?")[0] + "?done=team")
+
+
+class AccountPage(Page):
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        viewer = self.viewer(req)
+        account = self.application.account(viewer.caller) if viewer.team is not None else None
+        owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
+        self.render(req, resp, "account.html", account=account, owner=owner)
+
+
+class KeysPage(Page):
+    """Agent & MCP settings (SPEC 2.1): the Settings key of the team being viewed, and every key listed."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.show(req, resp)
+
+    def show(self, req: falcon.Request, resp: falcon.Response, **context: Any) -> None:
+        viewer = self.viewer(req)
+        keys = [k for k in self.application.list_keys(viewer.user.email) if k.active]
+        names = {t.id: t.name for t in viewer.teams}
+        has_settings_key = any(
+            k.kind is ApiKeyKind.SETTINGS and viewer.team is not None and k.team_id == viewer.team.id
+            for k in keys
+        )
+        self.render(
+            req, resp, "keys.html", keys=keys, team_names=names, has_settings_key=has_settings_key,
+            issued=context.pop("issued", None), rotated=context.pop("rotated", False), **context,
+        )  # fmt: skip
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        viewer = self.viewer(req)
+        action = req.context.form.get("action", "")
+        if action not in ("create", "rotate") or viewer.team is None:
+            raise falcon.HTTPBadRequest()
+        what = "create a key" if action == "create" else "rotate your Settings key"
+        if not self.fresh_enough(req, resp, what=what, fields={"action": action}):
+            return
+        make: Callable[[str, str], Any] = (
+            self.application.create_key if action == "create" else self.application.rotate_key
+        )
+        try:
+            issued = make(viewer.user.email, viewer.team.name)
+        except SettingsKeyExists:
+            self.show(req, resp, error="You already have a Settings key for this team: rotate it instead.")
+            return
+        self.show(req, resp, issued=issued, rotated=action == "rotate")
+
+
+class RevokeKey(Page):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        prefix = req.context.form.get("prefix", "")[:12]
+        try:
+            self.application.revoke_key(self.viewer(req).user.email, prefix)
+        except NotFound:
+            raise falcon.HTTPNotFound() from None
+        raise _redirect("/app/keys?done=revoked")
+
+
+class WebhookPage(Page):
+    """The person's webhook signing secret (SPEC 2.11): revealed or rotated after the password."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.render(req, resp, "webhook.html", secret=None, rotated=False)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        action = req.context.form.get("action", "")
+        if action not in ("reveal", "rotate"):
+            raise falcon.HTTPBadRequest()
+        what = "see your webhook secret" if action == "reveal" else "rotate your webhook secret"
+        if not self.fresh_enough(req, resp, what=what, fields={"action": action}):
+            return
+        secret = self.application.webhook_secret(self.viewer(req).user.email, rotate=action == "rotate")
+        self.render(req, resp, "webhook.html", secret=secret, rotated=action == "rotate")
+
+
+class MembersPage(Page):
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.show(req, resp)
+
+    def show(self, req: falcon.Request, resp: falcon.Response, **context: Any) -> None:
+        viewer = self.viewer(req)
+        members = self.application.team_members(viewer.caller) if viewer.team is not None else []
+        owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
+        self.render(req, resp, "members.html", members=members, owner=owner, owner_role=Role.OWNER, **context)
+
+
+class InviteMember(MembersPage):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        try:
+            self.application.invite_member(self.viewer(req).caller, req.context.form.get("email", "")[:254])
+        except DomainError as refused:
+            resp.status = falcon.HTTP_422 if isinstance(refused, ValidationFailed) else falcon.HTTP_403
+            self.show(req, resp, error=_say(refused))
+            return
+        raise _redirect("/app/members?done=invited")
+
+
+class RemoveMember(MembersPage):
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        try:
+            user = UserId(int(req.context.form.get("user_id", "")))
+            self.application.remove_team_member(self.viewer(req).caller, user)
+        except ValueError:
+            raise falcon.HTTPBadRequest() from None
+        except DomainError as refused:
+            resp.status = falcon.HTTP_403
+            self.show(req, resp, error=_say(refused))
+            return
+        raise _redirect("/app/members?done=removed")
+
+
+class SitesPage(Page):
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        viewer = self.viewer(req)
+        details = []
+        if viewer.team is not None:
+            caller = viewer.caller
+            details = [
+                self.application.get_site(site.id, caller) for site in self.application.list_sites(caller)
+            ]
+        self.render(req, resp, "sites.html", details=details, spark=sparkline)
+
+
+def sparkline(scores: Sequence[int], width: int = 120, height: int = 28) -> str:
+    """SVG polyline points of health scores, oldest on the left, scaled to their own range (at least
+    10 points tall) so that a change of a few points shows."""
+    if not scores:
+        return ""
+    if len(scores) == 1:
+        scores = [scores[0], scores[0]]
+    low, high = min(scores), max(scores)
+    middle, span = (low + high) / 2, max(10, high - low)
+    step = width / (len(scores) - 1)
+    return " ".join(
+        f"{i * step:.1f},{height / 2 - (s - middle) * (height - 6) / span:.1f}" for i, s in enumerate(scores)
+    )
+
+
+class DevicePage(Page):
+    """The device approval page (SPEC 3.5, SECURITY 5): the code typed or brought by the link, the
+    client's name, address and time shown, a team chosen, an explicit approve or deny."""
+
+    def buckets(self, req: falcon.Request) -> list[tuple[str, Limit]]:
+        return [
+            (f"app-device:ip:{req.context.client_ip}", DEVICE_PER_ADDRESS),
+            (f"app-device:user:{self.viewer(req).user.id}", DEVICE_PER_USER),
+            ("app-device:everyone", DEVICE_EVERYONE),
+        ]
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        code = (req.get_param("code") or "")[:32]
+        if code:
+            self.look_up(req, resp, code)
+        else:
+            self.render(req, resp, "device.html", login=None, code="", decided=None)
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        form = req.context.form
+        code = form.get("code", "")[:32]
+        action = form.get("action", "look")
+        if action == "look":
+            self.look_up(req, resp, code)
+            return
+        if action not in ("approve", "deny"):
+            raise falcon.HTTPBadRequest()
+        viewer = self.viewer(req)
+        buckets = self.buckets(req)
+        if self.refused_while_throttled(req, resp, code, buckets):
+            return
+        try:
+            if action == "approve":
+                team = TeamId(int(form.get("team_id", "")))
+                decided = self.application.approve_device_login(code, Caller(viewer.user.id, team))
+            else:
+                decided = self.application.deny_device_login(code, viewer.user.id)
+        except ValueError:
+            raise falcon.HTTPBadRequest() from None
+        except DomainError as refused:
+            if isinstance(refused, NotFound | ValidationFailed):
+                self.app.throttle.failed(buckets)
+            resp.status = falcon.HTTP_409 if not isinstance(refused, NotFound) else falcon.HTTP_404
+            self.render(req, resp, "device.html", login=None, code=code, decided=None, error=_say(refused))
+            return
+        team_name = next((t.name for t in viewer.teams if t.id == decided.team_id), "")
+        self.render(req, resp, "device.html", login=decided, code=code, decided=action, team_name=team_name)
+
+    def refused_while_throttled(
+        self, req: falcon.Request, resp: falcon.Response, code: str, buckets: list[tuple[str, Limit]]
+    ) -> bool:
+        wait = self.app.throttle.wait(buckets)
+        if wait:
+            resp.status = falcon.HTTP_429
+            resp.set_header("Retry-After", str(wait))
+            error = f"Too many wrong codes. Try again in {wait} seconds."
+            self.render(req, resp, "device.html", login=None, code=code, decided=None, error=error)
+        return wait > 0
+
+    def look_up(self, req: falcon.Request, resp: falcon.Response, code: str) -> None:
+        buckets = self.buckets(req)
+        if self.refused_while_throttled(req, resp, code, buckets):
+            return
+        try:
+            login = self.application.device_login_to_decide(code)
+        except (NotFound, ValidationFailed):
+            self.app.throttle.failed(buckets)
+            resp.status = falcon.HTTP_404
+            error = "No login waits with this code. Check it, or start again on the device."
+            self.render(req, resp, "device.html", login=None, code=code, decided=None, error=error)
+            return
+        self.render(req, resp, "device.html", login=login, code=login.display_user_code, decided=None)
