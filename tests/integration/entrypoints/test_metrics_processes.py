@@ -133,16 +133,18 @@ def test_gunicorn_workers_answer_the_sum_of_all_workers(tmp_path: Path) -> None:
     )
     base = f"http://127.0.0.1:{port}"
     try:
+        # Wait for the listening socket, not for an answer: a health probe that timed out on a busy
+        # machine was still answered and counted by a worker, so probing by health skewed the count.
         deadline = time.monotonic() + 60
         while True:
             try:
-                urllib.request.urlopen(f"{base}/v1/health", timeout=5).close()
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
                 break
             except OSError:
                 assert time.monotonic() < deadline, "gunicorn did not start"
                 time.sleep(0.2)
-        for _ in range(29):  # 30 with the probe that answered, spread over the workers
-            urllib.request.urlopen(f"{base}/v1/health", timeout=5).close()
+        for _ in range(30):  # spread over the workers; a generous timeout, so none is asked twice
+            urllib.request.urlopen(f"{base}/v1/health", timeout=60).close()
         scrapes = []
         for _ in range(3):
             with urllib.request.urlopen(f"{base}/metrics", timeout=5) as answer:
