@@ -23,6 +23,7 @@ from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.application import LocalApplication
+from siteaudit.services.recheck_run import RecheckTerms
 from siteaudit.settings import Settings
 
 if TYPE_CHECKING:
@@ -245,6 +246,14 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             docs_url=f"{settings.base_url}/v1/openapi.json",
         ),
         metrics=NO_METRICS if metrics is None else metrics,
+        # --- fix tasks and rechecks ---
+        limiter=o["limiter"],
+        recheck_terms=RecheckTerms(
+            time_cap_s=settings.recheck_time_cap_s,
+            concurrency=settings.recheck_concurrency,
+            max_targets=settings.recheck_max_targets,
+            lease_s=settings.lease_s,
+        ),
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

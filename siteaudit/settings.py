@@ -81,6 +81,11 @@ class Settings:
     smtp_password: str = field(default="", repr=False)
     smtp_from: str = "siteaudit@localhost"
     smtp_starttls: bool = True
+    # Rechecks (SPEC 4.6): a recheck ends `time_capped` after this long; URLs fetched at once; link
+    # targets fetched per page to judge page-and-targets checks (not charged).
+    recheck_time_cap_s: float = 300.0
+    recheck_concurrency: int = 4
+    recheck_max_targets: int = 100
 
     @property
     def base_url(self) -> str:
@@ -150,6 +155,9 @@ class Settings:
             ("SMTP_PASSWORD", str),
             ("SMTP_FROM", str),
             ("SMTP_STARTTLS", lambda v: v.lower() in ("1", "true", "yes", "on")),
+            ("RECHECK_TIME_CAP_S", float),
+            ("RECHECK_CONCURRENCY", int),
+            ("RECHECK_MAX_TARGETS", int),
         ):
             raw = get(name)
             if raw is not None:

@@ -10,6 +10,7 @@ from typing import Final, Self
 
 from attrs import evolve, frozen
 
+from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.error import Conflict, ValidationFailed
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
 from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity
@@ -29,6 +30,13 @@ def task_key(site_id: SiteId, check_code: str, template: str) -> TaskKey:
     return TaskKey(hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).hexdigest())
 
 
+def is_full_audit(audit: Audit) -> bool:
+    """Whether an audit's findings decide a site's fix tasks: it ended `done` and was not partial (it
+    stopped because the frontier was empty, not at its page or time cap). A partial audit did not see
+    every page, so the absence of an issue there proves nothing; it leaves the tasks as they are."""
+    return audit.site_id is not None and audit.status is AuditStatus.DONE and not audit.partial
+
+
 def parse_task_key(raw: object) -> TaskKey:
     """A caller's task key (hex, any case). Raises ValidationFailed (422) when it is not 16 hex characters."""
     if isinstance(raw, str) and _KEY.fullmatch(raw.lower()):
@@ -41,6 +49,14 @@ class TaskStatus(enum.StrEnum):
     VERIFYING = "verifying"
     FIXED = "fixed"
     REGRESSED = "regressed"
+
+
+class FixedBy(enum.StrEnum):
+    """What showed a fixed task fixed: a recheck whose task result was `fixed`, or a later full audit
+    that no longer found the issue on any page of the template."""
+
+    RECHECK = "recheck"
+    AUDIT = "audit"
 
 
 class TaskMove(enum.StrEnum):
@@ -187,6 +203,7 @@ class FixTask:
     status_before_verifying: TaskStatus | None = None
     recheck_id: RecheckId | None = None  # the recheck deciding the task while it is verifying
     fixed_at: datetime | None = None
+    fixed_by: FixedBy | None = None  # set while the task is fixed
     version: int = 0
 
     @classmethod
@@ -264,8 +281,14 @@ class FixTask:
             move = TaskMove.RECHECK_UNFIXED_REGRESSED
         else:
             move = TaskMove.RECHECK_UNFIXED_OPEN
-        fixed_at = now if result is TaskResult.FIXED else self.fixed_at
-        changed = evolve(self, status_before_verifying=None, recheck_id=None, fixed_at=fixed_at)
+        fixed = result is TaskResult.FIXED
+        changed = evolve(
+            self,
+            status_before_verifying=None,
+            recheck_id=None,
+            fixed_at=now if fixed else self.fixed_at,
+            fixed_by=FixedBy.RECHECK if fixed else self.fixed_by,
+        )
         return self._move(move, now=now, changed=changed)
 
     # full audits
@@ -283,11 +306,13 @@ class FixTask:
             clicks_28d=finding.clicks_28d,
             impressions_28d=finding.impressions_28d,
             crawl_id=crawl_id,
+            # Found again: a fixed task regresses and is no longer fixed by anything.
+            fixed_by=None if self.status is TaskStatus.FIXED else self.fixed_by,
         )
         return self._move(TaskMove.AUDIT_FOUND, now=now, changed=changed)
 
     def not_found(self, *, crawl_id: AuditId, now: datetime) -> tuple[Self, TaskStatusChanged]:
-        changed = evolve(self, crawl_id=crawl_id, fixed_at=now)
+        changed = evolve(self, crawl_id=crawl_id, fixed_at=now, fixed_by=FixedBy.AUDIT)
         return self._move(TaskMove.AUDIT_MISSED, now=now, changed=changed)
 
 

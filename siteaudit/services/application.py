@@ -13,10 +13,11 @@ from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.crawl import CrawlLimits
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
+from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.domain.site import SchedulerTerms, Site, VerifyMethod
 from siteaudit.ports.application import (
@@ -35,11 +36,18 @@ from siteaudit.ports.application import (
     PersonView,
     ProofRechecks,
     Reaped,
+    RecheckAccepted,
+    RecheckReaped,
+    RecheckRequest,
+    RecheckRun,
     ScheduledAudits,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
     SiteRegistration,
+    SiteTasks,
+    TaskDetail,
+    TeamTask,
     TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
@@ -49,9 +57,11 @@ from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
+from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.site import ProofReader
+from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
 from siteaudit.services import alert as alert_services
@@ -61,10 +71,14 @@ from siteaudit.services import crawl as crawl_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
+from siteaudit.services import recheck as recheck_services
+from siteaudit.services import recheck_run as recheck_run_services
 from siteaudit.services import report as report_services
 from siteaudit.services import schedule as schedule_services
 from siteaudit.services import site as site_services
+from siteaudit.services import task as task_services
 from siteaudit.services import webhook as webhook_services
+from siteaudit.services.recheck_run import RecheckTerms
 
 
 @frozen(kw_only=True)
@@ -92,6 +106,10 @@ class LocalApplication:
     scheduling: SchedulerTerms = field(factory=SchedulerTerms)
     mailer: Mailer | None = None  # alert mails; None: none are sent
     public_url: str = "http://127.0.0.1:8080"  # links in mails
+    # --- fix tasks and rechecks ---
+    limiter: RateLimiter | None = None  # the recheck rate limit (30 an hour per team); None: memory
+    traffic: TrafficSource = NO_TRAFFIC  # search-console figures per URL (the console store plugs in here)
+    recheck_terms: RecheckTerms = field(factory=RecheckTerms)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -252,6 +270,7 @@ class LocalApplication:
             clock=self.clock,
             advice=self.advice,
             metrics=self.metrics,
+            traffic=self.traffic,
         )
         # --- the monitoring alert mail (once per scheduled audit that ended worse) ---
         if self.mailer is not None:
@@ -387,3 +406,56 @@ class LocalApplication:
 
     def whoami(self, key_or_prefix: str) -> KeyHolder:
         return key_services.key_holder(key_or_prefix, uow=self.uow())
+
+    # --- fix tasks and rechecks (SPEC 4.5, 4.6) ----------------------------------------------------------
+
+    def site_tasks(self, site_id: SiteId, caller: Caller, *, limit: int = 10) -> SiteTasks:
+        return task_services.site_tasks(site_id, caller, limit=limit, uow=self.uow())
+
+    def team_tasks(self, caller: Caller, *, limit: int = 3) -> Sequence[TeamTask]:
+        return task_services.team_tasks(caller, limit=limit, uow=self.uow())
+
+    def task_detail(self, site_id: SiteId, task_key: str, caller: Caller, *, page: int = 1) -> TaskDetail:
+        return task_services.task_detail(
+            site_id, task_key, caller, page=page, uow=self.uow(), crawl=self.crawl, traffic=self.traffic
+        )
+
+    def request_recheck(self, request: RecheckRequest, caller: Caller) -> RecheckAccepted:
+        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
+        return recheck_services.request_recheck(
+            request,
+            caller,
+            uow=self.uow(),
+            clock=self.clock,
+            crawl=self.crawl,
+            queue=self.queue,
+            limiter=self.limiter,
+            traffic=self.traffic,
+        )
+
+    def get_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
+        return recheck_services.get_recheck(recheck_id, caller, uow=self.uow())
+
+    def cancel_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
+        return recheck_services.cancel_recheck(recheck_id, caller, uow=self.uow(), clock=self.clock)
+
+    def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
+        deps = recheck_run_services.RecheckDeps(
+            uow=self.uow,
+            clock=self.clock,
+            fetcher_factory=self.fetcher_factory,
+            parser=self.parser,
+            sealing=self.sealing,
+            limits=self.crawl_limits,
+            terms=self.recheck_terms,
+        )
+        return recheck_run_services.run_recheck(recheck_id, deps)
+
+    def reap_stalled_rechecks(self) -> RecheckReaped:
+        return recheck_services.reap_rechecks(
+            uow=self.uow(),
+            queue=self.queue,
+            clock=self.clock,
+            terms=self.reaping,
+            handover_s=self.crawl_limits.handover_s,
+        )

@@ -257,7 +257,13 @@ URL = ORIGIN + "/blog/first-post"
         ({"title_missing"}, {"orphan_page"}, ok(URL), UrlResult.FIXED),
         ({"title_missing"}, set(), ok(URL, status=404), UrlResult.NOT_CHECKED),
         ({"title_missing"}, set(), UrlObservation(URL, fetch_error="timeout"), UrlResult.NOT_CHECKED),
-        ({"title_missing"}, set(), UrlObservation(URL, 200, blocked_by="cloudflare"), UrlResult.NOT_CHECKED),
+        # A bot challenge answered instead of the page: the brief asks for cannot_verify there.
+        (
+            {"title_missing"},
+            set(),
+            UrlObservation(URL, 200, blocked_by="cloudflare"),
+            UrlResult.CANNOT_VERIFY,
+        ),
         ({"title_missing"}, set(), None, UrlResult.NOT_CHECKED),
         ({"title_missing"}, set(), ok(URL, redirect_to=ORIGIN + "/blog/first"), UrlResult.FIXED),
     ],
