@@ -150,6 +150,9 @@ def request_recheck(
 
     plan(RecheckId(0))  # every refusal (404, 409, 422) before anything is reserved or stored
     with uow:
+        # The tasks as this transaction sees them: a task that moved since is refused (ConcurrentUpdate).
+        tasks[:] = uow.tasks.of_site(site.id)
+        known = {t.key: t for t in tasks}
         team = uow.teams.get(caller.team_id)
         recheck = uow.rechecks.add(plan(RecheckId(0)).recheck)
         accepted = plan(recheck.id)

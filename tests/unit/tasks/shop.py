@@ -9,6 +9,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest
@@ -22,22 +23,35 @@ POSTS = ("winding-tips", "history-of-clocks", "cleaning-guide", "buying-advice",
 WORDS = " ".join(["A carefully restored clock keeps good time for many decades."] * 30)
 
 
+DESCRIPTION = "A fine restored clock page that says what it offers, in enough words for a snippet."
+JSON_LD = '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "WebPage"}</script>'
+
+
 def page(
     title: str,
+    canonical: str,
     *,
-    description: str | None = "A fine clock page that says what it offers, in enough words.",
+    description: str | None = DESCRIPTION,
     h1: str | None = "Clocks",
     links: tuple[str, ...] = (),
-    extra_head: str = "",
 ) -> str:
+    """A clean page but for what the arguments leave out."""
     meta = f'<meta name="description" content="{description}">' if description is not None else ""
     heading = f"<h1>{h1}</h1>" if h1 else ""
     anchors = "".join(f'<a href="{href}">{href.strip("/") or "home"} page</a> ' for href in links)
+    social = "".join(
+        f'<meta property="og:{name}" content="{value}">'
+        for name, value in (
+            ("title", title),
+            ("description", "Restored clocks"),
+            ("image", canonical + "x.png"),
+        )
+    )
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title>{meta}{extra_head}</head>"
-        f"<body>{heading}<p>{WORDS}</p>{anchors}</body></html>"
+        f'<title>{title}</title>{meta}<link rel="canonical" href="{canonical}">{social}{JSON_LD}</head>'
+        f"<body>{heading}<p>{title}. {WORDS}</p>{anchors}</body></html>"
     )
 
 
@@ -52,6 +66,7 @@ class Shop:
         self.post_h1 = False
         self.challenge: set[str] = set()
         self.moved: dict[str, str] = {}
+        self.no_title: set[str] = set()
         server.no_handler_status_code = 404
         server.expect_request(re.compile(".*")).respond_with_handler(self.answer)
 
@@ -75,33 +90,40 @@ class Shop:
             return Response("User-agent: *\nAllow: /\n", content_type="text/plain")
         if path == "/":
             links = tuple(f"/products/{p}" for p in PRODUCTS) + tuple(f"/blog/{p}" for p in POSTS)
-            return Response(page("Retro Clock, restored clocks", links=links), content_type=html)
+            return Response(
+                page("Retro Clock, restored clocks", self.url(path), links=links), content_type=html
+            )
         for product in PRODUCTS:
             if path == f"/products/{product}":
                 description = (
-                    "A restored clock with its history, size and price, ready to ship."
-                    if self.product_description
-                    else None
+                    f"The {product} clock, restored: its history, size and price, ready to ship today."
                 )
-                return Response(
-                    page(f"{product} clock for sale", description=description, links=("/",)),
-                    content_type=html,
+                body = page(
+                    "" if path in self.no_title else f"{product} clock for sale",
+                    self.url(path),
+                    description=description if self.product_description else None,
+                    links=("/",),
                 )
+                return Response(body, content_type=html)
         for post in POSTS:
             if path == f"/blog/{post}":
-                return Response(
-                    page(
-                        f"Blog: {post} for clock owners", h1="Notes" if self.post_h1 else None, links=("/",)
-                    ),
-                    content_type=html,
+                body = page(
+                    f"Blog: {post} for clock owners",
+                    self.url(path),
+                    description=f"Notes on {post} for clock owners: what to do, what to avoid, and why it matters.",
+                    h1=f"Notes on {post}" if self.post_h1 else None,
+                    links=("/",),
                 )
+                return Response(body, content_type=html)
         return Response("<html><body>Not found</body></html>", status=404, content_type=html)
 
 
 def shop_app(**settings: Any) -> App:
+    """The application on memory adapters with a clock that moves only when told to."""
     return bootstrap(
         Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **settings),
         queue=MemoryTaskQueue(),
+        clock=FixedClock(),
     )
 
 
