@@ -23,7 +23,7 @@ from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.checks.page import PageContext, check_page
 from siteaudit.domain.checks.site import AuditFacts, check_site
 from siteaudit.domain.crawl import CrawlLimits, Scope
-from siteaudit.domain.error import ConcurrentUpdate
+from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.facts import LinkKind, PageFacts
 from siteaudit.domain.ids import RecheckId
 from siteaudit.domain.issue import CheckScope
@@ -89,8 +89,15 @@ def run_recheck(recheck_id: RecheckId, deps: RecheckDeps, *, holder: str | None 
         if claimed.status is RecheckStatus.QUEUED:
             claimed, _ = claimed.start(now=now)
         uow.rechecks.save(claimed)
-        site = uow.sites.get_any(claimed.site_id)
         uow.commit()
+    with deps.uow() as uow:
+        try:
+            site = uow.sites.get_any(claimed.site_id)
+        except NotFound:
+            site = None
+    if site is None:
+        ended = end_recheck(recheck_id, uow=deps.uow(), clock=deps.clock, fail="site_deleted")
+        return RecheckRun(recheck_id, ended=ended.ended)
     try:
         fetched, capped = asyncio.run(_fetch_all(claimed, site, holder, deps))
     except _LeaseLost:
@@ -100,11 +107,17 @@ def run_recheck(recheck_id: RecheckId, deps: RecheckDeps, *, holder: str | None 
     return RecheckRun(recheck_id, fetched=fetched, ended=ended.ended)
 
 
-def _judged_scopes(recheck: Recheck) -> bool:
-    """Whether the recheck judges a page-and-targets check (then link targets are fetched)."""
-    if recheck.codes is None:
-        return True
-    return any(c in CATALOGUE and CATALOGUE[c].scope is CheckScope.PAGE_TARGETS for c in recheck.codes)
+def _targets_needed(recheck: Recheck) -> frozenset[str]:
+    """The URLs whose link targets are fetched: those where the recheck judges a page-and-targets check
+    (a task of such a check: all its URLs; a URL list: the URLs where the audit reported one)."""
+
+    def targets_check(code: str) -> bool:
+        return code in CATALOGUE and CATALOGUE[code].scope is CheckScope.PAGE_TARGETS
+
+    if recheck.codes is not None:
+        wanted = any(targets_check(c) for c in recheck.codes)
+        return frozenset(u.url for u in recheck.urls) if wanted else frozenset()
+    return frozenset(u.url for u in recheck.urls if any(targets_check(c) for c in u.baseline))
 
 
 async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDeps) -> tuple[int, bool]:
@@ -123,7 +136,7 @@ async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDep
             secret_headers(None, crawler_secret(site, deps.sealing)),
         )
         context = PageContext(start_url=site.url, referenced=True, site_https=site.url.startswith("https:"))
-        targets = _judged_scopes(recheck)
+        targets = _targets_needed(recheck)
         left = list(recheck.unfetched)
         started = recheck.started_at or deps.clock.now()
         while left:
@@ -131,7 +144,7 @@ async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDep
                 return fetched, True
             batch, left = left[: limits.concurrency], left[limits.concurrency :]
             seen = await asyncio.gather(
-                *(_observe(url, politely, deps, limits, context, targets) for url in batch)
+                *(_observe(url, politely, deps, limits, context, url in targets) for url in batch)
             )
             fetched += len(seen)
             if not _record(recheck.id, seen, holder, deps):

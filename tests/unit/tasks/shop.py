@@ -67,6 +67,7 @@ class Shop:
         self.challenge: set[str] = set()
         self.moved: dict[str, str] = {}
         self.no_title: set[str] = set()
+        self.extra_links: dict[str, tuple[str, ...]] = {}  # path -> more links on that page
         server.no_handler_status_code = 404
         server.expect_request(re.compile(".*")).respond_with_handler(self.answer)
 
@@ -90,6 +91,7 @@ class Shop:
             return Response("User-agent: *\nAllow: /\n", content_type="text/plain")
         if path == "/":
             links = tuple(f"/products/{p}" for p in PRODUCTS) + tuple(f"/blog/{p}" for p in POSTS)
+            links += self.extra_links.get(path, ())
             return Response(
                 page("Retro Clock, restored clocks", self.url(path), links=links), content_type=html
             )

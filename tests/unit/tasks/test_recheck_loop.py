@@ -199,3 +199,43 @@ def test_a_stalled_recheck_is_dispatched_again_then_failed_and_settled(
     assert ended.status is RecheckStatus.FAILED and (ended.failure_reason or "").startswith("reaped")
     assert task(app, site, caller, "meta_description_missing").status is TaskStatus.OPEN
     assert balance(app, caller) == before
+
+
+def test_a_recheck_past_its_time_cap_ends_time_capped_with_the_rest_refunded(shop: Shop) -> None:
+    app = shop_app(recheck_time_cap_s=0.0)  # the cap is reached before the first batch
+    caller = owner(app)
+    site = verified_site(app, shop, caller)
+    audit(app, site, caller)
+    before = balance(app, caller)
+    product = task(app, site, caller, "meta_description_missing")
+    accepted = app.application.request_recheck(RecheckRequest(site.id, task_key=product.key), caller)
+    drain(app)
+    done = app.application.get_recheck(accepted.recheck.id, caller)
+    assert (done.status, done.time_capped, done.pages_crawled) == (RecheckStatus.DONE, True, 0)
+    assert {u.reason for u in done.url_results or ()} == {"not fetched: the recheck reached its time cap"}
+    assert (done.task_results or ())[0].result is TaskResult.NOT_CHECKED
+    assert task(app, site, caller, "meta_description_missing").status is TaskStatus.OPEN
+    assert balance(app, caller) == before
+
+
+def test_a_broken_link_task_is_rechecked_by_fetching_the_pages_link_targets(shop: Shop) -> None:
+    app = shop_app()
+    caller = owner(app)
+    shop.extra_links["/"] = ("/products/gone-clock",)
+    site = verified_site(app, shop, caller)
+    audit(app, site, caller)
+    broken = task(app, site, caller, "broken_internal_link")
+    assert broken.pages == 1
+    still = app.application.request_recheck(RecheckRequest(site.id, task_key=broken.key), caller)
+    drain(app)
+    assert (app.application.get_recheck(still.recheck.id, caller).task_results or ())[0].result is (
+        TaskResult.STILL_FAILING
+    )
+    shop.extra_links["/"] = ()
+    fixed = app.application.request_recheck(RecheckRequest(site.id, task_key=broken.key), caller)
+    drain(app)
+    assert (app.application.get_recheck(fixed.recheck.id, caller).task_results or ())[
+        0
+    ].result is TaskResult.FIXED
+    assert task(app, site, caller, "broken_internal_link").status is TaskStatus.FIXED
+    assert any("/products/" in path for path in (r.path for r, _ in shop.server.log))
