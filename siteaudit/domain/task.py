@@ -31,10 +31,16 @@ def task_key(site_id: SiteId, check_code: str, template: str) -> TaskKey:
 
 
 def is_full_audit(audit: Audit) -> bool:
-    """Whether an audit's findings decide a site's fix tasks: it ended `done` and was not partial (it
-    stopped because the frontier was empty, not at its page or time cap). A partial audit did not see
-    every page, so the absence of an issue there proves nothing; it leaves the tasks as they are."""
-    return audit.site_id is not None and audit.status is AuditStatus.DONE and not audit.partial
+    """Whether an audit's findings make a site's fix tasks: an audit of the site that ended `done` (its
+    report published), whether or not it stopped at its page or time cap. What it found is real, so it
+    opens, refreshes and regresses tasks; but only a complete audit (`proves_absence`) may mark a task
+    fixed because it no longer found the issue: a partial one did not see every page."""
+    return audit.site_id is not None and audit.status is AuditStatus.DONE
+
+
+def proves_absence(audit: Audit) -> bool:
+    """A full audit that was not partial: it stopped because nothing was left to crawl."""
+    return is_full_audit(audit) and not audit.partial
 
 
 def parse_task_key(raw: object) -> TaskKey:
@@ -334,9 +340,10 @@ def refresh_tasks(
     site_id: SiteId,
     crawl_id: AuditId,
     now: datetime,
+    complete: bool = True,
 ) -> TaskRefresh:
     """The task set after a full audit: new findings open, fixed ones found again regress, open or
-    regressed ones no longer found are fixed. Verifying tasks keep their status (the recheck decides)
+    regressed ones no longer found are fixed when the audit was `complete` (not partial). Verifying tasks keep their status (the recheck decides)
     and fixed tasks not found stay as they are. Tasks come back in impact order."""
     by_key: dict[TaskKey, FixTask] = {}
     for task in existing:
@@ -365,7 +372,7 @@ def refresh_tasks(
     for key, task in by_key.items():
         if key in found:
             continue
-        if task.status in (TaskStatus.OPEN, TaskStatus.REGRESSED):
+        if complete and task.status in (TaskStatus.OPEN, TaskStatus.REGRESSED):
             task, event = task.not_found(crawl_id=crawl_id, now=now)
             events.append(event)
         result[key] = task

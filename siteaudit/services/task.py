@@ -1,8 +1,9 @@
 """Fix-task use cases: deriving a site's tasks from its latest full audit, and reading them.
 
 A task is one check code on one URL template (SPEC 2.7). Tasks are refreshed by every full audit of a
-registered site (`siteaudit.domain.task.is_full_audit`: ended `done`, not stopped at its page or time
-cap), in the transaction that publishes the report; a partial audit leaves them as they are.
+registered site (`siteaudit.domain.task.is_full_audit`: ended `done`), in the transaction that
+publishes the report; only a complete one (not stopped at its page or time cap) marks tasks fixed by
+no longer finding them.
 """
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,6 +23,7 @@ from siteaudit.domain.task import (
     is_full_audit,
     order_by_impact,
     parse_task_key,
+    proves_absence,
     refresh_tasks,
     top_tasks,
 )
@@ -44,8 +46,8 @@ def refresh_site_tasks(
     traffic: TrafficSource = NO_TRAFFIC,
 ) -> TaskRefresh | None:
     """Inside the transaction that ends the audit: refresh the site's tasks from a full audit's issues
-    (new ones open, vanished ones fixed by the audit, fixed ones found again regress). None, changing
-    nothing, for an audit that is not full or not of a registered site."""
+    (new ones open, fixed ones found again regress, and, after a complete audit, vanished ones are fixed
+    by the audit). None, changing nothing, for an audit that is not full or not of a registered site."""
     if not is_full_audit(audit):
         return None
     assert audit.site_id is not None
@@ -56,6 +58,7 @@ def refresh_site_tasks(
         site_id=audit.site_id,
         crawl_id=audit.id,
         now=clock.now(),
+        complete=proves_absence(audit),
     )
     for task in refreshed.tasks:
         uow.tasks.save(task)

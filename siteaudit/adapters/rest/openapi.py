@@ -707,11 +707,12 @@ TASK_KEY: Final = {
 }
 RECHECK_ID: Final = {"name": "recheck_id", "in": "path", "required": True, "schema": ID_SCHEMA}
 _TASKS_NOTE: Final = (
-    "Tasks come from the site's latest full audit (ended done, not stopped at its page or time cap): one "
-    "per check code per URL template, with a stable 16-hex id. Ranked by "
+    "Tasks come from the site's latest full audit (ended done; a partial one, stopped at its page or time "
+    "cap, cannot show an issue gone): one per check code per URL template, with a stable 16-hex id. "
+    "Ranked by "
     + task_views.IMPACT_FORMULA
     + ". Status: open; verifying while a recheck deciding it runs; fixed (fixed_by recheck, or audit when "
-    "a later full audit no longer finds it); regressed when a later full audit finds a fixed task again."
+    "a later complete audit no longer finds it); regressed when a later full audit finds a fixed task again."
 )
 
 
