@@ -716,6 +716,40 @@ _TASKS_NOTE: Final = (
 )
 
 
+_TASK_KEY_SCHEMA: Final = {"type": "string", "pattern": "^[0-9a-fA-F]{16}$"}
+# Exactly one of the two fields (SPEC 4.6): either object, never both, never neither.
+_RECHECK_BODY: Final = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["task_key"],
+                        "properties": {"task_key": _TASK_KEY_SCHEMA},
+                    },
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["urls"],
+                        "properties": {
+                            "urls": {
+                                "type": "array",
+                                "items": {"type": "string", "maxLength": MAX_URL_LENGTH},
+                                "description": "1-200 URLs on the site's host (else 422 invalid_urls)",
+                            }
+                        },
+                    },
+                ],
+                "examples": [{"task_key": "0123456789abcdef"}, {"urls": ["https://retro-clock.example/"]}],
+            }
+        }
+    },
+}
+
+
 def _limit(default: int, maximum: int) -> dict[str, Any]:
     return {
         "name": "limit",
@@ -779,17 +813,7 @@ TASK_PATHS: Final[dict[str, dict[str, Any]]] = {
                     ErrorCode.DISPATCH_FAILED,
                 ),
             },
-            requestBody=_body(
-                {
-                    "task_key": {"type": "string", "pattern": "^[0-9a-fA-F]{16}$"},
-                    "urls": {
-                        "type": "array",
-                        "items": {"type": "string", "maxLength": MAX_URL_LENGTH},
-                        "description": "1-200 URLs on the site's host (else 422 invalid_urls)",
-                    },
-                },
-                examples=({"task_key": "0123456789abcdef"}, {"urls": ["https://retro-clock.example/"]}),
-            ),
+            requestBody=_RECHECK_BODY,
         ),
     },
     "/v1/rechecks/{recheck_id}": {
