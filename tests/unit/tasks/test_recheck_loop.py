@@ -10,7 +10,7 @@ from siteaudit.domain.ids import UserId
 from siteaudit.domain.recheck import RecheckStatus, UrlResult
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixedBy, FixTask, TaskResult, TaskStatus
-from siteaudit.ports.application import RecheckRequest
+from siteaudit.ports.application import RecheckRequest, SiteRegistration
 from tests.unit.application.test_application_doors import owner
 from tests.unit.tasks.shop import POSTS, PRODUCTS, Shop, audit, drain, shop_app, verified_site
 
@@ -239,3 +239,26 @@ def test_a_broken_link_task_is_rechecked_by_fetching_the_pages_link_targets(shop
     ].result is TaskResult.FIXED
     assert task(app, site, caller, "broken_internal_link").status is TaskStatus.FIXED
     assert any("/products/" in path for path in (r.path for r, _ in shop.server.log))
+
+
+def test_a_members_recheck_is_charged_to_the_team_owner_and_an_unverified_site_is_refused(
+    shop: Shop, audited: tuple[App, Caller, Site]
+) -> None:
+    app, owner_caller, site = audited
+    application = app.application
+    application.create_user("member@retro-clock.example", plan="free")
+    team = next(t for t in application.list_teams() if t.team.id == owner_caller.team_id).team
+    application.add_member(team.name, "member@retro-clock.example")
+    member = application.authenticate(application.create_key("member@retro-clock.example", team.name).raw)
+    owner_before, member_before = balance(app, owner_caller), balance(app, member)
+    accepted = application.request_recheck(RecheckRequest(site.id, urls=(shop.url("/"),)), member)
+    drain(app)
+    assert application.get_recheck(accepted.recheck.id, owner_caller).status is RecheckStatus.DONE
+    assert (balance(app, owner_caller), balance(app, member)) == (owner_before - 10, member_before)
+
+    other = application.register_site(
+        SiteRegistration(shop.url("/").replace("localhost", "127.0.0.1")), owner_caller
+    )
+    with pytest.raises(DomainError) as unverified:
+        application.request_recheck(RecheckRequest(other.id, urls=(shop.url("/"),)), owner_caller)
+    assert unverified.value.code is ErrorCode.SITE_NOT_VERIFIED
