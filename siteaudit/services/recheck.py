@@ -29,6 +29,7 @@ from siteaudit.domain.recheck import (
     RecheckEnded,
     RecheckPlan,
     TaskUrl,
+    recheck_urls,
     settle_tasks,
 )
 from siteaudit.domain.recheck import (
@@ -131,7 +132,11 @@ def request_recheck(
         codes, _ = _baseline(parent, wanted, site.id, crawl, uow)
         urls_of: dict[TaskKey, tuple[TaskUrl, ...]] = {asked.key: all_urls} if asked is not None else {}
     else:
-        codes, found = _baseline(parent, None, site.id, crawl, uow)
+        try:
+            listed: set[str] | None = set(recheck_urls(request.urls or (), site))
+        except DomainError:
+            listed = None  # the plan below names what is wrong with the list
+        codes, found = _baseline(parent, listed, site.id, crawl, uow) if listed else ({}, {})
         urls_of = {key: tuple(urls) for key, urls in found.items()}
 
     def plan(recheck_id: RecheckId) -> RecheckPlan:
