@@ -139,19 +139,36 @@ async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDep
         targets = _targets_needed(recheck)
         left = list(recheck.unfetched)
         started = recheck.started_at or deps.clock.now()
-        while left:
-            if (deps.clock.now() - started).total_seconds() >= deps.terms.time_cap_s:
-                return fetched, True
-            batch, left = left[: limits.concurrency], left[limits.concurrency :]
-            seen = await asyncio.gather(
-                *(_observe(url, politely, deps, limits, context, url in targets) for url in batch)
-            )
-            fetched += len(seen)
-            if not _record(recheck.id, seen, holder, deps):
-                return fetched, False  # ended meanwhile (cancelled): nothing more to do
+        # A batch fetching link targets may outlast a third of the lease: renewed meanwhile too.
+        heartbeat = asyncio.create_task(_heartbeat(recheck.id, holder, deps))
+        try:
+            while left:
+                if (deps.clock.now() - started).total_seconds() >= deps.terms.time_cap_s:
+                    return fetched, True
+                batch, left = left[: limits.concurrency], left[limits.concurrency :]
+                seen = await asyncio.gather(
+                    *(_observe(url, politely, deps, limits, context, url in targets) for url in batch)
+                )
+                fetched += len(seen)
+                if not _record(recheck.id, seen, holder, deps):
+                    return fetched, False  # ended meanwhile (cancelled): nothing more to do
+        finally:
+            heartbeat.cancel()
     finally:
         await fetcher.aclose()
     return fetched, False
+
+
+async def _heartbeat(recheck_id: RecheckId, holder: str, deps: RecheckDeps) -> None:
+    """Renew the lease every third of its term while the run fetches (a lost lease is noticed by the
+    next batch's write)."""
+    while True:
+        await asyncio.sleep(deps.terms.lease_s / 3)
+        try:
+            if not _record(recheck_id, (), holder, deps):
+                return
+        except _LeaseLost:
+            return
 
 
 def _record(recheck_id: RecheckId, seen: Sequence[UrlObservation], holder: str, deps: RecheckDeps) -> bool:

@@ -2,6 +2,7 @@
 and the loop that drains the in-memory queue through the application as a worker would."""
 
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -68,6 +69,7 @@ class Shop:
         self.moved: dict[str, str] = {}
         self.no_title: set[str] = set()
         self.extra_links: dict[str, tuple[str, ...]] = {}  # path -> more links on that page
+        self.slow: dict[str, float] = {}  # path -> seconds before answering
         server.no_handler_status_code = 404
         server.expect_request(re.compile(".*")).respond_with_handler(self.answer)
 
@@ -76,6 +78,8 @@ class Shop:
 
     def answer(self, request: Request) -> Response:
         path = request.path
+        if path in self.slow:
+            time.sleep(self.slow[path])
         html = "text/html; charset=utf-8"
         if path in self.moved:
             return Response("", status=301, headers={"Location": self.moved[path]})

@@ -262,3 +262,20 @@ def test_a_members_recheck_is_charged_to_the_team_owner_and_an_unverified_site_i
     with pytest.raises(DomainError) as unverified:
         application.request_recheck(RecheckRequest(other.id, urls=(shop.url("/"),)), owner_caller)
     assert unverified.value.code is ErrorCode.SITE_NOT_VERIFIED
+
+
+def test_a_slow_recheck_keeps_renewing_its_lease_while_it_fetches(shop: Shop) -> None:
+    app = shop_app(lease_s=0.3)  # renewed every 0.1 s
+    caller = owner(app)
+    site = verified_site(app, shop, caller)
+    audit(app, site, caller)
+
+    def writes(slow: float) -> int:
+        shop.slow = {"/": slow}
+        accepted = app.application.request_recheck(RecheckRequest(site.id, urls=(shop.url("/"),)), caller)
+        drain(app)
+        done = app.application.get_recheck(accepted.recheck.id, caller)
+        assert done.status is RecheckStatus.DONE
+        return done.version
+
+    assert writes(1.0) >= writes(0.0) + 5  # the heartbeat wrote while the slow page was fetched
