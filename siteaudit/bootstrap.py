@@ -25,6 +25,7 @@ from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.searchconsole import ConsoleProviders
 from siteaudit.services.application import LocalApplication
+from siteaudit.services.recheck_run import RecheckTerms
 from siteaudit.settings import Settings
 
 if TYPE_CHECKING:
@@ -344,6 +345,14 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         console_terms=settings.console,
         hasher=o["hasher"],
         sign_in_terms=settings.sign_in_terms,
+        # --- fix tasks and rechecks ---
+        limiter=o["limiter"],
+        recheck_terms=RecheckTerms(
+            time_cap_s=settings.recheck_time_cap_s,
+            concurrency=settings.recheck_concurrency,
+            max_targets=settings.recheck_max_targets,
+            lease_s=settings.lease_s,
+        ),
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

@@ -154,6 +154,12 @@ class Settings:
             return self.base_url.startswith("https://")
         return _on(self.cookie_secure)
 
+    # Rechecks (SPEC 4.6): a recheck ends `time_capped` after this long; URLs fetched at once; link
+    # targets fetched per page to judge page-and-targets checks (not charged).
+    recheck_time_cap_s: float = 300.0
+    recheck_concurrency: int = 4
+    recheck_max_targets: int = 100
+
     @property
     def base_url(self) -> str:
         return self.public_url.rstrip("/") or f"http://{self.host}:{self.port}"
@@ -267,6 +273,9 @@ class Settings:
             ("APP_SESSION_MAX_HOURS", int),
             ("APP_REAUTH_MINUTES", int),
             ("COOKIE_SECURE", str),
+            ("RECHECK_TIME_CAP_S", float),
+            ("RECHECK_CONCURRENCY", int),
+            ("RECHECK_MAX_TARGETS", int),
         ):
             raw = get(name)
             if raw is not None:

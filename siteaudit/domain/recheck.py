@@ -248,6 +248,13 @@ def judge_url(
     reason = f"redirects to {seen.redirect_to}" if seen.redirect_to else None
     if still:
         result = UrlResult.STILL_FAILING
+    elif seen.blocked_by is not None:
+        # A firewall or bot challenge answered instead of the page: nothing can be judged there.
+        result = UrlResult.CANNOT_VERIFY
+        reason = (
+            f"blocked_by: {seen.blocked_by}: the page answered with a bot challenge; allow-list the "
+            "crawler (its user agent, or the X-Service-Verify header of a verified site) and recheck"
+        )
     elif new:
         result = UrlResult.NEW_ISSUE
     elif seen.unusable is not None:
@@ -275,7 +282,7 @@ def judge_url(
 def judge_task(target: RecheckTarget, seen: Mapping[str, UrlObservation]) -> TaskOutcome:
     """One task's result: `fixed` needs every URL judged and passing, and the URLs to be the whole task
     or its own sample; one failing URL makes it `still_failing`; anything else is `not_checked`."""
-    failing = passing = rechecked = 0
+    failing = passing = rechecked = blocked = 0
     for url in target.urls:
         observation = seen.get(url)
         if observation is None:
@@ -283,6 +290,8 @@ def judge_task(target: RecheckTarget, seen: Mapping[str, UrlObservation]) -> Tas
         rechecked += 1
         if target.code in observation.issues:
             failing += 1
+        elif observation.blocked_by is not None:
+            blocked += 1
         elif observation.unusable is None:
             passing += 1
     if not target.recheckable:
@@ -291,6 +300,8 @@ def judge_task(target: RecheckTarget, seen: Mapping[str, UrlObservation]) -> Tas
         result = TaskResult.STILL_FAILING
     elif passing == len(target.urls) and (target.covers_task or target.sampled):
         result = TaskResult.FIXED
+    elif blocked:
+        result = TaskResult.CANNOT_VERIFY  # a challenge hid pages: judge again once the crawler is let in
     else:
         result = TaskResult.NOT_CHECKED
     if target.claimed:
@@ -354,6 +365,11 @@ class Recheck:
     url_results: tuple[UrlOutcome, ...] | None = None
     task_results: tuple[TaskOutcome, ...] | None = None
     version: int = 0
+    # The worker lease: who runs the recheck now and until when; `attempts` counts the times it was taken
+    # (a first claim, each takeover after a holder stalled, each re-dispatch by the reaper).
+    lease_holder: str | None = None
+    lease_until: datetime | None = None
+    attempts: int = 0
 
     @property
     def urls_total(self) -> int:
@@ -379,6 +395,53 @@ class Recheck:
     @property
     def claimed_task_keys(self) -> frozenset[TaskKey]:
         return frozenset(t.task_key for t in self.targets if t.claimed)
+
+    @property
+    def unfetched(self) -> tuple[str, ...]:
+        """The URLs not fetched yet, in the recheck's order (what a redelivered run still has to do)."""
+        seen = {o.url for o in self.observations}
+        return tuple(u.url for u in self.urls if u.url not in seen)
+
+    # --- the worker lease (one runner at a time; a stalled one is taken over) ---
+
+    def claim(self, holder: str, *, now: datetime, until: datetime) -> Self | None:
+        """This recheck held by `holder` until `until`, or None while another holder's lease is live.
+        An ended recheck is never claimed."""
+        if self.ended:
+            return None
+        live = self.lease_holder is not None and self.lease_until is not None and self.lease_until > now
+        if live and self.lease_holder != holder:
+            return None
+        # A run counts once: the first claim, a takeover from a stalled holder, or a reaper's requeue.
+        takeover = self.lease_holder is not None and self.lease_holder != holder
+        attempts = self.attempts + 1 if takeover or self.attempts == 0 else self.attempts
+        return evolve(
+            self, lease_holder=holder, lease_until=until, attempts=attempts, version=self.version + 1
+        )
+
+    def holds(self, holder: str) -> bool:
+        return self.lease_holder == holder and not self.ended
+
+    def renew(self, holder: str, *, until: datetime) -> Self | None:
+        """The lease moved on to `until`; None when `holder` no longer holds it."""
+        if not self.holds(holder):
+            return None
+        return evolve(self, lease_until=until, version=self.version + 1)
+
+    def requeue(self, *, until: datetime) -> Self:
+        """The reaper's takeover: free (nobody holds it), to be claimed by a new message before `until`."""
+        return evolve(
+            self, lease_holder=None, lease_until=until, attempts=self.attempts + 1, version=self.version + 1
+        )
+
+    def stalled(self, now: datetime, *, grace_s: float, queued_s: float) -> bool:
+        """Not ended and nobody working: a lease past its deadline by `grace_s`, or queued for `queued_s`
+        without ever being claimed (its message was lost)."""
+        if self.ended:
+            return False
+        if self.lease_until is None:
+            return (now - self.created_at).total_seconds() > queued_s
+        return (now - self.lease_until).total_seconds() > grace_s
 
     def start(self, *, now: datetime) -> tuple[Self, RecheckStarted]:
         status = next_state(RECHECK_MOVES, self.status, RecheckMove.START, entity="recheck")
@@ -430,6 +493,7 @@ class Recheck:
         ended = evolve(
             self,
             status=status,
+            lease_holder=None,
             finished_at=now,
             failure_reason=reason,
             time_capped=time_capped,

@@ -10,6 +10,7 @@ from typing import Final, Self
 
 from attrs import evolve, frozen
 
+from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.error import Conflict, ValidationFailed
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
 from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity
@@ -29,6 +30,19 @@ def task_key(site_id: SiteId, check_code: str, template: str) -> TaskKey:
     return TaskKey(hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).hexdigest())
 
 
+def is_full_audit(audit: Audit) -> bool:
+    """Whether an audit's findings make a site's fix tasks: an audit of the site that ended `done` (its
+    report published), whether or not it stopped at its page or time cap. What it found is real, so it
+    opens, refreshes and regresses tasks; but only a complete audit (`proves_absence`) may mark a task
+    fixed because it no longer found the issue: a partial one did not see every page."""
+    return audit.site_id is not None and audit.status is AuditStatus.DONE
+
+
+def proves_absence(audit: Audit) -> bool:
+    """A full audit that was not partial: it stopped because nothing was left to crawl."""
+    return is_full_audit(audit) and not audit.partial
+
+
 def parse_task_key(raw: object) -> TaskKey:
     """A caller's task key (hex, any case). Raises ValidationFailed (422) when it is not 16 hex characters."""
     if isinstance(raw, str) and _KEY.fullmatch(raw.lower()):
@@ -41,6 +55,14 @@ class TaskStatus(enum.StrEnum):
     VERIFYING = "verifying"
     FIXED = "fixed"
     REGRESSED = "regressed"
+
+
+class FixedBy(enum.StrEnum):
+    """What showed a fixed task fixed: a recheck whose task result was `fixed`, or a later full audit
+    that no longer found the issue on any page of the template."""
+
+    RECHECK = "recheck"
+    AUDIT = "audit"
 
 
 class TaskMove(enum.StrEnum):
@@ -187,6 +209,7 @@ class FixTask:
     status_before_verifying: TaskStatus | None = None
     recheck_id: RecheckId | None = None  # the recheck deciding the task while it is verifying
     fixed_at: datetime | None = None
+    fixed_by: FixedBy | None = None  # set while the task is fixed
     version: int = 0
 
     @classmethod
@@ -264,8 +287,14 @@ class FixTask:
             move = TaskMove.RECHECK_UNFIXED_REGRESSED
         else:
             move = TaskMove.RECHECK_UNFIXED_OPEN
-        fixed_at = now if result is TaskResult.FIXED else self.fixed_at
-        changed = evolve(self, status_before_verifying=None, recheck_id=None, fixed_at=fixed_at)
+        fixed = result is TaskResult.FIXED
+        changed = evolve(
+            self,
+            status_before_verifying=None,
+            recheck_id=None,
+            fixed_at=now if fixed else self.fixed_at,
+            fixed_by=FixedBy.RECHECK if fixed else self.fixed_by,
+        )
         return self._move(move, now=now, changed=changed)
 
     # full audits
@@ -283,11 +312,13 @@ class FixTask:
             clicks_28d=finding.clicks_28d,
             impressions_28d=finding.impressions_28d,
             crawl_id=crawl_id,
+            # Found again: a fixed task regresses and is no longer fixed by anything.
+            fixed_by=None if self.status is TaskStatus.FIXED else self.fixed_by,
         )
         return self._move(TaskMove.AUDIT_FOUND, now=now, changed=changed)
 
     def not_found(self, *, crawl_id: AuditId, now: datetime) -> tuple[Self, TaskStatusChanged]:
-        changed = evolve(self, crawl_id=crawl_id, fixed_at=now)
+        changed = evolve(self, crawl_id=crawl_id, fixed_at=now, fixed_by=FixedBy.AUDIT)
         return self._move(TaskMove.AUDIT_MISSED, now=now, changed=changed)
 
 
@@ -309,9 +340,10 @@ def refresh_tasks(
     site_id: SiteId,
     crawl_id: AuditId,
     now: datetime,
+    complete: bool = True,
 ) -> TaskRefresh:
     """The task set after a full audit: new findings open, fixed ones found again regress, open or
-    regressed ones no longer found are fixed. Verifying tasks keep their status (the recheck decides)
+    regressed ones no longer found are fixed when the audit was `complete` (not partial). Verifying tasks keep their status (the recheck decides)
     and fixed tasks not found stay as they are. Tasks come back in impact order."""
     by_key: dict[TaskKey, FixTask] = {}
     for task in existing:
@@ -340,7 +372,7 @@ def refresh_tasks(
     for key, task in by_key.items():
         if key in found:
             continue
-        if task.status in (TaskStatus.OPEN, TaskStatus.REGRESSED):
+        if complete and task.status in (TaskStatus.OPEN, TaskStatus.REGRESSED):
             task, event = task.not_found(crawl_id=crawl_id, now=now)
             events.append(event)
         result[key] = task

@@ -15,7 +15,7 @@ import dramatiq
 
 from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE, queue_name
 from siteaudit.bootstrap import App
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.ports.application import Application, Reaped
 
 log = logging.getLogger("siteaudit.worker")
@@ -53,10 +53,23 @@ def declare_actors(broker: dramatiq.Broker, application: Application) -> dict[st
     def deliver_webhooks() -> None:
         application.deliver_webhooks()
 
+    # --- rechecks (SPEC 4.6): on the crawl queue, like a slice; the reaper takes over stalled runs ---
+    @dramatiq.actor(
+        broker=broker,
+        queue_name=queue_name(broker, CRAWL_QUEUE),
+        actor_name="run_recheck",
+        max_retries=3,
+        min_backoff=2_000,
+        time_limit=SLICE_TIME_LIMIT_MS,
+    )
+    def run_recheck(recheck_id: int) -> None:
+        application.run_recheck(RecheckId(recheck_id))
+
     return {
         "crawl_slice": crawl_slice,
         "finalize_audit": finalize_audit,
         "deliver_webhooks": deliver_webhooks,
+        "run_recheck": run_recheck,
     }
 
 
@@ -67,6 +80,9 @@ def reaper(application: Application) -> Callable[[], Reaped]:
         reaped = application.reap_stalled_audits()
         if reaped.total:
             log.info("reaper: %s", reaped)
+        rechecks = application.reap_stalled_rechecks()
+        if rechecks.total:
+            log.info("reaper (rechecks): %s", rechecks)
         return reaped
 
     return reap_stalled_audits

@@ -2,7 +2,7 @@
 
 from typing import Protocol
 
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.ids import AuditId, RecheckId
 
 
 class DispatchError(Exception):
@@ -24,4 +24,10 @@ class TaskQueue(Protocol):
 
     def deliver_webhooks(self) -> None:
         """Nudge the webhook dispatcher to look for due deliveries now. Raises DispatchError."""
+        ...
+
+    # --- rechecks (SPEC 4.6) ---
+
+    def recheck(self, recheck_id: RecheckId) -> None:
+        """Queue the run of a recheck (on the crawl queue). Raises DispatchError when not accepted."""
         ...

@@ -85,6 +85,10 @@ class RecheckRepository(Protocol):
 
     def get_any(self, recheck_id: RecheckId) -> Recheck: ...
 
+    def unfinished(self, *, limit: int) -> Sequence[Recheck]:
+        """Rechecks of every team that have not ended (queued or running), oldest first: the reaper's."""
+        ...
+
     def save(self, recheck: Recheck) -> None:
         """Stage an update. Raises ConcurrentUpdate if the stored version moved since it was loaded."""
         ...

@@ -24,11 +24,12 @@ from siteaudit.domain.console_answers import (
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.hostlimit import HostLimits
-from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
 from siteaudit.domain.indexnow import IndexNowRejected
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
+from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
@@ -61,12 +62,19 @@ from siteaudit.ports.application import (
     PersonView,
     ProofRechecks,
     Reaped,
+    RecheckAccepted,
+    RecheckReaped,
+    RecheckRequest,
+    RecheckRun,
     ScheduledAudits,
     SignedIn,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
     SiteRegistration,
+    SiteTasks,
+    TaskDetail,
+    TeamTask,
     TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
@@ -84,6 +92,7 @@ from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders, NoConsoleProviders
 from siteaudit.ports.signin import PasswordHasher
 from siteaudit.ports.site import ProofReader
+from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
 from siteaudit.services import alert as alert_services
@@ -98,12 +107,16 @@ from siteaudit.services import finalize as finalize_services
 from siteaudit.services import indexnow as indexnow_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
+from siteaudit.services import recheck as recheck_services
+from siteaudit.services import recheck_run as recheck_run_services
 from siteaudit.services import report as report_services
 from siteaudit.services import schedule as schedule_services
 from siteaudit.services import signin as signin_services
 from siteaudit.services import site as site_services
+from siteaudit.services import task as task_services
 from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
+from siteaudit.services.recheck_run import RecheckTerms
 
 
 @frozen(kw_only=True)
@@ -143,6 +156,10 @@ class LocalApplication:
     # The app (SECURITY 9): passwords, and how long sessions and links live.
     hasher: PasswordHasher | None = None
     sign_in_terms: SignInTerms = field(factory=SignInTerms)
+    # --- fix tasks and rechecks ---
+    limiter: RateLimiter | None = None  # the recheck rate limit (30 an hour per team); None: memory
+    traffic: TrafficSource = NO_TRAFFIC  # search-console figures per URL (the console store plugs in here)
+    recheck_terms: RecheckTerms = field(factory=RecheckTerms)
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -313,6 +330,7 @@ class LocalApplication:
             clock=self.clock,
             advice=self.advice,
             metrics=self.metrics,
+            traffic=self.traffic,
         )
         # --- the monitoring alert mail (once per scheduled audit that ended worse) ---
         if self.mailer is not None:
@@ -744,3 +762,56 @@ class LocalApplication:
 
     def remove_team_member(self, caller: Caller, user_id: UserId) -> None:
         team_services.remove_team_member(caller, user_id, uow=self.uow())
+
+    # --- fix tasks and rechecks (SPEC 4.5, 4.6) ----------------------------------------------------------
+
+    def site_tasks(self, site_id: SiteId, caller: Caller, *, limit: int = 10) -> SiteTasks:
+        return task_services.site_tasks(site_id, caller, limit=limit, uow=self.uow())
+
+    def team_tasks(self, caller: Caller, *, limit: int = 3) -> Sequence[TeamTask]:
+        return task_services.team_tasks(caller, limit=limit, uow=self.uow())
+
+    def task_detail(self, site_id: SiteId, task_key: str, caller: Caller, *, page: int = 1) -> TaskDetail:
+        return task_services.task_detail(
+            site_id, task_key, caller, page=page, uow=self.uow(), crawl=self.crawl, traffic=self.traffic
+        )
+
+    def request_recheck(self, request: RecheckRequest, caller: Caller) -> RecheckAccepted:
+        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
+        return recheck_services.request_recheck(
+            request,
+            caller,
+            uow=self.uow(),
+            clock=self.clock,
+            crawl=self.crawl,
+            queue=self.queue,
+            limiter=self.limiter,
+            traffic=self.traffic,
+        )
+
+    def get_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
+        return recheck_services.get_recheck(recheck_id, caller, uow=self.uow())
+
+    def cancel_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
+        return recheck_services.cancel_recheck(recheck_id, caller, uow=self.uow(), clock=self.clock)
+
+    def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
+        deps = recheck_run_services.RecheckDeps(
+            uow=self.uow,
+            clock=self.clock,
+            fetcher_factory=self.fetcher_factory,
+            parser=self.parser,
+            sealing=self.sealing,
+            limits=self.crawl_limits,
+            terms=self.recheck_terms,
+        )
+        return recheck_run_services.run_recheck(recheck_id, deps)
+
+    def reap_stalled_rechecks(self) -> RecheckReaped:
+        return recheck_services.reap_rechecks(
+            uow=self.uow(),
+            queue=self.queue,
+            clock=self.clock,
+            terms=self.reaping,
+            handover_s=self.crawl_limits.handover_s,
+        )

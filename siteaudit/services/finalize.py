@@ -40,14 +40,15 @@ from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.prompt import QUOTED_DETAILS
 from siteaudit.domain.report import AllowListAdvice, Report, Timings
 from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
-from siteaudit.domain.task import findings_from_issues, refresh_tasks
 from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore, IssueLine
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.services.audit import log_ended, settle_ended_audit
+from siteaudit.services.task import refresh_site_tasks
 
 BATCH = 5_000
 
@@ -311,6 +312,7 @@ def finalize_audit(
     thresholds: Thresholds | None = None,
     advice: AllowListAdvice | None = None,
     metrics: Metrics = NO_METRICS,
+    traffic: TrafficSource = NO_TRAFFIC,
 ) -> Audit:
     """Finalising -> done: the report is stored first, then the audit moves and credits settle at once."""
     limits = thresholds or Thresholds()
@@ -360,22 +362,9 @@ def finalize_audit(
         audit, ended = audit.publish_report(health_score=report.health_score, now=clock.now())
         charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
-        if audit.site_id is not None:
-            _refresh_fix_tasks(audit, findings, uow=uow, clock=clock)
+        # Fix tasks follow full audits only (services/task.py says why).
+        refresh_site_tasks(audit, findings, uow=uow, clock=clock, traffic=traffic)
         uow.commit()
     log_ended(audit)
     metrics.credits_charged(charged)
     return audit
-
-
-def _refresh_fix_tasks(audit: Audit, issues: Iterable[Issue], *, uow: UnitOfWork, clock: Clock) -> None:
-    assert audit.site_id is not None
-    refreshed = refresh_tasks(
-        uow.tasks.of_site(audit.site_id),
-        findings_from_issues(issues),
-        site_id=audit.site_id,
-        crawl_id=audit.id,
-        now=clock.now(),
-    )
-    for task in refreshed.tasks:
-        uow.tasks.save(task)

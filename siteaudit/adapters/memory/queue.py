@@ -3,7 +3,7 @@
 import collections
 import threading
 
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.ports.queue import DispatchError
 
 
@@ -38,6 +38,9 @@ class MemoryTaskQueue:
 
     def deliver_webhooks(self) -> None:
         self._put("deliver_webhooks", None)
+
+    def recheck(self, recheck_id: RecheckId) -> None:
+        self._put("run_recheck", recheck_id)
 
     def take(self) -> tuple[str, int | None] | None:
         """The oldest message, removed from the queue; None when empty."""

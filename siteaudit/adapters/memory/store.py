@@ -530,6 +530,12 @@ class MemoryRecheckRepository(_Versioned):
         self._saw(recheck.id, recheck.version)
         return recheck
 
+    def unfinished(self, *, limit: int) -> Sequence[Recheck]:
+        found = sorted(self._t.find(lambda r: not r.ended), key=lambda r: r.id)[:limit]
+        for recheck in found:
+            self._saw(recheck.id, recheck.version)
+        return found
+
     def save(self, recheck: Recheck) -> None:
         stored = self._t.get(recheck.id)
         if stored is None:

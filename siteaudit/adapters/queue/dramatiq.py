@@ -10,7 +10,7 @@ from typing import Any, Final
 import dramatiq
 from dramatiq.brokers.stub import StubBroker
 
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.ports.queue import DispatchError
 
 CRAWL_QUEUE: Final = "crawl"
@@ -70,3 +70,8 @@ class DramatiqTaskQueue:
 
     def deliver_webhooks(self) -> None:
         self._send(WEBHOOK_QUEUE, "deliver_webhooks")
+
+    # --- rechecks (SPEC 4.6): run on the crawl queue's workers like an audit slice ---
+
+    def recheck(self, recheck_id: RecheckId) -> None:
+        self._send(CRAWL_QUEUE, "run_recheck", int(recheck_id))

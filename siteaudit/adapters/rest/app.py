@@ -37,6 +37,7 @@ from siteaudit.adapters.rest.resources import (
     ReportPart,
 )
 from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
+from siteaudit.adapters.rest.tasks import Recheck, SiteRecheck, SiteTask, SiteTasks, TeamTasks
 from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
 from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock
@@ -124,4 +125,10 @@ def create_api(
 
     api.add_route("/v1/device/start", DeviceStart(application, clock, limiter))
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
+    # Fix tasks and rechecks (SPEC 4.5, 4.6).
+    api.add_route("/v1/tasks", TeamTasks(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/tasks", SiteTasks(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/tasks/{{task_key}}", SiteTask(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/recheck", SiteRecheck(application, clock))
+    api.add_route(f"/v1/rechecks/{{recheck_id:{ID}}}", Recheck(application, clock))
     return api

@@ -18,7 +18,7 @@ from typing import Any, Final
 import attrs
 import falcon
 
-from siteaudit.adapters.rest import views
+from siteaudit.adapters.rest import task_views, views
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.console_answers import (
@@ -1066,6 +1066,150 @@ DEVICE_PATHS: Final[dict[str, dict[str, Any]]] = {
 }
 PATHS.update(DEVICE_PATHS)
 
+
+# --- fix tasks and rechecks (SPEC 4.5, 4.6) -------------------------------------------------------------
+
+for _task_answer in (
+    task_views.SiteTaskList,
+    task_views.TeamTaskList,
+    task_views.TaskWithUrls,
+    task_views.RecheckStarted,
+    task_views.Recheck,
+):
+    _schemas.of(_task_answer)
+SCHEMAS.update(_schemas.components)
+TASK_KEY: Final = {
+    "name": "task_key",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[0-9a-fA-F]{16}$"},
+}
+RECHECK_ID: Final = {"name": "recheck_id", "in": "path", "required": True, "schema": ID_SCHEMA}
+_TASKS_NOTE: Final = (
+    "Tasks come from the site's latest full audit (ended done; a partial one, stopped at its page or time "
+    "cap, cannot show an issue gone): one per check code per URL template, with a stable 16-hex id. "
+    "Ranked by "
+    + task_views.IMPACT_FORMULA
+    + ". Status: open; verifying while a recheck deciding it runs; fixed (fixed_by recheck, or audit when "
+    "a later complete audit no longer finds it); regressed when a later full audit finds a fixed task again."
+)
+
+
+_TASK_KEY_SCHEMA: Final = {"type": "string", "pattern": "^[0-9a-fA-F]{16}$"}
+# Exactly one of the two fields (SPEC 4.6): either object, never both, never neither.
+_RECHECK_BODY: Final = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["task_key"],
+                        "properties": {"task_key": _TASK_KEY_SCHEMA},
+                    },
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["urls"],
+                        "properties": {
+                            "urls": {
+                                "type": "array",
+                                "items": {"type": "string", "maxLength": MAX_URL_LENGTH},
+                                "description": "1-200 URLs on the site's host (else 422 invalid_urls)",
+                            }
+                        },
+                    },
+                ],
+                "examples": [{"task_key": "0123456789abcdef"}, {"urls": ["https://retro-clock.example/"]}],
+            }
+        }
+    },
+}
+
+
+def _limit(default: int, maximum: int) -> dict[str, Any]:
+    return {
+        "name": "limit",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
+    }
+
+
+TASK_PATHS: Final[dict[str, dict[str, Any]]] = {
+    "/v1/tasks": {
+        "get": _op(
+            "listTeamTasks",
+            "The team's top fix tasks across its sites (never fixed ones)",
+            {**_ok(ref("TeamTaskList")), **_errors(ErrorCode.VALIDATION_FAILED)},
+            description=_TASKS_NOTE,
+            parameters=[_limit(3, 20)],
+        ),
+    },
+    "/v1/sites/{site_id}/tasks": {
+        "parameters": [SITE_ID],
+        "get": _op(
+            "listSiteTasks",
+            "A site's fix tasks; with limit <= 3 fixed tasks are left out, one task per check code",
+            {**_ok(ref("SiteTaskList")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
+            description=_TASKS_NOTE,
+            parameters=[_limit(10, 100)],
+        ),
+    },
+    "/v1/sites/{site_id}/tasks/{task_key}": {
+        "parameters": [SITE_ID, TASK_KEY],
+        "get": _op(
+            "getSiteTask",
+            "One fix task with its URLs, 100 a page",
+            {**_ok(ref("TaskWithUrls")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
+            parameters=[
+                {
+                    "name": "page",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1},
+                }
+            ],
+        ),
+    },
+    "/v1/sites/{site_id}/recheck": {
+        "parameters": [SITE_ID],
+        "post": _op(
+            "recheckSite",
+            "Recheck a task's URLs (200 sampled above 200, most clicks first) or 1-200 URLs of the site; "
+            "1 credit per URL fetched, charged to the team owner; 30 rechecks an hour per team",
+            {
+                **_ok(ref("RecheckStarted"), 202, "Accepted"),
+                **_errors(
+                    ErrorCode.INSUFFICIENT_CREDITS,
+                    ErrorCode.NOT_FOUND,
+                    ErrorCode.CONFLICT,
+                    ErrorCode.SITE_NOT_VERIFIED,
+                    ErrorCode.CANNOT_VERIFY,
+                    ErrorCode.INVALID_URLS,
+                    ErrorCode.RECHECK_RATE_LIMITED,
+                    *_BODY_ERRORS,
+                    ErrorCode.DISPATCH_FAILED,
+                ),
+            },
+            requestBody=_RECHECK_BODY,
+        ),
+    },
+    "/v1/rechecks/{recheck_id}": {
+        "parameters": [RECHECK_ID],
+        "get": _op(
+            "getRecheck",
+            "A recheck and, once it ended, its results per URL and per task",
+            {**_ok(ref("Recheck")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
+        ),
+        "delete": _op(
+            "cancelRecheck",
+            "Cancel a queued or running recheck (what it fetched is charged and judged, the rest refunded)",
+            {**_ok(ref("Recheck")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT)},
+        ),
+    },
+}
+PATHS.update(TASK_PATHS)
 
 DOCUMENT: Final[dict[str, Any]] = {
     "openapi": "3.1.0",

@@ -1,5 +1,6 @@
 """Rechecks in SQL: the queryable fields as columns, the nested values as JSON through one row converter."""
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from attrs import evolve
@@ -61,6 +62,9 @@ def recheck_from_row(row: Any) -> Recheck:
         url_results=_from_json(row.url_results, _URL_RESULTS),
         task_results=_from_json(row.task_results, _TASK_RESULTS),
         version=row.version,
+        lease_holder=row.lease_holder,
+        lease_until=row.lease_until,
+        attempts=row.attempts,
     )
 
 
@@ -85,6 +89,9 @@ def recheck_values(recheck: Recheck) -> dict[str, Any]:
         "url_results": _to_json(recheck.url_results, _URL_RESULTS),
         "task_results": _to_json(recheck.task_results, _TASK_RESULTS),
         "version": recheck.version,
+        "lease_holder": recheck.lease_holder,
+        "lease_until": recheck.lease_until,
+        "attempts": recheck.attempts,
     }
 
 
@@ -114,6 +121,15 @@ class SqlRecheckRepository(Versioned):
     def get_any(self, recheck_id: RecheckId) -> Recheck:
         query = select(rechecks).where(rechecks.c.id == recheck_id)
         return self._loaded(self._c().execute(query).first(), recheck_id)
+
+    def unfinished(self, *, limit: int) -> Sequence[Recheck]:
+        query = (
+            select(rechecks)
+            .where(rechecks.c.status.in_([RecheckStatus.QUEUED.value, RecheckStatus.RUNNING.value]))
+            .order_by(rechecks.c.id)
+            .limit(limit)
+        )
+        return [self._loaded(row, RecheckId(row.id)) for row in self._c().execute(query)]
 
     def save(self, recheck: Recheck) -> None:
         self._update(rechecks, [rechecks.c.id == recheck.id], recheck.id, recheck_values(recheck))

@@ -390,6 +390,7 @@ fix_tasks = Table(
     Column("recheck_id", Integer, nullable=True),
     Column("fixed_at", UtcDateTime, nullable=True),
     Column("version", Integer, nullable=False),
+    Column("fixed_by", String(10), nullable=True),  # `recheck` or `audit` while fixed
     PrimaryKeyConstraint("site_id", "key"),
 )
 
@@ -405,7 +406,7 @@ rechecks = Table(
     Column("codes", JSON, nullable=True),  # sorted list, or null for every check
     Column("sampled", Boolean, nullable=False),
     Column("duplicate_baseline", Boolean, nullable=False),
-    Column("status", String(12), nullable=False),
+    Column("status", String(12), nullable=False, index=True),
     Column("started_at", UtcDateTime, nullable=True),
     Column("finished_at", UtcDateTime, nullable=True),
     Column("time_capped", Boolean, nullable=False),
@@ -417,6 +418,10 @@ rechecks = Table(
     Column("url_results", JSON, nullable=True),
     Column("task_results", JSON, nullable=True),
     Column("version", Integer, nullable=False),
+    # The worker lease (siteaudit.domain.recheck.Recheck.claim): who runs it, until when, how often taken.
+    Column("lease_holder", String(200), nullable=True),
+    Column("lease_until", UtcDateTime, nullable=True),
+    Column("attempts", Integer, nullable=False, server_default="0"),
 )
 
 # --- device logins (SECURITY 5: the device code is kept as its hash) ------------------------------------

@@ -11,7 +11,7 @@ from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
 from siteaudit.domain.issue import Severity
-from siteaudit.domain.task import FixTask, TaskStatus
+from siteaudit.domain.task import FixedBy, FixTask, TaskStatus
 
 
 def task_from_row(row: Any) -> FixTask:
@@ -34,6 +34,7 @@ def task_from_row(row: Any) -> FixTask:
         else TaskStatus(row.status_before_verifying),
         recheck_id=None if row.recheck_id is None else RecheckId(row.recheck_id),
         fixed_at=row.fixed_at,
+        fixed_by=None if row.fixed_by is None else FixedBy(row.fixed_by),
         version=row.version,
     )
 
@@ -58,6 +59,7 @@ def task_values(task: FixTask) -> dict[str, Any]:
         else task.status_before_verifying.value,
         "recheck_id": task.recheck_id,
         "fixed_at": task.fixed_at,
+        "fixed_by": None if task.fixed_by is None else task.fixed_by.value,
         "version": task.version,
     }
 

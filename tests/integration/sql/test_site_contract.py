@@ -20,7 +20,7 @@ from siteaudit.domain.recheck import (
     UrlResult,
 )
 from siteaudit.domain.site import Monitoring, Site, SiteExists, VerifyMethod
-from siteaudit.domain.task import FixTask, TaskFinding, TaskResult, TaskStatus
+from siteaudit.domain.task import FixedBy, FixTask, TaskFinding, TaskResult, TaskStatus
 
 
 def _site(team: TeamId, url: str = "https://retro-clock.example/") -> Site:
@@ -329,3 +329,45 @@ def test_another_teams_recheck_does_not_exist_and_stale_saves_are_refused(backen
             first.rechecks.save(mine.cancel(now=T0)[0])
     with backend.uow() as uow:
         assert uow.rechecks.get_any(recheck.id).status is RecheckStatus.RUNNING
+
+
+# --- what the fix-task loop added: fixed_by, the recheck lease, unfinished rechecks ------------------
+
+
+def test_a_task_fixed_by_a_recheck_or_an_audit_reads_back_saying_which(backend: Backend) -> None:
+    site = SiteId(7)
+    by_recheck, _ = _task(site, "title_too_long").start_verifying(RecheckId(4), now=T0)
+    by_recheck, _ = by_recheck.finish_verifying(TaskResult.FIXED, RecheckId(4), now=T0)
+    by_audit, _ = _task(site, "thin_content").not_found(crawl_id=AuditId(5), now=T0)
+    with backend.uow() as uow:
+        uow.tasks.save(by_recheck)
+        uow.tasks.save(by_audit)
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.tasks.get(site, by_recheck.key) == by_recheck
+        assert uow.tasks.get(site, by_audit.key) == by_audit
+        assert (by_recheck.fixed_by, by_audit.fixed_by) == (FixedBy.RECHECK, FixedBy.AUDIT)
+
+
+def test_a_rechecks_lease_reads_back_and_only_unfinished_rechecks_are_listed(backend: Backend) -> None:
+    _, _, team = people(backend)
+    with backend.uow() as uow:
+        running = uow.rechecks.add(_recheck(team.id))
+        ended = uow.rechecks.add(_recheck(team.id))
+        queued = uow.rechecks.add(_recheck(team.id))
+        uow.commit()
+    with backend.uow() as uow:
+        claimed = uow.rechecks.get_any(running.id).claim("worker-1", now=T0, until=T0 + timedelta(minutes=3))
+        assert claimed is not None
+        uow.rechecks.save(claimed.start(now=T0)[0])
+        uow.rechecks.save(uow.rechecks.get_any(ended.id).cancel(now=T0)[0])
+        uow.commit()
+    with backend.uow() as uow:
+        stored = uow.rechecks.get_any(running.id)
+        assert (stored.lease_holder, stored.lease_until, stored.attempts) == (
+            "worker-1",
+            T0 + timedelta(minutes=3),
+            1,
+        )
+        assert [r.id for r in uow.rechecks.unfinished(limit=10)] == [running.id, queued.id]
+        assert [r.id for r in uow.rechecks.unfinished(limit=1)] == [running.id]

@@ -97,6 +97,13 @@ class DuplicatingQueue:
     def deliver_webhooks(self) -> None:
         self._inner.deliver_webhooks()
 
+    def recheck(self, recheck_id: Any) -> None:
+        self._inner.recheck(recheck_id)
+        twice = self._twice()
+        if twice:
+            self._inner.recheck(recheck_id)
+        self._log.write(f"run_recheck {recheck_id} {'twice' if twice else 'once'}")
+
 
 class UnguardedLedger(SqlCreditLedger):
     """Settlement without its once-only key: every call appends a release and a charge."""

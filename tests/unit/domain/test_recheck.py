@@ -257,7 +257,13 @@ URL = ORIGIN + "/blog/first-post"
         ({"title_missing"}, {"orphan_page"}, ok(URL), UrlResult.FIXED),
         ({"title_missing"}, set(), ok(URL, status=404), UrlResult.NOT_CHECKED),
         ({"title_missing"}, set(), UrlObservation(URL, fetch_error="timeout"), UrlResult.NOT_CHECKED),
-        ({"title_missing"}, set(), UrlObservation(URL, 200, blocked_by="cloudflare"), UrlResult.NOT_CHECKED),
+        # A bot challenge answered instead of the page: the brief asks for cannot_verify there.
+        (
+            {"title_missing"},
+            set(),
+            UrlObservation(URL, 200, blocked_by="cloudflare"),
+            UrlResult.CANNOT_VERIFY,
+        ),
         ({"title_missing"}, set(), None, UrlResult.NOT_CHECKED),
         ({"title_missing"}, set(), ok(URL, redirect_to=ORIGIN + "/blog/first"), UrlResult.FIXED),
     ],
@@ -737,3 +743,63 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
 
 
 TestFixTaskAndRecheckMachine = FixTaskAndRecheckMachine.TestCase
+
+
+# --- a bot challenge, and the worker lease ------------------------------------------------------------
+
+
+def test_a_task_whose_pages_answered_a_bot_challenge_cannot_be_verified() -> None:
+    challenged = UrlObservation(B, 403, blocked_by="cloudflare")
+    outcome = judge_task(target((A, B)), {A: ok(A), B: challenged})
+    assert outcome.result is TaskResult.CANNOT_VERIFY and outcome.status is TaskStatus.REGRESSED
+    assert judge_task(target((A, B)), {A: ok(A, "title_missing"), B: challenged}).result is (
+        TaskResult.STILL_FAILING
+    )
+
+
+def test_one_runner_holds_a_recheck_until_its_lease_expires_then_another_takes_over() -> None:
+    recheck, _ = a_task_recheck()
+    first = recheck.claim("worker-1", now=NOW, until=NOW + timedelta(minutes=3))
+    assert first is not None and (first.lease_holder, first.attempts) == ("worker-1", 1)
+    assert first.claim("worker-2", now=NOW + timedelta(minutes=1), until=NOW) is None
+    again = first.claim("worker-1", now=NOW + timedelta(minutes=1), until=NOW + timedelta(minutes=4))
+    assert again is not None and again.attempts == 1  # the same runner renewing is not a new run
+    taken = first.claim("worker-2", now=NOW + timedelta(minutes=4), until=NOW + timedelta(minutes=7))
+    assert taken is not None and (taken.lease_holder, taken.attempts) == ("worker-2", 2)
+    assert first.renew("worker-2", until=NOW) is None and taken.renew("worker-2", until=NOW) is not None
+    requeued = taken.requeue(until=NOW + timedelta(minutes=30))
+    assert (requeued.lease_holder, requeued.attempts) == (None, 3)
+    claimed = requeued.claim("worker-3", now=NOW + timedelta(minutes=8), until=NOW + timedelta(minutes=9))
+    assert claimed is not None and claimed.attempts == 3  # the requeue counted this run already
+
+
+def test_a_recheck_is_stalled_past_its_lease_and_grace_or_queued_too_long_and_never_once_ended() -> None:
+    recheck, _ = a_task_recheck()
+    assert not recheck.stalled(NOW + timedelta(minutes=29), grace_s=60, queued_s=1800)
+    assert recheck.stalled(NOW + timedelta(minutes=31), grace_s=60, queued_s=1800)
+    held = recheck.claim("worker-1", now=NOW, until=NOW + timedelta(minutes=3))
+    assert held is not None
+    assert not held.stalled(NOW + timedelta(minutes=3, seconds=59), grace_s=60, queued_s=1800)
+    assert held.stalled(NOW + timedelta(minutes=4, seconds=1), grace_s=60, queued_s=1800)
+    ended, _ = held.start(now=NOW)[0].cancel(now=NOW)
+    assert ended.lease_holder is None and not ended.stalled(NOW + timedelta(days=1), grace_s=60, queued_s=1)
+    assert ended.claim("worker-2", now=NOW + timedelta(days=1), until=NOW + timedelta(days=2)) is None
+
+
+@given(steps=st.lists(st.tuples(st.sampled_from(["w1", "w2", "w3"]), st.integers(0, 600)), max_size=30))
+def test_at_most_one_live_holder_whatever_the_claims(steps: list[tuple[str, int]]) -> None:
+    recheck, _ = a_task_recheck()
+    moment = NOW
+    for holder, wait in steps:
+        moment += timedelta(seconds=wait)
+        before = recheck
+        claimed = recheck.claim(holder, now=moment, until=moment + timedelta(seconds=180))
+        live = (
+            before.lease_holder is not None and before.lease_until is not None and before.lease_until > moment
+        )
+        if live and before.lease_holder != holder:
+            assert claimed is None
+        else:
+            assert claimed is not None and claimed.lease_holder == holder
+            assert claimed.attempts >= before.attempts
+            recheck = claimed

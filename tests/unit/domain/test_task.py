@@ -12,6 +12,7 @@ from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity
 from siteaudit.domain.lifecycle import ended_states, next_state, reachable
 from siteaudit.domain.task import (
     TASK_MOVES,
+    FixedBy,
     FixTask,
     TaskFinding,
     TaskMove,
@@ -327,3 +328,32 @@ def test_acceptance_says_how_the_task_is_judged_done() -> None:
     assert "next full audit" in orphan.acceptance(graph).text
     with pytest.raises(ValueError):
         task.acceptance(graph)
+
+
+def test_a_partial_audit_opens_and_regresses_tasks_but_never_fixes_one_by_absence() -> None:
+    site = SiteId(1)
+    old = refresh_tasks(
+        [],
+        [finding("title_missing", "/a/[slug]"), finding("h1_missing", "/b/[slug]")],
+        site_id=site,
+        crawl_id=AuditId(1),
+        now=NOW,
+    ).tasks
+    partial = refresh_tasks(
+        old,
+        [finding("thin_content", "/c/[slug]")],
+        site_id=site,
+        crawl_id=AuditId(2),
+        now=NOW,
+        complete=False,
+    )
+    by_code = {t.code: t for t in partial.tasks}
+    assert {c: t.status for c, t in by_code.items()} == {
+        "title_missing": TaskStatus.OPEN,
+        "h1_missing": TaskStatus.OPEN,
+        "thin_content": TaskStatus.OPEN,
+    }
+    assert partial.fixed == () and partial.opened == (by_code["thin_content"].key,)
+    complete = refresh_tasks(partial.tasks, [], site_id=site, crawl_id=AuditId(3), now=NOW)
+    assert {t.status for t in complete.tasks} == {TaskStatus.FIXED}
+    assert {t.fixed_by for t in complete.tasks} == {FixedBy.AUDIT}

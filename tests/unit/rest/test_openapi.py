@@ -22,7 +22,7 @@ def routes(world: World) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for route in falcon.inspect.inspect_routes(world.app.rest_api()):
         path = route.path
-        for part in ("crawl_id", "site_id"):
+        for part in ("crawl_id", "site_id", "recheck_id"):
             path = path.replace(f"{{{part}:int(min=1, max=4611686018427387904)}}", f"{{{part}}}")
         methods = {m.method.lower() for m in route.methods if m.internal is False}
         found[path] = methods

@@ -1,0 +1,336 @@
+"""What the fix-task and recheck endpoints show (SPEC 2.7, 2.8, 4.5, 4.6): one attrs class per answer,
+converted by the views' converter; the OpenAPI components are generated from these classes."""
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Final
+
+from attrs import frozen
+
+from siteaudit.adapters.rest.views import converter
+from siteaudit.domain.catalogue import CATALOGUE
+from siteaudit.domain.credit import as_number, credits
+from siteaudit.domain.issue import CheckScope, CheckSpec, Severity
+from siteaudit.domain.recheck import Recheck as RecheckRecord
+from siteaudit.domain.recheck import RecheckStatus, UrlResult
+from siteaudit.domain.task import CLICK_WEIGHT, SEVERITY_WEIGHT, FixedBy, TaskResult, TaskStatus
+from siteaudit.domain.task import FixTask as TaskRecord
+from siteaudit.ports.application import RecheckAccepted, SiteTasks, TaskDetail, TeamTask
+
+for _enum in (TaskStatus, FixedBy, CheckScope, RecheckStatus, UrlResult, TaskResult):
+    converter.register_unstructure_hook(_enum, lambda member: member.value)
+
+IMPACT_FORMULA: Final = (
+    "impact = severity weight × (pages + "
+    f"{CLICK_WEIGHT} × clicks_28d), severity weight "
+    + ", ".join(f"{s.value} {w}" for s, w in SEVERITY_WEIGHT.items())
+    + "; clicks_28d counts 0 without search-console data (has_traffic_data false), so tasks then rank by "
+    "severity and pages alone"
+)
+
+
+@frozen
+class Acceptance:
+    """When the task counts as done: in words, and as the check, its scope and the template."""
+
+    text: str
+    check: str
+    scope: CheckScope
+    template: str
+
+
+@frozen
+class FixTask:
+    """A fix task (SPEC 2.7): one check on one URL template of the site's latest full audit. `fixed_by`
+    (`recheck` or `audit`) and `fixed_at` say what showed it fixed, null unless fixed."""
+
+    id: str
+    code: str
+    template: str
+    severity: Severity
+    pages: int
+    clicks_28d: int | None
+    impressions_28d: int | None
+    impact: int
+    title: str
+    why: str
+    fix: str
+    sample_urls: tuple[str, ...]
+    acceptance: Acceptance
+    recheckable: bool
+    status: TaskStatus
+    fixed_by: FixedBy | None
+    fixed_at: datetime | None
+
+
+@frozen
+class TeamFixTask(FixTask):
+    """One of the team's top tasks, with its site."""
+
+    site_id: int
+    site_host: str
+
+
+@frozen
+class SiteTaskList:
+    """`GET /sites/{id}/tasks`: `crawl_id` is the full audit the tasks come from (null before one)."""
+
+    site_id: int
+    crawl_id: int | None
+    has_traffic_data: bool
+    total: int
+    open_total: int
+    tasks: tuple[FixTask, ...]
+
+
+@frozen
+class TeamTaskList:
+    """`GET /tasks`: the team's top tasks across its sites, never fixed ones."""
+
+    tasks: tuple[TeamFixTask, ...]
+
+
+@frozen
+class TaskUrl:
+    """A task URL row (SPEC 2.7); `details` is what the audit saw there (`occurrences` when several)."""
+
+    url: str
+    clicks_28d: int | None
+    impressions_28d: int | None
+    details: Mapping[str, Any]
+
+
+@frozen
+class TaskUrlPage:
+    data: tuple[TaskUrl, ...]
+    page: int
+    per_page: int
+    total: int
+
+
+@frozen
+class TaskWithUrls:
+    """`GET /sites/{id}/tasks/{key}`: the task and a page of 100 of its URLs."""
+
+    task: FixTask
+    urls: TaskUrlPage
+
+
+@frozen
+class RecheckTaskRef:
+    """A task a new recheck covers, with its status now (`verifying` when the recheck decides it)."""
+
+    task_key: str
+    code: str
+    template: str
+    status: TaskStatus
+
+
+@frozen
+class RecheckStarted:
+    """`POST /sites/{id}/recheck` (202)."""
+
+    recheck_id: int
+    status: RecheckStatus
+    urls_total: int
+    estimated_credits: float
+    sampled: bool
+    tasks: tuple[RecheckTaskRef, ...]
+
+
+@frozen
+class RecheckUrl:
+    """SPEC 2.8 `urls[]`: `issues` the judged checks still failing, `new_issues` those failing only now."""
+
+    url: str
+    status_code: int | None
+    result: UrlResult
+    reason: str | None
+    redirected: bool
+    redirect_to: str | None
+    issues: tuple[str, ...]
+    new_issues: tuple[str, ...]
+
+
+@frozen
+class RecheckTask:
+    """SPEC 2.8 `tasks[]`; `status` is the task's status after the recheck."""
+
+    task_key: str
+    code: str
+    template: str
+    urls_rechecked: int
+    pages: int
+    sampled: bool
+    covers_task: bool
+    result: TaskResult
+    urls_failing: int
+    urls_passing: int
+    status: TaskStatus
+
+
+@frozen
+class Recheck:
+    """`GET /rechecks/{id}` (SPEC 2.8). `urls` and `tasks` are filled once the recheck ended (done,
+    failed or cancelled), empty before; `parent_crawl_id` is null when the site had no audit."""
+
+    recheck_id: int
+    site_id: int
+    status: RecheckStatus
+    parent_crawl_id: int | None
+    urls_total: int
+    pages_crawled: int
+    sampled: bool
+    created_at: datetime
+    finished_at: datetime | None
+    time_capped: bool
+    duplicate_baseline: bool
+    failure_reason: str | None
+    urls: tuple[RecheckUrl, ...]
+    tasks: tuple[RecheckTask, ...]
+
+
+def _json(value: object) -> dict[str, Any]:
+    document: dict[str, Any] = converter.unstructure(value)
+    return document
+
+
+def _spec(code: str, severity: Severity) -> CheckSpec:
+    found = CATALOGUE.get(code)
+    if found is not None:
+        return found
+    return CheckSpec(code, severity, CheckScope.SEARCH_ENGINE, code, "", "")
+
+
+def _task_fields(task: TaskRecord) -> dict[str, Any]:
+    spec = _spec(task.code, task.severity)
+    accepted = task.acceptance(spec)
+    return {
+        "id": task.key,
+        "code": task.code,
+        "template": task.template,
+        "severity": task.severity,
+        "pages": task.pages,
+        "clicks_28d": task.clicks_28d,
+        "impressions_28d": task.impressions_28d,
+        "impact": task.impact,
+        "title": spec.title,
+        "why": spec.why,
+        "fix": spec.fix,
+        "sample_urls": task.sample_urls,
+        "acceptance": Acceptance(
+            text=accepted.text, check=accepted.check, scope=accepted.scope, template=accepted.template
+        ),
+        "recheckable": spec.recheckable,
+        "status": task.status,
+        "fixed_by": task.fixed_by if task.status is TaskStatus.FIXED else None,
+        "fixed_at": task.fixed_at if task.status is TaskStatus.FIXED else None,
+    }
+
+
+def task_answer(task: TaskRecord) -> dict[str, Any]:
+    return _json(FixTask(**_task_fields(task)))
+
+
+def site_tasks_answer(found: SiteTasks) -> dict[str, Any]:
+    return _json(
+        SiteTaskList(
+            site_id=found.site_id,
+            crawl_id=found.crawl_id,
+            has_traffic_data=found.has_traffic_data,
+            total=found.total,
+            open_total=found.open_total,
+            tasks=tuple(FixTask(**_task_fields(t)) for t in found.tasks),
+        )
+    )
+
+
+def team_tasks_answer(found: Sequence[TeamTask]) -> dict[str, Any]:
+    return _json(
+        TeamTaskList(
+            tasks=tuple(
+                TeamFixTask(**_task_fields(t.task), site_id=t.task.site_id, site_host=t.site_host)
+                for t in found
+            )
+        )
+    )
+
+
+def task_detail_answer(detail: TaskDetail, *, per_page: int) -> dict[str, Any]:
+    rows = tuple(
+        TaskUrl(url=r.url, clicks_28d=r.clicks_28d, impressions_28d=r.impressions_28d, details=r.details)
+        for r in detail.urls
+    )
+    return _json(
+        TaskWithUrls(
+            task=FixTask(**_task_fields(detail.task)),
+            urls=TaskUrlPage(data=rows, page=detail.page, per_page=per_page, total=detail.total),
+        )
+    )
+
+
+def recheck_started_answer(accepted: RecheckAccepted) -> dict[str, Any]:
+    recheck = accepted.recheck
+    return _json(
+        RecheckStarted(
+            recheck_id=recheck.id,
+            status=recheck.status,
+            urls_total=recheck.urls_total,
+            estimated_credits=as_number(credits(accepted.estimated_credits)),
+            sampled=recheck.sampled,
+            tasks=tuple(
+                RecheckTaskRef(task_key=t.key, code=t.code, template=t.template, status=t.status)
+                for t in accepted.tasks
+            ),
+        )
+    )
+
+
+def recheck_answer(recheck: RecheckRecord) -> dict[str, Any]:
+    urls = tuple(
+        RecheckUrl(
+            url=u.url,
+            status_code=u.status_code,
+            result=u.result,
+            reason=u.reason,
+            redirected=u.redirected,
+            redirect_to=u.redirect_to,
+            issues=u.issues,
+            new_issues=u.new_issues,
+        )
+        for u in recheck.url_results or ()
+    )
+    tasks = tuple(
+        RecheckTask(
+            task_key=t.task_key,
+            code=t.code,
+            template=t.template,
+            urls_rechecked=t.urls_rechecked,
+            pages=t.pages,
+            sampled=t.sampled,
+            covers_task=t.covers_task,
+            result=t.result,
+            urls_failing=t.urls_failing,
+            urls_passing=t.urls_passing,
+            status=t.status,
+        )
+        for t in recheck.task_results or ()
+    )
+    return _json(
+        Recheck(
+            recheck_id=recheck.id,
+            site_id=recheck.site_id,
+            status=recheck.status,
+            parent_crawl_id=recheck.parent_crawl_id or None,
+            urls_total=recheck.urls_total,
+            pages_crawled=recheck.pages_crawled,
+            sampled=recheck.sampled,
+            created_at=recheck.created_at,
+            finished_at=recheck.finished_at,
+            time_capped=recheck.time_capped,
+            duplicate_baseline=recheck.duplicate_baseline,
+            failure_reason=recheck.failure_reason,
+            urls=urls,
+            tasks=tasks,
+        )
+    )

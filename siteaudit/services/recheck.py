@@ -1,0 +1,292 @@
+"""Recheck use cases: accept a recheck (credits, rate limit, tasks into `verifying`), read it, cancel it,
+end it with its credits and tasks settled once, and reap stalled ones.
+
+A recheck runs on the workers like an audit slice (`services/recheck_run.py`): one `run_recheck`
+message, a lease on the recheck row, the reaper for stalled runs. It is not an audit and never appears in
+`GET /crawls`.
+
+Credits (SPEC 4.6 rule 1): 1 credit per URL is reserved on the team owner (`recheck:<id>`) when the
+recheck is accepted; when it ends, 1 credit per distinct URL fetched is charged and the rest refunded, in
+the transaction that ends it. The ledger's settlement is keyed by the reference, so a redelivered or
+reaped run, or a cancel racing the end, settles once. Link targets fetched to judge page-and-targets
+checks are not charged.
+"""
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Final
+
+from siteaudit.domain.account import Caller
+from siteaudit.domain.catalogue import CATALOGUE
+from siteaudit.domain.credit import RECHECK_URL_COST, recheck_cost
+from siteaudit.domain.error import DomainError, ErrorCode, RateLimited
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
+from siteaudit.domain.issue import CheckScope
+from siteaudit.domain.lease import ReapTerms
+from siteaudit.domain.recheck import (
+    Recheck,
+    RecheckEnded,
+    RecheckPlan,
+    TaskUrl,
+    recheck_urls,
+    settle_tasks,
+)
+from siteaudit.domain.recheck import (
+    request_recheck as plan_recheck,
+)
+from siteaudit.domain.site import Site
+from siteaudit.domain.task import FixTask, parse_task_key, task_key
+from siteaudit.ports.application import RecheckAccepted, RecheckReaped, RecheckRequest
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.queue import DispatchError, TaskQueue
+from siteaudit.ports.ratelimit import Limit, RateLimiter
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
+from siteaudit.services.task import task_urls
+
+log = logging.getLogger("siteaudit.recheck")
+
+# SPEC 8: 30 rechecks an hour per team, one bucket shared by every process (SQL limiter on PostgreSQL).
+RECHECK_LIMIT: Final = Limit(30, 3600.0)
+SCOPES: Final[Mapping[str, CheckScope]] = {code: spec.scope for code, spec in CATALOGUE.items()}
+
+
+def recheck_reference(recheck_id: RecheckId) -> str:
+    return f"recheck:{recheck_id}"
+
+
+def rate_bucket(caller: Caller) -> str:
+    return f"recheck:team:{caller.team_id}"
+
+
+class RecheckDispatchFailed(DomainError):
+    code = ErrorCode.DISPATCH_FAILED
+
+    def __init__(self, recheck_id: RecheckId) -> None:
+        super().__init__(
+            f"recheck {recheck_id} could not be dispatched; its credits were refunded, try again"
+        )
+
+
+def _parent(site: Site, tasks: list[FixTask], uow: UnitOfWork) -> AuditId:
+    """The full audit the recheck compares with: the one the site's tasks come from, else the latest
+    done audit of the site (AuditId(0): none yet, nothing to compare with)."""
+    if tasks:
+        return AuditId(max(t.crawl_id for t in tasks))
+    latest = uow.audits.latest_done(
+        team=site.team_id, origin=site.origin, site=site.id, before=AuditId(2**31 - 1)
+    )
+    return AuditId(0) if latest is None else latest.id
+
+
+def _baseline(
+    parent: AuditId, urls: set[str] | None, site_id: SiteId, crawl: CrawlStore, uow: UnitOfWork
+) -> tuple[dict[str, set[str]], dict[TaskKey, list[TaskUrl]]]:
+    """One pass over the parent audit's issues: the codes reported on each of `urls` (None: every URL),
+    and, per task, its URLs among them."""
+    codes: dict[str, set[str]] = {}
+    per_task: dict[TaskKey, list[TaskUrl]] = {}
+    if parent == 0:
+        return codes, per_task
+    with uow:
+        audit = uow.audits.get_any(parent)
+    if audit.archived_at is not None:
+        return codes, per_task
+    for _, issue in crawl.stream_issues(parent):
+        if urls is not None and issue.url not in urls:
+            continue
+        codes.setdefault(issue.url, set()).add(issue.check_code)
+        per_task.setdefault(task_key(site_id, issue.check_code, issue.template), []).append(
+            TaskUrl(issue.url)
+        )
+    return codes, per_task
+
+
+def request_recheck(
+    request: RecheckRequest,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    crawl: CrawlStore,
+    queue: TaskQueue,
+    limiter: RateLimiter,
+    traffic: TrafficSource = NO_TRAFFIC,
+) -> RecheckAccepted:
+    """Validate, reserve, take a rate-limit slot, store the recheck and its tasks, commit, dispatch.
+
+    The slot is taken after the reservation succeeded, so a 402 never uses one; a refused slot rolls the
+    reservation back with the rest of the transaction."""
+    now = clock.now()
+    with uow:
+        site = uow.sites.get(request.site_id, team=caller.team_id)
+        tasks = list(uow.tasks.of_site(site.id))
+    parent = _parent(site, tasks, uow)
+    known = {t.key: t for t in tasks}
+    if request.task_key is not None and request.urls is None:
+        asked = known.get(parse_task_key(request.task_key))
+        all_urls = task_urls(asked, uow=uow, crawl=crawl, traffic=traffic) if asked is not None else ()
+        wanted = {u.url for u in all_urls}
+        codes, _ = _baseline(parent, wanted, site.id, crawl, uow)
+        urls_of: dict[TaskKey, tuple[TaskUrl, ...]] = {asked.key: all_urls} if asked is not None else {}
+    else:
+        try:
+            listed: set[str] | None = set(recheck_urls(request.urls or (), site))
+        except DomainError:
+            listed = None  # the plan below names what is wrong with the list
+        codes, found = _baseline(parent, listed, site.id, crawl, uow) if listed else ({}, {})
+        urls_of = {key: tuple(urls) for key, urls in found.items()}
+
+    def plan(recheck_id: RecheckId) -> RecheckPlan:
+        return plan_recheck(
+            recheck_id=recheck_id,
+            site=site,
+            parent_crawl_id=parent,
+            scopes=SCOPES,
+            now=now,
+            task_key=request.task_key,
+            urls=request.urls,
+            tasks=tasks,
+            task_urls=urls_of,
+            baseline=codes,
+        )
+
+    plan(RecheckId(0))  # every refusal (404, 409, 422) before anything is reserved or stored
+    with uow:
+        # The tasks as this transaction sees them: a task that moved since is refused (ConcurrentUpdate).
+        tasks[:] = uow.tasks.of_site(site.id)
+        known = {t.key: t for t in tasks}
+        team = uow.teams.get(caller.team_id)
+        recheck = uow.rechecks.add(plan(RecheckId(0)).recheck)
+        accepted = plan(recheck.id)
+        recheck = accepted.recheck
+        uow.credits.reserve(
+            team.owner_id,
+            RECHECK_URL_COST * recheck.urls_total,
+            reference=recheck_reference(recheck.id),
+            at=now,
+            team=team.id,
+        )  # InsufficientCredits (402): rolled back, no slot taken
+        decision = limiter.hit(rate_bucket(caller), RECHECK_LIMIT, now=now)
+        if not decision.allowed:
+            raise RateLimited(
+                max(1, int(decision.retry_after_s + 0.999)),
+                code=ErrorCode.RECHECK_RATE_LIMITED,
+                what=f"rechecks: {RECHECK_LIMIT.count} an hour per team",
+            )
+        for task in accepted.tasks:
+            uow.tasks.save(task)
+        covered = [
+            known[t.task_key] for t in recheck.targets if t.task_key not in {m.key for m in accepted.tasks}
+        ]
+        uow.commit()
+    try:
+        queue.recheck(recheck.id)
+    except DispatchError as exc:
+        end_recheck(recheck.id, uow=uow, clock=clock, fail=f"dispatch_failed: {exc}"[:300])
+        raise RecheckDispatchFailed(recheck.id) from exc
+    log.info("recheck %s started: site %s, %d URLs", recheck.id, site.id, recheck.urls_total)
+    return RecheckAccepted(recheck=recheck, tasks=(*accepted.tasks, *covered))
+
+
+def get_recheck(recheck_id: RecheckId, caller: Caller, *, uow: UnitOfWork) -> Recheck:
+    with uow:
+        return uow.rechecks.get(recheck_id, team=caller.team_id)
+
+
+def cancel_recheck(recheck_id: RecheckId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Recheck:
+    """Raises NotFound (another team's), Conflict (already ended)."""
+    with uow:
+        uow.rechecks.get(recheck_id, team=caller.team_id)
+    return end_recheck(recheck_id, uow=uow, clock=clock, cancel=True)
+
+
+def end_recheck(
+    recheck_id: RecheckId,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    time_capped: bool = False,
+    cancel: bool = False,
+    fail: str | None = None,
+) -> Recheck:
+    """End the recheck (done; or cancelled; or failed with `fail`), charge what it fetched and refund the
+    rest, and settle the tasks it verified, in one transaction. Ending an ended recheck to `done` or
+    `failed` leaves it as it is; cancelling it raises Conflict (409)."""
+    with uow:
+        recheck = uow.rechecks.get_any(recheck_id)
+        if recheck.ended and not cancel:
+            return recheck
+        now = clock.now()
+        ended: tuple[Recheck, RecheckEnded]
+        if cancel:
+            ended = recheck.cancel(now=now)  # InvalidTransition (409) once ended
+        elif fail is not None:
+            ended = recheck.fail(fail, now=now)
+        else:
+            ended = recheck.finish(now=now, time_capped=time_capped)
+        recheck, _ = ended
+        settle_recheck_credits(recheck, uow=uow, at=now)
+        tasks, moved = settle_tasks(recheck, uow.tasks.of_site(recheck.site_id), now=now)
+        changed = {event.task_key for event in moved}
+        for task in tasks:
+            if task.key in changed:
+                uow.tasks.save(task)
+        uow.rechecks.save(recheck)
+        uow.commit()
+    log.info(
+        "recheck %s ended: %s, %d of %d URLs fetched",
+        recheck.id,
+        recheck.status.value,
+        recheck.pages_crawled,
+        recheck.urls_total,
+    )
+    return recheck
+
+
+def settle_recheck_credits(recheck: Recheck, *, uow: UnitOfWork, at: datetime) -> bool:
+    """Charge 1 credit per URL fetched, refund the rest; once per recheck (False when settled before)."""
+    reference = recheck_reference(recheck.id)
+    reserved = uow.credits.reserved(reference)
+    if reserved is None:
+        return False
+    cost = recheck_cost(urls_fetched=recheck.pages_crawled, reserved=reserved)
+    return uow.credits.settle(reference, cost=cost, at=at)
+
+
+def reap_rechecks(
+    *, uow: UnitOfWork, queue: TaskQueue, clock: Clock, terms: ReapTerms, handover_s: float, batch: int = 100
+) -> RecheckReaped:
+    """Rechecks whose runner stalled (lease past its deadline by the grace, or queued and never claimed)
+    are dispatched again while fewer than `terms.max_attempts` runs were taken, else end `failed`
+    (`reaped: ...`) with what they fetched charged and their tasks put back."""
+    now = clock.now()
+    counts = {"redispatched": 0, "failed": 0, "dispatch_errors": 0}
+    with uow:
+        stalled = [
+            r
+            for r in uow.rechecks.unfinished(limit=batch)
+            if r.stalled(now, grace_s=terms.grace_s, queued_s=terms.queued_s)
+        ]
+    for found in stalled:
+        if found.attempts >= terms.max_attempts:
+            end_recheck(found.id, uow=uow, clock=clock, fail=f"reaped: {found.attempts} runs stalled")
+            log.warning("recheck %s reaped after %s runs", found.id, found.attempts)
+            counts["failed"] += 1
+            continue
+        with uow:
+            current = uow.rechecks.get_any(found.id)
+            if current.version != found.version:
+                continue  # moved on since it was read (claimed, renewed, another reaper)
+            uow.rechecks.save(current.requeue(until=now + timedelta(seconds=handover_s)))
+            uow.commit()
+        try:
+            queue.recheck(found.id)
+            counts["redispatched"] += 1
+            log.warning("recheck %s stalled: dispatching it again", found.id)
+        except DispatchError as error:
+            log.error("recheck %s could not be dispatched again: %s", found.id, error)
+            counts["dispatch_errors"] += 1
+    return RecheckReaped(**counts)

@@ -1,0 +1,272 @@
+"""Running a recheck on a worker: its URLs fetched again through the crawl engine's pieces (the fetcher
+behind the SSRF guard, the politeness pacer, redirects hop by hop, `X-Service-Verify` for a verified
+site), judged by the same page checks, and, for page-and-targets checks, by the site checks over the page
+and the link targets it needs.
+
+One `run_recheck` message does the whole recheck (at most 200 URLs), under the recheck's lease:
+claimed first (a live lease of another runner: nothing is done), renewed with each batch written, so a
+killed worker's recheck is taken over by the reaper. Each batch's observations are written before the
+next starts: a redelivered run fetches only what is left. Between batches a cancelled recheck stops the
+run; past the time cap the recheck ends `done` with `time_capped`, the URLs not fetched `not_checked`
+and refunded.
+"""
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from typing import Final
+
+from attrs import evolve, field, frozen
+
+from siteaudit.domain.catalogue import CATALOGUE
+from siteaudit.domain.checks.page import PageContext, check_page
+from siteaudit.domain.checks.site import AuditFacts, check_site
+from siteaudit.domain.crawl import CrawlLimits, Scope
+from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.domain.facts import LinkKind, PageFacts
+from siteaudit.domain.ids import RecheckId
+from siteaudit.domain.issue import CheckScope
+from siteaudit.domain.recheck import Recheck, RecheckStatus, UrlObservation
+from siteaudit.domain.site import Site
+from siteaudit.ports.application import RecheckRun
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.network import Fetcher
+from siteaudit.ports.parse import PageParser
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.sealing import Sealing
+from siteaudit.services.crawl.lease import slice_holder
+from siteaudit.services.crawl.politeness import Pacer, Politely, secret_headers
+from siteaudit.services.crawl.visit import CHECK_BYTES
+from siteaudit.services.recheck import end_recheck
+
+log = logging.getLogger("siteaudit.recheck")
+
+_TARGET_KINDS: Final = frozenset({LinkKind.A, LinkKind.IMG, LinkKind.CANONICAL, LinkKind.HREFLANG})
+
+
+@frozen
+class RecheckTerms:
+    """The service's recheck terms (SITEAUDIT_RECHECK_*): the time cap from the recheck's start, URLs
+    fetched at once, link targets fetched per page for page-and-targets checks, the lease."""
+
+    time_cap_s: float = 300.0
+    concurrency: int = 4
+    max_targets: int = 100
+    lease_s: float = 180.0
+
+
+@frozen
+class RecheckDeps:
+    uow: Callable[[], UnitOfWork]
+    clock: Clock
+    fetcher_factory: Callable[[int], Fetcher]
+    parser: PageParser
+    sealing: Sealing = field(repr=False)
+    limits: CrawlLimits = field(factory=CrawlLimits)
+    terms: RecheckTerms = field(factory=RecheckTerms)
+
+
+class _LeaseLost(Exception):
+    pass
+
+
+def crawler_secret(site: Site, sealing: Sealing) -> str | None:
+    """What a verified site's crawler sends in `X-Service-Verify` (derived, never stored)."""
+    return sealing.derive(f"crawler:{site.crawler_secret_ref}") if site.verified else None
+
+
+def run_recheck(recheck_id: RecheckId, deps: RecheckDeps, *, holder: str | None = None) -> RecheckRun:
+    holder = holder or slice_holder()
+    now = deps.clock.now()
+    with deps.uow() as uow:
+        recheck = uow.rechecks.get_any(recheck_id)
+        if recheck.ended:
+            return RecheckRun(recheck_id, ended=True)
+        claimed = recheck.claim(holder, now=now, until=now + timedelta(seconds=deps.terms.lease_s))
+        if claimed is None:
+            return RecheckRun(recheck_id, lease_lost=True)
+        if claimed.status is RecheckStatus.QUEUED:
+            claimed, _ = claimed.start(now=now)
+        uow.rechecks.save(claimed)
+        uow.commit()
+    with deps.uow() as uow:
+        try:
+            site = uow.sites.get_any(claimed.site_id)
+        except NotFound:
+            site = None
+    if site is None:
+        ended = end_recheck(recheck_id, uow=deps.uow(), clock=deps.clock, fail="site_deleted")
+        return RecheckRun(recheck_id, ended=ended.ended)
+    try:
+        fetched, capped = asyncio.run(_fetch_all(claimed, site, holder, deps))
+    except _LeaseLost:
+        log.warning("recheck %s: the lease was taken over; this run stops here", recheck_id)
+        return RecheckRun(recheck_id, lease_lost=True)
+    ended = end_recheck(recheck_id, uow=deps.uow(), clock=deps.clock, time_capped=capped)
+    return RecheckRun(recheck_id, fetched=fetched, ended=ended.ended)
+
+
+def _targets_needed(recheck: Recheck) -> frozenset[str]:
+    """The URLs whose link targets are fetched: those where the recheck judges a page-and-targets check
+    (a task of such a check: all its URLs; a URL list: the URLs where the audit reported one)."""
+
+    def targets_check(code: str) -> bool:
+        return code in CATALOGUE and CATALOGUE[code].scope is CheckScope.PAGE_TARGETS
+
+    if recheck.codes is not None:
+        wanted = any(targets_check(c) for c in recheck.codes)
+        return frozenset(u.url for u in recheck.urls) if wanted else frozenset()
+    return frozenset(u.url for u in recheck.urls if any(targets_check(c) for c in u.baseline))
+
+
+async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDeps) -> tuple[int, bool]:
+    """Fetch the URLs left, a batch at a time; (URLs fetched by this run, whether the time cap struck)."""
+    limits = evolve(deps.limits, concurrency=deps.terms.concurrency, max_rps=site.max_rps)
+    scope = Scope.of(site.url)
+    fetcher = deps.fetcher_factory(limits.concurrency)
+    fetched = 0
+    try:
+        politely = Politely(
+            fetcher,
+            Pacer(limits, scope.host, None),
+            limits,
+            deps.clock,
+            scope,
+            secret_headers(None, crawler_secret(site, deps.sealing)),
+        )
+        context = PageContext(start_url=site.url, referenced=True, site_https=site.url.startswith("https:"))
+        targets = _targets_needed(recheck)
+        left = list(recheck.unfetched)
+        started = recheck.started_at or deps.clock.now()
+        # A batch fetching link targets may outlast a third of the lease: renewed meanwhile too.
+        heartbeat = asyncio.create_task(_heartbeat(recheck.id, holder, deps))
+        try:
+            while left:
+                if (deps.clock.now() - started).total_seconds() >= deps.terms.time_cap_s:
+                    return fetched, True
+                batch, left = left[: limits.concurrency], left[limits.concurrency :]
+                seen = await asyncio.gather(
+                    *(_observe(url, politely, deps, limits, context, url in targets) for url in batch)
+                )
+                fetched += len(seen)
+                if not _record(recheck.id, seen, holder, deps):
+                    return fetched, False  # ended meanwhile (cancelled): nothing more to do
+        finally:
+            heartbeat.cancel()
+    finally:
+        await fetcher.aclose()
+    return fetched, False
+
+
+async def _heartbeat(recheck_id: RecheckId, holder: str, deps: RecheckDeps) -> None:
+    """Renew the lease every third of its term while the run fetches (a lost lease is noticed by the
+    next batch's write)."""
+    while True:
+        await asyncio.sleep(deps.terms.lease_s / 3)
+        try:
+            if not _record(recheck_id, (), holder, deps):
+                return
+        except _LeaseLost:
+            return
+
+
+def _record(recheck_id: RecheckId, seen: Sequence[UrlObservation], holder: str, deps: RecheckDeps) -> bool:
+    """Write a batch's observations and renew the lease; False when the recheck ended meanwhile. Raises
+    _LeaseLost when another runner holds it now."""
+    for _ in range(3):
+        with deps.uow() as uow:
+            recheck = uow.rechecks.get_any(recheck_id)
+            if recheck.ended:
+                return False
+            until = deps.clock.now() + timedelta(seconds=deps.terms.lease_s)
+            renewed = recheck.renew(holder, until=until)
+            if renewed is None:
+                raise _LeaseLost(recheck_id)
+            for observation in seen:
+                renewed = renewed.record(observation)
+            try:
+                uow.rechecks.save(renewed)
+                uow.commit()
+            except ConcurrentUpdate:
+                continue  # a cancel or the reaper moved it: read again
+            return True
+    raise _LeaseLost(recheck_id)
+
+
+async def _page(url: str, politely: Politely, deps: RecheckDeps, *, max_bytes: int) -> PageFacts:
+    followed = await politely.follow(politely.request(url, max_bytes=max_bytes))
+    response, hops = followed.response, followed.hops
+    if response.error is not None or response.status is None:
+        return PageFacts(
+            url=url,
+            status_code=response.status,
+            final_url=response.url if hops else None,
+            redirects=hops,
+            fetch_error=response.error,
+            fetch_error_detail=response.error_detail,
+            ttfb_ms=response.ttfb_ms,
+            total_ms=response.total_ms,
+        )
+    return deps.parser.page_facts(
+        url=url,
+        status=response.status,
+        headers=response.headers,
+        body=response.body,
+        origin=politely.scope.origin,
+        final_url=response.url,
+        redirects=hops,
+        truncated=response.truncated,
+        ttfb_ms=response.ttfb_ms,
+        total_ms=response.total_ms,
+    )
+
+
+async def _observe(
+    url: str,
+    politely: Politely,
+    deps: RecheckDeps,
+    limits: CrawlLimits,
+    context: PageContext,
+    with_targets: bool,
+) -> UrlObservation:
+    """One URL as the crawler would see it: its own answer (redirects followed), the page checks on it,
+    and, when asked, the page-and-targets checks over its link targets fetched now."""
+    answered = await _page(url, politely, deps, max_bytes=limits.page_bytes)
+    page = answered
+    if answered.redirects and answered.final_url:
+        # As the crawler records it: the redirect's own checks on the URL, the content's checks on the
+        # destination; a recheck judges both for the URL asked about (`redirected`, `redirect_to`).
+        page = evolve(answered, url=answered.final_url, redirects=(), final_url=answered.final_url)
+        own = evolve(answered, html=None)
+        codes = {i.check_code for i in check_page(own, thresholds=None, context=context)}
+        codes |= {i.check_code for i in check_page(page, thresholds=None, context=context)}
+    else:
+        codes = {i.check_code for i in check_page(page, thresholds=None, context=context)}
+    if with_targets and page.html is not None and page.blocked_by is None:
+        wanted: list[str] = []
+        for link in page.html.links:
+            fresh = link.target != page.url and link.target not in wanted
+            if link.kind in _TARGET_KINDS and fresh and (link.internal or limits.check_external):
+                wanted.append(link.target)
+        wanted = wanted[: deps.terms.max_targets]
+        found = await asyncio.gather(
+            *(
+                _page(
+                    t,
+                    politely,
+                    deps,
+                    max_bytes=limits.page_bytes if politely.scope.contains(t) else CHECK_BYTES,
+                )
+                for t in wanted
+            )
+        )
+        facts = AuditFacts.from_pages(context.start_url, [page, *found])
+        codes |= {
+            i.check_code
+            for i in check_site(facts)
+            if i.url == page.url
+            and i.check_code in CATALOGUE
+            and CATALOGUE[i.check_code].scope is CheckScope.PAGE_TARGETS
+        }
+    return UrlObservation.from_page(answered, codes)

@@ -1,0 +1,175 @@
+"""Fix-task use cases: deriving a site's tasks from its latest full audit, and reading them.
+
+A task is one check code on one URL template (SPEC 2.7). Tasks are refreshed by every full audit of a
+registered site (`siteaudit.domain.task.is_full_audit`: ended `done`), in the transaction that
+publishes the report; only a complete one (not stopped at its page or time cap) marks tasks fixed by
+no longer finding them.
+"""
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from siteaudit.domain.account import Caller
+from siteaudit.domain.audit import Audit
+from siteaudit.domain.ids import AuditId, SiteId, TaskKey
+from siteaudit.domain.issue import Issue
+from siteaudit.domain.recheck import TaskUrl
+from siteaudit.domain.task import (
+    FixTask,
+    TaskRefresh,
+    TaskStatus,
+    count_open,
+    findings_from_issues,
+    is_full_audit,
+    order_by_impact,
+    parse_task_key,
+    proves_absence,
+    refresh_tasks,
+    top_tasks,
+)
+from siteaudit.ports.application import SiteTasks, TaskDetail, TaskUrlRow, TeamTask
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
+
+URLS_PER_PAGE: Final = 100
+_CHUNK: Final = 1_000
+
+
+def refresh_site_tasks(
+    audit: Audit,
+    issues: Sequence[Issue],
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    traffic: TrafficSource = NO_TRAFFIC,
+) -> TaskRefresh | None:
+    """Inside the transaction that ends the audit: refresh the site's tasks from a full audit's issues
+    (new ones open, fixed ones found again regress, and, after a complete audit, vanished ones are fixed
+    by the audit). None, changing nothing, for an audit that is not full or not of a registered site."""
+    if not is_full_audit(audit):
+        return None
+    assert audit.site_id is not None
+    figures = traffic.traffic(audit.site_id, {i.url for i in issues})
+    refreshed = refresh_tasks(
+        uow.tasks.of_site(audit.site_id),
+        findings_from_issues(issues, figures),
+        site_id=audit.site_id,
+        crawl_id=audit.id,
+        now=clock.now(),
+        complete=proves_absence(audit),
+    )
+    for task in refreshed.tasks:
+        uow.tasks.save(task)
+    return refreshed
+
+
+def site_tasks(site_id: SiteId, caller: Caller, *, limit: int, uow: UnitOfWork) -> SiteTasks:
+    with uow:
+        site = uow.sites.get(site_id, team=caller.team_id)
+        tasks = uow.tasks.of_site(site.id)
+    crawl_id = max((t.crawl_id for t in tasks), default=None)
+    return SiteTasks(
+        site_id=site.id,
+        crawl_id=None if crawl_id is None else AuditId(crawl_id),
+        has_traffic_data=any(t.clicks_28d is not None for t in tasks),
+        total=len(tasks),
+        open_total=count_open(tasks),
+        tasks=top_tasks(tasks, limit),
+    )
+
+
+def team_tasks(caller: Caller, *, limit: int, uow: UnitOfWork) -> Sequence[TeamTask]:
+    """The team's unfixed tasks across its sites in impact order, the first `limit`."""
+    with uow:
+        sites = {s.id: s for s in uow.sites.list(team=caller.team_id)}
+        tasks = [
+            t for site_id in sites for t in uow.tasks.of_site(site_id) if t.status is not TaskStatus.FIXED
+        ]
+    return [TeamTask(task=t, site_host=sites[t.site_id].host) for t in order_by_impact(tasks)[:limit]]
+
+
+def load_task(site_id: SiteId, raw_key: str, caller: Caller, *, uow: UnitOfWork) -> FixTask:
+    """The team's site's task. Raises ValidationFailed for a malformed key, NotFound otherwise."""
+    key = parse_task_key(raw_key)
+    with uow:
+        site = uow.sites.get(site_id, team=caller.team_id)
+        return uow.tasks.get(site.id, key)
+
+
+def affected_urls(task: FixTask, *, uow: UnitOfWork, crawl: CrawlStore) -> dict[str, list[Mapping[str, Any]]]:
+    """Every URL of the task in its audit, with the details of each issue there (a link check finds one
+    issue per broken target). When the audit's rows were archived, the task's sample URLs are all that
+    is left."""
+    with uow:
+        audit = uow.audits.get_any(task.crawl_id)
+    if audit.archived_at is not None:
+        return {url: [] for url in task.sample_urls}
+    found: dict[str, list[Mapping[str, Any]]] = {}
+    for issue in _task_issues(task, crawl):
+        found.setdefault(issue.url, []).append(dict(issue.details))
+    return found
+
+
+def _task_issues(task: FixTask, crawl: CrawlStore) -> Iterator[Issue]:
+    offset = 0
+    while True:
+        rows, total = crawl.list_issues(
+            task.crawl_id, check_code=task.code, template=task.template, offset=offset, limit=_CHUNK
+        )
+        yield from rows
+        offset += len(rows)
+        if not rows or offset >= total:
+            return
+
+
+def task_urls(
+    task: FixTask, *, uow: UnitOfWork, crawl: CrawlStore, traffic: TrafficSource = NO_TRAFFIC
+) -> tuple[TaskUrl, ...]:
+    """The task's affected URLs with their traffic (what a recheck samples from)."""
+    urls = affected_urls(task, uow=uow, crawl=crawl)
+    figures = traffic.traffic(task.site_id, urls) or {}
+    return tuple(
+        TaskUrl(url, figures[url].clicks_28d, figures[url].impressions_28d)
+        if url in figures
+        else TaskUrl(url)
+        for url in urls
+    )
+
+
+def task_detail(
+    site_id: SiteId,
+    raw_key: str,
+    caller: Caller,
+    *,
+    page: int,
+    uow: UnitOfWork,
+    crawl: CrawlStore,
+    traffic: TrafficSource = NO_TRAFFIC,
+) -> TaskDetail:
+    """One task and its URLs, 100 a page in URL order, with traffic when the console has it."""
+    task = load_task(site_id, raw_key, caller, uow=uow)
+    urls = affected_urls(task, uow=uow, crawl=crawl)
+    ordered = sorted(urls)
+    chosen = ordered[(page - 1) * URLS_PER_PAGE : page * URLS_PER_PAGE]
+    figures = traffic.traffic(task.site_id, chosen) or {}
+    rows = tuple(_row(url, urls[url], figures) for url in chosen)
+    return TaskDetail(task=task, urls=rows, page=page, total=len(ordered))
+
+
+def _row(url: str, details: Sequence[Mapping[str, Any]], figures: Mapping[str, Any]) -> TaskUrlRow:
+    shown: dict[str, object] = dict(details[0]) if details else {}
+    if len(details) > 1:
+        shown = {**shown, "occurrences": len(details)}
+    seen = figures.get(url)
+    return TaskUrlRow(
+        url=url,
+        clicks_28d=None if seen is None else seen.clicks_28d,
+        impressions_28d=None if seen is None else seen.impressions_28d,
+        details=shown,
+    )
+
+
+def tasks_by_key(tasks: Iterable[FixTask]) -> dict[TaskKey, FixTask]:
+    return {t.key: t for t in tasks}
