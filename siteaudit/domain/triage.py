@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Final
 from urllib.parse import urlsplit
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from siteaudit.domain.thresholds import Thresholds
 
@@ -71,7 +71,7 @@ def classify(page: TriagePage) -> ValueClass:
 
 @frozen
 class TriageAction:
-    """What to do about a group; `task_code`/`task_id` name the fix task once tasks are built."""
+    """What to do about a group; `task_code`/`task_id` name the site's fix task for it (see `link_tasks`)."""
 
     type: str
     steps: tuple[str, ...]
@@ -162,6 +162,41 @@ class TriageGroup:
 
 # Groups of pages that should rank come first.
 _CLASS_ORDER: Final = tuple(ValueClass)[::-1]
+
+
+# The checks whose fix task a value class's action points at, most specific first. Valuable and
+# intentionally excluded pages have no single check behind them: their action names no task.
+TASK_CODES: Final[Mapping[ValueClass, tuple[str, ...]]] = MappingProxyType(
+    {
+        ValueClass.LOW_VALUE_THIN: ("thin_content",),
+        ValueClass.DUPLICATE: ("duplicate_content_exact", "duplicate_content_near", "canonical_missing"),
+        ValueClass.LOW_VALUE_PARAM: ("canonical_missing", "canonical_not_self"),
+    }
+)
+
+
+@frozen
+class OpenTask:
+    """A fix task the triage may point at: its check code, URL template and 16-hex id."""
+
+    code: str
+    template: str
+    task_id: str
+
+
+def link_tasks(groups: Iterable[TriageGroup], tasks: Iterable[OpenTask]) -> list[TriageGroup]:
+    """Each group's action names the site's not-fixed task for its template and the first of its class's
+    check codes that has one (`task_code`, `task_id`); a group with no such task keeps both null."""
+    by_key = {(task.code, task.template): task for task in tasks}
+    linked = []
+    for group in groups:
+        for code in TASK_CODES.get(group.value_class, ()):
+            task = by_key.get((code, group.pattern))
+            if task is not None:
+                group = evolve(group, action=evolve(group.action, task_code=code, task_id=task.task_id))
+                break
+        linked.append(group)
+    return linked
 
 
 def triage(pages: Iterable[TriagePage], pattern_pages: Mapping[str, int]) -> list[TriageGroup]:

@@ -55,7 +55,16 @@ from siteaudit.domain.console_answers import (
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import SiteId, TeamId
 from siteaudit.domain.site import Site, VerifiedOnly
-from siteaudit.domain.triage import IndexTriage, TriagePage, TriageSummary, ValueClass, triage
+from siteaudit.domain.task import TaskStatus
+from siteaudit.domain.triage import (
+    IndexTriage,
+    OpenTask,
+    TriagePage,
+    TriageSummary,
+    ValueClass,
+    link_tasks,
+    triage,
+)
 from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.searchconsole import (
@@ -510,7 +519,13 @@ def index_triage(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> IndexTri
                 impressions_28d=0 if totals_of is None else totals_of.impressions,
             )
         )
-    groups = triage(pages, pattern_pages)
+    with deps.uow() as uow:
+        open_tasks = [
+            OpenTask(task.code, task.template, str(task.key))
+            for task in uow.tasks.of_site(ready.site.id)
+            if task.status is not TaskStatus.FIXED
+        ]
+    groups = link_tasks(triage(pages, pattern_pages), open_tasks)
     by_class = {c.value: 0 for c in ValueClass}
     for group in groups:
         by_class[group.value_class.value] += group.count

@@ -2,7 +2,16 @@
 
 import pytest
 
-from siteaudit.domain.triage import ADVICE, THIN_WORDS, TriagePage, ValueClass, classify, triage
+from siteaudit.domain.triage import (
+    ADVICE,
+    THIN_WORDS,
+    OpenTask,
+    TriagePage,
+    ValueClass,
+    classify,
+    link_tasks,
+    triage,
+)
 
 URL = "https://retro-clock.example/clocks/1"
 CRAWLED = "Crawled - currently not indexed"
@@ -95,3 +104,28 @@ def test_groups_by_template_and_class_valuable_first() -> None:
     assert params.action == ADVICE[ValueClass.LOW_VALUE_PARAM].action
     assert params.action.task_code is None and params.action.task_id is None
     assert all(ADVICE[c].action.steps and ADVICE[c].why for c in ValueClass)
+
+
+def test_an_action_names_the_sites_task_for_its_template_and_class() -> None:
+    pages = [
+        page(url="https://retro-clock.example/tag/x", template="/tag/*", word_count=10),
+        page(url=URL + "?a"),
+        page(url=URL + "/2"),
+        page(url="https://retro-clock.example/news/1", template="/news/*", word_count=10),
+    ]
+    tasks = [
+        OpenTask("thin_content", "/tag/*", "a1b2c3d4e5f60718"),
+        OpenTask("canonical_not_self", "/clocks/*", "00000000000000aa"),
+        OpenTask("canonical_missing", "/clocks/*", "00000000000000bb"),  # the more specific code wins
+        OpenTask("thin_content", "/other/*", "00000000000000cc"),  # another template: not this group's
+    ]
+    linked = {
+        (g.pattern, g.value_class): (g.action.task_code, g.action.task_id)
+        for g in link_tasks(triage(pages, {}), tasks)
+    }
+    assert linked == {
+        ("/tag/*", ValueClass.LOW_VALUE_THIN): ("thin_content", "a1b2c3d4e5f60718"),
+        ("/clocks/*", ValueClass.LOW_VALUE_PARAM): ("canonical_missing", "00000000000000bb"),
+        ("/clocks/*", ValueClass.VALUABLE_NOT_INDEXED): (None, None),  # no single check behind it
+        ("/news/*", ValueClass.LOW_VALUE_THIN): (None, None),  # no task for the template
+    }
