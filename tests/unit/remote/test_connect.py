@@ -362,16 +362,22 @@ def test_the_cli_commands_are_registered_and_an_unknown_agent_is_refused(tmp_pat
     assert answer.exit_code == 0 and '"httpUrl": "https://audit.example.com/mcp"' in answer.output
 
 
-def test_the_sdk_client_configured_from_the_claude_code_file_lists_the_tools(
-    service: Service, home: Path, cwd: Path
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_the_sdk_client_configured_from_the_written_file_lists_the_tools(
+    service: Service, home: Path, cwd: Path, agent: str
 ) -> None:
-    assert run(service, home, cwd, Poller(service, approve_on(1)), agents="claude-code") == cli.EXIT_OK
-    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
-    assert entry["type"] == "http"
+    assert run(service, home, cwd, Poller(service, approve_on(1)), agents=agent) == cli.EXIT_OK
+    if agent == "claude-code":
+        entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
+        assert entry["type"] == "http"
+        url, headers = entry["url"], entry["headers"]
+    else:
+        table = tomlkit.parse((home / ".codex" / "config.toml").read_text())["mcp_servers"]["siteaudit"]  # type: ignore[index]
+        url, headers = table["url"], dict(table["http_headers"])  # type: ignore[index]
 
     async def scenario() -> list[str]:
-        http = httpx2.AsyncClient(headers=entry["headers"], timeout=60)
-        async with http, Client(streamable_http_client(entry["url"], http_client=http)) as client:
+        http = httpx2.AsyncClient(headers=headers, timeout=60)
+        async with http, Client(streamable_http_client(str(url), http_client=http)) as client:
             return [tool.name for tool in (await client.list_tools()).tools]
 
     names = anyio.run(scenario)
