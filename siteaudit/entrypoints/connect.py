@@ -11,7 +11,7 @@ Exit codes (EXIT_*): 0 connected, every chosen file written (disconnect: done); 
 untouched (it does not parse or cannot be written), the others were written; 2 a usage error or an error
 the service answered (`invalid_grant`, ...); 3 the service could not be reached; 5 the login was denied
 (`access_denied`); 6 the code expired (`expired_token`, or its lifetime passed while polling); 7 the
-service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row).
+service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row); 130 interrupted (Ctrl-C).
 """
 
 import contextlib
@@ -41,6 +41,7 @@ EXIT_UNREACHABLE: Final = 3
 EXIT_DENIED: Final = 5
 EXIT_EXPIRED: Final = 6
 EXIT_SLOW_DOWN: Final = 7
+EXIT_INTERRUPTED: Final = 130  # Ctrl-C while waiting for approval, as shells report SIGINT
 SLOW_DOWN_STEP_S: Final = 5  # RFC 8628 3.5: each slow_down adds 5 s to the interval
 SLOW_DOWN_LIMIT: Final = 5
 DEFAULT_SERVER: Final = "http://127.0.0.1:8080"  # `siteaudit serve`'s default address
@@ -280,9 +281,8 @@ def run_disconnect(
         try:
             change = agent_files.without_entry(agent, path)
         except Unparsable as error:
-            if agents:
-                say(f"{agent.label}: {error}")
-                untouched = True
+            say(f"{agent.label}: {error}")
+            untouched = untouched or bool(agents)  # only a file named with --agents makes it a failure
             continue
         if change is None:
             continue
@@ -307,6 +307,9 @@ def run_disconnect(
 def _finish(run: Callable[[], int]) -> None:
     try:
         code = run()
+    except KeyboardInterrupt:
+        click.echo("error: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     except Stop as stop:
         click.echo(f"error: {stop}", err=True)
         sys.exit(stop.exit_code)

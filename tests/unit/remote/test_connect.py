@@ -382,3 +382,18 @@ def test_the_sdk_client_configured_from_the_written_file_lists_the_tools(
 
     names = anyio.run(scenario)
     assert "start_audit" in names and "get_fix_prompt" in names
+
+
+def test_disconnect_leaves_a_named_file_that_does_not_parse_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / ".cursor").mkdir()
+    (tmp_path / ".cursor" / "mcp.json").write_text("{oops")
+    runner = CliRunner()
+    answer = runner.invoke(
+        main,
+        ["disconnect", "--agents", "cursor", "--server", "https://audit.example.com"],
+        env={"HOME": str(tmp_path)},
+    )
+    assert answer.exit_code == cli.EXIT_FILE_UNTOUCHED
+    assert "does not parse" in answer.output
+    assert "revoke it in the app: https://audit.example.com/app/keys" in answer.output
+    assert (tmp_path / ".cursor" / "mcp.json").read_text() == "{oops"
