@@ -6,6 +6,8 @@ configured from the written Claude Code file listing the tools over HTTP."""
 import json
 import re
 import stat
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,9 +31,11 @@ from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.entrypoints import connect as cli
 from siteaudit.entrypoints.cli import main
 from siteaudit.settings import Settings
-from tests.integration.rest.live import seed, serve
+from tests.integration.rest.live import drain, seed, serve
 
 OWNER = Caller(UserId(1), TeamId(1))  # owner@retro-clock.example in Retro Clock (seed's first person)
+ROOT = Path(__file__).resolve().parents[3]  # the checkout, for the CLI run as a process
+CLI = (sys.executable, "-c", "from siteaudit.entrypoints.cli import main; main()")
 CODEX_BEFORE = """# my Codex settings
 model = "o4"  # the model I like
 
@@ -397,3 +401,51 @@ def test_disconnect_leaves_a_named_file_that_does_not_parse_and_says_so(tmp_path
     assert "does not parse" in answer.output
     assert "revoke it in the app: https://audit.example.com/app/keys" in answer.output
     assert (tmp_path / ".cursor" / "mcp.json").read_text() == "{oops"
+
+
+def test_a_newcomer_connects_from_the_command_line_and_the_agent_audits_and_reads_the_fix_prompt(
+    site_url: str, tmp_path: Path
+) -> None:
+    """The issue's "done when", in real time: `siteaudit connect --agents claude-code,codex` as a process,
+    approved while it polls, then the SDK client configured from the written Claude Code file starts an
+    audit of a small site on 127.0.0.1 and reads its fix prompt."""
+    settings = Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), slice_pages=2)
+    app = bootstrap(settings, queue=MemoryTaskQueue())
+    seed(app)
+    home = tmp_path / "home"
+    home.mkdir()
+    with serve(app.rest_api()) as root:
+        process = subprocess.Popen(
+            [*CLI, "connect", "--server", root, "--agents", "claude-code,codex", "--no-browser"],
+            cwd=tmp_path,
+            env={"HOME": str(home), "PATH": "", "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert process.stdout is not None
+        output = []
+        for line in process.stdout:
+            output.append(line)
+            found = re.search(r"code: ([A-Z]{4}-[A-Z]{4})", line)
+            if found:
+                app.application.approve_device_login(found[1], OWNER)
+                break
+        output.extend(process.stdout)
+        assert process.wait(timeout=60) == 0, "".join(output)
+        assert stat.S_IMODE((home / ".codex" / "config.toml").stat().st_mode) == 0o600
+        entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
+
+        async def scenario() -> str:
+            http = httpx2.AsyncClient(headers=entry["headers"], timeout=60)
+            async with http, Client(streamable_http_client(entry["url"], http_client=http)) as client:
+                started = await client.call_tool("start_audit", {"url": site_url, "max_pages": 10})
+                assert not started.is_error, started.content
+                crawl_id = started.structured_content["crawl_id"]  # type: ignore[index]
+                await anyio.to_thread.run_sync(lambda: drain(app))
+                prompt = await client.call_tool("get_fix_prompt", {"crawl_id": crawl_id})
+                assert not prompt.is_error, prompt.content
+                return "\n".join(c.text for c in prompt.content if c.type == "text")
+
+        text = anyio.run(scenario)
+    assert "UNTRUSTED DATA" in text
