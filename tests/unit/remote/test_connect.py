@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
+import falcon.testing
 import httpx2
 import pytest
 import tomlkit
@@ -32,6 +33,7 @@ from siteaudit.entrypoints import connect as cli
 from siteaudit.entrypoints.cli import main
 from siteaudit.settings import Settings
 from tests.integration.rest.live import drain, seed, serve
+from tests.unit.web.conftest import PASSWORD, Browser
 
 OWNER = Caller(UserId(1), TeamId(1))  # owner@retro-clock.example in Retro Clock (seed's first person)
 ROOT = Path(__file__).resolve().parents[3]  # the checkout, for the CLI run as a process
@@ -449,3 +451,27 @@ def test_a_newcomer_connects_from_the_command_line_and_the_agent_audits_and_read
 
         text = anyio.run(scenario)
     assert "UNTRUSTED DATA" in text
+
+
+def test_approved_on_the_apps_device_page_while_the_cli_polls(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    service.app.application.set_password("owner@retro-clock.example", PASSWORD)
+    browser = Browser(falcon.testing.TestClient(service.app.service()))
+
+    def person_approves(poller: Poller, waits: int) -> None:
+        if waits == 1:
+            browser.sign_in("owner@retro-clock.example", PASSWORD)
+            shown = browser.get("/app/device", code=poller.user_code)
+            assert "tea-kettle.local" in shown.text
+            decided = browser.post(
+                "/app/device", {"code": poller.user_code, "action": "approve", "team_id": "1"}
+            )
+            assert decided.status_code in (200, 303), decided.text
+
+    poller = Poller(service, person_approves)
+    assert run(service, home, cwd, poller, agents="cursor", scope="project") == cli.EXIT_OK
+    entry = json.loads((cwd / ".cursor" / "mcp.json").read_text())["mcpServers"]["siteaudit"]
+    assert entry["url"] == service.root + "/mcp"
+    assert status_with(service, entry["headers"]["Authorization"].removeprefix("Bearer ")) == 200
+    assert stat.S_IMODE((cwd / ".cursor" / "mcp.json").stat().st_mode) == 0o600
