@@ -17,6 +17,7 @@ service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row); 130 inter
 import contextlib
 import difflib
 import os
+import re
 import socket
 import sys
 import time
@@ -71,7 +72,7 @@ def client_name(host: str, names: Sequence[str]) -> str:
     if len(f"connect on x: {listed}") > MAX_CLIENT_NAME_LENGTH:
         listed = ",".join(ordered)
     room = MAX_CLIENT_NAME_LENGTH - len(f"connect on : {listed}")
-    host = host.strip() or "localhost"
+    host = re.sub(r"[\s:,]+", "-", host.strip()) or "localhost"  # the form reads HOST up to `:`
     if len(host) > room:
         host = host.split(".")[0][: max(room, 1)]
     return f"connect on {host}: {listed}"

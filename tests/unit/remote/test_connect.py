@@ -353,6 +353,7 @@ def test_the_client_name_fits_64_characters_and_reads_back() -> None:
     assert len(name) <= 64
     host, agents = client_identity(name)
     assert agents == tuple(sorted(every)) and "a-very-long-workstation-name".startswith(host)
+    assert client_identity(cli.client_name("my mac: 2", ["codex"])) == ("my-mac-2", ("codex",))
     assert cli.client_name("tea-kettle.local", ["codex", "claude-code"]) == (
         "connect on tea-kettle.local: claude-code, codex"
     )
