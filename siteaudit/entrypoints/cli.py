@@ -696,3 +696,11 @@ from siteaudit.entrypoints.remote import add_tool_commands, mcp  # noqa: E402
 
 main.add_command(mcp)
 add_tool_commands(main)
+
+
+# --- siteaudit connect / disconnect: the device login writing agents' MCP configuration (issue 17) --------
+
+from siteaudit.entrypoints.connect import connect, disconnect  # noqa: E402
+
+main.add_command(connect)
+main.add_command(disconnect)

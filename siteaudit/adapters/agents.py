@@ -1,0 +1,356 @@
+"""AI agents' MCP configuration files: where each agent keeps them, the siteaudit entry in each one's own
+format, and merging that entry in (or out) without touching anything else in the file.
+
+Used by `siteaudit connect` and `siteaudit disconnect` (`siteaudit/entrypoints/connect.py`). The key is
+written only here, into the agents' own files (SPEC 5 rule 8), never into a file of siteaudit's.
+
+- Every entry is named `siteaudit` (ENTRY). The streamable HTTP form is `<service>/mcp` with the key in an
+  `Authorization: Bearer` header; the stdio form runs `siteaudit mcp` with SITEAUDIT_URL and
+  SITEAUDIT_API_KEY in its environment (for an agent that cannot send headers, or `--stdio`).
+- A file is merged: JSON files keep every other key (their order too), Codex's TOML is edited with
+  `tomlkit`, which keeps other tables, comments and layout. A file that does not parse is never written
+  (Unparsable). Writes are atomic: a temporary file in the same folder, created with mode 0600, fsynced,
+  then renamed over the old one (so the result is 0600 whatever the old file's mode was).
+- The formats and locations are each agent's documented ones; the source is noted beside each agent.
+"""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import tomlkit
+import tomlkit.exceptions
+from attrs import frozen
+
+ENTRY: Final = "siteaudit"
+Scope = Literal["user", "project"]
+
+
+@frozen
+class Target:
+    """What an entry points at: the service root (no `/v1`), the key, and the transport."""
+
+    root: str
+    key: str
+    stdio: bool = False
+
+    @property
+    def mcp_url(self) -> str:
+        return self.root.rstrip("/") + "/mcp"
+
+    @property
+    def bearer(self) -> str:
+        return f"Bearer {self.key}"
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"SITEAUDIT_URL": self.root.rstrip("/"), "SITEAUDIT_API_KEY": self.key}
+
+
+@frozen
+class Agent:
+    """One agent: its name for `--agents`, its files, the table holding MCP servers, and its entry."""
+
+    name: str
+    label: str
+    source: str  # where the format and location below are documented
+    binary: str  # the program whose presence on PATH means the agent is installed
+    fmt: Literal["json", "toml"]
+    servers_key: str  # the top-level object (JSON) or super-table (TOML) holding the servers
+    user_file: Callable[[Path, Mapping[str, str]], Path]
+    project_file: Callable[[Path], Path] | None  # None: the agent documents no project file
+    marks: Callable[[Path, Mapping[str, str]], tuple[Path, ...]]  # paths whose presence means installed
+    http_entry: Callable[[Target], dict[str, Any]]
+    stdio_type: str | None = None  # a `type` the stdio form carries ("stdio"), when the agent wants one
+
+    def path(self, scope: Scope, home: Path, cwd: Path, env: Mapping[str, str]) -> Path | None:
+        if scope == "user":
+            return self.user_file(home, env)
+        return None if self.project_file is None else self.project_file(cwd)
+
+    def entry(self, target: Target) -> dict[str, Any]:
+        if not target.stdio:
+            return self.http_entry(target)
+        entry: dict[str, Any] = {"type": self.stdio_type} if self.stdio_type else {}
+        entry.update({"command": "siteaudit", "args": ["mcp"], "env": target.env})
+        return entry
+
+    def installed(self, home: Path, env: Mapping[str, str]) -> bool:
+        found = shutil.which(self.binary, path=env.get("PATH", "")) is not None
+        return found or any(mark.exists() for mark in self.marks(home, env))
+
+
+def _codex_home(home: Path, env: Mapping[str, str]) -> Path:
+    return Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
+
+
+def _vscode_user(home: Path, env: Mapping[str, str]) -> Path:
+    """The user profile folder of VS Code (stable build) on this platform."""
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "Code" / "User"
+    if sys.platform == "win32":
+        return Path(env.get("APPDATA") or home / "AppData" / "Roaming") / "Code" / "User"
+    return Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "Code" / "User"
+
+
+def _headers(target: Target) -> dict[str, str]:
+    return {"Authorization": target.bearer}
+
+
+AGENTS: Final[tuple[Agent, ...]] = (
+    # Source: code.claude.com/docs/en/mcp. User scope: top-level `mcpServers` of ~/.claude.json (what
+    # `claude mcp add --scope user` writes); project scope: `.mcp.json` at the project root. Remote
+    # servers are `"type": "http"` with `headers`.
+    Agent(
+        name="claude-code",
+        label="Claude Code",
+        source="code.claude.com/docs/en/mcp",
+        binary="claude",
+        fmt="json",
+        servers_key="mcpServers",
+        user_file=lambda home, env: home / ".claude.json",
+        project_file=lambda cwd: cwd / ".mcp.json",
+        marks=lambda home, env: (home / ".claude", home / ".claude.json"),
+        http_entry=lambda t: {"type": "http", "url": t.mcp_url, "headers": _headers(t)},
+        stdio_type="stdio",
+    ),
+    # Source: developers.openai.com/codex/mcp (and codex-rs/config mcp_types.rs): `[mcp_servers.NAME]`
+    # in $CODEX_HOME/config.toml (default ~/.codex), or `.codex/config.toml` of a trusted project;
+    # streamable HTTP is `url` with literal headers in `http_headers` (`headers` is ignored by Codex).
+    Agent(
+        name="codex",
+        label="Codex",
+        source="developers.openai.com/codex/mcp",
+        binary="codex",
+        fmt="toml",
+        servers_key="mcp_servers",
+        user_file=lambda home, env: _codex_home(home, env) / "config.toml",
+        project_file=lambda cwd: cwd / ".codex" / "config.toml",
+        marks=lambda home, env: (_codex_home(home, env),),
+        http_entry=lambda t: {"url": t.mcp_url, "http_headers": _headers(t)},
+    ),
+    # Source: cursor.com/docs/mcp: `mcpServers` in ~/.cursor/mcp.json or the project's .cursor/mcp.json;
+    # a remote server is `url` with `headers`.
+    Agent(
+        name="cursor",
+        label="Cursor",
+        source="cursor.com/docs/mcp",
+        binary="cursor",
+        fmt="json",
+        servers_key="mcpServers",
+        user_file=lambda home, env: home / ".cursor" / "mcp.json",
+        project_file=lambda cwd: cwd / ".cursor" / "mcp.json",
+        marks=lambda home, env: (home / ".cursor",),
+        http_entry=lambda t: {"url": t.mcp_url, "headers": _headers(t)},
+    ),
+    # Source: code.visualstudio.com/docs/copilot/reference/mcp-configuration: `servers` in the user
+    # profile's mcp.json or the workspace's .vscode/mcp.json; `"type": "http"` with `headers`.
+    Agent(
+        name="vscode",
+        label="VS Code",
+        source="code.visualstudio.com/docs/copilot/reference/mcp-configuration",
+        binary="code",
+        fmt="json",
+        servers_key="servers",
+        user_file=lambda home, env: _vscode_user(home, env) / "mcp.json",
+        project_file=lambda cwd: cwd / ".vscode" / "mcp.json",
+        marks=lambda home, env: (_vscode_user(home, env),),
+        http_entry=lambda t: {"type": "http", "url": t.mcp_url, "headers": _headers(t)},
+        stdio_type="stdio",
+    ),
+    # Source: docs.windsurf.com/windsurf/cascade/mcp: `mcpServers` in ~/.codeium/windsurf/mcp_config.json
+    # (no project file is documented); a remote server is `serverUrl` (not `url`) with `headers`.
+    Agent(
+        name="windsurf",
+        label="Windsurf",
+        source="docs.windsurf.com/windsurf/cascade/mcp",
+        binary="windsurf",
+        fmt="json",
+        servers_key="mcpServers",
+        user_file=lambda home, env: home / ".codeium" / "windsurf" / "mcp_config.json",
+        project_file=None,
+        marks=lambda home, env: (home / ".codeium" / "windsurf",),
+        http_entry=lambda t: {"serverUrl": t.mcp_url, "headers": _headers(t)},
+    ),
+    # Source: github.com/google-gemini/gemini-cli docs/tools/mcp-server.md: `mcpServers` in
+    # ~/.gemini/settings.json or the project's .gemini/settings.json; streamable HTTP is `httpUrl` (`url`
+    # means SSE) with `headers`.
+    Agent(
+        name="gemini",
+        label="Gemini CLI",
+        source="github.com/google-gemini/gemini-cli docs/tools/mcp-server.md",
+        binary="gemini",
+        fmt="json",
+        servers_key="mcpServers",
+        user_file=lambda home, env: home / ".gemini" / "settings.json",
+        project_file=lambda cwd: cwd / ".gemini" / "settings.json",
+        marks=lambda home, env: (home / ".gemini",),
+        http_entry=lambda t: {"httpUrl": t.mcp_url, "headers": _headers(t)},
+    ),
+)
+BY_NAME: Final[Mapping[str, Agent]] = {agent.name: agent for agent in AGENTS}
+
+
+class Unparsable(Exception):
+    """A configuration file that is not valid JSON/TOML of the expected shape: it is left untouched."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"{path} does not parse ({why}); it was left untouched")
+        self.path = path
+
+
+def installed_agents(home: Path, env: Mapping[str, str]) -> tuple[Agent, ...]:
+    """The agents found on this machine: their configuration folder exists or their program is on PATH."""
+    return tuple(agent for agent in AGENTS if agent.installed(home, env))
+
+
+def _load(agent: Agent, path: Path) -> tuple[str | None, Any]:
+    """The file's text (None when there is no file) and its parsed document. Raises Unparsable."""
+    try:
+        text: str | None = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = None
+    except (OSError, UnicodeDecodeError) as error:
+        raise Unparsable(path, str(error)) from None
+    if agent.fmt == "toml":
+        try:
+            document: Any = tomlkit.parse(text or "")
+        except tomlkit.exceptions.TOMLKitError as error:
+            raise Unparsable(path, f"TOML: {error}") from None
+    else:
+        if text is None or not text.strip():
+            document = {}
+        else:
+            try:
+                document = json.loads(text)
+            except ValueError as error:
+                raise Unparsable(path, f"JSON: {error}") from None
+        if not isinstance(document, dict):
+            raise Unparsable(path, "the top level is not a JSON object")
+    servers = document.get(agent.servers_key)
+    if servers is not None and not isinstance(servers, dict):
+        raise Unparsable(path, f"`{agent.servers_key}` is not a table of servers")
+    return text, document
+
+
+def check(agent: Agent, path: Path) -> None:
+    """Raises Unparsable when `path` exists and would not be merged into."""
+    _load(agent, path)
+
+
+def _dump(agent: Agent, document: Any) -> str:
+    if agent.fmt == "toml":
+        return str(tomlkit.dumps(document))
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _toml_entry(entry: Mapping[str, Any]) -> Any:
+    table = tomlkit.table()
+    for name, value in entry.items():
+        if isinstance(value, Mapping):
+            inline = tomlkit.inline_table()
+            inline.update(value)
+            table.add(name, inline)
+        else:
+            table.add(name, value)
+    return table
+
+
+@frozen
+class Change:
+    """The file's text before (None: no file) and after adding or removing the entry."""
+
+    agent: Agent
+    path: Path
+    before: str | None
+    after: str
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def with_entry(agent: Agent, path: Path, target: Target) -> Change:
+    """The file with the siteaudit entry set (replacing an earlier one). Raises Unparsable."""
+    before, document = _load(agent, path)
+    entry = agent.entry(target)
+    servers = document.get(agent.servers_key)
+    if agent.fmt == "toml":
+        if servers is None:
+            servers = tomlkit.table(is_super_table=True)
+            document.add(agent.servers_key, servers)
+        if ENTRY in servers:
+            del servers[ENTRY]
+        servers.add(ENTRY, _toml_entry(entry))
+    else:
+        if servers is None:
+            servers = document[agent.servers_key] = {}
+        servers[ENTRY] = entry
+    return Change(agent, path, before, _dump(agent, document))
+
+
+def without_entry(agent: Agent, path: Path) -> Change | None:
+    """The file with the siteaudit entry removed; None when the file has none. Raises Unparsable."""
+    before, document = _load(agent, path)
+    servers = document.get(agent.servers_key)
+    if before is None or servers is None or ENTRY not in servers:
+        return None
+    del servers[ENTRY]
+    if agent.fmt == "toml" and not servers:
+        del document[agent.servers_key]
+    after = _dump(agent, document)
+    # tomlkit keeps the blank line that separated the removed table: trim what the entry left at the end
+    return Change(agent, path, before, after.rstrip("\n") + "\n" if after.strip() else "")
+
+
+def entry_root(agent: Agent, path: Path) -> str | None:
+    """The service root the file's siteaudit entry points at (its URL without `/mcp`, or its stdio
+    SITEAUDIT_URL); None without an entry or when the file does not parse."""
+    try:
+        _, document = _load(agent, path)
+    except Unparsable:
+        return None
+    entry = (document.get(agent.servers_key) or {}).get(ENTRY)
+    if not isinstance(entry, Mapping):
+        return None
+    for field in ("url", "serverUrl", "httpUrl"):
+        url = entry.get(field)
+        if isinstance(url, str):
+            return str(url).removesuffix("/").removesuffix("/mcp")
+    env = entry.get("env")
+    url = env.get("SITEAUDIT_URL") if isinstance(env, Mapping) else None
+    return str(url) if isinstance(url, str) else None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace `path` with `text`: a temporary file in the same folder (mode 0600 from creation, as
+    mkstemp makes it), written and fsynced, then renamed over `path`. The folder is created if needed
+    (mode 0700)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o600)  # mkstemp's mode already; said again for platforms that differ
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable where the platform allows
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
+def mask(text: str, key: str) -> str:
+    """`text` with the key shown as its first 7 characters and asterisks."""
+    return text.replace(key, key[:7] + "*" * 8) if key else text

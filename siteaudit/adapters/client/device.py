@@ -1,0 +1,77 @@
+"""The device login (SPEC 4.11) as a client speaks it: `POST /v1/device/start` and one poll of
+`POST /v1/device/token`. No key is sent: the login is how a machine gets one. Nothing is retried here
+(`slow_down` and the other poll answers are the caller's to act on, RFC 8628 3.5)."""
+
+from typing import Any, Final
+
+import httpx2 as httpx
+from attrs import field, frozen
+
+from siteaudit.adapters.client.transport import USER_AGENT, Unreachable, error_from, retry_after_s
+
+START_PATH: Final = "/device/start"
+TOKEN_PATH: Final = "/device/token"
+
+
+@frozen
+class Started:
+    device_code: str = field(repr=False)
+    user_code: str
+    verification_uri: str
+    verification_uri_complete: str
+    interval: int
+    expires_in: int
+
+
+@frozen
+class Granted:
+    api_key: str = field(repr=False)
+    team_id: int
+    team_name: str
+
+
+class DeviceClient:
+    """Calls under `base_url` (the service's `/v1`)."""
+
+    def __init__(self, base_url: str, *, timeout_s: float = 30.0, http: httpx.Client | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http = http or httpx.Client(timeout=timeout_s, trust_env=False, follow_redirects=False)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _post(self, path: str, body: dict[str, str]) -> Any:
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        try:
+            response = self._http.post(self.base_url + path, json=body, headers=headers)
+        except httpx.HTTPError as error:
+            raise Unreachable(self.base_url, str(error) or type(error).__name__) from None
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = None
+        if response.status_code >= 400:
+            raise error_from(response.status_code, answer, retry_after_s(response))
+        if not isinstance(answer, dict):
+            raise error_from(500, None, None)
+        return answer
+
+    def start(self, client_name: str) -> Started:
+        """A new login. Raises the DomainError the service answered, or Unreachable."""
+        answer = self._post(START_PATH, {"client_name": client_name})
+        return Started(
+            device_code=str(answer["device_code"]),
+            user_code=str(answer["user_code"]),
+            verification_uri=str(answer["verification_uri"]),
+            verification_uri_complete=str(answer["verification_uri_complete"]),
+            interval=int(answer["interval"]),
+            expires_in=int(answer["expires_in"]),
+        )
+
+    def poll(self, device_code: str) -> Granted:
+        """One poll: the key once approved. Otherwise raises the error the service answered, whose
+        `code` is `authorization_pending`, `slow_down`, `access_denied`, `expired_token`,
+        `invalid_grant` (or another SPEC code), or Unreachable."""
+        answer = self._post(TOKEN_PATH, {"device_code": device_code})
+        team = answer["team"]
+        return Granted(api_key=str(answer["api_key"]), team_id=int(team["id"]), team_name=str(team["name"]))

@@ -1,0 +1,374 @@
+"""`siteaudit connect` and `siteaudit disconnect`: a device login (SPEC 4.11) whose key is written into AI
+agents' MCP configuration files only (SPEC 5 rule 8), and the removal of those entries.
+
+connect: the machine and agents travel in the start's `client_name` as `connect on HOST: agent1, agent2`
+(`siteaudit.domain.device.CONNECT_FORM`), so connecting again with the same agents and team replaces this
+machine's key. The files are checked before the login starts: a file that does not parse is left
+untouched and its agent dropped, so a key is never fetched for nothing. Polling waits the interval the
+service gave, 5 s more after each `slow_down` (RFC 8628 3.5). `--dry-run` contacts no service.
+
+Exit codes (EXIT_*): 0 connected, every chosen file written (disconnect: done); 1 a file was left
+untouched (it does not parse or cannot be written), the others were written; 2 a usage error or an error
+the service answered (`invalid_grant`, ...); 3 the service could not be reached; 5 the login was denied
+(`access_denied`); 6 the code expired (`expired_token`, or its lifetime passed while polling); 7 the
+service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row); 130 interrupted (Ctrl-C).
+"""
+
+import contextlib
+import difflib
+import os
+import re
+import socket
+import sys
+import time
+import webbrowser
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Final
+
+import click
+
+from siteaudit.adapters import agents as agent_files
+from siteaudit.adapters.agents import AGENTS, BY_NAME, Agent, Change, Scope, Target, Unparsable
+from siteaudit.adapters.client.device import DeviceClient, Granted, Started
+from siteaudit.adapters.client.transport import Unreachable
+from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
+from siteaudit.domain.error import DomainError
+
+EXIT_OK: Final = 0
+EXIT_FILE_UNTOUCHED: Final = 1
+EXIT_REFUSED: Final = 2
+EXIT_UNREACHABLE: Final = 3
+EXIT_DENIED: Final = 5
+EXIT_EXPIRED: Final = 6
+EXIT_SLOW_DOWN: Final = 7
+EXIT_INTERRUPTED: Final = 130  # Ctrl-C while waiting for approval, as shells report SIGINT
+SLOW_DOWN_STEP_S: Final = 5  # RFC 8628 3.5: each slow_down adds 5 s to the interval
+SLOW_DOWN_LIMIT: Final = 5
+DEFAULT_SERVER: Final = "http://127.0.0.1:8080"  # `siteaudit serve`'s default address
+MASKED_KEY: Final = "sk_" + "*" * 8
+KEYS_PAGE: Final = "/app/keys"
+
+
+class Stop(Exception):
+    """Ends the command with one line on stderr and `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def service_root(server: str | None, env: Mapping[str, str]) -> str:
+    """The service's root (no `/v1`): --server, else SITEAUDIT_URL, else the local service."""
+    root = (server or env.get("SITEAUDIT_URL") or DEFAULT_SERVER).strip().rstrip("/")
+    return root.removesuffix("/v1")
+
+
+def client_name(host: str, names: Sequence[str]) -> str:
+    """`connect on HOST: a, b` within SPEC 4.11's 64 characters: the agents sorted (as the service reads
+    them), `,` without spaces when needed, and the host shortened to its first label, then cut."""
+    ordered = sorted(names)
+    listed = ", ".join(ordered)
+    if len(f"connect on x: {listed}") > MAX_CLIENT_NAME_LENGTH:
+        listed = ",".join(ordered)
+    room = MAX_CLIENT_NAME_LENGTH - len(f"connect on : {listed}")
+    host = re.sub(r"[\s:,]+", "-", host.strip()) or "localhost"  # the form reads HOST up to `:`
+    if len(host) > room:
+        host = host.split(".")[0][: max(room, 1)]
+    return f"connect on {host}: {listed}"
+
+
+def choose_agents(wanted: str | None, home: Path, env: Mapping[str, str]) -> tuple[Agent, ...]:
+    if wanted:
+        names = [n.strip().lower() for n in wanted.split(",") if n.strip()]
+        unknown = [n for n in names if n not in BY_NAME]
+        if unknown or not names:
+            raise Stop(
+                f"unknown agent {', '.join(unknown) or '(none given)'}; known: {', '.join(BY_NAME)}",
+                EXIT_REFUSED,
+            )
+        return tuple(BY_NAME[n] for n in dict.fromkeys(names))
+    found = agent_files.installed_agents(home, env)
+    if not found:
+        raise Stop(
+            f"no agent found on this machine; name them with --agents ({', '.join(BY_NAME)})", EXIT_REFUSED
+        )
+    return found
+
+
+def _targets(
+    agents: Sequence[Agent],
+    scope: Scope,
+    home: Path,
+    cwd: Path,
+    env: Mapping[str, str],
+    say: Callable[[str], None],
+) -> list[tuple[Agent, Path]]:
+    chosen = []
+    for agent in agents:
+        path = agent.path(scope, home, cwd, env)
+        if path is None:
+            say(f"{agent.label}: no project configuration is documented; use --scope user (skipped)")
+            continue
+        chosen.append((agent, path))
+    return chosen
+
+
+def _diff(change: Change, key: str) -> str:
+    before = agent_files.mask(change.before or "", key).splitlines(keepends=True)
+    after = agent_files.mask(change.after, key).splitlines(keepends=True)
+    name = str(change.path)
+    lines = difflib.unified_diff(before, after, "/dev/null" if change.before is None else name, name)
+    return "".join(lines)
+
+
+def _open_browser(url: str, env: Mapping[str, str]) -> None:
+    """Open the approval page when there is a graphical session; never fails (nor starts a text-mode
+    browser in this terminal)."""
+    graphical = sys.platform in ("darwin", "win32") or bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+    if not graphical:
+        return
+    with contextlib.suppress(Exception):  # any browser failure: the URL is printed anyway
+        webbrowser.open(url)
+
+
+def wait_for_key(
+    device: DeviceClient,
+    started: Started,
+    *,
+    sleep: Callable[[float], None],
+    say: Callable[[str], None],
+) -> Granted:
+    """Poll until the login ends: the key, or Stop with the exit code of a denial, an expiry, slow_down
+    answered SLOW_DOWN_LIMIT times in a row, or another error."""
+    interval = max(started.interval, 1)
+    waited = 0.0
+    slow_downs = 0
+    while True:
+        if waited >= started.expires_in:
+            raise Stop(
+                "expired: the code was not approved in time; run `siteaudit connect` again", EXIT_EXPIRED
+            )
+        sleep(interval)
+        waited += interval
+        try:
+            return device.poll(started.device_code)
+        except Unreachable as error:
+            raise Stop(error.message, EXIT_UNREACHABLE) from None
+        except DomainError as error:
+            code = str(getattr(error, "code_text", error.code))
+            if code == "authorization_pending":
+                slow_downs = 0
+                continue
+            if code == "slow_down":
+                slow_downs += 1
+                if slow_downs >= SLOW_DOWN_LIMIT:
+                    raise Stop(
+                        f"slow_down: the service answered slow_down {slow_downs} times in a row; try again later",
+                        EXIT_SLOW_DOWN,
+                    ) from None
+                interval += SLOW_DOWN_STEP_S
+                say(f"slow_down: the service asked to poll less often; polling every {interval} s now")
+                continue
+            if code == "access_denied":
+                raise Stop(
+                    "denied: the login was denied on the approval page; nothing was written", EXIT_DENIED
+                ) from None
+            if code == "expired_token":
+                raise Stop(
+                    "expired: the code expired before approval; run `siteaudit connect` again", EXIT_EXPIRED
+                ) from None
+            raise Stop(f"{code}: {error.message}", EXIT_REFUSED) from None
+
+
+def run_connect(
+    *,
+    server: str | None,
+    agents: str | None,
+    scope: Scope,
+    dry_run: bool,
+    stdio: bool = False,
+    open_browser: bool = True,
+    home: Path | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    host: str | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    say: Callable[[str], None] = click.echo,
+    device_client: Callable[[str], DeviceClient] = DeviceClient,
+) -> int:
+    """The whole `siteaudit connect`; returns the exit code (Stop's message is printed by the caller)."""
+    env = os.environ if env is None else env
+    home = home or Path.home()
+    cwd = cwd or Path.cwd()
+    root = service_root(server, env)
+    chosen = choose_agents(agents, home, env)
+    targets = _targets(chosen, scope, home, cwd, env, say)
+    untouched = False
+    ready: list[tuple[Agent, Path]] = []
+    for agent, path in targets:
+        try:
+            agent_files.check(agent, path)
+        except Unparsable as error:
+            say(f"{agent.label}: {error}; fix the file or leave out --agents {agent.name}")
+            untouched = True
+            continue
+        ready.append((agent, path))
+    if not ready:
+        raise Stop("no configuration file can be written; nothing to connect", EXIT_FILE_UNTOUCHED)
+    name = client_name(host or socket.gethostname(), [agent.name for agent, _ in ready])
+    if dry_run:
+        say(f"would start a device login at {root} as {name!r}, then write (key masked):")
+        for agent, path in ready:
+            change = agent_files.with_entry(agent, path, Target(root, MASKED_KEY, stdio))
+            say(f"{agent.label} ({agent.source}): {path}")
+            say(_diff(change, MASKED_KEY) or "  (no change)")
+        return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
+
+    device = device_client(root + "/v1")
+    try:
+        try:
+            started = device.start(name)
+        except Unreachable as error:
+            raise Stop(error.message, EXIT_UNREACHABLE) from None
+        except DomainError as error:
+            raise Stop(f"{getattr(error, 'code_text', error.code)}: {error.message}", EXIT_REFUSED) from None
+        say(f"To connect {', '.join(a.label for a, _ in ready)}, approve this device in the app:")
+        say(f"  {started.verification_uri_complete}")
+        say(f"  code: {started.user_code} (expires in {started.expires_in // 60} minutes)")
+        if open_browser:
+            _open_browser(started.verification_uri_complete, env)
+        granted = wait_for_key(device, started, sleep=sleep, say=say)
+    finally:
+        device.close()
+
+    target = Target(root, granted.api_key, stdio)
+    for agent, path in ready:
+        try:
+            change = agent_files.with_entry(agent, path, target)
+            agent_files.write_atomically(path, change.after)
+        except (Unparsable, OSError) as error:
+            say(f"{agent.label}: {error}; its file was left untouched")
+            untouched = True
+            continue
+        say(f"{agent.label}: wrote the `{agent_files.ENTRY}` server into {path} (mode 0600)")
+    say(f"connected to team {granted.team_name!r}; revoke this key at {root}{KEYS_PAGE}")
+    return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
+
+
+def run_disconnect(
+    *,
+    server: str | None,
+    agents: str | None,
+    scope: Scope,
+    home: Path | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    say: Callable[[str], None] = click.echo,
+) -> int:
+    """The whole `siteaudit disconnect`; returns the exit code."""
+    env = os.environ if env is None else env
+    home = home or Path.home()
+    cwd = cwd or Path.cwd()
+    chosen = choose_agents(agents, home, env) if agents else AGENTS
+    untouched = False
+    roots: list[str] = []
+    removed = 0
+    for agent in chosen:
+        path = agent.path(scope, home, cwd, env)
+        if path is None:
+            continue
+        root = agent_files.entry_root(agent, path)
+        try:
+            change = agent_files.without_entry(agent, path)
+        except Unparsable as error:
+            say(f"{agent.label}: {error}")
+            untouched = untouched or bool(agents)  # only a file named with --agents makes it a failure
+            continue
+        if change is None:
+            continue
+        try:
+            agent_files.write_atomically(path, change.after)
+        except OSError as error:
+            say(f"{agent.label}: {error}; its file was left untouched")
+            untouched = True
+            continue
+        removed += 1
+        if root:
+            roots.append(root)
+        say(f"{agent.label}: removed the `{agent_files.ENTRY}` server from {path}")
+    if not removed:
+        say("no siteaudit entry found in the chosen agents' configuration")
+    pages = dict.fromkeys([service_root(server, env)] if server else roots or [service_root(None, env)])
+    for root in pages:
+        say(f"the key still works until you revoke it in the app: {root}{KEYS_PAGE}")
+    return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
+
+
+def _finish(run: Callable[[], int]) -> None:
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        click.echo("error: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except Stop as stop:
+        click.echo(f"error: {stop}", err=True)
+        sys.exit(stop.exit_code)
+    sys.exit(code)
+
+
+_server_option = click.option(
+    "--server", default=None, help=f"The service (default SITEAUDIT_URL, else {DEFAULT_SERVER})."
+)
+_agents_option = click.option(
+    "--agents",
+    default=None,
+    help=f"Comma-separated agents ({', '.join(BY_NAME)}); default: those installed here.",
+)
+_scope_option = click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    default="user",
+    show_default=True,
+    help="The agents' user configuration, or this project's (the current folder).",
+)
+
+
+@click.command()
+@_server_option
+@_agents_option
+@_scope_option
+@click.option("--dry-run", is_flag=True, help="Show what would change (key masked); contact no service.")
+@click.option("--stdio", is_flag=True, help="Write the stdio command `siteaudit mcp` instead of the URL.")
+@click.option("--no-browser", is_flag=True, help="Do not open the approval page in a browser.")
+def connect(
+    server: str | None, agents: str | None, scope: Scope, dry_run: bool, stdio: bool, no_browser: bool
+) -> None:
+    """Log in through the app (device login) and write the key into your AI agents' MCP configuration.
+
+    Exit codes: 0 connected; 1 a configuration file was left untouched; 2 usage or service error;
+    3 service unreachable; 5 denied; 6 expired; 7 slow_down kept coming.
+    """
+    _finish(
+        lambda: run_connect(
+            server=server,
+            agents=agents,
+            scope=scope,
+            dry_run=dry_run,
+            stdio=stdio,
+            open_browser=not no_browser,
+        )
+    )
+
+
+@click.command()
+@_server_option
+@_agents_option
+@_scope_option
+def disconnect(server: str | None, agents: str | None, scope: Scope) -> None:
+    """Remove the siteaudit server from your AI agents' MCP configuration (default: every agent's file
+    that has it); the key itself is revoked in the app's key page, which is printed.
+
+    Exit codes: 0 done; 1 a file was left untouched; 2 usage error.
+    """
+    _finish(lambda: run_disconnect(server=server, agents=agents, scope=scope))

@@ -1,0 +1,478 @@
+"""`siteaudit connect` / `disconnect` against a running service (the Falcon app with /mcp in a thread, on a
+settable clock): the login approved, denied or expired through the application interface while the CLI
+polls, slow_down honoured, the agents' files merged atomically with mode 0600, and the MCP SDK client
+configured from the written Claude Code file listing the tools over HTTP."""
+
+import json
+import re
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anyio
+import falcon.testing
+import httpx2
+import pytest
+import tomlkit
+from attrs import define, field
+from click.testing import CliRunner
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.system import FixedClock
+from siteaudit.bootstrap import App, bootstrap
+from siteaudit.domain.account import Caller
+from siteaudit.domain.device import client_identity
+from siteaudit.domain.error import DomainError
+from siteaudit.domain.ids import TeamId, UserId
+from siteaudit.entrypoints import connect as cli
+from siteaudit.entrypoints.cli import main
+from siteaudit.settings import Settings
+from tests.integration.rest.live import drain, seed, serve
+from tests.unit.web.conftest import PASSWORD, Browser
+
+OWNER = Caller(UserId(1), TeamId(1))  # owner@retro-clock.example in Retro Clock (seed's first person)
+ROOT = Path(__file__).resolve().parents[3]  # the checkout, for the CLI run as a process
+CLI = (sys.executable, "-c", "from siteaudit.entrypoints.cli import main; main()")
+CODEX_BEFORE = """# my Codex settings
+model = "o4"  # the model I like
+
+[mcp_servers.docs]
+command = "docs-server"  # keep me
+args = ["--fast"]
+"""
+CLAUDE_BEFORE = {
+    "theme": "dark",
+    "mcpServers": {"other": {"type": "http", "url": "https://other.example/mcp"}},
+}
+
+
+@define
+class Service:
+    app: App
+    clock: FixedClock
+    root: str
+
+
+@pytest.fixture
+def service() -> Iterator[Service]:
+    clock = FixedClock()
+    app = bootstrap(Settings(database_url="memory://"), queue=MemoryTaskQueue(), clock=clock)
+    seed(app)
+    with serve(app.rest_api()) as root:
+        yield Service(app, clock, root)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / "home").mkdir()
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def cwd(tmp_path: Path) -> Path:
+    (tmp_path / "project").mkdir()
+    return tmp_path / "project"
+
+
+@define
+class Poller:
+    """The CLI's sleep: records each wait, moves the service's clock by it, then lets the test act as the
+    person on the approval page (`on_wait(n)` after the n-th wait)."""
+
+    service: Service
+    on_wait: Callable[["Poller", int], None]
+    said: list[str] = field(factory=list)
+    waits: list[float] = field(factory=list)
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.service.clock.advance(seconds)
+        self.on_wait(self, len(self.waits))
+
+    @property
+    def user_code(self) -> str:
+        found = re.search(r"code: ([A-Z]{4}-[A-Z]{4})", "\n".join(self.said))
+        assert found, self.said
+        return found[1]
+
+
+def approve_on(n: int) -> Callable[[Poller, int], None]:
+    def act(poller: Poller, waits: int) -> None:
+        if waits == n:
+            poller.service.app.application.approve_device_login(poller.user_code, OWNER)
+
+    return act
+
+
+def run(service: Service, home: Path, cwd: Path, poller: Poller, **options: Any) -> int:
+    arguments: dict[str, Any] = {
+        "server": service.root,
+        "agents": "claude-code,codex",
+        "scope": "user",
+        "dry_run": False,
+        "open_browser": False,
+        "home": home,
+        "cwd": cwd,
+        "env": {"PATH": ""},
+        "host": "tea-kettle.local",
+        "sleep": poller.sleep,
+        "say": poller.said.append,
+    }
+    arguments.update(options)
+    return cli.run_connect(**arguments)
+
+
+def stopped(call: Callable[[], int]) -> tuple[int, str]:
+    with pytest.raises(cli.Stop) as stop:
+        call()
+    return stop.value.exit_code, str(stop.value)
+
+
+def claude_key(home: Path) -> str:
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
+    return str(entry["headers"]["Authorization"].removeprefix("Bearer "))
+
+
+def status_with(service: Service, key: str) -> int:
+    answer = httpx2.get(service.root + "/v1/account", headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    return answer.status_code
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_approved_writes_claude_code_and_codex_merged_with_mode_0600(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    (home / ".claude.json").write_text(json.dumps(CLAUDE_BEFORE))
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(CODEX_BEFORE)
+    (home / ".codex" / "config.toml").chmod(0o644)
+    poller = Poller(service, approve_on(2))
+    assert run(service, home, cwd, poller) == cli.EXIT_OK
+    assert poller.waits == [5, 5]  # pending, then approved and granted: at the interval the service gave
+
+    claude = json.loads((home / ".claude.json").read_text())
+    key = claude_key(home)
+    assert claude["theme"] == "dark" and claude["mcpServers"]["other"] == CLAUDE_BEFORE["mcpServers"]["other"]
+    assert claude["mcpServers"]["siteaudit"] == {
+        "type": "http",
+        "url": service.root + "/mcp",
+        "headers": {"Authorization": f"Bearer {key}"},
+    }
+    codex_text = (home / ".codex" / "config.toml").read_text()
+    assert codex_text.startswith(CODEX_BEFORE)  # comments and the other server kept as they were
+    codex = tomlkit.parse(codex_text)
+    assert codex["model"] == "o4"
+    assert codex["mcp_servers"]["docs"]["command"] == "docs-server"  # type: ignore[index]
+    assert codex["mcp_servers"]["siteaudit"] == {  # type: ignore[index]
+        "url": service.root + "/mcp",
+        "http_headers": {"Authorization": f"Bearer {key}"},
+    }
+    assert mode(home / ".claude.json") == 0o600 and mode(home / ".codex" / "config.toml") == 0o600
+    assert not [p for p in home.rglob("*.tmp")]  # no temporary file left behind
+    assert status_with(service, key) == 200
+    assert any("Retro Clock" in line for line in poller.said)
+    logins = service.app.uow().store.devices.values()  # type: ignore[attr-defined]
+    assert {client_identity(login.client_name) for login in logins} == {
+        ("tea-kettle.local", ("claude-code", "codex"))
+    }
+
+
+def test_a_file_that_does_not_parse_is_left_untouched_and_the_others_written(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    broken = "[mcp_servers.docs\ncommand = 'x'\n"
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(broken)
+    poller = Poller(service, approve_on(1))
+    assert run(service, home, cwd, poller) == cli.EXIT_FILE_UNTOUCHED
+    assert (home / ".codex" / "config.toml").read_text() == broken
+    assert any("does not parse" in line and "left untouched" in line for line in poller.said)
+    assert status_with(service, claude_key(home)) == 200
+    # only the agents that could be written were named to the service
+    logins = service.app.uow().store.devices.values()  # type: ignore[attr-defined]
+    assert [client_identity(login.client_name)[1] for login in logins] == [("claude-code",)]
+
+
+def test_nothing_writable_starts_no_login(service: Service, home: Path, cwd: Path) -> None:
+    (home / ".claude.json").write_text("{not json")
+    poller = Poller(service, approve_on(1))
+    code, _ = stopped(lambda: run(service, home, cwd, poller, agents="claude-code"))
+    assert code == cli.EXIT_FILE_UNTOUCHED
+    assert not list(service.app.uow().store.devices.values())  # type: ignore[attr-defined]
+
+
+def test_denied_gives_its_exit_code_and_writes_nothing(service: Service, home: Path, cwd: Path) -> None:
+    def deny(poller: Poller, waits: int) -> None:
+        if waits == 1:
+            service.app.application.deny_device_login(poller.user_code, OWNER.user_id)
+
+    poller = Poller(service, deny)
+    code, message = stopped(lambda: run(service, home, cwd, poller))
+    assert (code, message.split(":")[0]) == (cli.EXIT_DENIED, "denied")
+    assert list(home.iterdir()) == []
+
+
+def test_expired_gives_its_exit_code(service: Service, home: Path, cwd: Path) -> None:
+    def nobody_comes(poller: Poller, waits: int) -> None:
+        if waits == 1:
+            service.clock.advance(600)
+
+    poller = Poller(service, nobody_comes)
+    code, message = stopped(lambda: run(service, home, cwd, poller))
+    assert (code, message.split(":")[0]) == (cli.EXIT_EXPIRED, "expired")
+    assert list(home.iterdir()) == []
+
+
+def test_the_lifetime_passing_while_pending_ends_as_expired(service: Service, home: Path, cwd: Path) -> None:
+    poller = Poller(service, lambda poller, waits: None)
+    code, _ = stopped(lambda: run(service, home, cwd, poller))
+    assert code == cli.EXIT_EXPIRED
+    assert sum(poller.waits) in (600, 605)
+
+
+class RecordingDevice(cli.DeviceClient):
+    """The real client, remembering the device code it was given (what another poller would also hold)."""
+
+    codes: ClassVar[list[str]] = []
+
+    def start(self, client_name: str) -> cli.Started:
+        started = super().start(client_name)
+        RecordingDevice.codes.append(started.device_code)
+        return started
+
+
+class TooEagerDevice(cli.DeviceClient):
+    """The real client, but each poll is sent twice in a row: the second, too soon, answers slow_down."""
+
+    def poll(self, device_code: str) -> cli.Granted:
+        with pytest.raises(DomainError, match="approved yet"):
+            super().poll(device_code)
+        return super().poll(device_code)
+
+
+def test_slow_down_adds_five_seconds_to_the_interval(service: Service, home: Path, cwd: Path) -> None:
+    RecordingDevice.codes = []
+
+    def someone_else_polls_first(poller: Poller, waits: int) -> None:
+        if waits == 1:  # another poller of the same code just asked: our poll now comes too soon
+            with pytest.raises(DomainError, match="approved yet"):
+                service.app.application.poll_device_login(RecordingDevice.codes[0])
+        if waits == 2:
+            service.app.application.approve_device_login(poller.user_code, OWNER)
+
+    poller = Poller(service, someone_else_polls_first)
+    assert run(service, home, cwd, poller, device_client=RecordingDevice) == cli.EXIT_OK
+    assert poller.waits == [5, 10]
+    assert [line for line in poller.said if line.startswith("slow_down")] == [
+        "slow_down: the service asked to poll less often; polling every 10 s now"
+    ]
+    assert status_with(service, claude_key(home)) == 200
+
+
+def test_slow_down_answered_again_and_again_gives_its_exit_code(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    poller = Poller(service, lambda poller, waits: None)
+    code, message = stopped(lambda: run(service, home, cwd, poller, device_client=TooEagerDevice))
+    assert (code, message.split(":")[0]) == (cli.EXIT_SLOW_DOWN, "slow_down")
+    assert poller.waits == [5, 10, 15, 20, 25]
+
+
+def test_reconnecting_replaces_the_machines_key(service: Service, home: Path, cwd: Path) -> None:
+    assert run(service, home, cwd, Poller(service, approve_on(1))) == cli.EXIT_OK
+    first = claude_key(home)
+    service.clock.advance(60)
+    assert run(service, home, cwd, Poller(service, approve_on(1))) == cli.EXIT_OK
+    second = claude_key(home)
+    assert first != second
+    assert status_with(service, first) == 401
+    assert status_with(service, second) == 200
+    codex = tomlkit.parse((home / ".codex" / "config.toml").read_text())
+    assert list(codex["mcp_servers"]) == ["siteaudit"]  # type: ignore[arg-type]
+
+
+def test_dry_run_writes_nothing_contacts_nothing_and_masks_the_key(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    (home / ".claude.json").write_text(json.dumps(CLAUDE_BEFORE))
+    before = (home / ".claude.json").read_text()
+    poller = Poller(service, approve_on(1))
+    assert (
+        run(service, home, cwd, poller, dry_run=True, scope="project", agents="codex,cursor") == cli.EXIT_OK
+    )
+    assert (home / ".claude.json").read_text() == before
+    assert list(cwd.iterdir()) == []
+    assert not list(service.app.uow().store.devices.values())  # type: ignore[attr-defined]
+    shown = "\n".join(poller.said)
+    assert str(cwd / ".codex" / "config.toml") in shown and str(cwd / ".cursor" / "mcp.json") in shown
+    assert "Bearer sk_********" in shown and '+url = "' in shown
+
+
+def test_disconnect_removes_the_entries_keeps_the_rest_and_points_at_the_key_page(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    (home / ".claude.json").write_text(json.dumps(CLAUDE_BEFORE))
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(CODEX_BEFORE)
+    assert run(service, home, cwd, Poller(service, approve_on(1))) == cli.EXIT_OK
+    said: list[str] = []
+    assert (
+        cli.run_disconnect(
+            server=None, agents=None, scope="user", home=home, cwd=cwd, env={}, say=said.append
+        )
+        == 0
+    )
+    assert json.loads((home / ".claude.json").read_text()) == CLAUDE_BEFORE
+    assert (home / ".codex" / "config.toml").read_text() == CODEX_BEFORE
+    assert said[-1] == f"the key still works until you revoke it in the app: {service.root}/app/keys"
+
+
+def test_installed_agents_are_found_by_their_folder_or_program(home: Path, tmp_path: Path) -> None:
+    (home / ".gemini").mkdir()
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    (programs / "codex").write_text("#!/bin/sh\n")
+    (programs / "codex").chmod(0o755)
+    found = cli.choose_agents(None, home, {"PATH": str(programs)})
+    assert [agent.name for agent in found] == ["codex", "gemini"]
+    code, _ = stopped(lambda: cli.choose_agents(None, home / "nobody", {"PATH": ""}) and 0)
+    assert code == cli.EXIT_REFUSED
+
+
+def test_the_client_name_fits_64_characters_and_reads_back() -> None:
+    every = [agent.name for agent in cli.AGENTS]
+    name = cli.client_name("a-very-long-workstation-name.corp.example.com", every)
+    assert len(name) <= 64
+    host, agents = client_identity(name)
+    assert agents == tuple(sorted(every)) and "a-very-long-workstation-name".startswith(host)
+    assert client_identity(cli.client_name("my mac: 2", ["codex"])) == ("my-mac-2", ("codex",))
+    assert cli.client_name("tea-kettle.local", ["codex", "claude-code"]) == (
+        "connect on tea-kettle.local: claude-code, codex"
+    )
+
+
+def test_the_cli_commands_are_registered_and_an_unknown_agent_is_refused(tmp_path: Path) -> None:
+    runner = CliRunner()
+    answer = runner.invoke(main, ["connect", "--agents", "notepad", "--dry-run"], env={"HOME": str(tmp_path)})
+    assert answer.exit_code == cli.EXIT_REFUSED and "unknown agent notepad" in answer.output
+    answer = runner.invoke(
+        main, ["connect", "--agents", "gemini", "--dry-run", "--server", "https://audit.example.com"]
+    )
+    assert answer.exit_code == 0 and '"httpUrl": "https://audit.example.com/mcp"' in answer.output
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_the_sdk_client_configured_from_the_written_file_lists_the_tools(
+    service: Service, home: Path, cwd: Path, agent: str
+) -> None:
+    assert run(service, home, cwd, Poller(service, approve_on(1)), agents=agent) == cli.EXIT_OK
+    if agent == "claude-code":
+        entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
+        assert entry["type"] == "http"
+        url, headers = entry["url"], entry["headers"]
+    else:
+        table = tomlkit.parse((home / ".codex" / "config.toml").read_text())["mcp_servers"]["siteaudit"]  # type: ignore[index]
+        url, headers = table["url"], dict(table["http_headers"])  # type: ignore[index]
+
+    async def scenario() -> list[str]:
+        http = httpx2.AsyncClient(headers=headers, timeout=60)
+        async with http, Client(streamable_http_client(str(url), http_client=http)) as client:
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    names = anyio.run(scenario)
+    assert "start_audit" in names and "get_fix_prompt" in names
+
+
+def test_disconnect_leaves_a_named_file_that_does_not_parse_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / ".cursor").mkdir()
+    (tmp_path / ".cursor" / "mcp.json").write_text("{oops")
+    runner = CliRunner()
+    answer = runner.invoke(
+        main,
+        ["disconnect", "--agents", "cursor", "--server", "https://audit.example.com"],
+        env={"HOME": str(tmp_path)},
+    )
+    assert answer.exit_code == cli.EXIT_FILE_UNTOUCHED
+    assert "does not parse" in answer.output
+    assert "revoke it in the app: https://audit.example.com/app/keys" in answer.output
+    assert (tmp_path / ".cursor" / "mcp.json").read_text() == "{oops"
+
+
+def test_a_newcomer_connects_from_the_command_line_and_the_agent_audits_and_reads_the_fix_prompt(
+    site_url: str, tmp_path: Path
+) -> None:
+    """The issue's "done when", in real time: `siteaudit connect --agents claude-code,codex` as a process,
+    approved while it polls, then the SDK client configured from the written Claude Code file starts an
+    audit of a small site on 127.0.0.1 and reads its fix prompt."""
+    settings = Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), slice_pages=2)
+    app = bootstrap(settings, queue=MemoryTaskQueue())
+    seed(app)
+    home = tmp_path / "home"
+    home.mkdir()
+    with serve(app.rest_api()) as root:
+        process = subprocess.Popen(
+            [*CLI, "connect", "--server", root, "--agents", "claude-code,codex", "--no-browser"],
+            cwd=tmp_path,
+            env={"HOME": str(home), "PATH": "", "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert process.stdout is not None
+        output = []
+        for line in process.stdout:
+            output.append(line)
+            found = re.search(r"code: ([A-Z]{4}-[A-Z]{4})", line)
+            if found:
+                app.application.approve_device_login(found[1], OWNER)
+                break
+        output.extend(process.stdout)
+        assert process.wait(timeout=60) == 0, "".join(output)
+        assert stat.S_IMODE((home / ".codex" / "config.toml").stat().st_mode) == 0o600
+        entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
+
+        async def scenario() -> str:
+            http = httpx2.AsyncClient(headers=entry["headers"], timeout=60)
+            async with http, Client(streamable_http_client(entry["url"], http_client=http)) as client:
+                started = await client.call_tool("start_audit", {"url": site_url, "max_pages": 10})
+                assert not started.is_error, started.content
+                crawl_id = started.structured_content["crawl_id"]  # type: ignore[index]
+                await anyio.to_thread.run_sync(lambda: drain(app))
+                prompt = await client.call_tool("get_fix_prompt", {"crawl_id": crawl_id})
+                assert not prompt.is_error, prompt.content
+                return "\n".join(c.text for c in prompt.content if c.type == "text")
+
+        text = anyio.run(scenario)
+    assert "UNTRUSTED DATA" in text
+
+
+def test_approved_on_the_apps_device_page_while_the_cli_polls(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    service.app.application.set_password("owner@retro-clock.example", PASSWORD)
+    browser = Browser(falcon.testing.TestClient(service.app.service()))
+
+    def person_approves(poller: Poller, waits: int) -> None:
+        if waits == 1:
+            browser.sign_in("owner@retro-clock.example", PASSWORD)
+            shown = browser.get("/app/device", code=poller.user_code)
+            assert "tea-kettle.local" in shown.text
+            decided = browser.post(
+                "/app/device", {"code": poller.user_code, "action": "approve", "team_id": "1"}
+            )
+            assert decided.status_code in (200, 303), decided.text
+
+    poller = Poller(service, person_approves)
+    assert run(service, home, cwd, poller, agents="cursor", scope="project") == cli.EXIT_OK
+    entry = json.loads((cwd / ".cursor" / "mcp.json").read_text())["mcpServers"]["siteaudit"]
+    assert entry["url"] == service.root + "/mcp"
+    assert status_with(service, entry["headers"]["Authorization"].removeprefix("Bearer ")) == 200
+    assert stat.S_IMODE((cwd / ".cursor" / "mcp.json").stat().st_mode) == 0o600
