@@ -7,7 +7,7 @@ import pytest
 
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.params import Param, input_schema, read_arguments
-from siteaudit.adapters.mcp.tools import NOT_TOOLS, TOOLS, tools_using
+from siteaudit.adapters.mcp.tools import NOT_TOOLS, TOOLS, TOOLS_BY_NAME, tools_using
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.ports.application import Application
 
@@ -44,6 +44,18 @@ def test_every_tool_and_argument_is_described_for_a_model() -> None:
     costly = {t.name for t in TOOLS if "COSTS CREDITS" in t.description}
     assert costly == {"start_audit", "start_site_audit", "update_site"}
     assert {t.name for t in TOOLS if not t.read_only} >= costly
+    quoting_sites = {"get_console_summary", "list_not_indexed", "get_console_url", "get_index_triage"}
+    assert {t.name for t in TOOLS if t.untrusted} >= quoting_sites | {"get_report", "get_fix_prompt"}
+    billing = {
+        t.name for t in TOOLS if {"billing_checkout", "billing_subscribe", "billing_portal"} & set(t.uses)
+    }
+    assert all("Only the team owner" in TOOLS_BY_NAME[name].description for name in billing) and billing
+    console = {
+        t.name
+        for t in TOOLS
+        if any(u.startswith("console_") or u in ("inspect_urls", "index_triage") for u in t.uses)
+    }
+    assert all("demo" in TOOLS_BY_NAME[name].description for name in console) and len(console) == 6
 
 
 LIMIT = Param("per_page", "integer", "Rows per page.", low=1, high=200, default=50)
