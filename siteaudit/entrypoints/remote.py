@@ -127,11 +127,15 @@ def tool_command(spec: "ToolSpec") -> click.Command:
                 params.append(click.Option([f"--{flag}", p.name], multiple=True, help=p.description))
             continue
         kind = click.Choice(p.choices) if p.choices else _CLICK_TYPES[p.kind]
-        if p.required:
-            params.append(click.Argument([p.name], type=kind))
-        elif p.kind == "boolean":
+        if p.kind == "boolean":  # a flag pair, required or not
             flag = p.name.replace("_", "-")
-            params.append(click.Option([f"--{flag}/--no-{flag}", p.name], default=None, help=p.description))
+            params.append(
+                click.Option(
+                    [f"--{flag}/--no-{flag}", p.name], default=None, required=p.required, help=p.description
+                )
+            )
+        elif p.required:
+            params.append(click.Argument([p.name], type=kind))
         else:
             params.append(
                 click.Option(
