@@ -455,3 +455,14 @@ def test_a_wait_stops_polling_when_its_client_goes_away(service: Service) -> Non
         time.sleep(1.0)
         assert counting.polls == settled, "the tool kept polling for a client that left"
     assert settled < 60 / 0.05
+
+
+@pytest.mark.parametrize(("tool", "more"), [("check_indexnow_key", {}), ("inspect_urls", {"urls": ["u"]})])
+def test_indexnow_and_inspect_share_the_stricter_limit_of_their_endpoints(
+    service: Service, tool: str, more: dict[str, Any]
+) -> None:
+    call = {"method": "tools/call", "params": {"name": tool, "arguments": {"site_id": 999_999, **more}}}
+    answers = [raw(service, service.keys.owner, call) for _ in range(11)]
+    assert [a.status_code for a in answers] == [200] * 10 + [429]
+    assert sse_result(answers[0])["result"]["structuredContent"]["error"]["code"] == "not_found"
+    assert answers[-1].json()["error"]["code"] == "rate_limited"
