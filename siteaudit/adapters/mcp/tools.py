@@ -3,7 +3,8 @@
 A tool names the application methods it calls (`uses`). `NOT_TOOLS` is the one list of application
 methods that have no tool, each with the reason; a test fails when an application method is in neither,
 so a use case added to the interface cannot be forgotten here. Every tool answers with the JSON its REST
-endpoint answers (the same views render it) and a short text summary saying what to call next.
+endpoint answers (the same views render it) and a short text summary saying what to call next. The run
+functions and summaries of the console, IndexNow and billing-link tools are in `search_tools.py`.
 """
 
 # Over 400 lines: the tool table itself, one declaration per tool with the text a model reads.
@@ -15,12 +16,13 @@ from typing import Any, Final
 
 from attrs import field, frozen
 
+from siteaudit.adapters.mcp import search_tools as search
 from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.params import paginated
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
-from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
+from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import ValidationFailed
@@ -41,7 +43,6 @@ from siteaudit.ports.application import (
     AuditQuery,
     AuditStarted,
     IssueQuery,
-    NotIndexedQuery,
     PageQuery,
     SiteChanges,
     SiteRegistration,
@@ -394,185 +395,6 @@ def _started_summary(answer: dict[str, Any]) -> str:
         f"{answer['crawl_id']}, then get_report."
     )
 
-
-# --- search console, index triage, IndexNow, billing links (SPEC 4.8-4.10) -------------------------------
-
-
-def _demo(answer: dict[str, Any]) -> str:
-    return (
-        " DEMO DATA (no console connected: generated locally, not the engine's figures)."
-        if answer["demo"]
-        else ""
-    )
-
-
-def _console_summary(call: Call) -> dict[str, Any]:
-    return views.console_answer(call.application.console_summary(_site_id(call), call.caller))
-
-
-def _console_not_indexed(call: Call) -> dict[str, Any]:
-    a = call.args
-    query = NotIndexedQuery(reason=a["reason"], template=a["template"], page=int(a["page"]))
-    return views.console_answer(call.application.console_not_indexed(_site_id(call), query, call.caller))
-
-
-def _console_url(call: Call) -> dict[str, Any]:
-    return views.console_url_answer(
-        call.application.console_url(_site_id(call), call.args["url"], call.caller)
-    )
-
-
-def _console_opportunities(call: Call) -> dict[str, Any]:
-    return views.console_answer(call.application.console_opportunities(_site_id(call), call.caller))
-
-
-def _inspect_urls(call: Call) -> dict[str, Any]:
-    return views.console_answer(call.application.inspect_urls(_site_id(call), call.args["urls"], call.caller))
-
-
-def _index_triage(call: Call) -> dict[str, Any]:
-    return views.console_answer(call.application.index_triage(_site_id(call), call.caller))
-
-
-def _console_summary_text(a: dict[str, Any]) -> str:
-    h, f = a["headline"], a["funnel"]
-    return (
-        f"Site {a['site_id']}: {h['clicks_28d']} clicks and {h['impressions_28d']} impressions in 28 days; "
-        f"{f['indexed']} of {f['inspected']} inspected pages indexed ({f['found']} found, "
-        f"{f['in_sitemap']} in sitemaps); sync {a['sync']['status']}.{_demo(a)} Call list_not_indexed for "
-        "why pages are not indexed, get_index_triage for what to do about them."
-    )
-
-
-def _not_indexed_text(a: dict[str, Any]) -> str:
-    if a["urls"] is not None:
-        return (
-            f"{len(a['urls'])} of {a['total']} URLs of this group (page {a['page']}).{_demo(a)} "
-            "Call get_console_url for one URL's details."
-        )
-    return (
-        f"{len(a['groups'])} groups of pages not indexed, by reason and URL template.{_demo(a)} Call "
-        "list_not_indexed with a group's reason and template for its URLs."
-    )
-
-
-def _console_url_text(a: dict[str, Any]) -> str:
-    console = a["gsc"]
-    state = "not inspected yet" if console is None else console["coverage_state"]
-    return f"{a['url']}: {state}.{_demo(a)} Call inspect_urls for a fresh inspection."
-
-
-def _opportunities_text(a: dict[str, Any]) -> str:
-    counts = ", ".join(f"{k} {v}" for k, v in a["counts"].items())
-    return f"Search opportunities: {counts}.{_demo(a)}"
-
-
-def _inspect_text(a: dict[str, Any]) -> str:
-    b = a["budget"]
-    return (
-        f"{len(a['results'])} URLs inspected; {b['used']} of {b['limit']} inspections used today.{_demo(a)}"
-    )
-
-
-def _triage_text(a: dict[str, Any]) -> str:
-    s = a["summary"]
-    return (
-        f"{s['not_indexed']} of {s['crawled']} crawled pages are not indexed, in {a['total_groups']} "
-        f"groups.{_demo(a)} Fix the valuable_not_indexed groups first (each group's action says how)."
-    )
-
-
-def _indexnow_status(call: Call) -> dict[str, Any]:
-    return views.indexnow_status_answer(call.application.indexnow_status(_site_id(call), call.caller))
-
-
-def _set_indexnow_auto(call: Call) -> dict[str, Any]:
-    return views.indexnow_status_answer(
-        call.application.set_indexnow_auto(_site_id(call), bool(call.args["auto"]), call.caller)
-    )
-
-
-def _check_indexnow_key(call: Call) -> dict[str, Any]:
-    return views.indexnow_key_check_answer(call.application.check_indexnow_key(_site_id(call), call.caller))
-
-
-def _detect_indexnow_key(call: Call) -> dict[str, Any]:
-    return views.indexnow_status_answer(call.application.detect_indexnow_key(_site_id(call), call.caller))
-
-
-def _set_indexnow_key(call: Call) -> dict[str, Any]:
-    a = call.args
-    checked = call.application.set_indexnow_key(_site_id(call), a["key"], a["key_location"], call.caller)
-    return views.indexnow_key_check_answer(checked)
-
-
-def _submit_to_indexnow(call: Call) -> dict[str, Any]:
-    return views.indexnow_submit_answer(
-        call.application.submit_to_indexnow(_site_id(call), call.args["urls"], call.caller)
-    )
-
-
-def _indexnow_text(a: dict[str, Any]) -> str:
-    key = "verified" if a["key_verified"] else f"not verified: publish {a['key_file_url']} holding the key"
-    return (
-        f"IndexNow key {key}; auto-submit {'on' if a['auto'] else 'off'}; {a['today']['used']} of "
-        f"{a['today']['limit']} URLs submitted today. "
-        + ("Call submit_to_indexnow." if a["key_verified"] else "Then call check_indexnow_key.")
-    )
-
-
-def _key_check_text(a: dict[str, Any]) -> str:
-    if a["result"] == "verified":
-        return f"The key file {a['key_file_url']} holds the key: verified. Call submit_to_indexnow."
-    return (
-        f"The key file {a['key_file_url']} did not verify ({a['reason']}). Publish it with the key as its "
-        "only content (see agent_prompt), then call check_indexnow_key again."
-    )
-
-
-def _detect_text(a: dict[str, Any]) -> str:
-    found = a["detection"]
-    if found is not None and found["status"] == "found":
-        return (
-            f"An existing key is served at {found['key_file_url']}. To use it call set_indexnow_key with "
-            "that key (a suggestion: nothing changed yet)."
-        )
-    return "No existing key found. Publish the generated key file, then call check_indexnow_key."
-
-
-def _submit_text(a: dict[str, Any]) -> str:
-    return (
-        f"Submitted {a['submitted']} URLs in {a['requests']} requests ({a['status']}); {a['skipped']} "
-        f"skipped (other hosts), {a['capped']} over today's allowance."
-    )
-
-
-def _billing_checkout(call: Call) -> dict[str, Any]:
-    return views.payment_link_answer(call.application.billing_checkout(Pack(call.args["pack"]), call.caller))
-
-
-def _billing_subscribe(call: Call) -> dict[str, Any]:
-    a = call.args
-    choice = PlanChoice(PlanName(a["plan"]), Tier(a["tier"]), Interval(a["interval"]))
-    return views.payment_link_answer(call.application.billing_subscribe(choice, call.caller))
-
-
-def _billing_portal(call: Call) -> dict[str, Any]:
-    return views.payment_link_answer(call.application.billing_portal(call.caller))
-
-
-def _link_text(a: dict[str, Any]) -> str:
-    return f"Give the user this link to open in a browser: {a['url']} (nothing is charged until they pay)."
-
-
-BILLING_TEXT = (
-    "Only the team owner may call it (others get not_team_owner). Costs nothing: nothing is charged until "
-    "the user completes the payment in a browser; give them the link, do not open it yourself."
-)
-CONSOLE_TEXT = (
-    "Needs a verified site (site_not_verified otherwise). The answer's demo is true when the data is "
-    "generated locally because no console is connected: say so, do not present it as real figures."
-)
 
 MAX_PAGES_TEXT = (
     "Page cap, 1-500,000 and at most the plan's per-audit limit; the audit reserves this many credits "
@@ -1009,12 +831,14 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         description=(
             "A verified site's search-engine console figures: clicks and impressions in 28 days, the "
             "indexing funnel (found, in sitemap, inspected, indexed), a daily trend, figures per URL "
-            "template and the sync status. Costs nothing. " + CONSOLE_TEXT + " Then list_not_indexed or "
+            "template and the sync status. Costs nothing. "
+            + search.CONSOLE_TEXT
+            + " Then list_not_indexed or "
             "get_index_triage."
         ),
         uses=("console_summary",),
-        run=_console_summary,
-        summary=_console_summary_text,
+        run=search.console_summary,
+        summary=search.console_summary_text,
         params=(SITE_ID,),
         untrusted=True,
     ),
@@ -1024,11 +848,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         description=(
             "Pages the search engine does not index, grouped by the engine's reason and URL template, "
             "each group with a diagnosis and a fix; with both reason and template, that group's URLs (100 "
-            "a page). Costs nothing. " + CONSOLE_TEXT
+            "a page). Costs nothing. " + search.CONSOLE_TEXT
         ),
         uses=("console_not_indexed",),
-        run=_console_not_indexed,
-        summary=_not_indexed_text,
+        run=search.console_not_indexed,
+        summary=search.not_indexed_text,
         params=(
             SITE_ID,
             Param(
@@ -1049,12 +873,12 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         description=(
             "One URL of a verified site: what the latest audit found, the console's last inspection "
             "(indexed or why not, canonicals) and its search figures and queries. Costs nothing. "
-            + CONSOLE_TEXT
+            + search.CONSOLE_TEXT
             + " Call inspect_urls to inspect it again now."
         ),
         uses=("console_url",),
-        run=_console_url,
-        summary=_console_url_text,
+        run=search.console_url,
+        summary=search.console_url_text,
         params=(
             SITE_ID,
             Param(
@@ -1074,11 +898,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         description=(
             "Pages worth work: low click-through for their impressions, ranking just off the first page "
             "(striking distance), and pages whose canonical the engine chose differently. Costs nothing. "
-            + CONSOLE_TEXT
+            + search.CONSOLE_TEXT
         ),
         uses=("console_opportunities",),
-        run=_console_opportunities,
-        summary=_opportunities_text,
+        run=search.console_opportunities,
+        summary=search.opportunities_text,
         params=(SITE_ID,),
         untrusted=True,
     ),
@@ -1089,11 +913,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "Ask the search engine now whether 1-20 URLs of a verified site are indexed. Costs nothing in "
             "credits but uses the property's daily inspection budget (budget_exhausted with resets_at when "
             "spent); at most 10 calls a minute. Needs a console connection (sc_not_connected otherwise). "
-            + CONSOLE_TEXT
+            + search.CONSOLE_TEXT
         ),
         uses=("inspect_urls",),
-        run=_inspect_urls,
-        summary=_inspect_text,
+        run=search.inspect_urls,
+        summary=search.inspect_text,
         params=(
             SITE_ID,
             Param(
@@ -1119,11 +943,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         description=(
             "The latest audit's pages the engine does not index, grouped by URL pattern and value "
             "(valuable_not_indexed first, then low-value parameters, thin pages, duplicates, intended "
-            "exclusions), each with why and the action to take. Costs nothing. " + CONSOLE_TEXT
+            "exclusions), each with why and the action to take. Costs nothing. " + search.CONSOLE_TEXT
         ),
         uses=("index_triage",),
-        run=_index_triage,
-        summary=_triage_text,
+        run=search.index_triage,
+        summary=search.triage_text,
         params=(SITE_ID,),
         untrusted=True,
     ),
@@ -1138,8 +962,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "file (agent_prompt says how), then check_indexnow_key, then submit_to_indexnow."
         ),
         uses=("indexnow_status",),
-        run=_indexnow_status,
-        summary=_indexnow_text,
+        run=search.indexnow_status,
+        summary=search.indexnow_text,
         params=(SITE_ID,),
     ),
     ToolSpec(
@@ -1151,8 +975,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "submit_to_indexnow once verified."
         ),
         uses=("check_indexnow_key",),
-        run=_check_indexnow_key,
-        summary=_key_check_text,
+        run=search.check_indexnow_key,
+        summary=search.key_check_text,
         params=(SITE_ID,),
         read_only=False,
         open_world=True,
@@ -1169,8 +993,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "to use it."
         ),
         uses=("detect_indexnow_key",),
-        run=_detect_indexnow_key,
-        summary=_detect_text,
+        run=search.detect_indexnow_key,
+        summary=search.detect_text,
         params=(SITE_ID,),
         read_only=False,
         open_world=True,
@@ -1186,8 +1010,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "invalid_indexnow_key or invalid_indexnow_key_location for a malformed key or location."
         ),
         uses=("set_indexnow_key",),
-        run=_set_indexnow_key,
-        summary=_key_check_text,
+        run=search.set_indexnow_key,
+        summary=search.key_check_text,
         params=(
             SITE_ID,
             Param(
@@ -1220,8 +1044,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "audits. Costs nothing. Returns the IndexNow status."
         ),
         uses=("set_indexnow_auto",),
-        run=_set_indexnow_auto,
-        summary=_indexnow_text,
+        run=search.set_indexnow_auto,
+        summary=search.indexnow_text,
         params=(SITE_ID, Param("auto", "boolean", "true: submit after each audit; false: do not.", True)),
         read_only=False,
     ),
@@ -1236,8 +1060,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
             "indexnow_rejected."
         ),
         uses=("submit_to_indexnow",),
-        run=_submit_to_indexnow,
-        summary=_submit_text,
+        run=search.submit_to_indexnow,
+        summary=search.submit_text,
         params=(
             SITE_ID,
             Param(
@@ -1262,11 +1086,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         title="Buy a credit pack",
         description=(
             "A payment link for a one-time credit pack: small is 5,000 credits for 9 USD, large 25,000 "
-            "for 29 USD. " + BILLING_TEXT
+            "for 29 USD. " + search.BILLING_TEXT
         ),
         uses=("billing_checkout",),
-        run=_billing_checkout,
-        summary=_link_text,
+        run=search.billing_checkout,
+        summary=search.link_text,
         params=(Param("pack", "string", "small or large.", True, choices=tuple(p.value for p in Pack)),),
         read_only=False,
         idempotent=False,
@@ -1277,11 +1101,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         description=(
             "A payment link for a subscription (plan, monthly credits tier, billing interval). "
             "price_not_configured when the combination is not offered, subscription_exists when the "
-            "account has one (changes are made in the app). " + BILLING_TEXT
+            "account has one (changes are made in the app). " + search.BILLING_TEXT
         ),
         uses=("billing_subscribe",),
-        run=_billing_subscribe,
-        summary=_link_text,
+        run=search.billing_subscribe,
+        summary=search.link_text,
         params=(
             Param("plan", "string", "starter or growth.", True, choices=tuple(p.value for p in PlanName)),
             Param("tier", "string", "Credits a month.", True, choices=tuple(t.value for t in Tier)),
@@ -1295,11 +1119,11 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         title="Billing portal",
         description=(
             "A link to the payment provider's customer portal (invoices, payment method, cancellation); "
-            "no_billing_account before the first purchase. " + BILLING_TEXT
+            "no_billing_account before the first purchase. " + search.BILLING_TEXT
         ),
         uses=("billing_portal",),
-        run=_billing_portal,
-        summary=_link_text,
+        run=search.billing_portal,
+        summary=search.link_text,
         read_only=False,
         idempotent=False,
     ),
