@@ -94,3 +94,34 @@ def test_good_arguments_come_with_defaults_and_numbers_as_floats() -> None:
     )
     assert values == {"url": "u", "per_page": 50, "severity": None, "alert_email": False, "max_rps": 3.0}
     assert isinstance(values["max_rps"], float)
+
+
+URLS = Param("urls", "urls", "URLs.", True, low=1, high=3, min_length=1, max_length=10)
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("https://a", "must be an array of URLs"),
+        ([], "must be an array of 1 to 3 URLs"),
+        (["a"] * 4, "must be an array of 1 to 3 URLs"),
+        (["a", ""], "item 1 must be a string of 1 to 10 characters"),
+        (["a", 7], "item 1 must be a string of 1 to 10 characters"),
+        (["x" * 11], "item 0 must be a string of 1 to 10 characters"),
+    ],
+)
+def test_a_list_of_urls_is_checked_by_count_and_by_item(value: object, problem: str) -> None:
+    with pytest.raises(ValidationFailed) as raised:
+        read_arguments((URLS,), {"urls": value})
+    assert raised.value.fields == {"urls": problem}
+
+
+def test_a_list_of_urls_is_an_array_schema_and_comes_back_as_a_list() -> None:
+    assert URLS.schema() == {
+        "type": "array",
+        "description": "URLs.",
+        "items": {"type": "string", "minLength": 1, "maxLength": 10},
+        "minItems": 1,
+        "maxItems": 3,
+    }
+    assert read_arguments((URLS,), {"urls": ("a", "b")}) == {"urls": ["a", "b"]}
