@@ -119,12 +119,23 @@ def tool_command(spec: "ToolSpec") -> click.Command:
 
     params: list[click.Parameter] = []
     for p in spec.params:
+        if p.kind == "urls":  # URLs as arguments (required) or a repeated option
+            if p.required:
+                params.append(click.Argument([p.name], nargs=-1, required=True))
+            else:
+                flag = p.name.replace("_", "-")
+                params.append(click.Option([f"--{flag}", p.name], multiple=True, help=p.description))
+            continue
         kind = click.Choice(p.choices) if p.choices else _CLICK_TYPES[p.kind]
-        if p.required:
-            params.append(click.Argument([p.name], type=kind))
-        elif p.kind == "boolean":
+        if p.kind == "boolean":  # a flag pair, required or not
             flag = p.name.replace("_", "-")
-            params.append(click.Option([f"--{flag}/--no-{flag}", p.name], default=None, help=p.description))
+            params.append(
+                click.Option(
+                    [f"--{flag}/--no-{flag}", p.name], default=None, required=p.required, help=p.description
+                )
+            )
+        elif p.required:
+            params.append(click.Argument([p.name], type=kind))
         else:
             params.append(
                 click.Option(
@@ -137,7 +148,8 @@ def tool_command(spec: "ToolSpec") -> click.Command:
 
     def callback(server: str | None, as_json: bool, as_csv: bool, **given: Any) -> None:
         application, caller = connect(server)
-        args = guarded(lambda: read_arguments(spec.params, {k: v for k, v in given.items() if v is not None}))
+        given = {k: list(v) if isinstance(v, tuple) else v for k, v in given.items() if v not in (None, ())}
+        args = guarded(lambda: read_arguments(spec.params, given))
         call = Call(
             as_application(application), caller, args, now=SystemClock().now, progress=_terminal_progress
         )

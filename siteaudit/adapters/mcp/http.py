@@ -8,8 +8,8 @@ notifications of a long call arrive while it runs (server-sent events).
 
 Before the SDK sees a request: the `Origin` check the MCP specification asks of HTTP servers (a
 present Origin must be one of the allowed origins, else 403), then the same bearer key rules as `/v1`
-(team scope, revoked and removed-member keys refused, the per-key limit, and for `verify_site` the
-stricter limit of its REST endpoint), with `X-Request-ID` and the access log from the REST middleware.
+(team scope, revoked and removed-member keys refused, the per-key limit, and for `verify_site`,
+`inspect_urls` and the IndexNow calls that reach out the stricter limit of their REST endpoint), with `X-Request-ID` and the access log from the REST middleware.
 """
 
 import json
@@ -30,7 +30,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from siteaudit.adapters.mcp.server import build_server
 from siteaudit.adapters.mcp.tools import TOOLS_BY_NAME
+from siteaudit.adapters.rest.console import INSPECT_LIMIT
 from siteaudit.adapters.rest.errors import answer, envelope
+from siteaudit.adapters.rest.indexnow import INDEXNOW_LIMIT
 from siteaudit.adapters.rest.middleware import Authentication
 from siteaudit.adapters.rest.sites import VERIFY_LIMIT
 from siteaudit.domain.account import Caller
@@ -43,7 +45,11 @@ MCP_PATH: Final = "/mcp"
 MAX_BODY: Final = 4 * 1024 * 1024
 CALLER_KEY: Final = "siteaudit.caller"
 # The stricter REST limits some tools share with their endpoint (SPEC 8), by the bucket name REST uses.
-_LIMITS: Final[dict[str, Limit]] = {"verify": VERIFY_LIMIT}
+_LIMITS: Final[dict[str, Limit]] = {
+    "verify": VERIFY_LIMIT,
+    "inspect": INSPECT_LIMIT,
+    INDEXNOW_LIMIT[0]: INDEXNOW_LIMIT[1],
+}
 EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {
     name: (spec.limited[0], _LIMITS[spec.limited[0]])
     for name, spec in TOOLS_BY_NAME.items()

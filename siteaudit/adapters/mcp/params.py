@@ -8,12 +8,15 @@ from attrs import frozen
 
 from siteaudit.domain.error import ValidationFailed
 
-Kind = Literal["string", "integer", "number", "boolean"]
+# "urls": an array of strings (URLs), its count within `low`-`high`, each item within
+# `min_length`-`max_length` characters.
+Kind = Literal["string", "integer", "number", "boolean", "urls"]
 _PY: Mapping[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
     "number": (int, float),
     "boolean": (bool,),
+    "urls": (list, tuple),
 }
 
 
@@ -31,6 +34,8 @@ class Param:
     default: Any = None
 
     def schema(self) -> dict[str, Any]:
+        if self.kind == "urls":
+            return self._array_schema()
         schema: dict[str, Any] = {"type": self.kind, "description": self.description}
         if self.low is not None:
             schema["minimum"] = self.low
@@ -46,8 +51,39 @@ class Param:
             schema["default"] = self.default
         return schema
 
+    def _array_schema(self) -> dict[str, Any]:
+        items: dict[str, Any] = {"type": "string"}
+        if self.min_length is not None:
+            items["minLength"] = self.min_length
+        if self.max_length is not None:
+            items["maxLength"] = self.max_length
+        schema: dict[str, Any] = {"type": "array", "description": self.description, "items": items}
+        if self.low is not None:
+            schema["minItems"] = int(self.low)
+        if self.high is not None:
+            schema["maxItems"] = int(self.high)
+        return schema
+
+    def _array_problem(self, value: Any) -> str | None:
+        if not isinstance(value, list | tuple):
+            return "must be an array of URLs"
+        if (self.low is not None and len(value) < self.low) or (
+            self.high is not None and len(value) > self.high
+        ):
+            return f"must be an array of {self.low or 0:g} to {self.high or 0:,g} URLs"
+        for n, item in enumerate(value):
+            if not isinstance(item, str) or not (
+                (self.min_length or 0) <= len(item) <= (self.max_length or len(item))
+            ):
+                return (
+                    f"item {n} must be a string of {self.min_length or 0} to {self.max_length:,} characters"
+                )
+        return None
+
     def problem(self, value: Any) -> str | None:
         """What is wrong with `value`, or None."""
+        if self.kind == "urls":
+            return self._array_problem(value)
         if isinstance(value, bool) and self.kind != "boolean":
             return f"must be a {self.kind}"
         if not isinstance(value, _PY[self.kind]):
@@ -93,7 +129,11 @@ def read_arguments(params: Sequence[Param], arguments: Mapping[str, Any] | None)
         problem = param.problem(value)
         if problem is not None:
             bad[param.name] = problem
-        values[param.name] = float(value) if param.kind == "number" else value
+        if param.kind == "number":
+            value = float(value)
+        elif param.kind == "urls":
+            value = list(value)
+        values[param.name] = value
     if bad:
         raise ValidationFailed(bad)
     return values

@@ -3,7 +3,8 @@
 A tool names the application methods it calls (`uses`). `NOT_TOOLS` is the one list of application
 methods that have no tool, each with the reason; a test fails when an application method is in neither,
 so a use case added to the interface cannot be forgotten here. Every tool answers with the JSON its REST
-endpoint answers (the same views render it) and a short text summary saying what to call next.
+endpoint answers (the same views render it) and a short text summary saying what to call next. The run
+functions and summaries of the console, IndexNow and billing-link tools are in `search_tools.py`.
 """
 
 # Over 400 lines: the tool table itself, one declaration per tool with the text a model reads.
@@ -15,14 +16,18 @@ from typing import Any, Final
 
 from attrs import field, frozen
 
+from siteaudit.adapters.mcp import search_tools as search
 from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.params import paginated
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
+from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
+from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
@@ -75,6 +80,36 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "recheck_site_proofs": "scheduler",
     "archive_audits": "periodic job",
     "audits_by_status": "metrics",
+    # Kept to the app by SPEC (2.1, 3.5, 4.11): the browser's sign-in and sessions, device approval,
+    # the team's members and invites, the billing page; and what no key calls (the device flow itself,
+    # the payment provider's webhook and the local test checkout page, the console connection).
+    "app_viewer": "the app's sign-in session (a browser, not a key)",
+    "sign_in": "the app's sign-in (a browser, not a key)",
+    "sign_up": "the app's sign-up (a browser, not a key)",
+    "sign_up_open": "the app's sign-up (a browser, not a key)",
+    "sign_out": "the app's sessions (a browser, not a key)",
+    "switch_team": "the app's sessions (a browser, not a key)",
+    "confirm_password": "the app's sessions (a browser, not a key)",
+    "password_link": "passwords are set in the app",
+    "request_password_reset": "passwords are set in the app",
+    "reset_password": "passwords are set in the app",
+    "set_password": "passwords are set in the app",
+    "team_members": "team members are managed in the app",
+    "invite_member": "team members are managed in the app",
+    "remove_team_member": "team members are managed in the app",
+    "device_login_to_decide": "device approval is done in the app (SPEC 4.11)",
+    "approve_device_login": "device approval is done in the app (SPEC 4.11)",
+    "deny_device_login": "device approval is done in the app (SPEC 4.11)",
+    "start_device_login": "the device flow itself needs no key: `siteaudit connect` calls /v1/device/*",
+    "poll_device_login": "the device flow itself needs no key: `siteaudit connect` calls /v1/device/*",
+    "billing_status": "the app's billing page; /v1 has no billing status",
+    "receive_payment_event": "the payment provider's webhook",
+    "open_test_checkout": "the local provider's test checkout page (a browser)",
+    "complete_test_checkout": "the local provider's test checkout page (a browser)",
+    "connect_search_console": "administration (the console connection)",
+    "disconnect_search_console": "administration (the console connection)",
+    "sync_search_consoles": "scheduler",
+    "console_page_totals": "read by fix impact inside the service; /v1 has no endpoint of its own",
 }
 
 UNTRUSTED_NOTE: Final = (
@@ -788,6 +823,309 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         read_only=False,
         idempotent=False,
         open_world=True,
+    ),
+    # --- search console and index triage (SPEC 4.8) ---
+    ToolSpec(
+        name="get_console_summary",
+        title="Search console summary",
+        description=(
+            "A verified site's search-engine console figures: clicks and impressions in 28 days, the "
+            "indexing funnel (found, in sitemap, inspected, indexed), a daily trend, figures per URL "
+            "template and the sync status. Costs nothing. "
+            + search.CONSOLE_TEXT
+            + " Then list_not_indexed or "
+            "get_index_triage."
+        ),
+        uses=("console_summary",),
+        run=search.console_summary,
+        summary=search.console_summary_text,
+        params=(SITE_ID,),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="list_not_indexed",
+        title="Pages not indexed",
+        description=(
+            "Pages the search engine does not index, grouped by the engine's reason and URL template, "
+            "each group with a diagnosis and a fix; with both reason and template, that group's URLs (100 "
+            "a page). Costs nothing. " + search.CONSOLE_TEXT
+        ),
+        uses=("console_not_indexed",),
+        run=search.console_not_indexed,
+        summary=search.not_indexed_text,
+        params=(
+            SITE_ID,
+            Param(
+                "reason",
+                "string",
+                "The engine's coverage state, verbatim from a group.",
+                min_length=1,
+                max_length=FILTER_MAX,
+            ),
+            Param("template", "string", "A URL template, from a group.", min_length=1, max_length=FILTER_MAX),
+            Param("page", "integer", "Page of a group's URLs, from 1.", low=1, high=100_000, default=1),
+        ),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="get_console_url",
+        title="One URL in search",
+        description=(
+            "One URL of a verified site: what the latest audit found, the console's last inspection "
+            "(indexed or why not, canonicals) and its search figures and queries. Costs nothing. "
+            + search.CONSOLE_TEXT
+            + " Call inspect_urls to inspect it again now."
+        ),
+        uses=("console_url",),
+        run=search.console_url,
+        summary=search.console_url_text,
+        params=(
+            SITE_ID,
+            Param(
+                "url",
+                "string",
+                "A URL of the site (url_not_in_site otherwise).",
+                True,
+                min_length=1,
+                max_length=URL_MAX,
+            ),
+        ),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="get_console_opportunities",
+        title="Search opportunities",
+        description=(
+            "Pages worth work: low click-through for their impressions, ranking just off the first page "
+            "(striking distance), and pages whose canonical the engine chose differently. Costs nothing. "
+            + search.CONSOLE_TEXT
+        ),
+        uses=("console_opportunities",),
+        run=search.console_opportunities,
+        summary=search.opportunities_text,
+        params=(SITE_ID,),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="inspect_urls",
+        title="Inspect URLs now",
+        description=(
+            "Ask the search engine now whether 1-20 URLs of a verified site are indexed. Costs nothing in "
+            "credits but uses the property's daily inspection budget (budget_exhausted with resets_at when "
+            "spent); at most 10 calls a minute. Needs a console connection (sc_not_connected otherwise). "
+            + search.CONSOLE_TEXT
+        ),
+        uses=("inspect_urls",),
+        run=search.inspect_urls,
+        summary=search.inspect_text,
+        params=(
+            SITE_ID,
+            Param(
+                "urls",
+                "urls",
+                f"1-{INSPECT_MAX_URLS} URLs of the site.",
+                True,
+                low=1,
+                high=INSPECT_MAX_URLS,
+                min_length=1,
+                max_length=URL_MAX,
+            ),
+        ),
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        untrusted=True,
+        limited=("inspect", "POST /sites/{id}/gsc/inspect"),
+    ),
+    ToolSpec(
+        name="get_index_triage",
+        title="Why pages are not indexed, and what to do",
+        description=(
+            "The latest audit's pages the engine does not index, grouped by URL pattern and value "
+            "(valuable_not_indexed first, then low-value parameters, thin pages, duplicates, intended "
+            "exclusions), each with why and the action to take. Costs nothing. " + search.CONSOLE_TEXT
+        ),
+        uses=("index_triage",),
+        run=search.index_triage,
+        summary=search.triage_text,
+        params=(SITE_ID,),
+        untrusted=True,
+    ),
+    # --- IndexNow (SPEC 4.9) ---
+    ToolSpec(
+        name="get_indexnow_status",
+        title="IndexNow status",
+        description=(
+            "A site's IndexNow key (to notify Bing, Yandex and others of new or changed pages; the largest "
+            "search engine is not notified), the key file to publish, whether it is verified, auto-submit, "
+            "today's use of the daily allowance and recent submissions. Costs nothing. Publish the key "
+            "file (agent_prompt says how), then check_indexnow_key, then submit_to_indexnow."
+        ),
+        uses=("indexnow_status",),
+        run=search.indexnow_status,
+        summary=search.indexnow_text,
+        params=(SITE_ID,),
+    ),
+    ToolSpec(
+        name="check_indexnow_key",
+        title="Check the IndexNow key file",
+        description=(
+            "Fetch the site's IndexNow key file now and verify it holds the key. Costs nothing; at most 10 "
+            "IndexNow calls a minute. Answers result verified, or failed with the reason; then "
+            "submit_to_indexnow once verified."
+        ),
+        uses=("check_indexnow_key",),
+        run=search.check_indexnow_key,
+        summary=search.key_check_text,
+        params=(SITE_ID,),
+        read_only=False,
+        open_world=True,
+        untrusted=True,
+        limited=("indexnow", "POST /sites/{id}/indexnow/check-key"),
+    ),
+    ToolSpec(
+        name="detect_indexnow_key",
+        title="Find an existing IndexNow key",
+        description=(
+            "Look for an IndexNow key the site already serves (its own key, keys of the team's other "
+            "verified sites, key files seen in the latest audit), with at most 10 requests. Costs nothing; "
+            "at most 10 IndexNow calls a minute. A found key is only a suggestion: call set_indexnow_key "
+            "to use it."
+        ),
+        uses=("detect_indexnow_key",),
+        run=search.detect_indexnow_key,
+        summary=search.detect_text,
+        params=(SITE_ID,),
+        read_only=False,
+        open_world=True,
+        untrusted=True,
+        limited=("indexnow", "POST /sites/{id}/indexnow/detect-key"),
+    ),
+    ToolSpec(
+        name="set_indexnow_key",
+        title="Use an existing IndexNow key",
+        description=(
+            "Use a key the site already serves instead of the generated one (verified sites only), and "
+            "check its file now. Costs nothing; at most 10 IndexNow calls a minute. Answers "
+            "invalid_indexnow_key or invalid_indexnow_key_location for a malformed key or location."
+        ),
+        uses=("set_indexnow_key",),
+        run=search.set_indexnow_key,
+        summary=search.key_check_text,
+        params=(
+            SITE_ID,
+            Param(
+                "key",
+                "string",
+                "The key: 8-128 characters of A-Z a-z 0-9 and -.",
+                True,
+                min_length=1,
+                max_length=MAX_URL_LENGTH,
+            ),
+            Param(
+                "key_location",
+                "string",
+                "Only when the file is not at https://<host>/<key>.txt: an https URL on the site's host "
+                "ending in .txt.",
+                min_length=1,
+                max_length=MAX_URL_LENGTH,
+            ),
+        ),
+        read_only=False,
+        open_world=True,
+        untrusted=True,
+        limited=("indexnow", "PUT /sites/{id}/indexnow/key"),
+    ),
+    ToolSpec(
+        name="set_indexnow_auto",
+        title="IndexNow auto-submit",
+        description=(
+            "Turn on or off submitting a site's new and changed pages to IndexNow after each of its "
+            "audits. Costs nothing. Returns the IndexNow status."
+        ),
+        uses=("set_indexnow_auto",),
+        run=search.set_indexnow_auto,
+        summary=search.indexnow_text,
+        params=(SITE_ID, Param("auto", "boolean", "true: submit after each audit; false: do not.", True)),
+        read_only=False,
+    ),
+    ToolSpec(
+        name="submit_to_indexnow",
+        title="Submit URLs to IndexNow",
+        description=(
+            "Notify the IndexNow engines (not the largest search engine) of 1-10,000 new or changed URLs "
+            "of a verified site with a verified key; URLs of other hosts are skipped. Costs nothing in "
+            "credits; counts against the site's daily URL allowance (indexnow_cap when used up); at most "
+            "10 IndexNow calls a minute. Errors: indexnow_key_unverified (call check_indexnow_key), "
+            "indexnow_rejected."
+        ),
+        uses=("submit_to_indexnow",),
+        run=search.submit_to_indexnow,
+        summary=search.submit_text,
+        params=(
+            SITE_ID,
+            Param(
+                "urls",
+                "urls",
+                f"1-{MAX_SUBMIT_URLS:,} URLs of the site.",
+                True,
+                low=1,
+                high=MAX_SUBMIT_URLS,
+                min_length=1,
+                max_length=MAX_URL_LENGTH,
+            ),
+        ),
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        limited=("indexnow", "POST /sites/{id}/indexnow"),
+    ),
+    # --- billing links (SPEC 4.10), the team owner only ---
+    ToolSpec(
+        name="get_credit_pack_link",
+        title="Buy a credit pack",
+        description=(
+            "A payment link for a one-time credit pack: small is 5,000 credits for 9 USD, large 25,000 "
+            "for 29 USD. " + search.BILLING_TEXT
+        ),
+        uses=("billing_checkout",),
+        run=search.billing_checkout,
+        summary=search.link_text,
+        params=(Param("pack", "string", "small or large.", True, choices=tuple(p.value for p in Pack)),),
+        read_only=False,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="get_subscription_link",
+        title="Subscribe to a plan",
+        description=(
+            "A payment link for a subscription (plan, monthly credits tier, billing interval). "
+            "price_not_configured when the combination is not offered, subscription_exists when the "
+            "account has one (changes are made in the app). " + search.BILLING_TEXT
+        ),
+        uses=("billing_subscribe",),
+        run=search.billing_subscribe,
+        summary=search.link_text,
+        params=(
+            Param("plan", "string", "starter or growth.", True, choices=tuple(p.value for p in PlanName)),
+            Param("tier", "string", "Credits a month.", True, choices=tuple(t.value for t in Tier)),
+            Param("interval", "string", "monthly or yearly.", True, choices=tuple(i.value for i in Interval)),
+        ),
+        read_only=False,
+        idempotent=False,
+    ),
+    ToolSpec(
+        name="get_billing_portal_link",
+        title="Billing portal",
+        description=(
+            "A link to the payment provider's customer portal (invoices, payment method, cancellation); "
+            "no_billing_account before the first purchase. " + search.BILLING_TEXT
+        ),
+        uses=("billing_portal",),
+        run=search.billing_portal,
+        summary=search.link_text,
+        read_only=False,
+        idempotent=False,
     ),
 )
 

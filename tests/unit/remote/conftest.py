@@ -1,8 +1,10 @@
 """A running service on 127.0.0.1 (the Falcon app in a thread, memory storage), a small site to audit on
-127.0.0.1, two teams with keys, and a crawler the tests drive slice by slice."""
+127.0.0.1 (which can publish more files, an IndexNow key file say), a local IndexNow endpoint, two teams
+with keys, and a crawler the tests drive slice by slice."""
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import pytest
 from attrs import frozen
@@ -10,8 +12,11 @@ from attrs import frozen
 from siteaudit.adapters.mcp.http import mount_mcp
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import App, bootstrap
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.audit import AuditRequest
+from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.ports.application import SiteRegistration
 from siteaudit.settings import Settings
+from tests.indexnow_endpoint import LocalIndexNow
 from tests.integration.rest.live import Keys, drain, retro_clock_site, seed, serve
 
 
@@ -21,6 +26,21 @@ class Service:
     base_url: str  # ends in /v1
     site_url: str  # the small site to audit, on 127.0.0.1
     keys: Keys
+    indexnow: LocalIndexNow
+
+    def publish(self, path: str, text: str) -> None:
+        """Serve `text` at `path` of the small site (until the test ends)."""
+        PUBLISHED[path] = text.encode()
+
+    def audited_site(self) -> SiteId:
+        """The small site registered by the owner's team, verified (by hand), with one finished audit."""
+        application = self.app.application
+        owner = application.authenticate(self.keys.owner)
+        site = application.register_site(SiteRegistration(url=self.site_url), owner)
+        application.verify_site_by_hand(site.id, "tests")
+        application.start_site_audit(AuditRequest(site_id=site.id, max_pages=10), owner)
+        self.crawl()
+        return site.id
 
     @property
     def root(self) -> str:
@@ -66,9 +86,20 @@ class Crawler:
         self._thread.join(timeout=10)
 
 
+PUBLISHED: dict[str, bytes] = {}  # more files of the small site, by path
+
+
+def site_and_published(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    body = PUBLISHED.get(environ.get("PATH_INFO", "/"))
+    if body is None:
+        return retro_clock_site(environ, start_response)
+    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+    return [body]
+
+
 @pytest.fixture(scope="module")
 def site_url() -> Iterator[str]:
-    with serve(retro_clock_site) as url:
+    with serve(site_and_published) as url:
         yield url + "/"
 
 
@@ -78,8 +109,14 @@ ALLOWED_ORIGIN = "https://app.retro-clock.example"
 @pytest.fixture
 def service(site_url: str) -> Iterator[Service]:
     """The service with /mcp mounted as bootstrap mounts it, but polling audits every 0.1 s."""
+    PUBLISHED.clear()
+    indexnow = LocalIndexNow().start()
     settings = Settings(
-        database_url="memory://", allow_networks=("127.0.0.0/8",), slice_pages=2, mcp_http=False
+        database_url="memory://",
+        allow_networks=("127.0.0.0/8",),
+        slice_pages=2,
+        mcp_http=False,
+        indexnow_endpoint=indexnow.url,
     )
     app = bootstrap(settings, queue=MemoryTaskQueue())
     keys = seed(app)
@@ -92,5 +129,9 @@ def service(site_url: str) -> Iterator[Service]:
         allowed_origins=(ALLOWED_ORIGIN,),
         poll_s=0.1,
     )
-    with serve(api) as root:
-        yield Service(app=app, base_url=root + "/v1", site_url=site_url, keys=keys)
+    try:
+        with serve(api) as root:
+            yield Service(app=app, base_url=root + "/v1", site_url=site_url, keys=keys, indexnow=indexnow)
+    finally:
+        indexnow.stop()
+        PUBLISHED.clear()

@@ -8,17 +8,21 @@ import pytest
 from attrs import frozen
 
 from siteaudit.adapters.client import NOT_YET, HttpApplication
+from siteaudit.adapters.mcp.tools import NOT_TOOLS
 from siteaudit.adapters.rest import views
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.indexnow import KeyCheckResult, SubmitStatus
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.ports.application import (
     Application,
     AuditQuery,
     IssueQuery,
+    NotIndexedQuery,
     PageQuery,
     SiteChanges,
     SiteRegistration,
@@ -173,9 +177,141 @@ CALLER_FACING = sorted(
 
 def test_every_caller_facing_use_case_is_in_the_client_or_named_not_yet() -> None:
     missing = [name for name in CALLER_FACING if not hasattr(HttpApplication, name)]
-    assert sorted(missing) == sorted(NOT_YET), "add the method to HttpApplication, or to NOT_YET meanwhile"
+    app_only = {name for name in CALLER_FACING if name in NOT_TOOLS}  # /v1 does not serve them
+    assert NOT_YET.isdisjoint(app_only)
+    assert sorted(missing) == sorted(NOT_YET | app_only), (
+        "add the method to HttpApplication, or to NOT_YET meanwhile"
+    )
+    assert not any(hasattr(HttpApplication, name) for name in app_only), (
+        "an app-only use case has a client method"
+    )
     for name in CALLER_FACING:
         if hasattr(HttpApplication, name):
             promised = inspect.signature(getattr(Application, name))
             given = inspect.signature(getattr(HttpApplication, name))
             assert list(promised.parameters) == list(given.parameters), name
+
+
+# --- search console, index triage, IndexNow, billing links (SPEC 4.8-4.10) -------------------------------
+
+
+def test_the_search_console_and_index_triage_read_the_same(service: Service, door: Door) -> None:
+    app, owner = door.application, door.owner
+    site_id = service.audited_site()
+    summary = app.console_summary(site_id, owner)
+    assert summary.demo and summary.connected and summary.funnel.found >= 3
+    assert len(summary.trend) == 28
+    groups = app.console_not_indexed(site_id, NotIndexedQuery(), owner)
+    assert groups.urls is None and groups.total == len(groups.groups)
+    if groups.groups:
+        first = groups.groups[0]
+        urls = app.console_not_indexed(
+            site_id, NotIndexedQuery(reason=first.reason, template=first.template), owner
+        )
+        assert urls.urls is not None and len(urls.urls) == first.pages
+    one = app.console_url(site_id, service.site_url, door.member)
+    assert one.url == service.site_url and one.crawl is not None and one.demo
+    assert code_of(lambda: app.console_url(site_id, "https://elsewhere.example/", owner)) is (
+        ErrorCode.URL_NOT_IN_SITE
+    )
+    assert app.console_opportunities(site_id, owner).demo
+    inspected = app.inspect_urls(site_id, [service.site_url], owner)
+    assert [r.url for r in inspected.results] == [service.site_url] and inspected.budget.used >= 1
+    triage = app.index_triage(site_id, owner)
+    assert triage.demo and triage.total_groups == len(triage.groups)
+    for call in (
+        lambda: app.console_summary(site_id, door.rival),
+        lambda: app.console_not_indexed(site_id, NotIndexedQuery(), door.rival),
+        lambda: app.console_opportunities(site_id, door.rival),
+        lambda: app.inspect_urls(site_id, [service.site_url], door.rival),
+        lambda: app.index_triage(site_id, door.rival),
+    ):
+        assert code_of(call) is ErrorCode.NOT_FOUND
+    elsewhere = service.site_url.replace("127.0.0.1", "localhost")  # another host, the same server
+    unverified = app.register_site(SiteRegistration(url=elsewhere), owner)
+    assert code_of(lambda: app.console_summary(unverified.id, owner)) is ErrorCode.SITE_NOT_VERIFIED
+
+
+def test_indexnow_from_key_to_submission_through_both(service: Service, door: Door) -> None:
+    app, owner = door.application, door.owner
+    site_id = service.audited_site()
+    status = app.indexnow_status(site_id, owner)
+    assert status.site.id == site_id and not status.state.key_verified and status.limit == 10_000
+    failed = app.check_indexnow_key(site_id, owner)
+    assert failed.check.result is KeyCheckResult.FAILED and failed.check.reason is not None
+    assert code_of(lambda: app.submit_to_indexnow(site_id, [service.site_url], owner)) is (
+        ErrorCode.INDEXNOW_KEY_UNVERIFIED
+    )
+    url = status.state.key_file_url(status.site.origin)
+    service.publish(url.removeprefix(status.site.origin), status.state.key)
+    checked = app.check_indexnow_key(site_id, owner)
+    assert checked.check.result is KeyCheckResult.VERIFIED and checked.status.state.key_verified
+    submitted = app.submit_to_indexnow(
+        site_id, [service.site_url + "about", "https://elsewhere.example/"], owner
+    )
+    assert (submitted.submitted, submitted.skipped, submitted.status) == (1, 1, SubmitStatus.OK)
+    assert submitted.used_today == 1 and service.indexnow.received
+    assert app.set_indexnow_auto(site_id, True, door.member).state.auto is True
+    assert app.indexnow_status(site_id, owner).recent[0].submitted == 1
+    detected = app.detect_indexnow_key(site_id, owner)
+    assert detected.state.detection is not None
+    assert code_of(lambda: app.set_indexnow_key(site_id, "no!", None, owner)) is (
+        ErrorCode.INVALID_INDEXNOW_KEY
+    )
+    other = app.set_indexnow_key(site_id, "retro-clock-key-1", None, owner)
+    assert other.status.state.key == "retro-clock-key-1" and other.check.result is KeyCheckResult.FAILED
+    for call in (
+        lambda: app.indexnow_status(site_id, door.rival),
+        lambda: app.check_indexnow_key(site_id, door.rival),
+        lambda: app.detect_indexnow_key(site_id, door.rival),
+        lambda: app.set_indexnow_auto(site_id, False, door.rival),
+        lambda: app.set_indexnow_key(site_id, "retro-clock-key-2", None, door.rival),
+        lambda: app.submit_to_indexnow(site_id, [service.site_url], door.rival),
+    ):
+        assert code_of(call) is ErrorCode.NOT_FOUND
+
+
+def test_billing_links_are_for_the_team_owner_through_both(service: Service, door: Door) -> None:
+    app, owner = door.application, door.owner
+    assert app.billing_checkout(Pack.SMALL, owner).url.startswith("http")
+    choice = PlanChoice(PlanName.STARTER, Tier.T10K, Interval.MONTHLY)
+    assert app.billing_subscribe(choice, owner).url.startswith("http")
+    assert code_of(lambda: app.billing_portal(owner)) is ErrorCode.NO_BILLING_ACCOUNT
+    for call in (
+        lambda: app.billing_checkout(Pack.LARGE, door.member),
+        lambda: app.billing_subscribe(choice, door.member),
+        lambda: app.billing_portal(door.member),
+    ):
+        assert code_of(call) is ErrorCode.NOT_TEAM_OWNER
+
+
+def test_console_and_indexnow_answers_read_back_render_as_the_service_wrote_them(service: Service) -> None:
+    local = service.app.application
+    remote = HttpApplication(service.base_url)
+    mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
+    site_id = service.audited_site()
+
+    def same(render: object, read: object) -> None:
+        assert callable(render) and callable(read)
+        assert render(read(local, mine)) == render(read(remote, theirs))
+
+    same(views.console_answer, lambda a, c: a.console_summary(site_id, c))
+    same(views.console_answer, lambda a, c: a.console_not_indexed(site_id, NotIndexedQuery(), c))
+    same(views.console_url_answer, lambda a, c: a.console_url(site_id, service.site_url, c))
+    same(views.console_answer, lambda a, c: a.console_opportunities(site_id, c))
+    same(views.console_answer, lambda a, c: a.index_triage(site_id, c))
+    same(views.indexnow_status_answer, lambda a, c: a.indexnow_status(site_id, c))
+    detected = views.indexnow_status_answer(remote.detect_indexnow_key(site_id, theirs))
+    assert detected["detection"] is not None  # a detection is stamped with its time: read it back once
+    assert views.indexnow_status_answer(local.indexnow_status(site_id, mine)) == detected
+    answers = [
+        views.indexnow_key_check_answer(a.check_indexnow_key(site_id, c))
+        for a, c in ((local, mine), (remote, theirs))
+    ]
+    assert answers[0] == answers[1]
+    inspected = [
+        views.console_answer(a.inspect_urls(site_id, [service.site_url], c))
+        for a, c in ((local, mine), (remote, theirs))
+    ]
+    assert inspected[1]["results"] == inspected[0]["results"]
+    assert inspected[1]["budget"]["used"] == inspected[0]["budget"]["used"] + 1

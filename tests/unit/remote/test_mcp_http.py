@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from siteaudit.adapters.mcp.server import UNTRUSTED_META
-from siteaudit.adapters.mcp.tools import TOOLS, UNTRUSTED_NOTE
+from siteaudit.adapters.mcp.tools import TOOLS, UNTRUSTED_NOTE, ToolSpec
 from tests.unit.remote.conftest import ALLOWED_ORIGIN, Crawler, Service
 
 LEGACY = "2025-11-25"
@@ -125,6 +125,43 @@ def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service:
             assert prompt.structured_content["prompt"]  # type: ignore[index]
             assert prompt.meta is not None and prompt.meta[UNTRUSTED_META] is True
             assert prompt.content[1].text.startswith(UNTRUSTED_NOTE)  # type: ignore[union-attr]
+            # The search console (demo data), index triage, IndexNow and billing links on the site,
+            # verified now (by hand) and audited above.
+            await anyio.to_thread.run_sync(service.app.application.verify_site_by_hand, site["id"], "t")
+            sid = {"site_id": site["id"]}
+            summary = await call("get_console_summary", **sid)
+            assert summary["demo"] is True and summary["funnel"]["found"] >= 3
+            assert (await call("list_not_indexed", **sid))["urls"] is None
+            url_status = await call("get_console_url", **sid, url=service.site_url)
+            assert url_status["url"] == service.site_url and url_status["demo"] is True
+            outside = await call("get_console_url", False, **sid, url="https://elsewhere.example/")
+            assert outside["error"]["code"] == "url_not_in_site"
+            assert "counts" in await call("get_console_opportunities", **sid)
+            inspected = await call("inspect_urls", **sid, urls=[service.site_url])
+            assert [r["url"] for r in inspected["results"]] == [service.site_url]
+            assert (await call("get_index_triage", **sid))["demo"] is True
+            status = await call("get_indexnow_status", **sid)
+            assert status["key_verified"] is False and status["sengine_supported"] is False
+            failed = await call("check_indexnow_key", **sid)
+            assert failed["result"] == "failed"
+            unverified = await call("submit_to_indexnow", False, **sid, urls=[service.site_url])
+            assert unverified["error"]["code"] == "indexnow_key_unverified"
+            service.publish(f"/{status['key']}.txt", status["key"])
+            assert (await call("check_indexnow_key", **sid))["result"] == "verified"
+            submitted = await call("submit_to_indexnow", **sid, urls=[service.site_url + "about"])
+            assert submitted["submitted"] == 1 and submitted["status"] == "ok"
+            assert (await call("set_indexnow_auto", **sid, auto=True))["auto"] is True
+            assert (await call("detect_indexnow_key", **sid))["detection"] is not None
+            bad_key = await call("set_indexnow_key", False, **sid, key="no!")
+            assert bad_key["error"]["code"] == "invalid_indexnow_key"
+            assert (await call("set_indexnow_key", **sid, key="retro-clock-key-1"))[
+                "key_source"
+            ] == "existing"
+            assert (await call("get_credit_pack_link", pack="small"))["url"].startswith("http")
+            link = await call("get_subscription_link", plan="starter", tier="10k", interval="monthly")
+            assert link["url"].startswith("http")
+            portal = await call("get_billing_portal_link", False)
+            assert portal["error"]["code"] == "no_billing_account"
             again = await call("start_audit", url=service.site_url, max_pages=5)
             assert await call("cancel_audit", crawl_id=again["crawl_id"]) == {"status": "cancelled"}
             assert (await call("cancel_audit", False, crawl_id=again["crawl_id"]))["error"][
@@ -155,10 +192,56 @@ def test_every_tool_refuses_bad_input_as_a_tool_error_with_the_rest_code(service
             assert wrong.structured_content["error"]["fields"] == {"max_rps": "must be at most 10"}  # type: ignore[index]
             typed = await client.call_tool("get_audit", {"crawl_id": "seven"})
             assert typed.structured_content["error"]["fields"] == {"crawl_id": "must be a integer"}  # type: ignore[index]
+            for name, args, fields in (
+                (
+                    "inspect_urls",
+                    {"site_id": 1, "urls": "https://x.example/"},
+                    {"urls": "must be an array of URLs"},
+                ),
+                (
+                    "inspect_urls",
+                    {"site_id": 1, "urls": ["u"] * 21},
+                    {"urls": "must be an array of 1 to 20 URLs"},
+                ),
+                (
+                    "submit_to_indexnow",
+                    {"site_id": 1, "urls": []},
+                    {"urls": "must be an array of 1 to 10,000 URLs"},
+                ),
+                (
+                    "submit_to_indexnow",
+                    {"site_id": 1, "urls": [5]},
+                    {"urls": "item 0 must be a string of 1 to 2,048 characters"},
+                ),
+                ("list_not_indexed", {"site_id": 1, "page": 0}, {"page": "must be at least 1"}),
+                ("set_indexnow_auto", {"site_id": 1, "auto": "yes"}, {"auto": "must be a boolean"}),
+                ("get_credit_pack_link", {"pack": "huge"}, {"pack": "must be one of small, large"}),
+            ):
+                result = await client.call_tool(name, args)
+                assert result.is_error and result.structured_content["error"]["fields"] == fields, name  # type: ignore[index]
             refused = await client.call_tool("start_audit", {"url": "ftp://retro-clock.example/"})
             assert refused.is_error and refused.content[0].text.startswith("invalid_url: ")  # type: ignore[union-attr]
 
     run(scenario)
+
+
+def site_tools(service: Service) -> list[tuple[ToolSpec, dict[str, Any]]]:
+    """Every tool acting on a registered site but delete_site, with good arguments besides site_id."""
+    more: dict[str, dict[str, Any]] = {
+        "get_console_url": {"url": service.site_url},
+        "inspect_urls": {"urls": [service.site_url]},
+        "submit_to_indexnow": {"urls": [service.site_url]},
+        "set_indexnow_auto": {"auto": True},
+        "set_indexnow_key": {"key": "retro-clock-key-1"},
+        "update_site": {"max_pages": 5},
+        "verify_site": {},
+        "start_site_audit": {},
+    }
+    return [
+        (tool, more.get(tool.name, {}))
+        for tool in TOOLS
+        if any(p.name == "site_id" and p.required for p in tool.params) and tool.name != "delete_site"
+    ]
 
 
 def test_another_teams_audit_and_site_do_not_exist_for_a_key(service: Service) -> None:
@@ -174,6 +257,7 @@ def test_another_teams_audit_and_site_do_not_exist_for_a_key(service: Service) -
                 ("cancel_audit", {"crawl_id": crawl_id}),
                 ("get_report", {"crawl_id": crawl_id}),
                 ("get_site", {"site_id": site_id}),
+                *((tool.name, {"site_id": site_id, **more}) for tool, more in site_tools(service)),
                 ("delete_site", {"site_id": site_id}),
             ):
                 result = await rival.call_tool(name, args)
@@ -183,6 +267,13 @@ def test_another_teams_audit_and_site_do_not_exist_for_a_key(service: Service) -
         async with connected(service, service.keys.member) as member:
             seen = await member.call_tool("get_audit", {"crawl_id": crawl_id})
             assert seen.structured_content["crawl_id"] == crawl_id  # type: ignore[index]
+            for name, args in (
+                ("get_credit_pack_link", {"pack": "small"}),
+                ("get_subscription_link", {"plan": "growth", "tier": "50k", "interval": "yearly"}),
+                ("get_billing_portal_link", {}),
+            ):
+                result = await member.call_tool(name, args)
+                assert result.structured_content["error"]["code"] == "not_team_owner", name  # type: ignore[index]
 
     run(scenario)
 
@@ -364,3 +455,14 @@ def test_a_wait_stops_polling_when_its_client_goes_away(service: Service) -> Non
         time.sleep(1.0)
         assert counting.polls == settled, "the tool kept polling for a client that left"
     assert settled < 60 / 0.05
+
+
+@pytest.mark.parametrize(("tool", "more"), [("check_indexnow_key", {}), ("inspect_urls", {"urls": ["u"]})])
+def test_indexnow_and_inspect_share_the_stricter_limit_of_their_endpoints(
+    service: Service, tool: str, more: dict[str, Any]
+) -> None:
+    call = {"method": "tools/call", "params": {"name": tool, "arguments": {"site_id": 999_999, **more}}}
+    answers = [raw(service, service.keys.owner, call) for _ in range(11)]
+    assert [a.status_code for a in answers] == [200] * 10 + [429]
+    assert sse_result(answers[0])["result"]["structuredContent"]["error"]["code"] == "not_found"
+    assert answers[-1].json()["error"]["code"] == "rate_limited"

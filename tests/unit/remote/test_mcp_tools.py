@@ -7,7 +7,7 @@ import pytest
 
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.params import Param, input_schema, read_arguments
-from siteaudit.adapters.mcp.tools import NOT_TOOLS, TOOLS, tools_using
+from siteaudit.adapters.mcp.tools import NOT_TOOLS, TOOLS, TOOLS_BY_NAME, tools_using
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.ports.application import Application
 
@@ -44,6 +44,18 @@ def test_every_tool_and_argument_is_described_for_a_model() -> None:
     costly = {t.name for t in TOOLS if "COSTS CREDITS" in t.description}
     assert costly == {"start_audit", "start_site_audit", "update_site"}
     assert {t.name for t in TOOLS if not t.read_only} >= costly
+    quoting_sites = {"get_console_summary", "list_not_indexed", "get_console_url", "get_index_triage"}
+    assert {t.name for t in TOOLS if t.untrusted} >= quoting_sites | {"get_report", "get_fix_prompt"}
+    billing = {
+        t.name for t in TOOLS if {"billing_checkout", "billing_subscribe", "billing_portal"} & set(t.uses)
+    }
+    assert all("Only the team owner" in TOOLS_BY_NAME[name].description for name in billing) and billing
+    console = {
+        t.name
+        for t in TOOLS
+        if any(u.startswith("console_") or u in ("inspect_urls", "index_triage") for u in t.uses)
+    }
+    assert all("demo" in TOOLS_BY_NAME[name].description for name in console) and len(console) == 6
 
 
 LIMIT = Param("per_page", "integer", "Rows per page.", low=1, high=200, default=50)
@@ -82,3 +94,34 @@ def test_good_arguments_come_with_defaults_and_numbers_as_floats() -> None:
     )
     assert values == {"url": "u", "per_page": 50, "severity": None, "alert_email": False, "max_rps": 3.0}
     assert isinstance(values["max_rps"], float)
+
+
+URLS = Param("urls", "urls", "URLs.", True, low=1, high=3, min_length=1, max_length=10)
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("https://a", "must be an array of URLs"),
+        ([], "must be an array of 1 to 3 URLs"),
+        (["a"] * 4, "must be an array of 1 to 3 URLs"),
+        (["a", ""], "item 1 must be a string of 1 to 10 characters"),
+        (["a", 7], "item 1 must be a string of 1 to 10 characters"),
+        (["x" * 11], "item 0 must be a string of 1 to 10 characters"),
+    ],
+)
+def test_a_list_of_urls_is_checked_by_count_and_by_item(value: object, problem: str) -> None:
+    with pytest.raises(ValidationFailed) as raised:
+        read_arguments((URLS,), {"urls": value})
+    assert raised.value.fields == {"urls": problem}
+
+
+def test_a_list_of_urls_is_an_array_schema_and_comes_back_as_a_list() -> None:
+    assert URLS.schema() == {
+        "type": "array",
+        "description": "URLs.",
+        "items": {"type": "string", "minLength": 1, "maxLength": 10},
+        "minItems": 1,
+        "maxItems": 3,
+    }
+    assert read_arguments((URLS,), {"urls": ("a", "b")}) == {"urls": ["a", "b"]}

@@ -114,3 +114,36 @@ def test_the_service_is_given_by_its_root_or_its_v1(server: str) -> None:
     from siteaudit.entrypoints.remote import api_base
 
     assert api_base(server) == "http://svc.example/v1"
+
+
+def test_indexnow_and_console_commands_have_the_tools_names(service: Service) -> None:
+    site_id = str(service.audited_site())
+    status = json.loads(cli(service, "get-indexnow-status", site_id, "--json").stdout)
+    assert "not verified: publish" in cli(service, "get-indexnow-status", site_id).stdout
+    unverified = cli(service, "submit-to-indexnow", site_id, service.site_url)
+    assert unverified.exit_code == EXIT_REFUSED
+    assert unverified.stderr.startswith("error: indexnow_key_unverified: ")
+    service.publish(f"/{status['key']}.txt", status["key"])
+    assert "verified" in cli(service, "check-indexnow-key", site_id).stdout
+    submitted = cli(
+        service, "submit-to-indexnow", site_id, service.site_url + "about", service.site_url, "--json"
+    )
+    assert submitted.exit_code == 0, submitted.output
+    assert json.loads(submitted.stdout)["submitted"] == 2
+    assert [r.body["urlList"] for r in service.indexnow.received][-1] == [
+        service.site_url + "about",
+        service.site_url,
+    ]
+    assert json.loads(cli(service, "set-indexnow-auto", site_id, "--auto", "--json").stdout)["auto"] is True
+    summary = cli(service, "get-console-summary", site_id)
+    assert summary.exit_code == 0 and "DEMO DATA" in summary.stdout
+    templates = list(
+        csv.DictReader(io.StringIO(cli(service, "get-console-summary", site_id, "--csv").stdout))
+    )
+    assert templates and {"template", "pages", "indexed"} <= set(templates[0])
+    inspected = cli(service, "inspect-urls", site_id, service.site_url, "--json")
+    assert json.loads(inspected.stdout)["results"][0]["url"] == service.site_url
+    outside = cli(service, "get-console-url", site_id, "https://elsewhere.example/")
+    assert outside.exit_code == EXIT_REFUSED and outside.stderr.startswith("error: url_not_in_site: ")
+    too_many = cli(service, "inspect-urls", site_id, *[service.site_url] * 21)
+    assert too_many.exit_code == EXIT_REFUSED and "must be an array of 1 to 20 URLs" in too_many.stderr
