@@ -58,11 +58,12 @@ def test_the_sdk_client_works_across_worker_processes(served: Served) -> None:
 
 
 def test_several_workers_answer_tool_calls(served: Served) -> None:
+    """Bursts of 8 concurrent calls until both workers have answered one: on a busy machine one sync
+    worker can take a whole burst (or the second may still be booting), so one burst proves nothing."""
     pids: list[str] = []
     lock = threading.Lock()
-    start = threading.Barrier(8)
 
-    def one() -> None:
+    def one(start: threading.Barrier) -> None:
         start.wait()
         response = httpx2.post(
             served.base + "/mcp",
@@ -83,10 +84,14 @@ def test_several_workers_answer_tool_calls(served: Served) -> None:
         with lock:
             pids.append(response.headers["X-Worker-Pid"])
 
-    threads = [threading.Thread(target=one) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert len(pids) == 8
+    for burst in range(1, 21):
+        start = threading.Barrier(8)
+        threads = [threading.Thread(target=one, args=(start,)) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert len(pids) == 8 * burst  # every call answered
+        if len(set(pids)) == 2:
+            break
     assert len(set(pids)) == 2, pids
