@@ -182,7 +182,7 @@ def gunicorn(
     workers: int,
     env: dict[str, str],
     pythonpath: Iterable[str] = (),
-    timeout_s: float = 30.0,
+    timeout_s: float = 120.0,  # each worker imports the whole service; 4 of them on 2 busy cores are slow
 ) -> Iterator[str]:
     """Run `gunicorn factory` (sync workers) on a free 127.0.0.1 port until /v1/health answers; yields
     the base URL. The server is stopped (SIGTERM, then SIGKILL) on exit."""
