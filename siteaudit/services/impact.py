@@ -14,9 +14,11 @@ from typing import Final
 from attrs import evolve
 
 from siteaudit.domain.account import Caller
-from siteaudit.domain.error import NotFound
+from siteaudit.domain.console import SYNC_DAYS
+from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import Figures, FixImpact, Window
+from siteaudit.domain.task import TaskStatus
 from siteaudit.ports.application import FixImpactSummary, TeamFixImpact
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
@@ -102,6 +104,43 @@ def measure_fix_impacts(
             continue
         done += 1
     return done
+
+
+# --- task traffic after a console sync ----------------------------------------------------------------
+
+
+def refresh_task_traffic(site_id: SiteId, *, uow: Callable[[], UnitOfWork], crawl: CrawlStore) -> int:
+    """After a console sync stored new figures: every unfixed task of the site gets the clicks and
+    impressions of its URLs over the 28 days ending at the latest stored day, so tasks rank by traffic
+    without waiting for the next audit. How many tasks changed. A task that moved meanwhile is left for
+    the next sync."""
+    with uow() as work:
+        tasks = [t for t in work.tasks.of_site(site_id) if t.status is not TaskStatus.FIXED]
+        latest = work.console.latest_day(site_id)
+    if latest is None:
+        return 0
+    start = latest - timedelta(days=SYNC_DAYS - 1)
+    changed = 0
+    for task in tasks:
+        urls = affected_urls(task, uow=uow(), crawl=crawl)
+        with uow() as work:
+            found = work.console.page_totals(site_id, urls, start, latest)
+            clicks = sum(t.clicks for t in found.values())
+            impressions = sum(t.impressions for t in found.values())
+            try:
+                current = work.tasks.get(site_id, task.key)
+                if (current.clicks_28d, current.impressions_28d) == (clicks, impressions):
+                    continue
+                work.tasks.save(
+                    evolve(
+                        current, clicks_28d=clicks, impressions_28d=impressions, version=current.version + 1
+                    )
+                )
+                work.commit()
+            except (ConcurrentUpdate, NotFound):
+                continue
+        changed += 1
+    return changed
 
 
 # --- reading -----------------------------------------------------------------------------------------
