@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
-import falcon.testing
 import pytest
 
 from siteaudit.adapters.console.demo import DemoSearchConsole
