@@ -6,19 +6,22 @@ from the store the service reads, so a wrong window, a missing day or a wrong UR
 
 from collections.abc import Sequence
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from siteaudit.adapters.console.demo import DemoSearchConsole
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
-from siteaudit.bootstrap import App
+from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixedBy, TaskStatus
 from siteaudit.entrypoints.scheduler import scheduler_pass
 from siteaudit.ports.application import RecheckRequest
 from siteaudit.ports.searchconsole import SiteContext
+from siteaudit.settings import Settings
 from tests.unit.tasks.shop import PRODUCTS, Shop, audit, drain, shop_app, verified_site
 from tests.unit.tasks.test_task_endpoints import Client
 
@@ -49,9 +52,18 @@ def events(http: Client, site_id: int, **params: Any) -> dict[str, Any]:
     return document
 
 
-@pytest.fixture
-def shop_site(shop: Shop) -> tuple[App, Client, Caller, Site]:
-    app = shop_app()
+def sqlite_app(path: Path) -> App:
+    """The embedded default as `siteaudit serve` runs it: a SQLite file, no broker."""
+    return bootstrap(
+        Settings(database_url=f"sqlite:///{path / 'siteaudit.sqlite3'}", allow_networks=("127.0.0.0/8",)),
+        queue=MemoryTaskQueue(),
+        clock=FixedClock(),
+    )
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def shop_site(shop: Shop, request: pytest.FixtureRequest, tmp_path: Path) -> tuple[App, Client, Caller, Site]:
+    app = shop_app() if request.param == "memory" else sqlite_app(tmp_path)
     http = Client(app)
     caller = app.application.authenticate(http.owner)
     site = verified_site(app, shop, caller)
