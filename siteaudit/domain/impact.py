@@ -127,11 +127,6 @@ class FixImpact:
             return None
         return self.d28 - self.baseline_clicks_28d
 
-    @property
-    def settled(self) -> bool:
-        """Nothing more will be recorded: measured, or no data and past its window and grace."""
-        return self.status is ImpactStatus.MEASURED
-
     def baseline_window(self) -> Window:
         return Window(self.day0 - timedelta(days=BASELINE_DAYS), self.day0 - timedelta(days=1))
 
