@@ -16,11 +16,14 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
+from siteaudit.domain.recheck import sample_task_urls
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixedBy, TaskStatus
 from siteaudit.entrypoints.scheduler import scheduler_pass
 from siteaudit.ports.application import RecheckRequest
 from siteaudit.ports.searchconsole import SiteContext
+from siteaudit.services.application import LocalApplication
+from siteaudit.services.task import task_urls
 from siteaudit.settings import Settings
 from tests.unit.tasks.shop import PRODUCTS, Shop, audit, drain, shop_app, verified_site
 from tests.unit.tasks.test_task_endpoints import Client
@@ -230,3 +233,23 @@ def test_fix_impact_limits_and_team_scope(shop_site: tuple[App, Client, Caller, 
     assert http.get("/v1/fix-impact").json["events"][0]["site_host"] == site.host
     # Without a key: 401.
     assert http.http.simulate_get("/v1/fix-impact").status_code == 401
+
+
+def test_recheck_sampling_reads_the_console_clicks_of_each_task_url(
+    shop_site: tuple[App, Client, Caller, Site],
+) -> None:
+    app, _, caller, site = shop_site
+    scheduler(app)
+    product = next(t for t in app.application.site_tasks(site.id, caller, limit=100).tasks if t.code == CODE)
+    assert isinstance(app.application, LocalApplication)
+    found = task_urls(product, uow=app.uow(), crawl=app.crawl, traffic=app.application.traffic)
+    day0 = clock(app).now().date()
+    for url in found:
+        clicks, impressions = demo_figures(
+            site, [url.url], day0 - timedelta(days=28), day0 - timedelta(days=1)
+        )
+        assert (url.clicks_28d or 0, url.impressions_28d or 0) == (clicks, impressions)
+    chosen, sampled = sample_task_urls(found, limit=2)
+    ranked = sorted(found, key=lambda u: (-(u.clicks_28d or 0), -(u.impressions_28d or 0), u.url))
+    assert sampled and chosen == tuple(u.url for u in ranked[:2])
+    assert any(u.impressions_28d for u in ranked[:2])  # the sample follows the figures, not URL order
