@@ -3,6 +3,7 @@ fresh ids and read back whole, the latest first per site set, totals over measur
 events oldest check first, removed with their site; and the console's latest stored day."""
 
 from datetime import date, timedelta
+from typing import Any
 
 from attrs import evolve
 from sql_backend import T0, Backend
@@ -14,7 +15,7 @@ from siteaudit.domain.impact import FixImpact, ImpactStatus
 SITE, OTHER = SiteId(7), SiteId(8)
 
 
-def _event(site: SiteId, n: int, **changes: object) -> FixImpact:
+def _event(site: SiteId, n: int, **changes: Any) -> FixImpact:
     event = FixImpact(
         id=0,
         site_id=site,

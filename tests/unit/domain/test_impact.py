@@ -1,6 +1,7 @@
 """Fix-impact events (SPEC 2.9): the status table, the windows around day 0 and what a measurement records."""
 
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 from attrs import evolve
@@ -21,7 +22,7 @@ FIXED_AT = datetime(2026, 11, 22, 15, 30, tzinfo=UTC)
 DAY0 = date(2026, 11, 22)
 
 
-def event(**changes: object) -> FixImpact:
+def event(**changes: Any) -> FixImpact:
     base = FixImpact(
         id=1,
         site_id=SiteId(1),
