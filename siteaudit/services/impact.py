@@ -52,7 +52,13 @@ def _event_urls(event: FixImpact, uow: Callable[[], UnitOfWork], crawl: CrawlSto
 def measure_event(
     event: FixImpact, *, now: datetime, uow: Callable[[], UnitOfWork], crawl: CrawlStore
 ) -> FixImpact:
-    """One event brought up to date with the stored console figures (saved)."""
+    """One event brought up to date with the stored console figures (saved). A `no_data` event past its
+    window and grace stays as it is (only its check time moves, so it waits behind the others)."""
+    if event.abandoned(now.date()):
+        with uow() as work:
+            work.fix_impacts.save(evolve(event, checked_at=now))
+            work.commit()
+        return event
     if event.urls is None:
         try:
             urls = _event_urls(event, uow, crawl)
@@ -64,7 +70,7 @@ def measure_event(
         latest = work.console.latest_day(event.site_id)
         sync = work.console.sync(event.site_id)
         if latest is None:
-            measured = event if event.abandoned(now.date()) else event.without_data(now)
+            measured = event.without_data(now)
         else:
             baseline = (
                 _sum(work, event, event.urls, event.baseline_window())
@@ -95,14 +101,12 @@ def measure_fix_impacts(
         due = list(work.fix_impacts.due(now - MEASURE_EVERY, limit=batch))
     done = 0
     for event in due:
-        if event.abandoned(now.date()):
-            continue
         try:
             measure_event(event, now=now, uow=uow, crawl=crawl)
         except Exception:  # one event's failure must not hold up the others
             log.exception("fix impact %s could not be measured", event.id)
             continue
-        done += 1
+        done += 0 if event.abandoned(now.date()) else 1
     return done
 
 

@@ -185,6 +185,11 @@ def test_without_console_data_the_event_says_no_data(shop: Shop) -> None:
     scheduler(app)
     answer = events(http, site.id)
     assert answer["events"][0]["status"] == "no_data"
+    # Past its window and a week's grace it is no longer measured, but waits behind newer events.
+    with app.uow() as uow:
+        (stored,) = uow.fix_impacts.latest([site.id], limit=10)
+        assert stored.checked_at == clock(app).now()
+        assert uow.fix_impacts.due(clock(app).now(), limit=10) == [stored]
     assert (answer["total_delta_28d"], answer["measured_events"], answer["demo"]) == (0, 0, False)
 
 
