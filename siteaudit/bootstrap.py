@@ -26,6 +26,7 @@ from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.searchconsole import ConsoleProviders
 from siteaudit.services.application import LocalApplication
 from siteaudit.services.recheck_run import RecheckTerms
+from siteaudit.services.traffic import ConsoleTraffic
 from siteaudit.settings import Settings
 
 if TYPE_CHECKING:
@@ -353,6 +354,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             max_targets=settings.recheck_max_targets,
             lease_s=settings.lease_s,
         ),
+        # --- fix impact: tasks, rechecks and fix-impact events read the stored console figures ---
+        traffic=o["traffic"] if "traffic" in o else ConsoleTraffic(o["uow"]),
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

@@ -18,7 +18,7 @@ log = logging.getLogger("siteaudit.scheduler")
 
 def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Callable[[], None]:
     """One pass: start the scheduled audits that came due, re-check the proofs due a check, then sync
-    the search console of the verified sites due a sync."""
+    the search console of the verified sites due a sync, then measure the fix-impact events due."""
 
     def run_scheduler() -> None:
         at = now()
@@ -37,6 +37,10 @@ def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Cal
         synced = application.sync_search_consoles(at)
         if synced:
             log.info("scheduler: search console synced for %d sites", synced)
+        # Fix impact (SPEC 2.9): events not measured for a day read the figures the sync stored.
+        measured = application.measure_fix_impacts(at)
+        if measured:
+            log.info("scheduler: fix impact measured for %d events", measured)
 
     return run_scheduler
 

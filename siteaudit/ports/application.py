@@ -36,6 +36,7 @@ from siteaudit.domain.console_answers import (
 )
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
+from siteaudit.domain.impact import FixImpact
 from siteaudit.domain.indexnow import BatchResult, IndexNowSite, KeyCheck, Submission, SubmitStatus
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.recheck import Recheck
@@ -452,6 +453,28 @@ class TeamTask:
 
     task: FixTask
     site_host: str
+
+
+@frozen
+class FixImpactSummary:
+    """`GET /sites/{id}/fix-impact`: the site's latest events and its total over measured ones."""
+
+    site_id: SiteId
+    total_delta_28d: int
+    measured_events: int
+    events: tuple[FixImpact, ...]
+    demo: bool  # the site's console figures come from the demo provider
+
+
+@frozen
+class TeamFixImpact:
+    """`GET /fix-impact`: the team's latest events across its sites (hosts by site) and its total."""
+
+    total_delta_28d: int
+    measured_events: int
+    events: tuple[FixImpact, ...]
+    site_hosts: Mapping[SiteId, str]
+    demo: bool  # some of the events' figures come from the demo provider
 
 
 @frozen
@@ -956,4 +979,19 @@ class Application(Protocol):
 
     def reap_stalled_rechecks(self) -> RecheckReaped:
         """Re-dispatch stalled rechecks (or end them `failed`) as the reaper settings say."""
+        ...
+
+    # Fix impact (SPEC 2.9, 4.7): every read scoped to the caller's team (NotFound otherwise).
+
+    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
+        """The site's latest `limit` fix-impact events and its total `delta_28d` over measured events."""
+        ...
+
+    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
+        """The team's latest `limit` fix-impact events across its sites and their total."""
+        ...
+
+    def measure_fix_impacts(self, now: datetime) -> int:
+        """The scheduler's daily pass: fix-impact events not looked at for a day are brought up to date
+        with the stored console figures. How many were measured."""
         ...

@@ -10,6 +10,7 @@ from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.impact import FixImpactRepository
 from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
@@ -201,6 +202,7 @@ class UnitOfWork(Protocol):
     indexnow: IndexNowRepository  # IndexNow (SPEC 4.9)
     console: ConsoleStore  # the search-console integration's stored data
     signins: SignInRepository  # the app's passwords, sessions and one-time links
+    fix_impacts: FixImpactRepository  # fix-impact events (SPEC 2.9)
 
     def __enter__(self) -> Self: ...
 

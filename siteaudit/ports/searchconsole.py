@@ -188,6 +188,10 @@ class ConsoleStore(Protocol):
         (read it as no data, not as zero). Used by fix impact and task traffic."""
         ...
 
+    def latest_day(self, site_id: SiteId) -> date | None:
+        """The last day any page figures of the site are stored for; None without any (fix impact)."""
+        ...
+
     def save_inspection(self, inspection: StoredInspection) -> None:
         """Stage the latest inspection of one URL of a site (replacing the earlier one)."""
         ...

@@ -1,8 +1,9 @@
 """Search traffic per URL: the seam through which search-console figures reach fix tasks and rechecks.
 
-The console store is built apart; until it is wired in, `NO_TRAFFIC` answers "no data" for every site,
-so tasks show `clicks_28d`/`impressions_28d` null, `has_traffic_data` false, and the impact's traffic
-term is zero.
+Bootstrap wires `siteaudit.services.traffic.ConsoleTraffic` (the stored console figures, 28 days ending
+at the latest stored day). `NO_TRAFFIC`, the default of an application built without it, answers "no
+data" for every site: tasks then show `clicks_28d`/`impressions_28d` null, `has_traffic_data` false, and
+the impact's traffic term is zero.
 """
 
 from collections.abc import Collection, Mapping

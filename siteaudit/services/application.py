@@ -45,6 +45,7 @@ from siteaudit.ports.application import (
     CrawlProgress,
     DeviceGranted,
     DeviceLoginStarted,
+    FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -74,6 +75,7 @@ from siteaudit.ports.application import (
     SiteRegistration,
     SiteTasks,
     TaskDetail,
+    TeamFixImpact,
     TeamTask,
     TeamView,
 )
@@ -104,6 +106,7 @@ from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import device as device_services
 from siteaudit.services import finalize as finalize_services
+from siteaudit.services import impact as impact_services
 from siteaudit.services import indexnow as indexnow_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
@@ -815,3 +818,14 @@ class LocalApplication:
             terms=self.reaping,
             handover_s=self.crawl_limits.handover_s,
         )
+
+    # --- fix impact (SPEC 2.9, 4.7) ------------------------------------------------------------------------
+
+    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
+        return impact_services.site_fix_impact(site_id, caller, limit=limit, uow=self.uow())
+
+    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
+        return impact_services.team_fix_impact(caller, limit=limit, uow=self.uow())
+
+    def measure_fix_impacts(self, now: datetime) -> int:
+        return impact_services.measure_fix_impacts(now, uow=self.uow, crawl=self.crawl)

@@ -38,6 +38,7 @@ from siteaudit.ports.searchconsole import (
     SearchConsole,
     SiteContext,
 )
+from siteaudit.services.impact import refresh_task_traffic
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +265,9 @@ def sync_site(site: Site, deps: ConsoleDeps, *, pages: Sequence[PageRow] | None 
                 uow.console.delete_site(site.id)
                 uow.commit()
         sync = _sync_with(site, source.client, pages, deps, now)
+        if sync.status is SyncStatus.OK:
+            # Fix tasks rank by the figures just stored (issue 15), not only after the next audit.
+            refresh_task_traffic(site.id, uow=deps.uow, crawl=deps.crawl)
     with deps.uow() as uow:
         uow.console.save_sync(sync)
         uow.commit()

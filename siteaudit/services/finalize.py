@@ -49,6 +49,7 @@ from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.services.audit import log_ended, settle_ended_audit
 from siteaudit.services.task import refresh_site_tasks
+from siteaudit.services.traffic import read_ahead
 
 BATCH = 5_000
 
@@ -355,6 +356,8 @@ def finalize_audit(
         keep_findings=audit.site_id is not None,
     )
     crawl.save_report(audit_id, report)
+    # Console figures are read before the transaction that refreshes the tasks (one writer on SQLite).
+    traffic = read_ahead(audit.site_id, {i.url for i in findings}, traffic)
     with uow:
         audit = uow.audits.get_any(audit_id)
         if audit.status is not AuditStatus.FINALIZING:  # cancelled meanwhile: the report stays for reading

@@ -45,6 +45,7 @@ from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.services.task import task_urls
+from siteaudit.services.traffic import open_fix_impacts
 
 log = logging.getLogger("siteaudit.recheck")
 
@@ -229,11 +230,13 @@ def end_recheck(
             ended = recheck.finish(now=now, time_capped=time_capped)
         recheck, _ = ended
         settle_recheck_credits(recheck, uow=uow, at=now)
-        tasks, moved = settle_tasks(recheck, uow.tasks.of_site(recheck.site_id), now=now)
+        before = {t.key: t for t in uow.tasks.of_site(recheck.site_id)}
+        tasks, moved = settle_tasks(recheck, before.values(), now=now)
         changed = {event.task_key for event in moved}
         for task in tasks:
             if task.key in changed:
                 uow.tasks.save(task)
+        open_fix_impacts(moved, before, uow=uow, recheck=recheck)  # fix impact (SPEC 2.9)
         uow.rechecks.save(recheck)
         uow.commit()
     log.info(

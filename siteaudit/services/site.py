@@ -181,6 +181,7 @@ def delete_site(site_id: SiteId, caller: Caller, *, uow: UnitOfWork) -> None:
     with uow:
         uow.sites.delete(site_id, team=caller.team_id)
         uow.console.delete_site(site_id)  # its console figures, inspections and sync status go too
+        uow.fix_impacts.delete_site(site_id)  # and its fix-impact events
         uow.commit()
 
 

@@ -32,6 +32,7 @@ from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
+from siteaudit.services.traffic import open_fix_impacts
 
 URLS_PER_PAGE: Final = 100
 _CHUNK: Final = 1_000
@@ -52,8 +53,9 @@ def refresh_site_tasks(
         return None
     assert audit.site_id is not None
     figures = traffic.traffic(audit.site_id, {i.url for i in issues})
+    before = {t.key: t for t in uow.tasks.of_site(audit.site_id)}
     refreshed = refresh_tasks(
-        uow.tasks.of_site(audit.site_id),
+        before.values(),
         findings_from_issues(issues, figures),
         site_id=audit.site_id,
         crawl_id=audit.id,
@@ -62,6 +64,7 @@ def refresh_site_tasks(
     )
     for task in refreshed.tasks:
         uow.tasks.save(task)
+    open_fix_impacts(refreshed.events, before, uow=uow)  # fix impact (SPEC 2.9)
     return refreshed
 
 

@@ -70,6 +70,9 @@ class MemoryConsoleStore:
             d for d in self.days(site_id, start=start, end=end) if wanted is None or d.url in wanted
         )
 
+    def latest_day(self, site_id: SiteId) -> date | None:
+        return max((d.day for d in self._t.days.find(lambda d: d.site_id == site_id)), default=None)
+
     def save_inspection(self, inspection: StoredInspection) -> None:
         self._t.inspections.put((inspection.site_id, inspection.url), inspection)
 

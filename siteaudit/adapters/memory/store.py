@@ -12,6 +12,7 @@ from attrs import evolve
 
 from siteaudit.adapters.memory.billing import MemoryBillingRepository, MemoryBillingStore
 from siteaudit.adapters.memory.console import MemoryConsoleStore, MemoryConsoleTables
+from siteaudit.adapters.memory.impact import MemoryFixImpactRepository
 from siteaudit.adapters.memory.indexnow import MemoryIndexNowRepository, MemoryIndexNowTables
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
 from siteaudit.adapters.memory.signin import MemorySignInRepository
@@ -28,12 +29,14 @@ from siteaudit.domain.credit import CreditAccount, LedgerEntry, reservation_key,
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import ApiKeyId, AuditId, DeviceLoginId, RecheckId, SiteId, TaskKey, TeamId, UserId
+from siteaudit.domain.impact import FixImpact
 from siteaudit.domain.lease import Lease
 from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.signin import AppSession, OneTimeLink
 from siteaudit.domain.site import Site, SiteExists
 from siteaudit.domain.task import FixTask
 from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.impact import FixImpactRepository
 from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
@@ -73,6 +76,8 @@ class MemoryStore:
         self.app_passwords: Table[UserId, str] = Table()
         self.app_sessions: Table[str, AppSession] = Table()
         self.app_links: Table[str, OneTimeLink] = Table()
+        # Fix-impact events (SPEC 2.9).
+        self.fix_impacts: Table[int, FixImpact] = Table()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
@@ -616,6 +621,7 @@ class MemoryUnitOfWork:
         self.signins: SignInRepository = MemorySignInRepository(
             store.app_passwords, store.app_sessions, store.app_links
         )
+        self.fix_impacts: FixImpactRepository = MemoryFixImpactRepository(store.fix_impacts)
 
     def __enter__(self) -> Self:
         self.store.lock.acquire()

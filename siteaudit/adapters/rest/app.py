@@ -131,4 +131,9 @@ def create_api(
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/tasks/{{task_key}}", SiteTask(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/recheck", SiteRecheck(application, clock))
     api.add_route(f"/v1/rechecks/{{recheck_id:{ID}}}", Recheck(application, clock))
+    # Fix impact (SPEC 4.7).
+    from siteaudit.adapters.rest.impact import SiteFixImpact, TeamFixImpact
+
+    api.add_route("/v1/fix-impact", TeamFixImpact(application, clock))
+    api.add_route(f"/v1/sites/{{site_id:{ID}}}/fix-impact", SiteFixImpact(application, clock))
     return api

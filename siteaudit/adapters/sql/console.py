@@ -139,6 +139,13 @@ class SqlConsoleStore:
                 out[url] = PageTotals(url, int(clicks or 0), int(impressions or 0), position)
         return out
 
+    def latest_day(self, site_id: SiteId) -> date | None:
+        t = console_page_days
+        found = self._c().execute(select(func.max(t.c.day)).where(t.c.site_id == site_id)).scalar()
+        if found is None or isinstance(found, date):
+            return found
+        return date.fromisoformat(str(found)[:10])
+
     # inspections
 
     def save_inspection(self, inspection: StoredInspection) -> None:

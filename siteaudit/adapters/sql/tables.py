@@ -697,3 +697,32 @@ app_links = Table(
     Column("expires_at", UtcDateTime, nullable=False),
     Column("used_at", UtcDateTime, nullable=True),
 )
+
+# Fix-impact events (SPEC 2.9): one row per task fixed, measured by the scheduler.
+fix_impacts = Table(
+    "fix_impacts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("site_id", Integer, nullable=False, index=True),
+    Column("task_key", String(16), nullable=False),
+    Column("code", String(100), nullable=False),
+    Column("template", Text, nullable=False),
+    Column("source_crawl_id", Integer, nullable=False),
+    Column("verified_at", UtcDateTime, nullable=False),
+    Column("recheck_id", Integer, nullable=True),
+    Column("sampled", Boolean, nullable=False),
+    Column("urls", JSON, nullable=True),  # null until the measuring pass read the task's URLs
+    Column("baseline_clicks_28d", Integer, nullable=True),
+    Column("baseline_impressions_28d", Integer, nullable=True),
+    Column("d7", Integer, nullable=True),
+    Column("d7_at", UtcDateTime, nullable=True),
+    Column("d14", Integer, nullable=True),
+    Column("d14_at", UtcDateTime, nullable=True),
+    Column("d28", Integer, nullable=True),
+    Column("d28_at", UtcDateTime, nullable=True),
+    Column("d28_impressions", Integer, nullable=True),
+    Column("measured_at", UtcDateTime, nullable=True),
+    Column("checked_at", UtcDateTime, nullable=True),
+    Column("status", String(10), nullable=False, index=True),
+    Column("demo", Boolean, nullable=False),
+)

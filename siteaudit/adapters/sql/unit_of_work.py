@@ -20,6 +20,7 @@ from siteaudit.adapters.sql.console import SqlConsoleStore
 from siteaudit.adapters.sql.credit import SqlCreditLedger
 from siteaudit.adapters.sql.device import SqlDeviceLoginRepository
 from siteaudit.adapters.sql.engine import LAZY_BEGIN, engine_for, is_sqlite
+from siteaudit.adapters.sql.impact import SqlFixImpactRepository
 from siteaudit.adapters.sql.indexnow import SqlIndexNowRepository
 from siteaudit.adapters.sql.lease import SqlLeaseRepository
 from siteaudit.adapters.sql.recheck import SqlRecheckRepository
@@ -28,6 +29,7 @@ from siteaudit.adapters.sql.site import SqlSiteRepository
 from siteaudit.adapters.sql.task import SqlFixTaskRepository
 from siteaudit.adapters.sql.webhook import SqlWebhookRepository, SqlWebhookSecrets
 from siteaudit.ports.device import DeviceLoginRepository
+from siteaudit.ports.impact import FixImpactRepository
 from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
@@ -132,6 +134,7 @@ class SqlUnitOfWork:
         self.indexnow: IndexNowRepository = SqlIndexNowRepository(self._current, self._seen)
         self.console: ConsoleStore = SqlConsoleStore(self._current)
         self.signins: SignInRepository = SqlSignInRepository(self._current)
+        self.fix_impacts: FixImpactRepository = SqlFixImpactRepository(self._current)  # SPEC 2.9
 
     def _current(self) -> Connection:
         if self._connection is None:

@@ -1,0 +1,137 @@
+"""What the fix-impact endpoints show (SPEC 2.9, 4.7): one attrs class per answer, converted by the views'
+converter; the OpenAPI components are generated from these classes."""
+
+from datetime import datetime
+from typing import Any
+
+from attrs import frozen
+
+from siteaudit.adapters.rest.views import converter
+from siteaudit.domain.impact import METHODOLOGY, NOTE, FixImpact, ImpactStatus
+from siteaudit.ports.application import FixImpactSummary, TeamFixImpact
+
+converter.register_unstructure_hook(ImpactStatus, lambda member: member.value)
+
+
+@frozen
+class FixImpactEvent:
+    """A fix-impact event (SPEC 2.9). Day 0 is the UTC day of `verified_at`, left out of every window;
+    `baseline_*_28d` cover the 28 days before it, `d7`/`d14`/`d28` the clicks of the 7/14/28 days after
+    it (null until the stored console data reaches the window's last day; `*_at` say when each was
+    recorded), `delta_28d = d28 - baseline_clicks_28d`. `urls_count` is null until the first measuring
+    pass read the task's URLs. `sampled`: the recheck that fixed it saw a sample of the task's URLs.
+    Figures are estimates, not adjusted for season."""
+
+    id: int
+    site_id: int
+    task_key: str
+    code: str
+    template: str
+    recheck_id: int | None
+    urls_count: int | None
+    sampled: bool
+    verified_at: datetime
+    baseline_clicks_28d: int | None
+    baseline_impressions_28d: int | None
+    d7: int | None
+    d7_at: datetime | None
+    d14: int | None
+    d14_at: datetime | None
+    d28: int | None
+    d28_at: datetime | None
+    d28_impressions: int | None
+    delta_28d: int | None
+    measured_at: datetime | None
+    status: ImpactStatus
+    demo: bool
+
+
+@frozen
+class TeamFixImpactEvent(FixImpactEvent):
+    """A team-level event, with its site's host."""
+
+    site_host: str
+
+
+@frozen
+class SiteFixImpact:
+    """`GET /sites/{id}/fix-impact`: the site's latest events, newest first, and the sum of `delta_28d`
+    over its measured events. `demo`: the site's console figures come from the demo provider."""
+
+    site_id: int
+    total_delta_28d: int
+    measured_events: int
+    events: tuple[FixImpactEvent, ...]
+    note: str
+    methodology: str
+    demo: bool
+
+
+@frozen
+class TeamFixImpactList:
+    """`GET /fix-impact`: the team's total over measured events and its latest events across its sites.
+    `demo`: some of the events' figures come from the demo provider."""
+
+    total_delta_28d: int
+    measured_events: int
+    events: tuple[TeamFixImpactEvent, ...]
+    note: str
+    methodology: str
+    demo: bool
+
+
+def _fields(event: FixImpact) -> dict[str, Any]:
+    return {
+        "id": event.id,
+        "site_id": int(event.site_id),
+        "task_key": str(event.task_key),
+        "code": event.code,
+        "template": event.template,
+        "recheck_id": None if event.recheck_id is None else int(event.recheck_id),
+        "urls_count": event.urls_count,
+        "sampled": event.sampled,
+        "verified_at": event.verified_at,
+        "baseline_clicks_28d": event.baseline_clicks_28d,
+        "baseline_impressions_28d": event.baseline_impressions_28d,
+        "d7": event.d7,
+        "d7_at": event.d7_at,
+        "d14": event.d14,
+        "d14_at": event.d14_at,
+        "d28": event.d28,
+        "d28_at": event.d28_at,
+        "d28_impressions": event.d28_impressions,
+        "delta_28d": event.delta_28d,
+        "measured_at": event.measured_at,
+        "status": event.status,
+        "demo": event.demo,
+    }
+
+
+def site_fix_impact_answer(found: FixImpactSummary) -> dict[str, Any]:
+    answer = SiteFixImpact(
+        site_id=int(found.site_id),
+        total_delta_28d=found.total_delta_28d,
+        measured_events=found.measured_events,
+        events=tuple(FixImpactEvent(**_fields(e)) for e in found.events),
+        note=NOTE,
+        methodology=METHODOLOGY,
+        demo=found.demo,
+    )
+    document: dict[str, Any] = converter.unstructure(answer)
+    return document
+
+
+def team_fix_impact_answer(found: TeamFixImpact) -> dict[str, Any]:
+    answer = TeamFixImpactList(
+        total_delta_28d=found.total_delta_28d,
+        measured_events=found.measured_events,
+        events=tuple(
+            TeamFixImpactEvent(**_fields(e), site_host=found.site_hosts.get(e.site_id, ""))
+            for e in found.events
+        ),
+        note=NOTE,
+        methodology=METHODOLOGY,
+        demo=found.demo,
+    )
+    document: dict[str, Any] = converter.unstructure(answer)
+    return document

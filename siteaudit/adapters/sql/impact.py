@@ -1,0 +1,126 @@
+"""Fix-impact events in SQL (`FixImpactRepository`)."""
+
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime
+from typing import Any
+
+from attrs import evolve
+from sqlalchemy import Connection, delete, func, insert, or_, select, update
+
+from siteaudit.adapters.sql.tables import fix_impacts
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
+from siteaudit.domain.impact import FixImpact, ImpactStatus
+
+_OPEN = (ImpactStatus.MEASURING.value, ImpactStatus.NO_DATA.value)
+
+
+def _values(event: FixImpact) -> dict[str, Any]:
+    return {
+        "site_id": event.site_id,
+        "task_key": event.task_key,
+        "code": event.code,
+        "template": event.template,
+        "source_crawl_id": event.source_crawl_id,
+        "verified_at": event.verified_at,
+        "recheck_id": event.recheck_id,
+        "sampled": event.sampled,
+        "urls": None if event.urls is None else list(event.urls),
+        "baseline_clicks_28d": event.baseline_clicks_28d,
+        "baseline_impressions_28d": event.baseline_impressions_28d,
+        "d7": event.d7,
+        "d7_at": event.d7_at,
+        "d14": event.d14,
+        "d14_at": event.d14_at,
+        "d28": event.d28,
+        "d28_at": event.d28_at,
+        "d28_impressions": event.d28_impressions,
+        "measured_at": event.measured_at,
+        "checked_at": event.checked_at,
+        "status": event.status.value,
+        "demo": event.demo,
+    }
+
+
+def _event(row: Any) -> FixImpact:
+    return FixImpact(
+        id=row.id,
+        site_id=SiteId(row.site_id),
+        task_key=TaskKey(row.task_key),
+        code=row.code,
+        template=row.template,
+        source_crawl_id=AuditId(row.source_crawl_id),
+        verified_at=row.verified_at,
+        recheck_id=None if row.recheck_id is None else RecheckId(row.recheck_id),
+        sampled=bool(row.sampled),
+        urls=None if row.urls is None else tuple(row.urls),
+        baseline_clicks_28d=row.baseline_clicks_28d,
+        baseline_impressions_28d=row.baseline_impressions_28d,
+        d7=row.d7,
+        d7_at=row.d7_at,
+        d14=row.d14,
+        d14_at=row.d14_at,
+        d28=row.d28,
+        d28_at=row.d28_at,
+        d28_impressions=row.d28_impressions,
+        measured_at=row.measured_at,
+        checked_at=row.checked_at,
+        status=ImpactStatus(row.status),
+        demo=bool(row.demo),
+    )
+
+
+class SqlFixImpactRepository:
+    def __init__(self, connection: Callable[[], Connection]) -> None:
+        self._c = connection
+
+    def add(self, event: FixImpact) -> FixImpact:
+        values = _values(event)
+        if event.id:
+            values["id"] = event.id
+        new_id = self._c().execute(insert(fix_impacts).values(**values)).inserted_primary_key
+        assert new_id is not None
+        return evolve(event, id=int(new_id[0]))
+
+    def save(self, event: FixImpact) -> None:
+        self._c().execute(update(fix_impacts).where(fix_impacts.c.id == event.id).values(**_values(event)))
+
+    def latest(self, site_ids: Collection[SiteId], *, limit: int) -> Sequence[FixImpact]:
+        if not site_ids:
+            return []
+        t = fix_impacts
+        rows = self._c().execute(
+            select(t)
+            .where(t.c.site_id.in_(sorted(site_ids)))
+            .order_by(t.c.verified_at.desc(), t.c.id.desc())
+            .limit(limit)
+        )
+        return [_event(r) for r in rows]
+
+    def summary(self, site_ids: Collection[SiteId]) -> tuple[int, int]:
+        if not site_ids:
+            return 0, 0
+        t = fix_impacts
+        delta = func.coalesce(t.c.d28, 0) - func.coalesce(t.c.baseline_clicks_28d, 0)
+        row = (
+            self._c()
+            .execute(
+                select(func.coalesce(func.sum(delta), 0), func.count()).where(
+                    t.c.site_id.in_(sorted(site_ids)), t.c.status == ImpactStatus.MEASURED.value
+                )
+            )
+            .one()
+        )
+        return int(row[0]), int(row[1])
+
+    def due(self, checked_before: datetime, *, limit: int) -> Sequence[FixImpact]:
+        t = fix_impacts
+        rows = self._c().execute(
+            select(t)
+            .where(t.c.status.in_(_OPEN), or_(t.c.checked_at.is_(None), t.c.checked_at <= checked_before))
+            .order_by(t.c.checked_at.is_not(None), t.c.checked_at, t.c.id)
+            .limit(limit)
+        )
+        return [_event(r) for r in rows]
+
+    def delete_site(self, site_id: SiteId) -> None:
+        self._c().execute(delete(fix_impacts).where(fix_impacts.c.site_id == site_id))
