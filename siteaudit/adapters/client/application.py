@@ -48,6 +48,7 @@ from siteaudit.ports.crawl import PageRow
 NOT_YET: Final[frozenset[str]] = frozenset(
     {
         "approve_device_login",
+        "billing_change_plan",
         "billing_checkout",
         "billing_portal",
         "billing_status",

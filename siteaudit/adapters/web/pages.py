@@ -520,13 +520,15 @@ CHECKOUT_NOTICES: Final = {
     "done": "Thank you: the purchase is complete. Credits and plan show here as soon as the payment "
     "provider confirms it (usually at once; reload in a moment otherwise).",
     "cancelled": "The checkout was cancelled: nothing was bought and nothing was charged.",
+    "changed": "Your subscription is changed; the provider prorates what is already paid.",
 }
 CHECKOUT_PACKS: Final = tuple(PACKS[pack] for pack in Pack)
 
 
 class BillingPage(Page):
     """Plan, credits, packs, subscription and the portal (SPEC 4.10). Every purchase is a link to the
-    payment provider made by the application; only the team owner's forms are shown (and accepted)."""
+    payment provider made by the application; a plan change is made here at once (SPEC 4.10); only the
+    team owner's forms are shown (and accepted)."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         self.show(req, resp)
@@ -558,12 +560,15 @@ class BillingPage(Page):
         try:
             if action == "checkout":
                 link = self.application.billing_checkout(Pack(form.get("pack", "")), viewer.caller)
-            elif action == "subscribe":
+            elif action in ("subscribe", "change"):
                 choice = PlanChoice(
                     PlanName(form.get("plan", "")),
                     Tier(form.get("tier", "")),
                     Interval(form.get("interval", "")),
                 )
+                if action == "change":
+                    self.application.billing_change_plan(choice, viewer.caller)
+                    raise _redirect("/app/billing?checkout=changed")
                 link = self.application.billing_subscribe(choice, viewer.caller)
             elif action == "portal":
                 link = self.application.billing_portal(viewer.caller)

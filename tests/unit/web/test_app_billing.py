@@ -76,7 +76,7 @@ def test_a_cancelled_checkout_says_nothing_was_charged(site: Site) -> None:
     assert balance(browser) == "5,000"
 
 
-def test_a_subscription_sets_the_plan_and_then_offers_changes_in_the_portal(site: Site) -> None:
+def test_a_subscription_sets_the_plan_and_is_then_changed_in_the_app(site: Site) -> None:
     browser = site.browser()
     browser.sign_in()
     browser.get("/app/billing")
@@ -88,6 +88,15 @@ def test_a_subscription_sets_the_plan_and_then_offers_changes_in_the_portal(site
     page = browser.get("/app/billing").text
     assert 'id="plan">starter<' in page and "starter, tier 10k, yearly" in page
     assert "Change plan or tier" in page and 'id="subscribe"' not in page
+    assert '<option value="yearly" selected>' in page  # the form starts from the current choice
+    changed = browser.post(
+        "/app/billing", {"action": "change", "plan": "growth", "tier": "150k", "interval": "yearly"}
+    )
+    assert changed.status_code == 303 and changed.headers["Location"] == "/app/billing?checkout=changed"
+    page = browser.get("/app/billing", checkout="changed").text
+    assert "Your subscription is changed" in page
+    assert 'id="plan">growth<' in page and "growth, tier 150k, yearly" in page
+    browser.get("/app/billing")
     portal = browser.post("/app/billing", {"action": "portal"})
     assert portal.status_code == 303 and portal.headers["Location"] == "http://127.0.0.1:8080/app/billing"
 
@@ -101,6 +110,15 @@ def test_a_second_subscription_is_refused_with_the_reason(site: Site) -> None:
     browser.get("/app/billing")
     refused = browser.post("/app/billing", form)
     assert refused.status_code == 409 and "already has a subscription" in refused.text
+
+
+def test_a_change_without_a_subscription_says_to_subscribe(site: Site) -> None:
+    browser = site.browser()
+    browser.sign_in()
+    browser.get("/app/billing")
+    form = {"action": "change", "plan": "growth", "tier": "50k", "interval": "monthly"}
+    refused = browser.post("/app/billing", form)
+    assert refused.status_code == 409 and "subscribe instead" in refused.text
 
 
 def test_a_member_sees_who_buys_and_cannot_post_a_purchase(site: Site) -> None:
