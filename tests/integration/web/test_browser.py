@@ -349,12 +349,12 @@ def test_buying_a_small_pack_through_the_test_checkout_credits_once(browser: Any
     assert browser.find_element(By.TAG_NAME, "h1").text == "Test purchase completed"
     shoot(browser, "test-checkout-done")
     submit(browser, browser.find_element(By.LINK_TEXT, "Back to billing"))
+    assert browser.current_url == service.base + "/app/billing?checkout=done"
+    assert "the purchase is complete" in browser.find_element(By.CSS_SELECTOR, ".notice").text
     after = balance_shown(browser)
     assert int(after.replace(",", "")) == int(before.replace(",", "")) + 5_000
-    open_page(browser, service, "/app/billing?checkout=done")  # the provider's return, reloaded
-    assert "the purchase is complete" in browser.find_element(By.CSS_SELECTOR, ".notice").text
     shoot(browser, "billing-done")
-    browser.refresh()
+    browser.refresh()  # the return page reloaded
     assert balance_shown(browser) == after
     open_page(browser, service, checkout.removeprefix(service.base))  # the checkout link again
     assert browser.find_element(By.TAG_NAME, "h1").text == "No test purchase here"
@@ -373,6 +373,31 @@ def test_buying_a_small_pack_through_the_test_checkout_credits_once(browser: Any
     assert balance_shown(browser) == after
     owner = service.app.application.account(Caller(UserId(1), TeamId(1)))
     assert owner.balance == credits(int(after.replace(",", "")))
+
+
+def test_a_cancelled_checkout_then_a_subscription_changed_in_the_app(browser: Any, service: Service) -> None:
+    sign_in(browser, service)
+    open_page(browser, service, "/app/billing")
+    before = balance_shown(browser)
+    submit(browser, browser.find_element(By.ID, "buy-large"))
+    submit(browser, browser.find_element(By.LINK_TEXT, "Cancel and go back to billing"))
+    assert "nothing was charged" in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    assert balance_shown(browser) == before
+    for name, value in (("plan", "starter"), ("tier", "10k"), ("interval", "yearly")):
+        Select(browser.find_element(By.ID, name)).select_by_value(value)
+    submit(browser, browser.find_element(By.ID, "subscribe"))
+    assert "Billed" in browser.page_source and "yearly" in browser.page_source
+    submit(browser, browser.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    submit(browser, browser.find_element(By.LINK_TEXT, "Back to billing"))
+    assert browser.find_element(By.ID, "current-plan").text == "starter"
+    assert "starter, tier 10k, yearly" in browser.find_element(By.ID, "subscription").text
+    Select(browser.find_element(By.ID, "plan")).select_by_value("growth")
+    Select(browser.find_element(By.ID, "tier")).select_by_value("150k")
+    shoot(browser, "billing-subscribed")
+    submit(browser, browser.find_element(By.ID, "change-plan"))
+    assert "Your subscription is changed" in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    assert browser.find_element(By.ID, "current-plan").text == "growth"
+    assert "growth, tier 150k, yearly" in browser.find_element(By.ID, "subscription").text
 
 
 def test_a_member_sees_who_buys_credits_for_the_team(browser: Any, service: Service) -> None:

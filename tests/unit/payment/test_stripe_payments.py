@@ -1,6 +1,7 @@
 """The Stripe provider through /v1 and the webhook endpoint, against a local stand-in of the Stripe API
 (the SDK's API base pointed at 127.0.0.1) and webhooks signed with Stripe's documented scheme."""
 
+import re
 import time
 from typing import Any
 
@@ -551,3 +552,22 @@ def test_a_stripe_error_during_a_plan_change_changes_nothing(shop: Shop) -> None
 
 
 STARTER = PlanChoice(PlanName.STARTER, Tier.T10K, Interval.MONTHLY)
+
+
+def test_the_app_leads_to_stripe_checkout_through_a_plain_link(shop: Shop) -> None:
+    """The billing page's forms may only post to the app itself (CSP form-action 'self', which browsers
+    also apply to a form's redirect), so a Stripe link is handed over as a link to follow."""
+    from tests.unit.web.conftest import PASSWORD, Browser
+
+    shop.app.application.set_password(OWNER, PASSWORD)
+    browser = Browser(falcon.testing.TestClient(shop.app.service()))
+    browser.sign_in()
+    page = browser.get("/app/billing").text
+    assert "Test mode." not in page
+    answer = browser.post("/app/billing", {"action": "checkout", "pack": "large"})
+    assert answer.status_code == 200
+    (call,) = [c for c in shop.stripe.calls if c.path == "/v1/checkout/sessions"]
+    assert call.form["success_url"] == "https://audit.retro-clock.example/app/billing?checkout=done"
+    found = re.search(r'id="continue" href="(https://checkout\.stripe\.com/c/pay/cs_test_\w+)"', answer.text)
+    assert found, answer.text
+    assert "Your checkout is ready" in answer.text

@@ -35,7 +35,7 @@ def test_the_owner_sees_plan_credits_and_every_purchase_form(site: Site) -> None
     answer = browser.get("/app/billing")
     assert answer.status_code == 200
     page = answer.text
-    assert 'id="plan">growth<' in page and 'id="balance">5,000<' in page
+    assert 'id="current-plan">growth<' in page and 'id="balance">5,000<' in page
     assert "Test mode." in page
     for button in ('id="buy-small"', 'id="buy-large"', 'id="subscribe"'):
         assert button in page
@@ -86,7 +86,7 @@ def test_a_subscription_sets_the_plan_and_is_then_changed_in_the_app(site: Site)
     assert answer.status_code == 303
     assert complete(browser, answer.headers["Location"])[0] == 200
     page = browser.get("/app/billing").text
-    assert 'id="plan">starter<' in page and "starter, tier 10k, yearly" in page
+    assert 'id="current-plan">starter<' in page and "starter, tier 10k, yearly" in page
     assert "Change plan or tier" in page and 'id="subscribe"' not in page
     assert '<option value="yearly" selected>' in page  # the form starts from the current choice
     changed = browser.post(
@@ -95,7 +95,7 @@ def test_a_subscription_sets_the_plan_and_is_then_changed_in_the_app(site: Site)
     assert changed.status_code == 303 and changed.headers["Location"] == "/app/billing?checkout=changed"
     page = browser.get("/app/billing", checkout="changed").text
     assert "Your subscription is changed" in page
-    assert 'id="plan">growth<' in page and "growth, tier 150k, yearly" in page
+    assert 'id="current-plan">growth<' in page and "growth, tier 150k, yearly" in page
     browser.get("/app/billing")
     portal = browser.post("/app/billing", {"action": "portal"})
     assert portal.status_code == 303 and portal.headers["Location"] == "http://127.0.0.1:8080/app/billing"
