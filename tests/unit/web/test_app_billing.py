@@ -41,7 +41,7 @@ def test_the_owner_sees_plan_credits_and_every_purchase_form(site: Site) -> None
         assert button in page
     assert 'id="portal"' not in page  # before the first purchase
     assert page.count('name="csrf"') >= 5  # the switcher, sign-out, two packs, subscribe
-    assert 'href="/app/billing" aria-current="page"' in page
+    assert 'href="/app/billing" data-label="Billing" aria-current="page"' in page
 
 
 def test_a_small_pack_bought_through_the_test_checkout_credits_once(site: Site) -> None:
