@@ -161,6 +161,15 @@ class NoBillingAccount(DomainError):
         super().__init__("there is no billing account before the first purchase")
 
 
+class NoSubscription(DomainError):
+    """A plan change asked for while the account has no live subscription (subscribe instead)."""
+
+    code = ErrorCode.CONFLICT
+
+    def __init__(self) -> None:
+        super().__init__("the account has no live subscription to change; subscribe instead")
+
+
 class InvalidPaymentSignature(DomainError):
     code = ErrorCode.INVALID_SIGNATURE
 

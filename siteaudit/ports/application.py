@@ -749,6 +749,12 @@ class Application(Protocol):
         """The caller's plan, subscription and purchases (the app's billing page)."""
         ...
 
+    def billing_change_plan(self, choice: PlanChoice, caller: Caller) -> BillingStatus:
+        """Move the caller's live subscription to another plan, tier or interval (SPEC 4.10: changes
+        are made in the app), applied at once. Raises NotTeamOwner, PriceNotConfigured,
+        NoSubscription (none live: subscribe instead), PaymentProviderFailed."""
+        ...
+
     def receive_payment_event(self, payload: bytes, signature: str) -> Fulfilment:
         """A provider webhook: the signature checked over the raw bytes, then applied once per event
         id (a paid pack credits once; subscription events set and end the plan). Raises

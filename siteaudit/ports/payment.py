@@ -6,7 +6,14 @@ from typing import Protocol
 
 from attrs import frozen
 
-from siteaudit.domain.billing import BillingAccount, CheckoutSession, PackOffer, PaymentEvent, PlanChoice
+from siteaudit.domain.billing import (
+    BillingAccount,
+    CheckoutSession,
+    PackOffer,
+    PaymentEvent,
+    PlanChoice,
+    SubscriptionStatus,
+)
 from siteaudit.domain.ids import UserId
 
 
@@ -47,6 +54,11 @@ class PaymentProvider(Protocol):
     def checkout_link(self, order: CheckoutOrder) -> CheckoutLink:
         """A checkout session for the order; nothing is charged until it completes at the provider.
         Raises PriceNotConfigured for a combination not offered, PaymentProviderFailed."""
+        ...
+
+    def change_subscription(self, *, subscription_id: str, choice: PlanChoice) -> SubscriptionStatus:
+        """Move a live subscription to the choice's price (the provider prorates); its status after the
+        change. Raises PriceNotConfigured for a combination not offered, PaymentProviderFailed."""
         ...
 
     def portal_link(self, *, customer_id: str, return_url: str) -> str:

@@ -505,6 +505,11 @@ class LocalApplication:
     def billing_status(self, caller: Caller) -> BillingStatus:
         return billing_services.status(caller, uow=self.uow(), provider=self.payments)
 
+    def billing_change_plan(self, choice: PlanChoice, caller: Caller) -> BillingStatus:
+        return billing_services.change_plan(
+            choice, caller, uow=self.uow, provider=self.payments, clock=self.clock
+        )
+
     def receive_payment_event(self, payload: bytes, signature: str) -> Fulfilment:
         return billing_services.receive_event(
             payload, signature, provider=self.payments, uow=self.uow(), clock=self.clock

@@ -10,7 +10,7 @@ import hashlib
 import hmac
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from attrs import evolve
 
@@ -23,6 +23,7 @@ from siteaudit.domain.billing import (
     Fulfilment,
     InvalidPaymentSignature,
     NoBillingAccount,
+    NoSubscription,
     Pack,
     PaymentEvent,
     PlanChoice,
@@ -189,6 +190,44 @@ def subscribe(
         clock=clock,
         public_url=public_url,
     )
+
+
+def change_plan(
+    choice: PlanChoice,
+    caller: Caller,
+    *,
+    uow: UowFactory,
+    provider: PaymentProvider | None,
+    clock: Clock,
+) -> BillingStatus:
+    """SPEC 4.10's "changes are made in the app": the provider moves the live subscription to the new
+    price, and its answer goes through `fulfil` at once as a subscription event (the provider's own
+    webhook about the same change then carries the same choice)."""
+    user, account = _owner(caller, uow())
+    seller = _provider(provider, f"the {choice.key} subscription")
+    if not seller.offers(choice):
+        raise PriceNotConfigured(f"the {choice.key} subscription")
+    if account is None or account.provider != seller.name:
+        raise NoSubscription()
+    current = account.subscription
+    if current is None or current.ended:
+        raise NoSubscription()
+    if current.choice != choice:
+        state = seller.change_subscription(subscription_id=current.id, choice=choice)
+        # After the state it changed, whatever the clocks say: the provider's times are its own.
+        now = max(clock.now(), current.as_of + timedelta(microseconds=1))
+        fulfil(
+            SubscriptionChanged(
+                event_id=f"change:{current.id}:{choice.key}:{now.isoformat()}",
+                customer_id=account.customer_id,
+                subscription=Subscription(id=current.id, status=state, as_of=now, choice=choice),
+                user_id=user.id,
+            ),
+            provider=seller.name,
+            uow=uow(),
+            clock=clock,
+        )
+    return status(caller, uow=uow(), provider=provider)
 
 
 def portal(

@@ -59,6 +59,7 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "list_keys": "key management is done in the app",
     "whoami": "key management is done in the app",
     "webhook_secret": "the webhook secret is shown and rotated in the app only",
+    "billing_change_plan": "plan changes are made in the app (SPEC 4.10)",
     "ensure_local_owner": "first run of the embedded service",
     # Administration (support, the CLI's admin commands).
     "create_user": "administration",

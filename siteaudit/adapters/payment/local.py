@@ -4,7 +4,7 @@ Stripe's webhooks. Nothing is charged, ever; it sells every combination."""
 
 from typing import Final
 
-from siteaudit.domain.billing import InvalidPaymentSignature, PaymentEvent, PlanChoice
+from siteaudit.domain.billing import InvalidPaymentSignature, PaymentEvent, PlanChoice, SubscriptionStatus
 from siteaudit.domain.ids import UserId
 from siteaudit.ports.clock import Secrets
 from siteaudit.ports.payment import CheckoutLink, CheckoutOrder
@@ -30,6 +30,9 @@ class LocalPayments:
         # 128 random bits: the link itself is what lets its holder see and complete the test purchase.
         session_id = SESSION_PREFIX + self._secrets.token_hex(16)
         return CheckoutLink(session_id, f"{self._base}{CHECKOUT_PATH}/{session_id}")
+
+    def change_subscription(self, *, subscription_id: str, choice: PlanChoice) -> SubscriptionStatus:
+        return SubscriptionStatus.ACTIVE  # every combination is sold, nothing is charged
 
     def portal_link(self, *, customer_id: str, return_url: str) -> str:
         # No portal here: the app's billing page (plan, credits, purchases) stands in for it.

@@ -176,6 +176,33 @@ class StripePayments:
             raise PaymentProviderFailed("the checkout session came without a url")
         return CheckoutLink(str(session.id), str(session.url))
 
+    def change_subscription(self, *, subscription_id: str, choice: PlanChoice) -> SubscriptionStatus:
+        """The subscription's one item moved to the choice's price, prorated (Stripe's default), its
+        metadata naming the new choice as a checkout's does."""
+        price = self.prices.plans.get(choice)
+        if price is None:
+            raise PriceNotConfigured(f"the {choice.key} subscription")
+        try:
+            current = self._client.v1.subscriptions.retrieve(subscription_id)
+            listed = ((current.to_dict().get("items") or {}).get("data")) or []
+            items = [item for item in listed if isinstance(item, dict) and item.get("id")]
+            if len(items) != 1:
+                raise PaymentProviderFailed(f"the subscription has {len(items)} items, not one")
+            updated = self._client.v1.subscriptions.update(
+                subscription_id,
+                params={
+                    "items": [{"id": str(items[0]["id"]), "price": price}],
+                    "proration_behavior": "create_prorations",
+                    "metadata": {"choice": choice.key},
+                },
+            )
+        except stripe.StripeError as error:
+            raise _failed(error) from None
+        try:
+            return SubscriptionStatus(str(updated["status"]))
+        except ValueError:
+            raise PaymentProviderFailed("the subscription came back with an unknown status") from None
+
     def portal_link(self, *, customer_id: str, return_url: str) -> str:
         try:
             portal = self._client.v1.billing_portal.sessions.create(

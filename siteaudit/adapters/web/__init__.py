@@ -83,6 +83,7 @@ def create_web_app(
         ("/members/remove", pages.RemoveMember(parts)),
         ("/sites", pages.SitesPage(parts)),
         ("/device", pages.DevicePage(parts)),
+        ("/billing", pages.BillingPage(parts)),
         ("/static/app.css", Stylesheet()),
     ):
         web.add_route(PREFIX + path, resource)

@@ -3,13 +3,15 @@
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import falcon
 import jinja2
 
 from siteaudit.adapters.web.guard import CookieNames, Guard
-from siteaudit.domain.account import Caller, Role
+from siteaudit.domain.account import Caller, NotTeamOwner, Role
 from siteaudit.domain.apikey import ApiKeyKind, SettingsKeyExists
+from siteaudit.domain.billing import PACKS, Interval, Pack, PlanChoice, PlanName, PriceNotConfigured, Tier
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import TeamId, UserId
@@ -510,3 +512,83 @@ class DevicePage(Page):
             self.render(req, resp, "device.html", login=None, code=code, decided=None, error=error)
             return
         self.render(req, resp, "device.html", login=login, code=login.display_user_code, decided=None)
+
+
+# --- billing (SPEC 4.10) -----------------------------------------------------------------------------------
+
+CHECKOUT_NOTICES: Final = {
+    "done": "Thank you: the purchase is complete. Credits and plan show here as soon as the payment "
+    "provider confirms it (usually at once; reload in a moment otherwise).",
+    "cancelled": "The checkout was cancelled: nothing was bought and nothing was charged.",
+    "changed": "Your subscription is changed; the provider prorates what is already paid.",
+}
+CHECKOUT_PACKS: Final = tuple(PACKS[pack] for pack in Pack)
+
+
+class BillingPage(Page):
+    """Plan, credits, packs, subscription and the portal (SPEC 4.10). Every purchase is a link to the
+    payment provider made by the application; a plan change is made here at once (SPEC 4.10); only the
+    team owner's forms are shown (and accepted)."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self.show(req, resp)
+
+    def show(self, req: falcon.Request, resp: falcon.Response, **context: Any) -> None:
+        viewer = self.viewer(req)
+        status = self.application.billing_status(viewer.caller)
+        account = self.application.account(viewer.caller) if viewer.team is not None else None
+        owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
+        owner_email = ""
+        if viewer.team is not None and not owner:
+            owner_email = next(
+                (m.user.email for m in self.application.team_members(viewer.caller) if m.role is Role.OWNER),
+                "",
+            )
+        subscription = status.subscription
+        live = subscription is not None and not subscription.ended
+        notice = CHECKOUT_NOTICES.get(req.get_param("checkout") or "", "")
+        self.render(
+            req, resp, "billing.html", status=status, account=account, owner=owner, owner_email=owner_email,
+            subscription=subscription, live=live, packs=CHECKOUT_PACKS, plans=list(PlanName),
+            tiers=list(Tier), intervals=list(Interval), notice=context.pop("notice", notice), **context,
+        )  # fmt: skip
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        viewer = self.viewer(req)
+        form = req.context.form
+        action = form.get("action", "")
+        try:
+            if action == "checkout":
+                link = self.application.billing_checkout(Pack(form.get("pack", "")), viewer.caller)
+            elif action in ("subscribe", "change"):
+                choice = PlanChoice(
+                    PlanName(form.get("plan", "")),
+                    Tier(form.get("tier", "")),
+                    Interval(form.get("interval", "")),
+                )
+                if action == "change":
+                    self.application.billing_change_plan(choice, viewer.caller)
+                    raise _redirect("/app/billing?checkout=changed")
+                link = self.application.billing_subscribe(choice, viewer.caller)
+            elif action == "portal":
+                link = self.application.billing_portal(viewer.caller)
+            else:
+                raise falcon.HTTPBadRequest()
+        except ValueError:
+            raise falcon.HTTPBadRequest() from None
+        except DomainError as refused:
+            resp.status = falcon.HTTP_403 if isinstance(refused, NotTeamOwner) else falcon.HTTP_409
+            if isinstance(refused, ValidationFailed | PriceNotConfigured):
+                resp.status = falcon.HTTP_422
+            self.show(req, resp, error=_say(refused))
+            return
+        if _same_origin(link.url, self.app.guard.public_origin):
+            raise _redirect(link.url)  # the local test checkout, or the billing page itself
+        # A provider elsewhere: a plain link, since the page's form-action 'self' also governs where a
+        # form's redirect may lead (browsers enforce it on redirects).
+        self.render(req, resp, "billing_go.html", url=link.url, action=action)
+
+
+def _same_origin(url: str, origin: str) -> bool:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower() == origin

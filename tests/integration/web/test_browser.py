@@ -38,7 +38,7 @@ PASSWORD = "correct horse battery staple"
 OWNER = "owner@retro-clock.example"
 MEMBER = "member@retro-clock.example"
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
-PAGES = ("account", "keys", "webhook", "members", "sites", "device")
+PAGES = ("account", "keys", "webhook", "members", "sites", "billing", "device")
 
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -328,6 +328,84 @@ def test_denying_a_device_login_typed_by_hand(browser: Any, service: Service) ->
         "POST", f"{service.base}/v1/device/token", body={"device_code": started["device_code"]}
     )
     assert (status, refused["error"]["code"]) == (403, "access_denied")
+
+
+def balance_shown(driver: Any) -> str:
+    return str(driver.find_element(By.ID, "balance").text)
+
+
+def test_buying_a_small_pack_through_the_test_checkout_credits_once(browser: Any, service: Service) -> None:
+    sign_in(browser, service)
+    open_page(browser, service, "/app/billing")
+    before = balance_shown(browser)
+    shoot(browser, "billing")
+    submit(browser, browser.find_element(By.ID, "buy-small"))
+    assert browser.current_url.startswith(service.base + "/app/test-checkout/cs_local_")
+    assert "TEST PURCHASE" in browser.find_element(By.CSS_SELECTOR, ".banner").text
+    shoot(browser, "test-checkout")
+    checkout = browser.current_url
+    token = browser.find_element(By.NAME, "token").get_attribute("value")
+    submit(browser, browser.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Test purchase completed"
+    shoot(browser, "test-checkout-done")
+    submit(browser, browser.find_element(By.LINK_TEXT, "Back to billing"))
+    assert browser.current_url == service.base + "/app/billing?checkout=done"
+    assert "the purchase is complete" in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    after = balance_shown(browser)
+    assert int(after.replace(",", "")) == int(before.replace(",", "")) + 5_000
+    shoot(browser, "billing-done")
+    browser.refresh()  # the return page reloaded
+    assert balance_shown(browser) == after
+    open_page(browser, service, checkout.removeprefix(service.base))  # the checkout link again
+    assert browser.find_element(By.TAG_NAME, "h1").text == "No test purchase here"
+    # The completed form posted again with its token, as a resubmitting browser would.
+    page = browser.find_element(By.TAG_NAME, "html")
+    browser.execute_script(
+        "const f = document.createElement('form'); f.method = 'post'; f.action = arguments[0];"
+        "const t = document.createElement('input'); t.type = 'hidden'; t.name = 'token';"
+        "t.value = arguments[1]; f.appendChild(t); document.body.appendChild(f); f.submit();",
+        checkout,
+        token,
+    )
+    WebDriverWait(browser, 20).until(expected_conditions.staleness_of(page))
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Already completed"
+    open_page(browser, service, "/app/billing")
+    assert balance_shown(browser) == after
+    owner = service.app.application.account(Caller(UserId(1), TeamId(1)))
+    assert owner.balance == credits(int(after.replace(",", "")))
+
+
+def test_a_cancelled_checkout_then_a_subscription_changed_in_the_app(browser: Any, service: Service) -> None:
+    sign_in(browser, service)
+    open_page(browser, service, "/app/billing")
+    before = balance_shown(browser)
+    submit(browser, browser.find_element(By.ID, "buy-large"))
+    submit(browser, browser.find_element(By.LINK_TEXT, "Cancel and go back to billing"))
+    assert "nothing was charged" in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    assert balance_shown(browser) == before
+    for name, value in (("plan", "starter"), ("tier", "10k"), ("interval", "yearly")):
+        Select(browser.find_element(By.ID, name)).select_by_value(value)
+    submit(browser, browser.find_element(By.ID, "subscribe"))
+    assert "Billed" in browser.page_source and "yearly" in browser.page_source
+    submit(browser, browser.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    submit(browser, browser.find_element(By.LINK_TEXT, "Back to billing"))
+    assert browser.find_element(By.ID, "current-plan").text == "starter"
+    assert "starter, tier 10k, yearly" in browser.find_element(By.ID, "subscription").text
+    Select(browser.find_element(By.ID, "plan")).select_by_value("growth")
+    Select(browser.find_element(By.ID, "tier")).select_by_value("150k")
+    shoot(browser, "billing-subscribed")
+    submit(browser, browser.find_element(By.ID, "change-plan"))
+    assert "Your subscription is changed" in browser.find_element(By.CSS_SELECTOR, ".notice").text
+    assert browser.find_element(By.ID, "current-plan").text == "growth"
+    assert "growth, tier 150k, yearly" in browser.find_element(By.ID, "subscription").text
+
+
+def test_a_member_sees_who_buys_credits_for_the_team(browser: Any, service: Service) -> None:
+    sign_in(browser, service, MEMBER)
+    open_page(browser, service, "/app/billing")
+    assert OWNER in browser.find_element(By.ID, "not-owner").text
+    assert not browser.find_elements(By.ID, "buy-small")
+    shoot(browser, "billing-member")
 
 
 def test_removing_a_member_makes_their_key_answer_403(browser: Any, service: Service) -> None:

@@ -4,6 +4,9 @@ It answers the shapes of Stripe's API reference (docs.stripe.com/api): POST /v1/
 `customer` {id, object, email, metadata, ...}; POST /v1/checkout/sessions -> a `checkout.session` {id,
 object, mode, status "open", payment_status "unpaid", customer, client_reference_id, metadata, url};
 POST /v1/billing_portal/sessions -> a `billing_portal.session` {id, object, customer, return_url, url};
+GET /v1/subscriptions/{id} -> the `subscription` kept in `subscriptions` (404 `resource_missing` for
+another id); POST /v1/subscriptions/{id} with `items[0][id]`, `items[0][price]` and `metadata[...]` ->
+that subscription with the item's price replaced and the metadata merged, as Stripe's update does;
 errors as {error: {type, message}} with a 4xx status. Requests arrive form-encoded (`a[b][0]=c`) as the
 SDK sends them; every one is recorded with its headers.
 
@@ -16,6 +19,7 @@ import hashlib
 import hmac
 import itertools
 import json
+import re
 import time
 from typing import Any
 
@@ -36,11 +40,18 @@ class StripeStandIn:
     server: HTTPServer
     calls: list[Call] = field(factory=list)
     fail_next: tuple[int, str, str] | None = None  # (status, error type, message) for the next call
+    subscriptions: dict[str, dict[str, Any]] = field(
+        factory=dict
+    )  # what GET/POST /v1/subscriptions/{id} know
     _ids: Any = field(factory=lambda: itertools.count(1))
 
     def install(self) -> "StripeStandIn":
         for path in ("/v1/customers", "/v1/checkout/sessions", "/v1/billing_portal/sessions"):
             self.server.expect_request(path, method="POST").respond_with_handler(self._answer)
+        for method in ("GET", "POST"):
+            self.server.expect_request(
+                re.compile(r"/v1/subscriptions/[A-Za-z0-9_]+"), method=method
+            ).respond_with_handler(self._answer)
         return self
 
     @property
@@ -59,6 +70,8 @@ class StripeStandIn:
             status, kind, message = self.fail_next
             self.fail_next = None
             return self._json(status, {"error": {"type": kind, "message": message}})
+        if request.path.startswith("/v1/subscriptions/"):
+            return self._subscription(request.path.rsplit("/", 1)[1], request.method, form)
         n = next(self._ids)
         now = int(time.time())
         metadata = {k[len("metadata[") : -1]: v for k, v in form.items() if k.startswith("metadata[")}
@@ -99,6 +112,27 @@ class StripeStandIn:
                 "url": f"https://billing.stripe.com/p/session/test_RetroClock{n:04d}",
             }
         return self._json(200, body)
+
+    def _subscription(self, sub_id: str, method: str, form: dict[str, str]) -> Response:
+        sub = self.subscriptions.get(sub_id)
+        if sub is None:
+            message = f"No such subscription: '{sub_id}'"
+            return self._json(
+                404,
+                {"error": {"type": "invalid_request_error", "code": "resource_missing", "message": message}},
+            )
+        if method == "POST":
+            items = sub["items"]["data"]
+            item = next((i for i in items if i["id"] == form.get("items[0][id]")), None)
+            if item is None or "items[0][price]" not in form:
+                return self._json(
+                    400, {"error": {"type": "invalid_request_error", "message": "Invalid items"}}
+                )
+            item["price"] = {"id": form["items[0][price]"], "object": "price"}
+            sub["metadata"].update(
+                {k[len("metadata[") : -1]: v for k, v in form.items() if k.startswith("metadata[")}
+            )
+        return self._json(200, sub)
 
     @staticmethod
     def _json(status: int, body: dict[str, Any]) -> Response:

@@ -1,6 +1,7 @@
 """The Stripe provider through /v1 and the webhook endpoint, against a local stand-in of the Stripe API
 (the SDK's API base pointed at 127.0.0.1) and webhooks signed with Stripe's documented scheme."""
 
+import re
 import time
 from typing import Any
 
@@ -496,3 +497,77 @@ def test_switching_from_the_local_provider_to_stripe_starts_a_new_billing_accoun
     assert shop.post("/billing/subscribe", GROWTH_50K).status_code == 200
     assert shop.stripe.paths() == ["/v1/customers", "/v1/checkout/sessions"]
     assert error(shop.post("/billing/portal")) == (409, "no_billing_account")
+
+
+# --- plan changes made in the app (SPEC 4.10) ---------------------------------------------------------------
+
+
+def test_a_plan_change_in_the_app_moves_the_stripe_item_to_the_new_price_at_once(shop: Shop) -> None:
+    from siteaudit.domain.account import NotTeamOwner
+    from siteaudit.domain.billing import NoSubscription, PriceNotConfigured
+
+    application = shop.app.application
+    owner = application.authenticate(shop.owner_key)
+    growth = PlanChoice(PlanName.GROWTH, Tier.T50K, Interval.YEARLY)
+    with pytest.raises(NoSubscription):
+        application.billing_change_plan(growth, owner)  # nothing to change before a subscription
+    shop.post("/billing/subscribe", STARTER_10K)
+    customer = shop.customer()
+    sub = subscription_object("sub_Changing", customer, "active", "price_starter_10k_monthly")
+    shop.stripe.subscriptions["sub_Changing"] = sub
+    shop.deliver(event("evt_c1", "customer.subscription.created", sub, created=int(time.time()) - 60))
+    assert shop.plan() == "starter"
+    with pytest.raises(PriceNotConfigured):
+        application.billing_change_plan(PlanChoice(PlanName.GROWTH, Tier.T1M, Interval.MONTHLY), owner)
+    status = application.billing_change_plan(growth, owner)
+    assert status.plan == "growth" and shop.plan() == "growth"
+    assert status.subscription is not None and status.subscription.choice == growth
+    (update,) = [c for c in shop.stripe.calls if c.path == "/v1/subscriptions/sub_Changing" and c.form]
+    assert update.form == {
+        "items[0][id]": "si_RetroClock",
+        "items[0][price]": "price_growth_50k_yearly",
+        "proration_behavior": "create_prorations",
+        "metadata[choice]": "growth:50k:yearly",
+    }
+    # Stripe's own webhook about the same change leaves the same plan.
+    changed = shop.deliver(
+        event("evt_c2", "customer.subscription.updated", sub, created=int(time.time()) - 1)
+    )
+    assert changed.status_code == 200 and shop.plan() == "growth"
+    with pytest.raises(NotTeamOwner):
+        application.billing_change_plan(STARTER, application.authenticate(shop.member_key))
+
+
+def test_a_stripe_error_during_a_plan_change_changes_nothing(shop: Shop) -> None:
+    from siteaudit.domain.billing import PaymentProviderFailed
+
+    application = shop.app.application
+    owner = application.authenticate(shop.owner_key)
+    shop.post("/billing/subscribe", STARTER_10K)
+    sub = subscription_object("sub_Missing", shop.customer(), "active", "price_starter_10k_monthly")
+    shop.deliver(event("evt_m1", "customer.subscription.created", sub, created=int(time.time()) - 60))
+    with pytest.raises(PaymentProviderFailed):  # the stand-in does not know this subscription: 404
+        application.billing_change_plan(PlanChoice(PlanName.GROWTH, Tier.T50K, Interval.YEARLY), owner)
+    assert shop.plan() == "starter"
+
+
+STARTER = PlanChoice(PlanName.STARTER, Tier.T10K, Interval.MONTHLY)
+
+
+def test_the_app_leads_to_stripe_checkout_through_a_plain_link(shop: Shop) -> None:
+    """The billing page's forms may only post to the app itself (CSP form-action 'self', which browsers
+    also apply to a form's redirect), so a Stripe link is handed over as a link to follow."""
+    from tests.unit.web.conftest import PASSWORD, Browser
+
+    shop.app.application.set_password(OWNER, PASSWORD)
+    browser = Browser(falcon.testing.TestClient(shop.app.service()))
+    browser.sign_in()
+    page = browser.get("/app/billing").text
+    assert "Test mode." not in page
+    answer = browser.post("/app/billing", {"action": "checkout", "pack": "large"})
+    assert answer.status_code == 200
+    (call,) = [c for c in shop.stripe.calls if c.path == "/v1/checkout/sessions"]
+    assert call.form["success_url"] == "https://audit.retro-clock.example/app/billing?checkout=done"
+    found = re.search(r'id="continue" href="(https://checkout\.stripe\.com/c/pay/cs_test_\w+)"', answer.text)
+    assert found, answer.text
+    assert "Your checkout is ready" in answer.text

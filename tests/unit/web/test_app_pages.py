@@ -10,7 +10,15 @@ from siteaudit.domain.account import Caller
 from siteaudit.domain.ids import TeamId, UserId
 from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site
 
-PAGES = ("/app/account", "/app/keys", "/app/webhook", "/app/members", "/app/sites", "/app/device")
+PAGES = (
+    "/app/account",
+    "/app/keys",
+    "/app/webhook",
+    "/app/members",
+    "/app/sites",
+    "/app/billing",
+    "/app/device",
+)
 
 
 def v1(site: Site, key: str, path: str = "/v1/account") -> Any:
