@@ -99,7 +99,7 @@ _CLICK_TYPES: Final[dict[str, Any]] = {"string": str, "integer": int, "number": 
 
 
 def _rows(answer: dict[str, Any]) -> list[dict[str, Any]]:
-    for name in ("data", "issues", "templates"):
+    for name in ("data", "issues", "templates", "tasks"):
         if isinstance(answer.get(name), list):
             return list(answer[name])
     return [answer]
@@ -154,7 +154,7 @@ def tool_command(spec: "ToolSpec") -> click.Command:
             as_application(application), caller, args, now=SystemClock().now, progress=_terminal_progress
         )
         answer: dict[str, Any] = guarded(lambda: spec.run(call))
-        if sys.stderr.isatty() and spec.name == "wait_for_audit":
+        if sys.stderr.isatty() and spec.name in ("wait_for_audit", "wait_for_recheck"):
             click.echo("", err=True)
         if as_json:
             click.echo(json.dumps(answer, indent=2, ensure_ascii=False))

@@ -17,6 +17,9 @@ Until then it is named in `NOT_YET` (a test lists the interface's caller-facing 
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
+from urllib.parse import quote
+
+from attrs import evolve
 
 from siteaudit.adapters.client import convert
 from siteaudit.adapters.client.transport import Transport
@@ -31,10 +34,12 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.error import Unauthenticated
-from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue
+from siteaudit.domain.recheck import Recheck, RecheckStatus
 from siteaudit.domain.report import Report
 from siteaudit.domain.site import Site, VerifyMethod
+from siteaudit.domain.task import TaskStatus
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
@@ -50,10 +55,15 @@ from siteaudit.ports.application import (
     OwnershipProved,
     PageQuery,
     PaymentLink,
+    RecheckAccepted,
+    RecheckRequest,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
     SiteRegistration,
+    SiteTasks,
+    TaskDetail,
+    TeamTask,
 )
 from siteaudit.ports.crawl import PageRow
 
@@ -291,3 +301,36 @@ class HttpApplication:
 
     def billing_portal(self, caller: Caller) -> PaymentLink:
         return convert.payment_link(self._send("POST", caller, "/billing/portal"))
+
+    # --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) ---------------------------------------------
+
+    def site_tasks(self, site_id: SiteId, caller: Caller, *, limit: int = 10) -> SiteTasks:
+        return convert.site_tasks(self._get(caller, f"/sites/{int(site_id)}/tasks", limit=limit))
+
+    def team_tasks(self, caller: Caller, *, limit: int = 3) -> Sequence[TeamTask]:
+        return convert.team_tasks(self._get(caller, "/tasks", limit=limit))
+
+    def task_detail(self, site_id: SiteId, task_key: str, caller: Caller, *, page: int = 1) -> TaskDetail:
+        path = f"/sites/{int(site_id)}/tasks/{quote(task_key, safe='')}"
+        return convert.task_detail(self._get(caller, path, page=page), site_id)
+
+    def request_recheck(self, request: RecheckRequest, caller: Caller) -> RecheckAccepted:
+        body: dict[str, Any] = (
+            {"task_key": request.task_key} if request.urls is None else {"urls": list(request.urls)}
+        )
+        site_id = request.site_id
+        started = self._send("POST", caller, f"/sites/{int(site_id)}/recheck", body)
+        # The 202 names the recheck and its tasks; both are read back for whole values, with the status
+        # each had when the recheck was accepted.
+        recheck = self.get_recheck(RecheckId(int(started["recheck_id"])), caller)
+        tasks = tuple(
+            evolve(self.task_detail(site_id, ref["task_key"], caller).task, status=TaskStatus(ref["status"]))
+            for ref in started["tasks"]
+        )
+        return RecheckAccepted(recheck=evolve(recheck, status=RecheckStatus(started["status"])), tasks=tasks)
+
+    def get_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
+        return convert.recheck(self._get(caller, f"/rechecks/{int(recheck_id)}"), caller)
+
+    def cancel_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
+        return convert.recheck(self._send("DELETE", caller, f"/rechecks/{int(recheck_id)}"), caller)

@@ -17,6 +17,7 @@ from typing import Any, Final
 from attrs import field, frozen
 
 from siteaudit.adapters.mcp import search_tools as search
+from siteaudit.adapters.mcp import task_tools as tasks
 from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.params import paginated
@@ -29,6 +30,7 @@ from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
 from siteaudit.domain.issue import Severity
+from siteaudit.domain.recheck import MAX_RECHECK_URLS
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
     MAX_RPS,
@@ -111,6 +113,9 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "disconnect_search_console": "administration (the console connection)",
     "sync_search_consoles": "scheduler",
     "console_page_totals": "read by fix impact inside the service; /v1 has no endpoint of its own",
+    # Fix tasks and rechecks (SPEC 4.5, 4.6): the recheck runs and the reaper are the workers' work.
+    "run_recheck": "worker",
+    "reap_stalled_rechecks": "worker",
 }
 
 UNTRUSTED_NOTE: Final = (
@@ -162,6 +167,9 @@ CRAWL_ID = Param(
 )
 SITE_ID = Param(
     "site_id", "integer", "The registered site's id (from list_sites or register_site).", True, low=1
+)
+RECHECK_ID = Param(
+    "recheck_id", "integer", "The recheck's id (recheck_id from request_recheck).", True, low=1
 )
 PAGE = Param("page", "integer", "Page of the list, from 1.", low=1, default=1)
 
@@ -1127,6 +1135,161 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         summary=search.link_text,
         read_only=False,
         idempotent=False,
+    ),
+    # --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) ---
+    ToolSpec(
+        name="list_site_tasks",
+        title="A site's fix tasks",
+        description=(
+            "A registered site's fix tasks from its latest full audit, highest impact first: each a check "
+            "failing on one URL template, with pages, clicks, why, how to fix, sample URLs, when it counts "
+            "as done and its status (open, verifying, fixed, regressed). Costs nothing. Then get_task for "
+            "one task's URLs, fix it, and request_recheck with its task_key."
+        ),
+        uses=("site_tasks",),
+        run=tasks.site_tasks,
+        summary=tasks.site_tasks_text,
+        params=(
+            SITE_ID,
+            Param(
+                "limit",
+                "integer",
+                "How many tasks, 1-100 (default 10); 3 or fewer leaves fixed tasks out and gives one task "
+                "per check.",
+                low=1,
+                high=100,
+                default=10,
+            ),
+        ),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="list_team_tasks",
+        title="The team's top fix tasks",
+        description=(
+            "The team's highest-impact open fix tasks across all its sites, each with its site. Costs "
+            "nothing. Then get_task with the task's site_id and id (task_key)."
+        ),
+        uses=("team_tasks",),
+        run=tasks.team_tasks,
+        summary=tasks.team_tasks_text,
+        params=(Param("limit", "integer", "How many tasks, 1-20 (default 3).", low=1, high=20, default=3),),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="get_task",
+        title="One fix task and its URLs",
+        description=(
+            "One fix task: the check, why it matters, how to fix it, when it counts as done, and its "
+            "affected URLs (100 a page) with what the audit saw there and their traffic. Costs nothing. "
+            "After the fix is deployed call request_recheck with its task_key."
+        ),
+        uses=("task_detail",),
+        run=tasks.task_detail,
+        summary=tasks.task_text,
+        params=(
+            SITE_ID,
+            Param(
+                "task_key",
+                "string",
+                "The task's id (from list_site_tasks or list_team_tasks).",
+                True,
+                min_length=1,
+                max_length=64,
+            ),
+            Param("page", "integer", "Page of the task's URLs, from 1.", low=1, high=100_000, default=1),
+        ),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="request_recheck",
+        title="Recheck fixed URLs",
+        description=(
+            "Check whether a fix worked, after it is deployed: give a task_key (its URLs, or a sample of "
+            f"{MAX_RECHECK_URLS} of them) or 1-{MAX_RECHECK_URLS} urls of the site, not both. "
+            + tasks.RECHECK_TEXT
+            + " The tasks covered move to verifying. Errors: insufficient_credits, rate_limited, conflict "
+            "(the task is already verifying), invalid_urls. Returns recheck_id at once; then call "
+            "wait_for_recheck (or get_recheck) for the result."
+        ),
+        uses=("request_recheck",),
+        run=tasks.request_recheck,
+        summary=tasks.recheck_started_text,
+        params=(
+            SITE_ID,
+            Param(
+                "task_key",
+                "string",
+                "Recheck this task's URLs (from list_site_tasks). Not with urls.",
+                min_length=1,
+                max_length=64,
+            ),
+            Param(
+                "urls",
+                "urls",
+                f"Or 1-{MAX_RECHECK_URLS} URLs of the site to recheck for every check. Not with task_key.",
+                low=1,
+                high=MAX_RECHECK_URLS,
+                min_length=1,
+                max_length=MAX_URL_LENGTH,
+            ),
+        ),
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+    ),
+    ToolSpec(
+        name="get_recheck",
+        title="Recheck status and result",
+        description=(
+            "A recheck's status and, once it ended, each URL's result (passing, failing, redirected, "
+            "unreachable, with the checks still failing) and each task's result and new status. Costs "
+            "nothing. To wait until it ends call wait_for_recheck instead of calling this repeatedly."
+        ),
+        uses=("get_recheck",),
+        run=tasks.get_recheck,
+        summary=tasks.recheck_text,
+        params=(RECHECK_ID,),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="wait_for_recheck",
+        title="Wait for a recheck",
+        description=(
+            "Wait until a recheck ends, or until timeout_s passes, sending progress notifications (URLs "
+            "fetched of the total) meanwhile. Costs nothing. Returns what get_recheck returns; when still "
+            "running call wait_for_recheck again."
+        ),
+        uses=("get_recheck",),
+        run=tasks.wait_for_recheck,
+        summary=tasks.recheck_text,
+        params=(
+            RECHECK_ID,
+            Param(
+                "timeout_s",
+                "number",
+                "How long to wait at most, in seconds (1-120).",
+                low=1,
+                high=120,
+                default=25,
+            ),
+        ),
+        untrusted=True,
+    ),
+    ToolSpec(
+        name="cancel_recheck",
+        title="Cancel a recheck",
+        description=(
+            "Stop a queued or running recheck. Costs nothing more: URLs fetched so far are charged and "
+            "judged, the rest refunded. A recheck that already ended answers conflict."
+        ),
+        uses=("cancel_recheck",),
+        run=tasks.cancel_recheck,
+        summary=tasks.recheck_text,
+        params=(RECHECK_ID,),
+        read_only=False,
+        destructive=True,
+        untrusted=True,
     ),
 )
 

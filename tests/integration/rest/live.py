@@ -14,7 +14,7 @@ from attrs import frozen
 
 from siteaudit.bootstrap import App
 from siteaudit.domain.credit import credits
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
@@ -171,6 +171,9 @@ def drain(app: App) -> int:
             app.application.finalize_audit(AuditId(argument))
         elif actor == "deliver_webhooks":
             app.application.deliver_webhooks()
+        elif actor == "run_recheck":
+            assert argument is not None
+            app.application.run_recheck(RecheckId(argument))
         handled += 1
     return handled
 

@@ -162,6 +162,37 @@ def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service:
             assert link["url"].startswith("http")
             portal = await call("get_billing_portal_link", False)
             assert portal["error"]["code"] == "no_billing_account"
+            # Fix tasks of the site audited above, a task recheck run to its end, a URL recheck cancelled.
+            found = await call("list_site_tasks", **sid, limit=100)
+            assert found["crawl_id"] is not None and found["tasks"] and found["open_total"] >= 1
+            key = next(t["id"] for t in found["tasks"] if t["recheckable"])
+            marked = await client.call_tool("list_site_tasks", sid)
+            assert marked.meta is not None and marked.meta[UNTRUSTED_META] is True
+            team = await call("list_team_tasks", limit=20)
+            assert team["tasks"] and {t["site_id"] for t in team["tasks"]} == {site["id"]}
+            task = await call("get_task", **sid, task_key=key)
+            assert task["task"]["id"] == key and task["urls"]["total"] == len(task["urls"]["data"]) >= 1
+            unknown = await call("get_task", False, **sid, task_key="0" * 16)
+            assert unknown["error"]["code"] == "not_found"
+            both = await call("request_recheck", False, **sid, task_key=key, urls=[service.site_url])
+            assert set(both["error"]["fields"]) == {"task_key", "urls"}
+            recheck = await call("request_recheck", **sid, task_key=key)
+            assert recheck["status"] == "queued" and recheck["estimated_credits"] == recheck["urls_total"]
+            assert [(t["task_key"], t["status"]) for t in recheck["tasks"]] == [(key, "verifying")]
+            busy = await call("request_recheck", False, **sid, task_key=key)
+            assert busy["error"]["code"] == "conflict"
+            recheck_id = recheck["recheck_id"]
+            assert (await call("get_recheck", recheck_id=recheck_id))["status"] == "queued"
+            await anyio.to_thread.run_sync(service.crawl)
+            done = await call("wait_for_recheck", recheck_id=recheck_id, timeout_s=5)
+            assert done["status"] == "done" and [t["task_key"] for t in done["tasks"]] == [key]
+            assert len(done["urls"]) == done["urls_total"] == done["pages_crawled"]
+            by_url = await call("request_recheck", **sid, urls=[service.site_url])
+            assert by_url["urls_total"] == 1 and by_url["estimated_credits"] == 1
+            cancelled = await call("cancel_recheck", recheck_id=by_url["recheck_id"])
+            assert cancelled["status"] == "cancelled"
+            ended = await call("cancel_recheck", False, recheck_id=by_url["recheck_id"])
+            assert ended["error"]["code"] == "conflict"
             again = await call("start_audit", url=service.site_url, max_pages=5)
             assert await call("cancel_audit", crawl_id=again["crawl_id"]) == {"status": "cancelled"}
             assert (await call("cancel_audit", False, crawl_id=again["crawl_id"]))["error"][
@@ -216,6 +247,27 @@ def test_every_tool_refuses_bad_input_as_a_tool_error_with_the_rest_code(service
                 ("list_not_indexed", {"site_id": 1, "page": 0}, {"page": "must be at least 1"}),
                 ("set_indexnow_auto", {"site_id": 1, "auto": "yes"}, {"auto": "must be a boolean"}),
                 ("get_credit_pack_link", {"pack": "huge"}, {"pack": "must be one of small, large"}),
+                ("list_team_tasks", {"limit": 21}, {"limit": "must be at most 20"}),
+                ("list_site_tasks", {"site_id": 1, "limit": 0}, {"limit": "must be at least 1"}),
+                ("get_task", {"site_id": 1, "task_key": ""}, {"task_key": "must be at least 1 characters"}),
+                (
+                    "request_recheck",
+                    {"site_id": 1, "urls": ["u"] * 201},
+                    {"urls": "must be an array of 1 to 200 URLs"},
+                ),
+                (
+                    "request_recheck",
+                    {"site_id": 1},
+                    {
+                        "task_key": "give exactly one of task_key and urls",
+                        "urls": "give exactly one of task_key and urls",
+                    },
+                ),
+                (
+                    "wait_for_recheck",
+                    {"recheck_id": 1, "timeout_s": 500},
+                    {"timeout_s": "must be at most 120"},
+                ),
             ):
                 result = await client.call_tool(name, args)
                 assert result.is_error and result.structured_content["error"]["fields"] == fields, name  # type: ignore[index]
@@ -236,6 +288,8 @@ def site_tools(service: Service) -> list[tuple[ToolSpec, dict[str, Any]]]:
         "update_site": {"max_pages": 5},
         "verify_site": {},
         "start_site_audit": {},
+        "get_task": {"task_key": "0" * 16},
+        "request_recheck": {"urls": [service.site_url]},
     }
     return [
         (tool, more.get(tool.name, {}))
@@ -245,13 +299,20 @@ def site_tools(service: Service) -> list[tuple[ToolSpec, dict[str, Any]]]:
 
 
 def test_another_teams_audit_and_site_do_not_exist_for_a_key(service: Service) -> None:
+    site_id = service.audited_site()  # verified and audited: it has fix tasks and takes a recheck
+
     async def scenario() -> None:
         async with connected(service, service.keys.owner) as owner:
             started = await owner.call_tool("start_audit", {"url": service.site_url, "max_pages": 5})
             crawl_id = started.structured_content["crawl_id"]  # type: ignore[index]
-            site = await owner.call_tool("register_site", {"url": service.site_url})
-            site_id = site.structured_content["id"]  # type: ignore[index]
+            asked = await owner.call_tool("request_recheck", {"site_id": site_id, "urls": [service.site_url]})
+            recheck_id = asked.structured_content["recheck_id"]  # type: ignore[index]
         async with connected(service, service.keys.rival) as rival:
+            for name in ("get_recheck", "wait_for_recheck", "cancel_recheck"):
+                result = await rival.call_tool(name, {"recheck_id": recheck_id})
+                assert result.structured_content["error"]["code"] == "not_found", name  # type: ignore[index]
+            teams = await rival.call_tool("list_team_tasks", {})
+            assert teams.structured_content == {"tasks": []}
             for name, args in (
                 ("get_audit", {"crawl_id": crawl_id}),
                 ("cancel_audit", {"crawl_id": crawl_id}),

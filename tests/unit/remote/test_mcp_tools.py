@@ -42,7 +42,7 @@ def test_every_tool_and_argument_is_described_for_a_model() -> None:
             assert prop["description"], tool.name
         assert ("Costs nothing" in tool.description) != ("COSTS CREDITS" in tool.description), tool.name
     costly = {t.name for t in TOOLS if "COSTS CREDITS" in t.description}
-    assert costly == {"start_audit", "start_site_audit", "update_site"}
+    assert costly == {"start_audit", "start_site_audit", "update_site", "request_recheck"}
     assert {t.name for t in TOOLS if not t.read_only} >= costly
     quoting_sites = {"get_console_summary", "list_not_indexed", "get_console_url", "get_index_triage"}
     assert {t.name for t in TOOLS if t.untrusted} >= quoting_sites | {"get_report", "get_fix_prompt"}

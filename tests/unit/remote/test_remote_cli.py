@@ -147,3 +147,35 @@ def test_indexnow_and_console_commands_have_the_tools_names(service: Service) ->
     assert outside.exit_code == EXIT_REFUSED and outside.stderr.startswith("error: url_not_in_site: ")
     too_many = cli(service, "inspect-urls", site_id, *[service.site_url] * 21)
     assert too_many.exit_code == EXIT_REFUSED and "must be an array of 1 to 20 URLs" in too_many.stderr
+
+
+def test_task_and_recheck_commands_have_the_tools_names(service: Service) -> None:
+    site_id = str(service.audited_site())
+    listed = cli(service, "list-site-tasks", site_id, "--limit", "100")
+    assert listed.exit_code == 0, listed.output
+    assert "open of" in listed.stdout and "Call get_task" in listed.stdout
+    rows = list(csv.DictReader(io.StringIO(cli(service, "list-site-tasks", site_id, "--csv").stdout)))
+    assert rows and {"id", "code", "template", "severity", "pages", "impact", "status"} <= set(rows[0])
+    found = json.loads(cli(service, "list-site-tasks", site_id, "--limit", "100", "--json").stdout)
+    key = next(t["id"] for t in found["tasks"] if t["recheckable"])
+    team = json.loads(cli(service, "list-team-tasks", "--limit", "20", "--json").stdout)
+    assert {t["site_id"] for t in team["tasks"]} == {int(site_id)}
+    task = cli(service, "get-task", site_id, key)
+    assert task.exit_code == 0 and "call request_recheck with this task_key" in task.stdout
+    unknown = cli(service, "get-task", site_id, "0" * 16)
+    assert unknown.exit_code == EXIT_REFUSED and unknown.stderr.startswith("error: not_found: ")
+    neither = cli(service, "request-recheck", site_id)
+    assert neither.exit_code == EXIT_REFUSED
+    assert neither.stderr.startswith("error: validation_failed: ") and "task_key" in neither.stderr
+    started = json.loads(cli(service, "request-recheck", site_id, "--task-key", key, "--json").stdout)
+    assert started["status"] == "queued" and started["tasks"][0]["status"] == "verifying"
+    busy = cli(service, "request-recheck", site_id, "--task-key", key)
+    assert busy.exit_code == EXIT_REFUSED and busy.stderr.startswith("error: conflict: ")
+    service.crawl()
+    waited = cli(service, "wait-for-recheck", str(started["recheck_id"]), "--timeout-s", "5")
+    assert waited.exit_code == 0 and f"Recheck {started['recheck_id']} ended done" in waited.stdout
+    by_url = cli(service, "request-recheck", site_id, "--urls", service.site_url, "--json")
+    assert json.loads(by_url.stdout)["urls_total"] == 1
+    cancelled = cli(service, "cancel-recheck", str(json.loads(by_url.stdout)["recheck_id"]), "--json")
+    assert json.loads(cancelled.stdout)["status"] == "cancelled"
+    assert "Traceback" not in busy.output + unknown.output + neither.output
