@@ -46,6 +46,7 @@ from siteaudit.ports.application import (
     AuditDetail,
     AuditQuery,
     AuditStarted,
+    FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -63,6 +64,7 @@ from siteaudit.ports.application import (
     SiteRegistration,
     SiteTasks,
     TaskDetail,
+    TeamFixImpact,
     TeamTask,
 )
 from siteaudit.ports.crawl import PageRow
@@ -334,3 +336,10 @@ class HttpApplication:
 
     def cancel_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
         return convert.recheck(self._send("DELETE", caller, f"/rechecks/{int(recheck_id)}"), caller)
+
+    # --- fix impact (SPEC 2.9, 4.7) ---
+    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
+        return convert.site_fix_impact(self._get(caller, f"/sites/{int(site_id)}/fix-impact", limit=limit))
+
+    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
+        return convert.team_fix_impact(self._get(caller, "/fix-impact", limit=limit))

@@ -25,6 +25,7 @@ from siteaudit.domain.console_answers import (
 )
 from siteaudit.domain.facts import FetchError
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId, UserId
+from siteaudit.domain.impact import FixImpact, ImpactStatus
 from siteaudit.domain.indexnow import (
     BatchResult,
     Detection,
@@ -57,6 +58,7 @@ from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
+    FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -68,6 +70,7 @@ from siteaudit.ports.application import (
     SiteTasks,
     TaskDetail,
     TaskUrlRow,
+    TeamFixImpact,
     TeamTask,
 )
 from siteaudit.ports.crawl import PageRow
@@ -501,4 +504,58 @@ def recheck(answer: J, caller: Caller) -> Recheck:
         observations=tuple(UrlObservation(url=u) for u in urls[:fetched]),
         url_results=outcomes if status in RECHECK_ENDED else None,
         task_results=tasks if status in RECHECK_ENDED else None,
+    )
+
+
+# --- fix impact (SPEC 2.9, 4.7) ---
+# REST shows a fix-impact event's URL count, not its URLs, nor the audit that found the task: the client
+# keeps the count as that many empty strings and names the audit UNSHOWN_AUDIT.
+
+
+def fix_impact(e: J) -> FixImpact:
+    count = e["urls_count"]
+    return FixImpact(
+        id=int(e["id"]),
+        site_id=SiteId(int(e["site_id"])),
+        task_key=TaskKey(e["task_key"]),
+        code=e["code"],
+        template=e["template"],
+        source_crawl_id=UNSHOWN_AUDIT,
+        verified_at=moment(e["verified_at"]) or UNSHOWN_TIME,
+        recheck_id=None if e["recheck_id"] is None else RecheckId(int(e["recheck_id"])),
+        sampled=bool(e["sampled"]),
+        urls=None if count is None else (UNSHOWN_URL,) * int(count),
+        baseline_clicks_28d=e["baseline_clicks_28d"],
+        baseline_impressions_28d=e["baseline_impressions_28d"],
+        d7=e["d7"],
+        d7_at=moment(e["d7_at"]),
+        d14=e["d14"],
+        d14_at=moment(e["d14_at"]),
+        d28=e["d28"],
+        d28_at=moment(e["d28_at"]),
+        d28_impressions=e["d28_impressions"],
+        measured_at=moment(e["measured_at"]),
+        status=ImpactStatus(e["status"]),
+        demo=bool(e["demo"]),
+    )
+
+
+def site_fix_impact(answer: J) -> FixImpactSummary:
+    return FixImpactSummary(
+        site_id=SiteId(int(answer["site_id"])),
+        total_delta_28d=int(answer["total_delta_28d"]),
+        measured_events=int(answer["measured_events"]),
+        events=tuple(fix_impact(e) for e in answer["events"]),
+        demo=bool(answer["demo"]),
+    )
+
+
+def team_fix_impact(answer: J) -> TeamFixImpact:
+    events = tuple(fix_impact(e) for e in answer["events"])
+    return TeamFixImpact(
+        total_delta_28d=int(answer["total_delta_28d"]),
+        measured_events=int(answer["measured_events"]),
+        events=events,
+        site_hosts={SiteId(int(e["site_id"])): e["site_host"] for e in answer["events"]},
+        demo=bool(answer["demo"]),
     )

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from attrs import field, frozen
 
+from siteaudit.adapters.mcp import impact_tools as impact
 from siteaudit.adapters.mcp import search_tools as search
 from siteaudit.adapters.mcp import task_tools as tasks
 from siteaudit.adapters.mcp.params import Param
@@ -115,6 +116,7 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "console_page_totals": "read by fix impact inside the service; /v1 has no endpoint of its own",
     # Fix tasks and rechecks (SPEC 4.5, 4.6): the recheck runs and the reaper are the workers' work.
     "run_recheck": "worker",
+    "measure_fix_impacts": "scheduler: the daily measuring pass",
     "reap_stalled_rechecks": "worker",
 }
 
@@ -1290,6 +1292,39 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         read_only=False,
         destructive=True,
         untrusted=True,
+    ),
+    # --- fix impact (SPEC 2.9, 4.7) ---
+    ToolSpec(
+        name="get_site_fix_impact",
+        title="A site's measured fix impact",
+        description=(
+            "What fixing tasks did to a site's search traffic: per fixed task, clicks of its URLs in the 28 "
+            "days before the fix (baseline) and 7, 14 and 28 days after (d7, d14, d28, filled in as console "
+            "data arrives), delta_28d, and status (measuring, measured, no_data); plus the site's total. "
+            "Estimates, not adjusted for season. Costs nothing. Needs console data (demo data is marked)."
+        ),
+        uses=("site_fix_impact",),
+        run=impact.site_fix_impact,
+        summary=impact.site_fix_impact_text,
+        params=(
+            SITE_ID,
+            Param("limit", "integer", "How many events, 1-200 (default 50).", low=1, high=200, default=50),
+        ),
+    ),
+    ToolSpec(
+        name="get_team_fix_impact",
+        title="The team's measured fix impact",
+        description=(
+            "The team's latest fix-impact events across its sites (each with site_id and site_host) and "
+            "the total delta_28d over measured events. Estimates, not adjusted for season. Costs nothing. "
+            "Then get_site_fix_impact for one site."
+        ),
+        uses=("team_fix_impact",),
+        run=impact.team_fix_impact,
+        summary=impact.team_fix_impact_text,
+        params=(
+            Param("limit", "integer", "How many events, 1-50 (default 10).", low=1, high=50, default=10),
+        ),
     ),
 )
 

@@ -9,13 +9,14 @@ from attrs import frozen
 
 from siteaudit.adapters.client import NOT_YET, HttpApplication
 from siteaudit.adapters.mcp.tools import NOT_TOOLS
-from siteaudit.adapters.rest import task_views, views
+from siteaudit.adapters.rest import impact_views, task_views, views
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId
+from siteaudit.domain.impact import ImpactStatus
 from siteaudit.domain.indexnow import KeyCheckResult, SubmitStatus
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.recheck import RecheckStatus
@@ -413,3 +414,28 @@ def test_tasks_and_rechecks_read_back_render_as_the_service_wrote_them(service: 
     service.crawl()
     same(task_views.recheck_answer, lambda a, c: a.get_recheck(recheck_id, c))
     same(task_views.site_tasks_answer, lambda a, c: a.site_tasks(site_id, c, limit=100))
+
+
+def test_fix_impact_through_both(service: Service, door: Door) -> None:
+    app = door.application
+    site_id = service.audited_site()
+    found = app.site_fix_impact(site_id, door.owner, limit=200)
+    assert found.site_id == site_id
+    assert found.measured_events == sum(e.status is ImpactStatus.MEASURED for e in found.events)
+    team = app.team_fix_impact(door.member, limit=50)
+    assert {e.site_id for e in team.events} <= {site_id}
+    assert app.team_fix_impact(door.rival).events == ()
+    assert code_of(lambda: app.site_fix_impact(site_id, door.rival)) is ErrorCode.NOT_FOUND
+
+
+def test_fix_impact_read_back_renders_as_the_service_wrote_it(service: Service) -> None:
+    local = service.app.application
+    remote = HttpApplication(service.base_url)
+    mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
+    site_id = service.audited_site()
+    site_answer = impact_views.site_fix_impact_answer
+    assert site_answer(local.site_fix_impact(site_id, mine)) == site_answer(
+        remote.site_fix_impact(site_id, theirs)
+    )
+    team_answer = impact_views.team_fix_impact_answer
+    assert team_answer(local.team_fix_impact(mine)) == team_answer(remote.team_fix_impact(theirs))

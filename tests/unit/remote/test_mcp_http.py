@@ -187,6 +187,12 @@ def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service:
             done = await call("wait_for_recheck", recheck_id=recheck_id, timeout_s=5)
             assert done["status"] == "done" and [t["task_key"] for t in done["tasks"]] == [key]
             assert len(done["urls"]) == done["urls_total"] == done["pages_crawled"]
+            impact = await call("get_site_fix_impact", **sid, limit=200)
+            assert impact["note"] and impact["methodology"] and isinstance(impact["events"], list)
+            assert impact["measured_events"] == sum(e["status"] == "measured" for e in impact["events"])
+            team_impact = await call("get_team_fix_impact", limit=50)
+            assert {e["site_id"] for e in team_impact["events"]} <= {site["id"]}
+            assert team_impact["note"] == impact["note"]
             by_url = await call("request_recheck", **sid, urls=[service.site_url])
             assert by_url["urls_total"] == 1 and by_url["estimated_credits"] == 1
             cancelled = await call("cancel_recheck", recheck_id=by_url["recheck_id"])
@@ -207,7 +213,11 @@ def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service:
 
 def test_every_tool_refuses_bad_input_as_a_tool_error_with_the_rest_code(service: Service) -> None:
     async def scenario() -> None:
-        async with connected(service, service.keys.owner) as client:
+        # Two keys, as the calls outnumber one key's 60 a minute.
+        async with (
+            connected(service, service.keys.owner) as client,
+            connected(service, service.keys.member) as other,
+        ):
             for tool in TOOLS:
                 result = await client.call_tool(tool.name, {"surprise": 1})
                 assert result.is_error, tool.name
@@ -217,11 +227,11 @@ def test_every_tool_refuses_bad_input_as_a_tool_error_with_the_rest_code(service
                 for param in tool.params:
                     if param.required:
                         assert error["fields"][param.name] == "required", (tool.name, param.name)
-            wrong = await client.call_tool(
+            wrong = await other.call_tool(
                 "start_audit", {"url": "https://retro-clock.example/", "max_rps": 50}
             )
             assert wrong.structured_content["error"]["fields"] == {"max_rps": "must be at most 10"}  # type: ignore[index]
-            typed = await client.call_tool("get_audit", {"crawl_id": "seven"})
+            typed = await other.call_tool("get_audit", {"crawl_id": "seven"})
             assert typed.structured_content["error"]["fields"] == {"crawl_id": "must be a integer"}  # type: ignore[index]
             for name, args, fields in (
                 (
@@ -248,6 +258,8 @@ def test_every_tool_refuses_bad_input_as_a_tool_error_with_the_rest_code(service
                 ("set_indexnow_auto", {"site_id": 1, "auto": "yes"}, {"auto": "must be a boolean"}),
                 ("get_credit_pack_link", {"pack": "huge"}, {"pack": "must be one of small, large"}),
                 ("list_team_tasks", {"limit": 21}, {"limit": "must be at most 20"}),
+                ("get_team_fix_impact", {"limit": 51}, {"limit": "must be at most 50"}),
+                ("get_site_fix_impact", {"site_id": 1, "limit": 0}, {"limit": "must be at least 1"}),
                 ("list_site_tasks", {"site_id": 1, "limit": 0}, {"limit": "must be at least 1"}),
                 ("get_task", {"site_id": 1, "task_key": ""}, {"task_key": "must be at least 1 characters"}),
                 (
@@ -269,9 +281,9 @@ def test_every_tool_refuses_bad_input_as_a_tool_error_with_the_rest_code(service
                     {"timeout_s": "must be at most 120"},
                 ),
             ):
-                result = await client.call_tool(name, args)
+                result = await other.call_tool(name, args)
                 assert result.is_error and result.structured_content["error"]["fields"] == fields, name  # type: ignore[index]
-            refused = await client.call_tool("start_audit", {"url": "ftp://retro-clock.example/"})
+            refused = await other.call_tool("start_audit", {"url": "ftp://retro-clock.example/"})
             assert refused.is_error and refused.content[0].text.startswith("invalid_url: ")  # type: ignore[union-attr]
 
     run(scenario)
@@ -313,6 +325,10 @@ def test_another_teams_audit_and_site_do_not_exist_for_a_key(service: Service) -
                 assert result.structured_content["error"]["code"] == "not_found", name  # type: ignore[index]
             teams = await rival.call_tool("list_team_tasks", {})
             assert teams.structured_content == {"tasks": []}
+            impact = await rival.call_tool("get_team_fix_impact", {})
+            assert impact.structured_content["events"] == []  # type: ignore[index]
+            site_impact = await rival.call_tool("get_site_fix_impact", {"site_id": site_id})
+            assert site_impact.structured_content["error"]["code"] == "not_found"  # type: ignore[index]
             for name, args in (
                 ("get_audit", {"crawl_id": crawl_id}),
                 ("cancel_audit", {"crawl_id": crawl_id}),
