@@ -41,8 +41,8 @@ WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 PAGES = ("account", "keys", "webhook", "members", "sites", "billing", "device")
 
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
@@ -172,11 +172,30 @@ def browser() -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def replaced(page: Any) -> Any:
+    """A wait condition: the page's document has been replaced. Chromedriver says so with a stale element
+    or, caught mid-navigation, with "does not belong to the document"."""
+
+    def gone(_: Any) -> bool:
+        try:
+            page.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
+        return False
+
+    return gone
+
+
 def submit(driver: Any, button: Any) -> None:
     """Click a form's button and wait until the next page has replaced this one."""
     page = driver.find_element(By.TAG_NAME, "html")
     button.click()
-    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(page))
+
+    WebDriverWait(driver, 20).until(replaced(page))
     WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
@@ -367,7 +386,7 @@ def test_buying_a_small_pack_through_the_test_checkout_credits_once(browser: Any
         checkout,
         token,
     )
-    WebDriverWait(browser, 20).until(expected_conditions.staleness_of(page))
+    WebDriverWait(browser, 20).until(replaced(page))
     assert browser.find_element(By.TAG_NAME, "h1").text == "Already completed"
     open_page(browser, service, "/app/billing")
     assert balance_shown(browser) == after
