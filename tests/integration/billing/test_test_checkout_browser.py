@@ -66,7 +66,6 @@ def test_a_pack_bought_in_the_browser_credits_once(
     served: tuple[App, str, WSGIServer], browser: Any, width: int, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.wait import WebDriverWait
 
     app, base, _ = served
@@ -87,7 +86,7 @@ def test_a_pack_bought_in_the_browser_credits_once(
     browser.save_screenshot(str(tmp_path / f"checkout-{width}.png"))
     button = browser.find_element(By.CSS_SELECTOR, "button[type=submit]")
     button.click()
-    WebDriverWait(browser, 20).until(expected_conditions.staleness_of(button))  # the answer page loaded
+    WebDriverWait(browser, 20).until(gone(button))  # the answer page loaded
     assert "Test purchase completed" in browser.find_element(By.TAG_NAME, "h1").text
     assert "5,100 credits" in browser.page_source
     browser.save_screenshot(str(tmp_path / f"done-{width}.png"))
@@ -96,3 +95,22 @@ def test_a_pack_bought_in_the_browser_credits_once(
     assert "No test purchase here" in browser.find_element(By.TAG_NAME, "h1").text
     account = client.simulate_get("/v1/account", headers=auth).json
     assert account["balance"] == 5_100
+
+
+def gone(element: Any) -> Any:
+    """A wait condition: the element's document was replaced (chromedriver, caught mid-navigation, may
+    say "does not belong to the document" instead of a stale element)."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    def check(_: Any) -> bool:
+        try:
+            element.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
+        return False
+
+    return check
