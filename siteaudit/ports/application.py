@@ -1,3 +1,4 @@
+# Over 500 lines: the one application interface and its typed inputs and results, a section per noun.
 """The application interface (the driving port): every use case a door may call, by noun and verb.
 
 REST resources, CLI commands, Dramatiq actors, periodic jobs, and a Python app embedding siteaudit call

@@ -1,3 +1,4 @@
+# Over 500 lines: one thin method per use case of the application interface, by design one call each.
 """The one implementation of the application interface: each use case bound to the driven ports.
 
 Every method is one call into the use case that does the work (`services/<noun>.py`); what it needs

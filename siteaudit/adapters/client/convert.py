@@ -1,3 +1,4 @@
+# Over 500 lines: one reader per REST answer, turning the JSON back into the typed results.
 """The REST answers read back into the application's typed results.
 
 Each reader takes the JSON of one answer (SPEC 2.2-2.6) and returns the value the in-process application

@@ -1,3 +1,4 @@
+# Over 500 lines: the one declaration table of every tool (schema, description, annotations), so none is forgotten.
 """The agent tools: one per caller-facing capability of the application, each declared once here.
 
 A tool names the application methods it calls (`uses`). `NOT_TOOLS` is the one list of application

@@ -1,3 +1,4 @@
+# Over 500 lines: one attrs view per REST answer, from which the OpenAPI components are generated.
 """What the interface shows (SPEC 2.3-2.5): one attrs class per answer, converted with one cattrs converter.
 
 The OpenAPI document's `components.schemas` are generated from these classes and from the report's domain

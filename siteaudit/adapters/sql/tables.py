@@ -1,3 +1,4 @@
+# Over 500 lines: the one SQLAlchemy metadata of every table the migrations create.
 """SQLAlchemy Core tables of every aggregate and of the bulk crawl data: the one schema both databases share.
 
 Every table lives here, on the same `metadata`, and every change comes with a migration in

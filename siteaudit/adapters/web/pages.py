@@ -1,3 +1,4 @@
+# Over 500 lines: one small Falcon resource per app page, all behind the same guard.
 """The app's pages: each turns a form into one call of the application interface and renders the result."""
 
 from collections.abc import Callable, Sequence
