@@ -1,6 +1,6 @@
 """Benchmark: how many polite audits one worker process carries (issue 18), on the embedded default.
 
-    .venv/bin/python benchmarks/worker_capacity.py [--pages 60] [--rps3 1,8,16,24] [--rps10 1,4,8,12]
+    .venv/bin/python benchmarks/worker_capacity.py [--pages 60] [--rps3 1,8,16,24,48] [--rps10 1,4,8,12,16]
         [--threads N] [--smoke]
 
 N audits of N different local hosts at once, each at its `max_rps`, in ONE process with default settings:
@@ -284,8 +284,8 @@ def sites_on_loopback(count: int, pages: int) -> Iterator[list[Site]]:
 def main() -> None:
     options = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     options.add_argument("--pages", type=int, default=60, help="pages of each site")
-    options.add_argument("--rps3", default="1,8,16,24", help="audit counts at max_rps 3")
-    options.add_argument("--rps10", default="1,4,8,12", help="audit counts at max_rps 10")
+    options.add_argument("--rps3", default="1,8,16,24,48", help="audit counts at max_rps 3")
+    options.add_argument("--rps10", default="1,4,8,12,16", help="audit counts at max_rps 10")
     options.add_argument(
         "--threads", type=int, default=None, help="SITEAUDIT_WORKER_THREADS (default: its default)"
     )

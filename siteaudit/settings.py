@@ -55,6 +55,7 @@ class Settings:
     slice_pages: int = SLICE_PAGES  # pages per crawl slice before handing over to the next message
     slice_seconds: float = SLICE_SECONDS  # seconds per crawl slice
     worker_threads: int = 4  # threads of the in-process worker (`serve`) or of `siteaudit worker`
+    worker_slices: int = 64  # crawl slices one process carries at once (its slice loop); at least 1
     lease_s: float = LEASE_S  # a crawl slice not heard from for this long has stalled
     handover_s: float = HANDOVER_S  # a handed-over audit not picked up for this long has stalled
     reap_grace_s: float = 60.0  # extra time before the reaper steps in
@@ -220,6 +221,7 @@ class Settings:
             ("SLICE_PAGES", int),
             ("SLICE_SECONDS", float),
             ("WORKER_THREADS", int),
+            ("WORKER_SLICES", int),
             ("LEASE_S", float),
             ("HANDOVER_S", float),
             ("REAP_GRACE_S", float),

@@ -12,10 +12,12 @@ from typing import Any
 
 import click
 import dramatiq
+from dramatiq.middleware import CurrentMessage
 
 from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE, queue_name
 from siteaudit.bootstrap import App
 from siteaudit.domain.ids import AuditId, RecheckId
+from siteaudit.entrypoints.slice_loop import Again, SliceLoop
 from siteaudit.ports.application import Application, Reaped
 
 log = logging.getLogger("siteaudit.worker")
@@ -23,7 +25,14 @@ log = logging.getLogger("siteaudit.worker")
 SLICE_TIME_LIMIT_MS = 15 * 60 * 1000
 
 
-def declare_actors(broker: dramatiq.Broker, application: Application) -> dict[str, dramatiq.Actor]:  # type: ignore[type-arg]
+def declare_actors(
+    broker: dramatiq.Broker, application: Application, slices: SliceLoop | None = None
+) -> dict[str, dramatiq.Actor]:  # type: ignore[type-arg]
+    """The actors on `broker`. With `slices`, a crawl slice runs on that loop and its message is
+    acknowledged once it is there (`siteaudit.entrypoints.slice_loop`); without, on the actor's thread."""
+    if slices is not None and not any(isinstance(m, CurrentMessage) for m in broker.middleware):
+        broker.add_middleware(CurrentMessage())
+
     @dramatiq.actor(
         broker=broker,
         queue_name=queue_name(broker, CRAWL_QUEUE),
@@ -33,7 +42,16 @@ def declare_actors(broker: dramatiq.Broker, application: Application) -> dict[st
         time_limit=SLICE_TIME_LIMIT_MS,
     )
     def crawl_slice(audit_id: int, sealed_token: str | None = None) -> None:
-        application.run_crawl_slice(AuditId(audit_id), sealed_verify_token=sealed_token)
+        if slices is None:
+            application.run_crawl_slice(AuditId(audit_id), sealed_verify_token=sealed_token)
+            return
+        message = CurrentMessage.get_current_message()
+        retries = int(message.options.get("retries", 0)) if message is not None else 0
+        slices.submit(
+            lambda: application.arun_crawl_slice(AuditId(audit_id), sealed_verify_token=sealed_token),
+            again=_sender(broker, message),
+            retries=retries,
+        )
 
     @dramatiq.actor(
         broker=broker,
@@ -71,6 +89,18 @@ def declare_actors(broker: dramatiq.Broker, application: Application) -> dict[st
         "deliver_webhooks": deliver_webhooks,
         "run_recheck": run_recheck,
     }
+
+
+def _sender(broker: dramatiq.Broker, message: "dramatiq.Message[Any] | None") -> Again:
+    """Sends `message` again after a delay, counting a retry in its options when it failed."""
+
+    def again(delay_s: float, failed: bool) -> None:
+        if message is None:
+            return
+        retries = int(message.options.get("retries", 0)) + (1 if failed else 0)
+        broker.enqueue(message.copy(options={"retries": retries}), delay=int(delay_s * 1000) or None)
+
+    return again
 
 
 def reaper(application: Application) -> Callable[[], Reaped]:
@@ -133,13 +163,27 @@ def serve_worker_metrics(app: App, port: int) -> Callable[[], None]:
     return stop
 
 
-def start_worker(
-    app: App, *, threads: int, webhooks_every_s: float = 10.0
-) -> tuple[dramatiq.Worker, Periodic]:
-    """Declare the actors on the app's broker and start consuming in this process, with the periodic
-    webhook dispatcher, the reaper (every SITEAUDIT_REAP_EVERY_S) and archival."""
+class Running:
+    """A started worker: Dramatiq's consumer threads and the slice loop they hand crawl slices to."""
+
+    def __init__(self, worker: dramatiq.Worker, slices: SliceLoop) -> None:
+        self.worker = worker
+        self.slices = slices
+
+    def stop(self) -> None:
+        """Stop taking messages, then stop the running slices (each sent again for another process)."""
+        self.worker.stop()
+        self.slices.stop()
+
+
+def start_worker(app: App, *, threads: int, webhooks_every_s: float = 10.0) -> tuple[Running, Periodic]:
+    """Declare the actors on the app's broker and start consuming in this process, with the slice loop
+    (SITEAUDIT_WORKER_SLICES slices at once), the periodic webhook dispatcher, the reaper (every
+    SITEAUDIT_REAP_EVERY_S) and archival."""
     application = app.application
-    declare_actors(app.broker, application)
+    slices = SliceLoop(capacity=app.settings.worker_slices, time_limit_s=SLICE_TIME_LIMIT_MS / 1000)
+    slices.start()
+    declare_actors(app.broker, application, slices)
     worker = dramatiq.Worker(app.broker, worker_threads=threads)
     worker.start()
     periodic = Periodic(
@@ -150,4 +194,4 @@ def start_worker(
         ]
     )
     periodic.start()
-    return worker, periodic
+    return Running(worker, slices), periodic

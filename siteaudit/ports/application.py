@@ -625,6 +625,16 @@ class Application(Protocol):
         verify token comes as the caller gave it, or sealed as it travelled in a queue message."""
         ...
 
+    async def arun_crawl_slice(
+        self,
+        audit_id: AuditId,
+        *,
+        verify_token: str | None = None,
+        sealed_verify_token: str | None = None,
+    ) -> CrawlProgress:
+        """`run_crawl_slice` on the caller's event loop (the worker's slice loop carries many at once)."""
+        ...
+
     def finalize_audit(self, audit_id: AuditId) -> Audit:
         """Site-wide checks, report, settlement; idempotent on the audit's status. Then, once the audit is
         done, a scheduled audit's alert mail and, for a site with IndexNow auto-submit on, the submission

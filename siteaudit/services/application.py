@@ -5,6 +5,7 @@ Every method is one call into the use case that does the work (`services/<noun>.
 from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 
@@ -316,13 +317,26 @@ class LocalApplication:
         verify_token: str | None = None,
         sealed_verify_token: str | None = None,
     ) -> CrawlProgress:
+        return asyncio.run(
+            self.arun_crawl_slice(
+                audit_id, verify_token=verify_token, sealed_verify_token=sealed_verify_token
+            )
+        )
+
+    async def arun_crawl_slice(
+        self,
+        audit_id: AuditId,
+        *,
+        verify_token: str | None = None,
+        sealed_verify_token: str | None = None,
+    ) -> CrawlProgress:
         if sealed_verify_token is not None:
             verify_token = self.sealing.unseal(sealed_verify_token)
-        outcome = crawl_services.run_crawl_slice(
-            audit_id,
-            self.crawl_deps,
-            verify_token=verify_token,
-            crawler_secret=site_services.crawler_secret(audit_id, uow=self.uow(), sealing=self.sealing),
+        secret = await asyncio.to_thread(
+            site_services.crawler_secret, audit_id, uow=self.uow(), sealing=self.sealing
+        )
+        outcome = await crawl_services.arun_crawl_slice(
+            audit_id, self.crawl_deps, verify_token=verify_token, crawler_secret=secret
         )
         return CrawlProgress(audit_id, outcome.pages_crawled, outcome.next)
 

@@ -2,6 +2,7 @@
 
 import asyncio
 import concurrent.futures
+import importlib
 import re
 import ssl
 import time
@@ -27,6 +28,11 @@ from siteaudit.domain.network import (
     UrlRefused,
 )
 from siteaudit.ports.network import Fetcher, HostResolver
+
+# Imported with this module rather than by a process's first request: on a loaded machine, importing
+# anyio's asyncio backend took hundreds of milliseconds between a host's shared turn and its first
+# request leaving, so that request reached the host bunched with the turns after it.
+importlib.import_module("anyio._backends._asyncio")
 
 # Only encodings decoded here with a bound on the output; brotli is not installed, so it is not offered.
 ACCEPT_ENCODING: Final = "gzip, deflate"

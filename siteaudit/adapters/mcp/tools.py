@@ -78,6 +78,7 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "verify_site_by_hand": "administration (support)",
     # Work the service does by itself (workers, the scheduler, metrics).
     "run_crawl_slice": "worker",
+    "arun_crawl_slice": "worker (its slice loop)",
     "finalize_audit": "worker",
     "deliver_webhooks": "worker",
     "reap_stalled_audits": "worker",

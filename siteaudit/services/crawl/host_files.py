@@ -8,6 +8,7 @@ Crawl-delay is applied once they are read, from the pages on), but not a page: n
 `pages_crawled` nor in a slice's `fetched`, never billed.
 """
 
+import asyncio
 from collections.abc import Callable
 from typing import Final
 
@@ -98,7 +99,7 @@ async def read_host_files(
             if normalised in listed and kept_alternates < limits.max_sitemap_hreflangs:
                 alternates.setdefault(normalised, []).append((alternate.lang, alternate.href))
                 kept_alternates += 1
-    ids = crawl.intern(audit_id, listed)
+    ids = await asyncio.to_thread(crawl.intern, audit_id, listed)  # off the loop: see `slice`
     state = evolve(
         state,
         robots=robots.facts,

@@ -63,6 +63,7 @@ class Pacer:
         self._own_interval = pace_interval(limits, crawl_delay)
         self._other_interval = pace_interval(limits, None)
         self._paces: dict[str, HostPace] = {}
+        self._left: dict[str, float] = {}  # when the last request to each host left (loop time)
 
     def restore(self, saved: Mapping[str, tuple[float, int]], *, wall_now: float, mono_now: float) -> None:
         for host, (not_before, strikes) in saved.items():
@@ -98,11 +99,21 @@ class Pacer:
         return pace
 
     async def turn(self, host: str) -> None:
+        """Return when a request to `host` may leave: its slot is reserved in call order, and on waking
+        it also keeps one interval after the host's last real departure, so a request that woke late
+        (the loop was busy with other slices) never leaves bunched with the ones after it."""
         loop = asyncio.get_running_loop()
         pace, wait = self._pace(host).reserve(loop.time())
         self._paces[host] = pace
         if wait > 0:
             await asyncio.sleep(wait)
+        while True:
+            now = loop.time()
+            gap = self._left.get(host, -pace.interval_s) + pace.interval_s - now
+            if gap <= 0:
+                self._left[host] = now
+                return
+            await asyncio.sleep(gap)
 
     def rate_limited(self, host: str, retry_after_s: float | None) -> float:
         now = asyncio.get_running_loop().time()
@@ -170,9 +181,11 @@ class Politely:
         host = host_of(request.url)
         attempt = 0
         while True:
-            await self.pacer.turn(host)
-            await self.gate.turn(host)
             async with self.semaphore:
+                # The turns last, right before the request leaves: a turn taken and then spent waiting
+                # for a connection would reach the host later, bunched with the next turns.
+                await self.pacer.turn(host)
+                await self.gate.turn(host)
                 response = await self.fetcher.fetch(request)
             blocked = response.status in RATE_LIMIT_STATUSES and (
                 detect_blocker(

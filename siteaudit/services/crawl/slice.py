@@ -84,7 +84,7 @@ async def arun_crawl_slice(
 ) -> SliceOutcome:
     """`run_crawl_slice` for callers already inside an event loop."""
     lease = SliceLease(audit_id, holder or slice_holder(), uow=deps.uow, clock=deps.clock, limits=deps.limits)
-    if not lease.claim():
+    if not await asyncio.to_thread(lease.claim):
         return SliceOutcome(audit_id, lease_lost=True)
     try:
         return await _claimed_slice(
@@ -95,6 +95,8 @@ async def arun_crawl_slice(
         return SliceOutcome(audit_id, lease_lost=True)
     finally:
         # Failed (an exception on its way to the broker's retry) or already ended: free it for the retry.
+        # Here on the loop's thread, not in another: a cancelled slice must have let go before it is
+        # sent again.
         lease.release()
 
 
@@ -106,23 +108,28 @@ async def _claimed_slice(
     verify_token: str | None,
     crawler_secret: str | None,
 ) -> SliceOutcome:
-    audit = begin_audit(audit_id, uow=deps.uow(), clock=deps.clock)
+    # The database work of a slice runs in threads (`asyncio.to_thread`), never on the event loop: the
+    # loop carries other slices' fetches, and a turn of a host's shared rate taken by one of them must
+    # not wait behind this slice's writes before its request leaves (requests would reach the host
+    # bunched together).
+    audit = await asyncio.to_thread(begin_audit, audit_id, uow=deps.uow(), clock=deps.clock)
     if audit.status is AuditStatus.FINALIZING:
         # The slice that stopped the crawl may have died before queueing finalisation; finalising is
         # idempotent, so asking again is safe.
-        lease.release()
-        deps.queue.finalize_audit(audit_id)
+        await asyncio.to_thread(lease.release)
+        await asyncio.to_thread(deps.queue.finalize_audit, audit_id)
         return SliceOutcome(audit_id, pages_crawled=audit.pages_crawled, next="finalize")
     if audit.status is not AuditStatus.RUNNING:
         return SliceOutcome(audit_id, pages_crawled=audit.pages_crawled)
     limits = deps.limits.for_audit(audit)
-    saved = deps.crawl.checkpoint(audit_id)
+    saved = await asyncio.to_thread(deps.crawl.checkpoint, audit_id)
     state = CrawlState.from_json(saved) if saved else CrawlState(scope=Scope.of(audit.url))
     state = evolve(state, slices=state.slices + 1)
     loop = asyncio.get_running_loop()
     started = loop.time()
     wall = deps.clock.now().timestamp()
-    fetcher = deps.fetcher_factory(limits.concurrency)
+    # Made in a thread too: an HTTP client loads its TLS trust store, tens of milliseconds of CPU.
+    fetcher = await asyncio.to_thread(deps.fetcher_factory, limits.concurrency)
     try:
         pacer = Pacer(limits, state.scope.host, None)
         pacer.restore(state.paces, wall_now=wall, mono_now=loop.time())
@@ -137,7 +144,7 @@ async def _claimed_slice(
             gate=gate,
         )
         if state.phase is Phase.SETUP:
-            state = evolve(state, previous_audit=_previous_audit(audit, deps))
+            state = evolve(state, previous_audit=await asyncio.to_thread(_previous_audit, audit, deps))
             state, robots = await read_host_files(
                 state,
                 audit_id=audit_id,
@@ -148,10 +155,8 @@ async def _claimed_slice(
                 beat=lease.beat,
             )
             start = deps.parser.normalise(audit.url) or audit.url
-            deps.crawl.frontier_add(audit_id, [(start, 0)])
             state = evolve(state, phase=Phase.LINKS)
-            deps.crawl.save_checkpoint(audit_id, state.as_json())
-            lease.beat()
+            await asyncio.to_thread(_seeded, deps, audit_id, start, state, lease)
         else:
             robots = robots_of(state, deps.parser)
         pacer.obey_crawl_delay(robots.rules.crawl_delay(ROBOTS_AGENT))
@@ -165,10 +170,11 @@ async def _claimed_slice(
             )
         mono, wall = loop.time(), deps.clock.now().timestamp()
         state = evolve(visits.state, paces=pacer.export(wall_now=wall, mono_now=mono), stop=closed.stop)
-        deps.crawl.save_checkpoint(audit_id, state.as_json())
+        await asyncio.to_thread(deps.crawl.save_checkpoint, audit_id, state.as_json())
     finally:
         await fetcher.aclose()
-    handed = hand_over(
+    handed = await asyncio.to_thread(
+        hand_over,
         audit_id,
         closed.stop,
         lease=lease,
@@ -184,6 +190,13 @@ async def _claimed_slice(
         stop=closed.stop,
         lease_lost=handed.lease_lost,
     )
+
+
+def _seeded(deps: CrawlDeps, audit_id: AuditId, start: str, state: CrawlState, lease: SliceLease) -> None:
+    """The first slice read the host files: the start URL queued, the checkpoint saved, the lease renewed."""
+    deps.crawl.frontier_add(audit_id, [(start, 0)])
+    deps.crawl.save_checkpoint(audit_id, state.as_json())
+    lease.beat()
 
 
 def _previous_audit(audit: Audit, deps: CrawlDeps) -> int | None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from attrs import evolve, frozen
 
-from siteaudit.domain.crawl import Phase, StopReason, batch_limit, slice_over, stop_reason
+from siteaudit.domain.crawl import CrawlState, Phase, StopReason, batch_limit, slice_over, stop_reason
 from siteaudit.services.crawl.deps import CrawlDeps
 from siteaudit.services.crawl.record import (
     frontier_counts,
@@ -20,6 +20,29 @@ from siteaudit.services.crawl.record import (
     record_batch,
 )
 from siteaudit.services.crawl.visit import Visit, Visits
+
+
+def _record(
+    visits: Visits,
+    results: list[Visit],
+    deps: CrawlDeps,
+    *,
+    beat: Callable[[], None],
+    done_before: int,
+) -> tuple[CrawlState, tuple[int, int, int], bool]:
+    """Write a batch, read the counts, record the progress: off the event loop (in a thread), so the
+    other slices on the loop keep fetching while this one waits for the database. False: the audit is
+    no longer running."""
+    beat()  # before writing: a slice that lost its lease leaves the batch to the new holder
+    state = record_batch(
+        visits, results, done_before=done_before, thresholds=deps.thresholds, metrics=deps.metrics
+    )
+    counts = frontier_counts(deps.crawl, visits.audit.id)
+    done, _, not_modified = counts
+    running = progress_recorded(
+        visits.audit, crawled=done, not_modified=not_modified, uow=deps.uow, clock=deps.clock
+    )
+    return state, counts, running
 
 
 @frozen
@@ -47,7 +70,7 @@ async def crawl_window(
     taken = 0  # URLs this slice started
     origin = visits.scope.origin
     # The store keeps the counts beside the frontier (one row per state): read once per record, carried over.
-    counts = frontier_counts(crawl, audit_id)
+    counts = await asyncio.to_thread(frontier_counts, crawl, audit_id)
     try:
         while True:
             done, queued, _ = counts
@@ -55,8 +78,8 @@ async def crawl_window(
             if not pending and not ready:
                 if queued == 0 and visits.state.phase is Phase.LINKS:
                     visits.state = evolve(visits.state, phase=Phase.SITEMAP)
-                    if queue_unlinked_sitemap_urls(crawl, audit_id, visits.state):
-                        counts = frontier_counts(crawl, audit_id)
+                    if await asyncio.to_thread(queue_unlinked_sitemap_urls, crawl, audit_id, visits.state):
+                        counts = await asyncio.to_thread(frontier_counts, crawl, audit_id)
                         continue
                 reason = stop_reason(pages_crawled=done, queued=queued, elapsed_s=elapsed, limits=limits)
                 if reason is not None:
@@ -76,9 +99,8 @@ async def crawl_window(
                 want = min(room, window - len(pending))
                 if want > 0:
                     busy = set(pending.values()) | {r.entry.url_id for r in ready}
-                    entries = [
-                        e for e in crawl.frontier_next(audit_id, want + outstanding) if e.url_id not in busy
-                    ][:want]
+                    nexts = await asyncio.to_thread(crawl.frontier_next, audit_id, want + outstanding)
+                    entries = [e for e in nexts if e.url_id not in busy][:want]
                     for task, entry in zip(visits.start(entries), entries, strict=True):
                         pending[task] = entry.url_id
                         task.add_done_callback(ended.put_nowait)
@@ -100,20 +122,12 @@ async def crawl_window(
                 continue
             results = await visits.finish(ready, origin)
             ready, origin = [], visits.scope.origin
-            beat()  # before writing: a slice that lost its lease leaves the batch to the new holder
             # Pages still in flight count against the cap when redirect destinations claim room.
-            visits.state = record_batch(
-                visits,
-                results,
-                done_before=done + len(pending),
-                thresholds=deps.thresholds,
-                metrics=deps.metrics,
+            visits.state, counts, running = await asyncio.to_thread(
+                _record, visits, results, deps, beat=beat, done_before=done + len(pending)
             )
-            counts = frontier_counts(crawl, audit_id)
-            done, _, not_modified = counts
-            if not progress_recorded(
-                audit, crawled=done, not_modified=not_modified, uow=deps.uow, clock=deps.clock
-            ):
+            done = counts[0]
+            if not running:
                 # No longer running: cancelled (or failed by the reaper) while these visits were out.
                 return WindowClosed(visits.fetched, done, stop=StopReason.CANCELLED)
     finally:

@@ -91,7 +91,12 @@ class DuplicatingQueue:
         self._inner.finalize_audit(audit_id)
         twice = self._twice()
         if twice:
-            self._inner.finalize_audit(audit_id)
+            # The copy comes a moment later, as a redelivery does: sent at once, two idle threads would
+            # take both copies side by side and the negative control's second settlement would not
+            # find the audit done yet.
+            with self._lock:
+                delay = self._random.uniform(0.5, 1.5)
+            threading.Timer(delay, self._inner.finalize_audit, (audit_id,)).start()
         self._log.write(f"finalize_audit {audit_id} {'twice' if twice else 'once'}")
 
     def deliver_webhooks(self) -> None:
