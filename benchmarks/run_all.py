@@ -20,6 +20,7 @@ ORDER = [
     "finalize",
     "rest",
     "worker_capacity",
+    "scale_audit",
 ]
 
 

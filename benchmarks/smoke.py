@@ -75,6 +75,16 @@ def smokes(corpus: Path) -> list[Smoke]:
             ("--smoke",),
             (r"aggregate +[\d.]+ pages/s", r"worker CPU", r"RSS"),
         ),
+        Smoke(
+            "scale_audit",
+            ("--smoke",),
+            (
+                r"wall [\d.]+ s .* pages/s",
+                r"CPU per page: service",
+                r"report +\d+ requests .* p99",
+                "check ok",
+            ),
+        ),
     ]
 
 

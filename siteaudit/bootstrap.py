@@ -142,6 +142,7 @@ def _crawl_limits(settings: Settings) -> CrawlLimits:
         max_external_checks=settings.max_external_checks,
         lease_s=settings.lease_s,
         handover_s=settings.handover_s,
+        unpaced_hosts=frozenset(settings.unpaced_hosts),
     )
 
 

@@ -114,6 +114,9 @@ class Settings:
     host_rps: float = DEFAULT_HOST_RPS
     host_burst: int = DEFAULT_HOST_BURST  # requests a quiet host may get back to back
     host_limits: tuple[tuple[str, float], ...] = ()  # the operator's rates for chosen hosts
+    # Hosts whose audits skip their own pacing (max_rps, Crawl-delay): the operator's own sites, load
+    # tests, benchmarks. The host limit above still caps them (give them a rate in host_limits).
+    unpaced_hosts: tuple[str, ...] = ()
 
     @property
     def host_limits_terms(self) -> HostLimits:
@@ -259,6 +262,10 @@ class Settings:
             ("HOST_RPS", float),
             ("HOST_BURST", int),
             ("HOST_LIMITS", parse_host_limits),
+            (
+                "UNPACED_HOSTS",
+                lambda v: tuple(h.strip().rstrip(".").lower() for h in v.split(",") if h.strip()),
+            ),
             ("CONSOLE_DEMO", _on),
             ("CONSOLE_SYNC_INSPECTIONS", int),
             ("GSC_SERVICE_ACCOUNT_FILE", str),

@@ -68,6 +68,10 @@ LEASE_S: Final = 180.0
 HANDOVER_S: Final = 1800.0
 
 
+def _host_names(hosts: Iterable[str]) -> frozenset[str]:
+    return frozenset(name for host in hosts if (name := host.strip().rstrip(".").lower()))
+
+
 @frozen
 class CrawlLimits:
     """How far, how fast and in what portions an audit crawls: the service's terms (from `Settings`),
@@ -99,10 +103,17 @@ class CrawlLimits:
     unlimited_rate: bool = False  # benchmarks only: no per-host pacing
     lease_s: float = LEASE_S
     handover_s: float = HANDOVER_S
+    # The operator's hosts whose audits are not paced by their own max_rps or Crawl-delay
+    # (SITEAUDIT_UNPACED_HOSTS: exact host names, lower case); the shared host limit still applies.
+    unpaced_hosts: frozenset[str] = field(default=frozenset(), converter=_host_names)
+    paced: bool = True  # False: this audit's requests wait for no max_rps/Crawl-delay turn (for_audit)
 
     def for_audit(self, audit: Audit) -> Self:
-        """These terms with the audit's own limits."""
-        return evolve(self, max_pages=audit.max_pages, concurrency=audit.concurrency, max_rps=audit.max_rps)
+        """These terms with the audit's own limits; an audit of an unpaced host is not paced."""
+        paced = self.paced and not (self.unpaced_hosts and _audited_host(audit.url) in self.unpaced_hosts)
+        return evolve(
+            self, max_pages=audit.max_pages, concurrency=audit.concurrency, max_rps=audit.max_rps, paced=paced
+        )
 
     @property
     def batch_size(self) -> int:
@@ -124,6 +135,11 @@ def _split(url: str) -> tuple[str, str, int | None] | None:
     if scheme not in _DEFAULT_PORTS or not parts.hostname:
         return None
     return scheme, parts.hostname.rstrip(".").lower(), port if port is not None else _DEFAULT_PORTS[scheme]
+
+
+def _audited_host(url: str) -> str:
+    parts = _split(url)
+    return parts[1] if parts is not None else ""
 
 
 def _twin(host: str) -> str:
@@ -247,7 +263,7 @@ def is_image_kind(kind: LinkKind) -> bool:
 
 def pace_interval(limits: CrawlLimits, crawl_delay_s: float | None) -> float:
     """Seconds between request starts to one host: 1/max_rps, or a longer robots.txt Crawl-delay."""
-    if limits.unlimited_rate:
+    if limits.unlimited_rate or not limits.paced:
         return 0.0
     delay = min(max(crawl_delay_s or 0.0, 0.0), limits.max_crawl_delay_s)
     return max(1.0 / limits.max_rps, delay)
