@@ -298,7 +298,7 @@ def gunicorn(
     process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env, "PYTHONPATH": str(ROOT)})
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 180  # a loaded machine boots several workers slowly
         while True:
             try:
                 with urllib.request.urlopen(f"{base}/v1/crawls/1", timeout=2):
@@ -312,7 +312,11 @@ def gunicorn(
         yield base
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()  # never leave an arbiter (and its workers) behind
+            process.wait()
 
 
 @contextmanager

@@ -28,6 +28,7 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
+    case,
     delete,
     exists,
     false,
@@ -139,6 +140,24 @@ def _template_of(table: Table) -> Any:
         .scalar_subquery()
     )
     return func.coalesce(assigned, table.c.template)
+
+
+def _sealed_total(table: Table, marker: Any, audit_id: AuditId, *filters: Any) -> Any:
+    """The total of the rows matching `filters` from an audit's sealed counts, NULL when never sealed:
+    a scalar subquery, so a listing reads its page of rows and its total in one statement."""
+    return (
+        select(
+            case(
+                (
+                    func.count().filter(marker) > 0,
+                    # `marker IS NOT TRUE`, not `NOT marker`: a NULL status is a counted row, not a marker.
+                    func.coalesce(func.sum(table.c.count).filter(marker.isnot(True), *filters), 0),
+                )
+            )
+        )
+        .where(table.c.audit_id == audit_id)
+        .scalar_subquery()
+    )
 
 
 def _has_template(audit_id: AuditId, template: str) -> Any:
@@ -621,14 +640,8 @@ class SqlCrawlStore:
         self, conn: Connection, table: Table, marker: Any, audit_id: AuditId, *filters: Any
     ) -> int | None:
         """The total of the rows matching `filters` from the sealed counts, or None when never sealed."""
-        counted, total = conn.execute(
-            select(
-                func.count().filter(marker),
-                # `marker IS NOT TRUE`, not `NOT marker`: a NULL status is a counted row, not a marker.
-                func.coalesce(func.sum(table.c.count).filter(marker.isnot(True), *filters), 0),
-            ).where(table.c.audit_id == audit_id)
-        ).one()
-        return int(total) if counted else None
+        total = conn.execute(select(_sealed_total(table, marker, audit_id, *filters))).scalar()
+        return None if total is None else int(total)
 
     def page_count(self, audit_id: AuditId) -> int:
         with self._reading() as conn:
@@ -687,16 +700,12 @@ class SqlCrawlStore:
         if template is not None:
             conditions.append(_has_template(audit_id, template))
             sealed.append(counted.template == template)
+        marker = counted.check_code == _COUNTED
         with self._reading() as conn:
-            total = self._sealed_total(
-                conn, crawl_issue_counts, counted.check_code == _COUNTED, audit_id, *sealed
-            )
-            if total is None:
-                total = conn.execute(
-                    select(func.count()).select_from(crawl_issues).where(*conditions)
-                ).scalar_one()
+            # The page of rows with the sealed total beside each: one round trip for a sealed audit.
             rows = conn.execute(
                 self._issues_with_urls()
+                .add_columns(_sealed_total(crawl_issue_counts, marker, audit_id, *sealed).label("sealed"))
                 .where(*conditions)
                 .order_by(
                     crawl_issues.c.severity,
@@ -706,7 +715,15 @@ class SqlCrawlStore:
                 )
                 .offset(offset)
                 .limit(limit)
-            )
+            ).all()
+            if rows:
+                total = rows[0].sealed
+            else:  # a page past the end: the total alone
+                total = self._sealed_total(conn, crawl_issue_counts, marker, audit_id, *sealed)
+            if total is None:  # never sealed (a running audit): counted from the rows
+                total = conn.execute(
+                    select(func.count()).select_from(crawl_issues).where(*conditions)
+                ).scalar_one()
             return [issue_from_row(r) for r in rows], int(total)
 
     def _issues_with_urls(self) -> Any:
