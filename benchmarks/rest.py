@@ -69,9 +69,17 @@ def siteaudit_app() -> Any:
     from siteaudit.settings import Settings
 
     settings = Settings.from_env()
-    return bootstrap(
-        settings, **_sql_parts(settings.database_url, settings.secret_key), queue=MemoryTaskQueue()
-    ).rest_api()
+    return _booted(
+        bootstrap(
+            settings, **_sql_parts(settings.database_url, settings.secret_key), queue=MemoryTaskQueue()
+        ).rest_api()
+    )
+
+
+def _booted(app: Any) -> Any:
+    """Say this worker is ready (a file named after its pid): load starts once every worker is."""
+    Path(os.environ["BENCH_BOOTED"], str(os.getpid())).touch()
+    return app
 
 
 def _sql_parts(url: str, secret_key: str) -> dict[str, Any]:
@@ -148,7 +156,7 @@ def bare_psycopg_app() -> falcon.App:
     app = falcon.App()
     app.add_route("/v1/crawls/{crawl_id:int}", _BareAudit(conn))
     app.add_route("/v1/crawls/{crawl_id:int}/issues", _BareIssues(conn))
-    return app
+    return _booted(app)
 
 
 class _Constant:
@@ -165,7 +173,7 @@ def bare_constant_app() -> falcon.App:
     app = falcon.App()
     app.add_route("/v1/crawls/{crawl_id:int}", _Constant(json.dumps(bodies["audit"]).encode()))
     app.add_route("/v1/crawls/{crawl_id:int}/issues", _Constant(json.dumps(bodies["issues"]).encode()))
-    return app
+    return _booted(app)
 
 
 # --- the data -----------------------------------------------------------------------------------------
@@ -295,20 +303,19 @@ def gunicorn(
         "--worker-class", worker_class, "--threads", str(threads),
         "--bind", f"127.0.0.1:{port}", "--backlog", "2048", "--log-level", "warning", factory,
     ]  # fmt: skip
+    booted = Path(env["BENCH_BOOTED"])
+    shutil.rmtree(booted, ignore_errors=True)
+    booted.mkdir()
     process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env, "PYTHONPATH": str(ROOT)})
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180  # a loaded machine boots several workers slowly
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/v1/crawls/1", timeout=2):
-                    break
-            except urllib.error.HTTPError:  # 401: the siteaudit app is up
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"{factory} did not start") from None
-                time.sleep(0.1)
+        # Every worker booted (a loaded machine boots several slowly): load on a half-booted server
+        # would measure the imports.
+        deadline = time.monotonic() + 180
+        while len(list(booted.iterdir())) < workers:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{factory} did not start {workers} workers")
+            time.sleep(0.1)
         yield base
     finally:
         process.terminate()
@@ -480,6 +487,7 @@ def main() -> None:
             "BENCH_KEYS": str(work / "keys"),
             "BENCH_SCRIPT": str(work / "script.lua"),
             "BENCH_BODIES": str(work / "bodies.json"),
+            "BENCH_BOOTED": str(work / "booted"),
         }
         for worker_class in settings:
             threads = args.threads if worker_class == "gthread" else 1

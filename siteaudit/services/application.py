@@ -196,7 +196,7 @@ class LocalApplication:
             raw_key,
             bucket=bucket,
             limit=limit,
-            uow=self.uow(),
+            uow=self.uow,
             clock=self.clock,
             gate=self.key_gate,
             limiter=self.limiter,

@@ -1,6 +1,6 @@
 """API key use cases: create, rotate, revoke, list, and authenticate a request's bearer key."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from siteaudit.domain.account import Caller, normalise_email
@@ -161,16 +161,17 @@ def authenticate_and_hit(
     *,
     bucket: str,
     limit: Limit,
-    uow: UnitOfWork,
+    uow: Callable[[], UnitOfWork],
     clock: Clock,
     gate: KeyGate | None,
     limiter: RateLimiter,
 ) -> Admission:
     """`authenticate`, then one request counted against `bucket` (only for a key let in). With a gate
-    (PostgreSQL) the key, the membership, the count and the use are one round trip; without one (SQLite,
-    memory) `authenticate` and then `limiter.hit`. Nothing is cached either way: revocation is immediate."""
+    (PostgreSQL) the key, the membership, the count and the use are one round trip, and no unit of work
+    is made; without one (SQLite, memory) `authenticate` in a unit of work from `uow`, then
+    `limiter.hit`. Nothing is cached either way: revocation is immediate."""
     if gate is None:
-        caller = authenticate(raw, uow=uow, clock=clock)
+        caller = authenticate(raw, uow=uow(), clock=clock)
         return Admission(caller, limiter.hit(bucket, limit, now=clock.now()))
     digest = hash_for_lookup(raw)
     now = clock.now()
