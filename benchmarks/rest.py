@@ -505,8 +505,20 @@ def main() -> None:
         dispose_engines()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        drop(name)
+
+
+def drop(name: str) -> None:
+    """Drop the benchmark's database, retrying a while: a shared server may be out of connections."""
+    for attempt in range(30):
+        try:
+            with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+                admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            return
+        except psycopg.OperationalError:
+            if attempt == 29:
+                raise
+            time.sleep(2)
 
 
 if __name__ == "__main__":

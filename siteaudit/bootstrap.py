@@ -246,8 +246,8 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
     broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, indexnow_client,
-    console_providers, hasher. The database is migrated to the newest
-    schema."""
+    console_providers, hasher, key_gate (by default the one-statement gate when the limiter is the SQL one
+    on PostgreSQL, else None). The database is migrated to the newest schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
     from siteaudit.adapters.secretbox import SecretBox
