@@ -65,7 +65,7 @@ def smokes(corpus: Path) -> list[Smoke]:
         Smoke("finalize", ("--pages", "500", "--links-per-page", "6"), (r"finalize_audit", r"\d+(\.\d+)? s")),
         Smoke(
             "rest",
-            ("--seconds", "1", "--pages", "60", "--keys", "20", "--connections", "2"),
+            ("--seconds", "1", "--pages", "60", "--keys", "100", "--connections", "4", "--workers", "2"),
             (r"siteaudit +/v1/crawls/\{id\} +\d+ req/s +p99", r"of bare-psycopg"),
             needs="wrk",
             install="apt-get install wrk",

@@ -4,6 +4,7 @@ over them. It holds no business logic: no unit of work opened, no key derived, n
 import importlib.util
 import logging
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from siteaudit.domain.report import AllowListAdvice
 from siteaudit.ports.application import Application, ArchivePolicy
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.keys import KeyGate
 from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import NO_METRICS
 from siteaudit.ports.network import Fetcher, HostResolver
@@ -95,6 +97,19 @@ class App:
                 allowed_origins=(settings.base_url, *settings.mcp_allowed_origins),
             )
         return api
+
+
+def _key_gate(limiter: RateLimiter) -> KeyGate | None:
+    """With the SQL rate limiter on PostgreSQL, the REST door's key, membership and per-key count in one
+    round trip on the limiter's database; otherwise none (the unit of work, then the limiter)."""
+    sql_limits = sys.modules.get("siteaudit.adapters.sql.ratelimit")  # not loaded: not the SQL limiter
+    if sql_limits is None or not isinstance(limiter, sql_limits.SqlRateLimiter):
+        return None
+    if limiter.engine.dialect.name != "postgresql":
+        return None
+    from siteaudit.adapters.sql.keygate import SqlKeyGate
+
+    return SqlKeyGate(limiter.engine)
 
 
 def _secret_key(settings: Settings) -> str:
@@ -232,8 +247,8 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
     broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, indexnow_client,
-    console_providers, hasher. The database is migrated to the newest
-    schema."""
+    console_providers, hasher, key_gate (by default the one-statement gate when the limiter is the SQL one
+    on PostgreSQL, else None). The database is migrated to the newest schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
     from siteaudit.adapters.secretbox import SecretBox
@@ -269,6 +284,8 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
             from siteaudit.adapters.memory.ratelimit import MemoryRateLimiter
 
             overrides["limiter"] = MemoryRateLimiter()
+    if "key_gate" not in overrides:
+        overrides["key_gate"] = _key_gate(overrides["limiter"])
     if "resolver" not in overrides:
         from siteaudit.adapters.http.resolver import SystemResolver
 
@@ -357,6 +374,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         ),
         # --- fix impact: tasks, rechecks and fix-impact events read the stored console figures ---
         traffic=o["traffic"] if "traffic" in o else ConsoleTraffic(o["uow"]),
+        key_gate=o["key_gate"],
     )
     if metrics is not None:
         from siteaudit.adapters.metrics import AuditsByStatus, QueueDepth, queue_depths

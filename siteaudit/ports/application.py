@@ -47,6 +47,7 @@ from siteaudit.domain.site import Monitoring, MonitoringSkip, ProofCheck, Site, 
 from siteaudit.domain.task import FixTask
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.crawl import PageRow
+from siteaudit.ports.ratelimit import Limit, RateDecision
 
 T = TypeVar("T")
 
@@ -538,6 +539,15 @@ class RecheckReaped:
         return self.redispatched + self.failed + self.dispatch_errors
 
 
+@frozen
+class Admission:
+    """A request's key let in: who it acts for, and the decision of the rate limit it was counted
+    against (not allowed: the door answers 429 with the decision's Retry-After)."""
+
+    caller: Caller
+    decision: RateDecision
+
+
 # --- the use cases -----------------------------------------------------------------------------------
 
 
@@ -547,6 +557,13 @@ class Application(Protocol):
     def authenticate(self, raw_key: str) -> Caller:
         """Who a bearer key acts for. Raises Unauthenticated (unknown, malformed, revoked or replaced
         key) or TeamAccessRevoked (its holder left the key's team)."""
+        ...
+
+    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
+        """`authenticate`, and one request of the key counted against the rate-limit `bucket` (shared by
+        every process) only when the key is let in; on PostgreSQL both in one round trip. Raises as
+        `authenticate` does; a request over the limit is not counted and answers `decision.allowed`
+        False."""
         ...
 
     def account(self, caller: Caller) -> AccountView: ...

@@ -4,8 +4,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from attrs import frozen
+
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.ids import ApiKeyId, UserId
+from siteaudit.ports.ratelimit import Limit, RateDecision
 
 
 class ApiKeyRepository(Protocol):
@@ -41,4 +44,30 @@ class ApiKeyRepository(Protocol):
         """Record a use at `at` (never moving `last_used_at` backwards); not a versioned change. A use is a
         hint: an adapter may let the transaction that records it commit without waiting for the disk, so
         record it in a transaction of its own."""
+        ...
+
+
+@frozen
+class KeyAdmission:
+    """What `KeyGate.admit` found: the key, whether its holder is still in its team, and the rate
+    decision of the request, None when the request was not counted (a key not active, or its holder
+    no longer in the team)."""
+
+    key: ApiKey
+    in_team: bool
+    decision: RateDecision | None
+
+
+class KeyGate(Protocol):
+    """Letting a request's key in and counting the request, in ONE round trip to the database (the REST
+    door's hot path). Nothing is cached: a key revoked or a member removed a moment ago is seen as such."""
+
+    def admit(
+        self, key_hash: str, bucket: str, limit: Limit, *, now: datetime, touch_before: datetime
+    ) -> KeyAdmission | None:
+        """The key with this hash and whether its holder is in its team; when the key is active and
+        the holder a member, one request counted against `bucket` as `RateLimiter.hit` counts it (a
+        refused request is not counted) and the key's use recorded at `now` when its last recorded
+        use is at or before `touch_before` or missing (never moving it backwards). None for an unknown key,
+        and then nothing is counted or written."""
         ...

@@ -38,6 +38,7 @@ from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
+    Admission,
     AppViewer,
     ArchivePolicy,
     AuditDetail,
@@ -84,13 +85,14 @@ from siteaudit.ports.application import (
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore, PageRow
 from siteaudit.ports.indexnow import IndexNowClient
+from siteaudit.ports.keys import KeyGate
 from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.payment import PaymentProvider
 from siteaudit.ports.queue import TaskQueue
-from siteaudit.ports.ratelimit import RateLimiter
+from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders, NoConsoleProviders
@@ -165,6 +167,9 @@ class LocalApplication:
     limiter: RateLimiter | None = None  # the recheck rate limit (30 an hour per team); None: memory
     traffic: TrafficSource = NO_TRAFFIC  # search-console figures per URL (the console store plugs in here)
     recheck_terms: RecheckTerms = field(factory=RecheckTerms)
+    # The REST hot path: a request's key, membership and rate-limit hit in one round trip (PostgreSQL);
+    # None: `authenticate` then `limiter.hit`.
+    key_gate: KeyGate | None = None
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -185,6 +190,18 @@ class LocalApplication:
 
     def authenticate(self, raw_key: str) -> Caller:
         return key_services.authenticate(raw_key, uow=self.uow(), clock=self.clock)
+
+    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
+        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
+        return key_services.authenticate_and_hit(
+            raw_key,
+            bucket=bucket,
+            limit=limit,
+            uow=self.uow,
+            clock=self.clock,
+            gate=self.key_gate,
+            limiter=self.limiter,
+        )
 
     def account(self, caller: Caller) -> AccountView:
         return account_services.account_view(caller, uow=self.uow(), clock=self.clock)

@@ -202,7 +202,9 @@ def get_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Cloc
     """The team's audit, and whether its work stalled (`siteaudit.domain.lease.is_stalled`) now."""
     with uow:
         audit = uow.audits.get(audit_id, team=caller.team_id)
-        return AuditDetail(audit, stalled=is_stalled(audit, uow.leases.get(audit_id), clock.now()))
+        # An ended audit is never stalled: its lease is not read (one read fewer on a hot REST path).
+        lease = None if audit.status.ended else uow.leases.get(audit_id)
+        return AuditDetail(audit, stalled=is_stalled(audit, lease, clock.now()))
 
 
 def begin_audit(audit_id: AuditId, *, uow: UnitOfWork, clock: Clock) -> Audit:

@@ -1,12 +1,14 @@
 """API key use cases: create, rotate, revoke, list, and authenticate a request's bearer key."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from siteaudit.domain.account import Caller, normalise_email
 from siteaudit.domain.apikey import (
     KEY_ALPHABET,
     KEY_MARK,
     KEY_RANDOM_LENGTH,
+    LAST_USED_EVERY,
     PREFIX_LENGTH,
     ApiKey,
     ApiKeyKind,
@@ -19,8 +21,10 @@ from siteaudit.domain.apikey import (
 )
 from siteaudit.domain.error import Conflict, DomainError, ErrorCode, NotFound, Unauthenticated
 from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
-from siteaudit.ports.application import IssuedKey, KeyHolder
+from siteaudit.ports.application import Admission, IssuedKey, KeyHolder
 from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.keys import KeyGate
+from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 
 
@@ -150,6 +154,41 @@ def authenticate(raw: str, *, uow: UnitOfWork, clock: Clock) -> Caller:
             uow.keys.touch(key.id, now)
             uow.commit()
         return Caller(key.user_id, key.team_id, key.prefix)
+
+
+def authenticate_and_hit(
+    raw: str,
+    *,
+    bucket: str,
+    limit: Limit,
+    uow: Callable[[], UnitOfWork],
+    clock: Clock,
+    gate: KeyGate | None,
+    limiter: RateLimiter,
+) -> Admission:
+    """`authenticate`, then one request counted against `bucket` (only for a key let in). With a gate
+    (PostgreSQL) the key, the membership, the count and the use are one round trip, and no unit of work
+    is made; without one (SQLite, memory) `authenticate` in a unit of work from `uow`, then
+    `limiter.hit`. Nothing is cached either way: revocation is immediate."""
+    if gate is None:
+        caller = authenticate(raw, uow=uow(), clock=clock)
+        return Admission(caller, limiter.hit(bucket, limit, now=clock.now()))
+    digest = hash_for_lookup(raw)
+    now = clock.now()
+    found = gate.admit(digest, bucket, limit, now=now, touch_before=_touch_before(now))
+    if found is None:
+        raise Unauthenticated()
+    key = found.key
+    key.authorise(holder_in_team=found.in_team, now=now)  # 401 or 403; the gate recorded the use
+    decision = found.decision
+    if decision is None:  # the gate counts every request of an active key whose holder is a member
+        raise AssertionError("the key gate let a key in without counting the request")
+    return Admission(Caller(key.user_id, key.team_id, key.prefix), decision)
+
+
+def _touch_before(now: datetime) -> datetime:
+    """A key last used at or before this moment has its use recorded now (`ApiKey.should_touch`)."""
+    return now - LAST_USED_EVERY
 
 
 # A prefix names a key only when it has some of the key's random characters.

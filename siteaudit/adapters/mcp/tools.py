@@ -56,6 +56,7 @@ from siteaudit.ports.application import (
 # the webhook secret and device approval stay in the app).
 NOT_TOOLS: Final[Mapping[str, str]] = {
     "authenticate": "the door itself: every tool call is authenticated by the key",
+    "authenticate_and_hit": "the door itself: the key let in and the request counted, in one round trip",
     # Key management and the webhook secret: in the app only (SPEC 2.1, 2.11).
     "create_key": "key management is done in the app",
     "rotate_key": "key management is done in the app",

@@ -64,7 +64,13 @@ def create_api(
 ) -> "falcon.App[Any, Any]":
     """The WSGI application serving `/v1`. CORS is off unless origins are given. With `metrics`, every
     request is timed and `GET /metrics` answers the Prometheus scrape (without it, 404 like any path)."""
-    authentication = Authentication(application.authenticate, limiter, clock, trusted_proxies)
+    authentication = Authentication(
+        application.authenticate,
+        limiter,
+        clock,
+        trusted_proxies,
+        admit=application.authenticate_and_hit,
+    )
     middleware: list[Any] = [] if metrics is None else [RequestLatency(metrics)]
     middleware += [RequestContext(), authentication]
     api: falcon.App[Any, Any] = falcon.App(

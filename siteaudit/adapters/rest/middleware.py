@@ -11,7 +11,9 @@ from typing import Any, Final
 import falcon
 
 from siteaudit.domain.account import Caller
+from siteaudit.domain.apikey import key_prefix
 from siteaudit.domain.error import ErrorCode, RateLimited, Unauthenticated
+from siteaudit.ports.application import Admission
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateDecision, RateLimiter
 
@@ -135,7 +137,9 @@ class Authentication:
     """Bearer keys (SPEC 5): every resource needs one unless it says `public = True`.
 
     Then the shared per-key limit (60 a minute) and any stricter limit the resource names in
-    `extra_limits` (a mapping of HTTP method to (name, Limit)).
+    `extra_limits` (a mapping of HTTP method to (name, Limit)). With `admit` (the application's
+    `authenticate_and_hit`), a request under the per-key limit alone is let in and counted by one call:
+    on PostgreSQL one round trip for the key, the membership and the count.
     """
 
     def __init__(
@@ -144,8 +148,10 @@ class Authentication:
         limiter: RateLimiter,
         clock: Clock,
         trusted_proxies: Sequence[str] = (),
+        admit: Callable[..., Admission] | None = None,
     ) -> None:
         self._authenticate = authenticate
+        self._admit = admit
         self._limiter = limiter
         self._clock = clock
         self._proxies = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
@@ -166,7 +172,12 @@ class Authentication:
         try:
             if scheme.lower() != "bearer" or not raw.strip():
                 raise Unauthenticated()
-            caller = self._authenticate(raw.strip())
+            if extra is None and self._admit is not None:
+                key = raw.strip()
+                admission = self._admit(key, bucket=f"key:{key_prefix(key)}", limit=PER_KEY)
+            else:
+                admission = None
+                caller = self._authenticate(raw.strip())
         except Unauthenticated:
             # Floods of 401s are not free: unauthenticated traffic is limited per client address.
             enforce(
@@ -182,6 +193,13 @@ class Authentication:
                 None,
             )
             raise
+        if admission is not None:  # let in and counted against the per-key limit already
+            req.context.caller = admission.caller
+            decision = admission.decision
+            rate_headers(resp, decision, PER_KEY)
+            if not decision.allowed:
+                raise RateLimited(max(1, int(decision.retry_after_s + 0.999)), code=ErrorCode.RATE_LIMITED)
+            return
         req.context.caller = caller
         checks: list[tuple[str, Limit, ErrorCode]] = [
             (f"key:{caller.key_prefix}", PER_KEY, ErrorCode.RATE_LIMITED)

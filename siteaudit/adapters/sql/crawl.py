@@ -11,6 +11,7 @@ recent audits' committed URL ids in a bounded cache: a batch whose URLs are all 
 pages just written, the URLs of issues) skips hashing, probing and the interning lock.
 """
 
+import functools
 import hashlib
 import itertools
 import threading
@@ -21,13 +22,14 @@ from types import SimpleNamespace
 from typing import Any, Final
 
 import orjson
-from attrs import evolve
+from attrs import evolve, frozen
 from sqlalchemy import (
     Connection,
     Engine,
     Table,
     and_,
     bindparam,
+    case,
     delete,
     exists,
     false,
@@ -141,9 +143,28 @@ def _template_of(table: Table) -> Any:
     return func.coalesce(assigned, table.c.template)
 
 
-def _has_template(audit_id: AuditId, template: str) -> Any:
-    """Issues whose template (as `_template_of` reads it) is `template`, without a probe per row: the
-    URLs finalisation gave that template, plus the issues of URLs it gave none that were written with it.
+def _sealed_total(table: Table, marker: Any, audit_id: Any, *filters: Any) -> Any:
+    """The total of the rows matching `filters` from an audit's sealed counts, NULL when never sealed:
+    a scalar subquery, so a listing reads its page of rows and its total in one statement."""
+    return (
+        select(
+            case(
+                (
+                    func.count().filter(marker) > 0,
+                    # `marker IS NOT TRUE`, not `NOT marker`: a NULL status is a counted row, not a marker.
+                    func.coalesce(func.sum(table.c.count).filter(marker.isnot(True), *filters), 0),
+                )
+            )
+        )
+        .where(table.c.audit_id == audit_id)
+        .scalar_subquery()
+    )
+
+
+def _has_template(audit_id: Any, template: Any) -> Any:
+    """Issues whose template (as `_template_of` reads it) is `template` (a value or a bound parameter),
+    without a probe per row: the URLs finalisation gave that template, plus the issues of URLs it gave
+    none that were written with it.
     (PostgreSQL hashes the first set once; comparing `_template_of` probed `crawl_templates` for every
     issue of the audit, 0.4-0.6 s for 165,000 issues.)"""
     templates, issues = crawl_templates, crawl_issues
@@ -211,6 +232,50 @@ def issue_from_row(row: Any) -> Issue:
 
 def link_from_row(row: Any) -> LinkRow:
     return LinkRow(row.source_id, row.target_id, LINK_KIND_OF[row.kind], row.nofollow, row.internal)
+
+
+@frozen
+class _IssueListing:
+    page: Any  # a page of issues with their URLs, and the sealed total beside each row
+    sealed_total: Any  # the sealed total alone (NULL when the audit's counts were never sealed)
+    count: Any  # the total counted from the rows
+
+
+@functools.cache
+def _issue_listing(by_check: bool, by_severity: bool, by_template: bool) -> _IssueListing:
+    """The statements of `list_issues` for one combination of filters, built once with bound parameters
+    (audit_id, check_code, severity, template, offset, limit): building them per request was a fifth of
+    an issue page's CPU."""
+    audit_id: Any = bindparam("audit_id")
+    conditions = [crawl_issues.c.audit_id == audit_id]
+    counted = crawl_issue_counts.c
+    sealed = []
+    if by_check:
+        conditions.append(crawl_issues.c.check_code == bindparam("check_code"))
+        sealed.append(counted.check_code == bindparam("check_code"))
+    if by_severity:
+        conditions.append(crawl_issues.c.severity == bindparam("severity"))
+        sealed.append(counted.severity == bindparam("severity"))
+    if by_template:
+        conditions.append(_has_template(audit_id, bindparam("template")))
+        sealed.append(counted.template == bindparam("template"))
+    total = _sealed_total(crawl_issue_counts, counted.check_code == _COUNTED, audit_id, *sealed)
+    columns = [c for c in crawl_issues.columns if c.name != "template"]
+    page = (
+        select(*columns, ISSUE_TEMPLATE, crawl_urls.c.url, total.label("sealed"))
+        .join(
+            crawl_urls,
+            (crawl_urls.c.audit_id == crawl_issues.c.audit_id) & (crawl_urls.c.id == crawl_issues.c.url_id),
+        )
+        .where(*conditions)
+        .order_by(
+            crawl_issues.c.severity, crawl_issues.c.check_code, crawl_issues.c.url_id, crawl_issues.c.id
+        )
+        .offset(bindparam("offset"))
+        .limit(bindparam("limit"))
+    )
+    count = select(func.count()).select_from(crawl_issues).where(*conditions)
+    return _IssueListing(page, select(total), count)
 
 
 class UrlIdCache:
@@ -621,14 +686,8 @@ class SqlCrawlStore:
         self, conn: Connection, table: Table, marker: Any, audit_id: AuditId, *filters: Any
     ) -> int | None:
         """The total of the rows matching `filters` from the sealed counts, or None when never sealed."""
-        counted, total = conn.execute(
-            select(
-                func.count().filter(marker),
-                # `marker IS NOT TRUE`, not `NOT marker`: a NULL status is a counted row, not a marker.
-                func.coalesce(func.sum(table.c.count).filter(marker.isnot(True), *filters), 0),
-            ).where(table.c.audit_id == audit_id)
-        ).one()
-        return int(total) if counted else None
+        total = conn.execute(select(_sealed_total(table, marker, audit_id, *filters))).scalar()
+        return None if total is None else int(total)
 
     def page_count(self, audit_id: AuditId) -> int:
         with self._reading() as conn:
@@ -675,38 +734,22 @@ class SqlCrawlStore:
         offset: int = 0,
         limit: int = 50,
     ) -> tuple[Sequence[Issue], int]:
-        conditions = [crawl_issues.c.audit_id == audit_id]
-        counted = crawl_issue_counts.c
-        sealed = []
-        if check_code is not None:
-            conditions.append(crawl_issues.c.check_code == check_code)
-            sealed.append(counted.check_code == check_code)
-        if severity is not None:
-            conditions.append(crawl_issues.c.severity == severity.rank)
-            sealed.append(counted.severity == severity.rank)
-        if template is not None:
-            conditions.append(_has_template(audit_id, template))
-            sealed.append(counted.template == template)
+        statements = _issue_listing(check_code is not None, severity is not None, template is not None)
+        parameters = {
+            "audit_id": audit_id,
+            "check_code": check_code,
+            "severity": None if severity is None else severity.rank,
+            "template": template,
+            "offset": offset,
+            "limit": limit,
+        }
         with self._reading() as conn:
-            total = self._sealed_total(
-                conn, crawl_issue_counts, counted.check_code == _COUNTED, audit_id, *sealed
-            )
-            if total is None:
-                total = conn.execute(
-                    select(func.count()).select_from(crawl_issues).where(*conditions)
-                ).scalar_one()
-            rows = conn.execute(
-                self._issues_with_urls()
-                .where(*conditions)
-                .order_by(
-                    crawl_issues.c.severity,
-                    crawl_issues.c.check_code,
-                    crawl_issues.c.url_id,
-                    crawl_issues.c.id,
-                )
-                .offset(offset)
-                .limit(limit)
-            )
+            # The page of rows with the sealed total beside each: one round trip for a sealed audit.
+            rows = conn.execute(statements.page, parameters).all()
+            # A page past the end: the total alone.
+            total = rows[0].sealed if rows else conn.execute(statements.sealed_total, parameters).scalar()
+            if total is None:  # never sealed (a running audit): counted from the rows
+                total = conn.execute(statements.count, parameters).scalar_one()
             return [issue_from_row(r) for r in rows], int(total)
 
     def _issues_with_urls(self) -> Any:

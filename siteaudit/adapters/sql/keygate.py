@@ -1,0 +1,116 @@
+"""The REST hot path on PostgreSQL: a request's key, its holder's membership, the shared per-key rate limit
+and the key's last use in ONE statement, one round trip (`siteaudit.ports.keys.KeyGate`).
+
+Before, an authenticated request paid a round trip for the key with its membership and another for the
+limiter's upsert. Now one statement reads the key (with EXISTS on the membership's primary key), and two
+data-modifying CTEs act on what it read: the limiter's upsert (`ratelimit._HIT`, the same GCRA arithmetic
+and the same row-lock queueing) counts the request only for an active key whose holder is a member, and
+`last_used_at` moves at most once a minute (SECURITY 3) under the same condition. PostgreSQL runs every
+data-modifying CTE to completion whether or not the final SELECT reads it. Nothing is cached: each request
+reads the key's current row, so a key revoked (or a member removed) a moment ago is refused at once.
+
+Like the limiter, the statement runs on the pooled driver connection in autocommit with an asynchronous
+commit (no wait for the WAL on disk: a server crash may forget the last fraction of a second of counted
+requests and uses, which only errs towards letting a few more in). A refused request costs one more round
+trip, to read the TAT that refused it for Retry-After (as `SqlRateLimiter.hit` does).
+"""
+
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any, Final
+
+from sqlalchemy import Engine
+
+from siteaudit.adapters.sql.apikey import key_from_row
+from siteaudit.adapters.sql.engine import json_loads
+from siteaudit.adapters.sql.ratelimit import _EPSILON, _TAT, _allowed, _refused
+from siteaudit.domain.apikey import ApiKeyStatus
+from siteaudit.ports.keys import KeyAdmission
+from siteaudit.ports.ratelimit import Limit
+
+_COLUMNS: Final = (
+    "id", "user_id", "team_id", "kind", "prefix", "hash", "machine", "agents", "label", "created_at",
+    "last_used_at", "revoked_at", "status", "version",
+)  # fmt: skip
+_TIMES: Final = ("created_at", "last_used_at", "revoked_at")
+
+# Driver SQL (psycopg's parameter style). `admitted` is the one condition both writes share: an active
+# key whose holder is still in the key's team (what `ApiKey.authorise` lets in).
+_ADMIT: Final = (
+    "WITH k AS ("
+    " SELECT a.id, a.user_id, a.team_id, a.kind, a.prefix, a.hash, a.machine, a.agents::text AS agents,"
+    " a.label, a.created_at, a.last_used_at, a.revoked_at, a.status, a.version,"
+    " EXISTS (SELECT 1 FROM memberships m WHERE m.team_id = a.team_id AND m.user_id = a.user_id) AS in_team"
+    " FROM api_keys a WHERE a.hash = %(hash)s"
+    "), admitted AS (SELECT k.id FROM k WHERE k.status = %(active)s AND k.in_team"
+    "), hit AS ("
+    " INSERT INTO rate_buckets AS b (key, tat) SELECT %(bucket)s, %(now)s + %(interval)s FROM admitted"
+    " ON CONFLICT (key) DO UPDATE SET tat = GREATEST(b.tat, %(now)s) + %(interval)s"
+    " WHERE GREATEST(b.tat, %(now)s) + %(interval)s - %(now)s <= %(period)s + %(epsilon)s"
+    " RETURNING tat"
+    "), used AS ("
+    " UPDATE api_keys u SET last_used_at = %(at)s FROM admitted"
+    " WHERE u.id = admitted.id AND (u.last_used_at IS NULL OR u.last_used_at <= %(touch_before)s)"
+    " RETURNING u.id"
+    ")"
+    " SELECT k.*, (SELECT tat FROM hit) AS tat"
+    # Until the end of the statement's own transaction, that is its commit (see `ratelimit._HIT`).
+    " FROM k, (SELECT set_config('synchronous_commit', 'off', true)) AS sync_off"
+)
+
+
+def _key_row(row: tuple[Any, ...]) -> Any:
+    values = dict(zip(_COLUMNS, row, strict=False))
+    values["agents"] = json_loads(values["agents"])
+    for name in _TIMES:
+        moment = values[name]
+        if moment is not None:
+            values[name] = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return SimpleNamespace(**values)
+
+
+class SqlKeyGate:
+    """`KeyGate` on PostgreSQL (SQLite and memory go through the unit of work and the limiter instead)."""
+
+    def __init__(self, engine: Engine) -> None:
+        if engine.dialect.name != "postgresql":
+            raise ValueError("the one-statement key gate is PostgreSQL's; SQLite needs none")
+        self.engine = engine
+
+    def admit(
+        self, key_hash: str, bucket: str, limit: Limit, *, now: datetime, touch_before: datetime
+    ) -> KeyAdmission | None:
+        moment = now.timestamp()
+        # The pooled psycopg connection itself, in autocommit (the statement is its own transaction), as
+        # `SqlRateLimiter.hit` uses it; the pool turns transactions back on for its next user (engine.py).
+        pooled = self.engine.raw_connection()
+        try:
+            driver: Any = pooled.driver_connection
+            driver.autocommit = True
+            parameters = {
+                "hash": key_hash,
+                "active": ApiKeyStatus.ACTIVE.value,
+                "bucket": bucket,
+                "now": moment,
+                "interval": limit.interval_s,
+                "period": limit.period_s,
+                "epsilon": _EPSILON,
+                "at": now,
+                "touch_before": touch_before,
+            }
+            row = driver.execute(_ADMIT, parameters).fetchone()
+            if row is None:
+                return None
+            key = key_from_row(_key_row(row))
+            in_team = bool(row[len(_COLUMNS)])
+            if not (key.active and in_team):
+                return KeyAdmission(key, in_team, None)
+            tat = row[len(_COLUMNS) + 1]
+            if tat is not None:
+                return KeyAdmission(key, in_team, _allowed(float(tat), moment, limit))
+            # Refused: nothing was counted. The TAT read now is at least the one that refused.
+            current = driver.execute(_TAT, {"key": bucket}).fetchone()
+            refused = _refused(None if current is None else float(current[0]), moment, limit)
+            return KeyAdmission(key, in_team, refused)
+        finally:
+            pooled.close()

@@ -1,0 +1,177 @@
+"""The REST hot path on PostgreSQL, as production wires it: an authenticated read is at most two round trips
+(the key, its holder's membership, the shared per-key rate limit and the key's last use in one statement,
+then the handler's read), and nothing is cached on the way: a revoked key or a removed member is refused
+at once, and the 60-a-minute limit holds with its headers.
+
+Round trips are counted below SQLAlchemy, on the wire: libpq's trace of every pooled connection, where
+each round trip ends with the server's ReadyForQuery (BEGIN and COMMIT count too; the limiter's and the
+key gate's driver SQL, which no SQLAlchemy event sees, as well).
+"""
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import falcon.testing
+import pytest
+from attrs import frozen
+from gunicorn_app import sql_overrides
+from live import Keys, seed
+from psycopg.pq import Trace
+from sqlalchemy import Engine, event
+
+from siteaudit.adapters.sql import dispose_engines, engine_for, migrate
+from siteaudit.adapters.sql.keygate import SqlKeyGate
+from siteaudit.adapters.system import FixedClock
+from siteaudit.bootstrap import App, bootstrap
+from siteaudit.domain.apikey import key_prefix
+from siteaudit.domain.audit import Audit
+from siteaudit.domain.credit import credits
+from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.settings import Settings
+
+pytestmark = pytest.mark.postgres
+
+SECRET_KEY = "round-trip-test-secret-key-0123456789abcdef"
+
+
+@frozen
+class Served:
+    app: App
+    client: falcon.testing.TestClient
+    keys: Keys
+    clock: FixedClock
+    engine: Engine
+    audit: int  # a finished audit of team Retro Clock
+
+
+@pytest.fixture
+def served(new_postgres_database: Callable[[], str]) -> Iterator[Served]:
+    url = new_postgres_database()
+    migrate(url)
+    settings = Settings(database_url=url, secret_key=SECRET_KEY)
+    clock = FixedClock()
+    app = bootstrap(settings, clock=clock, **sql_overrides(settings))
+    assert isinstance(app.application.key_gate, SqlKeyGate)  # type: ignore[attr-defined]
+    keys = seed(app)
+    with app.uow() as work:
+        audit = work.audits.add(
+            Audit(
+                id=AuditId(0), team_id=TeamId(1), user_id=UserId(1), payer_id=UserId(1),
+                url="https://retro-clock.example/", origin="https://retro-clock.example",
+                created_at=clock.now(), max_pages=10, credits_reserved=credits(10),
+            )
+        )  # fmt: skip
+        work.commit()
+    with app.uow() as work:  # crawled and reported: an ended audit, as a finished report's reader sees it
+        running = work.audits.get_any(audit.id).start(now=clock.now())
+        finishing = running.stop_crawling(partial=False, now=clock.advance(60))
+        done, _ = finishing.publish_report(health_score=90, now=clock.advance(60))
+        work.audits.save(done)
+        work.commit()
+    client = falcon.testing.TestClient(app.rest_api())
+    yield Served(app, client, keys, clock, engine_for(url), int(audit.id))
+    dispose_engines()
+
+
+@contextmanager
+def wire(engine: Engine) -> Iterator[list[str]]:
+    """The round trips of every connection the engine hands out meanwhile: one string each, naming the
+    statements sent (from libpq's trace: each round trip ends with the server's ReadyForQuery)."""
+    trips: list[str] = []
+    traced: list[Any] = []
+    with tempfile.TemporaryFile() as log:
+
+        def trace(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+            if dbapi_connection not in traced:
+                dbapi_connection.pgconn.trace(log.fileno())
+                dbapi_connection.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+                traced.append(dbapi_connection)
+
+        event.listen(engine, "checkout", trace)
+        try:
+            yield trips
+        finally:
+            event.remove(engine, "checkout", trace)
+            for dbapi_connection in traced:
+                if not dbapi_connection.closed:
+                    dbapi_connection.pgconn.untrace()
+            log.seek(0)
+            sent: list[str] = []
+            for line in log.read().decode(errors="replace").splitlines():
+                fields = line.split("\t")
+                if len(fields) >= 4 and fields[0] == "F" and fields[2] in ("Query", "Parse"):
+                    sent.append(fields[3].strip())
+                elif len(fields) >= 3 and fields[0] == "F" and fields[2] == "Bind":
+                    sent.append(sent.pop() if sent else "(a prepared statement)")
+                elif len(fields) >= 3 and fields[0] == "B" and fields[2] == "ReadyForQuery":
+                    trips.append(" / ".join(sent) or "?")
+                    sent = []
+
+
+def get(served: Served, path: str, key: str) -> falcon.testing.Result:
+    return served.client.simulate_get(path, headers={"Authorization": f"Bearer {key}"})
+
+
+def test_an_authenticated_read_of_an_audit_is_at_most_two_round_trips(served: Served) -> None:
+    path = f"/v1/crawls/{served.audit}"
+    assert get(served, path, served.keys.owner).status_code == 200  # the pool's connection is made
+    for step in range(3):
+        if step == 1:
+            served.clock.advance(120)  # a use is due again: recorded in the same statement
+        with wire(served.engine) as trips:
+            answer = get(served, path, served.keys.owner)
+        assert answer.status_code == 200
+        assert answer.json["crawl_id"] == served.audit
+        assert answer.headers["RateLimit-Limit"] == "60"
+        assert 1 <= len(trips) <= 2, trips
+        assert "rate_buckets" in trips[0] and "api_keys" in trips[0], trips  # one statement lets it in
+    with served.app.uow() as work:  # the last use was recorded, by the key gate's statement
+        key = work.keys.with_prefix(key_prefix(served.keys.owner))[0]
+        assert key.last_used_at == served.clock.now()
+
+
+def test_a_revoked_key_is_refused_at_once(served: Served) -> None:
+    path = f"/v1/crawls/{served.audit}"
+    assert get(served, path, served.keys.owner).status_code == 200
+    served.app.application.revoke_key("owner@retro-clock.example", key_prefix(served.keys.owner))
+    refused = get(served, path, served.keys.owner)
+    assert refused.status_code == 401
+    assert refused.json["error"]["code"] == "unauthenticated"
+    assert get(served, path, served.keys.member).status_code == 200  # another key of the team still works
+
+
+def test_a_member_removed_from_the_team_is_refused_at_once(served: Served) -> None:
+    path = f"/v1/crawls/{served.audit}"
+    assert get(served, path, served.keys.member).status_code == 200
+    served.app.application.remove_member("Retro Clock", "member@retro-clock.example")
+    refused = get(served, path, served.keys.member)
+    assert refused.status_code == 403
+    assert refused.json["error"]["code"] == "team_access_revoked"
+
+
+def test_an_unknown_key_answers_401_and_counts_against_no_key(served: Served) -> None:
+    forged = served.keys.owner[:12] + "x" * 31  # the owner's prefix: the owner's bucket must not move
+    assert len(forged) == len(served.keys.owner)
+    for _ in range(5):
+        assert get(served, "/v1/ping", forged).status_code == 401
+    answer = get(served, "/v1/ping", served.keys.owner)
+    assert answer.status_code == 200
+    assert answer.headers["RateLimit-Remaining"] == "59"
+
+
+def test_the_per_key_limit_still_applies_with_its_headers(served: Served) -> None:
+    remaining = [get(served, "/v1/ping", served.keys.owner) for _ in range(60)]
+    assert [r.status_code for r in remaining] == [200] * 60
+    assert [int(r.headers["RateLimit-Remaining"]) for r in remaining] == list(range(59, -1, -1))
+    assert {r.headers["RateLimit-Policy"] for r in remaining} == {"60;w=60"}
+    refused = get(served, "/v1/ping", served.keys.owner)
+    assert refused.status_code == 429
+    assert refused.json["error"]["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) == 1
+    assert refused.headers["RateLimit-Remaining"] == "0"
+    assert get(served, "/v1/ping", served.keys.member).status_code == 200  # buckets are per key
+    served.clock.advance(1)  # one request's worth of the bucket drained
+    assert get(served, "/v1/ping", served.keys.owner).status_code == 200
+    assert get(served, "/v1/ping", served.keys.owner).status_code == 429
