@@ -83,10 +83,13 @@ def _tag_id(name: str) -> int:
     return int(node.tag_id)
 
 
-_HEAD_IDS: Final = {_tag_id(name): name for name in _HEAD_TAGS}
-_BODY_IDS: Final = {_tag_id(name): name for name in _BODY_TAGS}
 # Ids below the first tag's ("a") are text, comments, doctypes and the like: no elements among them.
 _FIRST_TAG_ID: Final = _tag_id("a")
+# Those ids map to "" in the walk's tables: one look-up per node tells a wanted element (its tag), an
+# unwanted one (None) and a node that may not be an element at all ("").
+_NOT_ELEMENT_IDS: Final = dict.fromkeys(range(_FIRST_TAG_ID), "")
+_HEAD_IDS: Final = {**_NOT_ELEMENT_IDS, **{_tag_id(name): name for name in _HEAD_TAGS}}
+_BODY_IDS: Final = {**_NOT_ELEMENT_IDS, **{_tag_id(name): name for name in _BODY_TAGS}}
 
 
 def _elements(top: LexborNode, wanted: dict[int, str]) -> tuple[list[tuple[str, LexborNode]], int]:
@@ -95,19 +98,21 @@ def _elements(top: LexborNode, wanted: dict[int, str]) -> tuple[list[tuple[str, 
 
     One walk in Lexbor's order, dispatching on integer tag ids, replaces a CSS pass over the same
     elements plus a `css("*")` pass to count them (the selector list is matched against every node).
+    The walk yields elements and the odd comment: every node is counted, and the non-elements taken off.
     """
     found: list[tuple[str, LexborNode]] = []
-    count = 0
+    append = found.append
     get = wanted.get
-    for node in top.traverse():
-        tag_id = node.tag_id
-        if tag_id < _FIRST_TAG_ID and not node.is_element_node:
-            continue
-        count += 1
-        tag = get(tag_id)
+    others = 0
+    walked = 0
+    for walked, node in enumerate(top.traverse(), 1):  # noqa: B007 - `walked` is read after the loop
+        tag = get(node.tag_id)
         if tag is not None:
-            found.append((tag, node))
-    return found, count
+            if tag:
+                append((tag, node))
+            elif not node.is_element_node:
+                others += 1
+    return found, walked - others
 
 
 _SRC_SUBRESOURCES: Final = frozenset({"iframe", "source", "video", "audio", "embed", "input"})
@@ -271,6 +276,28 @@ def _srcset_urls(value: str) -> list[str]:
     return [candidate.split()[0] for candidate in value.split(",") if candidate.strip()]
 
 
+# What `_Page.anchors` makes of an anchor's text, kept by text: the collapsed text when it is generic,
+# _NOT_GENERIC, or _EMPTY_TEXT (the text collapses to nothing: the anchor's attributes and images
+# decide). Anchor texts repeat across the pages of a site; the table starts over when full.
+_NOT_GENERIC: Final = "\x00not generic"
+_EMPTY_TEXT: Final = "\x00empty"
+_GENERIC_READINGS: Final[dict[str, str]] = {}
+_GENERIC_READINGS_MAX: Final = 16384
+_UNREAD: Final = "\x00unread"
+_UNCRAWLABLE: Final = "\x00uncrawlable"
+
+
+def _generic_reading(text: str) -> str:
+    if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
+        return _NOT_GENERIC  # too long to be generic even once whitespace is collapsed
+    collapsed = " ".join(text.split())
+    if not collapsed:
+        return _EMPTY_TEXT
+    if collapsed.lower().strip(ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
+        return collapsed
+    return _NOT_GENERIC
+
+
 class _Page:
     """Accumulates the facts during one pass over the head's and the body's elements."""
 
@@ -424,10 +451,16 @@ class _Page:
             self.json_ld.append(_json_ld(node.text()))
 
     def anchors(self, nodes: list[LexborNode]) -> None:
-        # The hot loop of link-heavy pages: locals instead of attribute lookups and method calls.
+        # The hot loop of link-heavy pages: locals instead of attribute lookups and method calls. An
+        # href seen before on the page (most pages repeat many) is read once; so is an anchor text
+        # seen before on any page (navigation, "¶" marks) through `_generic_reading`.
         resolve, links, generic, uncrawlable = self.resolver, self.links, self.generic, self.uncrawlable
         kind = LinkKind.A
         count = 0
+        read: dict[str, str | None] = {}  # href as written -> target, None (no link) or _UNCRAWLABLE
+        readings = _GENERIC_READINGS
+        if len(readings) > _GENERIC_READINGS_MAX:
+            readings.clear()
         for node in nodes:
             attrs = node.attributes
             href = attrs.get("href")
@@ -436,33 +469,39 @@ class _Page:
                 if attrs.get("name") is None:
                     uncrawlable.append("")
                 continue
-            raw = href.strip()
-            if not raw or raw[0] == "#":
-                if raw == "#":
-                    uncrawlable.append(href)
-                continue
-            if raw[:11].lower() == "javascript:":
-                uncrawlable.append(href)
-                continue
-            target = resolve(raw)
+            target = read.get(href, _UNREAD)
+            if target is _UNREAD:
+                raw = href.strip()
+                if not raw or raw[0] == "#":
+                    target = _UNCRAWLABLE if raw == "#" else None
+                elif (raw[0] == "j" or raw[0] == "J") and raw[:11].lower() == "javascript:":
+                    target = _UNCRAWLABLE
+                else:
+                    target = resolve(raw)
+                read[href] = target
             if target is None:
+                continue
+            if target is _UNCRAWLABLE:
+                uncrawlable.append(href)
                 continue
             rel = attrs.get("rel")
             links[(target, kind, rel is not None and "nofollow" in rel.lower().split())] = None
             count += 1
             text = node.text()
-            if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
-                continue  # too long to be generic even once whitespace is collapsed
-            text = " ".join(text.split())  # _collapse, inline in this loop
-            if not text:
+            reading = readings.get(text)
+            if reading is None:
+                reading = readings[text] = _generic_reading(text)
+            if reading is _EMPTY_TEXT:
                 text = _collapse(attrs.get("aria-label") or attrs.get("title"))
                 if not text:
                     for image in node.css("img[alt]"):
                         text = _collapse(image.attributes.get("alt"))
                         if text:
                             break
-            if not text or text.lower().strip(ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
-                generic.append(text)
+                if not text or text.lower().strip(ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
+                    generic.append(text)
+            elif reading is not _NOT_GENERIC:
+                generic.append(reading)
         self.anchor_links += count
 
     def image(self, node: LexborNode) -> None:
@@ -636,7 +675,8 @@ def facts_from_tree(
                 node.decompose(recursive=False)
     else:
         tree.strip_tags(_NON_VISIBLE_TAGS)
-    visible = body.text(separator=" ") if body is not None else ""
+    # Text nodes of ASCII whitespace only (indentation, most of them) add nothing once split.
+    visible = body.text(separator=" ", skip_empty=True) if body is not None else ""
     words = visible.split()
     normalised = " ".join(words)
     lowered = normalised.lower()
