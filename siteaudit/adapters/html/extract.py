@@ -11,7 +11,12 @@ from typing import Any, Final
 import numpy as np
 from attrs import evolve
 from selectolax.lexbor import LexborHTMLParser, LexborNode
-from w3lib.encoding import html_to_unicode
+from w3lib.encoding import (
+    html_body_declared_encoding,
+    html_to_unicode,
+    http_content_type_encoding,
+    read_bom,
+)
 
 from siteaudit.adapters.url import (
     DEFAULT_POLICY,
@@ -548,6 +553,39 @@ class _Page:
             self.subresource(attrs.get("data"))
 
 
+def _reads_as_utf8(content_type_header: str | None, body: bytes) -> bool:
+    """Whether `html_to_unicode` would read `body` as UTF-8 without a BOM and `body` is valid UTF-8:
+    then the text it decodes encodes back to `body` itself, and the decoding can be skipped. The
+    encoding is chosen as `html_to_unicode` chooses it (BOM, HTTP charset, `<meta>`, UTF-8)."""
+    if read_bom(body)[0] is not None:
+        return False
+    encoding = http_content_type_encoding(content_type_header)
+    if encoding is None:
+        encoding = html_body_declared_encoding(body) or "utf8"
+    if codecs.lookup(encoding).name != "utf-8":
+        return False
+    if body.isascii():
+        return True
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _utf8_of(content_type_header: str | None, body: bytes) -> bytes:
+    """The UTF-8 bytes of `body` decoded by HTTP charset, BOM or `<meta charset>` (w3lib)."""
+    encoding, text = html_to_unicode(content_type_header, body)
+    # A body that decoded as UTF-8 without a BOM or a replaced byte is those bytes.
+    if (
+        codecs.lookup(encoding).name == "utf-8"
+        and not body.startswith(codecs.BOM_UTF8)
+        and "\ufffd" not in text
+    ):
+        return body
+    return text.encode("utf-8", "ignore")
+
+
 def extract_html_facts(
     body: bytes,
     *,
@@ -562,17 +600,9 @@ def extract_html_facts(
     in one CSS pass over the head and one over the body; the visible text comes last because reading it
     strips the non-visible elements from the tree.
     """
-    encoding, text = html_to_unicode(content_type_header, body)
-    # The parser reads UTF-8 bytes (it would encode the text itself); encoded here once, they also
-    # serve `source`. A body that decoded as UTF-8 without a BOM or a replaced byte is those bytes.
-    if (
-        codecs.lookup(encoding).name == "utf-8"
-        and not body.startswith(codecs.BOM_UTF8)
-        and "\ufffd" not in text
-    ):
-        encoded = body
-    else:
-        encoded = text.encode("utf-8", "ignore")
+    # The parser reads UTF-8 bytes (it would encode a text itself); those bytes also serve `source`.
+    # Most bodies already are them.
+    encoded = body if _reads_as_utf8(content_type_header, body) else _utf8_of(content_type_header, body)
     tree = LexborHTMLParser(encoded)
     return facts_from_tree(tree, url=url, origin=origin, policy=policy, source=encoded)
 
