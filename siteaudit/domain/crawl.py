@@ -126,6 +126,16 @@ def _split(url: str) -> tuple[str, str, int | None] | None:
     return scheme, parts.hostname.rstrip(".").lower(), port if port is not None else _DEFAULT_PORTS[scheme]
 
 
+@lru_cache(maxsize=64)
+def _own_prefixes(host: str, port: int | None) -> tuple[str, ...]:
+    """Starts of URLs that `Scope(host=host, port=port).contains` without a parse: `scheme://host/` with
+    no port (the scheme's default) or with the scope's own port written out as digits."""
+    prefixes = [f"{scheme}://{host}/" for scheme in _DEFAULT_PORTS]
+    if port is not None:
+        prefixes.extend(f"{scheme}://{host}:{port}/" for scheme in _DEFAULT_PORTS)
+    return tuple(prefixes)
+
+
 def _twin(host: str) -> str:
     return host[4:] if host.startswith("www.") else f"www.{host}"
 
@@ -149,6 +159,8 @@ class Scope:
 
     def contains(self, url: str) -> bool:
         """Crawled: same host, either scheme, the start URL's port or the scheme's default port."""
+        if url.startswith(_own_prefixes(self.host, self.port)):
+            return True  # most links of a crawl: no parse
         parts = _split(url)
         if parts is None:
             return False

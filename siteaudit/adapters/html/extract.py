@@ -288,6 +288,11 @@ _NOT_GENERIC: Final = "\x00not generic"
 _EMPTY_TEXT: Final = "\x00empty"
 _GENERIC_READINGS: Final[dict[str, str]] = {}
 _GENERIC_READINGS_MAX: Final = 16384
+_KEPT_TEXT: Final = 64  # longer texts (mostly whitespace, since they can be generic) are not kept
+# Link facts by page origin's host, then by (target, kind, nofollow): most links recur on every page of
+# a site, and a Link is immutable. Started over when full.
+_LINK_FACTS: Final[dict[str, dict[tuple[str, LinkKind, bool], Link]]] = {}
+_LINK_FACTS_MAX: Final = 8192
 _UNREAD: Final = "\x00unread"
 _UNCRAWLABLE: Final = "\x00uncrawlable"
 
@@ -344,21 +349,33 @@ class _Page:
         self.links[(target, kind, nofollow)] = None
 
     def link_facts(self) -> tuple[Link, ...]:
-        """Links are kept as keys while reading (most pages repeat targets) and built once at the end."""
+        """Links are kept as keys while reading (most pages repeat targets) and built once at the end,
+        or taken from `_LINK_FACTS`."""
         origin_host = self.origin_host
+        known = _LINK_FACTS.get(origin_host)
+        if known is None or len(known) > _LINK_FACTS_MAX:
+            if len(_LINK_FACTS) >= 64:
+                _LINK_FACTS.clear()
+            known = _LINK_FACTS[origin_host] = {}
         # A target starting with `scheme://` + the origin's host + "/" has that host (`host_of` cannot
         # read anything else there: the host holds no userinfo, port or upper case), so most internal
         # links skip the parse.
         own = (f"https://{origin_host}/", f"http://{origin_host}/") if origin_host.isascii() else ()
-        return tuple(
-            Link(
-                target=target,
-                kind=kind,
-                internal=target.startswith(own) or host_of(target) == origin_host,
-                nofollow=nofollow,
-            )
-            for target, kind, nofollow in self.links
-        )
+        facts = []
+        append = facts.append
+        get = known.get
+        for key in self.links:
+            link = get(key)
+            if link is None:
+                target, kind, nofollow = key
+                link = known[key] = Link(
+                    target=target,
+                    kind=kind,
+                    internal=target.startswith(own) or host_of(target) == origin_host,
+                    nofollow=nofollow,
+                )
+            append(link)
+        return tuple(facts)
 
     def subresource(self, raw: str | None, resolved: str | None = None) -> None:
         """Record an http:// subresource of an https page (relative ones are http only under an http base)."""
@@ -493,9 +510,13 @@ class _Page:
             links[(target, kind, rel is not None and "nofollow" in rel.lower().split())] = None
             count += 1
             text = node.text()
+            if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
+                continue  # too long to be generic even once whitespace is collapsed
             reading = readings.get(text)
             if reading is None:
-                reading = readings[text] = _generic_reading(text)
+                reading = _generic_reading(text)
+                if len(text) <= _KEPT_TEXT:
+                    readings[text] = reading
             if reading is _EMPTY_TEXT:
                 text = _collapse(attrs.get("aria-label") or attrs.get("title"))
                 if not text:
