@@ -292,7 +292,8 @@ _KEPT_TEXT: Final = 64  # longer texts (mostly whitespace, since they can be gen
 # Link facts by page origin's host, then by (target, kind, nofollow): most links recur on every page of
 # a site, and a Link is immutable. Started over when full.
 _LINK_FACTS: Final[dict[str, dict[tuple[str, LinkKind, bool], Link]]] = {}
-_LINK_FACTS_MAX: Final = 8192
+_LINK_FACTS_MAX: Final = 4096  # per host; at most _LINK_FACTS_HOSTS hosts (a few MB in all)
+_LINK_FACTS_HOSTS: Final = 8
 _UNREAD: Final = "\x00unread"
 _UNCRAWLABLE: Final = "\x00uncrawlable"
 
@@ -354,14 +355,14 @@ class _Page:
         origin_host = self.origin_host
         known = _LINK_FACTS.get(origin_host)
         if known is None or len(known) > _LINK_FACTS_MAX:
-            if len(_LINK_FACTS) >= 64:
+            if len(_LINK_FACTS) >= _LINK_FACTS_HOSTS:
                 _LINK_FACTS.clear()
             known = _LINK_FACTS[origin_host] = {}
         # A target starting with `scheme://` + the origin's host + "/" has that host (`host_of` cannot
         # read anything else there: the host holds no userinfo, port or upper case), so most internal
         # links skip the parse.
         own = (f"https://{origin_host}/", f"http://{origin_host}/") if origin_host.isascii() else ()
-        facts = []
+        facts: list[Link] = []
         append = facts.append
         get = known.get
         for key in self.links:
