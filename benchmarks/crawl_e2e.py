@@ -19,9 +19,10 @@ Scrapy: a plain spider in a subprocess (its reactor stays out of this process), 
 concurrency 20 (global and per domain) and robots.txt obeyed, extracting only titles and links and
 following the site's own links.
 
-Reports pages/s of each and the ratio (target: ours at least 3 times Scrapy's), our process CPU ms per
-page (target <= 6 ms; the PostgreSQL backends' CPU is printed beside it), and checks that both found
-every page reachable from the start page (a reference walk of the corpus files) by comparing URL sets.
+Reports our process CPU ms per page (target <= 4.5 ms; the PostgreSQL backends' and the server's CPU
+are printed beside it), pages/s of each and their ratio (reported, no longer a target: on a machine of
+two cores the ratio follows the load more than the code), and checks that both found every page
+reachable from the start page (a reference walk of the corpus files) by comparing URL sets.
 Each round runs both; the best round of each is reported.
 """
 
@@ -53,8 +54,7 @@ CONCURRENCY = 20
 HOST = "docs.retro-clock.example"  # our crawler resolves it (StaticResolver) to 127.0.0.1
 ADMIN_URL = os.environ.get("SITEAUDIT_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 SECRET_KEY = "bench-secret-key-not-for-production"
-SPEED_TARGET = 3.0
-CPU_TARGET_MS = 6.0
+CPU_TARGET_MS = 4.5
 
 NGINX_CONF = """\
 worker_processes 1;
@@ -518,11 +518,9 @@ def main() -> None:
         f"({scrapy['requests']} requests with robots.txt), {scrapy['titles']} titles, {scrapy['links']} links; "
         f"statuses {dict(sorted((int(k), v) for k, v in scrapy['statuses'].items()))}; {scrapy['versions']}"
     )
+    print(f"ratio ours/Scrapy: {ratio:.2f}x (reported, not a target)")
     print(
-        f"ratio ours/Scrapy: {ratio:.2f}x (target >= {SPEED_TARGET:.0f}x: {'ok' if ratio >= SPEED_TARGET else 'UNDER'})"
-    )
-    print(
-        f"CPU per page, ours: {cpu_ms:.2f} ms process CPU (target <= {CPU_TARGET_MS:.0f} ms: "
+        f"CPU per page, ours: {cpu_ms:.2f} ms process CPU (target <= {CPU_TARGET_MS:.1f} ms: "
         f"{'ok' if cpu_ms <= CPU_TARGET_MS else 'OVER'}); + {mine['database_cpu'] * 1000 / mine['fetched']:.2f} ms "
         f"in PostgreSQL backends; server {mine['server_cpu'] * 1000 / mine['fetched']:.2f} ms"
     )

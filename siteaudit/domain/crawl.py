@@ -142,6 +142,16 @@ def _audited_host(url: str) -> str:
     return parts[1] if parts is not None else ""
 
 
+@lru_cache(maxsize=64)
+def _own_prefixes(host: str, port: int | None) -> tuple[str, ...]:
+    """Starts of URLs that `Scope(host=host, port=port).contains` without a parse: `scheme://host/` with
+    no port (the scheme's default) or with the scope's own port written out as digits."""
+    prefixes = [f"{scheme}://{host}/" for scheme in _DEFAULT_PORTS]
+    if port is not None:
+        prefixes.extend(f"{scheme}://{host}:{port}/" for scheme in _DEFAULT_PORTS)
+    return tuple(prefixes)
+
+
 def _twin(host: str) -> str:
     return host[4:] if host.startswith("www.") else f"www.{host}"
 
@@ -165,6 +175,8 @@ class Scope:
 
     def contains(self, url: str) -> bool:
         """Crawled: same host, either scheme, the start URL's port or the scheme's default port."""
+        if url.startswith(_own_prefixes(self.host, self.port)):
+            return True  # most links of a crawl: no parse
         parts = _split(url)
         if parts is None:
             return False

@@ -11,7 +11,12 @@ from typing import Any, Final
 import numpy as np
 from attrs import evolve
 from selectolax.lexbor import LexborHTMLParser, LexborNode
-from w3lib.encoding import html_to_unicode
+from w3lib.encoding import (
+    html_body_declared_encoding,
+    html_to_unicode,
+    http_content_type_encoding,
+    read_bom,
+)
 
 from siteaudit.adapters.url import (
     DEFAULT_POLICY,
@@ -83,10 +88,13 @@ def _tag_id(name: str) -> int:
     return int(node.tag_id)
 
 
-_HEAD_IDS: Final = {_tag_id(name): name for name in _HEAD_TAGS}
-_BODY_IDS: Final = {_tag_id(name): name for name in _BODY_TAGS}
 # Ids below the first tag's ("a") are text, comments, doctypes and the like: no elements among them.
 _FIRST_TAG_ID: Final = _tag_id("a")
+# Those ids map to "" in the walk's tables: one look-up per node tells a wanted element (its tag), an
+# unwanted one (None) and a node that may not be an element at all ("").
+_NOT_ELEMENT_IDS: Final = dict.fromkeys(range(_FIRST_TAG_ID), "")
+_HEAD_IDS: Final = {**_NOT_ELEMENT_IDS, **{_tag_id(name): name for name in _HEAD_TAGS}}
+_BODY_IDS: Final = {**_NOT_ELEMENT_IDS, **{_tag_id(name): name for name in _BODY_TAGS}}
 
 
 def _elements(top: LexborNode, wanted: dict[int, str]) -> tuple[list[tuple[str, LexborNode]], int]:
@@ -95,19 +103,21 @@ def _elements(top: LexborNode, wanted: dict[int, str]) -> tuple[list[tuple[str, 
 
     One walk in Lexbor's order, dispatching on integer tag ids, replaces a CSS pass over the same
     elements plus a `css("*")` pass to count them (the selector list is matched against every node).
+    The walk yields elements and the odd comment: every node is counted, and the non-elements taken off.
     """
     found: list[tuple[str, LexborNode]] = []
-    count = 0
+    append = found.append
     get = wanted.get
-    for node in top.traverse():
-        tag_id = node.tag_id
-        if tag_id < _FIRST_TAG_ID and not node.is_element_node:
-            continue
-        count += 1
-        tag = get(tag_id)
+    others = 0
+    walked = 0
+    for walked, node in enumerate(top.traverse(), 1):  # noqa: B007 - `walked` is read after the loop
+        tag = get(node.tag_id)
         if tag is not None:
-            found.append((tag, node))
-    return found, count
+            if tag:
+                append((tag, node))
+            elif not node.is_element_node:
+                others += 1
+    return found, walked - others
 
 
 _SRC_SUBRESOURCES: Final = frozenset({"iframe", "source", "video", "audio", "embed", "input"})
@@ -271,6 +281,34 @@ def _srcset_urls(value: str) -> list[str]:
     return [candidate.split()[0] for candidate in value.split(",") if candidate.strip()]
 
 
+# What `_Page.anchors` makes of an anchor's text, kept by text: the collapsed text when it is generic,
+# _NOT_GENERIC, or _EMPTY_TEXT (the text collapses to nothing: the anchor's attributes and images
+# decide). Anchor texts repeat across the pages of a site; the table starts over when full.
+_NOT_GENERIC: Final = "\x00not generic"
+_EMPTY_TEXT: Final = "\x00empty"
+_GENERIC_READINGS: Final[dict[str, str]] = {}
+_GENERIC_READINGS_MAX: Final = 16384
+_KEPT_TEXT: Final = 64  # longer texts (mostly whitespace, since they can be generic) are not kept
+# Link facts by page origin's host, then by (target, kind, nofollow): most links recur on every page of
+# a site, and a Link is immutable. Started over when full.
+_LINK_FACTS: Final[dict[str, dict[tuple[str, LinkKind, bool], Link]]] = {}
+_LINK_FACTS_MAX: Final = 4096  # per host; at most _LINK_FACTS_HOSTS hosts (a few MB in all)
+_LINK_FACTS_HOSTS: Final = 8
+_UNREAD: Final = "\x00unread"
+_UNCRAWLABLE: Final = "\x00uncrawlable"
+
+
+def _generic_reading(text: str) -> str:
+    if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
+        return _NOT_GENERIC  # too long to be generic even once whitespace is collapsed
+    collapsed = " ".join(text.split())
+    if not collapsed:
+        return _EMPTY_TEXT
+    if collapsed.lower().strip(ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
+        return collapsed
+    return _NOT_GENERIC
+
+
 class _Page:
     """Accumulates the facts during one pass over the head's and the body's elements."""
 
@@ -312,21 +350,33 @@ class _Page:
         self.links[(target, kind, nofollow)] = None
 
     def link_facts(self) -> tuple[Link, ...]:
-        """Links are kept as keys while reading (most pages repeat targets) and built once at the end."""
+        """Links are kept as keys while reading (most pages repeat targets) and built once at the end,
+        or taken from `_LINK_FACTS`."""
         origin_host = self.origin_host
+        known = _LINK_FACTS.get(origin_host)
+        if known is None or len(known) > _LINK_FACTS_MAX:
+            if len(_LINK_FACTS) >= _LINK_FACTS_HOSTS:
+                _LINK_FACTS.clear()
+            known = _LINK_FACTS[origin_host] = {}
         # A target starting with `scheme://` + the origin's host + "/" has that host (`host_of` cannot
         # read anything else there: the host holds no userinfo, port or upper case), so most internal
         # links skip the parse.
         own = (f"https://{origin_host}/", f"http://{origin_host}/") if origin_host.isascii() else ()
-        return tuple(
-            Link(
-                target=target,
-                kind=kind,
-                internal=target.startswith(own) or host_of(target) == origin_host,
-                nofollow=nofollow,
-            )
-            for target, kind, nofollow in self.links
-        )
+        facts: list[Link] = []
+        append = facts.append
+        get = known.get
+        for key in self.links:
+            link = get(key)
+            if link is None:
+                target, kind, nofollow = key
+                link = known[key] = Link(
+                    target=target,
+                    kind=kind,
+                    internal=target.startswith(own) or host_of(target) == origin_host,
+                    nofollow=nofollow,
+                )
+            append(link)
+        return tuple(facts)
 
     def subresource(self, raw: str | None, resolved: str | None = None) -> None:
         """Record an http:// subresource of an https page (relative ones are http only under an http base)."""
@@ -424,10 +474,16 @@ class _Page:
             self.json_ld.append(_json_ld(node.text()))
 
     def anchors(self, nodes: list[LexborNode]) -> None:
-        # The hot loop of link-heavy pages: locals instead of attribute lookups and method calls.
+        # The hot loop of link-heavy pages: locals instead of attribute lookups and method calls. An
+        # href seen before on the page (most pages repeat many) is read once; so is an anchor text
+        # seen before on any page (navigation, "¶" marks) through `_generic_reading`.
         resolve, links, generic, uncrawlable = self.resolver, self.links, self.generic, self.uncrawlable
         kind = LinkKind.A
         count = 0
+        read: dict[str, str | None] = {}  # href as written -> target, None (no link) or _UNCRAWLABLE
+        readings = _GENERIC_READINGS
+        if len(readings) > _GENERIC_READINGS_MAX:
+            readings.clear()
         for node in nodes:
             attrs = node.attributes
             href = attrs.get("href")
@@ -436,16 +492,20 @@ class _Page:
                 if attrs.get("name") is None:
                     uncrawlable.append("")
                 continue
-            raw = href.strip()
-            if not raw or raw[0] == "#":
-                if raw == "#":
-                    uncrawlable.append(href)
-                continue
-            if raw[:11].lower() == "javascript:":
-                uncrawlable.append(href)
-                continue
-            target = resolve(raw)
+            target = read.get(href, _UNREAD)
+            if target is _UNREAD:
+                raw = href.strip()
+                if not raw or raw[0] == "#":
+                    target = _UNCRAWLABLE if raw == "#" else None
+                elif (raw[0] == "j" or raw[0] == "J") and raw[:11].lower() == "javascript:":
+                    target = _UNCRAWLABLE
+                else:
+                    target = resolve(raw)
+                read[href] = target
             if target is None:
+                continue
+            if target is _UNCRAWLABLE:
+                uncrawlable.append(href)
                 continue
             rel = attrs.get("rel")
             links[(target, kind, rel is not None and "nofollow" in rel.lower().split())] = None
@@ -453,16 +513,22 @@ class _Page:
             text = node.text()
             if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
                 continue  # too long to be generic even once whitespace is collapsed
-            text = " ".join(text.split())  # _collapse, inline in this loop
-            if not text:
+            reading = readings.get(text)
+            if reading is None:
+                reading = _generic_reading(text)
+                if len(text) <= _KEPT_TEXT:
+                    readings[text] = reading
+            if reading is _EMPTY_TEXT:
                 text = _collapse(attrs.get("aria-label") or attrs.get("title"))
                 if not text:
                     for image in node.css("img[alt]"):
                         text = _collapse(image.attributes.get("alt"))
                         if text:
                             break
-            if not text or text.lower().strip(ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
-                generic.append(text)
+                if not text or text.lower().strip(ANCHOR_PUNCTUATION) in GENERIC_ANCHORS:
+                    generic.append(text)
+            elif reading is not _NOT_GENERIC:
+                generic.append(reading)
         self.anchor_links += count
 
     def image(self, node: LexborNode) -> None:
@@ -509,6 +575,39 @@ class _Page:
             self.subresource(attrs.get("data"))
 
 
+def _reads_as_utf8(content_type_header: str | None, body: bytes) -> bool:
+    """Whether `html_to_unicode` would read `body` as UTF-8 without a BOM and `body` is valid UTF-8:
+    then the text it decodes encodes back to `body` itself, and the decoding can be skipped. The
+    encoding is chosen as `html_to_unicode` chooses it (BOM, HTTP charset, `<meta>`, UTF-8)."""
+    if read_bom(body)[0] is not None:
+        return False
+    encoding = http_content_type_encoding(content_type_header)
+    if encoding is None:
+        encoding = html_body_declared_encoding(body) or "utf8"
+    if codecs.lookup(encoding).name != "utf-8":
+        return False
+    if body.isascii():
+        return True
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _utf8_of(content_type_header: str | None, body: bytes) -> bytes:
+    """The UTF-8 bytes of `body` decoded by HTTP charset, BOM or `<meta charset>` (w3lib)."""
+    encoding, text = html_to_unicode(content_type_header, body)
+    # A body that decoded as UTF-8 without a BOM or a replaced byte is those bytes.
+    if (
+        codecs.lookup(encoding).name == "utf-8"
+        and not body.startswith(codecs.BOM_UTF8)
+        and "\ufffd" not in text
+    ):
+        return body
+    return text.encode("utf-8", "ignore")
+
+
 def extract_html_facts(
     body: bytes,
     *,
@@ -523,17 +622,9 @@ def extract_html_facts(
     in one CSS pass over the head and one over the body; the visible text comes last because reading it
     strips the non-visible elements from the tree.
     """
-    encoding, text = html_to_unicode(content_type_header, body)
-    # The parser reads UTF-8 bytes (it would encode the text itself); encoded here once, they also
-    # serve `source`. A body that decoded as UTF-8 without a BOM or a replaced byte is those bytes.
-    if (
-        codecs.lookup(encoding).name == "utf-8"
-        and not body.startswith(codecs.BOM_UTF8)
-        and "\ufffd" not in text
-    ):
-        encoded = body
-    else:
-        encoded = text.encode("utf-8", "ignore")
+    # The parser reads UTF-8 bytes (it would encode a text itself); those bytes also serve `source`.
+    # Most bodies already are them.
+    encoded = body if _reads_as_utf8(content_type_header, body) else _utf8_of(content_type_header, body)
     tree = LexborHTMLParser(encoded)
     return facts_from_tree(tree, url=url, origin=origin, policy=policy, source=encoded)
 
@@ -636,7 +727,8 @@ def facts_from_tree(
                 node.decompose(recursive=False)
     else:
         tree.strip_tags(_NON_VISIBLE_TAGS)
-    visible = body.text(separator=" ") if body is not None else ""
+    # Text nodes of ASCII whitespace only (indentation, most of them) add nothing once split.
+    visible = body.text(separator=" ", skip_empty=True) if body is not None else ""
     words = visible.split()
     normalised = " ".join(words)
     lowered = normalised.lower()
