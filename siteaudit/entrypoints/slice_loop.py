@@ -26,7 +26,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Final
 
 log = logging.getLogger("siteaudit.worker")
@@ -48,6 +48,7 @@ class SliceLoop:
         time_limit_s: float,
         max_retries: int = 3,
         min_backoff_s: float = MIN_BACKOFF_S,
+        database_threads: int = 8,
     ) -> None:
         if capacity < 1:
             raise ValueError("SITEAUDIT_WORKER_SLICES must be at least 1")
@@ -56,6 +57,12 @@ class SliceLoop:
         self.max_retries = max_retries
         self.min_backoff_s = min_backoff_s
         self._loop = asyncio.new_event_loop()
+        # The slices' database work (`asyncio.to_thread`) runs on these threads. One for SQLite: it takes
+        # one writer at a time, and writers queued here hand over at once, where writers queued on its
+        # busy timeout poll for the lock with sleeps of up to 100 ms.
+        self._loop.set_default_executor(
+            ThreadPoolExecutor(max_workers=database_threads, thread_name_prefix="siteaudit-slice-db")
+        )
         self._thread = threading.Thread(target=self._loop.run_forever, name="siteaudit-slices", daemon=True)
         self._room = threading.Semaphore(capacity)
         self._running: dict[asyncio.Task[None], Again] = {}  # touched on the loop's thread only

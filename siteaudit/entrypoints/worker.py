@@ -181,7 +181,11 @@ def start_worker(app: App, *, threads: int, webhooks_every_s: float = 10.0) -> t
     (SITEAUDIT_WORKER_SLICES slices at once), the periodic webhook dispatcher, the reaper (every
     SITEAUDIT_REAP_EVERY_S) and archival."""
     application = app.application
-    slices = SliceLoop(capacity=app.settings.worker_slices, time_limit_s=SLICE_TIME_LIMIT_MS / 1000)
+    slices = SliceLoop(
+        capacity=app.settings.worker_slices,
+        time_limit_s=SLICE_TIME_LIMIT_MS / 1000,
+        database_threads=1 if app.settings.database_url.startswith("sqlite") else 8,
+    )
     slices.start()
     declare_actors(app.broker, application, slices)
     worker = dramatiq.Worker(app.broker, worker_threads=threads)

@@ -117,9 +117,10 @@ class Visits:
     def allowed(self, url: str) -> bool:
         return self.robots.rules.can_fetch(url, ROBOTS_AGENT)
 
-    def start(self, entries: Sequence[FrontierEntry]) -> list["asyncio.Task[Visit]"]:
-        """Start visiting `entries` (each its own task; the politeness rules pace them)."""
-        earlier = self._earlier_pages(entries)
+    async def start(self, entries: Sequence[FrontierEntry]) -> list["asyncio.Task[Visit]"]:
+        """Start visiting `entries` (each its own task; the politeness rules pace them). The previous
+        audit's pages are read in a thread: the event loop carries other slices' requests."""
+        earlier = await asyncio.to_thread(self._earlier_pages, entries)
         return [asyncio.create_task(self._visit(entry, earlier.get(entry.url))) for entry in entries]
 
     async def _visit(self, entry: FrontierEntry, earlier: PageFacts | None = None) -> Visit:
@@ -235,7 +236,7 @@ class Visits:
         reused = [r.entry for r in results if r.not_modified and r.page.html is not None]
         if reused:
             # The previous page's links, read back only for the pages that answered 304.
-            linked = self._earlier_pages(reused, links=True)
+            linked = await asyncio.to_thread(self._earlier_pages, reused, links=True)
             results = [
                 evolve(r, page=evolve(r.page, html=linked[r.entry.url].html))
                 if r.not_modified and r.entry.url in linked

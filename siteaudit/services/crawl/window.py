@@ -101,7 +101,7 @@ async def crawl_window(
                     busy = set(pending.values()) | {r.entry.url_id for r in ready}
                     nexts = await asyncio.to_thread(crawl.frontier_next, audit_id, want + outstanding)
                     entries = [e for e in nexts if e.url_id not in busy][:want]
-                    for task, entry in zip(visits.start(entries), entries, strict=True):
+                    for task, entry in zip(await visits.start(entries), entries, strict=True):
                         pending[task] = entry.url_id
                         task.add_done_callback(ended.put_nowait)
                     taken += len(entries)
