@@ -16,11 +16,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 # whichever worker is free. Each group says why:
 # - browser: each module starts a chromium (hundreds of MB, several processes); two at once on a small
 #   machine slow both past their page waits.
+# - worker_processes: each test starts several worker processes (dramatiq, PostgreSQL pools, RabbitMQ);
+#   two such tests at once exhausted PostgreSQL's 100 connections, and the host-limit test measures a
+#   request rate that another crawl on the same cores skews.
 # - a module with a module-scoped service (a gunicorn, a seeded fuzz target): split over two workers, each
 #   worker would start its own copy; kept together it starts once.
 XDIST_GROUPS = {
     "tests/integration/web/": "browser",
     "tests/integration/billing/": "browser",
+    "tests/integration/workers/": "worker_processes",
     "tests/integration/rest/test_mcp_gunicorn.py": "mcp_gunicorn",
     "tests/integration/rest/test_rest_fuzz.py": "rest_fuzz",
     "tests/integration/rest/test_rest_rate_limit.py": "rest_rate_limit",

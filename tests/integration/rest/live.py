@@ -210,6 +210,10 @@ def gunicorn(
         "2048",
         "--log-level",
         "warning",
+        # On SIGTERM the master waits this long for its workers, then kills them: an idle worker that is
+        # slow to exit cost each test module the whole default 30 s (nothing here checks a graceful stop).
+        "--graceful-timeout",
+        "3",
         factory,
     ]
     path = os.pathsep.join([*pythonpath, os.environ.get("PYTHONPATH", "")])
