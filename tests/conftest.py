@@ -2,6 +2,7 @@
 the xdist groups of `make test` (`pytest -n ... --dist loadgroup`)."""
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -12,8 +13,8 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-# Tests that must run on one xdist worker, one after the other, by path prefix. Every other test goes to
-# whichever worker is free. Each group says why:
+# Tests that must run on one xdist worker, one after the other, by path prefix (`--dist loadgroup`, through
+# the scheduler below). Every other test goes on its own to whichever worker is free. Each group says why:
 # - browser: each module starts a chromium (hundreds of MB, several processes); two at once on a small
 #   machine slow both past their page waits.
 # - worker_processes: each test starts several worker processes (dramatiq, PostgreSQL pools, RabbitMQ);
@@ -31,10 +32,19 @@ XDIST_GROUPS = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        for prefix, group in XDIST_GROUPS.items():
-            if path.startswith(prefix):
-                item.add_marker(pytest.mark.xdist_group(group))
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup` with the groups above. (xdist's own loadgroup reads `xdist_group` marks by renaming
+    each test's node id, which pytest 9 no longer lets a plugin do: with pytest 9.2 and xdist 3.8 the marks
+    are silently ignored. The scheduler sees every test's node id, so it groups by path itself.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class PathGroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            for prefix, group in XDIST_GROUPS.items():
+                if nodeid.startswith(prefix):
+                    return group
+            return nodeid  # a scope of its own: sent to any free worker
+
+    return PathGroupScheduling(config, log)
