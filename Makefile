@@ -20,8 +20,12 @@ lint:
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# The suite in parallel (pytest-xdist): TEST_WORKERS processes (`auto`: one per CPU; 0: in this process);
+# tests/conftest.py keeps the tests that must share a worker in one xdist group (`--dist loadgroup`).
+TEST_WORKERS ?= auto
+
 test:
-	$(BIN)/python -m pytest -p no:cacheprovider
+	$(BIN)/python -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
 
 check: install lint test
 

@@ -124,6 +124,7 @@ def test_gunicorn_workers_answer_the_sum_of_all_workers(tmp_path: Path) -> None:
         "SITEAUDIT_DATABASE_URL": "memory://",
     }
     command = [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}"]
+    command += ["--graceful-timeout", "3"]  # stopped after the scrapes: no need to wait 30 s for idle workers
     server = subprocess.Popen(
         [*command, "siteaudit.entrypoints.wsgi:create_app()"],
         env=env,

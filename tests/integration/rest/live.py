@@ -190,6 +190,7 @@ def gunicorn(
     """Run `gunicorn factory` (sync workers) on a free 127.0.0.1 port until /v1/health answers; yields
     the base URL. The server is stopped (SIGTERM, then SIGKILL) on exit."""
     import os
+    import signal
     import subprocess
     import sys
     import time
@@ -209,10 +210,16 @@ def gunicorn(
         "2048",
         "--log-level",
         "warning",
+        # On SIGTERM the master waits this long for its workers, then kills them: an idle worker that is
+        # slow to exit cost each test module the whole default 30 s (nothing here checks a graceful stop).
+        "--graceful-timeout",
+        "3",
         factory,
     ]
     path = os.pathsep.join([*pythonpath, os.environ.get("PYTHONPATH", "")])
-    process = subprocess.Popen(command, env={**os.environ, **env, "PYTHONPATH": path})
+    # Its own process group: should the master not stop in time, its workers are killed with it rather than
+    # left running (holding memory and the port) after the test.
+    process = subprocess.Popen(command, env={**os.environ, **env, "PYTHONPATH": path}, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s
@@ -232,7 +239,9 @@ def gunicorn(
     finally:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(
+                process.pid, signal.SIGKILL
+            )  # the master and its workers (not reaped yet: still its group)
             process.wait()
