@@ -240,7 +240,7 @@ crawl_issues = Table(
     Column("template", Text, nullable=False),
     Column("details", JSON, nullable=False),
     Index(None, "audit_id", "severity", "check_code", "url_id", "id"),
-    Index(None, "audit_id", "check_code", "url_id"),
+    Index(None, "audit_id", "check_code", "severity", "url_id", "id"),  # the issues list by check
     Index(None, "audit_id", "template"),
     Index(None, "audit_id", "url_id"),
 )
