@@ -37,6 +37,7 @@ from sqlalchemy import (
     or_,
     select,
     text,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -720,6 +721,15 @@ class SqlCrawlStore:
                 total = conn.execute(
                     select(func.count()).select_from(crawl_issues).where(*conditions)
                 ).scalar_one()
+            elif offset:
+                skipped = self._skip_sealed_groups(conn, audit_id, sealed, offset)
+                if skipped is None:
+                    return [], int(total)
+                (first_severity, first_check), offset = skipped
+                conditions.append(
+                    tuple_(crawl_issues.c.severity, crawl_issues.c.check_code)
+                    >= tuple_(first_severity, first_check)
+                )
             order = (
                 crawl_issues.c.severity,
                 crawl_issues.c.check_code,
@@ -741,6 +751,28 @@ class SqlCrawlStore:
                 self._issues_with_urls().join(page_ids, page_ids.c.id == crawl_issues.c.id).order_by(*order)
             )
             return [issue_from_row(r) for r in rows], int(total)
+
+    def _skip_sealed_groups(
+        self, conn: Connection, audit_id: AuditId, sealed: Sequence[Any], offset: int
+    ) -> tuple[tuple[int, str], int] | None:
+        """Where the list's row `offset` is, from the sealed counts: the (severity, check) group it falls
+        in, and its offset from that group's first row (of those matching the filters); None past the end.
+        The list is ordered by severity and check first, so a deep page starts its index walk at its
+        group rather than at the audit's first issue (the counts are exact: nothing writes an audit's
+        issues once they are sealed). The groups come back in the database's own order of the columns."""
+        counted = crawl_issue_counts.c
+        groups = conn.execute(
+            select(counted.severity, counted.check_code, func.sum(counted.count))
+            .where(counted.audit_id == audit_id, counted.check_code != _COUNTED, *sealed)
+            .group_by(counted.severity, counted.check_code)
+            .order_by(counted.severity, counted.check_code)
+        )
+        before = 0
+        for severity, check_code, count in groups:
+            if offset < before + int(count):
+                return (int(severity), str(check_code)), offset - before
+            before += int(count)
+        return None
 
     def _issues_with_urls(self) -> Any:
         columns = [c for c in crawl_issues.columns if c.name != "template"]
