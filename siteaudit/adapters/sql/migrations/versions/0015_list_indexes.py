@@ -1,10 +1,14 @@
-"""Issues list filtered by check: an index in the list's order (issue 18)
+"""Issues list: indexes in the list's order for every filter (issue 18)
 
-The issues list orders by severity, check, URL id and id. Filtered by check it used the index
-(audit, check, URL id), which is not in that order: PostgreSQL fetched and sorted every issue of the
-check for each page (70 ms for 22,500 issues at offset 22,000). (audit, check, severity, URL id, id) is
-in the list's order once the check is fixed, so a page, however deep, is a walk of the index; it also
+The issues list orders by severity, check, URL id and id, and pages by offset. Filtered by check it used
+the index (audit, check, URL id), which is not in that order: PostgreSQL fetched and sorted every issue of
+the check for each page (70 ms for 22,500 issues at offset 22,000). (audit, check, severity, URL id, id)
+is in the list's order once the check is fixed, so a page, however deep, is a walk of the index; it also
 answers whatever the old index answered (its prefix), which it replaces.
+
+Both list indexes carry `template` (PostgreSQL INCLUDE; SQLite has no such thing and builds them
+without): a template filter then reads the index alone instead of visiting the heap for every issue it
+skips (twice as fast at 20,000 skipped issues).
 
 Revision ID: 0015
 Revises: 0014
@@ -20,22 +24,30 @@ down_revision: str | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+_BY_SEVERITY = "ix_crawl_issues_audit_id_severity_check_code_url_id_id"
+_BY_CHECK = "ix_crawl_issues_audit_id_check_code_severity_url_id_id"
+_OLD_BY_CHECK = "ix_crawl_issues_audit_id_check_code_url_id"
+
 
 def upgrade() -> None:
-    with op.batch_alter_table("crawl_issues") as batch:
-        batch.create_index(
-            batch.f("ix_crawl_issues_audit_id_check_code_severity_url_id_id"),
-            ["audit_id", "check_code", "severity", "url_id", "id"],
-            unique=False,
-        )
-        batch.drop_index(batch.f("ix_crawl_issues_audit_id_check_code_url_id"))
+    op.drop_index(_BY_SEVERITY, table_name="crawl_issues")
+    op.create_index(
+        _BY_SEVERITY,
+        "crawl_issues",
+        ["audit_id", "severity", "check_code", "url_id", "id"],
+        postgresql_include=["template"],
+    )
+    op.create_index(
+        _BY_CHECK,
+        "crawl_issues",
+        ["audit_id", "check_code", "severity", "url_id", "id"],
+        postgresql_include=["template"],
+    )
+    op.drop_index(_OLD_BY_CHECK, table_name="crawl_issues")
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("crawl_issues") as batch:
-        batch.create_index(
-            batch.f("ix_crawl_issues_audit_id_check_code_url_id"),
-            ["audit_id", "check_code", "url_id"],
-            unique=False,
-        )
-        batch.drop_index(batch.f("ix_crawl_issues_audit_id_check_code_severity_url_id_id"))
+    op.create_index(_OLD_BY_CHECK, "crawl_issues", ["audit_id", "check_code", "url_id"])
+    op.drop_index(_BY_CHECK, table_name="crawl_issues")
+    op.drop_index(_BY_SEVERITY, table_name="crawl_issues")
+    op.create_index(_BY_SEVERITY, "crawl_issues", ["audit_id", "severity", "check_code", "url_id", "id"])
