@@ -643,12 +643,18 @@ class SqlCrawlStore:
         the freshly written heap pages all-visible, so a deep page skips its offset on an index-only scan
         (without, every skipped index entry also visits the heap: 3-5 times slower). Both only touch what
         changed since they last ran (VACUUM skips all-visible pages; ANALYZE samples), and neither blocks
-        writers; they run outside a transaction, as they must. The links table is left to autovacuum: no
-        list reads it. SQLite: nothing (its planner keeps no statistics unless asked, and needs none here)."""
+        writers; they run outside a transaction, as they must. INDEX_CLEANUP OFF: the tables hold every
+        audit's rows, and removing the few dead ones (a redelivered slice) from their indexes would read
+        every index whole; autovacuum does that in its own time. SKIP_LOCKED: a table another VACUUM or
+        ANALYZE is processing (another finalisation, autovacuum) is being done already; do not wait for
+        it. The links table is left to autovacuum: no list reads it. SQLite: nothing (its planner keeps
+        no statistics unless asked, and needs none here)."""
         if not self._postgres:
             return
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(text(f"VACUUM (ANALYZE) {', '.join(_LISTED_TABLES)}"))
+            conn.execute(
+                text(f"VACUUM (ANALYZE, INDEX_CLEANUP OFF, SKIP_LOCKED) {', '.join(_LISTED_TABLES)}")
+            )
 
     def _sealed_total(
         self, conn: Connection, table: Table, marker: Any, audit_id: AuditId, *filters: Any
