@@ -52,6 +52,7 @@ from siteaudit.adapters.sql.tables import (
     crawl_frontier,
     crawl_frontier_counts,
     crawl_issue_counts,
+    crawl_issue_marks,
     crawl_issues,
     crawl_links,
     crawl_page_counts,
@@ -158,6 +159,9 @@ def _has_template(audit_id: AuditId, template: str) -> Any:
 
 
 # The tables the REST lists read, which finalisation vacuums and analyses (`refresh_statistics`).
+# Every how many issues of a (severity, check) group a sealed audit keeps a mark (`crawl_issue_marks`): the
+# most index entries a deep page of the issues list walks before its rows (about 3 ms).
+ISSUE_MARK_EVERY: Final = 10_000
 _LISTED_TABLES: Final = ("crawl_pages", "crawl_issues", "crawl_urls", "crawl_templates")
 _COUNTED: Final = ""  # check code of the row that marks an audit's issues as counted
 _PAGES_COUNTED: Final = 0  # status code of the row that marks an audit's pages as counted
@@ -269,8 +273,11 @@ class UrlIdCache:
 
 
 class SqlCrawlStore:
-    def __init__(self, engine: Engine, *, url_cache: UrlIdCache | None = None) -> None:
+    def __init__(
+        self, engine: Engine, *, url_cache: UrlIdCache | None = None, issue_mark_every: int = ISSUE_MARK_EVERY
+    ) -> None:
         self.engine = engine
+        self.issue_mark_every = issue_mark_every
         self._postgres = engine.dialect.name == "postgresql"
         self._url_ids = url_cache if url_cache is not None else UrlIdCache()
 
@@ -622,9 +629,36 @@ class SqlCrawlStore:
         )
         issue_columns = ["audit_id", "check_code", "severity", "template", "count"]
         with self.engine.begin() as conn:
-            for table in (crawl_issue_counts, crawl_page_counts):
+            for table in (crawl_issue_counts, crawl_page_counts, crawl_issue_marks):
                 conn.execute(delete(table).where(table.c.audit_id == audit_id))
             conn.execute(insert(crawl_issue_counts).from_select(issue_columns, by_issue))
+            ordinal = (
+                func.row_number()
+                .over(
+                    partition_by=(issues.c.severity, issues.c.check_code),
+                    order_by=(issues.c.url_id, issues.c.id),
+                )
+                .label("ordinal")
+            )
+            ranked = (
+                select(issues.c.severity, issues.c.check_code, ordinal, issues.c.url_id, issues.c.id)
+                .where(issues.c.audit_id == audit_id)
+                .subquery()
+            )
+            every = self.issue_mark_every
+            conn.execute(
+                insert(crawl_issue_marks).from_select(
+                    ["audit_id", "severity", "check_code", "ordinal", "url_id", "issue_id"],
+                    select(
+                        literal(audit_id),
+                        ranked.c.severity,
+                        ranked.c.check_code,
+                        ranked.c.ordinal - 1,
+                        ranked.c.url_id,
+                        ranked.c.id,
+                    ).where(ranked.c.ordinal > every, (ranked.c.ordinal - 1) % every == 0),
+                )
+            )
             conn.execute(
                 insert(crawl_issue_counts).values(
                     audit_id=audit_id, check_code=_COUNTED, severity=0, template="", count=0
@@ -749,10 +783,10 @@ class SqlCrawlStore:
                 if skipped is None:
                     return [], int(total)
                 (first_severity, first_check), offset = skipped
-                conditions.append(
-                    tuple_(crawl_issues.c.severity, crawl_issues.c.check_code)
-                    >= tuple_(first_severity, first_check)
+                start, offset = self._issues_from(
+                    conn, audit_id, first_severity, first_check, offset, check_code, template
                 )
+                conditions.append(start)
             order = (
                 crawl_issues.c.severity,
                 crawl_issues.c.check_code,
@@ -774,6 +808,43 @@ class SqlCrawlStore:
                 self._issues_with_urls().join(page_ids, page_ids.c.id == crawl_issues.c.id).order_by(*order)
             )
             return [issue_from_row(r) for r in rows], int(total)
+
+    def _issues_from(
+        self,
+        conn: Connection,
+        audit_id: AuditId,
+        severity: int,
+        check_code: str,
+        offset: int,
+        check_filter: str | None,
+        template: str | None,
+    ) -> tuple[Any, int]:
+        """The condition that starts the list at the last mark at or before row `offset` of the group
+        (`severity`, `check_code`), or at the group's first row, and the offset from there. Marks count
+        the group's rows unfiltered: not used with a template filter."""
+        i, marks = crawl_issues.c, crawl_issue_marks.c
+        mark = None
+        if template is None and offset >= self.issue_mark_every:
+            mark = conn.execute(
+                select(marks.ordinal, marks.url_id, marks.issue_id)
+                .where(
+                    marks.audit_id == audit_id,
+                    marks.severity == severity,
+                    marks.check_code == check_code,
+                    marks.ordinal <= offset,
+                )
+                .order_by(marks.ordinal.desc())
+                .limit(1)
+            ).first()
+        if mark is None:
+            return tuple_(i.severity, i.check_code) >= tuple_(severity, check_code), offset
+        rest = offset - int(mark.ordinal)
+        if check_filter is not None:  # the check is fixed: in the order of the index (audit, check, ...)
+            return tuple_(i.severity, i.url_id, i.id) >= tuple_(severity, mark.url_id, mark.issue_id), rest
+        start = tuple_(i.severity, i.check_code, i.url_id, i.id) >= tuple_(
+            severity, check_code, mark.url_id, mark.issue_id
+        )
+        return start, rest
 
     def _skip_sealed_groups(
         self, conn: Connection, audit_id: AuditId, sealed: Sequence[Any], offset: int
@@ -1143,6 +1214,7 @@ class SqlCrawlStore:
                 crawl_links,
                 crawl_issues,
                 crawl_issue_counts,
+                crawl_issue_marks,
                 crawl_page_counts,
                 crawl_templates,
                 crawl_frontier,

@@ -276,6 +276,21 @@ crawl_issue_counts = Table(
     Index(None, "audit_id"),
 )
 
+# Every `ISSUE_MARK_EVERY`th issue of each (severity, check) group of a sealed audit, in the issues list's
+# order, with its ordinal in the group: a deep page of the list starts its index walk at the mark before
+# it instead of at its group's first issue (issue 18, migration 0015).
+crawl_issue_marks = Table(
+    "crawl_issue_marks",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("severity", SmallInteger, nullable=False),
+    Column("check_code", String(100), nullable=False),
+    Column("ordinal", Integer, nullable=False),
+    Column("url_id", Integer, nullable=False),
+    Column("issue_id", BigInteger, nullable=False),
+    PrimaryKeyConstraint("audit_id", "severity", "check_code", "ordinal"),
+)
+
 crawl_page_counts = Table(
     "crawl_page_counts",
     metadata,

@@ -10,6 +10,10 @@ Both list indexes carry `template` (PostgreSQL INCLUDE; SQLite has no such thing
 without): a template filter then reads the index alone instead of visiting the heap for every issue it
 skips (twice as fast at 20,000 skipped issues).
 
+`crawl_issue_marks`: every 10,000th issue of each (severity, check) group of a sealed audit, so that a
+deep page starts its walk near its first row (a group can hold every page of the audit: 375,000 issues
+of one check at 500,000 pages took 130 ms to skip).
+
 Revision ID: 0015
 Revises: 0014
 Create Date: 2026-11-25
@@ -17,6 +21,7 @@ Create Date: 2026-11-25
 
 from collections.abc import Sequence
 
+import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0015"
@@ -30,6 +35,18 @@ _OLD_BY_CHECK = "ix_crawl_issues_audit_id_check_code_url_id"
 
 
 def upgrade() -> None:
+    op.create_table(
+        "crawl_issue_marks",
+        sa.Column("audit_id", sa.Integer(), nullable=False),
+        sa.Column("severity", sa.SmallInteger(), nullable=False),
+        sa.Column("check_code", sa.String(length=100), nullable=False),
+        sa.Column("ordinal", sa.Integer(), nullable=False),
+        sa.Column("url_id", sa.Integer(), nullable=False),
+        sa.Column("issue_id", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint(
+            "audit_id", "severity", "check_code", "ordinal", name=op.f("pk_crawl_issue_marks")
+        ),
+    )
     op.drop_index(_BY_SEVERITY, table_name="crawl_issues")
     op.create_index(
         _BY_SEVERITY,
@@ -51,3 +68,4 @@ def downgrade() -> None:
     op.drop_index(_BY_CHECK, table_name="crawl_issues")
     op.drop_index(_BY_SEVERITY, table_name="crawl_issues")
     op.create_index(_BY_SEVERITY, "crawl_issues", ["audit_id", "severity", "check_code", "url_id", "id"])
+    op.drop_table("crawl_issue_marks")
