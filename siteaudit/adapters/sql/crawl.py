@@ -761,11 +761,13 @@ class SqlCrawlStore:
         conditions = [crawl_issues.c.audit_id == audit_id]
         counted = crawl_issue_counts.c
         sealed = []
+        same_severity: Any = None
         if check_code is not None:
             conditions.append(crawl_issues.c.check_code == check_code)
             sealed.append(counted.check_code == check_code)
         if severity is not None:
-            conditions.append(crawl_issues.c.severity == severity.rank)
+            same_severity = crawl_issues.c.severity == severity.rank
+            conditions.append(same_severity)
             sealed.append(counted.severity == severity.rank)
         if template is not None:
             conditions.append(_has_template(audit_id, template))
@@ -787,6 +789,11 @@ class SqlCrawlStore:
                     conn, audit_id, first_severity, first_check, offset, check_code, template
                 )
                 conditions.append(start)
+                if severity is not None:
+                    # `severity <=` rather than `=` beside the start (which implies `>=`): with `=` on its
+                    # first column PostgreSQL starts the index walk at the severity, not at the start.
+                    conditions = [c for c in conditions if c is not same_severity]
+                    conditions.append(crawl_issues.c.severity <= severity.rank)
             order = (
                 crawl_issues.c.severity,
                 crawl_issues.c.check_code,
