@@ -83,6 +83,7 @@ def main() -> None:
             issues += store.write_issues(audit.id, rows)
         ids = store.intern(audit.id, [make_page(i, 0).url for i in range(0, args.pages, 7)])
         store.assign_templates(audit.id, ((u, TEMPLATES[u % 3]) for u in ids.values()))
+        sealing = time.perf_counter()
         store.seal_counts(audit.id)
         written = time.perf_counter()
         analyse = getattr(store, "refresh_statistics", None)  # finalisation's last step (absent before)
@@ -90,7 +91,8 @@ def main() -> None:
             analyse(audit.id)
         refreshed = time.perf_counter()
         print(
-            f"{args.pages:,} pages, {issues:,} issues written in {written - started:.0f} s; "
+            f"{args.pages:,} pages, {issues:,} issues written in {sealing - started:.0f} s; "
+            f"seal_counts {written - sealing:.2f} s; "
             + (
                 f"refresh_statistics {refreshed - written:.2f} s"
                 if analyse and not args.no_analyze
