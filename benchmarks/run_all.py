@@ -18,6 +18,7 @@ ORDER = [
     "crawl_memory",
     "bulk_rows",
     "finalize",
+    "list_depth",
     "rest",
     "worker_capacity",
     "scale_audit",

@@ -64,6 +64,11 @@ def smokes(corpus: Path) -> list[Smoke]:
         Smoke("bulk_rows", ("--pages", "500"), (r"pages\+issues .* ratio", r"bytes/row")),
         Smoke("finalize", ("--pages", "500", "--links-per-page", "6"), (r"finalize_audit", r"\d+(\.\d+)? s")),
         Smoke(
+            "list_depth",
+            ("--pages", "400", "--rounds", "2"),
+            (r"issues +[\d,]+ +last", r"worst list page p99"),
+        ),
+        Smoke(
             "rest",
             ("--seconds", "1", "--pages", "60", "--keys", "100", "--connections", "4", "--workers", "2"),
             (r"siteaudit +/v1/crawls/\{id\} +\d+ req/s +p99", r"of bare-psycopg"),

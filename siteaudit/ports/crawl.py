@@ -199,6 +199,11 @@ class CrawlStore(Protocol):
         counted: nothing writes an audit's rows once it is finalised."""
         ...
 
+    def refresh_statistics(self, audit_id: AuditId) -> None:
+        """The audit's rows are final (after `seal_counts`): let the database refresh what it knows of the
+        crawl tables, so that the lists are planned on their real sizes. May do nothing."""
+        ...
+
     def page_count(self, audit_id: AuditId) -> int: ...
 
     def list_pages(

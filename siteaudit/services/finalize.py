@@ -336,6 +336,7 @@ def finalize_audit(
     ]
     _store_site_issues(crawl, audit_id, site_issues)
     crawl.seal_counts(audit_id)  # the last rows are written: the lists' totals are counted once
+    crawl.refresh_statistics(audit_id)  # ... and the lists are planned on the tables' real sizes
     stored = time.perf_counter()
     duration = audit.duration_until(clock.now())
     timings = Timings(

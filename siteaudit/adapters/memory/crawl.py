@@ -180,6 +180,9 @@ class MemoryCrawlStore:
     def seal_counts(self, audit_id: AuditId) -> None:
         pass  # the lists count the rows in memory, which costs nothing worth sealing
 
+    def refresh_statistics(self, audit_id: AuditId) -> None:
+        pass  # no planner
+
     def page_count(self, audit_id: AuditId) -> int:
         with self._lock:
             return len(self._data(audit_id).pages)

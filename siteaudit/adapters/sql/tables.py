@@ -239,8 +239,10 @@ crawl_issues = Table(
     Column("severity", SmallInteger, nullable=False),  # Severity.rank: sorts errors first
     Column("template", Text, nullable=False),
     Column("details", JSON, nullable=False),
-    Index(None, "audit_id", "severity", "check_code", "url_id", "id"),
-    Index(None, "audit_id", "check_code", "url_id"),
+    # The issues list's order, unfiltered or by severity, then by check; `template` rides along (PostgreSQL)
+    # so that a template filter, too, walks the index alone (migration 0015).
+    Index(None, "audit_id", "severity", "check_code", "url_id", "id", postgresql_include=["template"]),
+    Index(None, "audit_id", "check_code", "severity", "url_id", "id", postgresql_include=["template"]),
     Index(None, "audit_id", "template"),
     Index(None, "audit_id", "url_id"),
 )
@@ -272,6 +274,21 @@ crawl_issue_counts = Table(
     Column("template", Text, nullable=False),
     Column("count", Integer, nullable=False),
     Index(None, "audit_id"),
+)
+
+# Every `ISSUE_MARK_EVERY`th issue of each (severity, check) group of a sealed audit, in the issues list's
+# order, with its ordinal in the group: a deep page of the list starts its index walk at the mark before
+# it instead of at its group's first issue (issue 18, migration 0015).
+crawl_issue_marks = Table(
+    "crawl_issue_marks",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("severity", SmallInteger, nullable=False),
+    Column("check_code", String(100), nullable=False),
+    Column("ordinal", Integer, nullable=False),
+    Column("url_id", Integer, nullable=False),
+    Column("issue_id", BigInteger, nullable=False),
+    PrimaryKeyConstraint("audit_id", "severity", "check_code", "ordinal"),
 )
 
 crawl_page_counts = Table(

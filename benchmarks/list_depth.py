@@ -1,0 +1,157 @@
+"""Deep pages of an audit's REST lists on PostgreSQL: `GET /crawls/{id}/pages` and `/issues` at depth.
+
+    python benchmarks/list_depth.py [--pages 100000] [--issues-per-page 3.5] [--rounds 20] [--no-analyze]
+
+Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
+user postgres), migrates it, and drops it at the end. One audit's pages and issues (the generators of
+`bulk_rows.py`) are written through the project's SQL crawl store, then sealed as finalisation leaves
+them: templates assigned, totals counted and (unless `--no-analyze`) the crawl tables analysed. Then the
+store's `list_pages` and `list_issues` (the queries behind the REST lists, 50 rows a page) are timed at
+the first, middle and last page, unfiltered and with each filter the REST contract allows, `--rounds`
+times each. Prints p50 and p99 per list and depth. Target (issue 18): p99 < 100 ms at 500,000 pages.
+"""
+
+import argparse
+import os
+import secrets
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from bulk_rows import SITE, T0, batches, make_issues, make_page  # a sibling script
+from psycopg import sql
+
+from siteaudit.adapters.sql import SqlCrawlStore, SqlUnitOfWork, migrate
+from siteaudit.adapters.sql.engine import create_engine
+from siteaudit.domain.account import Team, User
+from siteaudit.domain.audit import Audit
+from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.domain.issue import Severity
+
+ADMIN_URL = os.environ.get("SITEAUDIT_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+PER_PAGE = 50
+TEMPLATES = ("/products/[slug]", "/products/[slug]/[slug]", "/blog/[slug]")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=100_000)
+    parser.add_argument("--issues-per-page", type=float, default=3.5)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--no-analyze", action="store_true", help="leave the crawl tables unanalysed")
+    parser.add_argument("--keep", action="store_true", help="keep the database (its name is printed)")
+    args = parser.parse_args()
+
+    name = f"siteaudit_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    info = psycopg.conninfo.conninfo_to_dict(ADMIN_URL)
+    password = f":{info['password']}" if info.get("password") else ""
+    url_sa = (
+        f"postgresql+psycopg://{info.get('user', 'postgres')}{password}@{info.get('host', '127.0.0.1')}"
+        f":{info.get('port', 5432)}/{name}"
+    )
+    engine = create_engine(url_sa)
+    try:
+        migrate(engine)
+        with SqlUnitOfWork(engine) as uow:
+            owner = uow.users.add(User(UserId(0), "bench@retro-clock.example", "scale", T0))
+            team = uow.teams.add(Team(TeamId(0), "Bench", owner.id, T0))
+            audit = uow.audits.add(
+                Audit(AuditId(0), team.id, owner.id, owner.id, f"{SITE}/", SITE, T0, 500_000)
+            )
+            uow.commit()
+        store = SqlCrawlStore(engine)
+        started = time.perf_counter()
+        rate = args.issues_per_page
+        issues = 0
+        for chunk in batches(range(args.pages), 2_000):
+            pages = [make_page(i, 0) for i in chunk]
+            store.write_pages(audit.id, pages)
+            rows = [
+                issue
+                for i, p in zip(chunk, pages, strict=True)
+                for issue in make_issues(p, int((i + 1) * rate) - int(i * rate), i)
+            ]
+            issues += store.write_issues(audit.id, rows)
+        ids = store.intern(audit.id, [make_page(i, 0).url for i in range(0, args.pages, 7)])
+        store.assign_templates(audit.id, ((u, TEMPLATES[u % 3]) for u in ids.values()))
+        sealing = time.perf_counter()
+        store.seal_counts(audit.id)
+        written = time.perf_counter()
+        analyse = getattr(store, "refresh_statistics", None)  # finalisation's last step (absent before)
+        if not args.no_analyze and analyse is not None:
+            analyse(audit.id)
+        refreshed = time.perf_counter()
+        print(
+            f"{args.pages:,} pages, {issues:,} issues written in {sealing - started:.0f} s; "
+            f"seal_counts {written - sealing:.2f} s; "
+            + (
+                f"refresh_statistics {refreshed - written:.2f} s"
+                if analyse and not args.no_analyze
+                else "not analysed"
+            ),
+            flush=True,
+        )
+
+        total_issues = store.list_issues(audit.id, limit=1)[1]
+        cases: list[tuple[str, int, Callable[[int], Any]]] = [
+            ("pages", args.pages, lambda o: store.list_pages(audit.id, offset=o, limit=PER_PAGE)),
+            (
+                "pages status_code=404",
+                store.list_pages(audit.id, status_code=404, limit=1)[1],
+                lambda o: store.list_pages(audit.id, status_code=404, offset=o, limit=PER_PAGE),
+            ),
+            ("issues", total_issues, lambda o: store.list_issues(audit.id, offset=o, limit=PER_PAGE)),
+            (
+                "issues severity=warning",
+                store.list_issues(audit.id, severity=Severity.WARNING, limit=1)[1],
+                lambda o: store.list_issues(audit.id, severity=Severity.WARNING, offset=o, limit=PER_PAGE),
+            ),
+            (
+                "issues check=missing_alt",
+                store.list_issues(audit.id, check_code="missing_alt", limit=1)[1],
+                lambda o: store.list_issues(audit.id, check_code="missing_alt", offset=o, limit=PER_PAGE),
+            ),
+            (
+                "issues template=" + TEMPLATES[1],
+                store.list_issues(audit.id, template=TEMPLATES[1], limit=1)[1],
+                lambda o: store.list_issues(audit.id, template=TEMPLATES[1], offset=o, limit=PER_PAGE),
+            ),
+        ]
+        print(f"\n{'list':<42} {'rows':>9} {'depth':>7} {'offset':>9} {'p50 ms':>8} {'p99 ms':>8}")
+        worst = 0.0
+        for label, total, fetch in cases:
+            last = max(0, (total - 1) // PER_PAGE * PER_PAGE)
+            for depth, offset in (("first", 0), ("middle", last // 2 // PER_PAGE * PER_PAGE), ("last", last)):
+                fetch(offset)  # warm
+                times = []
+                for _ in range(args.rounds):
+                    t = time.perf_counter()
+                    fetch(offset)
+                    times.append((time.perf_counter() - t) * 1000)
+                p99 = percentile(times, 0.99)
+                worst = max(worst, p99)
+                print(
+                    f"{label:<42} {total:>9,} {depth:>7} {offset:>9,} {statistics.median(times):>8.1f} {p99:>8.1f}",
+                    flush=True,
+                )
+        print(f"\nworst list page p99: {worst:.1f} ms (target < 100 ms)")
+    finally:
+        engine.dispose()
+        if args.keep:
+            print(f"kept database {name}")
+        else:
+            with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
+                admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+if __name__ == "__main__":
+    main()
