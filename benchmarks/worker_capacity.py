@@ -390,15 +390,18 @@ def production(counts: list[int], *, pages: int, rps: float, per_worker: int) ->
             )
             if migrated.returncode != 0:
                 raise SystemExit(f"migrate: {migrated.stdout}{migrated.stderr}")
-            owner, team = "owner@capacity.example", "Capacity"
-            sa.admin(env, "create-user", owner, "--plan", "free")
-            sa.admin(env, "create-team", team, "--owner", owner)
-            sa.admin(env, "grant-credits", owner, str(sum(counts) * per_worker * (pages + 10)))
-            # 60 requests a minute per key: one key per 40 audits, so that starting them never waits.
-            keys = [
-                sa.admin(env, "create-key", owner, "--team", team)["api_key"]
-                for _ in range(1 + largest // 40)
-            ]
+            # 60 requests a minute per key, one key per user and team: a member per 40 audits (each pays
+            # for its own plain-URL audits), so that starting them never waits.
+            team, members = "Capacity", [f"member{i}@capacity.example" for i in range(1 + largest // 40)]
+            keys = []
+            for i, member in enumerate(members):
+                sa.admin(env, "create-user", member, "--plan", "free")
+                if i == 0:
+                    sa.admin(env, "create-team", team, "--owner", member)
+                else:
+                    sa.admin(env, "add-member", team, member)
+                sa.admin(env, "grant-credits", member, str(sum(counts) * min(40, largest) * (pages + 10)))
+                keys.append(sa.admin(env, "create-key", member, "--team", team)["api_key"])
             dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
             sampler = sa.Sampler(dsn, db_name)
             api_port = sa.free_port()
@@ -500,6 +503,7 @@ def production_round(
     from concurrent.futures import ThreadPoolExecutor
 
     before, busy0, rss_peak = sampler.totals(), machine_busy(), {}
+    per_worker0 = dict(sampler.cpu["workers"])
     window0 = time.monotonic()
 
     def start_one(index: int) -> int:
@@ -531,6 +535,11 @@ def production_round(
         if time.monotonic() - window0 > 3600:
             raise SystemExit("an audit did not end within an hour")
     after, busy1 = sampler.totals(), machine_busy()
+    per_worker_cpu = {
+        pid: cpu - per_worker0.get(pid, 0.0)
+        for pid, cpu in sampler.cpu["workers"].items()
+        if pid in sampler.groups["workers"]
+    }
     window = time.monotonic() - window0
     first, last, fastest, total, bad = poll.execute(
         "SELECT min(extract(epoch FROM created_at)), max(extract(epoch FROM finished_at)), "
@@ -548,6 +557,7 @@ def production_round(
         "window": window,
         "machine": (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1]),
         "rss_peak": rss_peak,
+        "per_worker_cpu": per_worker_cpu,
     }
 
 
@@ -585,6 +595,7 @@ def report_production(
                 ("site server", "site"),
             )
         )
+        + f" (each worker: {', '.join(f'{c / window:.0%}' for c in figures['per_worker_cpu'].values())})"
         + f"; together {ours / window:.2f} of {cores} cores; the machine's cores "
         f"{figures['machine']:.0%} busy (every process, other users' too)",
         flush=True,
