@@ -1,7 +1,7 @@
 """Benchmark: how many polite audits one worker process carries (issue 18), on the embedded default.
 
     .venv/bin/python benchmarks/worker_capacity.py [--pages 60] [--rps3 1,8,16,24,48] [--rps10 1,4,8,12,16]
-        [--threads N] [--smoke]
+        [--threads N] [--workers 1,2,4 [--per-worker 24]] [--smoke]
 
 N audits of N different local hosts at once, each at its `max_rps`, in ONE process with default settings:
 `siteaudit serve` (SQLite file, in-process queue, its worker threads, the REST API the audits are started
@@ -15,8 +15,19 @@ For each N it prints: the aggregate pages/s from the first start to the last aud
 N x max_rps (the rate the audits ask for; the target is >= 90 % at 24 x 3 and 12 x 10), how long the
 slowest audit took against one audit alone, the process's CPU (share of one core, and ms per page) and its
 RSS (now, above the idle process, per running audit; target <= 10 MB per audit).
-`--smoke` runs N = 1 and 2 at max_rps 10 on 10-page sites (`make bench-smoke`). Exits 0 whatever the
-figures.
+
+`--workers 1,2,4` (production mode; needs PostgreSQL and RabbitMQ as `scale_audit.py` does, whose helpers it
+uses): a database and queue prefix of its own, `siteaudit migrate`, members, credits and keys made with
+`siteaudit admin` (a key per 40 audits: 60 requests a minute per key), gunicorn (2 sync workers), then for
+each K: K `siteaudit worker` processes with default settings (started, waited for as consumers of the crawl
+queue, stopped after the round), N = `--per-worker` (24) x K plain-URL audits at max_rps 3 of N sites (one
+asyncio process serves them all, one loopback address each) started through `POST /v1/crawls`. Printed per
+K: aggregate pages/s (pages over first creation to last end, from the database), the ratio to K = 1 against
+the targets (>= 1.8x at 2, >= 3.4x at 4), the CPU of the workers (each), gunicorn, the database's backends
+and the site server (share of a core, ms per page), how busy the machine's cores were (every process), and
+the workers' RSS; a missed target says whether the machine was CPU-bound.
+`--smoke` runs N = 1 and 2 at max_rps 10 on 10-page sites, then the production mode at K = 1 with 2 audits
+(`make bench-smoke`). Exits 0 whatever the figures.
 """
 
 import argparse
