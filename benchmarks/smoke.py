@@ -78,7 +78,13 @@ def smokes(corpus: Path) -> list[Smoke]:
         Smoke(
             "worker_capacity",
             ("--smoke",),
-            (r"aggregate +[\d.]+ pages/s", r"worker CPU", r"RSS"),
+            (
+                r"aggregate +[\d.]+ pages/s",
+                r"worker CPU",
+                r"RSS",
+                r"K=1 N= +2 at max_rps 3: aggregate",
+                r"worker RSS",
+            ),
         ),
         Smoke(
             "scale_audit",

@@ -1,7 +1,7 @@
 """Benchmark: how many polite audits one worker process carries (issue 18), on the embedded default.
 
     .venv/bin/python benchmarks/worker_capacity.py [--pages 60] [--rps3 1,8,16,24,48] [--rps10 1,4,8,12,16]
-        [--threads N] [--smoke]
+        [--threads N] [--workers 1,2,4 [--per-worker 24]] [--smoke]
 
 N audits of N different local hosts at once, each at its `max_rps`, in ONE process with default settings:
 `siteaudit serve` (SQLite file, in-process queue, its worker threads, the REST API the audits are started
@@ -15,13 +15,26 @@ For each N it prints: the aggregate pages/s from the first start to the last aud
 N x max_rps (the rate the audits ask for; the target is >= 90 % at 24 x 3 and 12 x 10), how long the
 slowest audit took against one audit alone, the process's CPU (share of one core, and ms per page) and its
 RSS (now, above the idle process, per running audit; target <= 10 MB per audit).
-`--smoke` runs N = 1 and 2 at max_rps 10 on 10-page sites (`make bench-smoke`). Exits 0 whatever the
-figures.
+
+`--workers 1,2,4` (production mode; needs PostgreSQL and RabbitMQ as `scale_audit.py` does, whose helpers it
+uses): a database and queue prefix of its own, `siteaudit migrate`, members, credits and keys made with
+`siteaudit admin` (a key per 40 audits: 60 requests a minute per key), gunicorn (2 sync workers), then for
+each K: K `siteaudit worker` processes with default settings (started, waited for as consumers of the crawl
+queue, stopped after the round), N = `--per-worker` (24) x K plain-URL audits at max_rps 3 of N sites (one
+asyncio process serves them all, one loopback address each) started through `POST /v1/crawls`. Printed per
+K: aggregate pages/s (pages over first creation to last end, from the database), the ratio to K = 1 against
+the targets (>= 1.8x at 2, >= 3.4x at 4), the CPU of the workers (each), gunicorn, the database's backends
+and the site server (share of a core, ms per page), how busy the machine's cores were (every process), and
+the workers' RSS; a missed target says whether the machine was CPU-bound.
+`--smoke` runs N = 1 and 2 at max_rps 10 on 10-page sites, then the production mode at K = 1 with 2 audits
+(`make bench-smoke`). Exits 0 whatever the figures.
 """
 
 import argparse
+import json
 import os
 import re
+import secrets
 import socket
 import subprocess
 import sys
@@ -29,7 +42,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -48,6 +61,27 @@ class _QuietServer(ThreadingHTTPServer):
         pass  # a crawler that closed its connection first: nothing to report
 
 
+def page_of(target: str, pages: int) -> tuple[int, bytes]:
+    """(status, HTML) of a path of a site of `pages` pages: a home page linking every page, each page
+    linking home and its neighbours; anything else (robots.txt, the sitemaps) 404."""
+    path = target.split("?", 1)[0]
+    number = 0 if path == "/" else int(path[3:]) if path[3:].isdigit() else -1
+    if path != "/" and not (path.startswith("/p/") and 0 < number < pages):
+        body, status = "<h1>Not here</h1>", 404
+    elif number == 0:
+        links = "".join(f'<li><a href="/p/{n}">Clock {n}</a></li>' for n in range(1, pages))
+        body, status = f"<h1>Retro clocks</h1><ul>{links}</ul>", 200
+    else:
+        near = "".join(f'<a href="/p/{m}">Clock {m}</a> ' for m in (number - 1, number + 1) if 0 < m < pages)
+        body, status = f'<h1>Clock {number}</h1><p>Hand built.</p>{near}<a href="/">Home</a>', 200
+    raw = (
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>Clock {number} of the "
+        f"retro workshop</title><meta name=description content='Clock {number}, hand built.'>"
+        f"</head><body>{body}</body></html>"
+    ).encode()
+    return status, raw
+
+
 class Site:
     """A small site on its own loopback address; `hits` counts the requests it answered."""
 
@@ -63,23 +97,7 @@ class Site:
 
             def do_GET(self) -> None:
                 site.hits += 1
-                path = self.path.split("?", 1)[0]
-                number = 0 if path == "/" else int(path[3:]) if path[3:].isdigit() else -1
-                if path != "/" and not (path.startswith("/p/") and 0 < number < pages):
-                    body, status = "<h1>Not here</h1>", 404
-                elif number == 0:
-                    links = "".join(f'<li><a href="/p/{n}">Clock {n}</a></li>' for n in range(1, pages))
-                    body, status = f"<h1>Retro clocks</h1><ul>{links}</ul>", 200
-                else:
-                    near = "".join(
-                        f'<a href="/p/{m}">Clock {m}</a> ' for m in (number - 1, number + 1) if 0 < m < pages
-                    )
-                    body, status = f'<h1>Clock {number}</h1><p>Hand built.</p>{near}<a href="/">Home</a>', 200
-                raw = (
-                    f"<!doctype html><html lang=en><head><meta charset=utf-8><title>Clock {number} of the "
-                    f"retro workshop</title><meta name=description content='Clock {number}, hand built.'>"
-                    f"</head><body>{body}</body></html>"
-                ).encode()
+                status, raw = page_of(self.path, pages)
                 self.send_response(status)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(raw)))
@@ -281,6 +299,340 @@ def sites_on_loopback(count: int, pages: int) -> Iterator[list[Site]]:
             site.close()
 
 
+# --- the production mode: PostgreSQL, RabbitMQ, gunicorn and K `siteaudit worker` processes -------------
+
+PER_WORKER = 24  # audits per worker process at max_rps 3 (issue 18)
+SCALE_TARGETS = {2: 1.8, 4: 3.4}  # aggregate pages/s against K = 1's
+
+
+def serve_sites(count: int, pages: int) -> None:
+    """The sites' process (production mode): `count` sites on 127.0.0.11, 127.0.0.12, ... served by one
+    asyncio loop (raw HTTP/1.1, keep-alive); prints their URLs as one JSON line, then serves until killed."""
+    import asyncio
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                method, target, _ = head.split(b"\r\n", 1)[0].split(b" ", 2)
+                status, body = page_of(target.decode("latin-1"), pages)
+                writer.write(
+                    b"HTTP/1.1 "
+                    + (b"200 OK" if status == 200 else b"404 Not Found")
+                    + b"\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: "
+                    + str(len(body)).encode()
+                    + b"\r\n\r\n"
+                    + (b"" if method == b"HEAD" else body)
+                )
+                await writer.drain()
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, ValueError):
+            pass
+        finally:
+            writer.close()
+
+    async def run() -> None:
+        urls = []
+        for k in range(count):
+            address = f"127.0.0.{FIRST_ADDRESS + k}"
+            server = await asyncio.start_server(handle, address, 0, backlog=256)
+            urls.append(f"http://{address}:{server.sockets[0].getsockname()[1]}/")
+        print(json.dumps(urls), flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(run())
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of every core since boot, from /proc/stat."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]  # idle, iowait
+    return sum(values) - idle, sum(values)
+
+
+def crawl_consumers(prefix: str) -> int:
+    import pika
+    from scale_audit import BROKER_URL
+
+    connection = pika.BlockingConnection(pika.URLParameters(BROKER_URL))
+    try:
+        frame = connection.channel().queue_declare(f"{prefix}crawl", passive=True)
+        return int(frame.method.consumer_count)
+    except Exception:
+        return 0
+    finally:
+        if connection.is_open:
+            connection.close()
+
+
+def production(counts: list[int], *, pages: int, rps: float, per_worker: int) -> None:
+    import psycopg
+    import scale_audit as sa
+
+    largest = max(counts) * per_worker
+    work = Path(tempfile.mkdtemp(prefix="siteaudit-capacity-prod-"))
+    prefix = f"siteaudit_capacity_{secrets.token_hex(4)}_"
+    processes: list[subprocess.Popen[bytes]] = []
+    sites = subprocess.Popen(
+        [sys.executable, __file__, "--serve-sites", str(largest), "--pages", str(pages)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(sa.ROOT)},
+    )
+    processes.append(sites)
+    assert sites.stdout is not None
+    urls: list[str] = json.loads(sites.stdout.readline())
+    sampler = None
+    finished = False
+    print(f"uptime: {os.popen('uptime').read().strip()}", flush=True)
+    try:
+        with sa.database() as (db_name, db_url):
+            env = {k: v for k, v in os.environ.items() if not k.startswith("SITEAUDIT_")}
+            env.update(
+                PYTHONPATH=str(sa.ROOT),
+                SITEAUDIT_DATABASE_URL=db_url,
+                SITEAUDIT_BROKER_URL=sa.BROKER_URL,
+                SITEAUDIT_QUEUE_PREFIX=prefix,
+                SITEAUDIT_SECRET_KEY="d29ya2VyLWNhcGFjaXR5LWJlbmNobWFyay1rZXktMDA=",
+                SITEAUDIT_ALLOW_NETWORKS="127.0.0.0/8",
+                SITEAUDIT_METRICS="false",
+                SITEAUDIT_LOG_LEVEL="warning",
+            )
+            migrated = subprocess.run(
+                sa.siteaudit_command("migrate"), env=env, capture_output=True, text=True
+            )
+            if migrated.returncode != 0:
+                raise SystemExit(f"migrate: {migrated.stdout}{migrated.stderr}")
+            # 60 requests a minute per key, one key per user and team: a member per 40 audits (each pays
+            # for its own plain-URL audits), so that starting them never waits.
+            team, members = "Capacity", [f"member{i}@capacity.example" for i in range(1 + largest // 40)]
+            keys = []
+            for i, member in enumerate(members):
+                sa.admin(env, "create-user", member, "--plan", "free")
+                if i == 0:
+                    sa.admin(env, "create-team", team, "--owner", member)
+                else:
+                    sa.admin(env, "add-member", team, member)
+                sa.admin(env, "grant-credits", member, str(sum(counts) * min(40, largest) * (pages + 10)))
+                keys.append(sa.admin(env, "create-key", member, "--team", team)["api_key"])
+            dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
+            sampler = sa.Sampler(dsn, db_name)
+            api_port = sa.free_port()
+            log = (work / "gunicorn.log").open("ab")
+            gunicorn = subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{api_port}"),
+                    *("--timeout", "300", "siteaudit.entrypoints.wsgi:create_app()"),
+                ],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            processes.append(gunicorn)
+            sampler.groups["service"].append(gunicorn.pid)
+            sampler.groups["site"].append(sites.pid)
+            sampler.start()
+            rest = sa.Rest(api_port)
+            deadline = time.monotonic() + 120
+            while not _answers(rest, keys[0]):
+                if time.monotonic() > deadline or gunicorn.poll() is not None:
+                    raise SystemExit(f"gunicorn did not start; see {work / 'gunicorn.log'}")
+                time.sleep(0.3)
+            poll = psycopg.connect(dsn, autocommit=True)
+            print(
+                f"production path: PostgreSQL, RabbitMQ, gunicorn (2 sync workers), K `siteaudit worker` "
+                f"processes with default settings; {os.cpu_count()} cores on this machine; N = {per_worker} x K "
+                f"audits at max_rps {rps:g} of N sites of {pages} pages (one loopback address each, "
+                f"served by one asyncio process)",
+                flush=True,
+            )
+            base: dict[str, float] | None = None
+            for k in counts:
+                workers = []
+                for w in range(k):
+                    out = (work / f"worker-{k}-{w}.log").open("ab")
+                    worker = subprocess.Popen(
+                        sa.siteaudit_command("worker"), env=env, stdout=out, stderr=subprocess.STDOUT
+                    )
+                    workers.append(worker)
+                    processes.append(worker)
+                sampler.groups["workers"] = [w.pid for w in workers]
+                deadline = time.monotonic() + 180
+                while crawl_consumers(prefix) < k:
+                    if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
+                        raise SystemExit(f"workers did not start; see {work}")
+                    time.sleep(0.5)
+                time.sleep(2.0)  # the workers' first reaper and webhook rounds
+                idle_rss = {w.pid: rss_mb(w.pid) for w in workers}
+                figures = production_round(
+                    rest, keys, poll, sampler, urls[: k * per_worker], rps=rps, pages=pages
+                )
+                report_production(k, per_worker, rps, figures, idle_rss, base)
+                if base is None:
+                    base = figures
+                for worker in workers:
+                    worker.terminate()
+                for worker in workers:
+                    try:
+                        worker.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        worker.kill()
+                        worker.wait()
+            poll.close()
+            print(f"uptime: {os.popen('uptime').read().strip()}", flush=True)
+            finished = True
+    finally:
+        if sampler is not None:
+            sampler.stop()
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        with suppress(Exception):
+            sa.delete_queues(prefix)
+        if finished:
+            for path in work.iterdir():
+                path.unlink()
+            work.rmdir()
+        else:
+            print(f"logs kept in {work}", flush=True)
+
+
+def _answers(rest: Any, key: str) -> bool:
+    try:
+        return bool(rest.call("GET", "/v1/health", key)[0] == 200)
+    except OSError:
+        return False
+
+
+def production_round(
+    rest: Any, keys: list[str], poll: Any, sampler: Any, urls: list[str], *, rps: float, pages: int
+) -> dict[str, Any]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    before, busy0, rss_peak = sampler.totals(), machine_busy(), {}
+    per_worker0 = dict(sampler.cpu["workers"])
+    window0 = time.monotonic()
+
+    def start_one(index: int) -> int:
+        key = keys[index // 40]
+        while True:
+            status, answer, _ = rest.call(
+                "POST", "/v1/crawls", key, {"url": urls[index], "max_pages": pages + 10, "max_rps": rps}
+            )
+            if status != 429:
+                break
+            time.sleep(1.0)
+        assert status == 202 and answer["max_rps"] == rps, (status, answer)
+        return int(answer["crawl_id"])
+
+    with ThreadPoolExecutor(4) as pool:
+        ids = list(pool.map(start_one, range(len(urls))))
+    while True:
+        time.sleep(1.0)
+        for pid in sampler.groups["workers"]:
+            with suppress(OSError):
+                rss_peak[pid] = max(rss_peak.get(pid, 0.0), rss_mb(pid))
+        rows = poll.execute(
+            "SELECT count(*) FILTER (WHERE status NOT IN ('done', 'failed', 'cancelled')) FROM audits "
+            "WHERE id = ANY(%s)",
+            (ids,),
+        ).fetchone()
+        if rows[0] == 0:
+            break
+        if time.monotonic() - window0 > 3600:
+            raise SystemExit("an audit did not end within an hour")
+    after, busy1 = sampler.totals(), machine_busy()
+    per_worker_cpu = {
+        pid: cpu - per_worker0.get(pid, 0.0)
+        for pid, cpu in sampler.cpu["workers"].items()
+        if pid in sampler.groups["workers"]
+    }
+    window = time.monotonic() - window0
+    first, last, fastest, total, bad = poll.execute(
+        "SELECT min(extract(epoch FROM created_at)), max(extract(epoch FROM finished_at)), "
+        "min(extract(epoch FROM finished_at)), sum(pages_crawled), count(*) FILTER (WHERE status <> 'done') "
+        "FROM audits WHERE id = ANY(%s)",
+        (ids,),
+    ).fetchone()
+    return {
+        "n": len(ids),
+        "wall": float(last) - float(first),
+        "fastest": float(fastest) - float(first),
+        "pages": int(total),
+        "not_done": int(bad),
+        "cpu": {name: after[name] - before.get(name, 0.0) for name in after},
+        "window": window,
+        "machine": (busy1[0] - busy0[0]) / max(1, busy1[1] - busy0[1]),
+        "rss_peak": rss_peak,
+        "per_worker_cpu": per_worker_cpu,
+    }
+
+
+def report_production(
+    k: int, per_worker: int, rps: float, figures: dict[str, Any], idle_rss: dict[int, float], base: Any
+) -> None:
+    n, pages, wall, window = figures["n"], figures["pages"], figures["wall"], figures["window"]
+    rate = pages / wall
+    cpu = figures["cpu"]
+    cores = os.cpu_count() or 1
+    ratio = ""
+    if base is not None:
+        scale = rate / (base["pages"] / base["wall"])
+        target = SCALE_TARGETS.get(k)
+        verdict = (
+            "" if target is None else f" (target >= {target}x: {'met' if scale >= target else 'MISSED'})"
+        )
+        ratio = f"; {scale:.2f}x K=1{verdict}"
+    ours = sum(cpu[name] for name in ("workers", "service", "postgres", "site"))
+    not_done = f", {figures['not_done']} not done" if figures["not_done"] else ""
+    print(
+        f"K={k} N={n:>3} at max_rps {rps:g}: aggregate {rate:6.1f} pages/s of {n * rps:4.0f} asked "
+        f"({rate / (n * rps):4.0%}){ratio}; audits ended {figures['fastest']:.0f}-{wall:.0f} s after the first "
+        f"start{not_done}",
+        flush=True,
+    )
+    print(
+        "  CPU (share of one core over the round, ms per page): "
+        + ", ".join(
+            f"{label} {cpu[name] / window:4.0%} {cpu[name] * 1000 / max(1, pages):.1f} ms"
+            for label, name in (
+                (f"{k} worker(s)", "workers"),
+                ("gunicorn", "service"),
+                ("PostgreSQL backends", "postgres"),
+                ("site server", "site"),
+            )
+        )
+        + f" (each worker: {', '.join(f'{c / window:.0%}' for c in figures['per_worker_cpu'].values())})"
+        + f"; together {ours / window:.2f} of {cores} cores; the machine's cores "
+        f"{figures['machine']:.0%} busy (every process, other users' too)",
+        flush=True,
+    )
+    peaks = figures["rss_peak"]
+    per_audit = [(peaks[pid] - idle_rss.get(pid, peaks[pid])) / per_worker for pid in peaks]
+    print(
+        f"  worker RSS: idle {min(idle_rss.values(), default=0):.0f}-{max(idle_rss.values(), default=0):.0f} MB, "
+        f"peak {min(peaks.values(), default=0):.0f}-{max(peaks.values(), default=0):.0f} MB, "
+        f"{max(per_audit, default=0):+.1f} MB per running audit above idle (worst worker, {per_worker} audits each)",
+        flush=True,
+    )
+    if base is not None and k in SCALE_TARGETS and rate / (base["pages"] / base["wall"]) < SCALE_TARGETS[k]:
+        if figures["machine"] >= 0.85 or ours / window >= 0.85 * cores:
+            print(
+                f"  target missed while CPU-bound: the machine's {cores} cores were {figures['machine']:.0%} busy; "
+                f"{k} worker processes cannot scale past the cores they get",
+                flush=True,
+            )
+        else:
+            print(
+                f"  target missed with the machine's cores {figures['machine']:.0%} busy: not CPU-bound",
+                flush=True,
+            )
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     options.add_argument("--pages", type=int, default=60, help="pages of each site")
@@ -289,29 +641,54 @@ def main() -> None:
     options.add_argument(
         "--threads", type=int, default=None, help="SITEAUDIT_WORKER_THREADS (default: its default)"
     )
-    options.add_argument("--smoke", action="store_true", help="N = 1 and 2 at max_rps 10, 10-page sites")
+    options.add_argument(
+        "--workers",
+        default="",
+        help="production mode: K `siteaudit worker` processes, e.g. 1,2,4 (PostgreSQL, RabbitMQ, gunicorn)",
+    )
+    options.add_argument(
+        "--per-worker", type=int, default=PER_WORKER, help="production mode: audits per worker process"
+    )
+    options.add_argument(
+        "--smoke",
+        action="store_true",
+        help="N = 1 and 2 at max_rps 10, 10-page sites; then the production mode at K=1, 2 audits",
+    )
+    options.add_argument("--serve-sites", type=int, help=argparse.SUPPRESS)
     args = options.parse_args()
+    if args.serve_sites:
+        serve_sites(args.serve_sites, args.pages)
+        return
+    if args.smoke:
+        embedded([(10.0, [1, 2])], pages=10, threads=args.threads)
+        production([1], pages=10, rps=3.0, per_worker=2)
+        return
+    if args.workers:
+        counts = [int(k) for k in args.workers.split(",") if k.strip()]
+        production(counts, pages=args.pages, rps=3.0, per_worker=args.per_worker)
+        return
     rounds: list[tuple[float, list[int]]] = [
         (3.0, [int(n) for n in args.rps3.split(",") if n.strip()]),
         (10.0, [int(n) for n in args.rps10.split(",") if n.strip()]),
     ]
-    pages = args.pages
-    if args.smoke:
-        rounds, pages = [(10.0, [1, 2])], 10
+    embedded(rounds, pages=args.pages, threads=args.threads)
+
+
+def embedded(rounds: list[tuple[float, list[int]]], *, pages: int, threads: int | None) -> None:
     largest = max(max(ns) for _, ns in rounds if ns)
     verified = max((max(ns) for rps, ns in rounds if rps > 3 and ns), default=0)
     with (
         tempfile.TemporaryDirectory(prefix="siteaudit-capacity-") as tmp,
         sites_on_loopback(largest, pages) as sites,
     ):
-        service = Service(Path(tmp), args.threads)
+        service = Service(Path(tmp), threads)
         try:
             site_ids = {k: verified_site(service, sites[k]) for k in range(verified)}
             time.sleep(1.0)
             idle_rss = rss_mb(service.process.pid)
             print(
                 f"one `siteaudit serve` process (embedded default, {os.cpu_count()} cores on this machine, "
-                f"worker threads {args.threads or 'default'}), idle RSS {idle_rss:.0f} MB; sites of {pages} pages, "
+                f"worker threads {threads or 'default'}), idle RSS {idle_rss:.0f} MB; sites of {pages} pages, "
                 f"{pages + 4} requests an audit with the host files",
                 flush=True,
             )
