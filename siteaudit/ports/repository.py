@@ -9,6 +9,7 @@ from siteaudit.domain.account import Membership, Team, User
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.domain.lease import Lease
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.impact import FixImpactRepository
 from siteaudit.ports.indexnow import IndexNowRepository
@@ -137,6 +138,11 @@ class AuditRepository(Protocol):
 
     def get(self, audit_id: AuditId, *, team: TeamId) -> Audit:
         """The team's audit. Raises NotFound when it does not exist or belongs to another team."""
+        ...
+
+    def get_with_lease(self, audit_id: AuditId, *, team: TeamId) -> tuple[Audit, Lease | None]:
+        """`get`, and the audit's lease (None: never claimed) read in the same statement: the hot REST
+        read of an audit is one round trip."""
         ...
 
     def get_any(self, audit_id: AuditId) -> Audit:

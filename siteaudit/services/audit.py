@@ -201,9 +201,8 @@ def fail_audit(
 def get_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AuditDetail:
     """The team's audit, and whether its work stalled (`siteaudit.domain.lease.is_stalled`) now."""
     with uow:
-        audit = uow.audits.get(audit_id, team=caller.team_id)
-        # An ended audit is never stalled: its lease is not read (one read fewer on a hot REST path).
-        lease = None if audit.status.ended else uow.leases.get(audit_id)
+        # The audit and its lease in one read: the hot REST path stays at two round trips with the key's.
+        audit, lease = uow.audits.get_with_lease(audit_id, team=caller.team_id)
         return AuditDetail(audit, stalled=is_stalled(audit, lease, clock.now()))
 
 

@@ -239,6 +239,7 @@ class MemoryCreditLedger:
 class MemoryAuditRepository:
     def __init__(self, store: MemoryStore, seen: dict[object, int]) -> None:
         self._t = store.audits
+        self._leases = store.leases
         self._seen = seen
 
     def add(self, audit: Audit) -> Audit:
@@ -261,6 +262,9 @@ class MemoryAuditRepository:
             raise NotFound("audit", audit_id)
         self._seen[("audit", audit.id)] = audit.version
         return audit
+
+    def get_with_lease(self, audit_id: AuditId, *, team: TeamId) -> tuple[Audit, Lease | None]:
+        return self.get(audit_id, team=team), self._leases.get(audit_id)
 
     def save(self, audit: Audit) -> None:
         stored = self._t.get(audit.id)

@@ -7,10 +7,11 @@ from typing import Any, Final
 from attrs import evolve
 from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, update
 
-from siteaudit.adapters.sql.tables import audits
+from siteaudit.adapters.sql.tables import audit_leases, audits
 from siteaudit.domain.audit import ENDED, Audit, AuditStatus, AuditTrigger
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.domain.lease import Lease
 
 
 def audit_from_row(row: Any) -> Audit:
@@ -81,6 +82,20 @@ _GET_IN_TEAM: Final = select(audits).where(
 )
 
 
+_GET_IN_TEAM_WITH_LEASE: Final = (
+    select(
+        audits,
+        audit_leases.c.audit_id.label("lease_audit_id"),
+        audit_leases.c.holder.label("lease_holder"),
+        audit_leases.c.expires_at.label("lease_expires_at"),
+        audit_leases.c.attempts.label("lease_attempts"),
+        audit_leases.c.version.label("lease_version"),
+    )
+    .select_from(audits.outerjoin(audit_leases, audit_leases.c.audit_id == audits.c.id))
+    .where(audits.c.id == bindparam("id"), audits.c.team_id == bindparam("team"))
+)
+
+
 class SqlAuditRepository:
     def __init__(self, connection: Callable[[], Connection], seen: dict[object, int]) -> None:
         self._c = connection
@@ -105,6 +120,20 @@ class SqlAuditRepository:
     def get(self, audit_id: AuditId, *, team: TeamId) -> Audit:
         row = self._c().execute(_GET_IN_TEAM, {"id": audit_id, "team": team}).one_or_none()
         return self._loaded(row, audit_id)
+
+    def get_with_lease(self, audit_id: AuditId, *, team: TeamId) -> tuple[Audit, Lease | None]:
+        row = self._c().execute(_GET_IN_TEAM_WITH_LEASE, {"id": audit_id, "team": team}).one_or_none()
+        audit = self._loaded(row, audit_id)  # raises NotFound without a row
+        if row is None or row.lease_audit_id is None:
+            return audit, None
+        lease = Lease(
+            audit_id=AuditId(row.lease_audit_id),
+            holder=row.lease_holder,
+            expires_at=row.lease_expires_at,
+            attempts=row.lease_attempts,
+            version=row.lease_version,
+        )
+        return audit, lease
 
     def get_any(self, audit_id: AuditId) -> Audit:
         return self._loaded(

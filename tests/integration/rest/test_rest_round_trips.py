@@ -11,6 +11,7 @@ key gate's driver SQL, which no SQLAlchemy event sees, as well).
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 import falcon.testing
@@ -34,6 +35,7 @@ from siteaudit.settings import Settings
 pytestmark = pytest.mark.postgres
 
 SECRET_KEY = "round-trip-test-secret-key-0123456789abcdef"
+LEASE = timedelta(seconds=180)
 
 
 @frozen
@@ -175,3 +177,30 @@ def test_the_per_key_limit_still_applies_with_its_headers(served: Served) -> Non
     served.clock.advance(1)  # one request's worth of the bucket drained
     assert get(served, "/v1/ping", served.keys.owner).status_code == 200
     assert get(served, "/v1/ping", served.keys.owner).status_code == 429
+
+
+def test_a_running_audit_and_its_lease_are_read_in_the_same_round_trip(served: Served) -> None:
+    clock = served.clock
+    with served.app.uow() as work:
+        audit = work.audits.add(
+            Audit(
+                id=AuditId(0), team_id=TeamId(1), user_id=UserId(1), payer_id=UserId(1),
+                url="https://retro-clock.example/", origin="https://retro-clock.example",
+                created_at=clock.now(), max_pages=10, credits_reserved=credits(10),
+            )
+        )  # fmt: skip
+        work.audits.save(work.audits.get_any(audit.id).start(now=clock.now()))
+        assert work.leases.claim(audit.id, "worker-1", now=clock.now(), until=clock.now() + LEASE) is not None
+        work.commit()
+    path = f"/v1/crawls/{audit.id}"
+    assert get(served, path, served.keys.owner).status_code == 200  # the pool's connection is made
+    with wire(served.engine) as trips:
+        answer = get(served, path, served.keys.owner)
+    assert answer.status_code == 200 and answer.json["status"] == "running"
+    assert answer.json["stalled"] is False
+    assert 1 <= len(trips) <= 2, trips
+    assert any("audit_leases" in trip for trip in trips), (
+        trips
+    )  # the lease was read, in the audit's statement
+    clock.advance(LEASE.total_seconds() + 1)  # nobody renewed it: the audit's work stalled
+    assert get(served, path, served.keys.owner).json["stalled"] is True
