@@ -269,6 +269,7 @@ class IndexNowSite:
     key_verified_at: datetime | None = None
     last_check: KeyCheck | None = None
     auto: bool = False
+    auto_since: datetime | None = None  # when auto was last turned on; None on rows from before 0016
     last_submit_at: datetime | None = None
     day: date | None = None  # the UTC day `used` counts
     used: int = 0
@@ -304,8 +305,18 @@ class IndexNowSite:
         verified_at = (self.key_verified_at or check.at) if check.verified else None
         return self._next(key_verified_at=verified_at, last_check=check)
 
-    def with_auto(self, auto: bool) -> Self:
-        return self if auto == self.auto else self._next(auto=auto)
+    def with_auto(self, auto: bool, at: datetime) -> Self:
+        """Auto-submit on from `at` (audits that end from then on submit), or off."""
+        if auto == self.auto:
+            return self
+        return self._next(auto=auto, auto_since=at if auto else None)
+
+    def submits_after(self, ended_at: datetime | None) -> bool:
+        """Whether an audit that ended at `ended_at` submits: auto was on when it ended. An audit that
+        ended before auto was turned on submits nothing, however late its finalisation runs."""
+        if not self.auto:
+            return False
+        return self.auto_since is None or (ended_at is not None and ended_at >= self.auto_since)
 
     def detected(self, detection: Detection) -> Self:
         return self._next(detection=detection)

@@ -144,7 +144,9 @@ def indexnow_status(
 def set_auto(
     site_id: SiteId, caller: Caller, auto: bool, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
 ) -> IndexNowStatus:
-    _change(site_id, caller, lambda _site, state: state.with_auto(auto), uow=uow, secrets=secrets)
+    _change(
+        site_id, caller, lambda _site, state: state.with_auto(auto, clock.now()), uow=uow, secrets=secrets
+    )
     return indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
 
 
@@ -483,7 +485,11 @@ def auto_submit_after_audit(
     site_id, team = audit.site_id, TeamId(audit.team_id)
     with uow:
         state = uow.indexnow.get(site_id)
-        if state is None or not state.auto or uow.indexnow.has_audit_submission(site_id, audit.id):
+        if (
+            state is None
+            or not state.submits_after(audit.finished_at)
+            or uow.indexnow.has_audit_submission(site_id, audit.id)
+        ):
             return None
         try:
             site = uow.sites.get(site_id, team=team)

@@ -570,6 +570,7 @@ indexnow_sites = Table(
     Column("key_verified_at", UtcDateTime, nullable=True),
     Column("last_check", JSON, nullable=True),
     Column("auto", Boolean, nullable=False),
+    Column("auto_since", UtcDateTime, nullable=True),  # 0016: audits ending before it submit nothing
     Column("last_submit_at", UtcDateTime, nullable=True),
     Column("day", Date, nullable=True),  # the UTC day `used` counts
     Column("used", Integer, nullable=False),

@@ -120,6 +120,14 @@ def test_new_and_changed_pages_are_submitted_after_each_audit_of_a_site_with_aut
     assert endpoint.received == []
 
     application.set_indexnow_auto(site.id, True, caller)
+    # The first audit ended before auto was turned on: its finalisation, however late (here: again,
+    # perhaps while the worker's own is still running), submits nothing.
+    application.finalize_audit(first)
+    assert endpoint.received == []
+    assert all(
+        submission.audit_id != first for submission in application.indexnow_status(site.id, caller).recent
+    )
+
     second = audited(app, caller, site.id)
     assert recent_after(app, caller, site.id, second) == "no_changes"  # the same pages as the first
     assert endpoint.received == []

@@ -37,7 +37,7 @@ def test_the_state_reads_back_equal_with_its_check_and_detection(backend: Backen
         url = "https://retro-clock.example/0123456789abcdef0123456789abcdef.txt"
         check = judge_key_file(state.key, url, status=200, body=state.key, error=None, at=T0)
         changed = state.with_key("retro-clock-key-1", "https://retro-clock.example/k.txt").checked(check)
-        changed = changed.with_auto(True).detected(
+        changed = changed.with_auto(True, T0).detected(
             Detection(DetectionStatus.FOUND, "retro-clock-key-1", url, DetectionSource.TEAM, None, T0, 3)
         )
         changed, granted = changed.reserve(12, day=DAY)
@@ -62,13 +62,13 @@ def test_a_second_first_state_and_a_stale_save_are_concurrent_updates(backend: B
     with backend.uow() as uow:
         other = uow.indexnow.get(SITE)
         assert other is not None
-        uow.indexnow.save(other.with_auto(True))
+        uow.indexnow.save(other.with_auto(True, T0))
         uow.commit()
     with backend.uow() as uow:
         with pytest.raises(ConcurrentUpdate):  # never loaded by this unit of work
-            uow.indexnow.save(loaded.with_auto(True))
+            uow.indexnow.save(loaded.with_auto(True, T0))
     with backend.uow() as uow:
-        assert uow.indexnow.get(SITE) == other.with_auto(True)
+        assert uow.indexnow.get(SITE) == other.with_auto(True, T0)
 
 
 def test_the_ledger_counts_a_url_once_a_day_and_forgets_earlier_days(backend: Backend) -> None:

@@ -1,9 +1,10 @@
 """IndexNow rules as tables: keys and key locations, key-file judgement, hosts, batches, the answer to a
 submission, the daily allowance, and detection candidates."""
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from attrs import evolve
 
 from siteaudit.domain.ids import SiteId, TeamId
 from siteaudit.domain.indexnow import (
@@ -168,6 +169,23 @@ def test_the_allowance_grants_what_is_left_of_the_day_and_starts_again_the_next(
     assert state.used_on(tomorrow) == 0
     state, granted = state.reserve(5, day=tomorrow)
     assert (granted, state.used_on(tomorrow), state.used_on(day)) == (5, 5, 0)
+
+
+def test_auto_submits_after_audits_that_end_while_it_is_on() -> None:
+    off = IndexNowSite.generated(SiteId(1), TeamId(1), "retro-clock-1")
+    on = off.with_auto(True, NOW)
+    assert (on.auto, on.auto_since, on.version) == (True, NOW, off.version + 1)
+    assert on.with_auto(True, NOW + timedelta(hours=1)) is on  # turning it on again keeps its start
+    assert not off.submits_after(NOW)
+    assert on.submits_after(NOW) and on.submits_after(NOW + timedelta(seconds=1))
+    # An audit that ended before auto was turned on submits nothing, however late it is finalised.
+    assert not on.submits_after(NOW - timedelta(microseconds=1))
+    assert not on.submits_after(None)
+    again_off = on.with_auto(False, NOW + timedelta(hours=1))
+    assert (again_off.auto, again_off.auto_since) == (False, None)
+    assert not again_off.submits_after(NOW + timedelta(hours=2))
+    # Sites with auto on from before migration 0016 have no start: every audit submits, as before.
+    assert evolve(on, auto_since=None).submits_after(NOW - timedelta(days=1))
 
 
 def test_detection_tries_the_sites_key_then_the_teams_then_the_audits_each_once_at_most_10() -> None:
