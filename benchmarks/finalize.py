@@ -19,9 +19,11 @@ cProfile listing.
 
 import argparse
 import cProfile
+import gc
 import os
 import pstats
 import secrets
+import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -50,6 +52,35 @@ ADMIN_URL = os.environ.get("SITEAUDIT_BENCH_POSTGRES_URL", "postgresql://postgre
 SITE = "https://retro-clock.example"
 NAV = ("/", "/products", "/blog", "/about")
 SKETCH = 128
+
+
+def rss_mb() -> float:
+    """This process's resident set (Linux)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+class RssPeak:
+    """The process's peak RSS while something runs, sampled by a thread every 10 ms (the kernel's own
+    high-water mark would include the site written before)."""
+
+    def __init__(self) -> None:
+        self.before_mb = self.peak_mb = rss_mb()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def start(self) -> "RssPeak":
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.01):
+            self.peak_mb = max(self.peak_mb, rss_mb())
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+        self.peak_mb = max(self.peak_mb, rss_mb())
 
 
 def path_of(i: int) -> str:
@@ -182,6 +213,8 @@ def main() -> None:
             conn.execute("ANALYZE")
 
         profiler = cProfile.Profile() if args.profile else None
+        gc.collect()
+        memory = RssPeak().start()
         started, cpu_started = time.perf_counter(), time.process_time()
         if profiler is not None:
             profiler.enable()
@@ -189,6 +222,7 @@ def main() -> None:
         if profiler is not None:
             profiler.disable()
         took, cpu_took = time.perf_counter() - started, time.process_time() - cpu_started
+        memory.stop()
         assert audit.status is AuditStatus.DONE, audit.status
 
         with psycopg.connect(dsn) as conn:
@@ -213,6 +247,11 @@ def main() -> None:
         )
         print(f"finalize_audit      {took:8.2f} s   (target < 30 s: {'ok' if took < 30 else 'OVER'})")
         print(f"  of which this process's CPU {cpu_took:8.2f} s")
+        grown = memory.peak_mb - memory.before_mb
+        print(
+            f"  peak RSS while finalising {memory.peak_mb:,.0f} MB, {grown:+,.0f} MB over the {memory.before_mb:,.0f} MB"
+            f" before it ({grown * 2**20 / max(1, report.totals.pages):,.0f} bytes a page; sampled every 10 ms)"
+        )
         print(f"SELECT count(*)     {floor:8.3f} s   over the audit's {links:,} link rows")
         ratio = took / floor
         print(f"ratio               {ratio:8.1f} x   (reported, not a target since issue 18)")

@@ -280,12 +280,24 @@ def build_report(
     for page in pages:
         tally.add_page(page)
     kept: list[Issue] = []
+    # One string object per distinct URL, check and template among the kept issues: each row brings its
+    # own copies (at 500,000 pages, 2.3 million issues held about 300 MB of repeated strings).
+    strings: dict[str, str] = {}
+    same = strings.setdefault
     for batch in _batches(crawl.stream_issue_lines(audit.id, quote=QUOTED_DETAILS)):
         tally.add_issues((i.check_code, i.severity, i.url, i.template, i.quote) for i in batch)
         if archived is not None:
             archived.add(batch)
         if keep_findings:
-            kept.extend(Issue(i.check_code, i.severity, i.url, i.template) for i in batch)
+            kept.extend(
+                Issue(
+                    same(i.check_code, i.check_code),
+                    i.severity,
+                    same(i.url, i.url),
+                    same(i.template, i.template),
+                )
+                for i in batch
+            )
     report = tally.build(
         AuditIdentity(crawl_id=audit.id, site_url=audit.url, partial=audit.partial),
         catalogue=CATALOGUE,

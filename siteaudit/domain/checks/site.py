@@ -28,6 +28,7 @@ SUPERSEDING_CODES = frozenset({"noindex"})
 # Buckets larger than this are confirmed against their first member only, so one huge template family
 # cannot make the comparison quadratic.
 _ALL_PAIRS_BUCKET = 64
+_NO_TARGETS: frozenset[str] = frozenset()  # shared by the pages without hreflang (an empty one is 216 bytes)
 _CACHE_LIMIT = 200_000
 _TEMPORARY_REDIRECTS = frozenset({302, 303, 307})
 
@@ -241,7 +242,7 @@ class _SiteRun:
         self.descriptions: dict[str, list[str]] = {}
         self.h1s: dict[str, list[str]] = {}
         self.fingerprints: dict[str, list[str]] = {}
-        self.sketches: list[tuple[str, Sequence[int]]] = []  # (fingerprint group key, sketch)
+        self.sketches: list[tuple[str, bytes | tuple[int, ...]]] = []  # (fingerprint group key, sketch)
 
     def run(self) -> list[Issue]:
         for page in self.facts.pages:
@@ -290,7 +291,7 @@ class _SiteRun:
             noindex=found.noindex and page.blocked_by is None and 200 <= (page.status_code or 0) < 300,
             disallowed=page.disallowed,
             canonical_elsewhere=elsewhere,
-            hreflang_targets=frozenset(targets),
+            hreflang_targets=frozenset(targets) if targets else _NO_TARGETS,
             size=pagecheck.declared_size(page),
             in_sitemap=page.in_sitemap or key in self.listed,
             final=self.normalise(page.final_url) if page.redirects and page.final_url else None,
@@ -599,36 +600,42 @@ class _SiteRun:
         count as near ones."""
         rows = self.limits.near_duplicate_band_rows
         width = rows * 8
-        # One table per band, keyed by the band's values themselves (packed bytes, or a tuple when the
-        # sketch did not fit 64 bits); a bucket is its first member's index until a second one arrives,
-        # so the hundred thousand buckets of one member each cost no list.
-        bands: list[dict[bytes | tuple[int, ...], int | list[int]]] = []
-        for index, (_, sketch) in enumerate(self.sketches):
-            count = len(sketch) // rows
-            while len(bands) < count:
-                bands.append({})
-            packed = sketch.tobytes() if isinstance(sketch, array.array) else None
-            for band in range(count):
-                key: bytes | tuple[int, ...] = (
-                    packed[band * width : (band + 1) * width]
-                    if packed is not None
-                    else tuple(sketch[band * rows : (band + 1) * rows])
-                )
-                table = bands[band]
-                bucket = table.get(key)
+        sketches = self.sketches
+        # One band at a time, its table keyed by the band's values themselves (packed bytes, or a tuple when
+        # the sketch did not fit 64 bits) and dropped before the next: only buckets of two or more outlive
+        # it. A bucket is its first member's index until a second one arrives, so the hundred thousand
+        # buckets of one member each cost no list. (All 32 tables at once held 4 KB a page: 2 GB at 500,000.)
+        buckets: list[tuple[int, int, list[int]]] = []
+        band = 0
+        while True:
+            table: dict[bytes | tuple[int, ...], int | list[int]] = {}
+            get = table.get
+            low, high = band * width, (band + 1) * width
+            for index, (_, sketch) in enumerate(sketches):
+                if sketch.__class__ is bytes:
+                    if len(sketch) < high:
+                        continue
+                    key: bytes | tuple[int, ...] = sketch[low:high]
+                else:  # a tuple: a value beyond 64 bits
+                    if len(sketch) < (band + 1) * rows:
+                        continue
+                    key = sketch[band * rows : (band + 1) * rows]
+                bucket = get(key)
                 if bucket is None:
                     table[key] = index
-                elif isinstance(bucket, int):
+                elif bucket.__class__ is int:
                     table[key] = [bucket, index]
                 else:
-                    bucket.append(index)
+                    bucket.append(index)  # type: ignore[union-attr]
+            if not table:
+                break
+            buckets.extend(
+                (members[0], band, members) for members in table.values() if isinstance(members, list)
+            )
+            del table, get
+            band += 1
         # Buckets in the order they were opened (by first member, then band), as one table would list them.
-        buckets = sorted(
-            (members[0], band, members)
-            for band, table in enumerate(bands)
-            for members in table.values()
-            if not isinstance(members, int)
-        )
+        buckets.sort()
         compared: set[tuple[int, int]] = set()
         partners: dict[int, dict[int, float]] = {}
         families: set[tuple[int, ...]] = set()
@@ -773,17 +780,20 @@ def _evolve_final(record: _Known, destination: str) -> _Known:
     )
 
 
-def _compact(sketch: tuple[int, ...]) -> Sequence[int]:
-    """Sketch values as an unsigned 64-bit array (8 bytes each instead of a Python int's 32)."""
+def _compact(sketch: tuple[int, ...]) -> bytes | tuple[int, ...]:
+    """Sketch values packed as unsigned 64-bit integers (8 bytes each instead of a Python int's 32, in
+    one object); a sketch with a value beyond 64 bits stays a tuple."""
     try:
-        return array.array("Q", sketch)
+        return array.array("Q", sketch).tobytes()
     except OverflowError:
         return sketch
 
 
-def _similarity(a: Sequence[int], b: Sequence[int]) -> float:
+def _similarity(a: bytes | tuple[int, ...], b: bytes | tuple[int, ...]) -> float:
     """Estimated Jaccard similarity of two MinHash sketches: the share of equal positions."""
-    if len(a) != len(b) or not a:
+    left: Sequence[int] = memoryview(a).cast("Q") if isinstance(a, bytes) else a
+    right: Sequence[int] = memoryview(b).cast("Q") if isinstance(b, bytes) else b
+    if len(left) != len(right) or not left:
         return 0.0
-    equal: int = sum(map(operator.eq, a, b))
-    return equal / len(a)
+    equal: int = sum(map(operator.eq, left, right))
+    return equal / len(left)
