@@ -17,6 +17,7 @@ recomputes the same report before the audit moves on.
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from sys import intern
 from typing import Any
 
 from attrs import evolve, frozen
@@ -280,23 +281,15 @@ def build_report(
     for page in pages:
         tally.add_page(page)
     kept: list[Issue] = []
-    # One string object per distinct URL, check and template among the kept issues: each row brings its
-    # own copies (at 500,000 pages, 2.3 million issues held about 300 MB of repeated strings).
-    strings: dict[str, str] = {}
-    same = strings.setdefault
     for batch in _batches(crawl.stream_issue_lines(audit.id, quote=QUOTED_DETAILS)):
         tally.add_issues((i.check_code, i.severity, i.url, i.template, i.quote) for i in batch)
         if archived is not None:
             archived.add(batch)
         if keep_findings:
+            # Interned: one string per distinct URL, check and template, where each row brings its own copy
+            # (at 500,000 pages, 2.3 million kept issues held about 300 MB of repeated strings).
             kept.extend(
-                Issue(
-                    same(i.check_code, i.check_code),
-                    i.severity,
-                    same(i.url, i.url),
-                    same(i.template, i.template),
-                )
-                for i in batch
+                Issue(intern(i.check_code), i.severity, intern(i.url), intern(i.template)) for i in batch
             )
     report = tally.build(
         AuditIdentity(crawl_id=audit.id, site_url=audit.url, partial=audit.partial),

@@ -610,16 +610,17 @@ class _SiteRun:
         while True:
             table: dict[bytes | tuple[int, ...], int | list[int]] = {}
             get = table.get
-            low, high = band * width, (band + 1) * width
+            low, high = band * width, (band + 1) * width  # in bytes; in values for a tuple
+            first, last = band * rows, (band + 1) * rows
             for index, (_, sketch) in enumerate(sketches):
                 if sketch.__class__ is bytes:
                     if len(sketch) < high:
                         continue
                     key: bytes | tuple[int, ...] = sketch[low:high]
                 else:  # a tuple: a value beyond 64 bits
-                    if len(sketch) < (band + 1) * rows:
+                    if len(sketch) < last:
                         continue
-                    key = sketch[band * rows : (band + 1) * rows]
+                    key = sketch[first:last]
                 bucket = get(key)
                 if bucket is None:
                     table[key] = index
