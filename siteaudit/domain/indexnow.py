@@ -17,6 +17,7 @@ from attrs import evolve, frozen
 
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
+from siteaudit.domain.network import CRAWL_PORTS, url_port
 
 KEY_PATTERN: Final = re.compile(r"[A-Za-z0-9-]{8,128}")
 KEY_ALPHABET: Final = "abcdef0123456789"
@@ -47,12 +48,16 @@ class InvalidIndexNowKey(DomainError):
 
 
 class InvalidIndexNowKeyLocation(DomainError):
+    """422 `invalid_indexnow_key_location` (SPEC 4.9), its envelope naming the field in `fields` as a
+    `validation_failed` answer does."""
+
     code = ErrorCode.INVALID_INDEXNOW_KEY_LOCATION
 
     def __init__(self, location: str, reason: str) -> None:
         shown = location if len(location) <= 200 else location[:200] + "..."
         super().__init__(f"key_location {shown!r} is not acceptable: {reason}")
         self.reason = reason
+        self.extra = {"fields": {"key_location": reason}}
 
 
 class IndexNowKeyUnverified(DomainError):
@@ -156,8 +161,9 @@ def default_key_file_url(origin: str, key: str) -> str:
 
 def require_key_location(location: object, *, origin: str, host: str) -> str:
     """A key file elsewhere (SPEC 4.9): an https URL on the site's host whose path ends in `.txt` (a URL
-    on the site's own origin is accepted too, so an http site in development can be served). Raises
-    InvalidIndexNowKeyLocation (422)."""
+    on the site's own origin is accepted too, so an http site in development can be served), on the
+    crawler's ports: 80, 443 or the site's own explicit port, never another port of the host
+    (docs/security.md, "Outbound addresses and signatures"). Raises InvalidIndexNowKeyLocation (422)."""
     if not isinstance(location, str) or not location or len(location) > 2_048:
         raise InvalidIndexNowKeyLocation(str(location), "a URL of at most 2,048 characters is required")
     if any(ch <= " " or ch in "\x7f\\" for ch in location):
@@ -171,6 +177,10 @@ def require_key_location(location: object, *, origin: str, host: str) -> str:
         raise InvalidIndexNowKeyLocation(location, "user names and passwords are not allowed")
     if (parts.hostname or "").rstrip(".").lower() != host:
         raise InvalidIndexNowKeyLocation(location, f"it must be on the site's host {host}")
+    allowed = CRAWL_PORTS | {url_port(origin) or 443}
+    if url_port(location) not in allowed:
+        shown = ", ".join(str(port) for port in sorted(allowed))
+        raise InvalidIndexNowKeyLocation(location, f"its port must be one the crawler uses: {shown}")
     on_origin = location.startswith(origin + "/")
     if parts.scheme.lower() != "https" and not on_origin:
         raise InvalidIndexNowKeyLocation(location, "it must be an https URL")

@@ -898,7 +898,7 @@ _INDEXNOW_KEY_BODY: Final = _body(
             "type": "string",
             "maxLength": MAX_URL_LENGTH,
             "description": "only when the file is not at https://<host>/<key>.txt: an https URL on the site's "
-            "host ending in .txt (422 invalid_indexnow_key_location)",
+            "host ending in .txt, on port 80, 443 or the site's own port (422 invalid_indexnow_key_location)",
         },
     },
     required=("key",),

@@ -49,7 +49,9 @@ def test_other_keys_are_invalid(key: object) -> None:
     ("location", "origin"),
     [
         ("https://retro-clock.example/keys/k.txt", ORIGIN),
-        ("https://retro-clock.example:8443/k.txt", ORIGIN),  # the host decides, not the port
+        ("https://retro-clock.example:443/k.txt", ORIGIN),  # the default port written out
+        ("https://retro-clock.example:8443/k.txt", "https://retro-clock.example:8443"),  # the site's own
+        ("https://retro-clock.example/k.txt", "https://retro-clock.example:8443"),  # 443 beside it
         ("http://127.0.0.1:8000/keys/k.txt", "http://127.0.0.1:8000"),  # an http site's own origin
     ],
 )
@@ -67,6 +69,8 @@ def test_key_locations_on_the_sites_host_ending_in_txt_are_accepted(location: st
         "https://retro-clock.example/k.txt#x",
         "https://user@retro-clock.example/k.txt",
         "https://retro-clock.example:99999/k.txt",
+        "https://retro-clock.example:8443/k.txt",  # another port of the site's host
+        "https://retro-clock.example:22/k.txt",
         "https://retro-clock.example/a b.txt",
         "",
         "x" * 2_049,
@@ -75,6 +79,20 @@ def test_key_locations_on_the_sites_host_ending_in_txt_are_accepted(location: st
 def test_other_key_locations_are_invalid(location: str) -> None:
     with pytest.raises(InvalidIndexNowKeyLocation):
         require_key_location(location, origin=ORIGIN, host=HOST)
+
+
+@pytest.mark.parametrize(
+    ("location", "origin"),
+    [
+        ("https://retro-clock.example:8443/k.txt", ORIGIN),
+        ("https://retro-clock.example:9000/k.txt", "https://retro-clock.example:8443"),
+        ("http://127.0.0.1:9000/keys/k.txt", "http://127.0.0.1:8000"),
+    ],
+)
+def test_a_key_location_on_a_port_the_crawler_does_not_use_is_refused(location: str, origin: str) -> None:
+    host = origin.split("//")[1].split(":")[0]
+    with pytest.raises(InvalidIndexNowKeyLocation, match="port"):
+        require_key_location(location, origin=origin, host=host)
 
 
 @pytest.mark.parametrize(

@@ -244,6 +244,28 @@ def test_a_bad_key_location_answers_422_invalid_indexnow_key_location(inw: World
     assert error(result) == (422, "invalid_indexnow_key_location")
 
 
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://retro-clock.example:8443/retro-clock-key-1.txt",
+        "https://retro-clock.example:22/keys/k.txt",
+        "https://retro-clock.example:6379/k.txt",
+    ],
+)
+def test_a_key_location_on_another_port_of_the_host_is_refused_naming_key_location(
+    inw: World, location: str
+) -> None:
+    site = verified(inw)
+    result = put(
+        inw, f"/sites/{site['id']}/indexnow/key", {"key": "retro-clock-key-1", "key_location": location}
+    )
+    assert error(result) == (422, "invalid_indexnow_key_location")
+    assert set(result.json["error"]["fields"]) == {"key_location"}
+    assert "port" in result.json["error"]["fields"]["key_location"]
+    status = get(inw, f"/sites/{site['id']}/indexnow").json
+    assert status["key_location"] is None and status["key_source"] == "generated"  # nothing was set
+
+
 @pytest.mark.parametrize("body", [{}, {"key": 12345678}, {"key": "retro-clock-key-1", "extra": True}])
 def test_put_key_with_a_bad_body_answers_422_validation_failed(inw: World, body: Any) -> None:
     site = verified(inw)
