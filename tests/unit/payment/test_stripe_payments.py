@@ -268,6 +268,7 @@ def test_a_bad_missing_stale_or_tampered_signature_is_refused_and_credits_nothin
     for result in (
         shop.deliver(payload, secret="whsec_SomebodyElse"),
         shop.deliver(payload, at=int(time.time()) - 600),  # outside the 5-minute tolerance: a replay
+        shop.deliver(payload, at=int(time.time()) + 3600),  # dated an hour ahead
         shop.client.simulate_post(WEBHOOK, body=payload),
         shop.client.simulate_post(
             WEBHOOK,
@@ -281,6 +282,28 @@ def test_a_bad_missing_stale_or_tampered_signature_is_refused_and_credits_nothin
         assert error(result) == (400, "invalid_signature")
     assert shop.balance() == before
     assert shop.deliver(payload).json["outcome"] == "applied"  # the genuine event still applies
+    assert shop.balance() == before + 5_000
+
+
+@pytest.mark.parametrize("offset_s", [-3600, -330, 330, 3600, 86_400])
+def test_a_signature_dated_beyond_the_tolerance_either_way_is_refused(shop: Shop, offset_s: int) -> None:
+    session = buy_pack(shop)
+    before = shop.balance()
+    payload = event(
+        "evt_skewed", "checkout.session.completed", checkout_object(session, shop.customer()), created=10
+    )
+    assert error(shop.deliver(payload, at=int(time.time()) + offset_s)) == (400, "invalid_signature")
+    assert shop.balance() == before
+
+
+@pytest.mark.parametrize("offset_s", [-240, 0, 240])
+def test_a_signature_dated_within_the_tolerance_either_way_is_accepted(shop: Shop, offset_s: int) -> None:
+    session = buy_pack(shop)
+    before = shop.balance()
+    payload = event(
+        "evt_in_time", "checkout.session.completed", checkout_object(session, shop.customer()), created=10
+    )
+    assert shop.deliver(payload, at=int(time.time()) + offset_s).json["outcome"] == "applied"
     assert shop.balance() == before + 5_000
 
 
