@@ -206,7 +206,49 @@ class DetectionStatus(enum.StrEnum):
     PENDING = "pending"  # a detection is running (detections run inside the request: not kept)
     FOUND = "found"  # a served key was confirmed: a suggestion, set it with PUT .../indexnow/key
     NONE = "none"  # no candidate was confirmed
-    MANAGED = "managed"  # a platform submits for the site itself (not detected by this service yet)
+    MANAGED = "managed"  # the site's platform submits to IndexNow for it (see `platform_signal`)
+
+
+class Platform(enum.StrEnum):
+    """What a site's home page shows it is served by, as `detection.platform` names it. Which ones
+    submit to IndexNow by themselves, from which vendor statement, and the signal read: docs/indexnow.md.
+    Cloudflare carries its vendor's name, as the `cloudflare` verification method does."""
+
+    CLOUDFLARE = "cloudflare"  # in front of the site; submits only with Crawler Hints on (unseen)
+    WIX = "wix"  # submits for sites on a paid plan with their own domain
+    YOAST = "yoast"  # Yoast SEO Premium (WordPress) submits on publish and update
+
+
+@frozen
+class PlatformSignal:
+    platform: Platform
+    managed: bool  # the platform submits for the site by itself
+    evidence: str  # the header or markup it was told by
+
+
+_YOAST_PREMIUM: Final = "optimized with the Yoast SEO Premium plugin"
+_WIX_FREE_SUFFIX: Final = ".wixsite.com"  # free Wix sites live here; only paid plans submit
+
+
+def platform_signal(
+    headers: Iterable[tuple[str, str]], metas: Iterable[tuple[str, str]], text: str, *, host: str
+) -> PlatformSignal | None:
+    """The platform a home page's answer shows (header names lower-case, `metas` its <head>'s
+    (name, content) pairs), None when it shows none. Read in this order, the first that matches decides
+    (docs/indexnow.md): Wix (generator meta tag `Wix.com Website Builder`, or an `x-wix-request-id`
+    header), Yoast SEO Premium (its "optimized with the Yoast SEO Premium plugin" comment), Cloudflare
+    (`cf-ray`, or `server: cloudflare`), which is never `managed`: whether Crawler Hints is on cannot be
+    seen from outside."""
+    header = {name.lower(): value for name, value in headers}
+    generator = next((content for name, content in metas if name.lower() == "generator"), "")
+    if generator.lower().startswith("wix.com") or "x-wix-request-id" in header:
+        evidence = f"generator {generator!r}" if generator else "header x-wix-request-id"
+        return PlatformSignal(Platform.WIX, not host.endswith(_WIX_FREE_SUFFIX), evidence)
+    if _YOAST_PREMIUM in text:
+        return PlatformSignal(Platform.YOAST, True, "the Yoast SEO Premium comment")
+    if "cf-ray" in header or header.get("server", "").strip().lower() == "cloudflare":
+        return PlatformSignal(Platform.CLOUDFLARE, False, "header cf-ray or server: cloudflare")
+    return None
 
 
 class DetectionSource(enum.StrEnum):

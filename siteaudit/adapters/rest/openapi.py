@@ -965,9 +965,9 @@ INDEXNOW_PATHS: Final[dict[str, dict[str, Any]]] = {
         "parameters": [SITE_ID],
         "post": _op(
             "detectIndexNowKey",
-            "Look for a key the site already serves, at most 10 requests; a found key is a suggestion ("
-            + _INDEXNOW_LIMIT_NOTE
-            + ")",
+            "Whether the site's platform submits for it (detection.status managed, detection.platform), "
+            "else look for a key the site already serves, at most 10 requests in all; a found key is a "
+            "suggestion (" + _INDEXNOW_LIMIT_NOTE + ")",
             {
                 **_ok(ref("IndexNowStatus")),
                 **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),

@@ -16,11 +16,13 @@ from siteaudit.domain.indexnow import (
     InvalidIndexNowKey,
     InvalidIndexNowKeyLocation,
     KeyCheckReason,
+    Platform,
     SubmitStatus,
     batches,
     detection_candidates,
     error_code_of,
     judge_key_file,
+    platform_signal,
     require_key,
     require_key_location,
     root_key_files,
@@ -226,3 +228,31 @@ def test_root_key_files_are_read_from_the_audits_urls() -> None:
         f"{ORIGIN}/retro-clock-key.txt?v=1",
     ]
     assert list(root_key_files(urls, ORIGIN)) == ["0f1e2d3c4b5a6978"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "metas", "text", "host", "expected"),
+    [
+        ((), (("generator", "Wix.com Website Builder"),), "", "retro-clock.example", (Platform.WIX, True)),
+        ((("x-wix-request-id", "1"),), (), "", "retro-clock.example", (Platform.WIX, True)),
+        # A free Wix site (its wixsite.com address): Wix submits only for paid plans with their own domain.
+        ((), (("generator", "Wix.com Website Builder"),), "", "clocks.wixsite.com", (Platform.WIX, False)),
+        ((), (), "<!-- optimized with the Yoast SEO Premium plugin v22 -->", HOST, (Platform.YOAST, True)),
+        ((("server", "cloudflare"),), (), "", HOST, (Platform.CLOUDFLARE, False)),
+        ((("cf-ray", "8a1b2c3d4e5f6789-AMS"),), (), "", HOST, (Platform.CLOUDFLARE, False)),
+        # Wix behind Cloudflare: Wix decides.
+        ((("cf-ray", "1"),), (("Generator", "Wix.com Website Builder"),), "", HOST, (Platform.WIX, True)),
+        ((), (), "<!-- optimized with the Yoast SEO plugin v22 -->", HOST, None),  # free Yoast: no IndexNow
+        ((), (("generator", "WordPress 6.5"),), "", HOST, None),
+        ((("server", "nginx"),), (), "", HOST, None),
+    ],
+)
+def test_the_platform_a_home_page_shows(
+    headers: tuple[tuple[str, str], ...],
+    metas: tuple[tuple[str, str], ...],
+    text: str,
+    host: str,
+    expected: tuple[Platform, bool] | None,
+) -> None:
+    signal = platform_signal(headers, metas, text, host=host)
+    assert (None if signal is None else (signal.platform, signal.managed)) == expected

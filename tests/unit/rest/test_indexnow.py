@@ -358,10 +358,12 @@ def test_detection_makes_at_most_10_requests_and_says_none(inw: World) -> None:
     inw.proofs.asked.clear()
     answer = post(inw, f"/sites/{target['id']}/indexnow/detect-key").json
     assert answer["detection"]["status"] == "none" and answer["detection"]["key"] is None
-    fetched = [url for url in inw.proofs.asked if url.endswith(".txt")]
-    assert len(fetched) == 10
-    assert all(url.startswith("https://retro-clock.example/") for url in fetched)
+    assert len(inw.proofs.asked) == 10
+    assert inw.proofs.asked[0] == HOME  # the home page first, for the platform
+    fetched = inw.proofs.asked[1:]
+    assert all(url.startswith("https://retro-clock.example/") and url.endswith(".txt") for url in fetched)
     assert fetched[0] == answer["key_file_url"]  # the site's own key first
+    assert answer["detection"]["platform"] is None
 
 
 def register_public(world: World, host: str) -> int:
