@@ -103,7 +103,11 @@ class GuardedProofReader:
         text = answer.body.decode("utf-8", errors="replace")
         is_html = "html" in (answer.header("content-type") or "").lower() or "<meta" in text.lower()
         return ProofPage(
-            answer.url, status=answer.status, text=text, metas=head_metas(text) if is_html else ()
+            answer.url,
+            status=answer.status,
+            text=text,
+            metas=head_metas(text) if is_html else (),
+            headers=answer.headers,
         )
 
     def _resolver(self) -> dns.resolver.Resolver:

@@ -17,6 +17,7 @@ from attrs import evolve, frozen
 
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
+from siteaudit.domain.network import CRAWL_PORTS, url_port
 
 KEY_PATTERN: Final = re.compile(r"[A-Za-z0-9-]{8,128}")
 KEY_ALPHABET: Final = "abcdef0123456789"
@@ -47,12 +48,16 @@ class InvalidIndexNowKey(DomainError):
 
 
 class InvalidIndexNowKeyLocation(DomainError):
+    """422 `invalid_indexnow_key_location` (SPEC 4.9), its envelope naming the field in `fields` as a
+    `validation_failed` answer does."""
+
     code = ErrorCode.INVALID_INDEXNOW_KEY_LOCATION
 
     def __init__(self, location: str, reason: str) -> None:
         shown = location if len(location) <= 200 else location[:200] + "..."
         super().__init__(f"key_location {shown!r} is not acceptable: {reason}")
         self.reason = reason
+        self.extra = {"fields": {"key_location": reason}}
 
 
 class IndexNowKeyUnverified(DomainError):
@@ -156,8 +161,9 @@ def default_key_file_url(origin: str, key: str) -> str:
 
 def require_key_location(location: object, *, origin: str, host: str) -> str:
     """A key file elsewhere (SPEC 4.9): an https URL on the site's host whose path ends in `.txt` (a URL
-    on the site's own origin is accepted too, so an http site in development can be served). Raises
-    InvalidIndexNowKeyLocation (422)."""
+    on the site's own origin is accepted too, so an http site in development can be served), on the
+    crawler's ports: 80, 443 or the site's own explicit port, never another port of the host
+    (docs/security.md, "Outbound addresses and signatures"). Raises InvalidIndexNowKeyLocation (422)."""
     if not isinstance(location, str) or not location or len(location) > 2_048:
         raise InvalidIndexNowKeyLocation(str(location), "a URL of at most 2,048 characters is required")
     if any(ch <= " " or ch in "\x7f\\" for ch in location):
@@ -171,6 +177,10 @@ def require_key_location(location: object, *, origin: str, host: str) -> str:
         raise InvalidIndexNowKeyLocation(location, "user names and passwords are not allowed")
     if (parts.hostname or "").rstrip(".").lower() != host:
         raise InvalidIndexNowKeyLocation(location, f"it must be on the site's host {host}")
+    allowed = CRAWL_PORTS | {url_port(origin) or 443}
+    if url_port(location) not in allowed:
+        shown = ", ".join(str(port) for port in sorted(allowed))
+        raise InvalidIndexNowKeyLocation(location, f"its port must be one the crawler uses: {shown}")
     on_origin = location.startswith(origin + "/")
     if parts.scheme.lower() != "https" and not on_origin:
         raise InvalidIndexNowKeyLocation(location, "it must be an https URL")
@@ -196,7 +206,49 @@ class DetectionStatus(enum.StrEnum):
     PENDING = "pending"  # a detection is running (detections run inside the request: not kept)
     FOUND = "found"  # a served key was confirmed: a suggestion, set it with PUT .../indexnow/key
     NONE = "none"  # no candidate was confirmed
-    MANAGED = "managed"  # a platform submits for the site itself (not detected by this service yet)
+    MANAGED = "managed"  # the site's platform submits to IndexNow for it (see `platform_signal`)
+
+
+class Platform(enum.StrEnum):
+    """What a site's home page shows it is served by, as `detection.platform` names it. Which ones
+    submit to IndexNow by themselves, from which vendor statement, and the signal read: docs/indexnow.md.
+    Cloudflare carries its vendor's name, as the `cloudflare` verification method does."""
+
+    CLOUDFLARE = "cloudflare"  # in front of the site; submits only with Crawler Hints on (unseen)
+    WIX = "wix"  # submits for sites on a paid plan with their own domain
+    YOAST = "yoast"  # Yoast SEO Premium (WordPress) submits on publish and update
+
+
+@frozen
+class PlatformSignal:
+    platform: Platform
+    managed: bool  # the platform submits for the site by itself
+    evidence: str  # the header or markup it was told by
+
+
+_YOAST_PREMIUM: Final = "optimized with the Yoast SEO Premium plugin"
+_WIX_FREE_SUFFIX: Final = ".wixsite.com"  # free Wix sites live here; only paid plans submit
+
+
+def platform_signal(
+    headers: Iterable[tuple[str, str]], metas: Iterable[tuple[str, str]], text: str, *, host: str
+) -> PlatformSignal | None:
+    """The platform a home page's answer shows (header names lower-case, `metas` its <head>'s
+    (name, content) pairs), None when it shows none. Read in this order, the first that matches decides
+    (docs/indexnow.md): Wix (generator meta tag `Wix.com Website Builder`, or an `x-wix-request-id`
+    header), Yoast SEO Premium (its "optimized with the Yoast SEO Premium plugin" comment), Cloudflare
+    (`cf-ray`, or `server: cloudflare`), which is never `managed`: whether Crawler Hints is on cannot be
+    seen from outside."""
+    header = {name.lower(): value for name, value in headers}
+    generator = next((content for name, content in metas if name.lower() == "generator"), "")
+    if generator.lower().startswith("wix.com") or "x-wix-request-id" in header:
+        evidence = f"generator {generator!r}" if generator else "header x-wix-request-id"
+        return PlatformSignal(Platform.WIX, not host.endswith(_WIX_FREE_SUFFIX), evidence)
+    if _YOAST_PREMIUM in text:
+        return PlatformSignal(Platform.YOAST, True, "the Yoast SEO Premium comment")
+    if "cf-ray" in header or header.get("server", "").strip().lower() == "cloudflare":
+        return PlatformSignal(Platform.CLOUDFLARE, False, "header cf-ray or server: cloudflare")
+    return None
 
 
 class DetectionSource(enum.StrEnum):

@@ -100,7 +100,9 @@ def url_refusal(url: str) -> str | None:
 class SendOutcome:
     """What one POST produced: the answer's status, or the class of failure (`timeout`, `connect`, ...).
 
-    A status that arrived before a failure (a body cut at the deadline) is kept: the status decides.
+    A status that arrived before a failure (a body cut at the deadline) is kept for the record, but the
+    failure decides: only a whole answer within the deadline delivers (docs/security.md, "Outbound
+    addresses and signatures"). A body read to the 4 KB cap is whole enough (`truncated`, no error).
     """
 
     status_code: int | None
@@ -117,7 +119,7 @@ class SendOutcome:
 
 class DeliveryStatus(enum.StrEnum):
     PENDING = "pending"  # waiting for its next attempt (or being attempted, while leased)
-    DELIVERED = "delivered"  # a 2xx answer
+    DELIVERED = "delivered"  # a 2xx answer, received whole (or to the cap) within the deadline
     REDIRECTED = "redirected"  # a 3xx answer: redirects are not followed and delivery ends (SPEC 6.4)
     DROPPED = "dropped"  # the fifth attempt failed; the receiver polls GET /crawls/{id}
 
@@ -145,8 +147,10 @@ DELIVERY_MOVES: Final[Mapping[tuple[DeliveryStatus, DeliveryMove], DeliveryStatu
 
 
 def judge(outcome: SendOutcome, *, attempt: int) -> DeliveryMove:
-    """The move an outcome of attempt number `attempt` (1-based) makes (SPEC 6.4)."""
-    code = outcome.status_code
+    """The move an outcome of attempt number `attempt` (1-based) makes (SPEC 6.4). An answer that did
+    not arrive whole (status and headers, then a body that timed out or broke off) is a failure
+    whatever its status: the receiver may never have finished handling the event."""
+    code = None if outcome.error is not None else outcome.status_code
     if code is not None and 200 <= code < 300:
         return DeliveryMove.SUCCEED
     if code is not None and 300 <= code < 400:
@@ -172,7 +176,7 @@ class WebhookAttempt:
     number: int  # 1-based
     at: datetime  # when the request started
     status_code: int | None
-    error: str | None  # failure class; None when an answer arrived
+    error: str | None  # failure class (also when a status arrived first); None for a whole answer
     detail: str | None
     duration_ms: int
     move: DeliveryMove
@@ -260,7 +264,7 @@ class WebhookDelivery:
         move = judge(outcome, attempt=number)
         status = next_state(DELIVERY_MOVES, self.status, move, entity="webhook delivery")
         retry_at = now + retry_delay(number, jitter) if move is DeliveryMove.RETRY else None
-        error = outcome.error if outcome.status_code is None else None
+        error = outcome.error
         detail = _short(outcome.detail)
         recorded = evolve(
             self,

@@ -783,10 +783,11 @@ class Application(Protocol):
         NoSubscription (none live: subscribe instead), PaymentProviderFailed."""
         ...
 
-    def receive_payment_event(self, payload: bytes, signature: str) -> Fulfilment:
-        """A provider webhook: the signature checked over the raw bytes, then applied once per event
+    def receive_payment_event(self, payload: bytes, signature: str, client: str) -> Fulfilment:
+        """A provider webhook from address `client`: the signature checked over the raw bytes, then
+        the address's webhook limit counted (validly signed posts only), then applied once per event
         id (a paid pack credits once; subscription events set and end the plan). Raises
-        InvalidPaymentSignature."""
+        InvalidPaymentSignature, RateLimited."""
         ...
 
     def open_test_checkout(self, session_id: str) -> LocalCheckout:

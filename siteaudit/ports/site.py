@@ -107,6 +107,7 @@ class ProofPage:
     text: str = ""
     metas: tuple[tuple[str, str], ...] = ()  # (name, content) of the <meta> tags in <head>
     error: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # the final answer's headers, names lower-case
 
 
 class TxtLookupFailed(Exception):

@@ -542,9 +542,16 @@ class LocalApplication:
             choice, caller, uow=self.uow, provider=self.payments, clock=self.clock
         )
 
-    def receive_payment_event(self, payload: bytes, signature: str) -> Fulfilment:
+    def receive_payment_event(self, payload: bytes, signature: str, client: str) -> Fulfilment:
+        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
         return billing_services.receive_event(
-            payload, signature, provider=self.payments, uow=self.uow(), clock=self.clock
+            payload,
+            signature,
+            client,
+            provider=self.payments,
+            uow=self.uow(),
+            clock=self.clock,
+            limiter=self.limiter,
         )
 
     def open_test_checkout(self, session_id: str) -> LocalCheckout:

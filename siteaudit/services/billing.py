@@ -11,6 +11,7 @@ import hmac
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Final
 
 from attrs import evolve
 
@@ -34,17 +35,22 @@ from siteaudit.domain.billing import (
     SubscriptionStatus,
     purchase_key,
 )
-from siteaudit.domain.error import NotFound
+from siteaudit.domain.error import NotFound, RateLimited
 from siteaudit.domain.ids import UserId
 from siteaudit.ports.application import BillingStatus, LocalCheckout, LocalCheckoutDone, PaymentLink
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.payment import CheckoutOrder, PaymentProvider
+from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 
 log = logging.getLogger("siteaudit.billing")
 
 UowFactory = Callable[[], UnitOfWork]
 LOCAL: str = "local"  # the name of the local test provider
+# Validly signed provider webhooks per client address (docs/security.md): far above what the provider
+# sends, so only a replayed-signature flood meets it; a refused one is answered 429 and the provider
+# retries it later.
+WEBHOOK_LIMIT: Final = Limit(300, 60.0)
 
 
 def billing_page(public_url: str) -> str:
@@ -322,12 +328,32 @@ def _subscription_changed(
     return Fulfilment.APPLIED
 
 
+def webhook_bucket(client: str) -> str:
+    return f"ip:{client}:payment-webhook"
+
+
 def receive_event(
-    payload: bytes, signature: str, *, provider: PaymentProvider | None, uow: UnitOfWork, clock: Clock
+    payload: bytes,
+    signature: str,
+    client: str,
+    *,
+    provider: PaymentProvider | None,
+    uow: UnitOfWork,
+    clock: Clock,
+    limiter: RateLimiter,
 ) -> Fulfilment:
+    """The signature first, then the client address's webhook limit, then the event. An unsigned or
+    badly signed post is refused before anything is written, the limit's bucket included, so a flood
+    of them costs one HMAC each (docs/security.md, "Outbound addresses and signatures")."""
     if provider is None:
         raise InvalidPaymentSignature("no payment provider is configured")
     event = provider.read_event(payload, signature)
+    decision = limiter.hit(webhook_bucket(client), WEBHOOK_LIMIT, now=clock.now())
+    if not decision.allowed:
+        raise RateLimited(
+            max(1, int(decision.retry_after_s + 0.999)),
+            what=f"payment webhooks: {WEBHOOK_LIMIT.count} a minute per address",
+        )
     if event is None:
         return Fulfilment.IGNORED
     return fulfil(event, provider=provider.name, uow=uow, clock=clock)

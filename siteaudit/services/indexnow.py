@@ -45,6 +45,7 @@ from siteaudit.domain.indexnow import (
     default_key_file_url,
     detection_candidates,
     judge_key_file,
+    platform_signal,
     require_key,
     require_key_location,
     root_key_files,
@@ -223,8 +224,11 @@ def detect_key(
     reader: ProofReader,
     crawl: CrawlStore,
 ) -> IndexNowStatus:
-    """Look for a key the site already serves, at most DETECT_MAX_REQUESTS fetches of
-    `<origin>/<key>.txt`. The answer is a suggestion in `detection`; the site's key does not change."""
+    """Whether the site's platform submits for it, then a key the site already serves: at most
+    DETECT_MAX_REQUESTS fetches in all, the home page first (its platform, docs/indexnow.md), then
+    `<origin>/<key>.txt` of each candidate. A platform that submits by itself answers `managed` at once;
+    otherwise a served key is a suggestion in `detection` (with the platform seen, if any, in
+    `platform`). The site's key does not change."""
     status = indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
     site = status.site
     with uow:
@@ -240,16 +244,27 @@ def detect_key(
             close = getattr(stream, "close", None)
             if close is not None:
                 close()  # a store's stream may hold a database connection until closed
-    requests = 0
-    detection = Detection(DetectionStatus.NONE, None, None, None, None, clock.now())
-    for candidate in detection_candidates(status.state.key, team_keys, audit_keys):
-        url = default_key_file_url(site.origin, candidate.key)
-        requests += 1
-        if fetch_key_file(site, candidate.key, url, reader=reader, clock=clock).verified:
-            detection = Detection(
-                DetectionStatus.FOUND, candidate.key, url, candidate.source, None, clock.now()
-            )
-            break
+    home = reader.read(site.origin + "/", origin=site.origin)
+    requests = 1
+    signal = None
+    if home.error is None:
+        signal = platform_signal(home.headers, home.metas, home.text, host=site.host)
+    platform = None if signal is None else signal.platform.value
+    detection = Detection(DetectionStatus.NONE, None, None, None, platform, clock.now())
+    if signal is not None and signal.managed:
+        detection = Detection(DetectionStatus.MANAGED, None, None, None, platform, clock.now())
+    else:
+        candidates = detection_candidates(
+            status.state.key, team_keys, audit_keys, limit=DETECT_MAX_REQUESTS - requests
+        )
+        for candidate in candidates:
+            url = default_key_file_url(site.origin, candidate.key)
+            requests += 1
+            if fetch_key_file(site, candidate.key, url, reader=reader, clock=clock).verified:
+                detection = Detection(
+                    DetectionStatus.FOUND, candidate.key, url, candidate.source, platform, clock.now()
+                )
+                break
     found = Detection(
         detection.status,
         detection.key,

@@ -189,7 +189,8 @@ def _log_end(delivery: WebhookDelivery, attempt: WebhookAttempt) -> None:
     if delivery.status is DeliveryStatus.DELIVERED:
         log.info("audit %s webhook delivered to %s after %s", delivery.audit_id, receiver, tries)
         return
-    last = attempt.error if attempt.status_code is None else f"status {attempt.status_code}"
+    status = None if attempt.status_code is None else f"status {attempt.status_code}"
+    last = " after ".join(part for part in (attempt.error, status) if part is not None)
     how = "redirected, not followed" if delivery.status is DeliveryStatus.REDIRECTED else f"last: {last}"
     log.warning("audit %s webhook to %s given up after %s (%s)", delivery.audit_id, receiver, tries, how)
 

@@ -1001,8 +1001,10 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         name="detect_indexnow_key",
         title="Find an existing IndexNow key",
         description=(
-            "Look for an IndexNow key the site already serves (its own key, keys of the team's other "
-            "verified sites, key files seen in the latest audit), with at most 10 requests. Costs nothing; "
+            "Check whether the site's platform submits to IndexNow for it (status managed, with its "
+            "platform: wix, yoast; cloudflare is named but never managed), else look for an IndexNow key "
+            "the site already serves (its own key, keys of the team's other verified sites, key files "
+            "seen in the latest audit), with at most 10 requests in all. Costs nothing; "
             "at most 10 IndexNow calls a minute. A found key is only a suggestion: call set_indexnow_key "
             "to use it."
         ),

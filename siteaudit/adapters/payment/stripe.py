@@ -6,7 +6,8 @@
   SPEC's price inline), `subscription` mode for plan x tier x interval from the price table.
 - Billing-portal sessions for the customer.
 - Webhooks verified with `stripe.Webhook.construct_event` (HMAC-SHA256 of `t.payload`, five minutes'
-  tolerance), then read into the domain's provider-neutral events.
+  tolerance, to which a timestamp more than five minutes ahead is refused too), then read into the
+  domain's provider-neutral events.
 
 API shapes used (Stripe API reference): POST /v1/customers -> {id}; POST /v1/checkout/sessions -> {id,
 url}; POST /v1/billing_portal/sessions -> {url}; events {id, type, created, data: {object}} where a
@@ -15,6 +16,7 @@ subscription {id, status, customer, items: {data: [{price: {id}}]}, metadata}.
 """
 
 import json
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -38,7 +40,9 @@ from siteaudit.domain.billing import (
 from siteaudit.domain.ids import UserId
 from siteaudit.ports.payment import CheckoutLink, CheckoutOrder
 
-TOLERANCE_S: Final = 300  # Stripe's default: a signed event older than this is refused (replays)
+# Stripe's default: a signature dated more than this before or after now is refused, both ways
+# (docs/security.md, "Outbound addresses and signatures"); the SDK checks only the past.
+TOLERANCE_S: Final = 300
 CHECKOUT_EVENTS: Final = frozenset({"checkout.session.completed", "checkout.session.async_payment_succeeded"})
 SUBSCRIPTION_EVENTS: Final = frozenset(
     {
@@ -221,6 +225,8 @@ class StripePayments:
             raise InvalidPaymentSignature("the Stripe-Signature header does not match") from None
         except ValueError:
             raise InvalidPaymentSignature("the body is not a Stripe event") from None
+        if _signed_at(signature) > time.time() + TOLERANCE_S:  # the same clock as the SDK's past check
+            raise InvalidPaymentSignature("the Stripe-Signature timestamp is in the future")
         # Verified: the raw JSON is Stripe's, read plainly rather than through the SDK's objects.
         body: dict[str, Any] = json.loads(payload)
         kind, event_id = str(event.type), str(event.id)
@@ -274,6 +280,12 @@ class StripePayments:
             subscription=Subscription(id=str(obj["id"]), status=status, as_of=at, choice=choice),
             user_id=_user(metadata.get(USER_KEY)),
         )
+
+
+def _signed_at(header: str) -> int:
+    """The `t=` timestamp of a Stripe-Signature header the SDK has verified: the first, as the SDK reads."""
+    pairs = (item.partition("=") for item in header.split(","))
+    return next(int(value) for name, _, value in pairs if name == "t")
 
 
 def _id(value: Any) -> str | None:

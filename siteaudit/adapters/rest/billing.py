@@ -57,7 +57,9 @@ class BillingPortal(Resource):
 
 
 class StripeWebhook:
-    """`POST /billing/stripe/webhook`: no key; Stripe's signature over the raw body is the check."""
+    """`POST /billing/stripe/webhook`: no key; Stripe's signature over the raw body is the check, and
+    validly signed posts count against a per-address limit (after the check, so unsigned ones cost
+    no write)."""
 
     public = True
 
@@ -70,7 +72,11 @@ class StripeWebhook:
         payload = req.bounded_stream.read(MAX_BODY_BYTES + 1)
         if len(payload) > MAX_BODY_BYTES:
             raise PayloadTooLarge()
-        outcome = self.application.receive_payment_event(payload, req.get_header("Stripe-Signature") or "")
+        # The client address as the middleware found it (behind trusted proxies, the forwarded one).
+        client = getattr(req.context, "client_ip", None) or req.remote_addr or "-"
+        outcome = self.application.receive_payment_event(
+            payload, req.get_header("Stripe-Signature") or "", client
+        )
         resp.media = {"received": True, "outcome": outcome.value}
 
 

@@ -898,7 +898,7 @@ _INDEXNOW_KEY_BODY: Final = _body(
             "type": "string",
             "maxLength": MAX_URL_LENGTH,
             "description": "only when the file is not at https://<host>/<key>.txt: an https URL on the site's "
-            "host ending in .txt (422 invalid_indexnow_key_location)",
+            "host ending in .txt, on port 80, 443 or the site's own port (422 invalid_indexnow_key_location)",
         },
     },
     required=("key",),
@@ -965,9 +965,9 @@ INDEXNOW_PATHS: Final[dict[str, dict[str, Any]]] = {
         "parameters": [SITE_ID],
         "post": _op(
             "detectIndexNowKey",
-            "Look for a key the site already serves, at most 10 requests; a found key is a suggestion ("
-            + _INDEXNOW_LIMIT_NOTE
-            + ")",
+            "Whether the site's platform submits for it (detection.status managed, detection.platform), "
+            "else look for a key the site already serves, at most 10 requests in all; a found key is a "
+            "suggestion (" + _INDEXNOW_LIMIT_NOTE + ")",
             {
                 **_ok(ref("IndexNowStatus")),
                 **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),

@@ -16,11 +16,13 @@ from siteaudit.domain.indexnow import (
     InvalidIndexNowKey,
     InvalidIndexNowKeyLocation,
     KeyCheckReason,
+    Platform,
     SubmitStatus,
     batches,
     detection_candidates,
     error_code_of,
     judge_key_file,
+    platform_signal,
     require_key,
     require_key_location,
     root_key_files,
@@ -49,7 +51,9 @@ def test_other_keys_are_invalid(key: object) -> None:
     ("location", "origin"),
     [
         ("https://retro-clock.example/keys/k.txt", ORIGIN),
-        ("https://retro-clock.example:8443/k.txt", ORIGIN),  # the host decides, not the port
+        ("https://retro-clock.example:443/k.txt", ORIGIN),  # the default port written out
+        ("https://retro-clock.example:8443/k.txt", "https://retro-clock.example:8443"),  # the site's own
+        ("https://retro-clock.example/k.txt", "https://retro-clock.example:8443"),  # 443 beside it
         ("http://127.0.0.1:8000/keys/k.txt", "http://127.0.0.1:8000"),  # an http site's own origin
     ],
 )
@@ -67,6 +71,8 @@ def test_key_locations_on_the_sites_host_ending_in_txt_are_accepted(location: st
         "https://retro-clock.example/k.txt#x",
         "https://user@retro-clock.example/k.txt",
         "https://retro-clock.example:99999/k.txt",
+        "https://retro-clock.example:8443/k.txt",  # another port of the site's host
+        "https://retro-clock.example:22/k.txt",
         "https://retro-clock.example/a b.txt",
         "",
         "x" * 2_049,
@@ -75,6 +81,20 @@ def test_key_locations_on_the_sites_host_ending_in_txt_are_accepted(location: st
 def test_other_key_locations_are_invalid(location: str) -> None:
     with pytest.raises(InvalidIndexNowKeyLocation):
         require_key_location(location, origin=ORIGIN, host=HOST)
+
+
+@pytest.mark.parametrize(
+    ("location", "origin"),
+    [
+        ("https://retro-clock.example:8443/k.txt", ORIGIN),
+        ("https://retro-clock.example:9000/k.txt", "https://retro-clock.example:8443"),
+        ("http://127.0.0.1:9000/keys/k.txt", "http://127.0.0.1:8000"),
+    ],
+)
+def test_a_key_location_on_a_port_the_crawler_does_not_use_is_refused(location: str, origin: str) -> None:
+    host = origin.split("//")[1].split(":")[0]
+    with pytest.raises(InvalidIndexNowKeyLocation, match="port"):
+        require_key_location(location, origin=origin, host=host)
 
 
 @pytest.mark.parametrize(
@@ -208,3 +228,31 @@ def test_root_key_files_are_read_from_the_audits_urls() -> None:
         f"{ORIGIN}/retro-clock-key.txt?v=1",
     ]
     assert list(root_key_files(urls, ORIGIN)) == ["0f1e2d3c4b5a6978"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "metas", "text", "host", "expected"),
+    [
+        ((), (("generator", "Wix.com Website Builder"),), "", "retro-clock.example", (Platform.WIX, True)),
+        ((("x-wix-request-id", "1"),), (), "", "retro-clock.example", (Platform.WIX, True)),
+        # A free Wix site (its wixsite.com address): Wix submits only for paid plans with their own domain.
+        ((), (("generator", "Wix.com Website Builder"),), "", "clocks.wixsite.com", (Platform.WIX, False)),
+        ((), (), "<!-- optimized with the Yoast SEO Premium plugin v22 -->", HOST, (Platform.YOAST, True)),
+        ((("server", "cloudflare"),), (), "", HOST, (Platform.CLOUDFLARE, False)),
+        ((("cf-ray", "8a1b2c3d4e5f6789-AMS"),), (), "", HOST, (Platform.CLOUDFLARE, False)),
+        # Wix behind Cloudflare: Wix decides.
+        ((("cf-ray", "1"),), (("Generator", "Wix.com Website Builder"),), "", HOST, (Platform.WIX, True)),
+        ((), (), "<!-- optimized with the Yoast SEO plugin v22 -->", HOST, None),  # free Yoast: no IndexNow
+        ((), (("generator", "WordPress 6.5"),), "", HOST, None),
+        ((("server", "nginx"),), (), "", HOST, None),
+    ],
+)
+def test_the_platform_a_home_page_shows(
+    headers: tuple[tuple[str, str], ...],
+    metas: tuple[tuple[str, str], ...],
+    text: str,
+    host: str,
+    expected: tuple[Platform, bool] | None,
+) -> None:
+    signal = platform_signal(headers, metas, text, host=host)
+    assert (None if signal is None else (signal.platform, signal.managed)) == expected

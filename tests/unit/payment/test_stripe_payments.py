@@ -18,6 +18,7 @@ from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
 from siteaudit.domain.credit import credits
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
+from siteaudit.services.billing import WEBHOOK_LIMIT, webhook_bucket
 from siteaudit.settings import Settings
 from tests.unit.payment.stripe_standin import (
     StripeStandIn,
@@ -268,6 +269,7 @@ def test_a_bad_missing_stale_or_tampered_signature_is_refused_and_credits_nothin
     for result in (
         shop.deliver(payload, secret="whsec_SomebodyElse"),
         shop.deliver(payload, at=int(time.time()) - 600),  # outside the 5-minute tolerance: a replay
+        shop.deliver(payload, at=int(time.time()) + 3600),  # dated an hour ahead
         shop.client.simulate_post(WEBHOOK, body=payload),
         shop.client.simulate_post(
             WEBHOOK,
@@ -282,6 +284,76 @@ def test_a_bad_missing_stale_or_tampered_signature_is_refused_and_credits_nothin
     assert shop.balance() == before
     assert shop.deliver(payload).json["outcome"] == "applied"  # the genuine event still applies
     assert shop.balance() == before + 5_000
+
+
+@pytest.mark.parametrize("offset_s", [-3600, -330, 330, 3600, 86_400])
+def test_a_signature_dated_beyond_the_tolerance_either_way_is_refused(shop: Shop, offset_s: int) -> None:
+    session = buy_pack(shop)
+    before = shop.balance()
+    payload = event(
+        "evt_skewed", "checkout.session.completed", checkout_object(session, shop.customer()), created=10
+    )
+    assert error(shop.deliver(payload, at=int(time.time()) + offset_s)) == (400, "invalid_signature")
+    assert shop.balance() == before
+
+
+@pytest.mark.parametrize("offset_s", [-240, 0, 240])
+def test_a_signature_dated_within_the_tolerance_either_way_is_accepted(shop: Shop, offset_s: int) -> None:
+    session = buy_pack(shop)
+    before = shop.balance()
+    payload = event(
+        "evt_in_time", "checkout.session.completed", checkout_object(session, shop.customer()), created=10
+    )
+    assert shop.deliver(payload, at=int(time.time()) + offset_s).json["outcome"] == "applied"
+    assert shop.balance() == before + 5_000
+
+
+def post_webhook(shop: Shop, payload: bytes, signature_header: str | None, address: str) -> Any:
+    headers = {"Content-Type": "application/json"}
+    if signature_header is not None:
+        headers["Stripe-Signature"] = signature_header
+    return shop.client.simulate_post(WEBHOOK, body=payload, headers=headers, remote_addr=address)
+
+
+def test_a_flood_of_unsigned_or_badly_signed_posts_writes_nothing_not_even_a_rate_bucket(shop: Shop) -> None:
+    session = buy_pack(shop)
+    before = shop.balance()
+    payload = event(
+        "evt_flood", "checkout.session.completed", checkout_object(session, shop.customer()), created=10
+    )
+    address = "203.0.113.7"
+    forged = signature(payload, "whsec_SomebodyElse")
+    for number in range(WEBHOOK_LIMIT.count + 50):
+        header = (None, forged, "t=1,v1=00", signature(payload, WEBHOOK_SECRET, at=1))[number % 4]
+        assert error(post_webhook(shop, payload, header, address)) == (400, "invalid_signature")
+    now = shop.app.clock.now()
+    untouched = shop.app.limiter.peek(webhook_bucket(address), WEBHOOK_LIMIT, now=now)
+    never_used = shop.app.limiter.peek(webhook_bucket("192.0.2.99"), WEBHOOK_LIMIT, now=now)
+    assert untouched == never_used  # nothing was counted for the address
+    assert shop.balance() == before
+    # Nothing of the event was kept either: the genuine one still applies, once.
+    assert (
+        post_webhook(shop, payload, signature(payload, WEBHOOK_SECRET), address).json["outcome"] == "applied"
+    )
+    assert shop.balance() == before + 5_000
+
+
+def test_validly_signed_posts_are_limited_per_client_address(shop: Shop) -> None:
+    session = buy_pack(shop)
+    payload = event(
+        "evt_replayed", "checkout.session.completed", checkout_object(session, shop.customer()), created=10
+    )
+    header = signature(payload, WEBHOOK_SECRET)  # one captured signature, replayed within its tolerance
+    answers = [post_webhook(shop, payload, header, "203.0.113.7") for _ in range(WEBHOOK_LIMIT.count + 1)]
+    taken = [a.json["outcome"] for a in answers if a.status_code == 200]
+    # The clock stands still: the bucket's whole depth is taken at once (the GCRA's burst), then refused.
+    assert len(taken) >= WEBHOOK_LIMIT.count - 1
+    assert taken[0] == "applied" and set(taken[1:]) == {"duplicate"}
+    refused = answers[-1]
+    assert error(refused) == (429, "rate_limited")
+    assert int(refused.headers["Retry-After"]) >= 1
+    # Another address (another of the provider's senders) has its own allowance.
+    assert post_webhook(shop, payload, header, "198.51.100.20").status_code == 200
 
 
 def test_events_for_other_customers_or_of_other_types_are_acknowledged_and_ignored(shop: Shop) -> None:

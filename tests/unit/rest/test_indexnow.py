@@ -244,6 +244,28 @@ def test_a_bad_key_location_answers_422_invalid_indexnow_key_location(inw: World
     assert error(result) == (422, "invalid_indexnow_key_location")
 
 
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://retro-clock.example:8443/retro-clock-key-1.txt",
+        "https://retro-clock.example:22/keys/k.txt",
+        "https://retro-clock.example:6379/k.txt",
+    ],
+)
+def test_a_key_location_on_another_port_of_the_host_is_refused_naming_key_location(
+    inw: World, location: str
+) -> None:
+    site = verified(inw)
+    result = put(
+        inw, f"/sites/{site['id']}/indexnow/key", {"key": "retro-clock-key-1", "key_location": location}
+    )
+    assert error(result) == (422, "invalid_indexnow_key_location")
+    assert set(result.json["error"]["fields"]) == {"key_location"}
+    assert "port" in result.json["error"]["fields"]["key_location"]
+    status = get(inw, f"/sites/{site['id']}/indexnow").json
+    assert status["key_location"] is None and status["key_source"] == "generated"  # nothing was set
+
+
 @pytest.mark.parametrize("body", [{}, {"key": 12345678}, {"key": "retro-clock-key-1", "extra": True}])
 def test_put_key_with_a_bad_body_answers_422_validation_failed(inw: World, body: Any) -> None:
     site = verified(inw)
@@ -336,10 +358,12 @@ def test_detection_makes_at_most_10_requests_and_says_none(inw: World) -> None:
     inw.proofs.asked.clear()
     answer = post(inw, f"/sites/{target['id']}/indexnow/detect-key").json
     assert answer["detection"]["status"] == "none" and answer["detection"]["key"] is None
-    fetched = [url for url in inw.proofs.asked if url.endswith(".txt")]
-    assert len(fetched) == 10
-    assert all(url.startswith("https://retro-clock.example/") for url in fetched)
+    assert len(inw.proofs.asked) == 10
+    assert inw.proofs.asked[0] == HOME  # the home page first, for the platform
+    fetched = inw.proofs.asked[1:]
+    assert all(url.startswith("https://retro-clock.example/") and url.endswith(".txt") for url in fetched)
     assert fetched[0] == answer["key_file_url"]  # the site's own key first
+    assert answer["detection"]["platform"] is None
 
 
 def register_public(world: World, host: str) -> int:

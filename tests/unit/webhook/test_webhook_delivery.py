@@ -310,19 +310,62 @@ def drip_body(conn: object, request: Received, number: int) -> None:
         conn.sendall(b".")  # type: ignore[attr-defined]
 
 
-def test_a_2xx_whose_body_drips_counts_as_delivered_and_is_cut_at_the_deadline(
-    dispatch: Dispatch, receiver: StartReceiver
+def test_a_2xx_whose_body_drips_past_the_deadline_is_a_timeout_not_a_delivery(
+    dispatch: Dispatch, receiver: StartReceiver, caplog: pytest.LogCaptureFixture
 ) -> None:
+    # The status line and headers arrive at once, then the body drips past the deadline: the receiver
+    # never finished answering, so the attempt failed and is retried (docs/security.md).
     hook = receiver(drip_body)
     dispatch.queue(finished_audit(dispatch.clock, hook.url()))
 
     started = time.perf_counter()
-    dispatch.run_once()
+    with caplog.at_level(logging.WARNING, logger="siteaudit"):
+        dispatch.run_once()
     elapsed = time.perf_counter() - started
 
     assert DEADLINE_S <= elapsed < DEADLINE_S + 0.75
-    assert dispatch.delivery().status is DeliveryStatus.DELIVERED
     assert len(hook.requests) == 1
+    (attempt,) = dispatch.attempts()
+    assert (attempt.status_code, attempt.error) == (200, "timeout")
+    delivery = dispatch.delivery()
+    assert delivery.status is DeliveryStatus.PENDING and delivery.next_attempt_at is not None
+    assert delivery.last_error is not None and delivery.last_error.startswith("timeout")
+    assert any("timeout" in record.getMessage() for record in caplog.records)  # the log agrees
+
+
+def test_a_dripping_2xx_on_every_attempt_is_dropped_not_delivered(
+    dispatch: Dispatch, receiver: StartReceiver, caplog: pytest.LogCaptureFixture
+) -> None:
+    hook = receiver(drip_body)
+    dispatch.queue(finished_audit(dispatch.clock, hook.url()))
+
+    with caplog.at_level(logging.WARNING, logger="siteaudit"):
+        made = dispatch.run_for(minutes=60, step_s=60)
+
+    assert made == 5 and len(hook.requests) == 5
+    assert dispatch.delivery().status is DeliveryStatus.DROPPED
+    assert all((a.status_code, a.error) == (200, "timeout") for a in dispatch.attempts())
+    assert any("given up" in r.getMessage() and "timeout" in r.getMessage() for r in caplog.records)
+
+
+def whole_answer_slowly(conn: object, request: Received, number: int) -> None:
+    # The whole answer, in pieces, well within the deadline.
+    for piece in (b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n", b"\r\n", b"tha", b"nks"):
+        time.sleep(0.1)
+        conn.sendall(piece)  # type: ignore[attr-defined]
+
+
+def test_a_2xx_that_arrives_whole_within_the_deadline_is_delivered(
+    dispatch: Dispatch, receiver: StartReceiver
+) -> None:
+    hook = receiver(whole_answer_slowly)
+    dispatch.queue(finished_audit(dispatch.clock, hook.url()))
+
+    dispatch.run_once()
+
+    (attempt,) = dispatch.attempts()
+    assert (attempt.status_code, attempt.error) == (200, None)
+    assert dispatch.delivery().status is DeliveryStatus.DELIVERED
 
 
 @define

@@ -143,7 +143,10 @@ def test_every_delivery_state_is_reachable_and_only_pending_has_exits() -> None:
         (SendOutcome(None, error="timeout"), 1, DeliveryMove.RETRY),
         (SendOutcome(None, error="connect"), 2, DeliveryMove.RETRY),
         (SendOutcome(None, error="refused"), 5, DeliveryMove.GIVE_UP),
-        (SendOutcome(200, error="timeout"), 1, DeliveryMove.SUCCEED),  # the status arrived, the body was cut
+        (SendOutcome(200, error="timeout"), 1, DeliveryMove.RETRY),  # the status arrived, the body was cut
+        (SendOutcome(204, error="connect"), 5, DeliveryMove.GIVE_UP),  # the connection broke mid-answer
+        (SendOutcome(302, error="timeout"), 1, DeliveryMove.RETRY),
+        (SendOutcome(200, response_bytes=4096, truncated=True), 1, DeliveryMove.SUCCEED),  # read to the cap
         (SendOutcome(101), 1, DeliveryMove.RETRY),
     ],
 )
