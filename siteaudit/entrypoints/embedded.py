@@ -6,10 +6,9 @@ import socketserver
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-import click
-
 from siteaudit.bootstrap import App
 from siteaudit.domain.account import LOCAL_OWNER_EMAIL, LOCAL_TEAM
+from siteaudit.entrypoints.output import echo
 from siteaudit.entrypoints.scheduler import start_scheduler
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import IssuedKey
@@ -99,15 +98,15 @@ def serve(app: App, server: WSGIServer, *, host: str) -> None:
     issued = app.application.ensure_local_owner(
         plan=settings.local_owner_plan, starting_credits=settings.starting_credits
     )
-    click.echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))
-    click.echo(app_greeting(app, f"http://{host}:{server.server_port}", first_run=issued is not None))
+    echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))
+    echo(app_greeting(app, f"http://{host}:{server.server_port}", first_run=issued is not None))
     worker, periodic = start_worker(app, threads=settings.worker_threads)
     scheduler = start_scheduler(app)  # monitoring audits and the daily ownership re-checks
     with server:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            click.echo("stopping")
+            echo("stopping")
         finally:
             scheduler.stop()
             periodic.stop()
