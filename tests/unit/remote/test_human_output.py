@@ -15,7 +15,7 @@ from tests.unit.remote.conftest import Crawler, Service
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\\u202etxt.exe"
 TITLES = {
     "/": ESCAPES,
-    "/formula": "=HYPERLINK(\"https://evil.example/\",\"x\")",
+    "/formula": '=HYPERLINK("https://evil.example/","x")',
     "/plus": "+1+cmd|' /C calc'!A0",
     "/minus": "-2+3+cmd|' /C calc'!A0",
     "/at": "@SUM(1+1)*cmd|' /C calc'!A0",
