@@ -159,12 +159,12 @@ def scheduler() -> None:
 @main.command()
 def migrate() -> None:
     """Bring the database of SITEAUDIT_DATABASE_URL to the newest schema."""
-    from siteaudit.adapters.sql import migrate as run_migrations
+    from siteaudit.bootstrap import migrate_database
 
     settings = _settings()
     if settings.database_url.startswith("memory:"):
         _fail("SITEAUDIT_DATABASE_URL is memory://: there is no schema to migrate")
-    echo(run_migrations(settings.database_url).describe())
+    echo(_starting(lambda: migrate_database(settings.database_url)).describe())
 
 
 @main.command()

@@ -81,7 +81,5 @@ def test_the_servers_own_refusals_are_in_the_error_envelope(
 
 
 def test_an_ordinary_request_still_reaches_the_service(address: tuple[str, int]) -> None:
-    status, _, body = exchange(
-        address, b"GET /v1/nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
+    status, _, body = exchange(address, b"GET /v1/nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert status == 401 and json.loads(body)["error"]["code"] == "unauthenticated"
