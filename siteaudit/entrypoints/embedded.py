@@ -7,6 +7,7 @@ import socketserver
 from typing import Any, Final
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
+from siteaudit.adapters.rest.errors import envelope
 from siteaudit.bootstrap import App
 from siteaudit.domain.account import LOCAL_OWNER_EMAIL, LOCAL_TEAM
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
@@ -43,7 +44,7 @@ class _QuietHandler(WSGIRequestHandler):
         error, why = PARSER_ERRORS.get(code, PARSER_ERRORS[400])
         if self.request_version == "HTTP/0.9":  # a request line that did not parse: still a status line
             self.request_version = self.protocol_version
-        body = json.dumps({"error": {"code": error.value, "message": why}}).encode()
+        body = json.dumps(envelope(error, why)).encode()
         self.send_response(HTTP_STATUS[error])
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
