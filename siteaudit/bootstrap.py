@@ -33,6 +33,7 @@ from siteaudit.settings import Settings
 
 if TYPE_CHECKING:
     from siteaudit.adapters.metrics import PrometheusMetrics
+    from siteaudit.adapters.sql import Migrated
     from siteaudit.ports.payment import PaymentProvider
 
 log = logging.getLogger("siteaudit")
@@ -140,11 +141,25 @@ def _storage(settings: Settings, secret_key: str) -> tuple[Callable[[], UnitOfWo
 
         store = MemoryStore()
         return (lambda: MemoryUnitOfWork(store)), MemoryCrawlStore()
-    from siteaudit.adapters.sql import migrate, sql_crawl_store, sql_unit_of_work_factory
+    from siteaudit.adapters.sql import sql_crawl_store, sql_unit_of_work_factory
 
-    migrate(settings.database_url)
+    migrate_database(settings.database_url)
     factory = sql_unit_of_work_factory(settings.database_url, secret_key=secret_key)
     return factory, sql_crawl_store(settings.database_url)
+
+
+def migrate_database(database_url: str) -> "Migrated":
+    """Bring the database of SITEAUDIT_DATABASE_URL to the newest schema. Raises ValueError, in one line
+    naming the setting, when the database cannot be reached or used (a setting that stops the start)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from siteaudit.adapters.sql import migrate
+
+    try:
+        return migrate(database_url)
+    except SQLAlchemyError as error:
+        reason = " ".join(str(getattr(error, "orig", None) or error).split())
+        raise ValueError(f"SITEAUDIT_DATABASE_URL: cannot use the database: {reason}") from None
 
 
 def _crawl_limits(settings: Settings) -> CrawlLimits:

@@ -1,5 +1,6 @@
 """Settings, read once from SITEAUDIT_* environment variables (each documented in README)."""
 
+import logging
 import os
 from collections.abc import Mapping
 from datetime import timedelta
@@ -30,6 +31,12 @@ def _default_database_url() -> str:
 
 def _cidrs(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.replace(";", ",").split(",") if part.strip())
+
+
+def _log_level(value: str) -> str:
+    if value.upper() not in logging.getLevelNamesMapping():
+        raise ValueError("use debug, info, warning, error or critical")
+    return value
 
 
 def _on(value: str) -> bool:
@@ -199,6 +206,8 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        """The settings of the environment. Raises ValueError naming the variable whose value cannot be read
+        (a setting that stops the start: README "CLI")."""
         env = os.environ if environ is None else environ
 
         def get(name: str) -> str | None:
@@ -217,7 +226,7 @@ class Settings:
             ("CA_BUNDLE", str),
             ("STARTING_CREDITS", int),
             ("LOCAL_OWNER_PLAN", str),
-            ("LOG_LEVEL", str),
+            ("LOG_LEVEL", _log_level),
             ("LOG_JSON", _on),
             ("TRUSTED_PROXIES", _cidrs),
             ("CRAWL_TIME_CAP_S", float),
@@ -288,5 +297,8 @@ class Settings:
         ):
             raw = get(name)
             if raw is not None:
-                values[name.lower()] = convert(raw)
+                try:
+                    values[name.lower()] = convert(raw)
+                except ValueError as error:
+                    raise ValueError(f"SITEAUDIT_{name}={raw!r} cannot be used: {error}") from None
         return cls(**values)  # type: ignore[arg-type]

@@ -52,6 +52,11 @@ class ErrorCode(enum.StrEnum):
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     INTERNAL_ERROR = "internal_error"
+    # ...and the request line and headers the HTTP server itself refuses before any interface sees them.
+    BAD_REQUEST = "bad_request"
+    URI_TOO_LONG = "uri_too_long"
+    HEADERS_TOO_LARGE = "headers_too_large"
+    HTTP_VERSION_NOT_SUPPORTED = "http_version_not_supported"
     # Not in SPEC 7's table: the payment provider's webhook and outage (billing, outside /v1's contract).
     INVALID_SIGNATURE = "invalid_signature"
     PAYMENT_PROVIDER_FAILED = "payment_provider_failed"
@@ -102,6 +107,10 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = MappingProxyType(
         ErrorCode.UNSUPPORTED_MEDIA_TYPE: 415,
         ErrorCode.PAYLOAD_TOO_LARGE: 413,
         ErrorCode.INTERNAL_ERROR: 500,
+        ErrorCode.BAD_REQUEST: 400,
+        ErrorCode.URI_TOO_LONG: 414,
+        ErrorCode.HEADERS_TOO_LARGE: 431,
+        ErrorCode.HTTP_VERSION_NOT_SUPPORTED: 505,
         ErrorCode.INVALID_SIGNATURE: 400,
         ErrorCode.PAYMENT_PROVIDER_FAILED: 502,
     }

@@ -1,16 +1,17 @@
 # Over 500 lines: one click command per CLI verb, each a few lines of argument parsing around one application call; split by noun (admin, sites) when the remote commands arrive.
 """The `siteaudit` command: serve, migrate, admin (until the web app exists), and more."""
 
-import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from siteaudit.adapters.text import json_text
 from siteaudit.domain.account import DEFAULT_PLANS
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError
+from siteaudit.entrypoints.output import echo, error_line
 
 if TYPE_CHECKING:
     from siteaudit.bootstrap import App
@@ -22,7 +23,7 @@ T = TypeVar("T")
 
 def _fail(message: str) -> NoReturn:
     """One line on stderr and exit code 2: no traceback."""
-    click.echo(f"error: {message}", err=True)
+    error_line(message)
     sys.exit(2)
 
 
@@ -53,7 +54,7 @@ def _application() -> "Application":
 
 
 def _out(as_json: bool, data: dict[str, Any], text: str) -> None:
-    click.echo(json.dumps(data, indent=2, default=str) if as_json else text)
+    echo(json_text(data) if as_json else text)
 
 
 def _run(action: Callable[[], None]) -> None:
@@ -128,7 +129,7 @@ def worker(threads: int | None, metrics_port: int | None) -> None:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    click.echo(f"worker consuming from {app.settings.broker_url.split('@')[-1]}")
+    echo(f"worker consuming from {app.settings.broker_url.split('@')[-1]}")
     stop.wait()
     periodic.stop()
     running.stop()
@@ -148,7 +149,7 @@ def scheduler() -> None:
 
     app = _app()
     configure_logging(level=app.settings.log_level, as_json=app.settings.log_json)
-    click.echo(f"scheduler running every {app.settings.scheduling.every_s:g}s")
+    echo(f"scheduler running every {app.settings.scheduling.every_s:g}s")
     run_scheduler(app)
 
 
@@ -158,12 +159,12 @@ def scheduler() -> None:
 @main.command()
 def migrate() -> None:
     """Bring the database of SITEAUDIT_DATABASE_URL to the newest schema."""
-    from siteaudit.adapters.sql import migrate as run_migrations
+    from siteaudit.bootstrap import migrate_database
 
     settings = _settings()
     if settings.database_url.startswith("memory:"):
         _fail("SITEAUDIT_DATABASE_URL is memory://: there is no schema to migrate")
-    click.echo(run_migrations(settings.database_url).describe())
+    echo(_starting(lambda: migrate_database(settings.database_url)).describe())
 
 
 @main.command()
@@ -487,7 +488,7 @@ def set_password(email: str, password_stdin: bool) -> None:
         else:
             password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
         user = _application().set_password(email, password)
-        click.echo(f"password set for {user.email}; sign in at /app/sign-in")
+        echo(f"password set for {user.email}; sign in at /app/sign-in")
 
     _run(act)
 
@@ -496,7 +497,7 @@ def set_password(email: str, password_stdin: bool) -> None:
 @click.argument("email")
 def password_link(email: str) -> None:
     """Print a one-time link (valid an hour) where the person chooses their app password."""
-    _run(lambda: click.echo(_application().password_link(email)))
+    _run(lambda: echo(_application().password_link(email)))
 
 
 @main.command()
@@ -584,7 +585,7 @@ def audit(
     if as_json:
         from siteaudit.adapters.report_json import report_json
 
-        click.echo(json.dumps(report_json(report), indent=2))
+        echo(json_text(report_json(report)))
     else:
         from siteaudit.entrypoints.oneshot import print_summary
 
@@ -592,7 +593,7 @@ def audit(
     if fail_on is not None:
         why = failure_line(report, Severity(fail_on))
         if why is not None:
-            click.echo(why, err=True)
+            echo(why, err=True)
             sys.exit(1)
 
 

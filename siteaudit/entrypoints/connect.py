@@ -34,6 +34,7 @@ from siteaudit.adapters.client.device import DeviceClient, Granted, Started
 from siteaudit.adapters.client.transport import Unreachable
 from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
 from siteaudit.domain.error import DomainError
+from siteaudit.entrypoints.output import echo, error_line
 
 EXIT_OK: Final = 0
 EXIT_FILE_UNTOUCHED: Final = 1
@@ -194,7 +195,7 @@ def run_connect(
     env: Mapping[str, str] | None = None,
     host: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
-    say: Callable[[str], None] = click.echo,
+    say: Callable[[str], None] = echo,
     device_client: Callable[[str], DeviceClient] = DeviceClient,
 ) -> int:
     """The whole `siteaudit connect`; returns the exit code (Stop's message is printed by the caller)."""
@@ -264,7 +265,7 @@ def run_disconnect(
     home: Path | None = None,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
-    say: Callable[[str], None] = click.echo,
+    say: Callable[[str], None] = echo,
 ) -> int:
     """The whole `siteaudit disconnect`; returns the exit code."""
     env = os.environ if env is None else env
@@ -309,10 +310,10 @@ def _finish(run: Callable[[], int]) -> None:
     try:
         code = run()
     except KeyboardInterrupt:
-        click.echo("error: interrupted", err=True)
+        error_line("interrupted")
         sys.exit(EXIT_INTERRUPTED)
     except Stop as stop:
-        click.echo(f"error: {stop}", err=True)
+        error_line(str(stop))
         sys.exit(stop.exit_code)
     sys.exit(code)
 

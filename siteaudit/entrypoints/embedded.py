@@ -2,14 +2,16 @@
 the monitoring scheduler)."""
 
 import errno
+import json
 import socketserver
-from typing import Any
+from typing import Any, Final
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-import click
-
+from siteaudit.adapters.rest.errors import envelope
 from siteaudit.bootstrap import App
 from siteaudit.domain.account import LOCAL_OWNER_EMAIL, LOCAL_TEAM
+from siteaudit.domain.error import HTTP_STATUS, ErrorCode
+from siteaudit.entrypoints.output import echo
 from siteaudit.entrypoints.scheduler import start_scheduler
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import IssuedKey
@@ -22,9 +24,34 @@ class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
 
 
+# What the HTTP server itself answers when the request line or the headers do not parse, before the
+# service sees the request (http.server's limits: 65,536 bytes a line, 100 headers).
+PARSER_ERRORS: Final[dict[int, tuple[ErrorCode, str]]] = {
+    400: (ErrorCode.BAD_REQUEST, "the request line or a header does not parse"),
+    414: (ErrorCode.URI_TOO_LONG, "the request line is longer than 65,536 bytes"),
+    431: (ErrorCode.HEADERS_TOO_LARGE, "a header line is longer than 65,536 bytes, or there are over 100"),
+    505: (ErrorCode.HTTP_VERSION_NOT_SUPPORTED, "only HTTP/1.0 and HTTP/1.1 are served"),
+}
+
+
 class _QuietHandler(WSGIRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # the access log middleware logs requests
         pass
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The server's own refusals in the error envelope every other answer uses (README "Errors and
+        limits"), instead of http.server's HTML page."""
+        error, why = PARSER_ERRORS.get(code, PARSER_ERRORS[400])
+        if self.request_version == "HTTP/0.9":  # a request line that did not parse: still a status line
+            self.request_version = self.protocol_version
+        body = json.dumps(envelope(error, why)).encode()
+        self.send_response(HTTP_STATUS[error])
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 class CannotListen(Exception):
@@ -99,15 +126,15 @@ def serve(app: App, server: WSGIServer, *, host: str) -> None:
     issued = app.application.ensure_local_owner(
         plan=settings.local_owner_plan, starting_credits=settings.starting_credits
     )
-    click.echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))
-    click.echo(app_greeting(app, f"http://{host}:{server.server_port}", first_run=issued is not None))
+    echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))
+    echo(app_greeting(app, f"http://{host}:{server.server_port}", first_run=issued is not None))
     worker, periodic = start_worker(app, threads=settings.worker_threads)
     scheduler = start_scheduler(app)  # monitoring audits and the daily ownership re-checks
     with server:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            click.echo("stopping")
+            echo("stopping")
         finally:
             scheduler.stop()
             periodic.stop()

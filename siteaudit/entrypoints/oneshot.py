@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.text import line
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
 from siteaudit.domain.issue import Severity
@@ -60,7 +61,7 @@ def run_audit(
         disable=not progress,
         transient=True,
     ) as bar:
-        task = bar.add_task(escape(url), total=audit.max_pages)
+        task = bar.add_task(escape(line(url)), total=audit.max_pages)
         while True:
             crawled = application.run_crawl_slice(audit.id, verify_token=verify_token)
             bar.update(task, completed=crawled.pages_crawled)
@@ -68,7 +69,7 @@ def run_audit(
                 break
     ended = application.finalize_audit(audit.id)
     if ended.status is not AuditStatus.DONE:
-        raise SystemExit(f"the audit ended {ended.status.value}: {ended.failure_reason}")
+        raise SystemExit(line(f"the audit ended {ended.status.value}: {ended.failure_reason}"))
     return application.report(audit.id, caller)
 
 
@@ -81,7 +82,8 @@ def output_console(file: IO[str] | None = None) -> Console:
 
 
 def print_summary(report: Report, console: Console | None = None) -> None:
-    """Score, totals and top issues by template; data (template names, codes, URLs) printed as it is."""
+    """Score, totals and top issues by template; data (template names, codes) printed as one line each,
+    with nothing a terminal acts on (`siteaudit.adapters.text.line`)."""
     console = console or output_console()
     totals = report.totals
     console.print(
@@ -95,7 +97,7 @@ def print_summary(report: Report, console: Console | None = None) -> None:
     counts = report.issue_counts
     console.print(f"Issues: {counts.error} errors, {counts.warning} warnings, {counts.notice} notices")
     if report.coverage_warning is not None:
-        console.print(Text(report.coverage_warning.message, style="yellow"))
+        console.print(Text(line(report.coverage_warning.message), style="yellow"))
     table = Table(title="Top issues by template")
     for column in ("template", "check", "severity", "pages", "template-wide"):
         table.add_column(column, overflow="fold")
@@ -105,8 +107,8 @@ def print_summary(report: Report, console: Console | None = None) -> None:
     rows.sort(key=lambda row: (not row[1].template_wide, row[1].severity.rank, -row[1].count))
     for template, issue in rows[:15]:
         table.add_row(
-            Text(template),
-            Text(issue.check_code),
+            Text(line(template)),
+            Text(line(issue.check_code)),
             issue.severity.value,
             str(issue.count),
             "yes" if issue.template_wide else "",
@@ -114,7 +116,7 @@ def print_summary(report: Report, console: Console | None = None) -> None:
     console.print(table)
     site_wide = [row for row in report.issues if row.check_code in ("robots_txt_missing", "sitemap_missing")]
     for row in site_wide:
-        console.print(f"Site-wide: {escape(row.check_code)} ({row.severity.value})")
+        console.print(f"Site-wide: {escape(line(row.check_code))} ({row.severity.value})")
 
 
 def failing_checks(report: Report, fail_on: Severity) -> list[CheckSummary]:

@@ -9,7 +9,6 @@ a missing setting, or an error the service answered (its code and message are pr
 could not be reached; 4 `--wait` gave up before the audit ended (it keeps running).
 """
 
-import csv
 import json
 import os
 import sys
@@ -20,8 +19,10 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 import click
 
 from siteaudit.adapters.client import HttpApplication, Unreachable
+from siteaudit.adapters.text import csv_text, json_text, line
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError
+from siteaudit.entrypoints.output import echo, error_line
 
 if TYPE_CHECKING:
     from siteaudit.adapters.mcp.tools import ToolSpec
@@ -36,7 +37,7 @@ EXIT_STILL_RUNNING: Final = 4
 
 
 def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
+    error_line(message)
     sys.exit(code)
 
 
@@ -84,13 +85,17 @@ def as_application(remote: HttpApplication) -> "Application":
 
 
 def print_rows(rows: list[dict[str, Any]]) -> None:
-    """Rows as CSV on stdout (nested values as JSON)."""
+    """Rows as CSV on stdout (nested values as JSON), each cell made inert (`siteaudit.adapters.text.cell`:
+    no control character, a formula led by a quote) and quoted."""
     if not rows:
         return
-    writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]), extrasaction="ignore")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: json.dumps(v) if isinstance(v, dict | list) else v for k, v in row.items()})
+    header = list(rows[0])
+    cells = ([_flat(row.get(name)) for name in header] for row in rows)
+    click.echo(csv_text(header, cells), nl=False)
+
+
+def _flat(value: Any) -> Any:
+    return json.dumps(value) if isinstance(value, dict | list) else value
 
 
 # --- one command per agent tool ----------------------------------------------------------------------
@@ -107,7 +112,7 @@ def _rows(answer: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _terminal_progress(done: float, total: float | None, message: str) -> None:
     if sys.stderr.isatty():
-        click.echo(f"\r{message}\x1b[K", err=True, nl=False)
+        click.echo(f"\r{line(message)}\x1b[K", err=True, nl=False)
 
 
 def tool_command(spec: "ToolSpec") -> click.Command:
@@ -157,13 +162,13 @@ def tool_command(spec: "ToolSpec") -> click.Command:
         if sys.stderr.isatty() and spec.name in ("wait_for_audit", "wait_for_recheck"):
             click.echo("", err=True)
         if as_json:
-            click.echo(json.dumps(answer, indent=2, ensure_ascii=False))
+            echo(json_text(answer))
         elif as_csv:
             print_rows(_rows(answer))
         else:
-            click.echo(spec.summary(answer))
+            echo(spec.summary(answer))
             if spec.terminal is not None:
-                click.echo(spec.terminal(answer))
+                echo(spec.terminal(answer))
 
     return click.Command(
         spec.name.replace("_", "-"),
@@ -224,7 +229,7 @@ def mcp(server: str | None, local: bool) -> None:
         if issued is None:
             fail(f"set {KEY_VARIABLE} to a key of this database ({settings.database_url})")
         key = issued.raw
-        click.echo(f"created the local owner; its API key, shown once: {key}", err=True)
+        echo(f"created the local owner; its API key, shown once: {key}", err=True)
     caller = guarded(lambda: app.application.authenticate(key))
     worker, periodic = start_worker(app, threads=settings.worker_threads)
     try:
@@ -254,6 +259,7 @@ def remote_audit(
 ) -> None:
     """Start an audit on the service, show its progress until it ends, then print its report."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from siteaudit.adapters.report_json import report_json
@@ -268,9 +274,9 @@ def remote_audit(
     audit = guarded(lambda: application.start_audit(request, caller)).audit
     if not wait:
         if as_json:
-            click.echo(json.dumps({"crawl_id": audit.id, "status": audit.status.value}))
+            echo(json_text({"crawl_id": audit.id, "status": audit.status.value}, indent=None))
         else:
-            click.echo(
+            echo(
                 f"audit {audit.id} started ({audit.max_pages} pages at most); "
                 f"`siteaudit wait-for-audit {audit.id}` waits for it, `siteaudit get-report {audit.id}` reads it"
             )
@@ -286,7 +292,7 @@ def remote_audit(
         disable=as_json or as_csv or not sys.stderr.isatty(),
         transient=True,
     ) as bar:
-        task = bar.add_task(url, total=audit.max_pages, status="queued", rate="")
+        task = bar.add_task(escape(line(url)), total=audit.max_pages, status="queued", rate="")
         while True:
             detail = guarded(lambda: application.get_audit(audit.id, caller))
             current = detail.audit
@@ -309,14 +315,14 @@ def remote_audit(
         fail(f"audit {audit.id} ended {current.status.value}: {current.failure_reason}", EXIT_ENDED_BADLY)
     report = guarded(lambda: application.report(audit.id, caller))
     if as_json:
-        click.echo(json.dumps(report_json(report), indent=2, ensure_ascii=False))
+        echo(json_text(report_json(report)))
     elif as_csv:
         print_rows([r for r in report_json(report)["issues"]])
     else:
-        click.echo(f"audit {audit.id}")
+        echo(f"audit {audit.id}")
         print_summary(report)
     if fail_on is not None:
         why = failure_line(report, Severity(fail_on))
         if why is not None:
-            click.echo(why, err=True)
+            echo(why, err=True)
             sys.exit(EXIT_ENDED_BADLY)

@@ -93,7 +93,8 @@ def site_and_published(environ: dict[str, Any], start_response: Callable[..., An
     body = PUBLISHED.get(environ.get("PATH_INFO", "/"))
     if body is None:
         return retro_clock_site(environ, start_response)
-    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+    kind = "text/html; charset=utf-8" if body.lower().startswith(b"<!doctype html") else "text/plain"
+    start_response("200 OK", [("Content-Type", kind), ("Content-Length", str(len(body)))])
     return [body]
 
 
