@@ -1,10 +1,11 @@
 # Over 500 lines: one small Falcon resource per app page, all behind the same guard.
 """The app's pages: each turns a form into one call of the application interface and renders the result."""
 
+import string
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Final
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import falcon
 import jinja2
@@ -157,15 +158,29 @@ class WebParts:
         self.guard = guard
 
 
+# Every character a URL may hold as it is: anything else in a redirect target is percent-encoded, so no
+# Location header of the app can carry CR, LF or a character outside latin-1 (docs/security.md).
+URL_CHARACTERS: Final = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=:@/?#%")
+HOME: Final = "/app/account"
+
+
 def _redirect(to: str) -> falcon.HTTPSeeOther:
-    return falcon.HTTPSeeOther(to)
+    return falcon.HTTPSeeOther(quote(to, safe="".join(URL_CHARACTERS)))
 
 
 def _safe_next(target: str | None) -> str:
-    """Only paths of the app itself: never another site (an open redirect)."""
-    if target and target.startswith("/app") and not target.startswith("//") and "\\" not in target:
-        return target
-    return "/app/account"
+    """docs/security.md "Where the app may send you after signing in (`next`)": a path of this app,
+    rebuilt from its parsed parts; anything else (another site, a character a URL may not hold as it
+    is, a `//` or a dot segment) leads to the account page. Nothing is decoded: `%0d%0a` stays text."""
+    if not target or len(target) > 2048 or not set(target) <= URL_CHARACTERS:
+        return HOME
+    parts = urlsplit(target)
+    path = parts.path
+    if parts.scheme or parts.netloc or "//" in path or not (path == "/app" or path.startswith("/app/")):
+        return HOME
+    if any(unquote(segment) in (".", "..") for segment in path.split("/")):
+        return HOME
+    return urlunsplit(("", "", path, parts.query, ""))
 
 
 # --- signing in -------------------------------------------------------------------------------------------

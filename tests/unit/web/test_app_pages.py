@@ -63,6 +63,79 @@ def test_a_next_page_elsewhere_is_never_followed(site: Site) -> None:
     assert signed.headers["Location"] == "/app/account"
 
 
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/app/keys\r\nSet-Cookie: siteaudit_session=planted",
+        "/app/keys\nX-Injected: 1",
+        "/app/keys\u2028X-Injected: 1",
+        "/app/caf\u00e9",
+        "//evil.example/app",
+        "///evil.example/app",
+        "/app//evil.example",
+        "/app\\..\\evil",
+        "/app/../v1/account",
+        "/app/%2e%2e/v1/account",
+        "/appx",
+        "/application",
+        "https://evil.example/app",
+        "http:/app/keys",
+        "javascript:alert(1)//app",
+        "app/keys",
+        "",
+    ],
+)
+def test_a_next_page_that_is_not_a_plain_path_of_the_app_leads_to_the_account(
+    site: Site, target: str
+) -> None:
+    browser = site.browser()
+    shown = browser.get("/app/sign-in", next=target)
+    assert 'name="next" value="/app/account"' in shown.text
+    browser.get("/app/sign-in")
+    signed = browser.post("/app/sign-in", {"email": OWNER, "password": PASSWORD, "next": target})
+    assert signed.status_code == 303
+    assert signed.headers["Location"] == "/app/account"
+    assert "X-Injected" not in signed.headers
+    assert "planted" not in str(signed.headers)
+    assert signed.cookies["siteaudit_session"].value != "planted"
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/app",
+        "/app/keys",
+        "/app/billing?checkout=done",
+        "/app/keys?x=%0d%0aSet-Cookie:%20siteaudit_session=planted",
+        "/app/keys%0D%0AX-Injected:%201",
+    ],
+)
+def test_a_next_path_of_the_app_is_followed_with_its_escapes_kept_as_they_are(
+    site: Site, target: str
+) -> None:
+    browser = site.browser()
+    browser.get("/app/sign-in")
+    signed = browser.post("/app/sign-in", {"email": OWNER, "password": PASSWORD, "next": target})
+    assert signed.headers["Location"] == target  # never decoded into the header
+    assert "X-Injected" not in signed.headers and "planted" not in signed.headers.get("set-cookie", "")
+
+
+def test_the_team_switcher_returns_only_to_a_page_of_the_app(site: Site) -> None:
+    site.app.application.create_team("Second Shop", owner_email=OWNER)
+    browser = site.browser()
+    browser.sign_in()
+    for target, expected in (
+        ("/app/keys?x=1", "/app/keys?done=team"),
+        ("/app/keys\r\nX-Injected: 1", "/app/account?done=team"),
+        ("//evil.example/app", "/app/account?done=team"),
+    ):
+        browser.get("/app/keys")
+        answer = browser.post("/app/team", {"team_id": "2", "next": target})
+        assert answer.status_code == 303
+        assert answer.headers["Location"] == expected
+        assert "X-Injected" not in answer.headers
+
+
 def test_the_session_cookie_is_http_only_same_site_and_new_at_every_sign_in(site: Site) -> None:
     browser = site.browser()
     browser.cookies["siteaudit_session"] = "planted-by-someone-else"
