@@ -25,6 +25,7 @@ from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders
 from siteaudit.services.application import LocalApplication
 from siteaudit.services.recheck_run import RecheckTerms
@@ -52,6 +53,7 @@ class App:
     crawl: CrawlStore
     queue: TaskQueue
     secrets: Secrets
+    sealing: Sealing  # the deployment's secret key: sealed values, derived secrets, signed cookies
     # The Prometheus metrics every part of this process counts in; None when SITEAUDIT_METRICS is off.
     metrics: "PrometheusMetrics | None" = None
 
@@ -64,6 +66,8 @@ class App:
             self.application,
             clock=self.clock,
             limiter=self.limiter,
+            sealing=self.sealing,
+            secrets=self.secrets,
             trusted_proxies=self.settings.trusted_proxies,
             secure_cookies=self.settings.secure_cookies,
             public_url=self.settings.base_url,
@@ -392,5 +396,6 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         crawl=o["crawl"],
         queue=o["queue"],
         secrets=o["secrets"],
+        sealing=sealing,
         metrics=metrics,
     )

@@ -8,7 +8,7 @@ import pytest
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.ids import TeamId, UserId
-from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site
+from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site, attack
 
 PAGES = (
     "/app/account",
@@ -189,6 +189,56 @@ def test_twenty_wrong_passwords_from_one_address_are_refused_from_the_sixth_on(s
     assert browser.sign_in().status_code == 429  # even the right password waits at this address
     other = site.browser(address="203.0.113.50")
     assert other.sign_in().status_code == 303  # the owner still gets in from elsewhere
+
+
+def test_an_attack_on_the_account_never_keeps_out_a_browser_that_signed_in_before(site: Site) -> None:
+    owner = site.browser(address="203.0.113.9")
+    first = owner.sign_in()
+    assert first.status_code == 303
+    cookie = first.cookies["siteaudit_browser"]
+    assert cookie.http_only and cookie.same_site == "Lax" and cookie.max_age >= 90 * 24 * 3600
+    owner.get("/app/account")
+    owner.post("/app/sign-out", {})
+    assert "siteaudit_session" not in owner.cookies and "siteaudit_browser" in owner.cookies
+    statuses = attack(site, minutes=30)
+    assert statuses[:10] == [401] * 10 and 429 in statuses[10:]  # the account is under attack
+    assert owner.sign_in().status_code == 303  # the owner's browser gets in at once
+    stranger = site.browser(address="203.0.113.9")  # the right password, from a browser never seen
+    refused = stranger.sign_in()
+    assert refused.status_code == 429
+    wait = int(refused.headers["Retry-After"])
+    assert 0 < wait <= 900
+    assert f"Try again in {wait} seconds" in refused.text
+
+
+def test_a_remembered_browser_is_refused_after_its_own_failures_and_only_for_its_account(
+    site: Site,
+) -> None:
+    owner = site.browser(address="203.0.113.9")
+    owner.sign_in()
+    statuses = [owner.sign_in(password=f"typo {n}").status_code for n in range(7)]
+    assert statuses == [401] * 5 + [429] * 2
+    assert owner.sign_in().status_code == 429  # its own failures lock it for a while
+    other = site.browser(address="203.0.113.9")
+    assert other.sign_in().status_code == 303  # the address and the account are not touched
+    site.clock.advance(60)
+    assert owner.sign_in().status_code == 303
+    remembered = owner.cookies["siteaudit_browser"]
+    attack(site, minutes=3)
+    for forged in (
+        remembered[:-1] + ("0" if remembered[-1] != "0" else "1"),  # altered
+        remembered.replace(".", ".1", 1),  # another expiry
+        "",
+    ):
+        browser = site.browser(address="203.0.113.9")
+        browser.cookies["siteaudit_browser"] = forged
+        assert browser.sign_in().status_code == 429, forged
+    member = site.browser(address="203.0.113.9")  # remembered, but for another account
+    member.sign_in(email=MEMBER)
+    assert member.sign_in().status_code == 429
+    site.clock.advance(days=181)  # the cookie has ended
+    attack(site, minutes=0)
+    assert owner.sign_in().status_code == 429
 
 
 def test_a_form_without_or_with_a_wrong_csrf_token_changes_nothing(site: Site) -> None:
