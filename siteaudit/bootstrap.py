@@ -79,6 +79,7 @@ class App:
     def rest_api(self) -> Any:
         """The Falcon WSGI application of `/v1` (and `/metrics` unless metrics are off)."""
         from siteaudit.adapters.rest import create_api
+        from siteaudit.adapters.web.guard import CookieNames
 
         api = create_api(
             self.application,
@@ -86,6 +87,8 @@ class App:
             limiter=self.limiter,
             trusted_proxies=self.settings.trusted_proxies,
             metrics=self.metrics,
+            # The local test checkout page is for the person signed in to the app who asked for it.
+            app_session_cookie=CookieNames(self.settings.secure_cookies).session,
         )
         # The agent tool server (issue 17): streamable HTTP at /mcp, when the `mcp` extra is installed.
         if self.settings.mcp_http and importlib.util.find_spec("mcp") is not None:
