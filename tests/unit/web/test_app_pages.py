@@ -106,6 +106,7 @@ def test_a_next_page_that_is_not_a_plain_path_of_the_app_leads_to_the_account(
         "/app",
         "/app/keys",
         "/app/billing?checkout=done",
+        "/app/device?code=BCDF-GHJK",
         "/app/keys?x=%0d%0aSet-Cookie:%20siteaudit_session=planted",
         "/app/keys%0D%0AX-Injected:%201",
     ],
@@ -166,8 +167,9 @@ def test_behind_tls_the_cookie_is_secure_with_the_host_prefix() -> None:
 
     browser = Browser(falcon.testing.TestClient(app.service()))
     answer = browser.sign_in()
-    cookie = answer.cookies["__Host-siteaudit_session"]
-    assert cookie.secure and cookie.http_only and cookie.path == "/"
+    for name in ("__Host-siteaudit_session", "__Host-siteaudit_browser"):
+        cookie = answer.cookies[name]
+        assert cookie.secure and cookie.http_only and cookie.path == "/" and cookie.same_site == "Lax"
     assert "Strict-Transport-Security" in answer.headers
 
 
