@@ -25,6 +25,7 @@ from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders
 from siteaudit.services.application import LocalApplication
 from siteaudit.services.recheck_run import RecheckTerms
@@ -53,6 +54,7 @@ class App:
     crawl: CrawlStore
     queue: TaskQueue
     secrets: Secrets
+    sealing: Sealing  # the deployment's secret key: sealed values, derived secrets, signed cookies
     # The Prometheus metrics every part of this process counts in; None when SITEAUDIT_METRICS is off.
     metrics: "PrometheusMetrics | None" = None
 
@@ -65,6 +67,8 @@ class App:
             self.application,
             clock=self.clock,
             limiter=self.limiter,
+            sealing=self.sealing,
+            secrets=self.secrets,
             trusted_proxies=self.settings.trusted_proxies,
             secure_cookies=self.settings.secure_cookies,
             public_url=self.settings.base_url,
@@ -76,6 +80,7 @@ class App:
     def rest_api(self) -> Any:
         """The Falcon WSGI application of `/v1` (and `/metrics` unless metrics are off)."""
         from siteaudit.adapters.rest import create_api
+        from siteaudit.adapters.web.guard import CookieNames
 
         api = create_api(
             self.application,
@@ -83,6 +88,8 @@ class App:
             limiter=self.limiter,
             trusted_proxies=self.settings.trusted_proxies,
             metrics=self.metrics,
+            # The local test checkout page is for the person signed in to the app who asked for it.
+            app_session_cookie=CookieNames(self.settings.secure_cookies).session,
         )
         # The agent tool server (issue 17): streamable HTTP at /mcp, when the `mcp` extra is installed.
         if self.settings.mcp_http and importlib.util.find_spec("mcp") is not None:
@@ -407,5 +414,6 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         crawl=o["crawl"],
         queue=o["queue"],
         secrets=o["secrets"],
+        sealing=sealing,
         metrics=metrics,
     )

@@ -3,7 +3,9 @@ the monitoring scheduler)."""
 
 import errno
 import json
+import logging
 import socketserver
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -54,6 +56,47 @@ class _QuietHandler(WSGIRequestHandler):
             self.wfile.write(body)
 
 
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+_log = logging.getLogger(__name__)
+
+
+def _header_safe(text: str) -> bool:
+    """No CR, LF or other control character, and latin-1 (what wsgiref writes headers in)."""
+    return all((" " <= c <= "\xff" and c != "\x7f") or c == "\t" for c in text)
+
+
+class UnsafeHeader(Exception):
+    """A status or header that would split the answer or not encode: a bug, never written."""
+
+
+def checked_headers(service: WsgiApp) -> WsgiApp:
+    """docs/security.md (`next`): a response whose status or a header would split the answer or not
+    encode is never written; a clean 500 in the error envelope goes out instead (logged: a bug to fix)."""
+
+    def start(start_response: Callable[..., Any]) -> Callable[..., Any]:
+        def checked(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            bad = [name for name, value in headers if not (_header_safe(name) and _header_safe(value))]
+            if bad or not _header_safe(status):
+                raise UnsafeHeader(", ".join(repr(name) for name in bad) or "status")
+            return start_response(status, headers, exc_info)
+
+        return checked
+
+    def checked_service(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        try:
+            return service(environ, start(start_response))
+        except UnsafeHeader as unsafe:
+            _log.error("response not written: unsafe header %s", unsafe)
+        answer = json.dumps(envelope(ErrorCode.INTERNAL_ERROR, "The answer could not be written.")).encode()
+        start_response(
+            "500 Internal Server Error",
+            [("Content-Type", "application/json"), ("Content-Length", str(len(answer)))],
+        )
+        return [answer]
+
+    return checked_service
+
+
 class CannotListen(Exception):
     """The address could not be bound; the message says why in one line."""
 
@@ -62,7 +105,11 @@ def listen(app: App, host: str, port: int) -> WSGIServer:
     """The server bound to host:port (not serving yet). Raises CannotListen."""
     try:
         return make_server(
-            host, port, app.service(), server_class=_ThreadingServer, handler_class=_QuietHandler
+            host,
+            port,
+            checked_headers(app.service()),
+            server_class=_ThreadingServer,
+            handler_class=_QuietHandler,
         )
     except OSError as error:
         if error.errno == errno.EADDRINUSE:

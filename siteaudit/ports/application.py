@@ -790,13 +790,15 @@ class Application(Protocol):
         InvalidPaymentSignature, RateLimited."""
         ...
 
-    def open_test_checkout(self, session_id: str) -> LocalCheckout:
-        """The local provider's checkout page for an open session, with a fresh single-use form token.
-        Raises NotFound (unknown or completed session, or the local provider is not in use)."""
+    def open_test_checkout(self, session_id: str, buyer: UserId) -> LocalCheckout:
+        """The local provider's checkout page for an open session `buyer` asked for, with a fresh
+        single-use form token. Raises NotFound (unknown, completed or someone else's session, or the
+        local provider is not in use)."""
         ...
 
-    def complete_test_checkout(self, session_id: str, form_token: str) -> LocalCheckoutDone:
-        """Complete a local test purchase through the same fulfilment as the provider's webhooks.
+    def complete_test_checkout(self, session_id: str, form_token: str, buyer: UserId) -> LocalCheckoutDone:
+        """Complete a local test purchase `buyer` asked for, through the same fulfilment as the
+        provider's webhooks.
         Raises NotFound as above, InvalidPaymentSignature for a wrong or used form token."""
         ...
 

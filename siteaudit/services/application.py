@@ -554,14 +554,14 @@ class LocalApplication:
             limiter=self.limiter,
         )
 
-    def open_test_checkout(self, session_id: str) -> LocalCheckout:
+    def open_test_checkout(self, session_id: str, buyer: UserId) -> LocalCheckout:
         return billing_services.open_local_checkout(
-            session_id, uow=self.uow(), provider=self.payments, secrets=self.secrets
+            session_id, buyer, uow=self.uow(), provider=self.payments, secrets=self.secrets
         )
 
-    def complete_test_checkout(self, session_id: str, form_token: str) -> LocalCheckoutDone:
+    def complete_test_checkout(self, session_id: str, form_token: str, buyer: UserId) -> LocalCheckoutDone:
         return billing_services.complete_local_checkout(
-            session_id, form_token, uow=self.uow, provider=self.payments, clock=self.clock
+            session_id, form_token, buyer, uow=self.uow, provider=self.payments, clock=self.clock
         )
 
     # --- IndexNow (SPEC 2.10, 4.9) ---------------------------------------------------------------------

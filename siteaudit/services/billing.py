@@ -366,19 +366,24 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _local_session(session_id: str, work: UnitOfWork, provider: PaymentProvider | None) -> CheckoutSession:
+def _local_session(
+    session_id: str, buyer: UserId, work: UnitOfWork, provider: PaymentProvider | None
+) -> CheckoutSession:
+    """The local session `buyer` asked for; anyone else's is not found (its link alone proves nothing)."""
     session = work.billing.session(session_id)
     if provider is None or provider.name != LOCAL or session is None or session.provider != LOCAL:
+        raise NotFound("checkout session", session_id)
+    if session.user_id != buyer:
         raise NotFound("checkout session", session_id)
     return session
 
 
 def open_local_checkout(
-    session_id: str, *, uow: UnitOfWork, provider: PaymentProvider | None, secrets: Secrets
+    session_id: str, buyer: UserId, *, uow: UnitOfWork, provider: PaymentProvider | None, secrets: Secrets
 ) -> LocalCheckout:
     token = secrets.token_hex(32)
     with uow:
-        session = _local_session(session_id, uow, provider)
+        session = _local_session(session_id, buyer, uow, provider)
         if session.completed_at is not None:
             raise NotFound("open checkout session", session_id)
         session = evolve(session, form_token_hash=_digest(token))
@@ -397,6 +402,7 @@ def open_local_checkout(
 def complete_local_checkout(
     session_id: str,
     form_token: str,
+    buyer: UserId,
     *,
     uow: UowFactory,
     provider: PaymentProvider | None,
@@ -405,7 +411,7 @@ def complete_local_checkout(
     """The test purchase's button: checks and spends the form token, then the provider's usual events
     (checkout completed; for a subscription also the subscription turning active) go through `fulfil`."""
     with uow() as work:
-        session = _local_session(session_id, work, provider)
+        session = _local_session(session_id, buyer, work, provider)
         if session.completed_at is None:
             if not session.form_token_hash or not hmac.compare_digest(
                 session.form_token_hash, _digest(form_token)

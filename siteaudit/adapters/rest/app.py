@@ -61,6 +61,7 @@ def create_api(
     trusted_proxies: Sequence[str] = (),
     cors_origins: Sequence[str] = (),
     metrics: PrometheusMetrics | None = None,
+    app_session_cookie: str = "siteaudit_session",
 ) -> "falcon.App[Any, Any]":
     """The WSGI application serving `/v1`. CORS is off unless origins are given. With `metrics`, every
     request is timed and `GET /metrics` answers the Prometheus scrape (without it, 404 like any path)."""
@@ -117,7 +118,7 @@ def create_api(
     api.add_route("/v1/billing/subscribe", BillingSubscribe(application, clock))
     api.add_route("/v1/billing/portal", BillingPortal(application, clock))
     api.add_route(STRIPE_WEBHOOK_PATH, StripeWebhook(application))
-    api.add_route(TEST_CHECKOUT_PATH, TestCheckoutPage(application))
+    api.add_route(TEST_CHECKOUT_PATH, TestCheckoutPage(application, session_cookie=app_session_cookie))
     # IndexNow (SPEC 4.9).
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow", IndexNow(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/check-key", IndexNowCheckKey(application, clock))

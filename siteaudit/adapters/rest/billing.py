@@ -4,7 +4,7 @@ TEST PURCHASE page. Each turns its input into one call of the application."""
 import re
 import secrets
 from typing import Any, Final
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import falcon
 import jinja2
@@ -14,7 +14,8 @@ from siteaudit.adapters.rest.resources import Resource
 from siteaudit.adapters.rest.views import payment_link_answer
 from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
 from siteaudit.domain.credit import as_number
-from siteaudit.domain.error import DomainError
+from siteaudit.domain.error import DomainError, Unauthenticated
+from siteaudit.domain.ids import UserId
 from siteaudit.ports.application import Application
 
 STRIPE_WEBHOOK_PATH: Final = "/billing/stripe/webhook"
@@ -122,19 +123,32 @@ def _same_origin(req: falcon.Request) -> bool:
 
 class TestCheckoutPage:
     """`/app/test-checkout/{session}` (the local provider only): GET shows what is bought, clearly marked
-    as a test purchase, with a single-use token in its form; POST with that token completes it."""
+    as a test purchase, with a single-use token in its form; POST with that token completes it. Only for
+    the person signed in to the app who asked for it: signed out, the app's sign-in comes first; anyone
+    else's session is not found (404), and nothing is bought."""
 
     public = True
     __test__ = False  # not a pytest test class, whatever its name
 
-    def __init__(self, application: Application) -> None:
+    def __init__(self, application: Application, *, session_cookie: str) -> None:
         self.application = application
+        self.session_cookie = session_cookie  # the app's (`/app`) session cookie
+
+    def buyer(self, req: falcon.Request) -> UserId:
+        """The person signed in to the app; the app's sign-in, coming back here, when nobody is."""
+        token = (req.get_cookie_values(self.session_cookie) or [""])[0]
+        try:
+            if token and len(token) <= 128:
+                return self.application.app_viewer(token).user.id
+        except Unauthenticated:
+            pass
+        raise falcon.HTTPSeeOther(f"/app/sign-in?{urlencode({'next': req.path})}")
 
     def on_get(self, req: falcon.Request, resp: falcon.Response, session_id: str) -> None:
         try:
             if not _SESSION_ID.fullmatch(session_id):
                 raise falcon.HTTPNotFound()
-            checkout = self.application.open_test_checkout(session_id)
+            checkout = self.application.open_test_checkout(session_id, self.buyer(req))
         except (DomainError, falcon.HTTPError) as error:
             _render(resp, _status(error), error=_why(error))
             return
@@ -147,9 +161,10 @@ class TestCheckoutPage:
             if not _same_origin(req):
                 _render(resp, 403, error="This form was sent from another site; nothing was bought.")
                 return
+            buyer = self.buyer(req)
             form = req.get_media(default_when_empty={})
             token = form.get("token", "") if isinstance(form, dict) else ""
-            done = self.application.complete_test_checkout(session_id, str(token)[:200])
+            done = self.application.complete_test_checkout(session_id, str(token)[:200], buyer)
         except (DomainError, falcon.HTTPError) as error:
             _render(resp, _status(error), error=_why(error))
             return

@@ -10,10 +10,12 @@ import falcon
 
 from siteaudit.adapters.web import pages
 from siteaudit.adapters.web.guard import CookieNames, FormRefused, Guard
+from siteaudit.adapters.web.remembered import RememberedBrowsers
 from siteaudit.domain.error import DomainError
 from siteaudit.ports.application import Application
-from siteaudit.ports.clock import Clock
+from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.ratelimit import RateLimiter
+from siteaudit.ports.sealing import Sealing
 
 __all__ = ["create_web_app", "mount"]
 
@@ -37,6 +39,8 @@ def create_web_app(
     *,
     clock: Clock,
     limiter: RateLimiter,
+    sealing: Sealing,
+    secrets: Secrets,
     trusted_proxies: Sequence[str] = (),
     secure_cookies: bool = False,
     public_url: str = "http://127.0.0.1:8080",
@@ -44,7 +48,8 @@ def create_web_app(
     """The WSGI application of the pages under `/app`."""
     cookies = CookieNames(secure_cookies)
     guard = Guard(application, cookies=cookies, public_url=public_url, trusted_proxies=trusted_proxies)
-    parts = pages.WebParts(application, clock, limiter, cookies, guard)
+    browsers = RememberedBrowsers(sealing, secrets, clock)
+    parts = pages.WebParts(application, clock, limiter, cookies, guard, browsers)
     web: falcon.App[Any, Any] = falcon.App(middleware=[guard], cors_enable=False)
     web.req_options.strip_url_path_trailing_slash = True
 

@@ -39,6 +39,7 @@ class CookieNames:
         prefix = "__Host-" if secure else ""
         self.session = f"{prefix}siteaudit_session"
         self.csrf = f"{prefix}siteaudit_csrf"  # double-submit token of the forms shown before sign-in
+        self.browser = f"{prefix}siteaudit_browser"  # a remembered browser (docs/security.md)
         self.secure = secure
 
 

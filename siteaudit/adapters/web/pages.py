@@ -1,15 +1,17 @@
 # Over 500 lines: one small Falcon resource per app page, all behind the same guard.
 """The app's pages: each turns a form into one call of the application interface and renders the result."""
 
+import string
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Final
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import falcon
 import jinja2
 
 from siteaudit.adapters.web.guard import CookieNames, Guard
+from siteaudit.adapters.web.remembered import SIGN_IN_PER_BROWSER, RememberedBrowsers
 from siteaudit.domain.account import Caller, NotTeamOwner, Role
 from siteaudit.domain.apikey import ApiKeyKind, SettingsKeyExists
 from siteaudit.domain.billing import PACKS, Interval, Pack, PlanChoice, PlanName, PriceNotConfigured, Tier
@@ -21,8 +23,9 @@ from siteaudit.ports.application import Application, AppViewer
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
-# SECURITY 9: failures per address trip before those per account, so nobody can lock an owner out
-# from one address; both are refused from the 6th failure (address) or 11th (account) on.
+# SECURITY 9, docs/security.md "Sign-in throttling and remembered browsers": a browser not remembered for
+# the account is refused from the 6th failure of its address or the 11th of the account; a remembered
+# browser only by its own failures (SIGN_IN_PER_BROWSER), so nobody else's failures lock an owner out.
 SIGN_IN_PER_ADDRESS: Final = Limit(5, 300.0)
 SIGN_IN_PER_ACCOUNT: Final = Limit(10, 900.0)
 # SECURITY 5: wrong user codes on the approval page, per address, per person and for everyone at once.
@@ -80,13 +83,6 @@ class Throttle:
             self.limiter.hit(name, limit, now=now)
 
 
-def sign_in_buckets(address: str, email: str) -> list[tuple[str, Limit]]:
-    return [
-        (f"app-sign-in:ip:{address}", SIGN_IN_PER_ADDRESS),
-        (f"app-sign-in:account:{email.strip().lower()[:254]}", SIGN_IN_PER_ACCOUNT),
-    ]
-
-
 class Page:
     """What every page shares: the application, the templates, the guard's cookies and the throttle."""
 
@@ -113,6 +109,22 @@ class Page:
             **context,
         )
 
+    def sign_in_buckets(self, req: falcon.Request, email: str) -> list[tuple[str, Limit]]:
+        """The buckets a password for `email` is judged by: a remembered browser's own, else those of
+        the address and the account (docs/security.md)."""
+        remembered = (req.get_cookie_values(self.app.cookies.browser) or [""])[0]
+        bucket = self.app.browsers.bucket(remembered, email)
+        if bucket is not None:
+            return [(bucket, SIGN_IN_PER_BROWSER)]
+        return [
+            (f"app-sign-in:ip:{req.context.client_ip}", SIGN_IN_PER_ADDRESS),
+            (f"app-sign-in:account:{email.strip().lower()[:254]}", SIGN_IN_PER_ACCOUNT),
+        ]
+
+    def remember_browser(self, resp: falcon.Response, email: str) -> None:
+        value, max_age = self.app.browsers.issue(email)
+        self.app.guard.set_cookie(resp, self.app.cookies.browser, value, max_age=max_age)
+
     @staticmethod
     def viewer(req: falcon.Request) -> AppViewer:
         viewer: AppViewer = req.context.viewer
@@ -129,7 +141,7 @@ class Page:
         password = req.context.form.get("password")
         error = ""
         if password:
-            buckets = sign_in_buckets(req.context.client_ip, viewer.user.email)
+            buckets = self.sign_in_buckets(req, viewer.user.email)
             wait = self.app.throttle.wait(buckets)
             if wait:
                 error = f"Too many wrong passwords. Try again in {wait} seconds."
@@ -147,25 +159,46 @@ class Page:
 
 class WebParts:
     def __init__(
-        self, application: Application, clock: Clock, limiter: RateLimiter, cookies: CookieNames, guard: Guard
+        self,
+        application: Application,
+        clock: Clock,
+        limiter: RateLimiter,
+        cookies: CookieNames,
+        guard: Guard,
+        browsers: RememberedBrowsers,
     ) -> None:
         self.application = application
         self.clock = clock
+        self.browsers = browsers
         self.env = templates()
         self.throttle = Throttle(limiter, clock)
         self.cookies = cookies
         self.guard = guard
 
 
+# Every character a URL may hold as it is: anything else in a redirect target is percent-encoded, so no
+# Location header of the app can carry CR, LF or a character outside latin-1 (docs/security.md).
+URL_CHARACTERS: Final = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=:@/?#%")
+HOME: Final = "/app/account"
+
+
 def _redirect(to: str) -> falcon.HTTPSeeOther:
-    return falcon.HTTPSeeOther(to)
+    return falcon.HTTPSeeOther(quote(to, safe="".join(URL_CHARACTERS)))
 
 
 def _safe_next(target: str | None) -> str:
-    """Only paths of the app itself: never another site (an open redirect)."""
-    if target and target.startswith("/app") and not target.startswith("//") and "\\" not in target:
-        return target
-    return "/app/account"
+    """docs/security.md "Where the app may send you after signing in (`next`)": a path of this app,
+    rebuilt from its parsed parts; anything else (another site, a character a URL may not hold as it
+    is, a `//` or a dot segment) leads to the account page. Nothing is decoded: `%0d%0a` stays text."""
+    if not target or len(target) > 2048 or not set(target) <= URL_CHARACTERS:
+        return HOME
+    parts = urlsplit(target)
+    path = parts.path
+    if parts.scheme or parts.netloc or "//" in path or not (path == "/app" or path.startswith("/app/")):
+        return HOME
+    if any(unquote(segment) in (".", "..") for segment in path.split("/")):
+        return HOME
+    return urlunsplit(("", "", path, parts.query, ""))
 
 
 # --- signing in -------------------------------------------------------------------------------------------
@@ -188,7 +221,7 @@ class SignIn(Page):
         form = req.context.form
         email, password = form.get("email", "")[:254], form.get("password", "")
         target = _safe_next(form.get("next"))
-        buckets = sign_in_buckets(req.context.client_ip, email)
+        buckets = self.sign_in_buckets(req, email)
         wait = self.app.throttle.wait(buckets)
         if wait:
             resp.status = falcon.HTTP_429
@@ -208,6 +241,7 @@ class SignIn(Page):
         if req.context.session_token:
             self.application.sign_out(req.context.session_token)  # a new id at every sign-in
         self.app.guard.set_cookie(resp, self.app.cookies.session, signed.token, max_age=None)
+        self.remember_browser(resp, email)
         raise _redirect(target)
 
 

@@ -1,5 +1,6 @@
 """The TEST PURCHASE page in a real browser (Debian's headless Chromium through Selenium): the owner opens
-the checkout link, presses the button twice over, and the balance rises once."""
+the checkout link, signs in to the app on the way (the page is for its buyer only), presses the button
+twice over, and the balance rises once."""
 
 import shutil
 import threading
@@ -13,8 +14,10 @@ import pytest
 
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import App, bootstrap
+from siteaudit.domain.account import LOCAL_OWNER_EMAIL
 from siteaudit.settings import Settings
 
+PASSWORD = "correct horse battery staple"
 webdriver = pytest.importorskip("selenium.webdriver")
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -30,12 +33,12 @@ class _Quiet(WSGIRequestHandler):
 
 @pytest.fixture
 def served() -> Iterator[tuple[App, str, WSGIServer]]:
-    server = make_server("127.0.0.1", 0, lambda e, s: api(e, s), handler_class=_Quiet)
+    server = make_server("127.0.0.1", 0, lambda e, s: service(e, s), handler_class=_Quiet)
     base = f"http://127.0.0.1:{server.server_port}"
     app = bootstrap(
         Settings(database_url="memory://", public_url=base), queue=MemoryTaskQueue()
     )  # memory: the local provider
-    api = app.rest_api()
+    service = app.service()  # the app's sign-in and the page
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -76,8 +79,16 @@ def test_a_pack_bought_in_the_browser_credits_once(
     url = client.simulate_post("/v1/billing/checkout", json={"pack": "small"}, headers=auth).json["url"]
     assert url.startswith(f"{base}/app/test-checkout/cs_local_")
 
+    app.application.set_password(LOCAL_OWNER_EMAIL, PASSWORD)
     browser.set_window_size(width, 900)
-    browser.get(url)
+    browser.get(url)  # signed out: the app's sign-in first, then back to the checkout
+    assert browser.current_url.startswith(f"{base}/app/sign-in?next=")
+    browser.find_element(By.NAME, "email").send_keys(LOCAL_OWNER_EMAIL)
+    browser.find_element(By.NAME, "password").send_keys(PASSWORD)
+    submit = browser.find_element(By.CSS_SELECTOR, "main button[type=submit]")
+    submit.click()
+    WebDriverWait(browser, 20).until(gone(submit))
+    assert browser.current_url == url
     assert "TEST PURCHASE" in browser.find_element(By.CSS_SELECTOR, ".banner").text
     assert browser.find_element(By.CSS_SELECTOR, ".banner").value_of_css_property("background-color") in (
         "rgba(180, 35, 24, 1)",

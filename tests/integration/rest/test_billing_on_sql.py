@@ -10,6 +10,7 @@ import pytest
 
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import bootstrap
+from siteaudit.domain.account import LOCAL_OWNER_EMAIL
 from siteaudit.settings import Settings
 
 
@@ -29,6 +30,10 @@ def test_the_local_owner_buys_a_test_pack_and_a_test_plan(settings: Settings) ->
     assert issued is not None
     client = falcon.testing.TestClient(app.rest_api())
     auth = {"Authorization": f"Bearer {issued.raw}"}
+    # The test checkout page is for its buyer signed in to the app.
+    app.application.set_password(LOCAL_OWNER_EMAIL, "correct horse battery staple")
+    signed = app.application.sign_in(LOCAL_OWNER_EMAIL, "correct horse battery staple")
+    session = {"Cookie": f"siteaudit_session={signed.token}"}
 
     def balance() -> float:
         return float(client.simulate_get("/v1/account", headers=auth).json["balance"])
@@ -37,11 +42,11 @@ def test_the_local_owner_buys_a_test_pack_and_a_test_plan(settings: Settings) ->
         link = client.simulate_post(f"/v1/billing/{path}", json=body, headers=auth)
         assert link.status_code == 200, link.text
         page_path = link.json["url"].removeprefix("http://127.0.0.1:8080")
-        page = client.simulate_get(page_path)
+        page = client.simulate_get(page_path, headers=session)
         assert page.status_code == 200 and "TEST PURCHASE" in page.text
         token = re.search(r'name="token" value="([0-9a-f]+)"', page.text)
         assert token
-        form = {"Content-Type": "application/x-www-form-urlencoded"}
+        form = {"Content-Type": "application/x-www-form-urlencoded", **session}
         for _ in range(3):  # pressed three times
             done = client.simulate_post(page_path, body=f"token={token.group(1)}", headers=form)
             assert done.status_code == 200, done.text

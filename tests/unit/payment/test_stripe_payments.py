@@ -552,12 +552,18 @@ def test_switching_from_the_local_provider_to_stripe_starts_a_new_billing_accoun
     )
     local_client = falcon.testing.TestClient(local.rest_api())
     auth = {"Authorization": f"Bearer {shop.owner_key}"}
+    local.application.set_password(OWNER, "correct horse battery staple")
+    signed = local.application.sign_in(OWNER, "correct horse battery staple")
+    session = {"Cookie": f"siteaudit_session={signed.token}"}  # the test checkout is for its buyer
     link = local_client.simulate_post("/v1/billing/subscribe", json=STARTER_10K, headers=auth).json["url"]
     path = link.removeprefix("http://127.0.0.1:8080")
-    token = re.search(r'name="token" value="([0-9a-f]+)"', local_client.simulate_get(path).text)
+    page = local_client.simulate_get(path, headers=session)
+    token = re.search(r'name="token" value="([0-9a-f]+)"', page.text)
     assert token
     local_client.simulate_post(
-        path, body=f"token={token.group(1)}", headers={"Content-Type": "application/x-www-form-urlencoded"}
+        path,
+        body=f"token={token.group(1)}",
+        headers={"Content-Type": "application/x-www-form-urlencoded", **session},
     )
     assert shop.plan() == "starter"
     assert error(local_client.simulate_post("/v1/billing/subscribe", json=GROWTH_50K, headers=auth)) == (

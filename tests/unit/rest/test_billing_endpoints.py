@@ -17,6 +17,7 @@ from siteaudit.settings import Settings
 from tests.unit.rest.conftest import World
 
 OWNER = "owner@retro-clock.example"
+PASSWORD = "correct horse battery staple"
 STARTER_10K = {"plan": "starter", "tier": "10k", "interval": "monthly"}
 
 
@@ -39,8 +40,19 @@ def checkout_path(url: str) -> str:
     return match.group(1)
 
 
+_SESSIONS: dict[tuple[int, str], str] = {}
+
+
+def signed_in(world: World, email: str = OWNER) -> dict[str, str]:
+    """The Cookie header of an app session of `email`: the test checkout page is for its buyer only."""
+    if (id(world), email) not in _SESSIONS:
+        world.app.application.set_password(email, PASSWORD)
+        _SESSIONS[id(world), email] = world.app.application.sign_in(email, PASSWORD).token
+    return {"Cookie": f"siteaudit_session={_SESSIONS[id(world), email]}"}
+
+
 def open_page(world: World, path: str) -> tuple[Any, str]:
-    page = world.client.simulate_get(path)
+    page = world.client.simulate_get(path, headers=signed_in(world))
     assert page.status_code == 200, page.text
     token = re.search(r'name="token" value="([0-9a-f]{64})"', page.text)
     assert token
@@ -51,7 +63,7 @@ def complete(world: World, path: str, token: str, **headers: str) -> Any:
     return world.client.simulate_post(
         path,
         body=f"token={token}",
-        headers={"Content-Type": "application/x-www-form-urlencoded", **headers},
+        headers={"Content-Type": "application/x-www-form-urlencoded", **signed_in(world), **headers},
     )
 
 
@@ -141,7 +153,8 @@ def test_buying_a_small_pack_through_the_test_checkout_credits_the_owner_once(wo
     assert again.status_code == 200
     assert "Already completed" in again.text
     assert balance(world) == before + 5_000
-    assert world.client.simulate_get(path).status_code == 404  # a completed checkout is closed
+    closed = world.client.simulate_get(path, headers=signed_in(world))
+    assert closed.status_code == 404  # a completed checkout is closed
 
 
 def test_a_large_pack_adds_25000_credits(world: World) -> None:
@@ -179,7 +192,7 @@ def test_a_form_posted_from_another_site_buys_nothing(world: World) -> None:
 
 def test_an_unknown_or_malformed_checkout_session_answers_404_pages(world: World) -> None:
     for path in ("/app/test-checkout/cs_local_" + "0" * 32, "/app/test-checkout/cs-local.x!"):
-        page = world.client.simulate_get(path)
+        page = world.client.simulate_get(path, headers=signed_in(world))
         assert page.status_code == 404
         assert page.headers["content-type"].startswith("text/html")
         assert complete(world, path, "0" * 64).status_code == 404
@@ -237,7 +250,7 @@ def test_the_local_provider_accepts_no_webhooks(world: World) -> None:
 
 
 @pytest.fixture
-def unsold() -> tuple[falcon.testing.TestClient, str]:
+def unsold() -> tuple[falcon.testing.TestClient, str, str]:
     clock = FixedClock()
     app = bootstrap(
         Settings(database_url="memory://", payment_provider="none"), clock=clock, queue=MemoryTaskQueue()
@@ -246,11 +259,13 @@ def unsold() -> tuple[falcon.testing.TestClient, str]:
     accounts.create_team("Retro Clock", owner_email=OWNER, uow=app.uow(), clock=clock)
     accounts.grant_credits(OWNER, credits(10), key="start", uow=app.uow(), clock=clock)
     key = keys.create_settings_key(OWNER, "Retro Clock", uow=app.uow(), clock=clock, secrets=app.secrets).raw
-    return falcon.testing.TestClient(app.rest_api()), key
+    app.application.set_password(OWNER, PASSWORD)
+    session = app.application.sign_in(OWNER, PASSWORD).token
+    return falcon.testing.TestClient(app.rest_api()), key, session
 
 
-def test_without_a_provider_nothing_is_offered(unsold: tuple[falcon.testing.TestClient, str]) -> None:
-    client, key = unsold
+def test_without_a_provider_nothing_is_offered(unsold: tuple[falcon.testing.TestClient, str, str]) -> None:
+    client, key, session = unsold
     headers = {"Authorization": f"Bearer {key}"}
     for path, body, expected in (
         ("/v1/billing/checkout", {"pack": "small"}, (422, "price_not_configured")),
@@ -259,7 +274,10 @@ def test_without_a_provider_nothing_is_offered(unsold: tuple[falcon.testing.Test
     ):
         result = client.simulate_post(path, json=body, headers=headers)
         assert error(result) == expected, path
-    assert client.simulate_get("/app/test-checkout/cs_local_" + "0" * 32).status_code == 404
+    page = client.simulate_get(
+        "/app/test-checkout/cs_local_" + "0" * 32, headers={"Cookie": f"siteaudit_session={session}"}
+    )
+    assert page.status_code == 404
 
 
 def test_postgresql_sells_nothing_unless_a_provider_is_chosen() -> None:

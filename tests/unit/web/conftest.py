@@ -110,3 +110,17 @@ def site() -> Site:
     application.set_password(OWNER, PASSWORD)
     application.set_password(MEMBER, PASSWORD)
     return Site(app, clock, mail)
+
+
+def attack(site: Site, minutes: int) -> list[int]:
+    """Three addresses guess the owner's password 4 times each (none trips its own limit, together they
+    fill the account's), then keep guessing once a minute from one of them."""
+    statuses = []
+    for n, address in enumerate(("192.0.2.1", "192.0.2.2", "192.0.2.3")):
+        guesser = site.browser(address=address)
+        statuses += [guesser.sign_in(password=f"guess {n}.{i}").status_code for i in range(4)]
+    for minute in range(minutes):
+        site.clock.advance(60)
+        guesser = site.browser(address=f"192.0.2.{1 + minute % 3}")
+        statuses.append(guesser.sign_in(password=f"guess {minute}").status_code)
+    return statuses

@@ -2,8 +2,9 @@
 owner's purchases go through the provider's links and credit once; members see why they cannot buy."""
 
 import re
+from urllib.parse import urlencode
 
-from tests.unit.web.conftest import MEMBER, Browser, Site
+from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site
 
 _TOKEN = re.compile(r'name="token" value="([0-9a-f]+)"')
 
@@ -15,17 +16,19 @@ def balance(browser: Browser) -> str:
     return found.group(1)
 
 
-def complete(browser: Browser, location: str) -> tuple[int, str]:
-    """Open the local TEST PURCHASE page and press its button, as a browser would."""
+def open_checkout(browser: Browser, location: str) -> tuple[str, str]:
+    """The local TEST PURCHASE page's path, and the token of its form as `browser` opens it."""
     path = location.removeprefix("http://127.0.0.1:8080")
-    page = browser.client.simulate_get(path)
+    page = browser.get(path)
     token = _TOKEN.search(page.text)
     assert token, page.text
-    done = browser.client.simulate_post(
-        path,
-        body=f"token={token.group(1)}",
-        headers={"Content-Type": "application/x-www-form-urlencoded"},
-    )
+    return path, token.group(1)
+
+
+def complete(browser: Browser, location: str) -> tuple[int, str]:
+    """Open the local TEST PURCHASE page and press its button, as a browser would."""
+    path, token = open_checkout(browser, location)
+    done = browser.post(path, {"token": token})
     return done.status_code, done.text
 
 
@@ -55,9 +58,7 @@ def test_a_small_pack_bought_through_the_test_checkout_credits_once(site: Site) 
     status, text = complete(browser, location)
     assert status == 200 and "Test purchase completed" in text
     path = location.removeprefix("http://127.0.0.1:8080")
-    again = browser.client.simulate_post(
-        path, body="token=0", headers={"Content-Type": "application/x-www-form-urlencoded"}
-    )
+    again = browser.post(path, {"token": "0"})
     assert again.status_code == 200 and "Already completed" in again.text  # a re-post credits nothing
     assert "10,000 credits" in again.text
     returned = browser.get("/app/billing", checkout="done")
@@ -66,6 +67,36 @@ def test_a_small_pack_bought_through_the_test_checkout_credits_once(site: Site) 
     browser.get("/app/billing", checkout="done")  # the return page reloaded
     assert balance(browser) == "10,000"
     assert 'id="portal"' in browser.page  # after the first purchase
+
+
+def test_the_test_checkout_is_only_for_the_person_signed_in_who_asked_for_it(site: Site) -> None:
+    site.app.application.create_user("rival@other-shop.example", plan="growth")
+    site.app.application.create_team("Other Shop", owner_email="rival@other-shop.example")
+    site.app.application.set_password("rival@other-shop.example", PASSWORD)
+    owner = site.browser()
+    owner.sign_in()
+    owner.get("/app/billing")
+    location = owner.post("/app/billing", {"action": "checkout", "pack": "small"}).headers["Location"]
+    path, token = open_checkout(owner, location)
+    signed_out = site.browser(address="203.0.113.7")
+    shown = signed_out.get(path)
+    assert shown.status_code == 303
+    assert shown.headers["Location"] == "/app/sign-in?" + urlencode({"next": path})
+    assert token not in shown.text
+    posted = signed_out.post(path, {"token": token})
+    assert posted.status_code == 303 and "Test purchase completed" not in posted.text
+    for email in (MEMBER, "rival@other-shop.example"):  # of the team, or another team's owner
+        other = site.browser(address="203.0.113.8")
+        other.sign_in(email)
+        assert other.get(path).status_code == 404
+        refused = other.post(path, {"token": token})
+        assert refused.status_code == 404 and "Test purchase completed" not in refused.text
+    assert balance(owner) == "5,000"  # nothing was bought
+    signed_out.get("/app/sign-in", next=path)
+    signed = signed_out.post("/app/sign-in", {"email": OWNER, "password": PASSWORD, "next": path})
+    assert signed.headers["Location"] == path  # signing in leads back to the checkout
+    assert complete(signed_out, location)[0] == 200  # the owner, in any browser once signed in
+    assert balance(owner) == "10,000"
 
 
 def test_a_cancelled_checkout_says_nothing_was_charged(site: Site) -> None:

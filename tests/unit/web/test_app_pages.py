@@ -8,7 +8,7 @@ import pytest
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.ids import TeamId, UserId
-from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site
+from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site, attack
 
 PAGES = (
     "/app/account",
@@ -63,6 +63,80 @@ def test_a_next_page_elsewhere_is_never_followed(site: Site) -> None:
     assert signed.headers["Location"] == "/app/account"
 
 
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/app/keys\r\nSet-Cookie: siteaudit_session=planted",
+        "/app/keys\nX-Injected: 1",
+        "/app/keys\u2028X-Injected: 1",
+        "/app/caf\u00e9",
+        "//evil.example/app",
+        "///evil.example/app",
+        "/app//evil.example",
+        "/app\\..\\evil",
+        "/app/../v1/account",
+        "/app/%2e%2e/v1/account",
+        "/appx",
+        "/application",
+        "https://evil.example/app",
+        "http:/app/keys",
+        "javascript:alert(1)//app",
+        "app/keys",
+        "",
+    ],
+)
+def test_a_next_page_that_is_not_a_plain_path_of_the_app_leads_to_the_account(
+    site: Site, target: str
+) -> None:
+    browser = site.browser()
+    shown = browser.get("/app/sign-in", next=target)
+    assert 'name="next" value="/app/account"' in shown.text
+    browser.get("/app/sign-in")
+    signed = browser.post("/app/sign-in", {"email": OWNER, "password": PASSWORD, "next": target})
+    assert signed.status_code == 303
+    assert signed.headers["Location"] == "/app/account"
+    assert "X-Injected" not in signed.headers
+    assert "planted" not in str(signed.headers)
+    assert signed.cookies["siteaudit_session"].value != "planted"
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/app",
+        "/app/keys",
+        "/app/billing?checkout=done",
+        "/app/device?code=BCDF-GHJK",
+        "/app/keys?x=%0d%0aSet-Cookie:%20siteaudit_session=planted",
+        "/app/keys%0D%0AX-Injected:%201",
+    ],
+)
+def test_a_next_path_of_the_app_is_followed_with_its_escapes_kept_as_they_are(
+    site: Site, target: str
+) -> None:
+    browser = site.browser()
+    browser.get("/app/sign-in")
+    signed = browser.post("/app/sign-in", {"email": OWNER, "password": PASSWORD, "next": target})
+    assert signed.headers["Location"] == target  # never decoded into the header
+    assert "X-Injected" not in signed.headers and "planted" not in signed.headers.get("set-cookie", "")
+
+
+def test_the_team_switcher_returns_only_to_a_page_of_the_app(site: Site) -> None:
+    site.app.application.create_team("Second Shop", owner_email=OWNER)
+    browser = site.browser()
+    browser.sign_in()
+    for target, expected in (
+        ("/app/keys?x=1", "/app/keys?done=team"),
+        ("/app/keys\r\nX-Injected: 1", "/app/account?done=team"),
+        ("//evil.example/app", "/app/account?done=team"),
+    ):
+        browser.get("/app/keys")
+        answer = browser.post("/app/team", {"team_id": "2", "next": target})
+        assert answer.status_code == 303
+        assert answer.headers["Location"] == expected
+        assert "X-Injected" not in answer.headers
+
+
 def test_the_session_cookie_is_http_only_same_site_and_new_at_every_sign_in(site: Site) -> None:
     browser = site.browser()
     browser.cookies["siteaudit_session"] = "planted-by-someone-else"
@@ -93,8 +167,9 @@ def test_behind_tls_the_cookie_is_secure_with_the_host_prefix() -> None:
 
     browser = Browser(falcon.testing.TestClient(app.service()))
     answer = browser.sign_in()
-    cookie = answer.cookies["__Host-siteaudit_session"]
-    assert cookie.secure and cookie.http_only and cookie.path == "/"
+    for name in ("__Host-siteaudit_session", "__Host-siteaudit_browser"):
+        cookie = answer.cookies[name]
+        assert cookie.secure and cookie.http_only and cookie.path == "/" and cookie.same_site == "Lax"
     assert "Strict-Transport-Security" in answer.headers
 
 
@@ -116,6 +191,56 @@ def test_twenty_wrong_passwords_from_one_address_are_refused_from_the_sixth_on(s
     assert browser.sign_in().status_code == 429  # even the right password waits at this address
     other = site.browser(address="203.0.113.50")
     assert other.sign_in().status_code == 303  # the owner still gets in from elsewhere
+
+
+def test_an_attack_on_the_account_never_keeps_out_a_browser_that_signed_in_before(site: Site) -> None:
+    owner = site.browser(address="203.0.113.9")
+    first = owner.sign_in()
+    assert first.status_code == 303
+    cookie = first.cookies["siteaudit_browser"]
+    assert cookie.http_only and cookie.same_site == "Lax" and cookie.max_age >= 90 * 24 * 3600
+    owner.get("/app/account")
+    owner.post("/app/sign-out", {})
+    assert "siteaudit_session" not in owner.cookies and "siteaudit_browser" in owner.cookies
+    statuses = attack(site, minutes=30)
+    assert statuses[:10] == [401] * 10 and 429 in statuses[10:]  # the account is under attack
+    assert owner.sign_in().status_code == 303  # the owner's browser gets in at once
+    stranger = site.browser(address="203.0.113.9")  # the right password, from a browser never seen
+    refused = stranger.sign_in()
+    assert refused.status_code == 429
+    wait = int(refused.headers["Retry-After"])
+    assert 0 < wait <= 900
+    assert f"Try again in {wait} seconds" in refused.text
+
+
+def test_a_remembered_browser_is_refused_after_its_own_failures_and_only_for_its_account(
+    site: Site,
+) -> None:
+    owner = site.browser(address="203.0.113.9")
+    owner.sign_in()
+    statuses = [owner.sign_in(password=f"typo {n}").status_code for n in range(7)]
+    assert statuses == [401] * 5 + [429] * 2
+    assert owner.sign_in().status_code == 429  # its own failures lock it for a while
+    other = site.browser(address="203.0.113.9")
+    assert other.sign_in().status_code == 303  # the address and the account are not touched
+    site.clock.advance(60)
+    assert owner.sign_in().status_code == 303
+    remembered = owner.cookies["siteaudit_browser"]
+    attack(site, minutes=3)
+    for forged in (
+        remembered[:-1] + ("0" if remembered[-1] != "0" else "1"),  # altered
+        remembered.replace(".", ".1", 1),  # another expiry
+        "",
+    ):
+        browser = site.browser(address="203.0.113.9")
+        browser.cookies["siteaudit_browser"] = forged
+        assert browser.sign_in().status_code == 429, forged
+    member = site.browser(address="203.0.113.9")  # remembered, but for another account
+    member.sign_in(email=MEMBER)
+    assert member.sign_in().status_code == 429
+    site.clock.advance(days=181)  # the cookie has ended
+    attack(site, minutes=0)
+    assert owner.sign_in().status_code == 429
 
 
 def test_a_form_without_or_with_a_wrong_csrf_token_changes_nothing(site: Site) -> None:
