@@ -1,4 +1,4 @@
-"""What both memory units of work share with the SQL one (docs/architecture.md, "The unit of work"):
+"""What both memory units of work share with the SQL one (docs/architecture.md, "Adding a use case"):
 repositories, `commit` and `rollback` work only inside `with uow:`, and one instance is not entered twice.
 
 Outside the block they raise the SQL unit of work's RuntimeError, so a use case that reads after its
