@@ -73,7 +73,7 @@ class RecheckDispatchFailed(DomainError):
 
 def _parent(site: Site, tasks: list[FixTask], uow: UnitOfWork) -> AuditId:
     """The full audit the recheck compares with: the one the site's tasks come from, else the latest
-    done audit of the site (AuditId(0): none yet, nothing to compare with)."""
+    done audit of the site (AuditId(0): none yet, nothing to compare with). Call inside `with uow:`."""
     if tasks:
         return AuditId(max(t.crawl_id for t in tasks))
     latest = uow.audits.latest_done(
@@ -124,7 +124,7 @@ def request_recheck(
     with uow:
         site = uow.sites.get(request.site_id, team=caller.team_id)
         tasks = list(uow.tasks.of_site(site.id))
-    parent = _parent(site, tasks, uow)
+        parent = _parent(site, tasks, uow)
     known = {t.key: t for t in tasks}
     if request.task_key is not None and request.urls is None:
         asked = known.get(parse_task_key(request.task_key))

@@ -5,7 +5,6 @@ import collections
 import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from types import TracebackType
 from typing import Self
 
 from attrs import evolve
@@ -17,6 +16,7 @@ from siteaudit.adapters.memory.indexnow import MemoryIndexNowRepository, MemoryI
 from siteaudit.adapters.memory.lease import MemoryLeaseRepository
 from siteaudit.adapters.memory.signin import MemorySignInRepository
 from siteaudit.adapters.memory.table import Table
+from siteaudit.adapters.memory.transaction import MemoryTransaction
 from siteaudit.adapters.memory.webhook import (
     MemoryWebhookRepository,
     MemoryWebhookSecrets,
@@ -599,51 +599,41 @@ def max_time(a: datetime | None, b: datetime | None) -> datetime | None:
     return max(a, b)
 
 
-class MemoryUnitOfWork:
-    """A transaction over a MemoryStore: holds the store's lock from enter to exit (one writer)."""
+class MemoryUnitOfWork(MemoryTransaction):
+    """A transaction over a MemoryStore: holds the store's lock from enter to exit (one writer).
+    Repositories, `commit` and `rollback` raise RuntimeError outside `with`, as SqlUnitOfWork's do."""
 
     def __init__(self, store: MemoryStore) -> None:
+        super().__init__(store.lock)
         self.store = store
         self._seen: dict[object, int] = {}
+        g = self._guard
         # Typed as the ports: the protocol's attributes are mutable, so they must match exactly.
-        self.users: UserRepository = MemoryUserRepository(store)
-        self.teams: TeamRepository = MemoryTeamRepository(store)
-        self.credits: CreditLedger = MemoryCreditLedger(store)
-        self.audits: AuditRepository = MemoryAuditRepository(store, self._seen)
-        self.keys: ApiKeyRepository = MemoryApiKeyRepository(store, self._seen)
-        self.sites: SiteRepository = MemorySiteRepository(store, self._seen)
-        self.tasks: FixTaskRepository = MemoryFixTaskRepository(store, self._seen)
-        self.rechecks: RecheckRepository = MemoryRecheckRepository(store, self._seen)
-        self.devices: DeviceLoginRepository = MemoryDeviceLoginRepository(store, self._seen)
-        self.webhooks: WebhookRepository = MemoryWebhookRepository(store.webhooks)
-        self.webhook_secrets: WebhookSecrets = MemoryWebhookSecrets(store.webhooks)
-        self.leases: LeaseRepository = MemoryLeaseRepository(store.leases, store.audits.values)
-        self.billing: BillingRepository = MemoryBillingRepository(store.billing)
+        self.users: UserRepository = g(MemoryUserRepository(store))
+        self.teams: TeamRepository = g(MemoryTeamRepository(store))
+        self.credits: CreditLedger = g(MemoryCreditLedger(store))
+        self.audits: AuditRepository = g(MemoryAuditRepository(store, self._seen))
+        self.keys: ApiKeyRepository = g(MemoryApiKeyRepository(store, self._seen))
+        self.sites: SiteRepository = g(MemorySiteRepository(store, self._seen))
+        self.tasks: FixTaskRepository = g(MemoryFixTaskRepository(store, self._seen))
+        self.rechecks: RecheckRepository = g(MemoryRecheckRepository(store, self._seen))
+        self.devices: DeviceLoginRepository = g(MemoryDeviceLoginRepository(store, self._seen))
+        self.webhooks: WebhookRepository = g(MemoryWebhookRepository(store.webhooks))
+        self.webhook_secrets: WebhookSecrets = g(MemoryWebhookSecrets(store.webhooks))
+        self.leases: LeaseRepository = g(MemoryLeaseRepository(store.leases, store.audits.values))
+        self.billing: BillingRepository = g(MemoryBillingRepository(store.billing))
         # IndexNow (SPEC 4.9)
-        self.indexnow: IndexNowRepository = MemoryIndexNowRepository(store.indexnow, self._seen)
-        self.console: ConsoleStore = MemoryConsoleStore(store.console, store.sites)
-        self.signins: SignInRepository = MemorySignInRepository(
-            store.app_passwords, store.app_sessions, store.app_links
+        self.indexnow: IndexNowRepository = g(MemoryIndexNowRepository(store.indexnow, self._seen))
+        self.console: ConsoleStore = g(MemoryConsoleStore(store.console, store.sites))
+        self.signins: SignInRepository = g(
+            MemorySignInRepository(store.app_passwords, store.app_sessions, store.app_links)
         )
-        self.fix_impacts: FixImpactRepository = MemoryFixImpactRepository(store.fix_impacts)
+        self.fix_impacts: FixImpactRepository = g(MemoryFixImpactRepository(store.fix_impacts))
+
+    def _tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
+        return self.store.tables()
 
     def __enter__(self) -> Self:
-        self.store.lock.acquire()
+        super().__enter__()
         self._seen.clear()
         return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        try:
-            self.rollback()
-        finally:
-            self.store.lock.release()
-
-    def commit(self) -> None:
-        for table in self.store.tables():
-            table.commit()
-
-    def rollback(self) -> None:
-        for table in self.store.tables():
-            table.rollback()

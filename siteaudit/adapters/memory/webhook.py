@@ -3,10 +3,10 @@
 Wiring into the application's memory unit of work (one lock for everything a transaction touches):
 
     webhook_store = MemoryWebhookStore(lock=memory_store.lock)
-    # in MemoryUnitOfWork.__init__:
-    self.webhooks = MemoryWebhookRepository(webhook_store)
-    self.webhook_secrets = MemoryWebhookSecrets(webhook_store)
-    # and commit()/rollback() also run over webhook_store.tables()
+    # in MemoryUnitOfWork.__init__ (`_guard`: refused outside `with`, as on SQL):
+    self.webhooks = self._guard(MemoryWebhookRepository(webhook_store))
+    self.webhook_secrets = self._guard(MemoryWebhookSecrets(webhook_store))
+    # and _tables() also returns webhook_store.tables()
 
 On its own (tests, embedders without the rest), MemoryWebhookUnitOfWork is the same thing standing alone.
 """
@@ -14,12 +14,11 @@ On its own (tests, embedders without the rest), MemoryWebhookUnitOfWork is the s
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-from types import TracebackType
-from typing import Self
 
 from attrs import evolve
 
 from siteaudit.adapters.memory.table import Table
+from siteaudit.adapters.memory.transaction import MemoryTransaction
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import AuditId, UserId
 from siteaudit.domain.webhook import WebhookAttempt, WebhookDelivery, WebhookDeliveryId
@@ -107,30 +106,15 @@ class MemoryWebhookSecrets:
         return secret
 
 
-class MemoryWebhookUnitOfWork:
-    """A transaction over a MemoryWebhookStore alone: holds its lock from enter to exit."""
+class MemoryWebhookUnitOfWork(MemoryTransaction):
+    """A transaction over a MemoryWebhookStore alone: holds its lock from enter to exit. Its repositories,
+    `commit` and `rollback` raise RuntimeError outside `with`, as SqlUnitOfWork's do."""
 
     def __init__(self, store: MemoryWebhookStore) -> None:
+        super().__init__(store.lock)
         self.store = store
-        self.webhooks = MemoryWebhookRepository(store)
-        self.webhook_secrets = MemoryWebhookSecrets(store)
+        self.webhooks = self._guard(MemoryWebhookRepository(store))
+        self.webhook_secrets = self._guard(MemoryWebhookSecrets(store))
 
-    def __enter__(self) -> Self:
-        self.store.lock.acquire()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        try:
-            self.rollback()
-        finally:
-            self.store.lock.release()
-
-    def commit(self) -> None:
-        for table in self.store.tables():
-            table.commit()
-
-    def rollback(self) -> None:
-        for table in self.store.tables():
-            table.rollback()
+    def _tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
+        return self.store.tables()

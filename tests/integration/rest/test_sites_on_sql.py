@@ -81,3 +81,37 @@ def test_a_site_from_registration_to_deletion(database_url: str) -> None:
     assert deleted.status_code == 204
     assert call("GET", f"/sites/{sid}").status_code == 404
     assert call("GET", f"/crawls/{started.json['crawl_id']}").json["site_id"] == sid
+
+
+def test_a_recheck_of_a_site_without_tasks_is_answered_never_a_500(database_url: str) -> None:
+    """Nothing audited yet: no task to recheck, no parent audit. The unit of work is used only inside
+    `with` (docs/architecture.md), which SQL enforces: this once answered 500."""
+    proofs = ScriptedProofs()
+    app = bootstrap(
+        Settings(database_url=database_url, secret_key=SecretBox.generate_key()),
+        queue=MemoryTaskQueue(),
+        resolver=StaticResolver({PUBLIC_NAME: ["93.184.215.14"]}),
+        proof_reader=proofs,
+    )
+    client = falcon.testing.TestClient(app.rest_api())
+    mine = {"Authorization": f"Bearer {seed(app).owner}"}
+
+    def recheck(sid: int, body: Any) -> Any:
+        return client.simulate_post(f"/v1/sites/{sid}/recheck", json=body, headers=mine)
+
+    site = client.simulate_post("/v1/sites", json={"url": f"https://{PUBLIC_NAME}/"}, headers=mine).json
+    sid = site["id"]
+    unverified = recheck(sid, {"urls": [f"https://{PUBLIC_NAME}/"]})
+    assert (unverified.status_code, unverified.json["error"]["code"]) == (409, "site_not_verified")
+
+    proofs.pages[site["verify"]["url"]] = ProofPage(
+        site["verify"]["url"], status=200, text=site["verify_token"]
+    )
+    assert client.simulate_post(f"/v1/sites/{sid}/verify", headers=mine).status_code == 200
+    unknown = recheck(sid, {"task_key": "0123456789abcdef"})
+    assert (unknown.status_code, unknown.json["error"]["code"]) == (404, "not_found")
+    accepted = recheck(sid, {"urls": [f"https://{PUBLIC_NAME}/", f"https://{PUBLIC_NAME}/about"]})
+    assert accepted.status_code == 202, accepted.text
+    assert (accepted.json["urls_total"], accepted.json["tasks"]) == (2, [])
+    read = client.simulate_get(f"/v1/rechecks/{accepted.json['recheck_id']}", headers=mine).json
+    assert (read["parent_crawl_id"], read["site_id"]) == (None, sid)

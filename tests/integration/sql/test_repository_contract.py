@@ -1,16 +1,21 @@
 """The repository contract, once, against the memory adapters, a SQLite file and PostgreSQL."""
 
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta, timezone
+from typing import get_type_hints
 
 import pytest
 from attrs import evolve
 from sql_backend import Backend
 
+from siteaudit.adapters.memory.webhook import MemoryWebhookStore, MemoryWebhookUnitOfWork
 from siteaudit.domain.account import Membership, Role, Team, User
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import EntryKind, credits
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, InsufficientCredits, NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.webhook import WebhookUnitOfWork
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
@@ -88,6 +93,88 @@ def test_an_explicit_rollback_forgets_staged_changes_and_the_unit_of_work_goes_o
     with backend.uow() as uow:
         assert uow.users.count() == 1
         assert uow.users.get(kept.id).email == "kept@retro-clock.example"
+
+
+# --- the `with` block: repositories work only inside it (docs/architecture.md) ------------------------
+
+OUTSIDE = "use the unit of work inside `with uow:`"
+
+
+def _one_call_each(uow: UnitOfWork) -> dict[str, Callable[[], object]]:
+    """One read of every repository of the unit of work, by attribute name."""
+    return {
+        "users": lambda: uow.users.count(),
+        "teams": lambda: uow.teams.all(),
+        "credits": lambda: uow.credits.balance(UserId(1)),
+        "audits": lambda: uow.audits.count_by_status(),
+        "keys": lambda: uow.keys.by_hash("0" * 64),
+        "sites": lambda: uow.sites.due(T0, limit=1),
+        "tasks": lambda: uow.tasks.of_site(SiteId(1)),
+        "rechecks": lambda: uow.rechecks.unfinished(limit=1),
+        "devices": lambda: uow.devices.by_device_code_hash("0" * 64),
+        "webhooks": lambda: uow.webhooks.of_audit(AuditId(1)),
+        "webhook_secrets": lambda: uow.webhook_secrets.get(UserId(1)),
+        "leases": lambda: uow.leases.get(AuditId(1)),
+        "billing": lambda: uow.billing.get(UserId(1)),
+        "indexnow": lambda: uow.indexnow.get(SiteId(1)),
+        "console": lambda: uow.console.latest_day(SiteId(1)),
+        "signins": lambda: uow.signins.password_hash(UserId(1)),
+        "fix_impacts": lambda: uow.fix_impacts.summary([SiteId(1)]),
+    }
+
+
+def _refusing(calls: Mapping[str, Callable[[], object]]) -> list[str]:
+    """The names whose call raised the unit of work's RuntimeError."""
+    refused = []
+    for name, call in calls.items():
+        try:
+            call()
+        except RuntimeError as error:
+            if str(error) == OUTSIDE:
+                refused.append(name)
+        except NotFound:
+            pass
+    return refused
+
+
+def keeps_the_with_rules(uow: WebhookUnitOfWork, calls: Mapping[str, Callable[[], object]]) -> None:
+    """Every call, `commit` and `rollback` refused before `with` and after it; all work inside it; a unit of
+    work in use is not entered again, and is used again once left."""
+    assert _refusing(calls) == list(calls)
+    with pytest.raises(RuntimeError, match=OUTSIDE):
+        uow.commit()
+    with uow:
+        assert _refusing(calls) == []
+        with pytest.raises(RuntimeError, match="this unit of work is already in use"), uow:
+            pass
+        assert _refusing(calls) == []  # the block goes on
+        uow.commit()
+    assert _refusing(calls) == list(calls)
+    with pytest.raises(RuntimeError, match=OUTSIDE):
+        uow.commit()
+    with pytest.raises(ZeroDivisionError), uow:
+        _ = 1 / 0
+    assert _refusing(calls) == list(calls)
+    with uow:
+        assert _refusing(calls) == []
+
+
+def test_a_repository_used_outside_with_raises(backend: Backend) -> None:
+    uow = backend.uow()
+    calls = _one_call_each(uow)
+    assert calls.keys() == get_type_hints(UnitOfWork).keys()
+    keeps_the_with_rules(uow, calls)
+    with pytest.raises(RuntimeError, match=OUTSIDE):
+        uow.rollback()
+
+
+def test_the_webhook_unit_of_work_alone_keeps_the_same_rules() -> None:
+    uow = MemoryWebhookUnitOfWork(MemoryWebhookStore())
+    calls: dict[str, Callable[[], object]] = {
+        "webhooks": lambda: uow.webhooks.of_audit(AuditId(1)),
+        "webhook_secrets": lambda: uow.webhook_secrets.get(UserId(1)),
+    }
+    keeps_the_with_rules(uow, calls)
 
 
 def test_saving_a_user_changes_their_plan(backend: Backend) -> None:

@@ -98,8 +98,8 @@ class AuditAndWebhookUnitOfWork(MemoryUnitOfWork):
     def __init__(self, store: MemoryStore, webhook_store: MemoryWebhookStore) -> None:
         super().__init__(store)
         self.webhook_store = webhook_store
-        self.webhooks = MemoryWebhookRepository(webhook_store)
-        self.webhook_secrets = MemoryWebhookSecrets(webhook_store)
+        self.webhooks = self._guard(MemoryWebhookRepository(webhook_store))
+        self.webhook_secrets = self._guard(MemoryWebhookSecrets(webhook_store))
 
     def __enter__(self) -> Self:
         return super().__enter__()
