@@ -28,6 +28,13 @@ SITE_UNREACHABLE: Final = "site_unreachable"
 ROBOTS_TXT_UNREACHABLE: Final = "robots_txt_unreachable"
 ROBOTS_TXT_DISALLOW_ALL: Final = "robots_txt_disallow_all"
 NO_HTML_PAGES: Final = "no_html_pages"
+COVERAGE_CODES: Final = (
+    BLOCKED_BY_FIREWALL,
+    SITE_UNREACHABLE,
+    ROBOTS_TXT_UNREACHABLE,
+    ROBOTS_TXT_DISALLOW_ALL,
+    NO_HTML_PAGES,
+)
 
 # Fetch errors that mean the host itself could not be reached (no connection at all), as opposed to a
 # server that was reached and did not answer in time.
