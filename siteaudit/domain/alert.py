@@ -21,15 +21,18 @@ class SiteAlert:
     site_url: str
     audit_id: AuditId
     score_before: int | None
-    score_after: int
+    score_after: int | None  # None: the audit audited no HTML page (`coverage`, `docs/scoring.md`)
     new_errors: int
     samples: Mapping[str, Mapping[str, tuple[str, ...]]]  # template -> check code -> sample URLs
     link: str
+    coverage: str = ""  # the report's coverage warning message when there is no score
 
     @property
     def subject(self) -> str:
         change = []
-        if self.score_before is not None and self.score_after < self.score_before:
+        if self.score_after is None:
+            change.append("no health score (no HTML page could be audited)")
+        elif self.score_before is not None and self.score_after < self.score_before:
             change.append(f"health {self.score_before} -> {self.score_after}")
         if self.new_errors:
             change.append(f"{self.new_errors} new error{'s' if self.new_errors != 1 else ''}")
@@ -41,7 +44,11 @@ class SiteAlert:
             f"The scheduled audit {self.audit_id} of {self.site_url} ended worse than the one before.",
             "",
         ]
-        if self.score_before is not None:
+        if self.score_after is None:
+            lines.append("Health score: none, no HTML page could be audited.")
+            if self.coverage:
+                lines.append(self.coverage)
+        elif self.score_before is not None:
             lines.append(f"Health score: {self.score_before} -> {self.score_after}")
         else:
             lines.append(f"Health score: {self.score_after}")
@@ -71,7 +78,7 @@ def site_alert(
         return None
     diff = report.diff
     lower = diff.health_delta is not None and diff.health_delta < 0
-    if not lower and diff.new_errors <= 0:
+    if not lower and diff.new_errors <= 0 and report.health_score is not None:
         return None
     errors = [s for s in diff.new_samples if s.severity is Severity.ERROR]
     templates = infer_templates(s.url for s in errors)
@@ -80,16 +87,18 @@ def site_alert(
         grouped.setdefault(templates.template_of(sample.url), {}).setdefault(sample.check_code, []).append(
             sample.url
         )
-    before = report.health_score - diff.health_delta if diff.health_delta is not None else None
+    after = report.health_score
+    before = after - diff.health_delta if after is not None and diff.health_delta is not None else None
     return SiteAlert(
         site_id=audit.site_id,
         site_url=site_url,
         audit_id=audit.id,
         score_before=before,
-        score_after=report.health_score,
+        score_after=after,
         new_errors=diff.new_errors,
         samples=MappingProxyType(
             {t: MappingProxyType({c: tuple(u) for c, u in checks.items()}) for t, checks in grouped.items()}
         ),
         link=f"{public_url.rstrip('/')}/v1/crawls/{audit.id}/report",
+        coverage="" if report.coverage_warning is None else report.coverage_warning.message,
     )

@@ -139,7 +139,7 @@ class Audit:
         status = self._move(AuditMove.STOP_CRAWLING)
         return evolve(self, status=status, partial=partial, last_progress_at=now, version=self.version + 1)
 
-    def publish_report(self, *, health_score: int, now: datetime) -> tuple[Self, AuditEnded]:
+    def publish_report(self, *, health_score: int | None, now: datetime) -> tuple[Self, AuditEnded]:
         status = self._move(AuditMove.PUBLISH_REPORT)
         done = evolve(
             self,

@@ -214,6 +214,28 @@ def purpose_of(url: str, scope: Scope, *, image: bool = False) -> Purpose:
     return Purpose.CRAWL if scope.contains(url) and not image else Purpose.CHECK
 
 
+def is_resource(purpose: Purpose, page: PageFacts) -> bool:
+    """Whether a fetched URL is a resource rather than a page (`docs/scoring.md`): fetched only to be
+    checked (an image, an external link target), or a URL of the site that answered 2xx, at its own
+    address, with something other than HTML (a PDF, JSON, an image without an image suffix). Every other
+    fetched URL of the site is a page, whatever it answered (HTML, an error status, a redirect, no answer):
+    pages count in `pages_crawled`, against `max_pages`, in the credits and in the score; resources in
+    none of them. A URL robots.txt disallows is neither (never requested)."""
+    if page.disallowed:
+        return False
+    if purpose is Purpose.CHECK or page.resource:
+        return True
+    status = page.status_code
+    return (
+        page.html is None
+        and page.fetch_error is None
+        and page.blocked_by is None
+        and not page.redirects
+        and status is not None
+        and 200 <= status < 300
+    )
+
+
 def discovered(
     page: PageFacts, scope: Scope, limits: CrawlLimits, *, external_room: int
 ) -> Iterator[tuple[str, int]]:

@@ -127,7 +127,7 @@ def diff_summary(
     current_keys: AbstractSet[int],
     current_error_keys: AbstractSet[int],
     samples: NewIssueSamples,
-    health_score: int,
+    health_score: int | None,
 ) -> Diff:
     """The diff object of the report (SPEC 2.5) from the current audit's identity keys.
 
@@ -137,7 +137,9 @@ def diff_summary(
     matched = len(previous.keys & current_keys) if previous.keys else 0
     return Diff(
         previous_crawl_id=previous.crawl_id,
-        health_delta=None if previous.health_score is None else health_score - previous.health_score,
+        health_delta=None
+        if previous.health_score is None or health_score is None
+        else health_score - previous.health_score,
         new=len(current_keys) - matched,
         fixed=len(previous.keys) - matched,
         new_errors=len(current_error_keys - previous.keys),
@@ -147,7 +149,9 @@ def diff_summary(
 
 
 def audit_diff(
-    previous: PreviousAudit | None, issues: Iterable[tuple[str, Severity | str, str]], health_score: int
+    previous: PreviousAudit | None,
+    issues: Iterable[tuple[str, Severity | str, str]],
+    health_score: int | None,
 ) -> Diff | None:
     """The diff of `(check_code, severity, url)` issues against the previous audit; None for the first."""
     if previous is None:

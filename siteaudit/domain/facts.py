@@ -140,6 +140,8 @@ class PageFacts:
     last_modified: str | None = None
     in_sitemap: bool = False
     disallowed: bool = False  # robots.txt disallows it for our user agent
+    # Fetched as a resource, not a page (`crawl.is_resource`): not in `pages_crawled`, never billed.
+    resource: bool = False
     html: HtmlFacts | None = None
 
     @property

@@ -7,8 +7,10 @@ response at all is an audited page that failed, so broken sites do not score wel
 pages. `bot_challenge` findings never count as errors here (their pages are blocked and already out of
 the denominator).
 
-With no audited pages at all (an empty or entirely blocked audit) nothing was found wrong, so the score
-is 100; the report's `coverage_warning` and the inputs in `stats` (`audited_pages: 0`) say why.
+An audit that audited no HTML page (the site did not answer, robots.txt could not be read, every
+answer was JSON or an image, every page was blocked) has no score: `None`, the report's
+`health_score: null`, never a 100 that reads as health. The report's `coverage_warning` says why
+(`docs/scoring.md`).
 """
 
 from typing import Final
@@ -17,7 +19,7 @@ from attrs import frozen
 
 from siteaudit.domain.issue import Severity
 
-FORMULA: Final = "round(100 * (1 - pages_with_errors / audited_pages)); 100 when audited_pages is 0"
+FORMULA: Final = "round(100 * (1 - pages_with_errors / audited_pages)); null when no audited page is HTML"
 
 # Findings that say "we could not look", not "the page is broken".
 NOT_SCORED: Final = frozenset({"bot_challenge"})
@@ -44,20 +46,24 @@ def is_audited_page(
 
 @frozen
 class HealthScore:
-    """The score with the figures it came from, so a reader can recompute it."""
+    """The score with the figures it came from, so a reader can recompute it; `score` None: no HTML page
+    was audited, there is nothing to score."""
 
-    score: int
+    score: int | None
     pages_with_errors: int
     audited_pages: int
+    html_pages: int
 
 
-def health_score(*, pages_with_errors: int, audited_pages: int) -> HealthScore:
-    """The health score; `pages_with_errors` is clamped to 0..audited_pages."""
+def health_score(*, pages_with_errors: int, audited_pages: int, html_pages: int | None = None) -> HealthScore:
+    """The health score; `pages_with_errors` is clamped to 0..audited_pages. `html_pages` is how many of
+    the audited pages answered with HTML (all of them when not given); with none the score is None."""
     if audited_pages < 0:
         raise ValueError("audited_pages cannot be negative")
+    html = audited_pages if html_pages is None else min(max(html_pages, 0), audited_pages)
     errors = min(max(pages_with_errors, 0), audited_pages)
-    if audited_pages == 0:
-        return HealthScore(score=100, pages_with_errors=0, audited_pages=0)
+    if html == 0:
+        return HealthScore(score=None, pages_with_errors=errors, audited_pages=audited_pages, html_pages=0)
     # Integer half-up rounding: float and banker's rounding would make 62.5 a 62 on some inputs.
     score = (200 * (audited_pages - errors) + audited_pages) // (2 * audited_pages)
-    return HealthScore(score=score, pages_with_errors=errors, audited_pages=audited_pages)
+    return HealthScore(score=score, pages_with_errors=errors, audited_pages=audited_pages, html_pages=html)

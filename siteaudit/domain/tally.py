@@ -8,7 +8,12 @@ URLs each, the set of audited URLs and of URLs with an error, and the issue iden
 
 Decisions the spec leaves open:
 
-- `totals` puts every crawled URL in exactly one bucket, in this order: `blocked` (a firewall challenged
+- Pages and resources (`docs/scoring.md`): a URL fetched as a resource (an image, an external link
+  target, a site URL that answered 2xx with something other than HTML; `PageFacts.resource`) is not a
+  page: it is in `stats.resources` (same buckets as `totals`), in no `totals` bucket, in no template's
+  `pages` and never in the score. Its findings (`img_broken`, `broken_external_link`) are on the pages
+  that refer to it.
+- `totals` puts every crawled page in exactly one bucket, in this order: `blocked` (a firewall challenged
   the crawler), `fetch_errors` (no response), `redirects` (the URL redirected), `broken` (final status
   400 or more), `ok` (everything else, 304 included); `pages` is their sum.
 - URLs robots.txt disallows were never requested, so they are not crawled URLs: in no `totals` bucket
@@ -28,7 +33,8 @@ Decisions the spec leaves open:
   and `stats.templates` says how many there were.
 - `sample_urls` are the shortest URLs (then alphabetical), so they do not depend on reading order.
 - `blocked.by_section` counts blocked pages by first path segment (`/blog`, `/` for top-level pages);
-  `coverage_warning` appears when more than 20% of the crawled URLs were blocked.
+  `coverage_warning` appears when more than 20% of the crawled pages were blocked, and whenever no HTML
+  page was audited: then `health_score` is None (null) and the warning says why (`domain/report.py`).
 - `fix_prompt` is the prompt string itself (`GET /crawls/{id}/fix-prompt` wraps it as `prompt`).
 
 The tally is the one mutable object here on purpose: a report over a million issue rows must not need
@@ -43,7 +49,7 @@ from typing import Final
 from attrs import frozen
 
 from siteaudit.domain.diff import NewIssueSamples, PreviousAudit, diff_summary, identity_key
-from siteaudit.domain.facts import PageFacts
+from siteaudit.domain.facts import PageFacts, RobotsFacts
 from siteaudit.domain.issue import CheckSpec, Severity
 from siteaudit.domain.prompt import FixItem, compose_fix_prompt
 from siteaudit.domain.report import (
@@ -51,7 +57,9 @@ from siteaudit.domain.report import (
     Blocked,
     CheckSummary,
     IssueCounts,
+    Reach,
     Report,
+    Resources,
     ScoreInputs,
     ScoreStats,
     Stats,
@@ -91,6 +99,7 @@ class PageOutcome:
     fetch_failed: bool = False
     blocked_by: str | None = None
     disallowed: bool = False  # robots.txt disallows it: never requested
+    resource: bool = False  # fetched as a resource, not a page (`PageFacts.resource`)
 
     @classmethod
     def from_facts(cls, facts: PageFacts, template: str) -> "PageOutcome":
@@ -103,6 +112,7 @@ class PageOutcome:
             fetch_failed=facts.fetch_error is not None,
             blocked_by=facts.blocked_by,
             disallowed=facts.disallowed,
+            resource=facts.resource,
         )
 
     @property
@@ -188,6 +198,8 @@ class ReportTally:
     def __init__(self, *, previous: PreviousAudit | None = None) -> None:
         self._totals = {OK: 0, REDIRECT: 0, BROKEN: 0, FETCH_ERROR: 0, BLOCKED: 0, EXCLUDED: 0}
         self._audited: set[str] = set()
+        self._html_pages = 0  # audited pages that answered with HTML
+        self._resources = {OK: 0, REDIRECT: 0, BROKEN: 0, FETCH_ERROR: 0, BLOCKED: 0}
         self._error_urls: set[str] = set()
         self._template_pages: dict[str, int] = {}
         self._blocked_providers: dict[str, int] = {}
@@ -204,6 +216,9 @@ class ReportTally:
 
     def add_page(self, page: PageOutcome) -> None:
         outcome = page.outcome
+        if page.resource and outcome != EXCLUDED:
+            self._resources[outcome] += 1
+            return
         self._totals[outcome] += 1
         if outcome == EXCLUDED:
             return
@@ -224,7 +239,10 @@ class ReportTally:
             fetch_failed=page.fetch_failed,
         )
         if audited:
+            before = len(self._audited)
             self._audited.add(page.url)
+            if page.is_html and len(self._audited) != before:
+                self._html_pages += 1
 
     def add_blocked_skipped(self, count: int) -> None:
         """URLs the crawler did not fetch because their section kept answering with challenges."""
@@ -303,10 +321,22 @@ class ReportTally:
         timings: Timings,
         advice: AllowListAdvice | None = None,
         max_template_groups: int = MAX_TEMPLATE_GROUPS,
+        robots: RobotsFacts | None = None,
     ) -> Report:
-        """The report (SPEC 2.4)."""
+        """The report (SPEC 2.4); `robots` is what the host's robots.txt answered (None: not read), which
+        the coverage warning of an audit without a score names."""
         score = health_score(
-            pages_with_errors=len(self._error_urls & self._audited), audited_pages=len(self._audited)
+            pages_with_errors=len(self._error_urls & self._audited),
+            audited_pages=len(self._audited),
+            html_pages=self._html_pages,
+        )
+        resources = Resources(
+            checked=sum(self._resources.values()),
+            ok=self._resources[OK],
+            redirects=self._resources[REDIRECT],
+            broken=self._resources[BROKEN],
+            fetch_errors=self._resources[FETCH_ERROR],
+            blocked=self._resources[BLOCKED],
         )
         templates = self._template_groups(max_template_groups)
         items = [
@@ -323,6 +353,21 @@ class ReportTally:
             for (template, code), counter in self._groups.items()
         ]
         pages = sum(self._totals[bucket] for bucket in _TOTALS_BUCKETS)
+        warning = coverage_warning(
+            blocked=self._totals[BLOCKED],
+            pages=pages,
+            providers=sorted(self._blocked_providers),
+            advice=advice or AllowListAdvice(),
+            reach=Reach(
+                html_pages=score.html_pages,
+                pages=pages,
+                fetch_errors=self._totals[FETCH_ERROR],
+                blocked=self._totals[BLOCKED],
+                excluded_by_robots=self._totals[EXCLUDED],
+                resources=resources,
+                robots=robots,
+            ),
+        )
         return Report(
             crawl_id=audit.crawl_id,
             health_score=score.score,
@@ -357,12 +402,7 @@ class ReportTally:
                 by_section=dict(sorted(self._blocked_sections.items(), key=lambda kv: (-kv[1], kv[0]))),
                 sample_urls=self._blocked_samples.urls,
             ),
-            coverage_warning=coverage_warning(
-                blocked=self._totals[BLOCKED],
-                pages=pages,
-                providers=sorted(self._blocked_providers),
-                advice=advice or AllowListAdvice(),
-            ),
+            coverage_warning=warning,
             stats=Stats(
                 thresholds=dict(thresholds),
                 timings=timings,
@@ -370,7 +410,9 @@ class ReportTally:
                     value=score.score,
                     formula=FORMULA,
                     inputs=ScoreInputs(
-                        pages_with_errors=score.pages_with_errors, audited_pages=score.audited_pages
+                        pages_with_errors=score.pages_with_errors,
+                        audited_pages=score.audited_pages,
+                        html_pages=score.html_pages,
                     ),
                 ),
                 templates=TemplateStats(
@@ -382,6 +424,7 @@ class ReportTally:
                     ),
                 ),
                 excluded_by_robots=self._totals[EXCLUDED],
+                resources=resources,
             ),
             templates=templates,
             diff=None
@@ -394,7 +437,11 @@ class ReportTally:
                 health_score=score.score,
             ),
             fix_prompt=compose_fix_prompt(
-                site_url=audit.site_url, health_score=score.score, items=items, catalogue=catalogue
+                site_url=audit.site_url,
+                health_score=score.score,
+                items=items,
+                catalogue=catalogue,
+                coverage="" if warning is None else warning.message,
             ),
         )
 

@@ -39,8 +39,10 @@ def is_full_audit(audit: Audit) -> bool:
 
 
 def proves_absence(audit: Audit) -> bool:
-    """A full audit that was not partial: it stopped because nothing was left to crawl."""
-    return is_full_audit(audit) and not audit.partial
+    """A full audit that was not partial (it stopped because nothing was left to crawl) and that has a
+    score: an audit that audited no HTML page (the site was down, robots.txt unreadable) saw nothing, so
+    the issues it did not find are not fixed (`docs/scoring.md`)."""
+    return is_full_audit(audit) and not audit.partial and audit.health_score is not None
 
 
 def parse_task_key(raw: object) -> TaskKey:

@@ -566,7 +566,13 @@ def audit(
             fail_on=fail_on,
         )
         return
-    from siteaudit.entrypoints.oneshot import failure_line, one_shot_application, run_audit
+    from siteaudit.entrypoints.oneshot import (
+        EXIT_NO_SCORE,
+        failure_line,
+        no_score_line,
+        one_shot_application,
+        run_audit,
+    )
 
     settings = _settings()
     application = _starting(lambda: one_shot_application(settings))
@@ -590,11 +596,15 @@ def audit(
         from siteaudit.entrypoints.oneshot import print_summary
 
         print_summary(report)
-    if fail_on is not None:
-        why = failure_line(report, Severity(fail_on))
-        if why is not None:
-            echo(why, err=True)
-            sys.exit(1)
+    failed = None if fail_on is None else failure_line(report, Severity(fail_on))
+    if failed is not None:
+        echo(failed, err=True)
+    unscored = no_score_line(report)
+    if unscored is not None:
+        echo(unscored, err=True)
+        sys.exit(EXIT_NO_SCORE)
+    if failed is not None:
+        sys.exit(1)
 
 
 # --- support's site commands (admin) ---------------------------------------------------------------------

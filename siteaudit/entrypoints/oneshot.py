@@ -13,6 +13,7 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.text import line
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
+from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import CheckSummary, Report, TemplateIssue
 from siteaudit.ports.application import Application
@@ -20,6 +21,10 @@ from siteaudit.settings import Settings
 
 # Piped output (CI logs) is not cut to a terminal's width: lines are as long as they need to be.
 PIPE_WIDTH = 10_000
+# The exit code of an audit that audited no HTML page: no score (README "CLI", `docs/scoring.md`).
+EXIT_NO_SCORE = 5
+# The checks about the host's own files (robots.txt, sitemaps, llms.txt), printed whatever else is shown.
+HOST_FILE_GROUPS = frozenset({"robots", "sitemaps"})
 
 
 def one_shot_application(settings: Settings) -> Application:
@@ -86,18 +91,24 @@ def print_summary(report: Report, console: Console | None = None) -> None:
     with nothing a terminal acts on (`siteaudit.adapters.text.line`)."""
     console = console or output_console()
     totals = report.totals
-    console.print(
-        f"[bold]Health score {report.health_score}/100[/]"
-        + ("  (partial: a page or time cap stopped the crawl)" if report.partial else "")
-    )
+    if report.health_score is None:
+        console.print("[bold]No health score: no HTML page could be audited[/]")
+    else:
+        console.print(
+            f"[bold]Health score {report.health_score}/100[/]"
+            + ("  (partial: a page or time cap stopped the crawl)" if report.partial else "")
+        )
+    resources = report.stats.resources
     console.print(
         f"{totals.pages} pages: {totals.ok} ok, {totals.redirects} redirects, {totals.broken} broken, "
-        f"{totals.fetch_errors} fetch errors, {totals.blocked} blocked"
+        f"{totals.fetch_errors} fetch errors, {totals.blocked} blocked; "
+        f"{resources.checked} resources checked (images, external links, non-HTML answers)"
     )
     counts = report.issue_counts
     console.print(f"Issues: {counts.error} errors, {counts.warning} warnings, {counts.notice} notices")
     if report.coverage_warning is not None:
-        console.print(Text(line(report.coverage_warning.message), style="yellow"))
+        warning = report.coverage_warning
+        console.print(Text(line(f"{warning.code}: {warning.message}"), style="yellow"))
     table = Table(title="Top issues by template")
     for column in ("template", "check", "severity", "pages", "template-wide"):
         table.add_column(column, overflow="fold")
@@ -114,9 +125,29 @@ def print_summary(report: Report, console: Console | None = None) -> None:
             "yes" if issue.template_wide else "",
         )
     console.print(table)
-    site_wide = [row for row in report.issues if row.check_code in ("robots_txt_missing", "sitemap_missing")]
-    for row in site_wide:
-        console.print(f"Site-wide: {escape(line(row.check_code))} ({row.severity.value})")
+    for row in host_file_issues(report):
+        console.print(
+            f"Site-wide: {escape(line(row.check_code))} ({row.severity.value}, {row.count} issues)"
+            + (f": {escape(line(row.fix))}" if row.severity is Severity.ERROR else "")
+        )
+
+
+def host_file_issues(report: Report) -> list[CheckSummary]:
+    """The report's findings about robots.txt, the sitemaps and llms.txt: shown in every summary, since
+    they can keep the whole site out of the audit (and out of search engines)."""
+    return [
+        row
+        for row in report.issues
+        if row.check_code in CATALOGUE and CATALOGUE[row.check_code].group in HOST_FILE_GROUPS
+    ]
+
+
+def no_score_line(report: Report) -> str | None:
+    """Why the run exits `EXIT_NO_SCORE` (the audit audited no HTML page), or None when it has a score."""
+    if report.health_score is not None:
+        return None
+    code = report.coverage_warning.code if report.coverage_warning is not None else "no_html_pages"
+    return f"failed: no health score ({code}): no HTML page could be audited"
 
 
 def failing_checks(report: Report, fail_on: Severity) -> list[CheckSummary]:

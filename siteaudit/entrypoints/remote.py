@@ -265,7 +265,7 @@ def remote_audit(
     from siteaudit.adapters.report_json import report_json
     from siteaudit.domain.audit import AuditRequest, AuditStatus
     from siteaudit.domain.issue import Severity
-    from siteaudit.entrypoints.oneshot import failure_line, print_summary
+    from siteaudit.entrypoints.oneshot import EXIT_NO_SCORE, failure_line, no_score_line, print_summary
 
     application, caller = connect(server)
     request = AuditRequest(
@@ -321,8 +321,12 @@ def remote_audit(
     else:
         echo(f"audit {audit.id}")
         print_summary(report)
-    if fail_on is not None:
-        why = failure_line(report, Severity(fail_on))
-        if why is not None:
-            echo(why, err=True)
-            sys.exit(EXIT_ENDED_BADLY)
+    failed = None if fail_on is None else failure_line(report, Severity(fail_on))
+    if failed is not None:
+        echo(failed, err=True)
+    unscored = no_score_line(report)
+    if unscored is not None:
+        echo(unscored, err=True)
+        sys.exit(EXIT_NO_SCORE)
+    if failed is not None:
+        sys.exit(EXIT_ENDED_BADLY)

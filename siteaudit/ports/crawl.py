@@ -40,9 +40,10 @@ class FrontierState(enum.IntEnum):
     DONE = 1  # fetched (or failed for good), its page written
     SKIPPED = 2  # seen but never to be fetched: disallowed, out of scope, over the page cap
     NOT_MODIFIED = 3  # answered 304 to a conditional request: the previous audit's page was reused
+    RESOURCE = 4  # fetched as a resource, not a page (`domain.crawl.is_resource`, `docs/scoring.md`)
 
 
-# The states whose URLs count as crawled pages (`Audit.pages_crawled`).
+# The states whose URLs count as crawled pages (`Audit.pages_crawled`); never `RESOURCE`.
 CRAWLED_STATES = (FrontierState.DONE, FrontierState.NOT_MODIFIED)
 
 

@@ -239,7 +239,12 @@ def stop_crawling(audit_id: AuditId, *, partial: bool, uow: UnitOfWork, clock: C
 
 
 def publish_report(
-    audit_id: AuditId, *, health_score: int, uow: UnitOfWork, clock: Clock, metrics: Metrics = NO_METRICS
+    audit_id: AuditId,
+    *,
+    health_score: int | None,
+    uow: UnitOfWork,
+    clock: Clock,
+    metrics: Metrics = NO_METRICS,
 ) -> Audit:
     """Finalising -> done, settling credits in the same transaction."""
     with uow:

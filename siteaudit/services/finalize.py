@@ -35,7 +35,7 @@ from siteaudit.domain.diff import (
     PreviousAudit,
     diff_summary,
 )
-from siteaudit.domain.facts import PageFacts
+from siteaudit.domain.facts import PageFacts, RobotsFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.prompt import QUOTED_DETAILS
@@ -75,7 +75,7 @@ class _PagePass:
         self._audit_id = audit_id
         self.url_ids: list[int] = []
         # `PageOutcome` fields but the template (inferred once all pages are read), as plain tuples.
-        self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None, bool]] = []
+        self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None, bool, bool]] = []
 
     def facts(self) -> Iterator[PageFacts]:
         url_ids, summaries = self.url_ids, self.summaries
@@ -91,6 +91,7 @@ class _PagePass:
                     facts.fetch_error is not None,
                     facts.blocked_by,
                     facts.disallowed,
+                    facts.resource,
                 )
             )
             yield facts
@@ -101,10 +102,12 @@ class _PagePass:
         return [template_map.template_of(s[0]) for s in self.summaries]
 
     def pages(self, templates: Sequence[str]) -> Iterator[PageOutcome]:
-        for (url, status, is_html, redirected, failed, blocked_by, disallowed), template in zip(
+        for (url, status, is_html, redirected, failed, blocked_by, disallowed, resource), template in zip(
             self.summaries, templates, strict=True
         ):
-            yield PageOutcome(url, template, status, is_html, redirected, failed, blocked_by, disallowed)
+            yield PageOutcome(
+                url, template, status, is_html, redirected, failed, blocked_by, disallowed, resource
+            )
 
 
 def _url_table(crawl: CrawlStore, audit_id: AuditId) -> list[str | None]:
@@ -247,7 +250,7 @@ class _ArchivedDiff:
         return Diff(
             previous_crawl_id=self.previous.crawl_id,
             health_delta=None
-            if self.previous.health_score is None
+            if self.previous.health_score is None or health_score is None
             else health_score - self.previous.health_score,
             new=sum(d for d in delta.values() if d > 0),
             fixed=sum(-d for d in delta.values() if d < 0),
@@ -272,6 +275,7 @@ def build_report(
     advice: AllowListAdvice,
     timings: Timings,
     keep_findings: bool = False,
+    robots: RobotsFacts | None = None,
 ) -> tuple[Report, list[Issue]]:
     """The report, from the page summaries given and one pass over the stored issues; with
     `keep_findings`, also the issues stripped to what fix tasks need (no details)."""
@@ -297,6 +301,7 @@ def build_report(
         thresholds=thresholds.as_dict(),
         timings=timings,
         advice=advice,
+        robots=robots,
     )
     if archived is not None:
         report = evolve(
@@ -360,6 +365,7 @@ def finalize_audit(
         advice=advice or AllowListAdvice(),
         timings=timings,
         keep_findings=audit.site_id is not None,
+        robots=None if state is None else state.robots,
     )
     crawl.save_report(audit_id, report)
     # Console figures are read before the transaction that refreshes the tasks (one writer on SQLite).

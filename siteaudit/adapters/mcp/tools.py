@@ -320,8 +320,16 @@ def _pages(call: Call) -> dict[str, Any]:
 def _report_summary(answer: dict[str, Any]) -> str:
     counts = answer["issue_counts"]
     top = ", ".join(f"{i['check_code']} ({i['count']})" for i in answer["issues"][:5])
+    score = answer["health_score"]
+    warning = answer["coverage_warning"]
+    scored = (
+        f"health score {score}/100"
+        if score is not None
+        else f"no health score ({warning['code'] if warning else 'no_html_pages'}: no HTML page could be "
+        "audited; see coverage_warning)"
+    )
     return (
-        f"Audit {answer['crawl_id']}: health score {answer['health_score']}/100, "
+        f"Audit {answer['crawl_id']}: {scored}, "
         f"{answer['totals']['pages']} pages, {counts['error']} errors, {counts['warning']} warnings, "
         f"{counts['notice']} notices{'; partial' if answer['partial'] else ''}. Top checks: {top or 'none'}. "
         "Call get_fix_prompt for instructions to fix them, list_issues for the URLs."
@@ -557,7 +565,8 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         name="get_report",
         title="Audit report",
         description=(
-            "The finished audit's report: health score 0-100, totals, every failing check with its count "
+            "The finished audit's report: health score 0-100 (null when no HTML page could be audited: "
+            "coverage_warning says why), totals, every failing check with its count "
             "and fix, template groups, changes since the previous audit. Costs nothing. Answers "
             "report_not_ready until the audit is done (call wait_for_audit)."
         ),
@@ -636,7 +645,12 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         summary=lambda a: (
             "First audit of this site: nothing to compare."
             if a["diff"] is None
-            else f"Health {a['diff']['health_delta']:+d}: {a['diff']['new']} new, {a['diff']['fixed']} fixed issues."
+            else (
+                f"Health {a['diff']['health_delta']:+d}: "
+                if a["diff"]["health_delta"] is not None
+                else "Health change unknown (an audit without a score): "
+            )
+            + f"{a['diff']['new']} new, {a['diff']['fixed']} fixed issues."
         ),
         params=(CRAWL_ID,),
         untrusted=True,

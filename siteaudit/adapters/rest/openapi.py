@@ -30,7 +30,7 @@ from siteaudit.domain.console_answers import (
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.impact import METHODOLOGY, NOTE
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
-from siteaudit.domain.report import Report, Stats
+from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
     MAX_RPS,
@@ -79,7 +79,9 @@ _PRIMITIVES: Final[Mapping[object, dict[str, Any]]] = {
 
 # What the types alone do not say.
 _REFINED: Final[Mapping[tuple[type, str], dict[str, Any]]] = {
-    (Report, "health_score"): {"type": "integer", "minimum": 0, "maximum": 100},
+    # null when no HTML page was audited (docs/scoring.md; `coverage_warning` says why).
+    (Report, "health_score"): {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
+    (CoverageWarning, "code"): {"type": "string", "enum": list(COVERAGE_CODES)},
     (Report, "fix_prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
     (views.FixPrompt, "prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
 }

@@ -199,6 +199,7 @@ def site_page(
         blocked_by=blocked_by,
         in_sitemap=in_sitemap,
         disallowed=get("disallowed", False),
+        resource=get("resource", False),
         html=html,
     )
 

@@ -51,6 +51,7 @@ SITE_PAGE_FIELDS: Final = frozenset(
         "blocked_by",
         "in_sitemap",
         "disallowed",
+        "resource",
         "html",
     }
 )

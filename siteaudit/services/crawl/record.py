@@ -5,7 +5,8 @@ written (links replaced per source page), its new URLs queued and its URLs marke
 only then is progress recorded. A worker killed mid-batch loses that batch and whatever was in flight:
 those URLs are still queued and the next slice fetches them again, replacing their pages, issues and
 links by URL. The audit's `pages_crawled` is the frontier's DONE + NOT_MODIFIED count and
-`pages_not_modified` its NOT_MODIFIED count (billed at 0.2), so both are exact however often a batch ran.
+`pages_not_modified` its NOT_MODIFIED count (billed at 0.2), so both are exact however often a batch ran,
+and neither counts a resource.
 
 The counts are the store's counters, moved by `frontier_add` and `frontier_mark` in the transactions that
 move the entries (a mark that finds an entry already in its state moves nothing): reading them costs the
@@ -18,7 +19,15 @@ from attrs import evolve
 
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.checks.page import check_page
-from siteaudit.domain.crawl import UNLINKED_DEPTH, CrawlState, IdSet, Purpose, discovered, shallowest
+from siteaudit.domain.crawl import (
+    UNLINKED_DEPTH,
+    CrawlState,
+    IdSet,
+    Purpose,
+    discovered,
+    is_resource,
+    shallowest,
+)
 from siteaudit.domain.error import Conflict
 from siteaudit.domain.facts import Link, PageFacts
 from siteaudit.domain.ids import AuditId
@@ -51,18 +60,28 @@ def record_batch(
         visits.scope,
         visits.state,
     )
-    room = limits.max_pages - done_before - sum(1 for r in results if not r.disallowed)
+    results = [
+        evolve(r, page=evolve(r.page, resource=True)) if is_resource(r.purpose, r.page) else r
+        for r in results
+    ]
+    room = (
+        limits.max_pages - done_before - sum(1 for r in results if not r.disallowed and not r.page.resource)
+    )
     pages: list[PageFacts] = []
     crawled: list[PageFacts] = []  # pages whose links are followed and whose page checks run
     done: list[int] = []
     skipped: list[int] = []
     not_modified: list[int] = []
+    resources: list[int] = []
     for result in results:
         pages.append(result.page)
         if result.disallowed:
             skipped.append(result.entry.url_id)
             continue
-        (not_modified if result.not_modified else done).append(result.entry.url_id)
+        if result.page.resource:
+            resources.append(result.entry.url_id)
+        else:
+            (not_modified if result.not_modified else done).append(result.entry.url_id)
         if result.purpose is Purpose.CRAWL:
             crawled.append(result.page)
         destination = result.destination
@@ -97,6 +116,7 @@ def record_batch(
     crawl.frontier_mark(audit_id, skipped, FrontierState.SKIPPED)
     crawl.frontier_mark(audit_id, done, FrontierState.DONE)
     crawl.frontier_mark(audit_id, not_modified, FrontierState.NOT_MODIFIED)
+    crawl.frontier_mark(audit_id, resources, FrontierState.RESOURCE)
     for result in results:
         count_visit(result, metrics)
     return evolve(state, external_checked=state.external_checked + external)

@@ -122,14 +122,17 @@ def test_a_second_audit_reuses_what_answered_304_and_finds_exactly_the_same(site
     assert report["health_score"] == GOLDEN_SCORE and report["totals"] == GOLDEN_TOTALS
     assert report["diff"]["new"] == report["diff"]["fixed"] == 0
 
-    # Billing: 0.2 per page that answered 304, 1 per other page, rounded up once.
+    # Billing: 0.2 per page that answered 304, 1 per other page, rounded up once; the image that answered
+    # 304 is a resource, neither (`docs/scoring.md`).
     done = second.audit()
-    assert done.pages_not_modified == len(NOT_MODIFIED)
+    pages_304 = len(NOT_MODIFIED - {"/img/clock.png"})
+    assert done.pages_not_modified == pages_304
     counts = second.crawl.frontier_counts(second.audit_id)
-    assert counts[FrontierState.NOT_MODIFIED] == len(NOT_MODIFIED)
-    assert done.pages_crawled == counts[FrontierState.DONE] + len(NOT_MODIFIED)
-    fetched = done.pages_crawled - len(NOT_MODIFIED)
-    cost = math.ceil((fetched * 10 + len(NOT_MODIFIED) * 2) / 10) * 10
+    assert counts[FrontierState.NOT_MODIFIED] == pages_304
+    assert counts[FrontierState.RESOURCE] == 1
+    assert done.pages_crawled == counts[FrontierState.DONE] + pages_304 == GOLDEN_TOTALS["pages"]
+    fetched = done.pages_crawled - pages_304
+    cost = math.ceil((fetched * 10 + pages_304 * 2) / 10) * 10
     with second.uow() as uow:
         assert balance + 100_000 - uow.credits.balance(UserId(1)) == cost
 

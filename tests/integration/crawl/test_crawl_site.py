@@ -182,7 +182,8 @@ def test_the_retro_clock_site_is_recorded_exactly(site: SiteServer) -> None:
     # The audit: every URL fetched counted, crawl stopped complete, finalisation queued.
     audit = run.audit()
     assert audit.status is AuditStatus.FINALIZING and audit.partial is False
-    assert audit.pages_crawled == 22  # every page above but the disallowed one
+    # Every page above but the disallowed one and the image (a resource: `docs/scoring.md`).
+    assert audit.pages_crawled == 21
     assert outcomes[-1].stop is StopReason.FRONTIER_EMPTY
     assert run.queue.pending() == [("finalize_audit", run.audit_id)]
     state = CrawlState.from_json(run.crawl.checkpoint(run.audit_id) or {})

@@ -20,10 +20,10 @@ def test_halves_round_up() -> None:
     assert health_score(pages_with_errors=3, audited_pages=8).score == 63  # 62.5
 
 
-def test_no_audited_pages_scores_100_and_says_so_in_the_stats() -> None:
+def test_no_audited_pages_has_no_score_and_says_so_in_the_stats() -> None:
     score = health_score(pages_with_errors=0, audited_pages=0)
 
-    assert score.score == 100
+    assert score.score is None
     stats = report_json(
         ReportTally().build(
             AuditIdentity(crawl_id=1, site_url="https://retro-clock.example/"),
@@ -35,9 +35,9 @@ def test_no_audited_pages_scores_100_and_says_so_in_the_stats() -> None:
         )
     )["stats"]
     assert stats["score"] == {
-        "value": 100,
+        "value": None,
         "formula": FORMULA,
-        "inputs": {"pages_with_errors": 0, "audited_pages": 0},
+        "inputs": {"pages_with_errors": 0, "audited_pages": 0, "html_pages": 0},
     }
 
 
@@ -69,9 +69,22 @@ def test_redirects_blocked_pages_and_non_html_resources_are_not_audited() -> Non
     assert audited(status_code=None, fetch_failed=True)
 
 
-@given(st.integers(0, 10_000), st.integers(0, 10_000))
-def test_the_score_is_between_0_and_100(errors: int, pages: int) -> None:
-    assert 0 <= health_score(pages_with_errors=errors, audited_pages=pages).score <= 100
+@given(st.integers(0, 10_000), st.integers(0, 10_000), st.integers(0, 10_000))
+def test_the_score_is_between_0_and_100_or_none_without_html_pages(
+    errors: int, pages: int, html: int
+) -> None:
+    score = health_score(pages_with_errors=errors, audited_pages=pages, html_pages=html).score
+
+    if min(pages, html) == 0:
+        assert score is None
+    else:
+        assert score is not None and 0 <= score <= 100
+
+
+def test_audited_pages_without_html_have_no_score() -> None:
+    # A site whose page URLs all failed (no answer, errors without HTML): nothing to read as health.
+    assert health_score(pages_with_errors=3, audited_pages=3, html_pages=0).score is None
+    assert health_score(pages_with_errors=3, audited_pages=4, html_pages=1).score == 25
 
 
 @given(st.integers(1, 10_000), st.data())

@@ -126,7 +126,7 @@ def test_the_score_counts_error_pages_among_audited_pages_only() -> None:
     assert report["health_score"] == 50
     stats = report["stats"]
     assert isinstance(stats, dict)
-    assert stats["score"]["inputs"] == {"pages_with_errors": 4, "audited_pages": 8}
+    assert stats["score"]["inputs"] == {"pages_with_errors": 4, "audited_pages": 8, "html_pages": 8}
     assert stats["thresholds"]["title_max_chars"] == 60
     assert stats["timings"] == {
         "crawl_s": 12.5,
@@ -259,11 +259,12 @@ def test_the_coverage_warning_explains_search_engines_and_how_to_allow_list() ->
     assert warning["docs"].startswith("https://")
 
 
-def test_an_empty_audit_scores_100_without_warning() -> None:
+def test_an_empty_audit_has_no_score_and_says_why() -> None:
     report = build(ReportTally())
 
-    assert report["health_score"] == 100
-    assert report["coverage_warning"] is None
+    assert report["health_score"] is None
+    assert isinstance(report["coverage_warning"], dict)
+    assert report["coverage_warning"]["code"] == "no_html_pages"
     assert report["templates"] == [] and report["issues"] == []
 
 
