@@ -147,7 +147,11 @@ def scheduler(once: bool) -> None:
     from siteaudit.adapters.log import configure_logging
     from siteaudit.entrypoints.scheduler import run_scheduler, scheduler_pass
 
-    app = _app()
+    settings = _settings()
+    if not settings.broker_url:
+        # Without RabbitMQ nothing would take the audits it starts: each would end dispatch_failed.
+        _fail("set SITEAUDIT_BROKER_URL (amqp://...); `siteaudit serve` runs its own scheduler")
+    app = _app(settings)
     configure_logging(level=app.settings.log_level, as_json=app.settings.log_json)
     if once:
         done = scheduler_pass(app.application, app.clock.now)()
