@@ -507,6 +507,20 @@ def test_verify_is_limited_to_10_a_minute_per_key_besides_the_shared_limit(world
     assert get(world, f"/sites/{site['id']}").status_code == 200
 
 
+def test_patch_warns_when_the_owners_credits_cannot_cover_a_scheduled_audit(world: World) -> None:
+    site = verified(world)  # max_pages 10,000 by default; the owner has 5,000 credits
+    daily = patch(world, f"/sites/{site['id']}", {"monitoring": "daily"})
+    assert daily.status_code == 200 and daily.json["monitoring"] == "daily"
+    (warning,) = daily.json["warnings"]
+    assert warning["code"] == "insufficient_credits"
+    assert "10,000 credits" in warning["message"] and "5,000" in warning["message"]
+    # A page cap the balance covers: nothing to warn about.
+    assert patch(world, f"/sites/{site['id']}", {"max_pages": 4_000}).json["warnings"] == []
+    # Monitoring off: no scheduled audit to pay for, whatever the cap.
+    patch(world, f"/sites/{site['id']}", {"max_pages": 10_000})
+    assert patch(world, f"/sites/{site['id']}", {"monitoring": "off"}).json["warnings"] == []
+
+
 # --- POST /sites/{id}/crawls --------------------------------------------------------------------------
 
 
