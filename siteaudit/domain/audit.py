@@ -20,6 +20,8 @@ from siteaudit.domain.site import (
     UNVERIFIED_MAX_PAGES,
     UNVERIFIED_MAX_RPS,
     InvalidUrl,
+    Notice,
+    NoticeCode,
     PlanLimitMaxPages,
     SiteNotVerified,
     parse_site_url,
@@ -278,6 +280,7 @@ class AuditSettings:
     max_rps: float
     site_id: SiteId | None
     verified: bool
+    notices: tuple[Notice, ...] = ()  # why it runs slower than asked (`warnings` of the answer)
 
     @property
     def estimated_credits(self) -> int:
@@ -351,14 +354,20 @@ def decide_audit_settings(
                 site.site_id if site else None, f"an audit of more than {UNVERIFIED_MAX_PAGES} pages"
             )
 
+    notices: tuple[Notice, ...] = ()
     if site_endpoint and site is not None:
-        # SPEC 4.4: capped at the site's max_rps, and at 3 when unverified; never refused.
+        # SPEC 4.4: capped at the site's max_rps, and at 3 when unverified; never refused, but the answer
+        # says why (README "Registered sites").
         wanted = request.max_rps if request.max_rps is not None else site.max_rps
         max_rps = min(wanted, site.max_rps, UNVERIFIED_MAX_RPS if not verified else 10.0)
+        if max_rps < wanted:
+            notices = (_rps_capped(wanted, max_rps, site_id=site.site_id, by_site=max_rps == site.max_rps),)
     else:
         max_rps = request.max_rps if request.max_rps is not None else DEFAULT_MAX_RPS
         if site is not None and request.max_rps is None:
             max_rps = site.max_rps if verified else min(site.max_rps, UNVERIFIED_MAX_RPS)
+            if max_rps < site.max_rps:
+                notices = (_rps_capped(site.max_rps, max_rps, site_id=site.site_id, by_site=False),)
         if max_rps > UNVERIFIED_MAX_RPS and not verified:
             raise MaxRpsRequiresVerifiedSite(max_rps)
 
@@ -370,4 +379,14 @@ def decide_audit_settings(
         max_rps=float(max_rps),
         site_id=site.site_id if site is not None else None,
         verified=verified,
+        notices=notices,
     )
+
+
+def _rps_capped(wanted: float, max_rps: float, *, site_id: SiteId, by_site: bool) -> Notice:
+    why = (
+        f"the site's saved max_rps is {max_rps:g}; raise it with PATCH /v1/sites/{site_id} first"
+        if by_site
+        else f"the site is not verified: its audits run at most {UNVERIFIED_MAX_RPS:g} requests a second"
+    )
+    return Notice(NoticeCode.MAX_RPS_CAPPED, f"max_rps {wanted:g} was capped at {max_rps:g}: {why}")

@@ -453,7 +453,9 @@ _ROWS: Final[tuple[tuple[str, Severity, CheckScope, str, str, str, str], ...]] =
     (
         "uncrawlable_link", _N, _PAGE, "links",
         "Uncrawlable link",
-        "Anchors without an href, with javascript: or a bare # cannot be followed by crawlers.",
+        "Anchors that act as links (a script handler, role=\"link\", a router attribute) without an href, "
+        "or with javascript: or a bare # as href, cannot be followed by crawlers. Anchors without an "
+        "href that only name a place on the page (id, name) are jump targets, not links.",
         "Use real <a href> URLs for navigation; keep buttons for actions.",
     ),
     (

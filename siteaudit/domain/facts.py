@@ -100,7 +100,7 @@ class HtmlFacts:
     links: tuple[Link, ...] = ()  # a/link/script/img references, resolved, each distinct one once
     anchor_links: int = 0  # every <a href> that is a link (repeats counted); 0 in facts stored before
     anchors_generic: tuple[str, ...] = ()  # anchor texts judged non-descriptive (generic or empty)
-    uncrawlable_anchors: tuple[str, ...] = ()  # raw href of <a> without href, javascript:, or bare "#"
+    uncrawlable_anchors: tuple[str, ...] = ()  # raw href of fake links: "" (none), javascript:, bare "#"
     images: tuple[Image, ...] = ()
     hreflangs: tuple[Hreflang, ...] = ()
     mixed_content: tuple[str, ...] = ()  # http:// subresources of an https page

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from attrs import evolve, field, frozen
 
+from siteaudit.domain.credit import PAGE_COST, as_number
 from siteaudit.domain.error import Conflict, DomainError, ErrorCode, ValidationFailed
 from siteaudit.domain.ids import SiteId, TeamId
 from siteaudit.domain.lifecycle import next_state
@@ -26,6 +27,11 @@ MAX_RPS: Final = 10.0
 # Without an ownership proof an audit stays small and gentle (SPEC 4.3, 4.4, 8).
 UNVERIFIED_MAX_PAGES: Final = 500
 UNVERIFIED_MAX_RPS: Final = 3.0
+
+# A scheduled audit's page cap, and so its reservation: the last done audit's pages plus a quarter, at
+# least 100 more (README "Monitoring and the scheduler").
+SCHEDULED_HEADROOM_SHARE: Final = 4
+SCHEDULED_HEADROOM_MIN: Final = 100
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 _HOST_LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?")
@@ -381,6 +387,21 @@ class MonitoringSkip(enum.StrEnum):
     PLAN = ErrorCode.PLAN_LIMIT_MONITORING.value
 
 
+class NoticeCode(enum.StrEnum):
+    """What an answer warns about without refusing anything (`warnings` of the REST answers)."""
+
+    INSUFFICIENT_CREDITS = ErrorCode.INSUFFICIENT_CREDITS.value  # a scheduled audit would be skipped
+    MAX_RPS_CAPPED = "max_rps_capped"  # an audit runs slower than the max_rps asked or saved
+
+
+@frozen
+class Notice:
+    """One warning of an answer: its code and a sentence saying why and what to do."""
+
+    code: NoticeCode
+    message: str
+
+
 class VerifiedOnly(enum.StrEnum):
     """Operations that need a verified site (SPEC 7, `site_not_verified`)."""
 
@@ -669,6 +690,37 @@ class Site:
         if self.monitoring is Monitoring.OFF or plan_allows_monitoring:
             return self
         return evolve(self, last_skip_reason=MonitoringSkip.PLAN.value)
+
+    def scheduled_max_pages(self, *, plan_page_limit: int, last_pages: int | None) -> int:
+        """The page cap of a scheduled audit, which is what it reserves: the pages of the site's last done
+        audit (None: there is none) plus headroom, within the saved `max_pages` and the plan's limit."""
+        cap = min(self.max_pages, plan_page_limit)
+        if last_pages is None:
+            return cap
+        return min(cap, last_pages + max(last_pages // SCHEDULED_HEADROOM_SHARE, SCHEDULED_HEADROOM_MIN))
+
+    def notices(self, *, balance: int, scheduled_pages: int) -> tuple[Notice, ...]:
+        """What the site's answer warns about: saved settings an audit will not run with, and scheduled
+        audits the owner's `balance` (tenths) cannot cover (`scheduled_pages` is their page cap)."""
+        found: list[Notice] = []
+        if self.monitoring is not Monitoring.OFF and balance < scheduled_pages * PAGE_COST:
+            found.append(
+                Notice(
+                    NoticeCode.INSUFFICIENT_CREDITS,
+                    f"a scheduled audit reserves {scheduled_pages:,} credits (its page cap) and the team "
+                    f"owner has {as_number(balance):,}: it is skipped, with last_skip_reason "
+                    "insufficient_credits, until credits are added or max_pages is lowered",
+                )
+            )
+        if not self.verified and self.max_rps > UNVERIFIED_MAX_RPS:
+            found.append(
+                Notice(
+                    NoticeCode.MAX_RPS_CAPPED,
+                    f"max_rps {self.max_rps:g} is saved, but audits of a site not verified run at most "
+                    f"{UNVERIFIED_MAX_RPS:g} requests a second until it is verified",
+                )
+            )
+        return tuple(found)
 
     def is_due(self, now: datetime) -> bool:
         return (

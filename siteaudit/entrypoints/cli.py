@@ -141,14 +141,28 @@ def worker(threads: int | None, metrics_port: int | None) -> None:
 
 
 @main.command()
-def scheduler() -> None:
+@click.option("--once", is_flag=True, help="Run one pass now and exit (operators, tests).")
+def scheduler(once: bool) -> None:
     """Start due monitoring audits and re-check ownership proofs every SITEAUDIT_SCHEDULER_EVERY_S, until
     stopped. Run one or more (each due audit starts once); `siteaudit serve` runs its own."""
     from siteaudit.adapters.log import configure_logging
-    from siteaudit.entrypoints.scheduler import run_scheduler
+    from siteaudit.entrypoints.scheduler import run_scheduler, scheduler_pass
 
-    app = _app()
+    settings = _settings()
+    if not settings.broker_url:
+        # Without RabbitMQ nothing would take the audits it starts: each would end dispatch_failed.
+        _fail("set SITEAUDIT_BROKER_URL (amqp://...); `siteaudit serve` runs its own scheduler")
+    app = _app(settings)
     configure_logging(level=app.settings.log_level, as_json=app.settings.log_json)
+    if once:
+        done = scheduler_pass(app.application, app.clock.now)()
+        skipped = ", ".join(f"site {site} {reason.value}" for site, reason in done.skipped.items())
+        echo(
+            f"scheduler pass: {len(done.started)} scheduled audits started"
+            f" ({', '.join(str(a) for a in done.started) or 'none'}), {len(done.skipped)} skipped"
+            + (f" ({skipped})" if skipped else "")
+        )
+        return
     echo(f"scheduler running every {app.settings.scheduling.every_s:g}s")
     run_scheduler(app)
 

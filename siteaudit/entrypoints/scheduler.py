@@ -11,16 +11,17 @@ from datetime import datetime
 
 from siteaudit.bootstrap import App
 from siteaudit.entrypoints.worker import Periodic
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import Application, ScheduledAudits
 
 log = logging.getLogger("siteaudit.scheduler")
 
 
-def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Callable[[], None]:
+def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Callable[[], ScheduledAudits]:
     """One pass: start the scheduled audits that came due, re-check the proofs due a check, then sync
-    the search console of the verified sites due a sync, then measure the fix-impact events due."""
+    the search console of the verified sites due a sync, then measure the fix-impact events due. The
+    pass answers what it did with the scheduled audits."""
 
-    def run_scheduler() -> None:
+    def run_scheduler() -> ScheduledAudits:
         at = now()
         dispatched = application.dispatch_due_site_audits(at)
         if dispatched.started or dispatched.skipped:
@@ -41,6 +42,7 @@ def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Cal
         measured = application.measure_fix_impacts(at)
         if measured:
             log.info("scheduler: fix impact measured for %d events", measured)
+        return dispatched
 
     return run_scheduler
 

@@ -43,7 +43,7 @@ from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.report import Report
 from siteaudit.domain.signin import AppSession
-from siteaudit.domain.site import Monitoring, MonitoringSkip, ProofCheck, Site, VerifyMethod
+from siteaudit.domain.site import Monitoring, MonitoringSkip, Notice, ProofCheck, Site, VerifyMethod
 from siteaudit.domain.task import FixTask
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.crawl import PageRow
@@ -111,6 +111,7 @@ class Listing(Generic[T]):
 @frozen
 class AuditStarted:
     audit: Audit
+    notices: tuple[Notice, ...] = ()  # why it runs slower than asked (`warnings` of the answer)
 
     @property
     def estimated_credits(self) -> int:
@@ -216,6 +217,14 @@ class SiteChanges:
     max_pages: int | None = None
     max_rps: float | None = None
     alert_email: bool | None = None
+
+
+@frozen
+class SiteUpdated:
+    """`PATCH /sites/{id}`: the site as saved, and what its settings will not do (`warnings`)."""
+
+    site: Site
+    notices: tuple[Notice, ...] = ()
 
 
 @frozen
@@ -609,8 +618,9 @@ class Application(Protocol):
 
     def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail: ...
 
-    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> Site:
-        """Raises ValidationFailed, PlanLimitMaxPages, PlanLimitMonitoring or SiteNotVerified."""
+    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> SiteUpdated:
+        """The site saved, and what it warns about (`Site.notices`). Raises ValidationFailed,
+        PlanLimitMaxPages, PlanLimitMonitoring or SiteNotVerified."""
         ...
 
     def delete_site(self, site_id: SiteId, caller: Caller) -> None:

@@ -77,6 +77,7 @@ from siteaudit.ports.application import (
     SiteOwnership,
     SiteRegistration,
     SiteTasks,
+    SiteUpdated,
     TaskDetail,
     TeamFixImpact,
     TeamTask,
@@ -281,16 +282,18 @@ class LocalApplication:
     def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail:
         return SiteDetail(*site_services.get_site(site_id, caller, uow=self.uow()))
 
-    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> Site:
-        return site_services.update_site(
-            site_id,
-            caller,
-            monitoring=changes.monitoring,
-            max_pages=changes.max_pages,
-            max_rps=changes.max_rps,
-            alert_email=changes.alert_email,
-            uow=self.uow(),
-            clock=self.clock,
+    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> SiteUpdated:
+        return SiteUpdated(
+            *site_services.update_site(
+                site_id,
+                caller,
+                monitoring=changes.monitoring,
+                max_pages=changes.max_pages,
+                max_rps=changes.max_rps,
+                alert_email=changes.alert_email,
+                uow=self.uow(),
+                clock=self.clock,
+            )
         )
 
     def delete_site(self, site_id: SiteId, caller: Caller) -> None:

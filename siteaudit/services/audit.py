@@ -127,7 +127,7 @@ def start_audit(
         audit.max_pages,
         audit.trigger.value,
     )
-    return AuditStarted(audit)
+    return AuditStarted(audit, notices=settings.notices)
 
 
 def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> int:

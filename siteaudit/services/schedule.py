@@ -21,16 +21,17 @@ from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
 from siteaudit.services.audit import start_audit
-from siteaudit.services.site import check_proof
+from siteaudit.services.site import check_proof, scheduled_max_pages
 
 log = logging.getLogger(__name__)
 
 
 def _claim_due(
     now: datetime, *, uow: UnitOfWork, limit: int
-) -> tuple[list[tuple[Site, Caller]], dict[SiteId, MonitoringSkip]]:
-    """One transaction: take the due sites, move each to its next slot, record the skips decided here."""
-    to_start: list[tuple[Site, Caller]] = []
+) -> tuple[list[tuple[Site, Caller, int]], dict[SiteId, MonitoringSkip]]:
+    """One transaction: take the due sites, move each to its next slot, record the skips decided here.
+    Each site to start comes with its owner and the page cap of its scheduled audit."""
+    to_start: list[tuple[Site, Caller, int]] = []
     skipped: dict[SiteId, MonitoringSkip] = {}
     with uow:
         for site in uow.sites.due(now, limit=limit):
@@ -48,7 +49,8 @@ def _claim_due(
                 claimed = claimed.skipped(reason)
                 skipped[site.id] = reason
             else:
-                to_start.append((claimed, Caller(user_id=team.owner_id, team_id=site.team_id)))
+                owner = Caller(user_id=team.owner_id, team_id=site.team_id)
+                to_start.append((claimed, owner, scheduled_max_pages(site, plan, uow=uow)))
             uow.sites.save(claimed)
         uow.commit()
     return to_start, skipped
@@ -83,14 +85,21 @@ def dispatch_due_site_audits(
     public_only: tuple[HostResolver, AddressPolicy] | None = None,
 ) -> tuple[Sequence[AuditId], dict[SiteId, MonitoringSkip]]:
     """Start every scheduled audit due at `now` (trigger `schedule`, the site's saved settings, charged
-    to the team owner, no webhook); the audits started and the sites skipped, with why."""
+    to the team owner, no webhook); the audits started and the sites skipped, with why (also on the
+    site, `last_skip_reason`, and in a warning line each).
+
+    A scheduled audit reserves what it will need, not the whole `max_pages`: its page cap is the last
+    done audit's pages plus headroom (`Site.scheduled_max_pages`); settling at its end charges the pages
+    fetched and refunds the rest, as for every audit."""
     started: list[AuditId] = []
     skipped: dict[SiteId, MonitoringSkip] = {}
     while True:
         to_start, skips = _claim_due(now, uow=uow(), limit=terms.batch)
         skipped.update(skips)
-        for site, owner in to_start:
-            request = AuditRequest(site_id=site.id, trigger=AuditTrigger.SCHEDULE)
+        for site_id, reason in skips.items():
+            log.warning("scheduled audit of site %s skipped: %s", site_id, reason.value)
+        for site, owner, max_pages in to_start:
+            request = AuditRequest(site_id=site.id, trigger=AuditTrigger.SCHEDULE, max_pages=max_pages)
             try:
                 audit = start_audit(
                     request,
@@ -101,7 +110,10 @@ def dispatch_due_site_audits(
                     site_endpoint=True,
                     public_only=public_only,
                 ).audit
-            except InsufficientCredits:
+            except InsufficientCredits as exc:
+                log.warning(
+                    "scheduled audit of site %s skipped: insufficient_credits (%s)", site.id, exc.message
+                )
                 skipped[site.id] = MonitoringSkip.INSUFFICIENT_CREDITS
                 _record(site.id, site.team_id, _skipped_for_credits, uow=uow())
                 continue

@@ -14,6 +14,7 @@ from siteaudit.domain.site import (
     VERIFY_ORDER,
     InvalidUrl,
     Monitoring,
+    Notice,
     ProofCheck,
     ProofOutcome,
     Site,
@@ -33,6 +34,7 @@ _log = logging.getLogger("siteaudit.admin")
 TREND_LENGTH = 12
 
 _TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_LAST_ID = AuditId(2**31 - 1)  # above every audit id: `latest_done` before it is the latest of all
 
 
 def require_public_address(url: str, resolver: HostResolver, policy: AddressPolicy) -> None:
@@ -152,10 +154,11 @@ def update_site(
     alert_email: bool | None = None,
     uow: UnitOfWork,
     clock: Clock,
-) -> Site:
-    """Change a site's saved settings and monitoring (None: unchanged). Raises ValidationFailed,
-    PlanLimitMaxPages, PlanLimitMonitoring (403) or SiteNotVerified (409, monitoring on an unverified
-    site); nothing changes when any is raised."""
+) -> tuple[Site, tuple[Notice, ...]]:
+    """Change a site's saved settings and monitoring (None: unchanged), and say what the site as saved
+    will not do (`Site.notices`: scheduled audits the owner's credits cannot cover, a max_rps capped).
+    Raises ValidationFailed, PlanLimitMaxPages, PlanLimitMonitoring (403) or SiteNotVerified (409,
+    monitoring on an unverified site); nothing changes when any is raised."""
     with uow:
         site = uow.sites.get(site_id, team=caller.team_id)
         plan = _owner_plan(uow, caller.team_id)
@@ -172,7 +175,20 @@ def update_site(
         if changed is not site:
             uow.sites.save(changed)
             uow.commit()
-    return changed
+        owner = uow.teams.get(caller.team_id).owner_id
+        notices = changed.notices(
+            balance=uow.credits.balance(owner),
+            scheduled_pages=scheduled_max_pages(changed, plan, uow=uow),
+        )
+    return changed, notices
+
+
+def scheduled_max_pages(site: Site, plan: Plan, *, uow: UnitOfWork) -> int:
+    """The page cap, and reservation, of the site's next scheduled audit (`Site.scheduled_max_pages`)."""
+    last = uow.audits.latest_done(team=site.team_id, origin=site.origin, site=site.id, before=_LAST_ID)
+    return site.scheduled_max_pages(
+        plan_page_limit=plan.max_pages_per_audit, last_pages=None if last is None else last.pages_crawled
+    )
 
 
 def delete_site(site_id: SiteId, caller: Caller, *, uow: UnitOfWork) -> None:

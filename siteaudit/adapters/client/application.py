@@ -63,6 +63,7 @@ from siteaudit.ports.application import (
     SiteOwnership,
     SiteRegistration,
     SiteTasks,
+    SiteUpdated,
     TaskDetail,
     TeamFixImpact,
     TeamTask,
@@ -139,7 +140,7 @@ class HttpApplication:
     def _started(self, answer: Mapping[str, Any], caller: Caller) -> AuditStarted:
         # The 202 names the audit; the stored audit is read back so the result is the whole value.
         detail = self.get_audit(AuditId(int(answer["crawl_id"])), caller)
-        return AuditStarted(audit=detail.audit)
+        return AuditStarted(audit=detail.audit, notices=convert.notices(answer))
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         fields = ("url", "site_id", "max_pages", "concurrency", "max_rps", "webhook_url", "verify_token")
@@ -197,7 +198,7 @@ class HttpApplication:
     def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail:
         return convert.site_detail(self._get(caller, f"/sites/{int(site_id)}"), caller)
 
-    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> Site:
+    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> SiteUpdated:
         body = {
             "monitoring": None if changes.monitoring is None else changes.monitoring.value,
             "max_pages": changes.max_pages,
@@ -207,7 +208,7 @@ class HttpApplication:
         answer = self._send(
             "PATCH", caller, f"/sites/{int(site_id)}", {k: v for k, v in body.items() if v is not None}
         )
-        return convert.site(answer)
+        return SiteUpdated(convert.site(answer), convert.notices(answer))
 
     def delete_site(self, site_id: SiteId, caller: Caller) -> None:
         self._send("DELETE", caller, f"/sites/{int(site_id)}")

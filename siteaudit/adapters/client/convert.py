@@ -53,7 +53,16 @@ from siteaudit.domain.recheck import (
     UrlResult,
 )
 from siteaudit.domain.report import Report
-from siteaudit.domain.site import Monitoring, ProofCheck, ProofOutcome, Site, SiteStatus, VerifyMethod
+from siteaudit.domain.site import (
+    Monitoring,
+    Notice,
+    NoticeCode,
+    ProofCheck,
+    ProofOutcome,
+    Site,
+    SiteStatus,
+    VerifyMethod,
+)
 from siteaudit.domain.task import FixedBy, FixTask, TaskResult, TaskStatus
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
@@ -184,6 +193,11 @@ def page(answer: J) -> PageRow:
         fetch_error=None if answer["fetch_error"] is None else FetchError(answer["fetch_error"]),
         excluded_by=answer.get("excluded_by"),
     )
+
+
+def notices(answer: J) -> tuple[Notice, ...]:
+    """The `warnings` of an answer (none from a server that sends none)."""
+    return tuple(Notice(NoticeCode(w["code"]), w["message"]) for w in answer.get("warnings", ()))
 
 
 def site(answer: J, *, lost_at: datetime | None = None, checked_at: datetime | None = None) -> Site:

@@ -298,6 +298,22 @@ _UNREAD: Final = "\x00unread"
 _UNCRAWLABLE: Final = "\x00uncrawlable"
 
 
+# Attributes that make an <a> without href act as a link: a script handler (any `on...` attribute too)
+# or a client-side router's target. Attribute names come lower-cased from the parser.
+_LINK_ACTING_ATTRIBUTES: Final = frozenset(
+    {"routerlink", "ng-href", "ng-click", "to", "data-href", "@click", "v-on:click", "x-on:click"}
+)
+
+
+def _acts_as_link(attrs: dict[str, str | None]) -> bool:
+    """Whether an <a> without href acts as a link: a script handler, a router attribute or `role="link"`."""
+    for name in attrs:
+        if name[:2] == "on" or name in _LINK_ACTING_ATTRIBUTES:
+            return True
+    role = attrs.get("role")
+    return role is not None and "link" in role.lower().split()
+
+
 def _generic_reading(text: str) -> str:
     if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
         return _NOT_GENERIC  # too long to be generic even once whitespace is collapsed
@@ -488,8 +504,9 @@ class _Page:
             attrs = node.attributes
             href = attrs.get("href")
             if href is None:
-                # A named anchor is a jump target, not a link; any other <a> without href is a fake link.
-                if attrs.get("name") is None:
+                # An <a> without href is a jump target (`id`, `name`) or a placeholder, not a link, unless
+                # it acts as one: then it is a fake link (see `_acts_as_link`).
+                if _acts_as_link(attrs):
                     uncrawlable.append("")
                 continue
             target = read.get(href, _UNREAD)

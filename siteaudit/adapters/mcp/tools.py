@@ -27,7 +27,6 @@ from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
-from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
@@ -189,11 +188,7 @@ def _page(call: Call) -> tuple[int, int, int]:
 
 
 def _started(started: AuditStarted) -> dict[str, Any]:
-    return {
-        "crawl_id": started.audit.id,
-        "estimated_credits": as_number(started.estimated_credits),
-        "max_rps": started.audit.max_rps,
-    }
+    return views.started_answer(started)
 
 
 def _audit_id(call: Call) -> AuditId:
@@ -374,7 +369,7 @@ def _update_site(call: Call) -> dict[str, Any]:
         max_rps=a["max_rps"],
         alert_email=a["alert_email"],
     )
-    return views.site_answer(call.application.update_site(_site_id(call), changes, call.caller))
+    return views.updated_site_answer(call.application.update_site(_site_id(call), changes, call.caller))
 
 
 def _delete_site(call: Call) -> dict[str, Any]:

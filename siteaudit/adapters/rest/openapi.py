@@ -166,6 +166,7 @@ for _answer in (
     views.FixPrompt,
     # Registered sites.
     views.SiteList,
+    views.UpdatedSite,
     views.RegisteredSite,
     views.SiteWithAudits,
     views.SiteVerification,
@@ -198,7 +199,14 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "AuditList": _list_of("AuditRow"),
     "IssueList": _list_of("Issue"),
     "PageList": _list_of("Page"),
-    "AuditStarted": _obj({"crawl_id": INT, "estimated_credits": NUM, "max_rps": NUM}),
+    "AuditStarted": _obj(
+        {
+            "crawl_id": INT,
+            "estimated_credits": NUM,
+            "max_rps": NUM,
+            "warnings": {"type": "array", "items": ref("Notice")},
+        }
+    ),
     "AuditCancelled": _obj({"status": {"type": "string", "enum": ["cancelled"]}}),
     "Health": _obj({"ok": BOOL}),
     "Ping": _obj({"user_id": INT}),
@@ -605,7 +613,7 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
             "updateSite",
             "Change a site's monitoring and saved audit settings",
             {
-                **_ok(ref("Site")),
+                **_ok(ref("UpdatedSite")),
                 **_errors(
                     ErrorCode.PLAN_LIMIT_MAX_PAGES,
                     ErrorCode.PLAN_LIMIT_MONITORING,

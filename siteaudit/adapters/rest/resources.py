@@ -13,9 +13,9 @@ from siteaudit.adapters.rest.views import (
     issue_row,
     page_row,
     report_answer,
+    started_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
-from siteaudit.domain.credit import as_number
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import MAX_PAGES_CEILING
@@ -88,11 +88,7 @@ class Crawls(Resource):
         fields.done()
         started = self.application.start_audit(request, req.context.caller)
         resp.status = falcon.HTTP_202
-        resp.media = {
-            "crawl_id": started.audit.id,
-            "estimated_credits": as_number(started.estimated_credits),
-            "max_rps": started.audit.max_rps,
-        }
+        resp.media = started_answer(started)
 
 
 class Crawl(Resource):

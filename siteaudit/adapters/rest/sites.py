@@ -8,14 +8,14 @@ from siteaudit.adapters.rest.params import Fields, json_body, known_query
 from siteaudit.adapters.rest.resources import Resource
 from siteaudit.adapters.rest.views import (
     registered_site_answer,
-    site_answer,
     site_detail_answer,
     site_list_answer,
+    started_answer,
+    updated_site_answer,
     verification_answer,
     verified_site_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
-from siteaudit.domain.credit import as_number
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
@@ -78,7 +78,8 @@ class Site(Resource):
             alert_email=fields.boolean("alert_email"),
         )
         fields.done()
-        resp.media = site_answer(self.application.update_site(SiteId(site_id), changes, req.context.caller))
+        updated = self.application.update_site(SiteId(site_id), changes, req.context.caller)
+        resp.media = updated_site_answer(updated)
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, site_id: int) -> None:
         self.application.delete_site(SiteId(site_id), req.context.caller)
@@ -116,8 +117,4 @@ class SiteCrawls(Resource):
         fields.done()
         started = self.application.start_site_audit(request, req.context.caller)
         resp.status = falcon.HTTP_202
-        resp.media = {
-            "crawl_id": started.audit.id,
-            "estimated_credits": as_number(started.estimated_credits),
-            "max_rps": started.audit.max_rps,
-        }
+        resp.media = started_answer(started)

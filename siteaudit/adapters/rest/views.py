@@ -42,17 +42,19 @@ from siteaudit.domain.indexnow import agent_prompt as indexnow_agent_prompt
 from siteaudit.domain.issue import Issue as IssueRecord
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
-from siteaudit.domain.site import Monitoring, ProofOutcome, VerifyMethod, dns_steps
+from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import Site as SiteRecord
 from siteaudit.domain.triage import IndexTriage, ValueClass
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
+    AuditStarted,
     IndexNowKeyChecked,
     IndexNowSubmitted,
     OwnershipProved,
     SiteDetail,
     SiteOwnership,
+    SiteUpdated,
 )
 from siteaudit.ports.application import IndexNowStatus as IndexNowStatusResult
 from siteaudit.ports.application import PaymentLink as PaymentLinkRecord
@@ -316,6 +318,14 @@ class Site:
 
 
 @frozen
+class UpdatedSite(Site):
+    """`PATCH /sites/{id}`: the site as saved, and `warnings`: what its settings will not do
+    (scheduled audits the owner's credits cannot cover, a max_rps capped until the site is verified)."""
+
+    warnings: tuple[Notice, ...]
+
+
+@frozen
 class SiteList:
     """`GET /sites`: the team's sites, oldest first (not paginated)."""
 
@@ -466,6 +476,20 @@ def _file_steps(site: SiteRecord) -> FileProofSteps:
 
 def site_answer(site: SiteRecord) -> dict[str, Any]:
     return _json(Site(**_site_fields(site)))
+
+
+def updated_site_answer(updated: SiteUpdated) -> dict[str, Any]:
+    return _json(UpdatedSite(**_site_fields(updated.site), warnings=updated.notices))
+
+
+def started_answer(started: AuditStarted) -> dict[str, Any]:
+    """The 202 of an audit started (SPEC 4.3, 4.4), with `warnings`: why it runs slower than asked."""
+    return {
+        "crawl_id": started.audit.id,
+        "estimated_credits": as_number(started.estimated_credits),
+        "max_rps": started.audit.max_rps,
+        "warnings": [_json(notice) for notice in started.notices],
+    }
 
 
 def site_list_answer(sites: Sequence[SiteRecord]) -> dict[str, Any]:

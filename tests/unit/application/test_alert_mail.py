@@ -99,7 +99,7 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
     site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
     httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
     application.verify_site(site.id, VerifyMethod.FILE, caller)
-    site = application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller)
+    site = application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller).site
     assert site.next_crawl_at is not None
 
     def scheduled_audit(at_days: int) -> int:

@@ -18,9 +18,11 @@ from siteaudit.adapters.sql import migrate
 from siteaudit.adapters.sql.migration import head_revision
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.credit import credits
 from siteaudit.domain.error import DomainError, ErrorCode, Unauthenticated
 from siteaudit.entrypoints.cli import main
 from siteaudit.entrypoints.embedded import KEY_VARIABLE, LOST_KEY_COMMAND, greeting
+from siteaudit.ports.application import SiteRegistration
 from siteaudit.settings import Settings
 
 ALICE = "alice@retro-clock.example"
@@ -89,6 +91,11 @@ def test_readme_production_walkthrough_in_its_order_reaches_a_first_audit(
     )
     assert started.audit.status is AuditStatus.QUEUED
     assert started.estimated_credits == 1_000
+    # The credits granted also cover an audit of a site registered with defaults (its page cap, 10,000).
+    site = app.application.register_site(SiteRegistration("https://retro-clock.example/"), caller)
+    app.application.verify_site_by_hand(site.id, "the README walkthrough")
+    site_audit = app.application.start_site_audit(AuditRequest(site_id=site.id), caller)
+    assert site_audit.estimated_credits == credits(10_000)
 
 
 def test_the_order_matters_a_key_needs_the_team_and_an_audit_needs_credits(

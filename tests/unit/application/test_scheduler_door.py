@@ -58,3 +58,9 @@ def test_the_in_process_scheduler_starts_a_due_monitoring_audit_once() -> None:
 def test_the_scheduler_command_is_there() -> None:
     result = CliRunner().invoke(main, ["scheduler", "--help"])
     assert result.exit_code == 0 and "SITEAUDIT_SCHEDULER_EVERY_S" in result.output
+
+
+def test_the_scheduler_command_needs_a_broker_to_hand_the_audits_it_starts_to() -> None:
+    refused = CliRunner(env={"SITEAUDIT_BROKER_URL": ""}).invoke(main, ["scheduler", "--once"])
+    assert refused.exit_code == 2
+    assert "error: set SITEAUDIT_BROKER_URL" in refused.output and "siteaudit serve" in refused.output

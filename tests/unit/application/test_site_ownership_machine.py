@@ -142,7 +142,7 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
         try:
             changed = self.app.application.update_site(
                 SiteId(site_id), SiteChanges(monitoring=mode), self.caller
-            )
+            ).site
         except DomainError as error:
             assert self._code(error) == expected
             return

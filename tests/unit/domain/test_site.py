@@ -463,3 +463,21 @@ def test_dns_steps_name_the_record_relative_to_the_host_for_common_dns_hosts() -
     assert {"cloudflare", "route53", "godaddy", "namecheap", "other"} <= set(steps)
     assert "name _siteaudit-challenge," in steps["cloudflare"]
     assert site.proofs.dns.value in steps["other"] and site.proofs.dns.name in steps["route53"]
+
+
+@pytest.mark.parametrize(
+    ("max_pages", "plan_limit", "last_pages", "cap"),
+    [
+        (10_000, 500_000, None, 10_000),  # no done audit yet: the saved max_pages
+        (10_000, 500, None, 500),  # ... within the plan
+        (10_000, 500_000, 3, 103),  # at least 100 pages of headroom
+        (10_000, 500_000, 2_000, 2_500),  # a quarter more than the last audit found
+        (10_000, 500_000, 9_000, 10_000),  # never above the saved max_pages
+        (10_000, 2_000, 1_900, 2_000),  # nor above the plan
+    ],
+)
+def test_a_scheduled_audit_is_capped_at_the_last_audits_pages_plus_headroom(
+    max_pages: int, plan_limit: int, last_pages: int | None, cap: int
+) -> None:
+    site = a_site(max_pages=max_pages)
+    assert site.scheduled_max_pages(plan_page_limit=plan_limit, last_pages=last_pages) == cap

@@ -134,7 +134,7 @@ def test_a_site_from_registration_to_deletion(service: Service, door: Door) -> N
     assert app.list_sites(door.rival) == []
     detail = app.get_site(site.id, owner)
     assert detail.site.verify_token == site.verify_token and detail.latest_audit is None
-    assert app.update_site(site.id, SiteChanges(max_pages=40, alert_email=False), owner).max_pages == 40
+    assert app.update_site(site.id, SiteChanges(max_pages=40, alert_email=False), owner).site.max_pages == 40
     monitoring = SiteChanges(monitoring=Monitoring.DAILY)
     assert code_of(lambda: app.update_site(site.id, monitoring, owner)) is ErrorCode.SITE_NOT_VERIFIED
     ownership = app.site_ownership(site.id, owner)

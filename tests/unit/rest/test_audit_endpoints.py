@@ -85,7 +85,7 @@ def test_account_shows_own_and_team_owner_balances(world: World) -> None:
 def test_starting_an_audit_answers_202_with_the_reservation(world: World) -> None:
     result = start(world, world.owner_key)
     assert result.status_code == 202
-    assert result.json == {"crawl_id": 1, "estimated_credits": 500, "max_rps": 2.0}
+    assert result.json == {"crawl_id": 1, "estimated_credits": 500, "max_rps": 2.0, "warnings": []}
     detail = world.client.simulate_get("/v1/crawls/1", headers=world.auth(world.owner_key)).json
     assert detail["status"] == "queued"
     assert detail["credits_reserved"] == 500

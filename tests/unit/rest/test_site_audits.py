@@ -65,7 +65,7 @@ def test_a_verified_site_for_the_origin_lifts_the_500_page_and_3_rps_caps(world:
         headers=world.auth(world.owner_key),
     )
     assert result.status_code == 202
-    assert result.json == {"crawl_id": 1, "estimated_credits": 2_000, "max_rps": 8.0}
+    assert result.json == {"crawl_id": 1, "estimated_credits": 2_000, "max_rps": 8.0, "warnings": []}
 
 
 def test_verify_token_cannot_be_combined_with_site_id(world: World) -> None:

@@ -24,7 +24,7 @@ def a_daily_site(world: World, url: str = "https://retro-clock.example/") -> Sit
     site = application.register_site(SiteRegistration(url, max_pages=100), caller)
     world.proofs.txt[RECORD] = (site.proofs.dns.value,)
     application.verify_site(site.id, VerifyMethod.DNS, caller)
-    return application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller)
+    return application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller).site
 
 
 def test_a_due_site_is_audited_once_by_schedule_paid_by_the_owner_without_webhook(world: World) -> None:

@@ -260,8 +260,11 @@ def test_patch_changes_the_saved_settings_and_answers_the_site(world: World) -> 
     site = register(world)
     result = patch(world, f"/sites/{site['id']}", {"max_pages": 300, "max_rps": 4.5, "alert_email": False})
     assert result.status_code == 200
-    assert set(result.json) == SITE_FIELDS
+    assert set(result.json) == SITE_FIELDS | {"warnings"} == _props("UpdatedSite")
     assert (result.json["max_pages"], result.json["max_rps"], result.json["alert_email"]) == (300, 4.5, False)
+    # Saved, but an unverified site's audits run at 3 requests a second at most: the answer says so.
+    (warning,) = result.json["warnings"]
+    assert warning["code"] == "max_rps_capped" and "verified" in warning["message"]
     assert get(world, f"/sites/{site['id']}").json["max_pages"] == 300
     # An empty body changes nothing.
     assert patch(world, f"/sites/{site['id']}", {}).json == result.json
@@ -504,6 +507,20 @@ def test_verify_is_limited_to_10_a_minute_per_key_besides_the_shared_limit(world
     assert get(world, f"/sites/{site['id']}").status_code == 200
 
 
+def test_patch_warns_when_the_owners_credits_cannot_cover_a_scheduled_audit(world: World) -> None:
+    site = verified(world)  # max_pages 10,000 by default; the owner has 5,000 credits
+    daily = patch(world, f"/sites/{site['id']}", {"monitoring": "daily"})
+    assert daily.status_code == 200 and daily.json["monitoring"] == "daily"
+    (warning,) = daily.json["warnings"]
+    assert warning["code"] == "insufficient_credits"
+    assert "10,000 credits" in warning["message"] and "5,000" in warning["message"]
+    # A page cap the balance covers: nothing to warn about.
+    assert patch(world, f"/sites/{site['id']}", {"max_pages": 4_000}).json["warnings"] == []
+    # Monitoring off: no scheduled audit to pay for, whatever the cap.
+    patch(world, f"/sites/{site['id']}", {"max_pages": 10_000})
+    assert patch(world, f"/sites/{site['id']}", {"monitoring": "off"}).json["warnings"] == []
+
+
 # --- POST /sites/{id}/crawls --------------------------------------------------------------------------
 
 
@@ -512,7 +529,13 @@ def test_a_site_audit_of_an_unverified_site_is_small_and_gentle(world: World) ->
     result = post(world, f"/sites/{site['id']}/crawls")
     assert result.status_code == 202
     # 500 pages and 3 requests a second while unverified, whatever the saved settings say.
-    assert result.json == {"crawl_id": result.json["crawl_id"], "estimated_credits": 500, "max_rps": 3.0}
+    assert {k: v for k, v in result.json.items() if k != "warnings"} == {
+        "crawl_id": result.json["crawl_id"],
+        "estimated_credits": 500,
+        "max_rps": 3.0,
+    }
+    (warning,) = result.json["warnings"]  # and the answer says why it runs slower than saved
+    assert warning["code"] == "max_rps_capped" and "not verified" in warning["message"]
     audit = get(world, f"/crawls/{result.json['crawl_id']}").json
     assert (audit["trigger"], audit["site_id"], audit["max_pages"]) == ("api", site["id"], 500)
 
@@ -523,6 +546,8 @@ def test_a_site_audit_uses_the_saved_settings_of_a_verified_site_capped_by_its_m
     result = post(world, f"/sites/{site['id']}/crawls", {"max_rps": 9, "trigger": "ci"})
     assert result.status_code == 202
     assert (result.json["estimated_credits"], result.json["max_rps"]) == (1_500, 6.0)
+    (warning,) = result.json["warnings"]
+    assert warning["code"] == "max_rps_capped" and "saved max_rps is 6" in warning["message"]
     assert get(world, f"/crawls/{result.json['crawl_id']}").json["trigger"] == "ci"
 
 

@@ -1,0 +1,87 @@
+"""Monitoring runs by default: a site registered with defaults by the local owner (default credits) is
+audited, and its scheduled audits then start, reserving the last audit's pages plus headroom and
+settling to the pages fetched. `siteaudit scheduler --once` in a process of its own:
+tests/integration/workers/test_scheduler_once.py."""
+
+from pytest_httpserver import HTTPServer
+
+from siteaudit.adapters.memory.queue import MemoryTaskQueue
+from siteaudit.adapters.system import FixedClock
+from siteaudit.bootstrap import App, bootstrap
+from siteaudit.domain.account import Caller
+from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus, AuditTrigger
+from siteaudit.domain.credit import credits
+from siteaudit.domain.ids import AuditId
+from siteaudit.domain.site import DEFAULT_MAX_PAGES, SCHEDULED_HEADROOM_MIN, Monitoring, Site, VerifyMethod
+from siteaudit.ports.application import SiteChanges, SiteRegistration
+from siteaudit.settings import Settings
+from tests.unit.application.test_alert_mail import serve_site
+
+PAGES = 3  # the home page and its two clock pages (`serve_site`)
+
+
+def local_owner(app: App) -> Caller:
+    """The owner `siteaudit serve` creates on an empty database, with the default plan and credits."""
+    defaults = Settings()
+    issued = app.application.ensure_local_owner(
+        plan=defaults.local_owner_plan, starting_credits=defaults.starting_credits
+    )
+    assert issued is not None
+    return app.application.authenticate(issued.raw)
+
+
+def run_to_end(app: App, audit_id: AuditId, caller: Caller) -> Audit:
+    for _ in range(10):
+        if app.application.run_crawl_slice(audit_id).next != "slice":
+            break
+    app.application.finalize_audit(audit_id)
+    audit = app.application.get_audit(audit_id, caller).audit
+    assert audit.status is AuditStatus.DONE
+    return audit
+
+
+def audited_daily_site(app: App, caller: Caller, httpserver: HTTPServer) -> Site:
+    """A site registered with defaults, verified, audited once by hand, then monitored daily."""
+    application = app.application
+    serve_site(httpserver, broken=False)
+    site = application.register_site(SiteRegistration(httpserver.url_for("/")), caller)
+    assert site.max_pages == DEFAULT_MAX_PAGES
+    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+    application.verify_site(site.id, VerifyMethod.FILE, caller)
+    first = application.start_site_audit(AuditRequest(site_id=site.id), caller).audit
+    assert run_to_end(app, first.id, caller).pages_crawled == PAGES
+    return application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller).site
+
+
+def balance(app: App, caller: Caller) -> int:
+    with app.uow() as uow:
+        return uow.credits.balance(caller.user_id)
+
+
+def test_a_site_registered_with_defaults_is_monitored_after_its_first_audit(httpserver: HTTPServer) -> None:
+    clock = FixedClock()
+    app = bootstrap(
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)),
+        clock=clock,
+        queue=MemoryTaskQueue(),
+    )
+    owner = local_owner(app)
+    site = audited_daily_site(app, owner, httpserver)
+    assert balance(app, owner) == credits(Settings().starting_credits - PAGES)
+    assert site.next_crawl_at is not None
+
+    dispatched = app.application.dispatch_due_site_audits(site.next_crawl_at)
+    assert dispatched.skipped == {} and len(dispatched.started) == 1
+    assert app.application.get_site(site.id, owner).site.last_skip_reason is None
+
+    # Reserved: the last audit's pages plus headroom, the page cap of the scheduled audit.
+    scheduled = app.application.get_audit(dispatched.started[0], owner).audit
+    needed = PAGES + SCHEDULED_HEADROOM_MIN
+    assert (scheduled.trigger, scheduled.max_pages) == (AuditTrigger.SCHEDULE, needed)
+    assert scheduled.credits_reserved == credits(needed)
+    assert balance(app, owner) == credits(Settings().starting_credits - PAGES - needed)
+    # Settled to the pages fetched: the rest of the reservation comes back, nothing twice.
+    assert run_to_end(app, scheduled.id, owner).pages_crawled == PAGES
+    assert balance(app, owner) == credits(Settings().starting_credits - 2 * PAGES)
+    app.application.finalize_audit(scheduled.id)
+    assert balance(app, owner) == credits(Settings().starting_credits - 2 * PAGES)
