@@ -147,12 +147,14 @@ def process_cpu_s(pid: int) -> float:
 
 
 def children_cpu_s(pid: int) -> float:
-    """CPU of `pid` and of its child processes (nginx's worker is the master's child)."""
+    """CPU of `pid` and of its child processes (nginx's worker is the master's child). A server's threads
+    come and go while /proc is read (the stdlib server runs a thread per connection): a thread or a
+    process gone by the time it is read counts for nothing."""
     total = process_cpu_s(pid)
-    for task in pathlib.Path(f"/proc/{pid}/task").glob("*"):
-        children = pathlib.Path(task, "children")
-        if children.exists():
-            total += sum(process_cpu_s(int(child)) for child in children.read_text().split())
+    with contextlib.suppress(OSError):
+        for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                total += sum(process_cpu_s(int(child)) for child in (task / "children").read_text().split())
     return total
 
 
