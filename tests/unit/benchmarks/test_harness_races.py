@@ -100,3 +100,24 @@ def test_the_scale_site_holds_its_pages_at_a_kill_point_until_released(held_site
     assert sixth == [200]
     assert _get(port, "/product/6")[0] == 200  # released for good
     assert json.loads(_get(port, "/.bench/holds")[1])["waiting"] == [0]
+
+
+def test_two_crawl_memory_runs_at_once_keep_to_their_own_database() -> None:
+    # bench-smoke runs crawl_memory on its default SQLite database; CI jobs and other checkouts on the
+    # same machine run it at the same time. One fixed file for all made a run remove and rewrite another's.
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "crawl_memory.py"),
+        "--urls",
+        "600",
+        "--slice-pages",
+        "200",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runs = [
+        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=300)[0].decode() for run in runs]
+    for run, output in zip(runs, outputs, strict=True):
+        assert run.returncode == 0, output
+        assert "frontier counters equal a count of the rows" in output
