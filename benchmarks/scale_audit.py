@@ -368,7 +368,8 @@ class Sampler:
 
     def totals(self) -> dict[str, float]:
         self.sample()
-        return {name: sum(per_pid.values()) for name, per_pid in self.cpu.items()}
+        with self.lock:  # the sampling thread adds the pids it finds
+            return {name: sum(per_pid.values()) for name, per_pid in self.cpu.items()}
 
     def stop(self) -> None:
         self.stopped.set()
@@ -586,7 +587,7 @@ def run(args: argparse.Namespace) -> int:
             workers = [start_worker(), start_worker()]
             sampler.start()
             rest = Rest(api_port)
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180  # a loaded machine boots gunicorn's workers slowly
             while True:
                 with contextlib.suppress(OSError):
                     if rest.call("GET", "/v1/health", key)[0] == 200:

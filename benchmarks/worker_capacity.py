@@ -159,7 +159,7 @@ class Service:
         self.http = httpx.Client(
             base_url=f"http://127.0.0.1:{self.port}/v1",
             headers={"Authorization": f"Bearer {self.key}"},
-            timeout=30,
+            timeout=120,  # a loaded machine with audits running answers slowly; only a hang should meet it
         )
 
     @staticmethod
@@ -171,7 +171,7 @@ class Service:
         ]
 
     def _key(self) -> str:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # as gunicorn's wait below: a loaded machine boots slowly
         while time.monotonic() < deadline:
             found = re.search(r"\bsk_[A-Za-z0-9_\-]+", self.log.read_text(errors="replace"))
             if found and self._up():
@@ -546,11 +546,12 @@ def production_round(
         if time.monotonic() - window0 > 3600:
             raise SystemExit("an audit did not end within an hour")
     after, busy1 = sampler.totals(), machine_busy()
-    per_worker_cpu = {
-        pid: cpu - per_worker0.get(pid, 0.0)
-        for pid, cpu in sampler.cpu["workers"].items()
-        if pid in sampler.groups["workers"]
-    }
+    with sampler.lock:  # the sampling thread adds the pids it finds
+        per_worker_cpu = {
+            pid: cpu - per_worker0.get(pid, 0.0)
+            for pid, cpu in sampler.cpu["workers"].items()
+            if pid in sampler.groups["workers"]
+        }
     window = time.monotonic() - window0
     first, last, fastest, total, bad = poll.execute(
         "SELECT min(extract(epoch FROM created_at)), max(extract(epoch FROM finished_at)), "
