@@ -47,6 +47,7 @@ import os
 import random
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -390,12 +391,12 @@ def admin(env: dict[str, str], *args: str) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def listener() -> socket.socket:
+    """A socket listening on a free port of 127.0.0.1, for gunicorn to serve (`--bind fd://N`, passed
+    down): a port found free and bound by gunicorn later may be taken in between on a shared machine."""
+    server = socket.create_server(("127.0.0.1", 0), backlog=2048)
+    server.set_inheritable(True)
+    return server
 
 
 class Rest:
@@ -493,10 +494,12 @@ def run(args: argparse.Namespace) -> int:
     processes: list[subprocess.Popen[bytes]] = []
     logs: list[Any] = []
 
-    def spawn(command: list[str], env: dict[str, str], log_name: str) -> subprocess.Popen[bytes]:
+    def spawn(
+        command: list[str], env: dict[str, str], log_name: str, pass_fds: tuple[int, ...] = ()
+    ) -> subprocess.Popen[bytes]:
         log = open(work / log_name, "ab")  # noqa: SIM115 (closed at the end)
         logs.append(log)
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, pass_fds=pass_fds)
         processes.append(process)
         return process
 
@@ -556,7 +559,8 @@ def run(args: argparse.Namespace) -> int:
             key = admin(env, "create-key", owner, "--team", team)["api_key"]
 
             sampler = Sampler(dsn, db_name)
-            api_port = free_port()
+            api = listener()
+            api_port = api.getsockname()[1]
             service = spawn(
                 [
                     sys.executable,
@@ -565,14 +569,16 @@ def run(args: argparse.Namespace) -> int:
                     "--workers",
                     str(args.gunicorn_workers),
                     "--bind",
-                    f"127.0.0.1:{api_port}",
+                    f"fd://{api.fileno()}",
                     "--timeout",
                     "300",
                     "siteaudit.entrypoints.wsgi:create_app()",
                 ],
                 env,
                 "gunicorn.log",
+                pass_fds=(api.fileno(),),
             )
+            api.close()  # gunicorn's now
             sampler.groups["service"].append(service.pid)
             sampler.groups["site"].append(site.pid)
             workers: list[subprocess.Popen[bytes]] = []

@@ -415,23 +415,26 @@ def production(counts: list[int], *, pages: int, rps: float, per_worker: int) ->
                 keys.append(sa.admin(env, "create-key", member, "--team", team)["api_key"])
             dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
             sampler = sa.Sampler(dsn, db_name)
-            api_port = sa.free_port()
+            api = sa.listener()
+            api_port = api.getsockname()[1]
             log = (work / "gunicorn.log").open("ab")
             gunicorn = subprocess.Popen(
                 [
-                    *(sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{api_port}"),
+                    *(sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"fd://{api.fileno()}"),
                     *("--timeout", "300", "siteaudit.entrypoints.wsgi:create_app()"),
                 ],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                pass_fds=(api.fileno(),),
             )
+            api.close()  # gunicorn's now
             processes.append(gunicorn)
             sampler.groups["service"].append(gunicorn.pid)
             sampler.groups["site"].append(sites.pid)
             sampler.start()
             rest = sa.Rest(api_port)
-            deadline = time.monotonic() + 120
+            deadline = time.monotonic() + 180  # a loaded machine boots gunicorn's workers slowly
             while not _answers(rest, keys[0]):
                 if time.monotonic() > deadline or gunicorn.poll() is not None:
                     raise SystemExit(f"gunicorn did not start; see {work / 'gunicorn.log'}")
