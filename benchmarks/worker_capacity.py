@@ -136,8 +136,31 @@ class Service:
     """`siteaudit serve` in a process of its own, with default settings but for the ones a local run needs."""
 
     def __init__(self, work: Path, threads: int | None) -> None:
-        self.port = free_port()
-        self.env = {
+        self.log = work / "serve.log"
+        for _ in range(5):
+            self.port = free_port()
+            self.env = self._env(work, threads)
+            self.process = subprocess.Popen(
+                [*self.cli(), "serve"], env=self.env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
+            )
+            key = self._key()
+            if key is not None:
+                break
+            # Another process took the port found free before `serve` bound it (a shared machine): again,
+            # on a fresh database (the local owner's key is shown once, by the serve that made it).
+            for made in work.glob("siteaudit.sqlite3*"):
+                made.unlink()
+        else:
+            raise SystemExit("siteaudit serve found its port taken five times")
+        self.key = key
+        self.http = httpx.Client(
+            base_url=f"http://127.0.0.1:{self.port}/v1",
+            headers={"Authorization": f"Bearer {self.key}"},
+            timeout=120,  # a loaded machine with audits running answers slowly; only a hang should meet it
+        )
+
+    def _env(self, work: Path, threads: int | None) -> dict[str, str]:
+        env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("SITEAUDIT_")},
             "SITEAUDIT_DATABASE_URL": f"sqlite:///{work / 'siteaudit.sqlite3'}",
             "SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8",
@@ -150,17 +173,8 @@ class Service:
             ),
         }
         if threads is not None:
-            self.env["SITEAUDIT_WORKER_THREADS"] = str(threads)
-        self.log = work / "serve.log"
-        self.process = subprocess.Popen(
-            [*self.cli(), "serve"], env=self.env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
-        )
-        self.key = self._key()
-        self.http = httpx.Client(
-            base_url=f"http://127.0.0.1:{self.port}/v1",
-            headers={"Authorization": f"Bearer {self.key}"},
-            timeout=120,  # a loaded machine with audits running answers slowly; only a hang should meet it
-        )
+            env["SITEAUDIT_WORKER_THREADS"] = str(threads)
+        return env
 
     @staticmethod
     def cli() -> list[str]:
@@ -170,13 +184,16 @@ class Service:
             "import sys; from siteaudit.entrypoints.cli import main; sys.argv[0] = 'siteaudit'; main()",
         ]
 
-    def _key(self) -> str:
+    def _key(self) -> str | None:
+        """The local owner's key once the service answers; None when its port was taken."""
         deadline = time.monotonic() + 180  # as gunicorn's wait below: a loaded machine boots slowly
         while time.monotonic() < deadline:
             found = re.search(r"\bsk_[A-Za-z0-9_\-]+", self.log.read_text(errors="replace"))
             if found and self._up():
                 return found.group(0)
             if self.process.poll() is not None:
+                if "the port is in use" in self.log.read_text(errors="replace"):
+                    return None
                 break
             time.sleep(0.2)
         raise SystemExit(f"siteaudit serve did not start:\n{self.log.read_text(errors='replace')[-3000:]}")
