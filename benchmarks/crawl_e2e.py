@@ -94,7 +94,7 @@ def free_port() -> int:
 
 
 def wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 120  # a loaded machine starts a Python process slowly
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"the server exited with {process.returncode}")
@@ -104,32 +104,40 @@ def wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("the server did not start listening")
 
 
+# `python -m http.server`, but on a port of its choosing, printed: a port found free here and bound by
+# the server later may be taken in between on a shared machine.
+STDLIB_SERVER = """
+import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
+"""
+
+
 @contextlib.contextmanager
 def serving(corpus: pathlib.Path, kind: str) -> Iterator[tuple[int, str, int]]:
     """(port, description, pid) of a server of `corpus` on 127.0.0.1, stopped on exit."""
     port = free_port()
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    stdlib = kind != "nginx" or nginx is None
     with tempfile.TemporaryDirectory(prefix="crawl_e2e_") as tmp:
-        if kind == "nginx" and nginx is not None:
+        if nginx is not None and not stdlib:
             conf = pathlib.Path(tmp, "nginx.conf")
             conf.write_text(NGINX_CONF.format(tmp=tmp, port=port, root=corpus))
             command = [nginx, "-p", tmp, "-e", f"{tmp}/error.log", "-c", str(conf)]
             version = subprocess.run([nginx, "-v"], capture_output=True, text=True).stderr.strip()
             described = f"{version.removeprefix('nginx version: ')}, 1 worker"
         else:
-            command = [
-                sys.executable,
-                "-m",
-                "http.server",
-                "--bind",
-                "127.0.0.1",
-                "-d",
-                str(corpus),
-                str(port),
-            ]
+            command = [sys.executable, "-c", STDLIB_SERVER, str(corpus)]
             described = "stdlib ThreadingHTTPServer (HTTP/1.0)"
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE if stdlib else subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         try:
+            if stdlib:
+                assert process.stdout is not None
+                port = int(process.stdout.readline() or 0)  # 0: it exited (wait_for says so)
             wait_for(port, process)
             yield port, described, process.pid
         finally:
@@ -147,12 +155,14 @@ def process_cpu_s(pid: int) -> float:
 
 
 def children_cpu_s(pid: int) -> float:
-    """CPU of `pid` and of its child processes (nginx's worker is the master's child)."""
+    """CPU of `pid` and of its child processes (nginx's worker is the master's child). A server's threads
+    come and go while /proc is read (the stdlib server runs a thread per connection): a thread or a
+    process gone by the time it is read counts for nothing."""
     total = process_cpu_s(pid)
-    for task in pathlib.Path(f"/proc/{pid}/task").glob("*"):
-        children = pathlib.Path(task, "children")
-        if children.exists():
-            total += sum(process_cpu_s(int(child)) for child in children.read_text().split())
+    with contextlib.suppress(OSError):
+        for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                total += sum(process_cpu_s(int(child)) for child in (task / "children").read_text().split())
     return total
 
 

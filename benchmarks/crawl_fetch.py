@@ -129,7 +129,7 @@ def main() -> None:
     server = multiprocessing.Process(target=serve, args=(files, ports), daemon=True)
     server.start()
     try:
-        port = ports.get(timeout=10)
+        port = ports.get(timeout=120)  # generous: a loaded machine starts processes slowly
         if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) > 1:
             cores = sorted(os.sched_getaffinity(0))
             os.sched_setaffinity(server.pid, {cores[0]})  # server and client on their own cores

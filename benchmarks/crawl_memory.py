@@ -6,7 +6,8 @@
 The site is generated in process by a Fetcher double (no sockets: the figure is the crawler's own
 memory, not a server's): page /p/N links to /p/10N+1 .. /p/10N+10 and back home, robots.txt and the
 sitemaps answer 404. Slices run one after another as a worker would run them; the frontier, seen set,
-pages, links and issues go to the SQL crawl store: a SQLite file (default, removed first), or with
+pages, links and issues go to the SQL crawl store: a SQLite file (by default a fresh one in a temporary
+directory of its own, removed at the end; a `--database sqlite:///FILE` is removed first), or with
 `--database postgres` a fresh database of its own on SITEAUDIT_BENCH_POSTGRES_URL (default: the local
 server, user postgres), dropped at the end.
 
@@ -27,6 +28,7 @@ import os
 import pstats
 import resource
 import secrets
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -134,6 +136,15 @@ def peak_rss_mb() -> float:
 @contextmanager
 def database(choice: str) -> Iterator[str]:
     """The SQLAlchemy URL to crawl into: a fresh SQLite file, or a fresh PostgreSQL database (dropped)."""
+    if not choice:
+        # A file of this run's own: runs at the same time on one machine (CI jobs, other checkouts) would
+        # remove and rewrite each other's file at one fixed path.
+        with tempfile.TemporaryDirectory(prefix="crawl_memory_") as tmp:
+            try:
+                yield f"sqlite:///{tmp}/crawl.sqlite3"
+            finally:
+                dispose_engines()
+        return
     if choice != "postgres":
         if choice.startswith("sqlite:////"):
             path = choice.removeprefix("sqlite:///")
@@ -293,7 +304,9 @@ def main() -> None:
     options = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     options.add_argument("--urls", "--pages", dest="urls", type=int, default=100_000)
     options.add_argument(
-        "--database", default="sqlite:////tmp/crawl_rss.sqlite3", help="a sqlite:/// URL, or 'postgres'"
+        "--database",
+        default="",
+        help="a sqlite:/// URL, or 'postgres' (default: a SQLite file in a temporary directory)",
     )
     options.add_argument("--slice-pages", type=int, default=5000)
     options.add_argument("--profile", action="store_true", help="print a cProfile listing (slower)")

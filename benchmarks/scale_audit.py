@@ -17,9 +17,11 @@ file proof its server serves, so the audit may go past 500 pages; the benchmark 
 pacing with the operator setting SITEAUDIT_UNPACED_HOSTS=127.0.0.1 and sets the shared host limit for
 that host high (SITEAUDIT_HOST_LIMITS), so the crawl runs as fast as the machine lets it.
 
-The audit is started with `POST /v1/crawls`. While it crawls, the busiest worker process is killed
-with SIGKILL `--kills` times (at evenly spaced shares of the pages) and a replacement started each
-time; short SITEAUDIT_LEASE_S/REAP_* settings let the reaper take the killed slice over within seconds
+The audit is started with `POST /v1/crawls`. While it crawls, the worker process holding the audit's
+lease is killed with SIGKILL `--kills` times (at evenly spaced shares of the pages) and a replacement
+started each time. Each kill lands mid-crawl whatever the machine's speed: at the kill's share of the
+pages the site holds its answers (page requests past that point wait) until the kill has been made,
+then answers again. Short SITEAUDIT_LEASE_S/REAP_* settings let the reaper take the killed slice over within seconds
 (recovery does not rely on the broker redelivering the message). When the report is ready the
 benchmark reads it through REST: the report (repeated, for its p99), every page of the issue and page
 lists (200 a request, each request timed; the reads rotate over reader keys of the team so that no key
@@ -45,6 +47,7 @@ import os
 import random
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -197,10 +200,36 @@ class Layout:
         return files
 
 
-def serve_site(n: int, token_file: str) -> None:
-    """The site server's process: prints its port, then serves until killed."""
+def serve_site(n: int, token_file: str, holds: list[int]) -> None:
+    """The site server's process: prints its port, then serves until killed.
+
+    Hold points, so that each kill lands mid-crawl however fast or slow the machine is: page requests
+    (the layout's paths, 404s included; not robots.txt, sitemaps or the proof) are numbered as they
+    arrive, and the ones numbered `holds[k]` and after wait until hold k is released. The benchmark
+    reads `GET /.bench/holds` (`{"waiting": [requests held at each hold point]}`) and, once it has
+    killed the worker the held requests came from, sends `GET /.bench/release/{k}`."""
     layout = Layout(n)
     state: dict[str, Any] = {}
+    taken = [0]  # page requests numbered so far
+    waiting = [0] * len(holds)
+    gates: list[asyncio.Event] = []
+
+    async def held(path: str) -> None:
+        if layout.index(path) is None:
+            return
+        number, taken[0] = taken[0], taken[0] + 1
+        for k, at in enumerate(holds):
+            if number >= at and not gates[k].is_set():
+                waiting[k] += 1
+                try:
+                    await gates[k].wait()
+                finally:
+                    waiting[k] -= 1
+
+    def control(path: str) -> tuple[bytes, bytes, bytes]:
+        if path.startswith("/.bench/release/"):
+            gates[int(path.rsplit("/", 1)[1])].set()
+        return b"200 OK", b"application/json", json.dumps({"taken": taken[0], "waiting": waiting}).encode()
 
     def answer(path: str) -> tuple[bytes, bytes, bytes]:
         origin = state["origin"]
@@ -226,7 +255,12 @@ def serve_site(n: int, token_file: str) -> None:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 method, target, _ = head.split(b"\r\n", 1)[0].split(b" ", 2)
-                status, kind, body = answer(target.decode("latin-1"))
+                path = target.decode("latin-1")
+                if path.startswith("/.bench/"):
+                    status, kind, body = control(path)
+                else:
+                    await held(path.split("?", 1)[0])
+                    status, kind, body = answer(path)
                 close = b"connection: close" in head.lower()
                 writer.write(
                     b"HTTP/1.1 "
@@ -248,6 +282,7 @@ def serve_site(n: int, token_file: str) -> None:
             writer.close()
 
     async def main() -> None:
+        gates.extend(asyncio.Event() for _ in holds)
         server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=512)
         port = server.sockets[0].getsockname()[1]
         state["origin"] = f"http://127.0.0.1:{port}"
@@ -334,7 +369,8 @@ class Sampler:
 
     def totals(self) -> dict[str, float]:
         self.sample()
-        return {name: sum(per_pid.values()) for name, per_pid in self.cpu.items()}
+        with self.lock:  # the sampling thread adds the pids it finds
+            return {name: sum(per_pid.values()) for name, per_pid in self.cpu.items()}
 
     def stop(self) -> None:
         self.stopped.set()
@@ -355,12 +391,12 @@ def admin(env: dict[str, str], *args: str) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def listener() -> socket.socket:
+    """A socket listening on a free port of 127.0.0.1, for gunicorn to serve (`--bind fd://N`, passed
+    down): a port found free and bound by gunicorn later may be taken in between on a shared machine."""
+    server = socket.create_server(("127.0.0.1", 0), backlog=2048)
+    server.set_inheritable(True)
+    return server
 
 
 class Rest:
@@ -458,10 +494,12 @@ def run(args: argparse.Namespace) -> int:
     processes: list[subprocess.Popen[bytes]] = []
     logs: list[Any] = []
 
-    def spawn(command: list[str], env: dict[str, str], log_name: str) -> subprocess.Popen[bytes]:
+    def spawn(
+        command: list[str], env: dict[str, str], log_name: str, pass_fds: tuple[int, ...] = ()
+    ) -> subprocess.Popen[bytes]:
         log = open(work / log_name, "ab")  # noqa: SIM115 (closed at the end)
         logs.append(log)
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, pass_fds=pass_fds)
         processes.append(process)
         return process
 
@@ -471,8 +509,13 @@ def run(args: argparse.Namespace) -> int:
         f"{layout.products:,} products, {layout.missing:,} answering 404); work dir {work}",
         flush=True,
     )
+    # The site holds its answers at each kill's share of the pages until that kill has landed.
+    kill_at = [n * (k + 1) // (args.kills + 1) for k in range(args.kills)]
     site = subprocess.Popen(
-        [sys.executable, __file__, "--serve-site", str(n), "--token-file", str(token_file)],
+        [
+            *(sys.executable, __file__, "--serve-site", str(n), "--token-file", str(token_file)),
+            *("--hold-at", ",".join(map(str, kill_at))),
+        ],
         stdout=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
@@ -516,7 +559,8 @@ def run(args: argparse.Namespace) -> int:
             key = admin(env, "create-key", owner, "--team", team)["api_key"]
 
             sampler = Sampler(dsn, db_name)
-            api_port = free_port()
+            api = listener()
+            api_port = api.getsockname()[1]
             service = spawn(
                 [
                     sys.executable,
@@ -525,14 +569,16 @@ def run(args: argparse.Namespace) -> int:
                     "--workers",
                     str(args.gunicorn_workers),
                     "--bind",
-                    f"127.0.0.1:{api_port}",
+                    f"fd://{api.fileno()}",
                     "--timeout",
                     "300",
                     "siteaudit.entrypoints.wsgi:create_app()",
                 ],
                 env,
                 "gunicorn.log",
+                pass_fds=(api.fileno(),),
             )
+            api.close()  # gunicorn's now
             sampler.groups["service"].append(service.pid)
             sampler.groups["site"].append(site.pid)
             workers: list[subprocess.Popen[bytes]] = []
@@ -547,7 +593,7 @@ def run(args: argparse.Namespace) -> int:
             workers = [start_worker(), start_worker()]
             sampler.start()
             rest = Rest(api_port)
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180  # a loaded machine boots gunicorn's workers slowly
             while True:
                 with contextlib.suppress(OSError):
                     if rest.call("GET", "/v1/health", key)[0] == 200:
@@ -584,11 +630,18 @@ def run(args: argparse.Namespace) -> int:
                 assert row is not None
                 return str(row[0]), int(row[1])
 
-            kill_at = [n * (k + 1) // (args.kills + 1) for k in range(args.kills)]
+            def site_holds(path: str = "/.bench/holds") -> list[int]:
+                """Page requests the site holds at each kill's point (`serve_site`), or releases one."""
+                connection = http.client.HTTPConnection("127.0.0.1", site_port, timeout=60)
+                try:
+                    connection.request("GET", path)
+                    return list(json.loads(connection.getresponse().read())["waiting"])
+                finally:
+                    connection.close()
+
             kills: list[dict[str, Any]] = []
             finalizing_at = None
             last_print = time.perf_counter()
-            previous_cpu: dict[int, float] = {}
             timeout_s = args.timeout or max(600, n / 5)
             while True:
                 status, crawled = progress()
@@ -604,32 +657,29 @@ def run(args: argparse.Namespace) -> int:
                 if now - started > timeout_s:
                     print(f"no end after {timeout_s:.0f} s: status {status}, {crawled:,} pages")
                     return 1
-                cpu_now = {w.pid: proc_cpu_s(w.pid) or 0.0 for w in workers}
-                if kill_at and crawled >= kill_at[0] and status == "running":
-                    # The lease holder (`host:pid:token`) runs the slice; else the busiest worker.
+                if len(kills) < args.kills and status == "running" and site_holds()[len(kills)]:
+                    # The crawl is held at this kill's point: the lease holder (`host:pid:token`) runs the
+                    # slice whose requests the site holds. Killed, then the site released.
                     holding = poll.execute(
                         "SELECT holder FROM audit_leases WHERE audit_id = %s", (audit_id,)
                     ).fetchone()
                     holder_pid = holding[0].split(":")[1] if holding and holding[0] else ""
                     chosen = [w for w in workers if str(w.pid) == holder_pid]
-                    busiest = (
-                        chosen[0]
-                        if chosen
-                        else max(workers, key=lambda w: cpu_now[w.pid] - previous_cpu.get(w.pid, 0.0))
-                    )
-                    sampler.sample()  # its CPU and peak RSS up to the kill
-                    busiest.send_signal(signal.SIGKILL)
-                    busiest.wait()
-                    workers.remove(busiest)
-                    workers.append(start_worker())
-                    kills.append({"at": crawled, "t": now, "recovered": None})
-                    print(
-                        f"  killed worker {busiest.pid} (SIGKILL{', the lease holder' if chosen else ''}) at "
-                        f"{crawled:,} pages; replacement started",
-                        flush=True,
-                    )
-                    kill_at.pop(0)
-                previous_cpu = cpu_now
+                    if chosen:
+                        victim = chosen[0]
+                        sampler.sample()  # its CPU and peak RSS up to the kill
+                        victim.send_signal(signal.SIGKILL)
+                        victim.wait()
+                        workers.remove(victim)
+                        workers.append(start_worker())
+                        kills.append({"at": crawled, "t": now, "recovered": None})
+                        site_holds(f"/.bench/release/{len(kills) - 1}")
+                        print(
+                            f"  killed worker {victim.pid} (SIGKILL, the lease holder) at {crawled:,} pages "
+                            f"stored, the site holding its answers after {kill_at[len(kills) - 1]:,} page "
+                            "requests; replacement started, site released",
+                            flush=True,
+                        )
                 if now - last_print > 15:
                     last_print = now
                     print(f"  {now - started:6.0f} s  {status:<10} {crawled:>8,} pages", flush=True)
@@ -884,13 +934,14 @@ def main() -> int:
     parser.add_argument("--keep-logs", action="store_true", help="keep the processes' logs (work dir)")
     parser.add_argument("--serve-site", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--token-file", help=argparse.SUPPRESS)
+    parser.add_argument("--hold-at", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_site:
-        serve_site(args.serve_site, args.token_file)
+        serve_site(args.serve_site, args.token_file, [int(at) for at in args.hold_at.split(",") if at])
         return 0
     if args.smoke:
         args.pages, args.kills = 300, 1
-        args.concurrency = 2  # slow enough that the kill lands mid-crawl
+        args.concurrency = 2  # a light load on a CI machine (the site's hold points place the kill)
     if args.pages > 500_000:
         parser.error("--pages: at most 500,000 (the scale plan's page cap)")
     return run(args)

@@ -136,8 +136,31 @@ class Service:
     """`siteaudit serve` in a process of its own, with default settings but for the ones a local run needs."""
 
     def __init__(self, work: Path, threads: int | None) -> None:
-        self.port = free_port()
-        self.env = {
+        self.log = work / "serve.log"
+        for _ in range(5):
+            self.port = free_port()
+            self.env = self._env(work, threads)
+            self.process = subprocess.Popen(
+                [*self.cli(), "serve"], env=self.env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
+            )
+            key = self._key()
+            if key is not None:
+                break
+            # Another process took the port found free before `serve` bound it (a shared machine): again,
+            # on a fresh database (the local owner's key is shown once, by the serve that made it).
+            for made in work.glob("siteaudit.sqlite3*"):
+                made.unlink()
+        else:
+            raise SystemExit("siteaudit serve found its port taken five times")
+        self.key = key
+        self.http = httpx.Client(
+            base_url=f"http://127.0.0.1:{self.port}/v1",
+            headers={"Authorization": f"Bearer {self.key}"},
+            timeout=120,  # a loaded machine with audits running answers slowly; only a hang should meet it
+        )
+
+    def _env(self, work: Path, threads: int | None) -> dict[str, str]:
+        env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("SITEAUDIT_")},
             "SITEAUDIT_DATABASE_URL": f"sqlite:///{work / 'siteaudit.sqlite3'}",
             "SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8",
@@ -150,17 +173,8 @@ class Service:
             ),
         }
         if threads is not None:
-            self.env["SITEAUDIT_WORKER_THREADS"] = str(threads)
-        self.log = work / "serve.log"
-        self.process = subprocess.Popen(
-            [*self.cli(), "serve"], env=self.env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
-        )
-        self.key = self._key()
-        self.http = httpx.Client(
-            base_url=f"http://127.0.0.1:{self.port}/v1",
-            headers={"Authorization": f"Bearer {self.key}"},
-            timeout=30,
-        )
+            env["SITEAUDIT_WORKER_THREADS"] = str(threads)
+        return env
 
     @staticmethod
     def cli() -> list[str]:
@@ -170,13 +184,16 @@ class Service:
             "import sys; from siteaudit.entrypoints.cli import main; sys.argv[0] = 'siteaudit'; main()",
         ]
 
-    def _key(self) -> str:
-        deadline = time.monotonic() + 60
+    def _key(self) -> str | None:
+        """The local owner's key once the service answers; None when its port was taken."""
+        deadline = time.monotonic() + 180  # as gunicorn's wait below: a loaded machine boots slowly
         while time.monotonic() < deadline:
             found = re.search(r"\bsk_[A-Za-z0-9_\-]+", self.log.read_text(errors="replace"))
             if found and self._up():
                 return found.group(0)
             if self.process.poll() is not None:
+                if "the port is in use" in self.log.read_text(errors="replace"):
+                    return None
                 break
             time.sleep(0.2)
         raise SystemExit(f"siteaudit serve did not start:\n{self.log.read_text(errors='replace')[-3000:]}")
@@ -415,23 +432,26 @@ def production(counts: list[int], *, pages: int, rps: float, per_worker: int) ->
                 keys.append(sa.admin(env, "create-key", member, "--team", team)["api_key"])
             dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
             sampler = sa.Sampler(dsn, db_name)
-            api_port = sa.free_port()
+            api = sa.listener()
+            api_port = api.getsockname()[1]
             log = (work / "gunicorn.log").open("ab")
             gunicorn = subprocess.Popen(
                 [
-                    *(sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{api_port}"),
+                    *(sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"fd://{api.fileno()}"),
                     *("--timeout", "300", "siteaudit.entrypoints.wsgi:create_app()"),
                 ],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                pass_fds=(api.fileno(),),
             )
+            api.close()  # gunicorn's now
             processes.append(gunicorn)
             sampler.groups["service"].append(gunicorn.pid)
             sampler.groups["site"].append(sites.pid)
             sampler.start()
             rest = sa.Rest(api_port)
-            deadline = time.monotonic() + 120
+            deadline = time.monotonic() + 180  # a loaded machine boots gunicorn's workers slowly
             while not _answers(rest, keys[0]):
                 if time.monotonic() > deadline or gunicorn.poll() is not None:
                     raise SystemExit(f"gunicorn did not start; see {work / 'gunicorn.log'}")
@@ -546,11 +566,12 @@ def production_round(
         if time.monotonic() - window0 > 3600:
             raise SystemExit("an audit did not end within an hour")
     after, busy1 = sampler.totals(), machine_busy()
-    per_worker_cpu = {
-        pid: cpu - per_worker0.get(pid, 0.0)
-        for pid, cpu in sampler.cpu["workers"].items()
-        if pid in sampler.groups["workers"]
-    }
+    with sampler.lock:  # the sampling thread adds the pids it finds
+        per_worker_cpu = {
+            pid: cpu - per_worker0.get(pid, 0.0)
+            for pid, cpu in sampler.cpu["workers"].items()
+            if pid in sampler.groups["workers"]
+        }
     window = time.monotonic() - window0
     first, last, fastest, total, bad = poll.execute(
         "SELECT min(extract(epoch FROM created_at)), max(extract(epoch FROM finished_at)), "
