@@ -202,7 +202,8 @@ def tool_command(spec: "ToolSpec") -> click.Command:
             if view.also and not answer.get("verified", True):
                 also = TOOLS_BY_NAME[view.also]
                 more = guarded(lambda: also.run(evolve(call, args={"site_id": answer["id"]})))
-                proofs = render(VIEWS[view.also], more, Invocation(also.name, ("site_id",), given))
+                site = Invocation(also.name, ("site_id",), {"site_id": answer["id"]})
+                proofs = render(VIEWS[view.also], more, site)
                 parts[1:1] = [part for part in proofs if part[0] == "table"]
             show(parts)
         if waits is not None:
