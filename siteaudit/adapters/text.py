@@ -2,15 +2,15 @@
 spreadsheet reads it (docs/security.md, "Human output: terminal escapes and spreadsheet formulas").
 
 `line` is one line (a table cell, an `error:` line), `block` is several lines (a fix prompt), `cell` is a
-spreadsheet cell, `csv_text` a whole CSV document and `json_text` a JSON document that keeps the exact data
-but carries none of these characters raw.
+spreadsheet cell, `csv_text` a whole CSV document (`csv_records` one of nested rows, flattened) and
+`json_text` a JSON document that keeps the exact data but carries none of these characters raw.
 """
 
 import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 # What a terminal acts on or that reorders what is shown: C0 controls, DEL and C1 controls (ESC, CSI
@@ -69,6 +69,40 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     writer.writerow([cell(name) for name in header])
     writer.writerows([cell(value) for value in row] for row in rows)
     return out.getvalue()
+
+
+LIST_SEPARATOR: Final = "; "
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """A nested value as flat columns: a mapping's keys joined by dots (`totals.pages`), a list as one
+    text of its items joined by `; ` (a mapping item as `key=value` pairs joined by `, `), so no cell ever
+    holds JSON."""
+    if isinstance(value, Mapping):
+        columns: dict[str, Any] = {}
+        for key, item in value.items():
+            columns.update(flatten(item, f"{prefix}{key}."))
+        return columns
+    name = prefix.removesuffix(".")
+    if isinstance(value, list | tuple):
+        return {name: LIST_SEPARATOR.join(_item(item) for item in value)}
+    return {name: value}
+
+
+def _item(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key}={cell(item)}" for key, item in flatten(value).items())
+    return cell(value)
+
+
+def csv_records(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Rows (nested JSON objects) as a CSV document of `flatten`ed columns: every column any row has, in
+    the order first seen; an empty text for no row."""
+    flat = [flatten(row) for row in rows]
+    header = list(dict.fromkeys(name for row in flat for name in row))
+    if not header:
+        return ""
+    return csv_text(header, ([row.get(name) for name in header] for row in flat))
 
 
 def json_text(data: Any, *, indent: int | None = 2) -> str:

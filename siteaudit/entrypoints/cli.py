@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from siteaudit.adapters.text import json_text
+from siteaudit.adapters.text import csv_records, json_text
 from siteaudit.domain.account import DEFAULT_PLANS
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError
@@ -57,6 +57,14 @@ def _out(as_json: bool, data: dict[str, Any], text: str) -> None:
     echo(json_text(data) if as_json else text)
 
 
+def _listed(as_json: bool, as_csv: bool, data: dict[str, Any], rows: list[dict[str, Any]], text: str) -> None:
+    """A list: `data` as JSON, `rows` as CSV (nested values flattened, `text.csv_records`), or `text`."""
+    if as_csv:
+        click.echo(csv_records(rows), nl=False)
+    else:
+        _out(as_json, data, text)
+
+
 def _run(action: Callable[[], None]) -> None:
     try:
         action()
@@ -65,6 +73,9 @@ def _run(action: Callable[[], None]) -> None:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+csv_option = click.option(
+    "--csv", "as_csv", is_flag=True, help="Print the rows as CSV (lists joined by '; ') for spreadsheets."
+)
 
 
 @click.group()
@@ -366,7 +377,8 @@ def revoke_key(email: str, prefix: str, as_json: bool) -> None:
 @admin.command("list-keys")
 @click.argument("email")
 @json_option
-def list_keys(email: str, as_json: bool) -> None:
+@csv_option
+def list_keys(email: str, as_json: bool, as_csv: bool) -> None:
     """The person's keys: prefix, team, label, created, last used, status."""
 
     def act() -> None:
@@ -385,7 +397,7 @@ def list_keys(email: str, as_json: bool) -> None:
             f"{r['prefix']}  team {r['team_id']}  {r['status']:8}  {r['label']}  last used {r['last_used_at'] or 'never'}"
             for r in rows
         )
-        _out(as_json, {"keys": rows}, text or "no keys")
+        _listed(as_json, as_csv, {"keys": rows}, rows, text or "no keys")
 
     _run(act)
 
@@ -408,7 +420,8 @@ def webhook_secret(email: str, rotate: bool, as_json: bool) -> None:
 
 @admin.command("list-users")
 @json_option
-def list_users(as_json: bool) -> None:
+@csv_option
+def list_users(as_json: bool, as_csv: bool) -> None:
     """Every person: id, email, plan, own credits, teams."""
 
     def act() -> None:
@@ -428,14 +441,15 @@ def list_users(as_json: bool) -> None:
             f"teams: {', '.join(p.teams) or '-'}"
             for p in people
         )
-        _out(as_json, {"users": rows}, text or "no users")
+        _listed(as_json, as_csv, {"users": rows}, rows, text or "no users")
 
     _run(act)
 
 
 @admin.command("list-teams")
 @json_option
-def list_teams(as_json: bool) -> None:
+@csv_option
+def list_teams(as_json: bool, as_csv: bool) -> None:
     """Every team: id, name, owner, the owner's credits (they pay for site audits), members."""
 
     def act() -> None:
@@ -453,7 +467,7 @@ def list_teams(as_json: bool) -> None:
             f"{r['id']:>4}  {r['name']}  owner {r['owner']} ({r['owner_balance']} credits)  {r['members']} members"
             for r in rows
         )
-        _out(as_json, {"teams": rows}, text or "no teams")
+        _listed(as_json, as_csv, {"teams": rows}, rows, text or "no teams")
 
     _run(act)
 
@@ -669,7 +683,8 @@ def console_disconnect(team: str, as_json: bool) -> None:
 @admin.command("list-sites")
 @click.argument("team")
 @json_option
-def list_sites(team: str, as_json: bool) -> None:
+@csv_option
+def list_sites(team: str, as_json: bool, as_csv: bool) -> None:
     """List every site of TEAM (support)."""
 
     def act() -> None:
@@ -691,7 +706,7 @@ def list_sites(team: str, as_json: bool) -> None:
             f"{r['id']}\t{r['url']}\t{r['status']}\t{r['monitoring']}\t{r['last_skip_reason'] or ''}"
             for r in rows
         )
-        _out(as_json, {"sites": rows}, text or f"team {team} has no sites")
+        _listed(as_json, as_csv, {"sites": rows}, rows, text or f"team {team} has no sites")
 
     _run(act)
 

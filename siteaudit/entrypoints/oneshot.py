@@ -5,7 +5,6 @@ from typing import IO
 from attrs import evolve
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -16,6 +15,7 @@ from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import CheckSummary, Report, TemplateIssue
+from siteaudit.entrypoints.output import ProgressBar
 from siteaudit.ports.application import Application
 from siteaudit.settings import Settings
 
@@ -56,20 +56,10 @@ def run_audit(
         trigger=AuditTrigger.CI,
     )
     audit = application.start_audit(request, caller).audit
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn("[bold]auditing[/] {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not progress,
-        transient=True,
-    ) as bar:
-        task = bar.add_task(escape(line(url)), total=audit.max_pages)
+    with ProgressBar(url, total=audit.max_pages, shown=progress) as bar:
         while True:
             crawled = application.run_crawl_slice(audit.id, verify_token=verify_token)
-            bar.update(task, completed=crawled.pages_crawled)
+            bar.update(crawled.pages_crawled, status="running")
             if crawled.next != "slice":
                 break
     ended = application.finalize_audit(audit.id)

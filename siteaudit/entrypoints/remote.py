@@ -4,12 +4,12 @@ command per agent tool with the tool's name (`siteaudit list-sites`, `siteaudit 
 The service is `--server` or SITEAUDIT_URL (its root or its `/v1`), the key SITEAUDIT_API_KEY (never a
 file of our own). Every remote call goes through the typed HTTP client (`siteaudit.adapters.client`).
 
-Exit codes: 0 done; 1 the audit ended failed or cancelled, or `--fail-on` found issues; 2 a usage error,
-a missing setting, or an error the service answered (its code and message are printed); 3 the service
-could not be reached; 4 `--wait` gave up before the audit ended (it keeps running).
+Exit codes: 0 done; 1 the audit (or the recheck a `wait-for-recheck` waited for) ended failed or
+cancelled, or `--fail-on` found issues; 2 a usage error, a missing setting, or an error the service
+answered (its code and message are printed); 3 the service could not be reached; 4 `--wait`,
+`wait-for-audit` or `wait-for-recheck` gave up before the end (it keeps running).
 """
 
-import json
 import os
 import sys
 import time
@@ -17,12 +17,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
 import click
+from attrs import evolve
 
 from siteaudit.adapters.client import HttpApplication, Unreachable
-from siteaudit.adapters.text import csv_text, json_text, line
+from siteaudit.adapters.text import csv_records, json_text
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError
-from siteaudit.entrypoints.output import echo, error_line
+from siteaudit.entrypoints.output import ProgressBar, echo, error_line, print_table
 
 if TYPE_CHECKING:
     from siteaudit.adapters.mcp.tools import ToolSpec
@@ -85,42 +86,55 @@ def as_application(remote: HttpApplication) -> "Application":
 
 
 def print_rows(rows: list[dict[str, Any]]) -> None:
-    """Rows as CSV on stdout (nested values as JSON), each cell made inert (`siteaudit.adapters.text.cell`:
-    no control character, a formula led by a quote) and quoted."""
-    if not rows:
-        return
-    header = list(rows[0])
-    cells = ([_flat(row.get(name)) for name in header] for row in rows)
-    click.echo(csv_text(header, cells), nl=False)
+    """Rows as CSV on stdout: nested values flattened to columns (`totals.pages`, a list's items joined by
+    `; `, never JSON), each cell made inert (`siteaudit.adapters.text.cell`: no control character, a
+    formula led by a quote) and quoted."""
+    click.echo(csv_records(rows), nl=False)
 
 
-def _flat(value: Any) -> Any:
-    return json.dumps(value) if isinstance(value, dict | list) else value
+def show(parts: list[tuple[str, Any]]) -> None:
+    """What `remote_views.render` made: lines of text and tables, for people."""
+    for kind, part in parts:
+        if kind == "table":
+            print_table(*part)
+        else:
+            echo(part)
 
 
 # --- one command per agent tool ----------------------------------------------------------------------
 
 _CLICK_TYPES: Final[dict[str, Any]] = {"string": str, "integer": int, "number": float, "boolean": bool}
 
+# The commands that wait: what they wait for, and the answer's field naming it.
+WAITS: Final[dict[str, tuple[str, str]]] = {
+    "wait_for_audit": ("audit", "crawl_id"),
+    "wait_for_recheck": ("recheck", "recheck_id"),
+}
+ENDED_BADLY: Final = ("failed", "cancelled")
 
-def _rows(answer: dict[str, Any]) -> list[dict[str, Any]]:
-    for name in ("data", "issues", "templates", "tasks"):
-        if isinstance(answer.get(name), list):
-            return list(answer[name])
-    return [answer]
 
-
-def _terminal_progress(done: float, total: float | None, message: str) -> None:
-    if sys.stderr.isatty():
-        click.echo(f"\r{line(message)}\x1b[K", err=True, nl=False)
+def _after_wait(spec_name: str, answer: dict[str, Any], timeout_s: float) -> None:
+    """Exit 4 (one line) when the wait gave up before the end, 1 when it ended failed or cancelled."""
+    noun, field = WAITS[spec_name]
+    status, ident = answer["status"], answer[field]
+    if status in ENDED_BADLY:
+        sys.exit(EXIT_ENDED_BADLY)
+    if status != "done":
+        fail(
+            f"{noun} {ident} is still {status} after {timeout_s:g} s (it keeps running); "
+            f"`siteaudit wait-for-{noun} {ident}` keeps waiting",
+            EXIT_STILL_RUNNING,
+        )
 
 
 def tool_command(spec: "ToolSpec") -> click.Command:
     """The CLI command of an agent tool: the same name (dashes for underscores), the same arguments (the
-    required ones positional), the same answer (`--json`), its summary and rows otherwise."""
+    required ones positional), the same answer (`--json`), its rows as CSV (`--csv`), and for people its
+    lines, tables and the next `siteaudit` command to run (`remote_views.VIEWS`)."""
     from siteaudit.adapters.mcp.params import read_arguments
-    from siteaudit.adapters.mcp.tools import Call
+    from siteaudit.adapters.mcp.tools import TOOLS_BY_NAME, Call
     from siteaudit.adapters.system import SystemClock
+    from siteaudit.entrypoints.remote_views import VIEWS, Invocation, render
 
     params: list[click.Parameter] = []
     for p in spec.params:
@@ -149,26 +163,51 @@ def tool_command(spec: "ToolSpec") -> click.Command:
             )
     params.append(click.Option(["--server"], default=None, metavar="URL", help=SERVER_HELP))
     params.append(click.Option(["--json", "as_json"], is_flag=True, help="Print the answer as JSON."))
-    params.append(click.Option(["--csv", "as_csv"], is_flag=True, help="Print the answer's rows as CSV."))
+    params.append(
+        click.Option(
+            ["--csv", "as_csv"],
+            is_flag=True,
+            help="Print the answer's rows as CSV (nested values as dotted columns, lists joined by '; ').",
+        )
+    )
+    view = VIEWS[spec.name]
+    positional = tuple(p.name for p in spec.params if p.required)
 
     def callback(server: str | None, as_json: bool, as_csv: bool, **given: Any) -> None:
         application, caller = connect(server)
         given = {k: list(v) if isinstance(v, tuple) else v for k, v in given.items() if v not in (None, ())}
         args = guarded(lambda: read_arguments(spec.params, given))
-        call = Call(
-            as_application(application), caller, args, now=SystemClock().now, progress=_terminal_progress
-        )
-        answer: dict[str, Any] = guarded(lambda: spec.run(call))
-        if sys.stderr.isatty() and spec.name in ("wait_for_audit", "wait_for_recheck"):
-            click.echo("", err=True)
+        waits = WAITS.get(spec.name)
+        what = "" if waits is None else f"{waits[0]} {given.get(waits[1], '')}"
+        shown = waits is not None and ProgressBar.shown_on_terminal(quiet=as_json or as_csv)
+        with ProgressBar(what, total=None, shown=shown) as bar:
+            call = Call(
+                as_application(application),
+                caller,
+                args,
+                now=SystemClock().now,
+                progress=lambda done, total, message: bar.update(
+                    done, total=total, status=message, per_minute=0.0
+                ),
+            )
+            answer: dict[str, Any] = guarded(lambda: spec.run(call))
+        timed_out = waits is not None and answer["status"] not in ("done", *ENDED_BADLY)
         if as_json:
             echo(json_text(answer))
         elif as_csv:
-            print_rows(_rows(answer))
-        else:
-            echo(spec.summary(answer))
-            if spec.terminal is not None:
-                echo(spec.terminal(answer))
+            print_rows(view.csv_rows(answer))
+        elif not timed_out:
+            invocation = Invocation(spec.name.replace("_", "-"), positional, given)
+            parts = render(view, answer, invocation)
+            if view.also and not answer.get("verified", True):
+                also = TOOLS_BY_NAME[view.also]
+                more = guarded(lambda: also.run(evolve(call, args={"site_id": answer["id"]})))
+                site = Invocation(also.name, ("site_id",), {"site_id": answer["id"]})
+                proofs = render(VIEWS[view.also], more, site)
+                parts[1:1] = [part for part in proofs if part[0] == "table"]
+            show(parts)
+        if waits is not None:
+            _after_wait(spec.name, answer, float(args["timeout_s"]))
 
     return click.Command(
         spec.name.replace("_", "-"),
@@ -258,10 +297,6 @@ def remote_audit(
     poll_s: float = 2.0,
 ) -> None:
     """Start an audit on the service, show its progress until it ends, then print its report."""
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from siteaudit.adapters.report_json import report_json
     from siteaudit.domain.audit import AuditRequest, AuditStatus
     from siteaudit.domain.issue import Severity
@@ -282,32 +317,23 @@ def remote_audit(
             )
         return
     deadline = time.monotonic() + timeout_s
-    with Progress(
-        TextColumn("[bold]{task.fields[status]}[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        disable=as_json or as_csv or not sys.stderr.isatty(),
-        transient=True,
-    ) as bar:
-        task = bar.add_task(escape(line(url)), total=audit.max_pages, status="queued", rate="")
+    shown = ProgressBar.shown_on_terminal(quiet=as_json or as_csv)
+    with ProgressBar(url, total=audit.max_pages, shown=shown) as bar:
         while True:
             detail = guarded(lambda: application.get_audit(audit.id, caller))
             current = detail.audit
             waiting = "waiting in the queue" if current.status is AuditStatus.QUEUED else current.status.value
             started = current.started_at
-            rate = ""
+            per_minute = 0.0
             if started is not None and current.pages_crawled:
-                elapsed = max(1.0, time.time() - started.timestamp())
-                rate = f"{current.pages_crawled / elapsed * 60:.0f} pages/min"
-            bar.update(task, completed=current.pages_crawled, status=waiting, rate=rate)
+                per_minute = current.pages_crawled / max(1.0, time.time() - started.timestamp()) * 60
+            bar.update(current.pages_crawled, status=waiting, per_minute=per_minute)
             if current.status.ended:
                 break
             if time.monotonic() >= deadline:
                 fail(
-                    f"audit {audit.id} is still {current.status.value} after {timeout_s:g} s",
+                    f"audit {audit.id} is still {current.status.value} after {timeout_s:g} s (it keeps "
+                    f"running); `siteaudit wait-for-audit {audit.id}` keeps waiting",
                     EXIT_STILL_RUNNING,
                 )
             time.sleep(poll_s)
@@ -317,7 +343,7 @@ def remote_audit(
     if as_json:
         echo(json_text(report_json(report)))
     elif as_csv:
-        print_rows([r for r in report_json(report)["issues"]])
+        print_rows(list(report_json(report)["issues"]))
     else:
         echo(f"audit {audit.id}")
         print_summary(report)

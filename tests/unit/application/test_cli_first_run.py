@@ -140,6 +140,15 @@ def test_list_users_list_teams_and_whoami(cli: CliRunner) -> None:
     assert ok(cli, "admin", "list-teams") == (f"   1  Retro Clock  owner {ALICE} (250 credits)  2 members\n")
     users = run(cli, "admin", "list-users", "--json")
     assert '"teams": [\n        "Retro Clock"\n      ]' in users.output
+    assert ok(cli, "admin", "list-users", "--csv").splitlines() == [
+        '"id","email","plan","balance","teams"',
+        f'"1","{ALICE}","starter","250","Retro Clock"',
+        '"2","bob@retro-clock.example","free","0","Retro Clock"',
+    ]
+    assert ok(cli, "admin", "list-teams", "--csv").splitlines()[1] == f'"1","Retro Clock","{ALICE}","250","2"'
+    assert ok(cli, "admin", "list-keys", "bob@retro-clock.example", "--csv").startswith(
+        '"prefix","team_id","label","created_at","last_used_at","status"\n"sk_'
+    )
 
     for given in (key, key[:12], key[:7]):
         assert ok(cli, "admin", "whoami", given) == (

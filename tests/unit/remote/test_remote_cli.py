@@ -119,7 +119,9 @@ def test_the_service_is_given_by_its_root_or_its_v1(server: str) -> None:
 def test_indexnow_and_console_commands_have_the_tools_names(service: Service) -> None:
     site_id = str(service.audited_site())
     status = json.loads(cli(service, "get-indexnow-status", site_id, "--json").stdout)
-    assert "not verified: publish" in cli(service, "get-indexnow-status", site_id).stdout
+    shown = cli(service, "get-indexnow-status", site_id).stdout
+    assert "not verified" in shown and f"Publish {status['key_file_url']} (text/plain)" in shown
+    assert f"`siteaudit check-indexnow-key {site_id}`" in shown
     unverified = cli(service, "submit-to-indexnow", site_id, service.site_url)
     assert unverified.exit_code == EXIT_REFUSED
     assert unverified.stderr.startswith("error: indexnow_key_unverified: ")
@@ -153,7 +155,7 @@ def test_task_and_recheck_commands_have_the_tools_names(service: Service) -> Non
     site_id = str(service.audited_site())
     listed = cli(service, "list-site-tasks", site_id, "--limit", "100")
     assert listed.exit_code == 0, listed.output
-    assert "open of" in listed.stdout and "Call get_task" in listed.stdout
+    assert "open of" in listed.stdout and f"`siteaudit get-task {site_id} " in listed.stdout
     rows = list(csv.DictReader(io.StringIO(cli(service, "list-site-tasks", site_id, "--csv").stdout)))
     assert rows and {"id", "code", "template", "severity", "pages", "impact", "status"} <= set(rows[0])
     found = json.loads(cli(service, "list-site-tasks", site_id, "--limit", "100", "--json").stdout)
@@ -161,7 +163,7 @@ def test_task_and_recheck_commands_have_the_tools_names(service: Service) -> Non
     team = json.loads(cli(service, "list-team-tasks", "--limit", "20", "--json").stdout)
     assert {t["site_id"] for t in team["tasks"]} == {int(site_id)}
     task = cli(service, "get-task", site_id, key)
-    assert task.exit_code == 0 and "call request_recheck with this task_key" in task.stdout
+    assert task.exit_code == 0 and f"`siteaudit request-recheck {site_id} --task-key {key}`" in task.stdout
     unknown = cli(service, "get-task", site_id, "0" * 16)
     assert unknown.exit_code == EXIT_REFUSED and unknown.stderr.startswith("error: not_found: ")
     neither = cli(service, "request-recheck", site_id)
