@@ -381,7 +381,9 @@ def finalize_audit(
         charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         # Fix tasks follow full audits only (services/task.py says why).
-        refresh_site_tasks(audit, findings, uow=uow, clock=clock, traffic=traffic)
+        refresh_site_tasks(
+            audit, findings, crawled=template_of, uow=uow, crawl=crawl, clock=clock, traffic=traffic
+        )
         uow.commit()
     log_ended(audit)
     metrics.credits_charged(charged)
