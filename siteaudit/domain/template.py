@@ -47,8 +47,19 @@ free text   anything else (`about`, `first-post`)                    `[slug]`
    continues below the merged node, so `/docs/en/install` and `/docs/de/setup` give `/docs/[lang]/...`
    and the pages below are judged together.
 
+5. Below a section, free-text siblings fewer than the threshold still form `[slug]` when their pages share
+   a layout: each page whose skeleton (`infer_page_templates`; "" unknown) another sibling shares joins
+   it. At top-level positions only the count decides.
+6. When one-off pages at a top-level position become `[slug]`, only the pages join it: what lies below
+   each stays under its own literal path (no catch-all `/[slug]/[slug2]` of unrelated small sections).
+7. A word parameter (`[slug]`, `[lang]`) whose value is the same for every page of a template is written
+   as that value (`/about/team`, not `/[slug]/team`). Data parameters keep their name, so `/products/7`
+   is `/products/[id]` before its siblings arrive.
+
 So `/blog/x` and `/shop/y` stay apart (two top-level sections), `/about` and `/contact` stay literal,
-and a parameter name that repeats in one template gets a number (`/[slug]/[slug2]`).
+and a parameter name that repeats in one template gets a number (`/[slug]/[slug2]`). Which URLs of an
+audit shape templates at all (HTML pages, not errors, redirects or resources) is `infer_site_templates`;
+docs/templates.md tells the whole story.
 
 Properties: the result depends only on the *set* of paths (the order of the input and duplicates do
 not matter); every decision is a count compared with a fixed threshold, so adding a few pages changes
