@@ -106,8 +106,11 @@ def task_evidence(
         audited[key] = audited.get(key, 0) + 1
 
     rows: dict[AuditId, dict[tuple[str, str], TaskKey]] = {}
+    kept: dict[AuditId, bool] = {}  # whether an audit's issue rows are still there (not archived)
     for task in tasks:
-        if task.status is not TaskStatus.FIXED and uow.audits.get_any(task.crawl_id).archived_at is None:
+        if task.status is not TaskStatus.FIXED and task.crawl_id not in kept:
+            kept[task.crawl_id] = uow.audits.get_any(task.crawl_id).archived_at is None
+        if task.status is not TaskStatus.FIXED and kept[task.crawl_id]:
             rows.setdefault(task.crawl_id, {})[(task.code, task.template)] = task.key
         else:
             for url in task.sample_urls:
