@@ -111,6 +111,7 @@ class HtmlFacts:
     not_found_phrase: bool = False  # visible text contains a "not found" phrase
     fingerprint: str = ""  # hash of the normalised visible text
     sketch: tuple[int, ...] = ()  # similarity sketch (MinHash) of the visible text's shingles
+    skeleton: str = ""  # hash of the page's layout (its block elements' tag paths); docs/templates.md
     dom_nodes: int = 0
 
 

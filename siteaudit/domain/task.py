@@ -8,7 +8,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Final, Self
 
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.error import Conflict, ValidationFailed
@@ -20,14 +20,33 @@ SAMPLE_URLS: Final = 5
 _KEY = re.compile(r"[0-9a-f]{16}")
 
 
-def task_key(site_id: SiteId, check_code: str, template: str) -> TaskKey:
-    """The stable 16-hex-character id of the task for one check on one template of one site.
+def task_key(site_id: SiteId, check_code: str, template: str, generation: int = 0) -> TaskKey:
+    """The 16-hex-character id a new task for one check on one template of one site gets.
 
     Fields are joined with a separator no check code or template contains, so ("a", "b:c") and ("a:b",
-    "c") cannot collide by construction.
+    "c") cannot collide by construction. A task keeps its key when its template is renamed, split or
+    merged (`refresh_tasks`), so a new task on a template whose first key is taken by a task that moved
+    there gets the next `generation`.
     """
-    canonical = "\x1f".join(("fix-task/v1", str(int(site_id)), check_code, template))
+    fields = ("fix-task/v1", str(int(site_id)), check_code, template)
+    canonical = "\x1f".join((*fields, str(generation)) if generation else fields)
     return TaskKey(hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).hexdigest())
+
+
+# Checks of a URL that is judged only because the site links to it or lists it (its answer is the
+# problem: a 4xx, a failing redirect). A complete audit that no longer reaches the URL shows the fix the
+# check asks for, the links taken away; for every other check a URL not crawled again proves nothing.
+FIXED_BY_UNLINKING: Final = frozenset(
+    {
+        "http_4xx",
+        "http_5xx",
+        "fetch_failed",
+        "redirect_chain",
+        "redirect_loop",
+        "redirect_to_error",
+        "redirect_temporary",
+    }
+)
 
 
 def is_full_audit(audit: Audit) -> bool:
@@ -213,11 +232,24 @@ class FixTask:
     fixed_at: datetime | None = None
     fixed_by: FixedBy | None = None  # set while the task is fixed
     version: int = 0
+    # The template the task had before an audit regrouped its URLs (renamed, split or merged templates:
+    # docs/templates.md); None while it never moved.
+    previous_template: str | None = None
 
     @classmethod
-    def open(cls, site_id: SiteId, finding: TaskFinding, *, crawl_id: AuditId, now: datetime) -> Self:
+    def open(
+        cls,
+        site_id: SiteId,
+        finding: TaskFinding,
+        *,
+        crawl_id: AuditId,
+        now: datetime,
+        key: TaskKey | None = None,
+        previous_template: str | None = None,
+    ) -> Self:
         return cls(
-            key=task_key(site_id, finding.code, finding.template),
+            key=key or task_key(site_id, finding.code, finding.template),
+            previous_template=previous_template,
             site_id=site_id,
             code=finding.code,
             template=finding.template,
@@ -304,10 +336,13 @@ class FixTask:
     def found_again(
         self, finding: TaskFinding, *, crawl_id: AuditId, now: datetime
     ) -> tuple[Self, TaskStatusChanged]:
-        if (finding.code, finding.template) != (self.code, self.template):
+        if finding.code != self.code:
             raise ValueError(f"finding {finding.code}/{finding.template} is not task {self.key}")
+        moved = finding.template != self.template
         changed = evolve(
             self,
+            template=finding.template,
+            previous_template=self.template if moved else self.previous_template,
             severity=finding.severity,
             pages=finding.pages,
             sample_urls=finding.sample_urls,
@@ -325,6 +360,17 @@ class FixTask:
 
 
 @frozen
+class TaskEvidence:
+    """What a full audit saw of the URLs an existing task was last found on (docs/templates.md)."""
+
+    audited: int = 0  # its URLs seen again: crawled, or for FIXED_BY_UNLINKING checks no longer linked
+    still: Mapping[str, int] = field(factory=dict)  # template now -> its URLs still showing the check there
+
+
+NO_EVIDENCE: Final = TaskEvidence()
+
+
+@frozen
 class TaskRefresh:
     """The site's task set after a full audit, and which keys changed status."""
 
@@ -333,6 +379,7 @@ class TaskRefresh:
     regressed: tuple[TaskKey, ...]
     fixed: tuple[TaskKey, ...]
     events: tuple[TaskStatusChanged, ...]
+    merged: tuple[TaskKey, ...] = ()  # tasks whose URLs another task now carries: to be removed
 
 
 def refresh_tasks(
@@ -342,41 +389,86 @@ def refresh_tasks(
     site_id: SiteId,
     crawl_id: AuditId,
     now: datetime,
+    evidence: Mapping[TaskKey, TaskEvidence],
     complete: bool = True,
 ) -> TaskRefresh:
-    """The task set after a full audit: new findings open, fixed ones found again regress, open or
-    regressed ones no longer found are fixed when the audit was `complete` (not partial). Verifying tasks keep their status (the recheck decides)
-    and fixed tasks not found stay as they are. Tasks come back in impact order."""
+    """The task set after a full audit (docs/templates.md).
+
+    Each finding goes to the existing task of its check that shares most of its URLs (`evidence`), else to
+    the task of its check and template, else it opens a new task: so a task keeps its key when its
+    template is renamed, split or merged, and records the template it had (`previous_template`). Found
+    again, a fixed task regresses. A task no finding went to is fixed only when the audit was `complete`
+    and saw its URLs again without the check (URLs not crawled this time are no evidence); one whose URLs
+    still show the check under another task is merged into it. Verifying tasks keep their status (the
+    recheck decides) and fixed tasks not found stay as they are. Tasks come back in impact order."""
     by_key: dict[TaskKey, FixTask] = {}
     for task in existing:
         if task.site_id != site_id:
             raise ValueError(f"fix task {task.key} belongs to site {task.site_id}, not {site_id}")
         by_key[task.key] = task
-    found: dict[TaskKey, TaskFinding] = {}
+    found: dict[tuple[str, str], TaskFinding] = {}
     for finding in findings:
-        key = task_key(site_id, finding.code, finding.template)
-        if key in found:
+        if (finding.code, finding.template) in found:
             raise ValueError(f"two findings for {finding.code} on template {finding.template!r}")
-        found[key] = finding
+        found[(finding.code, finding.template)] = finding
+
+    # Candidate (task, finding) pairs: by shared URLs, and a task's own template even without.
+    overlap: dict[tuple[TaskKey, str], int] = {}
+    for key, task in by_key.items():
+        for template, count in evidence.get(key, NO_EVIDENCE).still.items():
+            if count > 0 and (task.code, template) in found:
+                overlap[(key, template)] = count
+        if (task.code, task.template) in found:
+            overlap.setdefault((key, task.template), 0)
+    owner: dict[tuple[str, str], TaskKey] = {}
+    claimed: set[TaskKey] = set()
+    for (key, template), _ in sorted(
+        overlap.items(), key=lambda p: (-p[1], p[0][1] != by_key[p[0][0]].template, p[0][0], p[0][1])
+    ):
+        code = by_key[key].code
+        if key not in claimed and (code, template) not in owner:
+            owner[(code, template)] = key
+            claimed.add(key)
 
     result: dict[TaskKey, FixTask] = {}
     events: list[TaskStatusChanged] = []
     opened: list[TaskKey] = []
-    for key, finding in found.items():
-        if key not in by_key:
-            result[key] = FixTask.open(site_id, finding, crawl_id=crawl_id, now=now)
-            opened.append(key)
+    taken = set(by_key)
+    for (code, template), finding in sorted(found.items()):
+        mine = owner.get((code, template))
+        if mine is not None:
+            task, event = by_key[mine].found_again(finding, crawl_id=crawl_id, now=now)
+            result[mine] = task
+            if event.before is not event.after:
+                events.append(event)
             continue
-        task, event = by_key[key].found_again(finding, crawl_id=crawl_id, now=now)
-        result[key] = task
-        if event.before is not event.after:
-            events.append(event)
+        generation = 0
+        while (key := task_key(site_id, code, template, generation)) in taken:
+            generation += 1
+        taken.add(key)
+        # Split off a task whose URLs went to several templates: say where it came from.
+        parents = sorted(k for (k, t), n in overlap.items() if t == template and n > 0)
+        result[key] = FixTask.open(
+            site_id,
+            finding,
+            crawl_id=crawl_id,
+            now=now,
+            key=key,
+            previous_template=by_key[parents[0]].template if parents else None,
+        )
+        opened.append(key)
+    merged: list[TaskKey] = []
     for key, task in by_key.items():
-        if key in found:
+        if key in claimed:
             continue
-        if complete and task.status in (TaskStatus.OPEN, TaskStatus.REGRESSED):
-            task, event = task.not_found(crawl_id=crawl_id, now=now)
-            events.append(event)
+        seen = evidence.get(key, NO_EVIDENCE)
+        if task.status in (TaskStatus.OPEN, TaskStatus.REGRESSED):
+            if any(n > 0 for n in seen.still.values()):
+                merged.append(key)  # still failing, now under a task that carries its URLs
+                continue
+            if complete and seen.audited > 0:
+                task, event = task.not_found(crawl_id=crawl_id, now=now)
+                events.append(event)
         result[key] = task
 
     return TaskRefresh(
@@ -385,6 +477,7 @@ def refresh_tasks(
         regressed=tuple(sorted(e.task_key for e in events if e.after is TaskStatus.REGRESSED)),
         fixed=tuple(sorted(e.task_key for e in events if e.after is TaskStatus.FIXED)),
         events=tuple(events),
+        merged=tuple(sorted(merged)),
     )
 
 

@@ -47,8 +47,19 @@ free text   anything else (`about`, `first-post`)                    `[slug]`
    continues below the merged node, so `/docs/en/install` and `/docs/de/setup` give `/docs/[lang]/...`
    and the pages below are judged together.
 
+5. Below a section, free-text siblings fewer than the threshold still form `[slug]` when their pages share
+   a layout: each page whose skeleton (`infer_page_templates`; "" unknown) another sibling shares joins
+   it. At top-level positions only the count decides.
+6. When one-off pages at a top-level position become `[slug]`, only the pages join it: what lies below
+   each stays under its own literal path (no catch-all `/[slug]/[slug2]` of unrelated small sections).
+7. A word parameter (`[slug]`, `[lang]`) whose value is the same for every page of a template is written
+   as that value (`/about/team`, not `/[slug]/team`). Data parameters keep their name, so `/products/7`
+   is `/products/[id]` before its siblings arrive.
+
 So `/blog/x` and `/shop/y` stay apart (two top-level sections), `/about` and `/contact` stay literal,
-and a parameter name that repeats in one template gets a number (`/[slug]/[slug2]`).
+and a parameter name that repeats in one template gets a number (`/[slug]/[slug2]`). Which URLs of an
+audit shape templates at all (HTML pages, not errors, redirects or resources) is `infer_site_templates`;
+docs/templates.md tells the whole story.
 
 Properties: the result depends only on the *set* of paths (the order of the input and duplicates do
 not matter); every decision is a count compared with a fixed threshold, so adding a few pages changes
@@ -59,8 +70,10 @@ A URL that was not among the inferred set is matched the same way: a literal seg
 parameter of its kind at that position, else `[slug]` if the position has one, else the literal segment.
 """
 
+import enum
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Final
 
 from attrs import frozen
@@ -123,15 +136,20 @@ def path_segments(url: str) -> tuple[str, ...]:
 class _Node:
     """A mutable tree node used while inferring; the result is frozen into `TemplateNode`s."""
 
-    __slots__ = ("children", "params", "values")
+    __slots__ = ("children", "params", "skeleton", "terminal", "values")
 
     def __init__(self) -> None:
         self.children: dict[str, _Node] = {}  # literal segment -> node
         self.params: dict[str, _Node] = {}  # kind -> merged node
         self.values: set[str] = set()  # segments merged into this node when it is a parameter
+        self.terminal = False  # a page's path ends here
+        self.skeleton = ""  # the page's structural fingerprint ("" unknown); the least when merged
 
 
 def _merge_into(target: _Node, source: _Node) -> None:
+    target.terminal |= source.terminal
+    if source.skeleton and (not target.skeleton or source.skeleton < target.skeleton):
+        target.skeleton = source.skeleton
     for key, child in source.children.items():
         mine = target.children.get(key)
         if mine is None:
@@ -180,9 +198,38 @@ def _is_section(node: _Node) -> bool:
     return _distinct_children(node) >= MIN_SIBLINGS
 
 
-def _collapse(node: _Node, kind: str, keys: list[str]) -> None:
-    taken = [node.children.pop(key) for key in keys]
-    values = set(keys)
+def _alike_pages(node: _Node, keys: list[str]) -> list[str]:
+    """The pages among `keys` whose HTML shares its skeleton with another of them: a few pages cut from
+    one template below a section (`/products/brass-mantel`, `/products/oak-cuckoo`) are one template
+    however few they are."""
+    by_skeleton: dict[str, list[str]] = {}
+    for key in keys:
+        child = node.children[key]
+        if child.terminal and child.skeleton:
+            by_skeleton.setdefault(child.skeleton, []).append(key)
+    return sorted(key for alike in by_skeleton.values() if len(alike) >= 2 for key in alike)
+
+
+def _collapse(node: _Node, kind: str, keys: list[str], *, keep_subtrees: bool = False) -> None:
+    """Make `keys` one parameter of `kind`. With `keep_subtrees` (one-off pages at a top-level position),
+    only the pages themselves join the parameter: what lies below each stays under its own literal path,
+    so unrelated small sections (`/legal/*`, `/tips/*`) are not united into a catch-all `/[slug]/[slug2]`."""
+    taken: list[_Node] = []
+    values: set[str] = set()
+    for key in keys:
+        child = node.children[key]
+        if keep_subtrees and (child.children or child.params):
+            if child.terminal:
+                page = _Node()
+                page.terminal, page.skeleton = True, child.skeleton
+                taken.append(page)
+                values.add(key)
+                child.terminal = False  # the page itself is reached through the parameter
+            continue
+        taken.append(node.children.pop(key))
+        values.add(key)
+    if not taken:
+        return
     existing = node.params.get(kind)
     if existing is not None:
         taken.append(existing)
@@ -211,14 +258,14 @@ def _simplify(root: _Node) -> None:
             by_kind.setdefault(SLUG, []).extend(langs)
         free = by_kind.get(SLUG, [])
         threshold = MIN_TOP_LEVEL_SIBLINGS if top_level else MIN_SIBLINGS
-        if len(free) >= threshold:
-            sections = {key for key in free if _is_section(node.children[key])}
-            if len(sections) >= threshold or not sections:
-                _collapse(node, SLUG, free)
-            else:
-                members = [key for key in free if key not in sections]
-                if len(members) >= threshold:
-                    _collapse(node, SLUG, members)
+        sections = {key for key in free if _is_section(node.children[key])} if free else set()
+        members = [key for key in free if key not in sections]
+        if len(free) >= threshold and len(sections) >= threshold:
+            _collapse(node, SLUG, free)
+        elif len(members) >= threshold:
+            _collapse(node, SLUG, members, keep_subtrees=top_level)
+        elif not top_level and (alike := _alike_pages(node, members)):
+            _collapse(node, SLUG, alike)
         for child in node.children.values():
             stack.append((child, False))
         for kind, child in node.params.items():
@@ -233,6 +280,7 @@ class TemplateNode:
 
     literals: Mapping[str, "TemplateNode"]
     params: Mapping[str, tuple[str, "TemplateNode"]]
+    terminal: bool = False  # a page's path ends here (else a path ending here takes a parameter)
 
 
 def _most(values: Iterable[str], test: Callable[[str], bool]) -> bool:
@@ -315,8 +363,42 @@ def _freeze(root: _Node) -> TemplateNode:
                 kind: (names[id(node)][kind], frozen_nodes[id(child)])
                 for kind, child in sorted(node.params.items())
             },
+            terminal=node.terminal,
         )
     return frozen_nodes[id(root)]
+
+
+# Parameters of these kinds are words, not data: when every page of a template has the same word there,
+# the word is what the template says (`/static/img/[slug]`, not `/[slug]/img/[slug2]`).
+_WORD_KINDS: Final = frozenset({SLUG, LANG})
+
+
+def _route(
+    root: TemplateNode, segments: tuple[str, ...]
+) -> Iterator[tuple[str, str | None, TemplateNode | None]]:
+    """Each segment of a path with the parameter name it takes (None: literal) and the node reached.
+
+    A literal child is taken first, unless the path ends there and the page itself was made a parameter
+    (a one-off top-level page with pages below it); else the parameter of the segment's kind, else
+    `[slug]` if the position has one, else the segment stays literal for the rest of the path."""
+    node: TemplateNode | None = root
+    last = len(segments) - 1
+    for index, segment in enumerate(segments):
+        if node is None:
+            yield segment, None, None
+            continue
+        literal = node.literals.get(segment)
+        param = node.params.get(segment_kind(segment)) or node.params.get(SLUG)
+        if literal is not None and (literal.terminal or index < last or param is None):
+            node = literal
+            yield segment, None, node
+            continue
+        if param is None:
+            node = None
+            yield segment, None, None
+            continue
+        name, node = param
+        yield segment, name, node
 
 
 @frozen
@@ -324,49 +406,129 @@ class TemplateMap:
     """The inferred templates of one audit; `template_of` maps any URL of the site to its template."""
 
     root: TemplateNode
+    # By the id of a node where pages end: the word each word parameter on the way has in every one of
+    # those pages (None where they differ). Kept by id: the nodes live as long as `root`.
+    shared: Mapping[int, tuple[str | None, ...]] = MappingProxyType({})
 
     def template_of(self, url: str) -> str:
         """The template key of a URL, e.g. `/blog/[slug]`; `/` for the root path."""
         return self.template_of_segments(path_segments(url))
 
     def template_of_segments(self, segments: Iterable[str]) -> str:
-        node: TemplateNode | None = self.root
+        route = list(_route(self.root, tuple(segments)))
+        end = route[-1][2] if route else None
+        shared = self.shared.get(id(end), ()) if end is not None else ()
         parts: list[str] = []
         used: dict[str, int] = {}
-        for segment in segments:
-            if node is None:
+        word = 0
+        for segment, name, _ in route:
+            if name is None:
                 parts.append(segment)
                 continue
-            literal = node.literals.get(segment)
-            if literal is not None:
-                parts.append(segment)
-                node = literal
-                continue
-            param = node.params.get(segment_kind(segment)) or node.params.get(SLUG)
-            if param is None:
-                parts.append(segment)
-                node = None
-                continue
-            name, node = param
+            if name in ("slug", "lang"):
+                same = shared[word] if word < len(shared) else None
+                word += 1
+                if same == segment:
+                    parts.append(segment)
+                    continue
             used[name] = used.get(name, 0) + 1
             parts.append(f"[{name}]" if used[name] == 1 else f"[{name}{used[name]}]")
         return "/" + "/".join(parts)
 
 
-def infer_templates(urls: Iterable[str]) -> TemplateMap:
-    """Infer the URL templates of a set of crawled URLs (see the module documentation)."""
-    root = _Node()
-    seen: set[tuple[str, ...]] = set()
-    for url in urls:
-        segments = path_segments(url)
-        if segments in seen:
+def _shared_words(root: TemplateNode, paths: Iterable[tuple[str, ...]]) -> dict[int, tuple[str | None, ...]]:
+    shared: dict[int, tuple[str | None, ...]] = {}
+    for segments in paths:
+        route = list(_route(root, segments))
+        end = route[-1][2] if route else None
+        if end is None:
             continue
-        seen.add(segments)
-        node = root
-        for segment in segments:
-            child = node.children.get(segment)
-            if child is None:
-                child = node.children[segment] = _Node()
-            node = child
-    _simplify(root)
-    return TemplateMap(root=_freeze(root))
+        words = tuple(segment for segment, name, _ in route if name in ("slug", "lang"))
+        known = shared.get(id(end))
+        shared[id(end)] = (
+            words
+            if known is None
+            else tuple(a if a == b else None for a, b in zip(known, words, strict=True))
+        )
+    return shared
+
+
+def infer_templates(urls: Iterable[str]) -> TemplateMap:
+    """Infer the URL templates of a set of crawled URLs (see the module documentation), from their paths
+    alone."""
+    return infer_page_templates((url, "") for url in urls)
+
+
+def infer_page_templates(pages: Iterable[tuple[str, str]]) -> TemplateMap:
+    """Infer the URL templates of pages given as (URL, skeleton): a skeleton (a fingerprint of the HTML's
+    structure, "" unknown) lets a few sibling pages of one layout form a template."""
+    builder = _Builder()
+    for url, skeleton in pages:
+        builder.add(url, skeleton)
+    return builder.build()
+
+
+class _Builder:
+    """The path tree of a set of pages, added one at a time."""
+
+    def __init__(self) -> None:
+        self.root = _Node()
+        self.seen: dict[tuple[str, ...], _Node] = {}
+
+    def add(self, url: str, skeleton: str = "") -> None:
+        segments = path_segments(url)
+        node = self.seen.get(segments)
+        if node is None:
+            node = self.root
+            for segment in segments:
+                child = node.children.get(segment)
+                if child is None:
+                    child = node.children[segment] = _Node()
+                node = child
+            node.terminal = True
+            self.seen[segments] = node
+        if skeleton and (not node.skeleton or skeleton < node.skeleton):
+            node.skeleton = skeleton
+
+    def build(self) -> TemplateMap:
+        _simplify(self.root)
+        frozen_root = _freeze(self.root)
+        return TemplateMap(root=frozen_root, shared=MappingProxyType(_shared_words(frozen_root, self.seen)))
+
+
+class UrlRole(enum.Enum):
+    """What a crawled URL is to the templates (docs/templates.md)."""
+
+    PAGE = "page"  # an HTML page that answered 2xx itself: it shapes the page templates
+    RESOURCE = "resource"  # any other content that answered 2xx (an image, a PDF): the resource templates
+    OTHER = "other"  # an error, a redirect, a challenge, no answer: shapes nothing, takes a page template
+
+
+def url_role(status: int | None, *, is_html: bool, redirected: bool, failed: bool, blocked: bool) -> UrlRole:
+    if failed or blocked or redirected or status is None or not 200 <= status < 300:
+        return UrlRole.OTHER
+    return UrlRole.PAGE if is_html else UrlRole.RESOURCE
+
+
+@frozen
+class SiteTemplates:
+    """The templates of one audit: those of its HTML pages, and apart those of its other content."""
+
+    pages: TemplateMap
+    resources: TemplateMap
+
+    def template_of(self, url: str, role: UrlRole) -> str:
+        return (self.resources if role is UrlRole.RESOURCE else self.pages).template_of(url)
+
+
+def infer_site_templates(urls: Iterable[tuple[str, UrlRole, str]]) -> SiteTemplates:
+    """The templates of an audit's URLs given as (URL, role, skeleton): only pages shape the page
+    templates and only resources the resource templates; the other URLs (errors, redirects) shape none,
+    so that a broken link or a redirect added or removed never renames a page's template."""
+    pages, resources = _Builder(), _Builder()
+    for url, role, skeleton in urls:
+        if role is UrlRole.PAGE:
+            pages.add(url, skeleton)
+        elif role is UrlRole.RESOURCE:
+            resources.add(url)
+    return SiteTemplates(pages=pages.build(), resources=resources.build())

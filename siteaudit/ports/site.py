@@ -73,6 +73,10 @@ class FixTaskRepository(Protocol):
         """Stage a new or changed task. Raises ConcurrentUpdate if a stored task's version moved."""
         ...
 
+    def delete(self, site_id: SiteId, key: TaskKey) -> None:
+        """Remove a task (merged into another that carries its URLs); an unknown key is no error."""
+        ...
+
 
 class RecheckRepository(Protocol):
     def add(self, recheck: Recheck) -> Recheck:

@@ -41,7 +41,7 @@ from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.prompt import QUOTED_DETAILS
 from siteaudit.domain.report import AllowListAdvice, Report, Timings
 from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
-from siteaudit.domain.template import infer_templates
+from siteaudit.domain.template import infer_site_templates, url_role
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore, IssueLine
@@ -74,8 +74,9 @@ class _PagePass:
         self._crawl = crawl
         self._audit_id = audit_id
         self.url_ids: list[int] = []
-        # `PageOutcome` fields but the template (inferred once all pages are read), as plain tuples.
-        self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None, bool, bool]] = []
+        # `PageOutcome` fields but the template (inferred once all pages are read), as plain tuples, and
+        # the page's skeleton (interned: a site has few layouts) for the templates.
+        self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None, bool, bool, str]] = []
 
     def facts(self) -> Iterator[PageFacts]:
         url_ids, summaries = self.url_ids, self.summaries
@@ -92,17 +93,25 @@ class _PagePass:
                     facts.blocked_by,
                     facts.disallowed,
                     facts.resource,
+                    intern(facts.html.skeleton) if facts.html is not None else "",
                 )
             )
             yield facts
 
     def templates(self) -> list[str]:
-        """The template of every crawled URL, in reading order."""
-        template_map = infer_templates(s[0] for s in self.summaries)
-        return [template_map.template_of(s[0]) for s in self.summaries]
+        """The template of every crawled URL, in reading order: only HTML pages shape the page templates
+        (docs/templates.md)."""
+        roles = [
+            url_role(
+                status, is_html=is_html, redirected=redirected, failed=failed, blocked=blocked is not None
+            )
+            for _, status, is_html, redirected, failed, blocked, _, _, _ in self.summaries
+        ]
+        site = infer_site_templates((s[0], role, s[8]) for s, role in zip(self.summaries, roles, strict=True))
+        return [site.template_of(s[0], role) for s, role in zip(self.summaries, roles, strict=True)]
 
     def pages(self, templates: Sequence[str]) -> Iterator[PageOutcome]:
-        for (url, status, is_html, redirected, failed, blocked_by, disallowed, resource), template in zip(
+        for (url, status, is_html, redirected, failed, blocked_by, disallowed, resource, _), template in zip(
             self.summaries, templates, strict=True
         ):
             yield PageOutcome(
@@ -378,7 +387,9 @@ def finalize_audit(
         charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         # Fix tasks follow full audits only (services/task.py says why).
-        refresh_site_tasks(audit, findings, uow=uow, clock=clock, traffic=traffic)
+        refresh_site_tasks(
+            audit, findings, crawled=template_of, uow=uow, crawl=crawl, clock=clock, traffic=traffic
+        )
         uow.commit()
     log_ended(audit)
     metrics.credits_charged(charged)

@@ -13,7 +13,7 @@ checks are not charged.
 """
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -83,10 +83,17 @@ def _parent(site: Site, tasks: list[FixTask], uow: UnitOfWork) -> AuditId:
 
 
 def _baseline(
-    parent: AuditId, urls: set[str] | None, site_id: SiteId, crawl: CrawlStore, uow: UnitOfWork
+    parent: AuditId,
+    urls: set[str] | None,
+    site_id: SiteId,
+    crawl: CrawlStore,
+    uow: UnitOfWork,
+    tasks: Sequence[FixTask] = (),
 ) -> tuple[dict[str, set[str]], dict[TaskKey, list[TaskUrl]]]:
     """One pass over the parent audit's issues: the codes reported on each of `urls` (None: every URL),
-    and, per task, its URLs among them."""
+    and, per task, its URLs among them. A task is found by its check and template: its key stays when
+    an audit regroups its URLs (docs/templates.md), so it need not be the key of those two."""
+    keys = {(t.code, t.template): t.key for t in tasks if t.crawl_id == parent}
     codes: dict[str, set[str]] = {}
     per_task: dict[TaskKey, list[TaskUrl]] = {}
     if parent == 0:
@@ -99,9 +106,10 @@ def _baseline(
         if urls is not None and issue.url not in urls:
             continue
         codes.setdefault(issue.url, set()).add(issue.check_code)
-        per_task.setdefault(task_key(site_id, issue.check_code, issue.template), []).append(
-            TaskUrl(issue.url)
+        key = keys.get((issue.check_code, issue.template)) or task_key(
+            site_id, issue.check_code, issue.template
         )
+        per_task.setdefault(key, []).append(TaskUrl(issue.url))
     return codes, per_task
 
 
@@ -137,7 +145,7 @@ def request_recheck(
             listed: set[str] | None = set(recheck_urls(request.urls or (), site))
         except DomainError:
             listed = None  # the plan below names what is wrong with the list
-        codes, found = _baseline(parent, listed, site.id, crawl, uow) if listed else ({}, {})
+        codes, found = _baseline(parent, listed, site.id, crawl, uow, tasks) if listed else ({}, {})
         urls_of = {key: tuple(urls) for key, urls in found.items()}
 
     def plan(recheck_id: RecheckId) -> RecheckPlan:

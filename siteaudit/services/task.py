@@ -6,7 +6,7 @@ publishes the report; only a complete one (not stopped at its page or time cap) 
 no longer finding them.
 """
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from siteaudit.domain.account import Caller
@@ -15,7 +15,9 @@ from siteaudit.domain.ids import AuditId, SiteId, TaskKey
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.recheck import TaskUrl
 from siteaudit.domain.task import (
+    FIXED_BY_UNLINKING,
     FixTask,
+    TaskEvidence,
     TaskRefresh,
     TaskStatus,
     count_open,
@@ -42,30 +44,83 @@ def refresh_site_tasks(
     audit: Audit,
     issues: Sequence[Issue],
     *,
+    crawled: Container[str],
     uow: UnitOfWork,
+    crawl: CrawlStore,
     clock: Clock,
     traffic: TrafficSource = NO_TRAFFIC,
 ) -> TaskRefresh | None:
     """Inside the transaction that ends the audit: refresh the site's tasks from a full audit's issues
-    (new ones open, fixed ones found again regress, and, after a complete audit, vanished ones are fixed
-    by the audit). None, changing nothing, for an audit that is not full or not of a registered site."""
+    (new ones open, fixed ones found again regress, and, after a complete audit, those whose URLs were
+    audited again without the issue are fixed by the audit). `crawled` holds the URLs the audit crawled.
+    None, changing nothing, for an audit that is not full or not of a registered site."""
     if not is_full_audit(audit):
         return None
     assert audit.site_id is not None
     figures = traffic.traffic(audit.site_id, {i.url for i in issues})
     before = {t.key: t for t in uow.tasks.of_site(audit.site_id)}
+    findings = findings_from_issues(issues, figures)
     refreshed = refresh_tasks(
         before.values(),
-        findings_from_issues(issues, figures),
+        findings,
         site_id=audit.site_id,
         crawl_id=audit.id,
         now=clock.now(),
+        evidence=task_evidence(before.values(), issues, crawled, uow=uow, crawl=crawl),
         complete=proves_absence(audit),
     )
+    for key in refreshed.merged:
+        uow.tasks.delete(audit.site_id, key)
     for task in refreshed.tasks:
         uow.tasks.save(task)
     open_fix_impacts(refreshed.events, before, uow=uow)  # fix impact (SPEC 2.9)
     return refreshed
+
+
+def task_evidence(
+    tasks: Iterable[FixTask],
+    issues: Iterable[Issue],
+    crawled: Container[str],
+    *,
+    uow: UnitOfWork,
+    crawl: CrawlStore,
+) -> dict[TaskKey, TaskEvidence]:
+    """What the audit whose `issues` these are saw of each task's URLs (docs/templates.md).
+
+    An unfixed task's URLs are its issue rows in the audit it was last refreshed by, read once in a stream;
+    a fixed task's, or any task's whose audit was archived, are its sample URLs. Call inside `with uow:`.
+    """
+    failing: dict[str, dict[str, str]] = {}  # check -> URL -> template now
+    for issue in issues:
+        failing.setdefault(issue.check_code, {})[issue.url] = issue.template
+    audited: dict[TaskKey, int] = {}
+    still: dict[TaskKey, dict[str, int]] = {}
+
+    def saw(key: TaskKey, code: str, url: str) -> None:
+        template = failing.get(code, {}).get(url)
+        if template is not None:
+            counts = still.setdefault(key, {})
+            counts[template] = counts.get(template, 0) + 1
+        elif url not in crawled and code not in FIXED_BY_UNLINKING:
+            return  # not crawled this time: no evidence either way
+        audited[key] = audited.get(key, 0) + 1
+
+    rows: dict[AuditId, dict[tuple[str, str], TaskKey]] = {}
+    kept: dict[AuditId, bool] = {}  # whether an audit's issue rows are still there (not archived)
+    for task in tasks:
+        if task.status is not TaskStatus.FIXED and task.crawl_id not in kept:
+            kept[task.crawl_id] = uow.audits.get_any(task.crawl_id).archived_at is None
+        if task.status is not TaskStatus.FIXED and kept[task.crawl_id]:
+            rows.setdefault(task.crawl_id, {})[(task.code, task.template)] = task.key
+        else:
+            for url in task.sample_urls:
+                saw(task.key, task.code, url)
+    for crawl_id, owners in rows.items():
+        for line in crawl.stream_issue_lines(crawl_id):
+            key = owners.get((line.check_code, line.template))
+            if key is not None:
+                saw(key, line.check_code, line.url)
+    return {key: TaskEvidence(audited=audited.get(key, 0), still=still.get(key, {})) for key in audited}
 
 
 def site_tasks(site_id: SiteId, caller: Caller, *, limit: int, uow: UnitOfWork) -> SiteTasks:

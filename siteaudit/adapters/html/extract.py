@@ -120,6 +120,43 @@ def _elements(top: LexborNode, wanted: dict[int, str]) -> tuple[list[tuple[str, 
     return found, walked - others
 
 
+# The skeleton of a page (docs/templates.md): the distinct tag paths of its block elements down to
+# SKELETON_DEPTH levels below <body>. Text-level and non-visible elements are left out, and so are
+# attributes, so pages cut from one layout share it whatever their text, and a list of three reviews or
+# of thirty gives the same paths.
+SKELETON_DEPTH: Final = 4
+_NOT_SKELETON: Final = frozenset(
+    {
+        *("a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "dfn", "em", "i", "kbd", "mark"),
+        *("q", "rp", "rt", "ruby", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u"),
+        *("var", "wbr", "img", "picture", "source", "svg", "path", "use", "input", "label", "option"),
+        *("select", "textarea", "button", "script", "style", "noscript", "template", "title", "meta"),
+        *("link", "base", "iframe", "video", "audio", "track", "embed", "object", "canvas", "del", "ins"),
+    }
+)
+
+
+def skeleton_of(body: LexborNode | None) -> str:
+    """The page's layout fingerprint: 16 hexadecimal characters, "" for a page without block elements."""
+    if body is None:
+        return ""
+    paths: set[str] = set()
+    stack: list[tuple[LexborNode, str, int]] = [(body, "", 1)]
+    while stack:
+        node, path, depth = stack.pop()
+        for child in node.iter():
+            tag = child.tag
+            if not child.is_element_node or tag is None or tag in _NOT_SKELETON:
+                continue
+            below = f"{path}/{tag}"
+            paths.add(below)
+            if depth < SKELETON_DEPTH:
+                stack.append((child, below, depth + 1))
+    if not paths:
+        return ""
+    return hashlib.blake2b("\n".join(sorted(paths)).encode(), digest_size=8).hexdigest()
+
+
 _SRC_SUBRESOURCES: Final = frozenset({"iframe", "source", "video", "audio", "embed", "input"})
 _CHARSET_IN_CONTENT: Final = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.IGNORECASE)
 
@@ -723,6 +760,7 @@ def facts_from_tree(
     lowered_source = source.lower() if source else None
     has_microdata = has_rdfa = False
     usual = root is not None and _usual_shape(root, head, body)
+    skeleton = skeleton_of(body)  # before the non-visible elements go (they are not part of it anyway)
     dom_nodes = 0
     lang: str | None = None
     if root is not None:
@@ -783,6 +821,7 @@ def facts_from_tree(
         not_found_phrase=has_not_found_phrase(lowered) or has_not_found_phrase(title),
         fingerprint=hashlib.blake2b(encoded, digest_size=16).hexdigest() if words else "",
         sketch=_sketch_of_utf8(encoded),
+        skeleton=skeleton,
         dom_nodes=dom_nodes,
     )
 

@@ -510,6 +510,9 @@ class MemoryFixTaskRepository(_Versioned):
         self._t.put((task.site_id, task.key), task)
         self._saw((task.site_id, task.key), task.version)
 
+    def delete(self, site_id: SiteId, key: TaskKey) -> None:
+        self._t.delete((site_id, key))
+
 
 class MemoryRecheckRepository(_Versioned):
     kind = "recheck"

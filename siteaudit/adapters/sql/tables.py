@@ -409,6 +409,7 @@ fix_tasks = Table(
     Column("fixed_at", UtcDateTime, nullable=True),
     Column("version", Integer, nullable=False),
     Column("fixed_by", String(10), nullable=True),  # `recheck` or `audit` while fixed
+    Column("previous_template", Text, nullable=True),  # 0017: before an audit regrouped the task's URLs
     PrimaryKeyConstraint("site_id", "key"),
 )
 

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.tables import fix_tasks
@@ -36,6 +36,7 @@ def task_from_row(row: Any) -> FixTask:
         fixed_at=row.fixed_at,
         fixed_by=None if row.fixed_by is None else FixedBy(row.fixed_by),
         version=row.version,
+        previous_template=row.previous_template,
     )
 
 
@@ -61,6 +62,7 @@ def task_values(task: FixTask) -> dict[str, Any]:
         "fixed_at": task.fixed_at,
         "fixed_by": None if task.fixed_by is None else task.fixed_by.value,
         "version": task.version,
+        "previous_template": task.previous_template,
     }
 
 
@@ -103,3 +105,6 @@ class SqlFixTaskRepository(Versioned):
             # Another unit of work created the same task first: this one never saw that version.
             raise ConcurrentUpdate(self.kind, ident) from None
         self._saw(ident, task.version)
+
+    def delete(self, site_id: SiteId, key: TaskKey) -> None:
+        self._c().execute(delete(fix_tasks).where(fix_tasks.c.site_id == site_id, fix_tasks.c.key == key))

@@ -66,6 +66,7 @@ SITE_HTML_FIELDS: Final = frozenset(
         "hreflangs",
         "fingerprint",
         "sketch",
+        "skeleton",  # read by the templates, beside the site checks
     }
 )
 

@@ -349,6 +349,30 @@ def test_a_task_fixed_by_a_recheck_or_an_audit_reads_back_saying_which(backend: 
         assert (by_recheck.fixed_by, by_audit.fixed_by) == (FixedBy.RECHECK, FixedBy.AUDIT)
 
 
+def test_a_task_moved_to_another_template_reads_back_and_a_merged_one_is_deleted(backend: Backend) -> None:
+    site = SiteId(7)
+    task = _task(site, "thin_content", "/products/a")
+    moved, _ = task.found_again(
+        TaskFinding("thin_content", "/products/[slug]", Severity.WARNING, 3), crawl_id=AuditId(5), now=T0
+    )
+    merged = _task(site, "thin_content", "/products/b")
+    with backend.uow() as uow:
+        uow.tasks.save(task)
+        uow.tasks.save(merged)
+        uow.commit()
+    with backend.uow() as uow:
+        uow.tasks.of_site(site)  # read as a refresh does, before changing
+        uow.tasks.save(moved)
+        uow.tasks.delete(site, merged.key)
+        uow.tasks.delete(site, TaskKey("0" * 16))  # unknown: no error
+        uow.commit()
+    with backend.uow() as uow:
+        stored = uow.tasks.get(site, task.key)
+        assert stored == moved
+        assert (stored.template, stored.previous_template) == ("/products/[slug]", "/products/a")
+        assert [t.key for t in uow.tasks.of_site(site)] == [task.key]
+
+
 def test_a_rechecks_lease_reads_back_and_only_unfinished_rechecks_are_listed(backend: Backend) -> None:
     _, _, team = people(backend)
     with backend.uow() as uow:

@@ -46,6 +46,7 @@ from siteaudit.domain.site import Site, SiteNotVerified, VerifyMethod
 from siteaudit.domain.task import (
     TASK_MOVES,
     FixTask,
+    TaskEvidence,
     TaskFinding,
     TaskMove,
     TaskResult,
@@ -540,7 +541,12 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
             if n in found
         ]
         refresh = refresh_tasks(
-            self.tasks.values(), findings, site_id=SITE.id, crawl_id=AuditId(self.crawl), now=self.tick()
+            self.tasks.values(),
+            findings,
+            site_id=SITE.id,
+            crawl_id=AuditId(self.crawl),
+            now=self.tick(),
+            evidence={key: TaskEvidence(audited=1) for key in self.tasks},
         )
         found_keys = {KEYS[n] for n in found}
         for key in KEYS:

@@ -1,5 +1,6 @@
 """Fix tasks: keys, the status table, refreshing after a full audit, impact order and acceptance."""
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,8 +15,10 @@ from siteaudit.domain.task import (
     TASK_MOVES,
     FixedBy,
     FixTask,
+    TaskEvidence,
     TaskFinding,
     TaskMove,
+    TaskRefresh,
     TaskResult,
     TaskStatus,
     Traffic,
@@ -178,9 +181,15 @@ def test_settling_a_task_that_is_not_verifying_answers_conflict() -> None:
 # --- full audits -------------------------------------------------------------------------------------
 
 
+def seen_again(tasks: Iterable[FixTask]) -> dict[TaskKey, TaskEvidence]:
+    """Evidence that the audit crawled every task's URLs again, and found the check on none of them but
+    through the findings of the task's own template."""
+    return {t.key: TaskEvidence(audited=1) for t in tasks}
+
+
 def test_a_first_audit_opens_a_task_per_check_and_template() -> None:
     findings = [finding(), finding(template="/shop/[item]"), finding(code="h1_missing")]
-    refresh = refresh_tasks([], findings, site_id=SITE, crawl_id=CRAWL, now=NOW)
+    refresh = refresh_tasks([], findings, site_id=SITE, crawl_id=CRAWL, now=NOW, evidence={})
     assert len(refresh.tasks) == 3 and len(refresh.opened) == 3
     assert all(t.status is TaskStatus.OPEN and t.version == 0 and t.crawl_id == CRAWL for t in refresh.tasks)
     assert refresh.events == ()
@@ -194,6 +203,7 @@ def test_a_later_audit_regresses_fixed_tasks_fixes_vanished_ones_and_refreshes_f
         site_id=SITE,
         crawl_id=NEXT_CRAWL,
         now=NOW + timedelta(days=7),
+        evidence=seen_again([open_, fixed]),
     )
     by_key = {t.key: t for t in refresh.tasks}
     assert by_key[open_.key].status is TaskStatus.FIXED and by_key[open_.key].fixed_at == NOW + timedelta(
@@ -205,23 +215,34 @@ def test_a_later_audit_regresses_fixed_tasks_fixes_vanished_ones_and_refreshes_f
 
 def test_an_audit_leaves_a_verifying_task_to_its_recheck() -> None:
     verifying = a_task(TaskStatus.VERIFYING)
-    found = refresh_tasks([verifying], [finding(pages=5)], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW)
+    found = refresh_tasks(
+        [verifying],
+        [finding(pages=5)],
+        site_id=SITE,
+        crawl_id=NEXT_CRAWL,
+        now=NOW,
+        evidence=seen_again([verifying]),
+    )
     assert found.tasks[0].status is TaskStatus.VERIFYING and found.tasks[0].pages == 5
     assert found.tasks[0].recheck_id == verifying.recheck_id
-    missed = refresh_tasks([verifying], [], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW)
+    missed = refresh_tasks(
+        [verifying], [], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW, evidence=seen_again([verifying])
+    )
     assert missed.tasks == (verifying,)
 
 
 def test_an_audit_that_still_misses_a_fixed_task_leaves_it_untouched() -> None:
     fixed = a_task(TaskStatus.FIXED)
-    assert refresh_tasks([fixed], [], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW).tasks == (fixed,)
+    assert refresh_tasks(
+        [fixed], [], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW, evidence=seen_again([fixed])
+    ).tasks == (fixed,)
 
 
 def test_refreshing_refuses_another_sites_tasks_and_duplicate_findings() -> None:
     with pytest.raises(ValueError, match="belongs to site"):
-        refresh_tasks([a_task()], [], site_id=SiteId(8), crawl_id=CRAWL, now=NOW)
+        refresh_tasks([a_task()], [], site_id=SiteId(8), crawl_id=CRAWL, now=NOW, evidence={})
     with pytest.raises(ValueError, match="two findings"):
-        refresh_tasks([], [finding(), finding()], site_id=SITE, crawl_id=CRAWL, now=NOW)
+        refresh_tasks([], [finding(), finding()], site_id=SITE, crawl_id=CRAWL, now=NOW, evidence={})
 
 
 _FINDINGS = st.lists(
@@ -246,7 +267,12 @@ def test_after_any_audit_found_tasks_are_unfixed_and_vanished_tasks_are_fixed(
     for number, findings in enumerate(audits):
         before = {t.key: t for t in tasks}
         refresh = refresh_tasks(
-            tasks, findings, site_id=SITE, crawl_id=AuditId(number), now=NOW + timedelta(days=number)
+            tasks,
+            findings,
+            site_id=SITE,
+            crawl_id=AuditId(number),
+            now=NOW + timedelta(days=number),
+            evidence=seen_again(tasks),
         )
         tasks = refresh.tasks
         found = {task_key(SITE, f.code, f.template) for f in findings}
@@ -338,6 +364,7 @@ def test_a_partial_audit_opens_and_regresses_tasks_but_never_fixes_one_by_absenc
         site_id=site,
         crawl_id=AuditId(1),
         now=NOW,
+        evidence={},
     ).tasks
     partial = refresh_tasks(
         old,
@@ -345,6 +372,7 @@ def test_a_partial_audit_opens_and_regresses_tasks_but_never_fixes_one_by_absenc
         site_id=site,
         crawl_id=AuditId(2),
         now=NOW,
+        evidence=seen_again(old),
         complete=False,
     )
     by_code = {t.code: t for t in partial.tasks}
@@ -354,6 +382,94 @@ def test_a_partial_audit_opens_and_regresses_tasks_but_never_fixes_one_by_absenc
         "thin_content": TaskStatus.OPEN,
     }
     assert partial.fixed == () and partial.opened == (by_code["thin_content"].key,)
-    complete = refresh_tasks(partial.tasks, [], site_id=site, crawl_id=AuditId(3), now=NOW)
+    complete = refresh_tasks(
+        partial.tasks, [], site_id=site, crawl_id=AuditId(3), now=NOW, evidence=seen_again(partial.tasks)
+    )
     assert {t.status for t in complete.tasks} == {TaskStatus.FIXED}
     assert {t.fixed_by for t in complete.tasks} == {FixedBy.AUDIT}
+
+
+# --- task identity across regrouped templates (docs/templates.md) ---------------------------------------
+
+
+def refresh(
+    tasks: Iterable[FixTask], findings: list[TaskFinding], evidence: dict[TaskKey, TaskEvidence]
+) -> TaskRefresh:
+    return refresh_tasks(tasks, findings, site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW, evidence=evidence)
+
+
+def test_a_renamed_template_keeps_its_task_and_says_where_it_came_from() -> None:
+    task = a_task(template="/products/[slug]")
+
+    moved = refresh(
+        [task],
+        [finding(template="/products/[name]", pages=3)],
+        {task.key: TaskEvidence(audited=3, still={"/products/[name]": 3})},
+    )
+
+    (kept,) = moved.tasks
+    assert (kept.key, kept.template, kept.previous_template, kept.status) == (
+        task.key,
+        "/products/[name]",
+        "/products/[slug]",
+        TaskStatus.OPEN,
+    )
+    assert moved.opened == moved.fixed == moved.merged == () and moved.events == ()
+
+
+def test_a_split_template_keeps_the_key_on_its_largest_part_and_fixes_nothing() -> None:
+    task = a_task(template="/products/[slug]")
+    parts = {"/products/a": 2, "/products/b": 1, "/products/c": 1}
+
+    split = refresh(
+        [task],
+        [finding(template=t, pages=n) for t, n in parts.items()],
+        {task.key: TaskEvidence(audited=4, still=parts)},
+    )
+
+    by_template = {t.template: t for t in split.tasks}
+    assert by_template["/products/a"].key == task.key
+    assert {t.previous_template for t in split.tasks} == {"/products/[slug]"}
+    assert split.fixed == () and split.events == () and len(split.opened) == 2
+
+
+def test_merged_templates_leave_one_task_and_fix_none() -> None:
+    one, two = a_task(template="/products/a"), a_task(template="/products/b")
+
+    merged = refresh(
+        [one, two],
+        [finding(template="/products/[slug]", pages=2)],
+        {
+            one.key: TaskEvidence(audited=1, still={"/products/[slug]": 1}),
+            two.key: TaskEvidence(audited=1, still={"/products/[slug]": 1}),
+        },
+    )
+
+    (kept,) = merged.tasks
+    assert kept.key == min(one.key, two.key) and kept.template == "/products/[slug]"
+    assert merged.merged == (max(one.key, two.key),)
+    assert merged.fixed == () and merged.opened == () and merged.events == ()
+
+
+def test_urls_not_crawled_again_are_no_evidence_of_a_fix() -> None:
+    task = a_task(template="/products/[slug]")
+
+    vanished = refresh([task], [], {task.key: TaskEvidence(audited=0)})
+    fixed = refresh([task], [], {task.key: TaskEvidence(audited=2)})
+
+    assert vanished.tasks == (task,) and vanished.fixed == ()
+    assert fixed.fixed == (task.key,)
+
+
+def test_a_new_task_on_a_template_whose_first_key_moved_away_gets_a_key_of_its_own() -> None:
+    task = a_task(template="/a/[slug]")
+
+    moved = refresh(
+        [task],
+        [finding(template="/b/[slug]"), finding(template="/a/[slug]")],
+        {task.key: TaskEvidence(audited=3, still={"/b/[slug]": 3})},
+    )
+
+    by_template = {t.template: t.key for t in moved.tasks}
+    assert by_template["/b/[slug]"] == task.key
+    assert by_template["/a/[slug]"] == task_key(SITE, "title_missing", "/a/[slug]", 1) != task.key

@@ -52,9 +52,13 @@ PYTHON_DOCS = {
     "/_images/[slug]": 6,
     # The pages that live at the root (about, glossary, genindex-A ... genindex-Z, ...) share one.
     "/[slug]": 40,
-    # One-page directories (install/, installing/, distributing/) are root pages too.
-    "/[slug]/index.html": 3,
-    "/[slug]/wasm-notavail.html": 1,
+    # One-page directories (install/, installing/, distributing/, includes/) form no template: each page
+    # stays under its own path (they were `/[slug]/index.html` and `/[slug]/wasm-notavail.html`, catch-alls
+    # that read like templates).
+    "/install/index.html": 1,
+    "/installing/index.html": 1,
+    "/distributing/index.html": 1,
+    "/includes/wasm-notavail.html": 1,
     "/": 1,
 }
 
@@ -197,11 +201,12 @@ def test_a_crowded_root_does_not_swallow_its_sections() -> None:
         "/products/[id]": 30,
         "/docs/[lang]/[slug]": 10,
         "/recipes/[slug]": 12,
-        "/[slug]/team": 1,
-        "/[slug]/contact-form": 1,
-        "/[slug]/kit": 1,
-        "/[slug]/jobs": 1,
-        "/[slug]/apply": 1,
+        # One-off pages below one-off pages form no template: each stays under its own path.
+        "/about/team": 1,
+        "/help/contact-form": 1,
+        "/press/kit": 1,
+        "/team/jobs": 1,
+        "/careers/apply": 1,
     }
 
 
