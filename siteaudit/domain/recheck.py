@@ -145,8 +145,9 @@ class RecheckUrl:
     unjudgeable: frozenset[str] = frozenset()
     # The link targets (links, images, canonicals, alternates) the parent audit reported a judged
     # page-and-targets check of on this URL: the only targets a recheck fetches (`link_targets_of`).
-    # None: not known (the audit's rows were archived), so the page's own targets are fetched, capped.
-    link_targets: frozenset[str] | None = frozenset()
+    # None: not known (the audit's rows were archived, or a recheck stored before targets were kept), so
+    # the page's own targets are fetched, capped. Sorted, so a stored row reads the same every time.
+    link_targets: tuple[str, ...] | None = None
 
 
 @frozen
@@ -561,10 +562,10 @@ def issue_target(details: Mapping[str, object]) -> str | None:
     return None
 
 
-def link_targets_of(by_code: Mapping[str, Iterable[str]], codes: Collection[str]) -> frozenset[str]:
+def link_targets_of(by_code: Mapping[str, Iterable[str]], codes: Collection[str]) -> tuple[str, ...]:
     """The link targets a recheck of `codes` on one URL fetches: those the parent audit reported one of
     them about (a broken-link task fetches its broken targets, not every link on the page)."""
-    return frozenset(target for code in codes for target in by_code.get(code, ()))
+    return tuple(sorted({target for code in codes for target in by_code.get(code, ())}))
 
 
 def request_recheck(

@@ -113,7 +113,7 @@ def run_recheck(recheck_id: RecheckId, deps: RecheckDeps, *, holder: str | None 
     return RecheckRun(recheck_id, fetched=fetched, ended=ended.ended)
 
 
-def _targets_needed(recheck: Recheck) -> dict[str, frozenset[str] | None]:
+def _targets_needed(recheck: Recheck) -> dict[str, tuple[str, ...] | None]:
     """The URLs whose link targets are fetched, each with the targets (None: the page's own, capped):
     those where the recheck judges a page-and-targets check (a task of such a check: all its URLs; a URL
     list: the URLs where the audit reported one), and of them only the targets the audit reported."""
@@ -267,7 +267,7 @@ async def _observe(
     limits: CrawlLimits,
     context: PageContext,
     with_targets: bool,
-    about: frozenset[str] | None = None,
+    about: tuple[str, ...] | None = None,
 ) -> UrlObservation:
     """One URL as the crawler would see it: its own answer (redirects followed), the page checks on it,
     and, when asked, the page-and-targets checks over its link targets fetched now: only those in
