@@ -21,6 +21,16 @@ class Severity(enum.StrEnum):
 _SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTICE: 2}
 
 
+def priority(
+    severity: Severity, pages: int, *, clicks: int | None = None, impressions: int | None = None
+) -> tuple[int, int, int, int]:
+    """The one ranking rule of work to do (fix tasks, the fix prompt's fixes, the report's checks), as a
+    sort key, smallest first: severity (errors, then warnings, then notices), then pages affected, then
+    search traffic (clicks, then impressions over 28 days; unknown counts as none). A notice on hundreds
+    of pages never outranks a broken link on a few."""
+    return (severity.rank, -pages, -(clicks or 0), -(impressions or 0))
+
+
 class CheckScope(enum.StrEnum):
     """What a check needs to be judged (CHECKS.md): only page-level scopes can be rechecked."""
 

@@ -143,6 +143,11 @@ class RecheckUrl:
     url: str
     baseline: frozenset[str] = frozenset()
     unjudgeable: frozenset[str] = frozenset()
+    # The link targets (links, images, canonicals, alternates) the parent audit reported a judged
+    # page-and-targets check of on this URL: the only targets a recheck fetches (`link_targets_of`).
+    # None: not known (the audit's rows were archived, or a recheck stored before targets were kept), so
+    # the page's own targets are fetched, capped. Sorted, so a stored row reads the same every time.
+    link_targets: tuple[str, ...] | None = None
 
 
 @frozen
@@ -171,6 +176,7 @@ class UrlObservation:
     blocked_by: str | None = None
     redirect_to: str | None = None
     issues: frozenset[str] = frozenset()
+    disallowed: bool = False  # robots.txt disallows the URL: it was not fetched, nor charged
 
     @classmethod
     def from_page(cls, facts: PageFacts, issue_codes: Iterable[str]) -> Self:
@@ -182,11 +188,14 @@ class UrlObservation:
             blocked_by=facts.blocked_by,
             redirect_to=redirect_to,
             issues=frozenset(issue_codes),
+            disallowed=facts.disallowed,
         )
 
     @property
     def unusable(self) -> str | None:
         """Why the answer cannot show a content issue gone (None when it can)."""
+        if self.disallowed:
+            return "disallowed by robots.txt: not fetched"
         if self.fetch_error is not None:
             return f"fetch_error: {self.fetch_error}"
         if self.blocked_by is not None:
@@ -384,9 +393,14 @@ class Recheck:
         return len(self.observations)
 
     @property
+    def urls_fetched(self) -> int:
+        """URLs fetched (those robots.txt disallows are judged without a fetch)."""
+        return sum(1 for o in self.observations if not o.disallowed)
+
+    @property
     def credits_used(self) -> int:
-        """1 credit per URL fetched; URLs never fetched (cancelled, capped) are refunded."""
-        return CREDITS_PER_URL * len(self.observations)
+        """1 credit per URL fetched; URLs never fetched (cancelled, capped, disallowed) are refunded."""
+        return CREDITS_PER_URL * self.urls_fetched
 
     @property
     def ended(self) -> bool:
@@ -531,6 +545,27 @@ class RecheckPlan:
 
 _NO_URLS: Final[Mapping[TaskKey, Iterable[TaskUrl]]] = MappingProxyType({})
 _NO_BASELINE: Final[Mapping[str, Iterable[str]]] = MappingProxyType({})
+_NO_TARGETS: Final[Mapping[str, Mapping[str, Iterable[str]]]] = MappingProxyType({})
+
+
+# The issue details naming the target a page-and-targets issue is about (`siteaudit.domain.checks.site`):
+# a link's, image's or alternate's `target`, a canonical's `canonical`.
+TARGET_DETAILS: Final = ("target", "canonical")
+
+
+def issue_target(details: Mapping[str, object]) -> str | None:
+    """The target a page-and-targets issue is about, from its details (None when it names none)."""
+    for key in TARGET_DETAILS:
+        value = details.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def link_targets_of(by_code: Mapping[str, Iterable[str]], codes: Collection[str]) -> tuple[str, ...]:
+    """The link targets a recheck of `codes` on one URL fetches: those the parent audit reported one of
+    them about (a broken-link task fetches its broken targets, not every link on the page)."""
+    return tuple(sorted({target for code in codes for target in by_code.get(code, ())}))
 
 
 def request_recheck(
@@ -545,13 +580,16 @@ def request_recheck(
     tasks: Iterable[FixTask] = (),
     task_urls: Mapping[TaskKey, Iterable[TaskUrl]] = _NO_URLS,
     baseline: Mapping[str, Iterable[str]] = _NO_BASELINE,
+    link_targets: Mapping[str, Mapping[str, Iterable[str]]] | None = _NO_TARGETS,
     duplicate_baseline: bool = False,
 ) -> RecheckPlan:
     """Accept a recheck (SPEC 4.6) of exactly one of a task or a URL list.
 
     `tasks`: the site's tasks the request may touch (the asked task, or the tasks on any listed URL);
     `task_urls`: their URLs (all of them for a task; those among the list suffice for a URL list);
-    `baseline`: check codes the parent audit reported per URL; `scopes`: the catalogue's check scopes.
+    `baseline`: check codes the parent audit reported per URL; `link_targets`: per URL, per
+    page-and-targets check code, the targets it was reported about (None: not known, the audit's rows
+    were archived); `scopes`: the catalogue's check scopes.
 
     Raises ValidationFailed (422), SiteNotVerified (409), NotFound (404), CannotVerify (422),
     InvalidUrls (422), or InvalidTransition (409) for a task already verifying or fixed.
@@ -564,10 +602,17 @@ def request_recheck(
     known = {t.key: t for t in tasks if t.site_id == site.id}
     recheckable = {code for code, scope in scopes.items() if scope.recheckable}
     reported = {_normal(url): frozenset(codes) for url, codes in baseline.items()}
+    about = None if link_targets is None else {_normal(u): by for u, by in link_targets.items()}
 
-    def recheck_url(url: str, *, extra: frozenset[str] = frozenset()) -> RecheckUrl:
+    def recheck_url(
+        url: str, *, extra: frozenset[str] = frozenset(), judging: frozenset[str] | None = None
+    ) -> RecheckUrl:
         codes = reported.get(url, frozenset()) | extra
-        return RecheckUrl(url=url, baseline=codes & recheckable, unjudgeable=codes - recheckable)
+        judged = codes & recheckable
+        targets = None
+        if about is not None:
+            targets = link_targets_of(about.get(url, {}), judged if judging is None else judging)
+        return RecheckUrl(url=url, baseline=judged, unjudgeable=codes - recheckable, link_targets=targets)
 
     if key is not None:
         task = known.get(key)
@@ -600,7 +645,9 @@ def request_recheck(
             parent_crawl_id=parent_crawl_id,
             created_at=now,
             # The task's own URLs had its issue in the parent audit, whatever else the baseline holds.
-            urls=tuple(recheck_url(u, extra=frozenset({task.code})) for u in chosen),
+            urls=tuple(
+                recheck_url(u, extra=frozenset({task.code}), judging=frozenset({task.code})) for u in chosen
+            ),
             targets=(target,),
             task_key=key,
             codes=frozenset({task.code}),

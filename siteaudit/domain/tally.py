@@ -50,7 +50,7 @@ from attrs import frozen
 
 from siteaudit.domain.diff import NewIssueSamples, PreviousAudit, diff_summary, identity_key
 from siteaudit.domain.facts import PageFacts, RobotsFacts
-from siteaudit.domain.issue import CheckSpec, Severity
+from siteaudit.domain.issue import CheckSpec, Severity, priority
 from siteaudit.domain.prompt import FixItem, compose_fix_prompt
 from siteaudit.domain.report import (
     AllowListAdvice,
@@ -187,8 +187,8 @@ _RANK: Final = {severity: severity.rank for severity in Severity}
 _BY_RANK: Final = {severity.rank: severity for severity in Severity}
 
 
-def _value_order(code: str, counter: _CheckCounter) -> tuple[int, int, int, str]:
-    return (counter.rank, -counter.pages, -counter.count, code)
+def _value_order(code: str, counter: _CheckCounter) -> tuple[tuple[int, int, int, int], int, str]:
+    return (priority(counter.severity, counter.pages), -counter.count, code)
 
 
 class ReportTally:

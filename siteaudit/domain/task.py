@@ -13,7 +13,7 @@ from attrs import evolve, field, frozen
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.error import Conflict, ValidationFailed
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
-from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity
+from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity, priority
 from siteaudit.domain.lifecycle import next_state
 
 SAMPLE_URLS: Final = 5
@@ -205,7 +205,8 @@ class TaskStatusChanged:
     crawl_id: AuditId | None = None
 
 
-# Weights of the impact score: an error on a few pages outranks a notice on many.
+# Weights of the impact score, a figure shown with each task; tasks are ranked by
+# `siteaudit.domain.issue.priority`, not by it.
 SEVERITY_WEIGHT: Final[Mapping[Severity, int]] = MappingProxyType(
     {Severity.ERROR: 10, Severity.WARNING: 3, Severity.NOTICE: 1}
 )
@@ -481,13 +482,15 @@ def refresh_tasks(
     )
 
 
-def _impact_order(task: FixTask) -> tuple[int, int, int, str, str]:
-    return (-task.impact, task.severity.rank, -task.pages, task.code, task.template)
+def _rank(task: FixTask) -> tuple[tuple[int, int, int, int], str, str]:
+    rank = priority(task.severity, task.pages, clicks=task.clicks_28d, impressions=task.impressions_28d)
+    return (rank, task.code, task.template)
 
 
 def order_by_impact(tasks: Iterable[FixTask]) -> tuple[FixTask, ...]:
-    """Highest impact first; ties by severity, pages, then code and template so the order is total."""
-    return tuple(sorted(tasks, key=_impact_order))
+    """The tasks by `siteaudit.domain.issue.priority` (severity, pages, traffic); ties by code and
+    template so the order is total."""
+    return tuple(sorted(tasks, key=_rank))
 
 
 def top_tasks(tasks: Iterable[FixTask], limit: int, *, include_fixed: bool = True) -> tuple[FixTask, ...]:

@@ -9,13 +9,15 @@ Credits (SPEC 4.6 rule 1): 1 credit per URL is reserved on the team owner (`rech
 recheck is accepted; when it ends, 1 credit per distinct URL fetched is charged and the rest refunded, in
 the transaction that ends it. The ledger's settlement is keyed by the reference, so a redelivered or
 reaped run, or a cancel racing the end, settles once. Link targets fetched to judge page-and-targets
-checks are not charged.
+checks, and URLs robots.txt disallows (not fetched), are not charged.
 """
 
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Final
+
+from attrs import evolve, field, frozen
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.catalogue import CATALOGUE
@@ -29,6 +31,7 @@ from siteaudit.domain.recheck import (
     RecheckEnded,
     RecheckPlan,
     TaskUrl,
+    issue_target,
     recheck_urls,
     settle_tasks,
 )
@@ -82,6 +85,17 @@ def _parent(site: Site, tasks: list[FixTask], uow: UnitOfWork) -> AuditId:
     return AuditId(0) if latest is None else latest.id
 
 
+@frozen
+class _Baseline:
+    """What the parent audit reported on the URLs asked about: the codes per URL, per task its URLs
+    among them, and per URL and page-and-targets code the targets reported (None: not known, the
+    audit's rows were archived)."""
+
+    codes: dict[str, set[str]] = field(factory=dict)
+    per_task: dict[TaskKey, list[TaskUrl]] = field(factory=dict)
+    targets: dict[str, dict[str, set[str]]] | None = field(factory=dict)
+
+
 def _baseline(
     parent: AuditId,
     urls: set[str] | None,
@@ -89,28 +103,32 @@ def _baseline(
     crawl: CrawlStore,
     uow: UnitOfWork,
     tasks: Sequence[FixTask] = (),
-) -> tuple[dict[str, set[str]], dict[TaskKey, list[TaskUrl]]]:
-    """One pass over the parent audit's issues: the codes reported on each of `urls` (None: every URL),
-    and, per task, its URLs among them. A task is found by its check and template: its key stays when
-    an audit regroups its URLs (docs/templates.md), so it need not be the key of those two."""
+) -> _Baseline:
+    """One pass over the parent audit's issues on `urls` (None: every URL). A task is found by its check
+    and template: its key stays when an audit regroups its URLs (docs/templates.md), so it need not be
+    the key of those two."""
     keys = {(t.code, t.template): t.key for t in tasks if t.crawl_id == parent}
-    codes: dict[str, set[str]] = {}
-    per_task: dict[TaskKey, list[TaskUrl]] = {}
+    found = _Baseline()
     if parent == 0:
-        return codes, per_task
+        return found
     with uow:
         audit = uow.audits.get_any(parent)
     if audit.archived_at is not None:
-        return codes, per_task
+        return _Baseline(targets=None)
+    targets: dict[str, dict[str, set[str]]] = {}
     for _, issue in crawl.stream_issues(parent):
         if urls is not None and issue.url not in urls:
             continue
-        codes.setdefault(issue.url, set()).add(issue.check_code)
+        found.codes.setdefault(issue.url, set()).add(issue.check_code)
         key = keys.get((issue.check_code, issue.template)) or task_key(
             site_id, issue.check_code, issue.template
         )
-        per_task.setdefault(key, []).append(TaskUrl(issue.url))
-    return codes, per_task
+        found.per_task.setdefault(key, []).append(TaskUrl(issue.url))
+        if SCOPES.get(issue.check_code) is CheckScope.PAGE_TARGETS:
+            target = issue_target(issue.details)
+            if target is not None:
+                targets.setdefault(issue.url, {}).setdefault(issue.check_code, set()).add(target)
+    return evolve(found, targets=targets)
 
 
 def request_recheck(
@@ -138,15 +156,15 @@ def request_recheck(
         asked = known.get(parse_task_key(request.task_key))
         all_urls = task_urls(asked, uow=uow, crawl=crawl, traffic=traffic) if asked is not None else ()
         wanted = {u.url for u in all_urls}
-        codes, _ = _baseline(parent, wanted, site.id, crawl, uow)
+        found = _baseline(parent, wanted, site.id, crawl, uow)
         urls_of: dict[TaskKey, tuple[TaskUrl, ...]] = {asked.key: all_urls} if asked is not None else {}
     else:
         try:
             listed: set[str] | None = set(recheck_urls(request.urls or (), site))
         except DomainError:
             listed = None  # the plan below names what is wrong with the list
-        codes, found = _baseline(parent, listed, site.id, crawl, uow, tasks) if listed else ({}, {})
-        urls_of = {key: tuple(urls) for key, urls in found.items()}
+        found = _baseline(parent, listed, site.id, crawl, uow, tasks) if listed else _Baseline()
+        urls_of = {key: tuple(urls) for key, urls in found.per_task.items()}
 
     def plan(recheck_id: RecheckId) -> RecheckPlan:
         return plan_recheck(
@@ -159,7 +177,8 @@ def request_recheck(
             urls=request.urls,
             tasks=tasks,
             task_urls=urls_of,
-            baseline=codes,
+            baseline=found.codes,
+            link_targets=found.targets,
         )
 
     plan(RecheckId(0))  # every refusal (404, 409, 422) before anything is reserved or stored
@@ -251,7 +270,7 @@ def end_recheck(
         "recheck %s ended: %s, %d of %d URLs fetched",
         recheck.id,
         recheck.status.value,
-        recheck.pages_crawled,
+        recheck.urls_fetched,
         recheck.urls_total,
     )
     return recheck
@@ -263,7 +282,7 @@ def settle_recheck_credits(recheck: Recheck, *, uow: UnitOfWork, at: datetime) -
     reserved = uow.credits.reserved(reference)
     if reserved is None:
         return False
-    cost = recheck_cost(urls_fetched=recheck.pages_crawled, reserved=reserved)
+    cost = recheck_cost(urls_fetched=recheck.urls_fetched, reserved=reserved)
     return uow.credits.settle(reference, cost=cost, at=at)
 
 

@@ -3,12 +3,16 @@ behind the SSRF guard, the politeness pacer, redirects hop by hop, `X-Service-Ve
 site), judged by the same page checks, and, for page-and-targets checks, by the site checks over the page
 and the link targets it needs.
 
+A recheck costs what it checks: robots.txt once, each of its URLs once, and, for page-and-targets
+checks, only the link targets the audit reported the issue about (a broken-link task fetches its broken
+targets, not every link on its pages).
+
 One `run_recheck` message does the whole recheck (at most 200 URLs), under the recheck's lease:
-claimed first (a live lease of another runner: nothing is done), renewed with each batch written, so a
-killed worker's recheck is taken over by the reaper. Each batch's observations are written before the
-next starts: a redelivered run fetches only what is left. Between batches a cancelled recheck stops the
-run; past the time cap the recheck ends `done` with `time_capped`, the URLs not fetched `not_checked`
-and refunded.
+claimed first (a live lease of another runner: nothing is done), renewed with each URL written, so a
+killed worker's recheck is taken over by the reaper. Each URL's observation is written as soon as it is
+judged, so the progress counts what is done and a redelivered run fetches only what is left. A
+cancelled recheck stops the run; past the time cap the recheck ends `done` with `time_capped`, the URLs
+not fetched `not_checked` and refunded.
 """
 
 import asyncio
@@ -22,7 +26,8 @@ from attrs import evolve, field, frozen
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.checks.page import PageContext, check_page
 from siteaudit.domain.checks.site import AuditFacts, check_site
-from siteaudit.domain.crawl import CrawlLimits, Scope
+from siteaudit.domain.checks.url import normalise
+from siteaudit.domain.crawl import ROBOTS_AGENT, CrawlLimits, Scope
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.facts import LinkKind, PageFacts
 from siteaudit.domain.ids import RecheckId
@@ -32,9 +37,10 @@ from siteaudit.domain.site import Site
 from siteaudit.ports.application import RecheckRun
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import Fetcher
-from siteaudit.ports.parse import PageParser
+from siteaudit.ports.parse import PageParser, RobotsReading
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
+from siteaudit.services.crawl.host_files import ROBOTS_BYTES, ROBOTS_MAX_HOPS
 from siteaudit.services.crawl.lease import slice_holder
 from siteaudit.services.crawl.politeness import Pacer, Politely, secret_headers
 from siteaudit.services.crawl.visit import CHECK_BYTES
@@ -107,29 +113,36 @@ def run_recheck(recheck_id: RecheckId, deps: RecheckDeps, *, holder: str | None 
     return RecheckRun(recheck_id, fetched=fetched, ended=ended.ended)
 
 
-def _targets_needed(recheck: Recheck) -> frozenset[str]:
-    """The URLs whose link targets are fetched: those where the recheck judges a page-and-targets check
-    (a task of such a check: all its URLs; a URL list: the URLs where the audit reported one)."""
+def _targets_needed(recheck: Recheck) -> dict[str, tuple[str, ...] | None]:
+    """The URLs whose link targets are fetched, each with the targets (None: the page's own, capped):
+    those where the recheck judges a page-and-targets check (a task of such a check: all its URLs; a URL
+    list: the URLs where the audit reported one), and of them only the targets the audit reported."""
 
     def targets_check(code: str) -> bool:
         return code in CATALOGUE and CATALOGUE[code].scope is CheckScope.PAGE_TARGETS
 
     if recheck.codes is not None:
         wanted = any(targets_check(c) for c in recheck.codes)
-        return frozenset(u.url for u in recheck.urls) if wanted else frozenset()
-    return frozenset(u.url for u in recheck.urls if any(targets_check(c) for c in u.baseline))
+        return {u.url: u.link_targets for u in recheck.urls} if wanted else {}
+    return {u.url: u.link_targets for u in recheck.urls if any(targets_check(c) for c in u.baseline)}
 
 
 async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDeps) -> tuple[int, bool]:
-    """Fetch the URLs left, a batch at a time; (URLs fetched by this run, whether the time cap struck)."""
+    """Fetch the URLs left, `concurrency` at a time, each written as soon as it is judged (the recheck's
+    progress is what is really done); (URLs judged by this run, whether the time cap struck).
+
+    robots.txt is read once, first: its Crawl-delay paces the site's requests and a URL it disallows is
+    judged without a fetch, as the crawler does."""
     limits = evolve(deps.limits, concurrency=deps.terms.concurrency, max_rps=site.max_rps)
     scope = Scope.of(site.url)
     fetcher = deps.fetcher_factory(limits.concurrency)
-    fetched = 0
+    judged = 0
+    capped = ended = False
     try:
+        pacer = Pacer(limits, scope.host, None)
         politely = Politely(
             fetcher,
-            Pacer(limits, scope.host, None),
+            pacer,
             limits,
             deps.clock,
             scope,
@@ -139,24 +152,49 @@ async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDep
         targets = _targets_needed(recheck)
         left = list(recheck.unfetched)
         started = recheck.started_at or deps.clock.now()
-        # A batch fetching link targets may outlast a third of the lease: renewed meanwhile too.
+        if not left:
+            return 0, False
+        robots = await _robots(politely, deps)
+        pacer.obey_crawl_delay(robots.rules.crawl_delay(ROBOTS_AGENT))
+        # Fetching a page's link targets may outlast a third of the lease: renewed meanwhile too.
         heartbeat = asyncio.create_task(_heartbeat(recheck.id, holder, deps))
-        try:
-            while left:
+
+        async def runner() -> None:
+            nonlocal judged, capped, ended
+            while left and not (capped or ended):
                 if (deps.clock.now() - started).total_seconds() >= deps.terms.time_cap_s:
-                    return fetched, True
-                batch, left = left[: limits.concurrency], left[limits.concurrency :]
-                seen = await asyncio.gather(
-                    *(_observe(url, politely, deps, limits, context, url in targets) for url in batch)
-                )
-                fetched += len(seen)
-                if not _record(recheck.id, seen, holder, deps):
-                    return fetched, False  # ended meanwhile (cancelled): nothing more to do
+                    capped = True
+                    return
+                url = left.pop(0)
+                if scope.contains(url) and not robots.rules.can_fetch(url, ROBOTS_AGENT):
+                    seen = UrlObservation.from_page(PageFacts(url=url, disallowed=True), ())
+                else:
+                    seen = await _observe(
+                        url, politely, deps, limits, context, url in targets, targets.get(url)
+                    )
+                if ended:
+                    return
+                judged += 1
+                if not _record(recheck.id, (seen,), holder, deps):
+                    ended = True  # ended meanwhile (cancelled): nothing more to do
+
+        runners = [asyncio.create_task(runner()) for _ in range(min(limits.concurrency, len(left)))]
+        try:
+            await asyncio.gather(*runners)
         finally:
-            heartbeat.cancel()
+            for task in (*runners, heartbeat):
+                task.cancel()  # a lost lease stops the other runners too
     finally:
         await fetcher.aclose()
-    return fetched, False
+    return judged, capped and not ended
+
+
+async def _robots(politely: Politely, deps: RecheckDeps) -> RobotsReading:
+    """The site's robots.txt, read once per run (redirects followed as RFC 9309 allows)."""
+    url = politely.scope.url("/robots.txt")
+    followed = await politely.follow(politely.request(url, max_bytes=ROBOTS_BYTES), max_hops=ROBOTS_MAX_HOPS)
+    answer = followed.response
+    return deps.parser.robots(url=url, status_code=answer.status, body=answer.body, fetch_error=answer.error)
 
 
 async def _heartbeat(recheck_id: RecheckId, holder: str, deps: RecheckDeps) -> None:
@@ -229,9 +267,11 @@ async def _observe(
     limits: CrawlLimits,
     context: PageContext,
     with_targets: bool,
+    about: tuple[str, ...] | None = None,
 ) -> UrlObservation:
     """One URL as the crawler would see it: its own answer (redirects followed), the page checks on it,
-    and, when asked, the page-and-targets checks over its link targets fetched now."""
+    and, when asked, the page-and-targets checks over its link targets fetched now: only those in
+    `about` that the page still links to (None: any of the page's, at most `max_targets`)."""
     answered = await _page(url, politely, deps, max_bytes=limits.page_bytes)
     page = answered
     if answered.redirects and answered.final_url:
@@ -245,8 +285,11 @@ async def _observe(
         codes = {i.check_code for i in check_page(page, thresholds=None, context=context)}
     if with_targets and page.html is not None and page.blocked_by is None:
         wanted: list[str] = []
+        asked = None if about is None else {normalise(t) for t in about}
         for link in page.html.links:
             fresh = link.target != page.url and link.target not in wanted
+            if asked is not None and normalise(link.target) not in asked:
+                continue
             if link.kind in _TARGET_KINDS and fresh and (link.internal or limits.check_external):
                 wanted.append(link.target)
         wanted = wanted[: deps.terms.max_targets]

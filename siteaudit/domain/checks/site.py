@@ -243,6 +243,9 @@ class _SiteRun:
         self.titles: dict[str, list[str]] = {}
         self.descriptions: dict[str, list[str]] = {}
         self.h1s: dict[str, list[str]] = {}
+        # The text as the first page of a group wrote it (whitespace collapsed, case kept), where it
+        # differs from the comparison form: what a duplicate issue quotes.
+        self.written: dict[tuple[str, str], str] = {}
         self.fingerprints: dict[str, list[str]] = {}
         self.sketches: list[tuple[str, bytes | tuple[int, ...]]] = []  # (fingerprint group key, sketch)
 
@@ -311,13 +314,13 @@ class _SiteRun:
             page, noindex=found.noindex, elsewhere=elsewhere
         ):
             html = page.html
-            if html.titles and html.titles[0].strip():
-                self.titles.setdefault(pagecheck.normalise_text(html.titles[0]), []).append(page.url)
-            if html.meta_descriptions and html.meta_descriptions[0].strip():
-                text = pagecheck.normalise_text(html.meta_descriptions[0])
-                self.descriptions.setdefault(text, []).append(page.url)
-            if html.h1s and html.h1s[0].strip():
-                self.h1s.setdefault(pagecheck.normalise_text(html.h1s[0]), []).append(page.url)
+            for label, groups, texts in (
+                ("title", self.titles, html.titles),
+                ("description", self.descriptions, html.meta_descriptions),
+                ("h1", self.h1s, html.h1s),
+            ):
+                if texts and texts[0].strip():
+                    self._group_text(label, groups, texts[0], page.url)
             group = html.fingerprint or f"url:{page.url}"
             members = self.fingerprints.setdefault(group, [])
             members.append(page.url)
@@ -577,14 +580,25 @@ class _SiteRun:
                 details["status"] = target.first_status
             self.issues.append(issue(code, page_url, **details))
 
+    def _group_text(self, label: str, groups: dict[str, list[str]], text: str, url: str) -> None:
+        key = pagecheck.normalise_text(text)
+        urls = groups.get(key)
+        if urls is None:
+            urls = groups[key] = []
+            written = " ".join(text.split())
+            if written != key:
+                self.written[(label, key)] = written
+        urls.append(url)
+
     def _duplicates(self) -> None:
         for code, groups, label in (
             ("title_duplicate", self.titles, "title"),
             ("meta_description_duplicate", self.descriptions, "description"),
             ("h1_duplicate", self.h1s, "h1"),
         ):
-            for text, urls in groups.items():
-                self._emit_group(code, urls, **{label: text})
+            for key, urls in groups.items():
+                # Quoted as the first page wrote it: the comparison form is case-folded.
+                self._emit_group(code, urls, **{label: self.written.get((label, key), key)})
         for group, urls in self.fingerprints.items():
             if not group.startswith("url:"):
                 self._emit_group("duplicate_content_exact", urls, fingerprint=group)

@@ -273,3 +273,18 @@ def test_supersede_keeps_every_other_issue() -> None:
     page_issues = check_page(hidden, thresholds=Thresholds(), context=PageContext(start_url=START))
     merged = supersede(page_issues, run(site(home(*linked(WALL)), hidden)))
     assert sorted(i.check_code for i in merged) == ["noindex", "title_too_short"]
+
+
+def test_a_duplicate_title_is_quoted_as_its_first_page_wrote_it_not_case_folded() -> None:
+    issues = of(
+        run(
+            site(
+                home(),
+                _distinct(WALL, titles=("Clocks  Restored by Hand",)),
+                _distinct(CUCKOO, titles=("clocks restored BY HAND",)),
+            )
+        ),
+        "title_duplicate",
+    )
+    assert {i.url for i in issues} == {WALL, CUCKOO}
+    assert {i.details["title"] for i in issues} == {"Clocks Restored by Hand"}

@@ -464,7 +464,7 @@ def test_a_url_list_claims_only_the_open_recheckable_tasks_it_covers_completely(
     assert [t.key for t in plan.tasks] == [blog.key]
     by_key = {t.task_key: t for t in plan.recheck.targets}
     assert not by_key[shop.key].covers_task and not by_key[orphan.key].recheckable
-    assert plan.recheck.urls[3] == RecheckUrl(old, frozenset(), frozenset({"orphan_page"}))
+    assert plan.recheck.urls[3] == RecheckUrl(old, frozenset(), frozenset({"orphan_page"}), link_targets=())
     done, ended = (
         plan.recheck.start(now=NOW)[0]
         .record(ok(A))
@@ -809,3 +809,26 @@ def test_at_most_one_live_holder_whatever_the_claims(steps: list[tuple[str, int]
             assert claimed is not None and claimed.lease_holder == holder
             assert claimed.attempts >= before.attempts
             recheck = claimed
+
+
+def test_a_link_task_recheck_keeps_only_the_targets_its_check_was_reported_about() -> None:
+    task = a_task(code="broken_link")
+    page = ORIGIN + "/blog/first-post"
+    reported = {page: {"broken_link": ["https://gone.example/a", ORIGIN + "/gone"], "other": [ORIGIN + "/x"]}}
+
+    def plan(link_targets: Mapping[str, Mapping[str, list[str]]] | None) -> Recheck:
+        return request_recheck(
+            recheck_id=RecheckId(9),
+            site=SITE,
+            parent_crawl_id=PARENT,
+            scopes=SCOPES,
+            now=NOW,
+            task_key=task.key,
+            tasks=[task],
+            task_urls={task.key: [TaskUrl(page)]},
+            baseline={page: ["broken_link", "other"]},
+            link_targets=link_targets,
+        ).recheck
+
+    assert plan(reported).urls[0].link_targets == ("https://gone.example/a", ORIGIN + "/gone")
+    assert plan(None).urls[0].link_targets is None  # archived: not known, the page's own are fetched

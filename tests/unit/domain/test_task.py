@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from siteaudit.domain.error import Conflict, ErrorCode, InvalidTransition, ValidationFailed
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
-from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity
+from siteaudit.domain.issue import CheckScope, CheckSpec, Issue, Severity, priority
 from siteaudit.domain.lifecycle import ended_states, next_state, reachable
 from siteaudit.domain.task import (
     TASK_MOVES,
@@ -43,6 +43,7 @@ def finding(
     severity: Severity = Severity.ERROR,
     pages: int = 3,
     clicks: int | None = None,
+    impressions: int | None = None,
 ) -> TaskFinding:
     return TaskFinding(
         code=code,
@@ -51,6 +52,7 @@ def finding(
         pages=pages,
         sample_urls=("https://retro-clock.example/blog/first-post",),
         clicks_28d=clicks,
+        impressions_28d=impressions,
     )
 
 
@@ -286,8 +288,7 @@ def test_after_any_audit_found_tasks_are_unfixed_and_vanished_tasks_are_fixed(
             else:
                 assert task.status is TaskStatus.FIXED
             assert task.version == (0 if old is None else old.version + (task != old))
-        impacts = [t.impact for t in tasks]
-        assert impacts == sorted(impacts, reverse=True)
+        assert list(tasks) == sorted(tasks, key=lambda t: priority(t.severity, t.pages, clicks=t.clicks_28d))
 
 
 # --- findings, impact, lists, acceptance -------------------------------------------------------------
@@ -317,11 +318,27 @@ def test_impact_weighs_severity_pages_and_clicks() -> None:
     notice = a_task(code="h1_missing", severity=Severity.NOTICE, pages=20)
     busy_warning = a_task(code="meta_missing", severity=Severity.WARNING, pages=2, clicks=5)
     assert (error.impact, notice.impact, busy_warning.impact) == (30, 20, 156)
-    assert [t.code for t in order_by_impact([error, notice, busy_warning])] == [
+
+
+def test_tasks_rank_by_severity_then_pages_then_traffic() -> None:
+    """A notice on 317 pages and a busy warning never outrank a broken link on a few pages."""
+    broken = a_task(code="broken_internal_link", pages=3)
+    notice = a_task(code="h1_missing", severity=Severity.NOTICE, pages=317)
+    busy_warning = a_task(code="meta_missing", severity=Severity.WARNING, pages=2, clicks=500)
+    wide_warning = a_task(code="title_too_long", severity=Severity.WARNING, pages=40)
+    clicked = a_task(code="img_broken", severity=Severity.WARNING, pages=2, clicks=501)
+    seen = a_task(code="h1_multiple", severity=Severity.WARNING, pages=2, clicks=500, impressions=9)
+    ranked = order_by_impact([notice, busy_warning, wide_warning, broken, clicked, seen])
+    assert [t.code for t in ranked] == [
+        "broken_internal_link",
+        "title_too_long",
+        "img_broken",
+        "h1_multiple",
         "meta_missing",
-        "title_missing",
         "h1_missing",
     ]
+    top = top_tasks([notice, busy_warning, broken], 3)
+    assert [t.code for t in top] == ["broken_internal_link", "meta_missing", "h1_missing"]
 
 
 def test_a_short_task_list_leaves_out_fixed_tasks_and_repeats_no_check() -> None:

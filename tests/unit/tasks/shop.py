@@ -70,6 +70,7 @@ class Shop:
         self.no_title: set[str] = set()
         self.extra_links: dict[str, tuple[str, ...]] = {}  # path -> more links on that page
         self.slow: dict[str, float] = {}  # path -> seconds before answering
+        self.disallow: str | None = None  # a path robots.txt disallows
         server.no_handler_status_code = 404
         server.expect_request(re.compile(".*")).respond_with_handler(self.answer)
 
@@ -92,7 +93,8 @@ class Shop:
                 content_type=html,
             )
         if path == "/robots.txt":
-            return Response("User-agent: *\nAllow: /\n", content_type="text/plain")
+            rule = f"Disallow: {self.disallow}" if self.disallow else "Allow: /"
+            return Response(f"User-agent: *\n{rule}\n", content_type="text/plain")
         if path == "/":
             links = tuple(f"/products/{p}" for p in PRODUCTS) + tuple(f"/blog/{p}" for p in POSTS)
             links += self.extra_links.get(path, ())

@@ -79,5 +79,5 @@ def test_a_short_list_leaves_out_fixed_tasks_and_keeps_one_per_check(shop: Shop)
     assert len({t.code for t in short}) == len(short)
     top = app.application.team_tasks(caller, limit=20)
     assert top and all(t.task.status is not TaskStatus.FIXED and t.site_host == site.host for t in top)
-    impacts = [t.task.impact for t in top]
-    assert impacts == sorted(impacts, reverse=True)
+    ranks = [(t.task.severity.rank, -t.task.pages) for t in top]
+    assert ranks == sorted(ranks)  # severity first, then pages

@@ -10,6 +10,8 @@ from siteaudit.bootstrap import App
 from siteaudit.domain.credit import credits
 from tests.unit.tasks.shop import PRODUCTS, Shop, audit, drain, shop_app, verified_site
 
+SEVERITIES = ("error", "warning", "notice")
+
 
 class Client:
     def __init__(self, app: App) -> None:
@@ -61,8 +63,8 @@ def test_the_site_task_list_shows_every_field_of_a_task(client: tuple[Client, in
     assert product["impact"] == 3 * len(PRODUCTS)  # warning weight 3 x pages, no traffic term
     graph = next(t for t in answer["tasks"] if t["code"] == "h1_duplicate")
     assert graph["recheckable"] is False
-    impacts = [t["impact"] for t in answer["tasks"]]
-    assert impacts == sorted(impacts, reverse=True)
+    ranks = [(SEVERITIES.index(t["severity"]), -t["pages"]) for t in answer["tasks"]]
+    assert ranks == sorted(ranks)  # severity first, then pages
     short = http.get(f"/v1/sites/{site_id}/tasks").json["tasks"]
     assert len(short) == 7  # default limit 10
     three = http.get(f"/v1/sites/{site_id}/tasks", limit=3).json["tasks"]
