@@ -124,7 +124,7 @@ def request_recheck(
     with uow:
         site = uow.sites.get(request.site_id, team=caller.team_id)
         tasks = list(uow.tasks.of_site(site.id))
-    parent = _parent(site, tasks, uow)
+        parent = _parent(site, tasks, uow)
     known = {t.key: t for t in tasks}
     if request.task_key is not None and request.urls is None:
         asked = known.get(parse_task_key(request.task_key))

@@ -139,6 +139,7 @@ def read_arguments(params: Sequence[Param], arguments: Mapping[str, Any] | None)
         problem = param.problem(value)
         if problem is not None:
             bad[param.name] = problem
+            continue
         if param.kind == "number":
             value = float(value)
         elif param.kind == "urls":

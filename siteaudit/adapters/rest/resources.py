@@ -16,13 +16,13 @@ from siteaudit.adapters.rest.views import (
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.credit import as_number
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import MAX_PAGES_CEILING
 from siteaudit.ports.application import Application, AuditQuery, IssueQuery, PageQuery
 from siteaudit.ports.clock import Clock
 
-ID: Final = "int(min=1, max=4611686018427387904)"
+ID: Final = f"int(min=1, max={MAX_ID})"
 
 
 class Resource:

@@ -159,7 +159,7 @@ class Guard:
             return {}
         raw = req.bounded_stream.read(MAX_FORM_BYTES + 1)
         if len(raw) > MAX_FORM_BYTES:
-            raise falcon.HTTPPayloadTooLarge()
+            raise falcon.HTTPContentTooLarge()
         parsed = parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
         form = {name: values[0] for name, values in parsed.items()}
         # Bytes that are not UTF-8 were replaced above; control characters no field needs are refused
