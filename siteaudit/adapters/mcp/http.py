@@ -12,7 +12,6 @@ present Origin must be one of the allowed origins, else 403), then the same bear
 `inspect_urls` and the IndexNow calls that reach out the stricter limit of their REST endpoint), with `X-Request-ID` and the access log from the REST middleware.
 """
 
-import json
 import os
 import queue
 import threading
@@ -28,6 +27,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp.server import Server, ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+from siteaudit.adapters import strict_json
 from siteaudit.adapters.mcp.server import build_server
 from siteaudit.adapters.mcp.tools import TOOLS_BY_NAME
 from siteaudit.adapters.rest.console import INSPECT_LIMIT
@@ -36,7 +36,7 @@ from siteaudit.adapters.rest.indexnow import INDEXNOW_LIMIT
 from siteaudit.adapters.rest.middleware import Authentication
 from siteaudit.adapters.rest.sites import VERIFY_LIMIT
 from siteaudit.domain.account import Caller
-from siteaudit.domain.error import Unauthenticated
+from siteaudit.domain.error import Unauthenticated, ValidationFailed
 from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
@@ -159,12 +159,21 @@ def asgi_scope(req: falcon.Request, caller: Caller) -> dict[str, Any]:
     }
 
 
-def tool_called(body: bytes) -> str | None:
-    """The tool a JSON-RPC `tools/call` body names, if it is one."""
+def read_message(body: bytes) -> tuple[Any, ValidationFailed | None]:
+    """The JSON-RPC message of a request body, or why it is refused: the body rules of `/v1`
+    (docs/security.md, "Strict JSON bodies"), a bad string named by its path (`params.arguments.url`)."""
     try:
-        message = json.loads(body)
-    except ValueError:
-        return None
+        message = strict_json.loads(body)
+    except ValidationFailed as refused:
+        return None, refused
+    bad_text = strict_json.not_text_at(message)
+    if bad_text is not None:
+        return None, ValidationFailed({strict_json.field_name(bad_text): strict_json.NOT_TEXT})
+    return message, None
+
+
+def tool_called(message: Any) -> str | None:
+    """The tool a JSON-RPC `tools/call` message names, if it is one."""
     if isinstance(message, dict) and message.get("method") == "tools/call":
         name = (message.get("params") or {}).get("name")
         return name if isinstance(name, str) else None
@@ -212,8 +221,10 @@ class McpEndpoint:
         if len(body) > MAX_BODY:
             answer(resp, 413, envelope("payload_too_large", "the request body is too large"))
             return
-        tool = tool_called(body)
-        self.authentication.identify(req, resp, EXTRA_LIMITS.get(tool or ""))
+        message, refused = read_message(body)
+        self.authentication.identify(req, resp, EXTRA_LIMITS.get(tool_called(message) or ""))
+        if refused is not None:  # after the key: a caller without one is told that first
+            raise refused
         exchange = Exchange(self.server, self.loop.portal(), asgi_scope(req, req.context.caller), body)
         status, headers = exchange.start()
         resp.status = status

@@ -1,11 +1,13 @@
 """A tool's inputs declared once: the JSON Schema the model sees and the checks its arguments pass, with the
 same ranges and the same `validation_failed` fields as the REST door."""
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from attrs import frozen
 
+from siteaudit.adapters import strict_json
 from siteaudit.domain.error import ValidationFailed
 
 # "urls": an array of strings (URLs), its count within `low`-`high`, each item within
@@ -88,6 +90,8 @@ class Param:
             return f"must be a {self.kind}"
         if not isinstance(value, _PY[self.kind]):
             return f"must be a {self.kind}"
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"must be a finite {self.kind}"
         if isinstance(value, int | float) and not isinstance(value, bool):
             if self.low is not None and value < self.low:
                 return f"must be at least {self.low:g}"
@@ -117,10 +121,16 @@ def read_arguments(params: Sequence[Param], arguments: Mapping[str, Any] | None)
     bad or unknown argument."""
     given = dict(arguments or {})
     known = {p.name: p for p in params}
-    bad = {name: "unknown argument" for name in given if name not in known}
+    # Arguments come parsed by the SDK (stdio, HTTP) or from a command line: their strings are checked
+    # here, as the REST door checks a body's (docs/security.md, "Strict JSON bodies").
+    not_text = {name for name, value in given.items() if strict_json.not_text_at({name: value}) is not None}
+    bad = {strict_json.shown(name): strict_json.NOT_TEXT for name in not_text}
+    bad.update({name: "unknown argument" for name in given if name not in known and name not in not_text})
     values: dict[str, Any] = {}
     for param in params:
         value = given.get(param.name)
+        if param.name in not_text:
+            continue
         if value is None:
             if param.required:
                 bad[param.name] = "required"
@@ -129,6 +139,7 @@ def read_arguments(params: Sequence[Param], arguments: Mapping[str, Any] | None)
         problem = param.problem(value)
         if problem is not None:
             bad[param.name] = problem
+            continue
         if param.kind == "number":
             value = float(value)
         elif param.kind == "urls":

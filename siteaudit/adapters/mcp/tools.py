@@ -22,13 +22,13 @@ from siteaudit.adapters.mcp import search_tools as search
 from siteaudit.adapters.mcp import task_tools as tasks
 from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.rest import views
-from siteaudit.adapters.rest.params import paginated
+from siteaudit.adapters.rest.params import MAX_PAGE, paginated
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.recheck import MAX_RECHECK_URLS
@@ -167,15 +167,25 @@ class ToolSpec:
 # --- shared parameters -------------------------------------------------------------------------------
 
 CRAWL_ID = Param(
-    "crawl_id", "integer", "The audit's id (crawl_id from start_audit or list_audits).", True, low=1
+    "crawl_id",
+    "integer",
+    "The audit's id (crawl_id from start_audit or list_audits).",
+    True,
+    low=1,
+    high=MAX_ID,
 )
 SITE_ID = Param(
-    "site_id", "integer", "The registered site's id (from list_sites or register_site).", True, low=1
+    "site_id",
+    "integer",
+    "The registered site's id (from list_sites or register_site).",
+    True,
+    low=1,
+    high=MAX_ID,
 )
 RECHECK_ID = Param(
-    "recheck_id", "integer", "The recheck's id (recheck_id from request_recheck).", True, low=1
+    "recheck_id", "integer", "The recheck's id (recheck_id from request_recheck).", True, low=1, high=MAX_ID
 )
-PAGE = Param("page", "integer", "Page of the list, from 1.", low=1, default=1)
+PAGE = Param("page", "integer", "Page of the list, from 1.", low=1, high=MAX_PAGE, default=1)
 
 
 def per_page(default: int, maximum: int) -> Param:
@@ -470,6 +480,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
                 "integer",
                 "A registered site of the team: uses its settings; url, if also given, must be on it.",
                 low=1,
+                high=MAX_ID,
             ),
             Param("max_pages", "integer", MAX_PAGES_TEXT, low=1, high=MAX_PAGES_CEILING),
             Param("concurrency", "integer", "Requests in flight, 1-20 (default 2).", low=1, high=20),
@@ -502,7 +513,7 @@ TOOLS: Final[tuple[ToolSpec, ...]] = (
         run=_list_audits,
         summary=_listed("audits", "Call get_report with a crawl_id for one audit's findings."),
         params=(
-            Param("site_id", "integer", "Only the audits of this registered site.", low=1),
+            Param("site_id", "integer", "Only the audits of this registered site.", low=1, high=MAX_ID),
             PAGE,
             per_page(20, 100),
         ),

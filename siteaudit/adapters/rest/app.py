@@ -46,11 +46,12 @@ from siteaudit.ports.ratelimit import RateLimiter
 
 def dumps(media: Any) -> bytes:
     """Response bodies through orjson (several times faster than the standard library on issue pages);
-    what orjson refuses (integers beyond 64 bits) goes through the standard library as before."""
+    what orjson refuses (integers beyond 64 bits, a lone surrogate stored before docs/security.md's "Strict
+    JSON bodies") goes through the standard library, escaped to ASCII so that any string can be written."""
     try:
         return orjson.dumps(media, option=orjson.OPT_NON_STR_KEYS)
     except orjson.JSONEncodeError:
-        return json.dumps(media, ensure_ascii=False).encode()
+        return json.dumps(media).encode()
 
 
 def create_api(

@@ -31,7 +31,7 @@ class ConsoleSummaryResource(Resource):
 class ConsoleNotIndexed(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, site_id: int) -> None:
         known_query(req, ("reason", "template", "page"))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         reason = fields.string("reason", max_length=FILTER_MAX, min_length=1)
         template = fields.string("template", max_length=FILTER_MAX)
         page = fields.integer("page", low=1, high=MAX_PAGE, default=1)
@@ -46,7 +46,7 @@ class ConsoleNotIndexed(Resource):
 class ConsoleUrl(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, site_id: int) -> None:
         known_query(req, ("url",))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         url = fields.string("url", max_length=URL_MAX, min_length=1)
         if url is None and "url" not in fields.bad:
             fields.bad["url"] = "required"

@@ -12,7 +12,7 @@ from siteaudit.domain.ids import SiteId
 class SiteFixImpact(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, site_id: int) -> None:
         known_query(req, ("limit",))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         limit = fields.integer("limit", low=1, high=200, default=50)
         fields.done()
         assert limit is not None
@@ -23,7 +23,7 @@ class SiteFixImpact(Resource):
 class TeamFixImpact(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         known_query(req, ("limit",))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         limit = fields.integer("limit", low=1, high=50, default=10)
         fields.done()
         assert limit is not None

@@ -6,6 +6,7 @@ from typing import Any, Final
 
 import falcon
 
+from siteaudit.adapters import strict_json
 from siteaudit.domain.error import DomainError, ErrorCode, ValidationFailed
 
 MAX_BODY_BYTES: Final = 1_048_576
@@ -29,7 +30,9 @@ class UnsupportedMediaType(DomainError):
 def json_body(
     req: falcon.Request, *, allowed: Iterable[str], required: bool = True, max_bytes: int = MAX_BODY_BYTES
 ) -> dict[str, Any]:
-    """The request's JSON object. Unknown fields are refused by name, so typos never pass silently."""
+    """The request's JSON object, read by the rules of docs/security.md ("Strict JSON bodies"): at most
+    `max_bytes`, nested at most `strict_json.MAX_DEPTH` deep, every string valid text. Unknown fields are
+    refused by name, so typos never pass silently."""
     length = req.content_length or 0
     if length > max_bytes:
         raise PayloadTooLarge(max_bytes)
@@ -43,14 +46,12 @@ def json_body(
     media_type = (req.content_type or "").split(";")[0].strip().lower()
     if media_type not in ("application/json", "") and not media_type.endswith("+json"):
         raise UnsupportedMediaType()
-    try:
-        import json
-
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ValidationFailed({"body": "not valid JSON"}) from None
+    body = strict_json.loads(raw)
     if not isinstance(body, dict):
         raise ValidationFailed({"body": "must be a JSON object"})
+    bad_text = strict_json.not_text_at(body)
+    if bad_text is not None:  # named by its top-level field: the one the caller sent
+        raise ValidationFailed({strict_json.field_name(bad_text[:1]): strict_json.NOT_TEXT})
     unknown = sorted(set(body) - set(allowed))
     if unknown:
         raise ValidationFailed({name: "unknown field" for name in unknown})
@@ -58,10 +59,14 @@ def json_body(
 
 
 class Fields:
-    """Collects every bad field of one request before answering, so the caller fixes them all at once."""
+    """Collects every bad field of one request before answering, so the caller fixes them all at once.
 
-    def __init__(self, source: Mapping[str, Any]) -> None:
+    A JSON body is typed strictly: a string is never read as a number or a boolean (docs/security.md,
+    "Strict JSON bodies"). A query string (`query=True`) has only strings, so there "5" is the integer 5."""
+
+    def __init__(self, source: Mapping[str, Any], *, query: bool = False) -> None:
         self.source = source
+        self.query = query
         self.bad: dict[str, str] = {}
 
     def _given(self, name: str, kind: str) -> tuple[bool, Any]:
@@ -78,7 +83,7 @@ class Fields:
         present, value = self._given(name, "an integer")
         if not present:
             return default
-        if isinstance(value, str):  # query strings
+        if isinstance(value, str) and self.query:
             try:
                 value = int(value.strip())
             except ValueError:
@@ -98,7 +103,7 @@ class Fields:
         present, value = self._given(name, "a number")
         if not present:
             return None
-        if isinstance(value, str):
+        if isinstance(value, str) and self.query:
             try:
                 value = float(value)
             except ValueError:
@@ -121,6 +126,9 @@ class Fields:
         if not isinstance(value, str):
             self.bad[name] = "must be a string"
             return None
+        if not strict_json.is_text(value):  # a query string's %00 too
+            self.bad[name] = strict_json.NOT_TEXT
+            return None
         if not min_length <= len(value) <= max_length:
             self.bad[name] = f"must have {min_length}-{max_length} characters"
             return None
@@ -134,7 +142,7 @@ class Fields:
         present, value = self._given(name, "true or false")
         if not present:
             return None
-        if isinstance(value, str) and value.lower() in ("true", "false"):
+        if isinstance(value, str) and self.query and value.lower() in ("true", "false"):
             return value.lower() == "true"
         if not isinstance(value, bool):
             self.bad[name] = "must be true or false"
@@ -148,7 +156,7 @@ class Fields:
 
 def page_params(req: falcon.Request, *, default: int, maximum: int) -> tuple[int, int]:
     """`page` and `per_page` from the query string: (page, per_page)."""
-    fields = Fields(req.params)
+    fields = Fields(req.params, query=True)
     page = fields.integer("page", low=1, high=MAX_PAGE, default=1)
     per_page = fields.integer("per_page", low=1, high=maximum, default=default)
     fields.done()

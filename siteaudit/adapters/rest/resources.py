@@ -16,13 +16,13 @@ from siteaudit.adapters.rest.views import (
     started_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import MAX_PAGES_CEILING
 from siteaudit.ports.application import Application, AuditQuery, IssueQuery, PageQuery
 from siteaudit.ports.clock import Clock
 
-ID: Final = "int(min=1, max=4611686018427387904)"
+ID: Final = f"int(min=1, max={MAX_ID})"
 
 
 class Resource:
@@ -54,7 +54,7 @@ CRAWL_FIELDS: Final = ("url", "site_id", "max_pages", "concurrency", "max_rps", 
 class Crawls(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         known_query(req, ("site_id", "page", "per_page"))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         site_id = fields.integer("site_id", low=1, high=2**62)
         fields.done()
         page, per_page = page_params(req, default=20, maximum=100)
@@ -121,7 +121,7 @@ class ReportPart(Resource):
 class Issues(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
         known_query(req, ("check", "check_code", "severity", "template", "page", "per_page"))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         check = fields.string("check", max_length=100, min_length=1)
         check_code = fields.string("check_code", max_length=100, min_length=1)
         severity = fields.string("severity", max_length=10, choices=("error", "warning", "notice"))
@@ -146,7 +146,7 @@ class Issues(Resource):
 class Pages(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
         known_query(req, ("status_code", "page", "per_page"))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         status_code = fields.integer("status_code", low=0, high=999)
         fields.done()
         page, per_page = page_params(req, default=50, maximum=200)

@@ -26,7 +26,7 @@ URLS_PER_PAGE: Final = 100
 class SiteTasks(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, site_id: int) -> None:
         known_query(req, ("limit",))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         limit = fields.integer("limit", low=1, high=100, default=10)
         fields.done()
         assert limit is not None
@@ -38,7 +38,7 @@ class SiteTasks(Resource):
 class TeamTasks(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         known_query(req, ("limit",))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         limit = fields.integer("limit", low=1, high=20, default=3)
         fields.done()
         assert limit is not None
@@ -48,7 +48,7 @@ class TeamTasks(Resource):
 class SiteTask(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, site_id: int, task_key: str) -> None:
         known_query(req, ("page",))
-        fields = Fields(req.params)
+        fields = Fields(req.params, query=True)
         page = fields.integer("page", low=1, high=MAX_PAGE, default=1)
         fields.done()
         assert page is not None

@@ -3,6 +3,7 @@ session from its cookie, the form parsed, and the CSRF token and Origin checked 
 
 import hmac
 import ipaddress
+import re
 import secrets
 from collections.abc import Sequence
 from typing import Any, Final
@@ -14,6 +15,8 @@ from siteaudit.domain.error import Unauthenticated
 from siteaudit.ports.application import Application
 
 MAX_FORM_BYTES: Final = 64 * 1024
+# C0 controls but tab, line feed and carriage return; DEL and the C1 controls.
+_CONTROL: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 STATIC: Final = "/app/static/"
 # No script at all; styles from our own file; images only inline (the score sparklines are inline SVG).
 CONTENT_SECURITY_POLICY: Final = (
@@ -157,9 +160,14 @@ class Guard:
             return {}
         raw = req.bounded_stream.read(MAX_FORM_BYTES + 1)
         if len(raw) > MAX_FORM_BYTES:
-            raise falcon.HTTPPayloadTooLarge()
+            raise falcon.HTTPContentTooLarge()
         parsed = parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
-        return {name: values[0] for name, values in parsed.items()}
+        form = {name: values[0] for name, values in parsed.items()}
+        # Bytes that are not UTF-8 were replaced above; control characters no field needs are refused
+        # before they reach storage (docs/security.md, "Strict JSON bodies").
+        if any(_CONTROL.search(text) for pair in form.items() for text in pair):
+            raise falcon.HTTPBadRequest(title="A form field holds a control character.")
+        return form
 
     def check_form(self, req: falcon.Request, *, anonymous: bool) -> None:
         origin = req.get_header("Origin")

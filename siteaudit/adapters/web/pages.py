@@ -17,7 +17,7 @@ from siteaudit.domain.apikey import ApiKeyKind, SettingsKeyExists
 from siteaudit.domain.billing import PACKS, Interval, Pack, PlanChoice, PlanName, PriceNotConfigured, Tier
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
-from siteaudit.domain.ids import TeamId, UserId
+from siteaudit.domain.ids import MAX_ID, TeamId, UserId
 from siteaudit.domain.signin import MIN_PASSWORD_LENGTH, SignInRefused
 from siteaudit.ports.application import Application, AppViewer
 from siteaudit.ports.clock import Clock
@@ -182,6 +182,15 @@ URL_CHARACTERS: Final = frozenset(string.ascii_letters + string.digits + "-._~!$
 HOME: Final = "/app/account"
 
 
+def form_id(value: str) -> int:
+    """A row id from a form field; ValueError unless it is one (a 30-digit number is no row, and no
+    database integer holds it)."""
+    number = int(value)
+    if not 1 <= number <= MAX_ID:
+        raise ValueError(f"{value!r} is no id")
+    return number
+
+
 def _redirect(to: str) -> falcon.HTTPSeeOther:
     return falcon.HTTPSeeOther(quote(to, safe="".join(URL_CHARACTERS)))
 
@@ -332,7 +341,7 @@ def _say(error: DomainError) -> str:
 class SwitchTeam(Page):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         try:
-            team = TeamId(int(req.context.form.get("team_id", "")))
+            team = TeamId(form_id(req.context.form.get("team_id", "")))
             self.application.switch_team(req.context.session_token, team)
         except (ValueError, NotFound):
             raise falcon.HTTPBadRequest() from None
@@ -437,7 +446,7 @@ class InviteMember(MembersPage):
 class RemoveMember(MembersPage):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         try:
-            user = UserId(int(req.context.form.get("user_id", "")))
+            user = UserId(form_id(req.context.form.get("user_id", "")))
             self.application.remove_team_member(self.viewer(req).caller, user)
         except ValueError:
             raise falcon.HTTPBadRequest() from None
@@ -508,7 +517,7 @@ class DevicePage(Page):
             return
         try:
             if action == "approve":
-                team = TeamId(int(form.get("team_id", "")))
+                team = TeamId(form_id(form.get("team_id", "")))
                 decided = self.application.approve_device_login(code, Caller(viewer.user.id, team))
             else:
                 decided = self.application.deny_device_login(code, viewer.user.id)
