@@ -40,15 +40,19 @@ def checkout_path(url: str) -> str:
     return match.group(1)
 
 
-_SESSIONS: dict[tuple[int, str], str] = {}
+# (world, email) -> the world and its session token. The world is kept beside its id: an id alone is
+# reused by a later world once the first is collected, whose database knows no such session.
+_SESSIONS: dict[tuple[int, str], tuple[World, str]] = {}
 
 
 def signed_in(world: World, email: str = OWNER) -> dict[str, str]:
     """The Cookie header of an app session of `email`: the test checkout page is for its buyer only."""
-    if (id(world), email) not in _SESSIONS:
+    known = _SESSIONS.get((id(world), email))
+    if known is None or known[0] is not world:
         world.app.application.set_password(email, PASSWORD)
-        _SESSIONS[id(world), email] = world.app.application.sign_in(email, PASSWORD).token
-    return {"Cookie": f"siteaudit_session={_SESSIONS[id(world), email]}"}
+        known = world, world.app.application.sign_in(email, PASSWORD).token
+        _SESSIONS[id(world), email] = known
+    return {"Cookie": f"siteaudit_session={known[1]}"}
 
 
 def open_page(world: World, path: str) -> tuple[Any, str]:
