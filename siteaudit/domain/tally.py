@@ -427,8 +427,9 @@ class ReportTally:
                 resources=resources,
             ),
             templates=templates,
+            # An audit without a score saw no page: it has nothing to compare (docs/scoring.md).
             diff=None
-            if self._previous is None
+            if self._previous is None or score.score is None
             else diff_summary(
                 self._previous,
                 current_keys=self._seen,

@@ -183,8 +183,11 @@ class AuditRepository(Protocol):
         """Every ended audit (done, failed, cancelled) of every team, earliest finished first: archival."""
         ...
 
-    def latest_done(self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId) -> Audit | None:
-        """The latest `done` audit of the same site (or, without a site, of the same origin in the team)."""
+    def latest_done(
+        self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId, scored: bool = False
+    ) -> Audit | None:
+        """The latest `done` audit of the same site (or, without a site, of the same origin in the team);
+        `scored`: the latest with a health score (one that audited an HTML page, docs/scoring.md)."""
         ...
 
 

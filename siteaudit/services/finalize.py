@@ -179,11 +179,12 @@ class ArchivedPrevious:
 
 
 def _previous(audit: Audit, uow: UnitOfWork, crawl: CrawlStore) -> PreviousAudit | ArchivedPrevious | None:
-    """The latest done audit of the same site (or origin in the team): from its issue rows, or from its
-    report when the rows were archived."""
+    """The latest done audit of the same site (or origin in the team) that has a score: from its issue
+    rows, or from its report when the rows were archived. An audit that audited no HTML page saw nothing
+    to compare with, so it is skipped (docs/scoring.md)."""
     with uow:
         previous = uow.audits.latest_done(
-            team=audit.team_id, origin=audit.origin, site=audit.site_id, before=audit.id
+            team=audit.team_id, origin=audit.origin, site=audit.site_id, before=audit.id, scored=True
         )
     if previous is None:
         return None
@@ -312,7 +313,9 @@ def build_report(
         advice=advice,
         robots=robots,
     )
-    if archived is not None:
+    if report.health_score is None:
+        pass  # no diff: the audit saw no page to compare (`ReportTally.build` leaves it out too)
+    elif archived is not None:
         report = evolve(
             report,
             diff=archived.summary(report),

@@ -311,7 +311,9 @@ class MemoryAuditRepository:
         found = [a for a in self._t.values() if a.status.ended]
         return sorted(found, key=lambda a: (a.finished_at or a.created_at, a.id))
 
-    def latest_done(self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId) -> Audit | None:
+    def latest_done(
+        self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId, scored: bool = False
+    ) -> Audit | None:
         candidates = [
             a
             for a in self._t.values()
@@ -320,6 +322,7 @@ class MemoryAuditRepository:
             and a.team_id == team
             and (a.site_id == site if site is not None else (a.site_id is None and a.origin == origin))
             and a.id < before
+            and (a.health_score is not None or not scored)
         ]
         return max(candidates, key=lambda a: a.id, default=None)
 

@@ -200,7 +200,9 @@ class SqlAuditRepository:
         query = select(audits.c.status, func.count()).group_by(audits.c.status)
         return {AuditStatus(status): int(count) for status, count in self._c().execute(query)}
 
-    def latest_done(self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId) -> Audit | None:
+    def latest_done(
+        self, *, team: TeamId, origin: str, site: SiteId | None, before: AuditId, scored: bool = False
+    ) -> Audit | None:
         same = (
             audits.c.site_id == site
             if site is not None
@@ -215,6 +217,7 @@ class SqlAuditRepository:
                     audits.c.status == AuditStatus.DONE.value,
                     audits.c.id < before,
                     same,
+                    *([audits.c.health_score.is_not(None)] if scored else []),
                 )
                 .order_by(audits.c.id.desc())
                 .limit(1)

@@ -228,3 +228,27 @@ def test_the_one_shot_cli_counts_images_apart(six_page_site: SiteServer) -> None
 
     assert result.exit_code == 0, result.output
     assert "6 pages: 6 ok" in result.stdout and "8 resources checked" in result.stdout
+
+
+def test_an_audit_without_a_score_claims_no_fix_and_is_skipped_by_the_next_diff(service: Service) -> None:
+    """A down audit saw no page: its diff is null (not "everything fixed"), and the audit after it is
+    compared with the last audit that saw the site, so nothing reads as new that was there before."""
+    untitled = html("<h1>Clocks</h1><p>We repair clocks.</p>")  # no <title>: an error on every audit
+    up = {
+        "/robots.txt": Answer(200, "User-agent: *\nAllow: /\n", {"Content-Type": "text/plain"}),
+        "/": untitled,
+    }
+    site = SiteServer(dict(up))
+    try:
+        first = service.audit(local(site))
+        assert service.get(f"/crawls/{first}/report")["issue_counts"]["error"] > 0
+        site.routes["/robots.txt"] = Answer(500, "Internal Server Error", {"Content-Type": "text/plain"})
+        down = service.audit(local(site))
+        assert assert_no_score(service, down, "robots_txt_unreachable")["diff"] is None
+        site.routes.update(up)
+        again = service.audit(local(site))
+        diff = service.get(f"/crawls/{again}/report")["diff"]
+    finally:
+        site.close()
+    assert diff["previous_crawl_id"] == first
+    assert (diff["new"], diff["fixed"], diff["health_delta"]) == (0, 0, 0)

@@ -486,6 +486,28 @@ def test_the_latest_done_audit_is_of_the_same_site_or_origin_and_older(backend: 
         )
 
 
+def test_the_latest_scored_audit_skips_audits_without_a_score(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        ids = []
+        for score in (80, None, None):
+            audit = uow.audits.add(_audit(team, owner))
+            audit = audit.start(now=T0).stop_crawling(partial=False, now=T0)
+            audit, _ = audit.publish_report(health_score=score, now=T0)
+            uow.audits.save(audit)
+            ids.append(audit.id)
+        uow.commit()
+    with backend.uow() as uow:
+        origin = "https://retro-clock.example"
+        latest = uow.audits.latest_done(team=team.id, origin=origin, site=None, before=ids[2])
+        assert latest is not None and latest.id == ids[1]
+        scored = uow.audits.latest_done(team=team.id, origin=origin, site=None, before=ids[2], scored=True)
+        assert scored is not None and scored.id == ids[0]
+        assert (
+            uow.audits.latest_done(team=team.id, origin=origin, site=None, before=ids[0], scored=True) is None
+        )
+
+
 def test_audits_are_counted_by_status_across_teams(backend: Backend) -> None:
     owner, member, team = _people(backend)
     with backend.uow() as uow:
