@@ -48,8 +48,9 @@ def assert_pinned(name: str, value: Any, *, sort_keys: bool) -> None:
 
 # --- normalising volatile values ---------------------------------------------------------------------------
 
-TIME: Final = "<time>"
 PORT: Final = "<port>"
+MEASURED: Final = "<measured>"
+SECRET: Final = "<secret>"
 _PORT_IN_URL: Final = re.compile(r"(//(?:[\w.-]+)|127\.0\.0\.1):\d{2,5}\b")
 
 
@@ -59,13 +60,15 @@ def normalised(value: Any, *, volatile: frozenset[str] = frozenset(), secrets: t
 
     - the port of a local server in a URL (`//host:12345` -> `//host:<port>`), in any string;
     - each string in `secrets` (keys, tokens generated at random) -> `<secret>`, wherever it appears;
-    - the value of any key named in `volatile` (measured durations, wall-clock times) -> `<volatile>`,
+    - the value of any key named in `volatile` (durations measured on the wall clock) -> `<measured>`,
       unless it is null (so a null that becomes a value still shows in the diff).
+
+    Times are not replaced: the service under test runs on a FixedClock, so they are part of the pin.
     """
     if isinstance(value, dict):
         return {
             key: (
-                "<volatile>"
+                MEASURED
                 if key in volatile and item is not None
                 else normalised(item, volatile=volatile, secrets=secrets)
             )
@@ -75,6 +78,6 @@ def normalised(value: Any, *, volatile: frozenset[str] = frozenset(), secrets: t
         return [normalised(item, volatile=volatile, secrets=secrets) for item in value]
     if isinstance(value, str):
         for secret in secrets:
-            value = value.replace(secret, "<secret>")
+            value = value.replace(secret, SECRET)
         return _PORT_IN_URL.sub(rf"\1:{PORT}", value)
     return value
