@@ -595,9 +595,7 @@ def audit(
         )
         return
     from siteaudit.entrypoints.oneshot import (
-        EXIT_NO_SCORE,
-        failure_line,
-        no_score_line,
+        exit_for,
         one_shot_application,
         run_audit,
     )
@@ -624,15 +622,9 @@ def audit(
         from siteaudit.entrypoints.oneshot import print_summary
 
         print_summary(report)
-    failed = None if fail_on is None else failure_line(report, Severity(fail_on))
-    if failed is not None:
-        echo(failed, err=True)
-    unscored = no_score_line(report)
-    if unscored is not None:
-        echo(unscored, err=True)
-        sys.exit(EXIT_NO_SCORE)
-    if failed is not None:
-        sys.exit(1)
+    code = exit_for(report, None if fail_on is None else Severity(fail_on), failed=1)
+    if code:
+        sys.exit(code)
 
 
 # --- support's site commands (admin) ---------------------------------------------------------------------

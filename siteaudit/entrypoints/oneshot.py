@@ -15,7 +15,7 @@ from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import CheckSummary, Report, TemplateIssue
-from siteaudit.entrypoints.output import ProgressBar
+from siteaudit.entrypoints.output import ProgressBar, echo
 from siteaudit.ports.application import Application
 from siteaudit.settings import Settings
 
@@ -155,3 +155,16 @@ def failure_line(report: Report, fail_on: Severity) -> str | None:
         f"{row.check_code} ({row.severity.value}, {row.count} issues on {row.pages} pages)" for row in failing
     )
     return f"failed: --fail-on {fail_on.value} found {len(failing)} checks: {named}"
+
+
+def exit_for(report: Report, fail_on: Severity | None, *, failed: int) -> int:
+    """The exit code of an audit command once its report is printed, its reasons said on stderr: `--fail-on`
+    failures first, then a missing score (`EXIT_NO_SCORE`, which wins), else `failed` or 0."""
+    failing = None if fail_on is None else failure_line(report, fail_on)
+    if failing is not None:
+        echo(failing, err=True)
+    unscored = no_score_line(report)
+    if unscored is not None:
+        echo(unscored, err=True)
+        return EXIT_NO_SCORE
+    return 0 if failing is None else failed

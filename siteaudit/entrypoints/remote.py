@@ -300,7 +300,7 @@ def remote_audit(
     from siteaudit.adapters.report_json import report_json
     from siteaudit.domain.audit import AuditRequest, AuditStatus
     from siteaudit.domain.issue import Severity
-    from siteaudit.entrypoints.oneshot import EXIT_NO_SCORE, failure_line, no_score_line, print_summary
+    from siteaudit.entrypoints.oneshot import exit_for, print_summary
 
     application, caller = connect(server)
     request = AuditRequest(
@@ -347,12 +347,6 @@ def remote_audit(
     else:
         echo(f"audit {audit.id}")
         print_summary(report)
-    failed = None if fail_on is None else failure_line(report, Severity(fail_on))
-    if failed is not None:
-        echo(failed, err=True)
-    unscored = no_score_line(report)
-    if unscored is not None:
-        echo(unscored, err=True)
-        sys.exit(EXIT_NO_SCORE)
-    if failed is not None:
-        sys.exit(EXIT_ENDED_BADLY)
+    code = exit_for(report, None if fail_on is None else Severity(fail_on), failed=EXIT_ENDED_BADLY)
+    if code:
+        sys.exit(code)
