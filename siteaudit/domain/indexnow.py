@@ -63,7 +63,13 @@ class InvalidIndexNowKeyLocation(DomainError):
 class IndexNowKeyUnverified(DomainError):
     code = ErrorCode.INDEXNOW_KEY_UNVERIFIED
 
-    def __init__(self, key_file_url: str) -> None:
+    def __init__(self, key_file_url: str | None) -> None:
+        if key_file_url is None:  # the site has no key yet: reading its IndexNow status makes one
+            super().__init__(
+                "the site has no IndexNow key yet: GET its indexnow status for the key and the file to"
+                " serve, then POST check-key"
+            )
+            return
         super().__init__(
             f"the IndexNow key is not verified: serve {key_file_url} containing the key, then POST check-key"
         )

@@ -3,7 +3,6 @@
 
 import enum
 import ipaddress
-import math
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
@@ -430,8 +429,7 @@ def max_rps_problem(value: object) -> str | None:
     if (
         isinstance(value, int | float)
         and not isinstance(value, bool)
-        and math.isfinite(value)
-        and MIN_RPS <= value <= MAX_RPS
+        and MIN_RPS <= value <= MAX_RPS  # exact for any int; false for NaN and infinities
     ):
         return None
     return f"must be a number from {MIN_RPS:g} to {MAX_RPS:g}"

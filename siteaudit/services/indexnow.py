@@ -352,15 +352,15 @@ def submit_urls(
 ) -> IndexNowSubmitted:
     """Send the site's URLs, in batches of at most 10,000, within the daily allowance."""
 
-    def load() -> tuple[Site, IndexNowSite]:
-        with uow:
-            site, state, created = _load_new(uow, site_id, team, secrets)
-            if created:
-                uow.commit()
-        return site, state
-
-    site, state = _retrying(load)
+    # Read only: a submission refused for want of a key makes none (a refused request writes nothing,
+    # docs/security.md); reading the site's IndexNow status makes its key.
+    with uow:
+        site = uow.sites.get(site_id, team=team)
+        found = uow.indexnow.get(site.id)
     site.require_verified(VerifiedOnly.INDEXNOW_SUBMIT)
+    if found is None:
+        raise IndexNowKeyUnverified(None)
+    state = found
     if not state.key_verified:
         raise IndexNowKeyUnverified(state.key_file_url(site.origin))
     on_host, skipped = split_by_host(urls, site.host)

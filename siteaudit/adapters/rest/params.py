@@ -109,7 +109,11 @@ class Fields:
             except ValueError:
                 self.bad[name] = "must be a number"
                 return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.bad[name] = "must be a number"
+            return None
+        # An int is compared exactly, however large (math.isfinite would convert it: OverflowError).
+        if isinstance(value, float) and not math.isfinite(value):
             self.bad[name] = "must be a number"
             return None
         if not low <= value <= high:

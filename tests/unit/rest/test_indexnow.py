@@ -400,6 +400,22 @@ def test_submitting_needs_a_verified_site_then_a_verified_key(inw: World, endpoi
     assert endpoint.received == []
 
 
+def test_a_refused_submission_makes_no_key(inw: World, endpoint: LocalIndexNow) -> None:
+    """A site whose IndexNow status was never read has no key: a submission is refused and makes none
+    (a refused request writes nothing); the status read then makes the key the refusal pointed to."""
+    site = verified(inw, "https://elsewhere.example/")
+    result = post(inw, f"/sites/{site['id']}/indexnow", {"urls": ["https://elsewhere.example/a"]})
+    assert error(result) == (409, "indexnow_key_unverified")
+    assert "no IndexNow key yet" in result.json["error"]["message"]
+    with inw.app.uow() as uow:
+        assert uow.indexnow.get(SiteId(site["id"])) is None
+    status = get(inw, f"/sites/{site['id']}/indexnow").json
+    assert status["key_verified"] is False and status["key"]
+    again = post(inw, f"/sites/{site['id']}/indexnow", {"urls": ["https://elsewhere.example/a"]})
+    assert status["key_file_url"] in again.json["error"]["message"]
+    assert endpoint.received == []
+
+
 def test_urls_on_other_hosts_only_answer_422_url_not_in_site(inw: World, endpoint: LocalIndexNow) -> None:
     site_id, _ = ready(inw)
     urls = ["https://elsewhere.example/a", "https://www.retro-clock.example/", "ftp://retro-clock.example/x"]

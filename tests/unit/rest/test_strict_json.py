@@ -85,6 +85,15 @@ def test_nan_and_infinity_are_not_json(world: World) -> None:
         assert refused(send(world, "POST", "/v1/sites", body), "body") == "not valid JSON"
 
 
+@pytest.mark.parametrize("number", ["1" + "0" * 400, "-" + "9" * 80, "1e400"])
+def test_a_number_no_float_holds_is_refused_by_its_field(world: World, number: str) -> None:
+    """`max_rps` compared exactly: an integer too large for a float answered 500 (OverflowError)."""
+    body = f'{{"url": "{HOME}", "max_rps": {number}}}'
+    assert "must be" in refused(send(world, "POST", "/v1/sites", body), "max_rps")
+    patched = send(world, "PATCH", f"/v1/sites/{site(world)}", f'{{"max_rps": {number}}}')
+    assert "must be" in refused(patched, "max_rps")
+
+
 # --- nesting ----------------------------------------------------------------------------------------------
 
 DEEP = "[" * 5_000 + "]" * 5_000  # 10 KB
