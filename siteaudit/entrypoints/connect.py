@@ -9,7 +9,8 @@ service gave, 5 s more after each `slow_down` (RFC 8628 3.5). `--dry-run` contac
 
 Exit codes (EXIT_*): 0 connected, every chosen file written (disconnect: done); 1 a file was left
 untouched (it does not parse or cannot be written), the others were written; 2 a usage error or an error
-the service answered (`invalid_grant`, ...); 3 the service could not be reached; 5 the login was denied
+the service answered (`invalid_grant`, ...); 3 the service could not be reached; 4 the server does not
+answer MCP at `<server>/mcp` (checked before the login starts, so no key is issued for a dead URL); 5 the login was denied
 (`access_denied`); 6 the code expired (`expired_token`, or its lifetime passed while polling); 7 the
 service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row); 130 interrupted (Ctrl-C).
 """
@@ -40,6 +41,7 @@ EXIT_OK: Final = 0
 EXIT_FILE_UNTOUCHED: Final = 1
 EXIT_REFUSED: Final = 2
 EXIT_UNREACHABLE: Final = 3
+EXIT_NO_MCP: Final = 4
 EXIT_DENIED: Final = 5
 EXIT_EXPIRED: Final = 6
 EXIT_SLOW_DOWN: Final = 7
@@ -229,6 +231,16 @@ def run_connect(
     device = device_client(root + "/v1")
     try:
         try:
+            refusal = device.mcp_refusal(root + "/mcp")
+        except Unreachable as error:
+            raise Stop(error.message, EXIT_UNREACHABLE) from None
+        if refusal is not None:  # before any key is issued or file written: no dead URL in the agents
+            raise Stop(
+                f"no MCP server at {root}/mcp: it {refusal}; is it a siteaudit service with the MCP SDK "
+                "installed (pip install siteaudit)? nothing was written",
+                EXIT_NO_MCP,
+            )
+        try:
             started = device.start(name)
         except Unreachable as error:
             raise Stop(error.message, EXIT_UNREACHABLE) from None
@@ -348,7 +360,7 @@ def connect(
     """Log in through the app (device login) and write the key into your AI agents' MCP configuration.
 
     Exit codes: 0 connected; 1 a configuration file was left untouched; 2 usage or service error;
-    3 service unreachable; 5 denied; 6 expired; 7 slow_down kept coming.
+    3 service unreachable; 4 no MCP server at <server>/mcp; 5 denied; 6 expired; 7 slow_down kept coming.
     """
     _finish(
         lambda: run_connect(

@@ -21,6 +21,7 @@ from attrs import define, field
 from click.testing import CliRunner
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from pytest_httpserver import HTTPServer
 
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
@@ -31,6 +32,7 @@ from siteaudit.domain.error import DomainError
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.entrypoints import connect as cli
 from siteaudit.entrypoints.cli import main
+from siteaudit.entrypoints.embedded import mcp_greeting
 from siteaudit.settings import Settings
 from tests.integration.rest.live import drain, seed, serve
 from tests.unit.web.conftest import PASSWORD, Browser
@@ -476,3 +478,44 @@ def test_approved_on_the_apps_device_page_while_the_cli_polls(
     assert entry["url"] == service.root + "/mcp"
     assert status_with(service, entry["headers"]["Authorization"].removeprefix("Bearer ")) == 200
     assert stat.S_IMODE((cwd / ".cursor" / "mcp.json").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("where", ["mcp turned off", "not siteaudit"])
+def test_a_server_without_mcp_is_refused_before_any_key_or_file(
+    home: Path, cwd: Path, httpserver: HTTPServer, where: str
+) -> None:
+    """A service without `/mcp` (here SITEAUDIT_MCP_HTTP off, as a service without the SDK was) or a
+    server that is not siteaudit: connect says so in one line and exits 4, having issued no key and
+    written no file, instead of writing a dead `<server>/mcp` into the agents."""
+    clock = FixedClock()
+    app = bootstrap(Settings(database_url="memory://", mcp_http=False), queue=MemoryTaskQueue(), clock=clock)
+    seed(app)
+    httpserver.expect_request("/mcp").respond_with_data("<html>hello</html>", content_type="text/html")
+    with serve(app.rest_api()) as root:
+        service = Service(app, clock, root if where == "mcp turned off" else httpserver.url_for("/"))
+        poller = Poller(service, approve_on(1))
+        code, message = stopped(lambda: run(service, home, cwd, poller))
+    assert code == cli.EXIT_NO_MCP == 4
+    assert message.startswith(f"no MCP server at {service.root.rstrip('/')}/mcp: it answered ")
+    assert not list(app.uow().store.devices.values())  # type: ignore[attr-defined]
+    assert list(home.iterdir()) == [] and list(cwd.iterdir()) == []
+
+
+def test_serve_prints_the_mcp_url_and_the_connect_command_and_the_url_answers_mcp() -> None:
+    app = bootstrap(Settings(database_url="memory://"), queue=MemoryTaskQueue())
+    with serve(app.rest_api()) as root:
+        said = mcp_greeting(app, root)
+        assert said is not None
+        url = re.search(r"(\S+/mcp) ", said)
+        assert url is not None and url[1] == root + "/mcp"
+        assert f"siteaudit connect --server {root}" in said
+        device = cli.DeviceClient(root + "/v1")
+        try:
+            assert device.mcp_refusal(url[1]) is None  # 401 without a key: an MCP endpoint is there
+            assert (
+                device.mcp_refusal(root + "/v1/health")
+                == "answered 405 (application/json) to an MCP initialize request"
+            )
+        finally:
+            device.close()
+    assert mcp_greeting(bootstrap(Settings(database_url="memory://", mcp_http=False)), root) is None
