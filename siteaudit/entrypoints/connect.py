@@ -1,9 +1,10 @@
 """`siteaudit connect` and `siteaudit disconnect`: a device login (SPEC 4.11) whose key is written into AI
 agents' MCP configuration files only (SPEC 5 rule 8), and the removal of those entries.
 
-connect: the machine and agents travel in the start's `client_name` as `connect on HOST: agent1, agent2`
-(`siteaudit.domain.device.CONNECT_FORM`), so connecting again with the same agents and team replaces this
-machine's key. The files are checked before the login starts: a file that does not parse is left
+connect: the place and agents travel in the start's `client_name` as `connect on HOST: agent1, agent2`
+for the user scope and `connect on HOST in /abs/project: ...` for a project
+(`siteaudit.domain.device.CONNECT_FORM`), so connecting again with the same agents and team replaces the
+key of that place only: a project's connect leaves the user scope's key, and other projects', working. The files are checked before the login starts: a file that does not parse is left
 untouched and its agent dropped, so a key is never fetched for nothing. Polling waits the interval the
 service gave, 5 s more after each `slow_down` (RFC 8628 3.5). `--dry-run` contacts no service.
 
@@ -17,6 +18,7 @@ service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row); 130 inter
 
 import contextlib
 import difflib
+import hashlib
 import os
 import re
 import socket
@@ -67,18 +69,31 @@ def service_root(server: str | None, env: Mapping[str, str]) -> str:
     return root.removesuffix("/v1")
 
 
-def client_name(host: str, names: Sequence[str]) -> str:
-    """`connect on HOST: a, b` within SPEC 4.11's 64 characters: the agents sorted (as the service reads
-    them), `,` without spaces when needed, and the host shortened to its first label, then cut."""
+def client_name(host: str, names: Sequence[str], folder: Path | None = None) -> str:
+    """`connect on HOST: a, b` (user scope) or `connect on HOST in FOLDER: a, b` (project scope, FOLDER
+    absolute) within SPEC 4.11's 64 characters: the agents sorted (as the service reads them), `,` without
+    spaces when needed, the host shortened to its first label, then cut; a folder too long to fit keeps
+    its end after `...` and 6 hex digits of its whole path's SHA-256, so two projects never share a key."""
     ordered = sorted(names)
     listed = ", ".join(ordered)
-    if len(f"connect on x: {listed}") > MAX_CLIENT_NAME_LENGTH:
+    if len(f"connect on x: {listed}") > MAX_CLIENT_NAME_LENGTH - (0 if folder is None else 20):
         listed = ",".join(ordered)
-    room = MAX_CLIENT_NAME_LENGTH - len(f"connect on : {listed}")
     host = re.sub(r"[\s:,]+", "-", host.strip()) or "localhost"  # the form reads HOST up to `:`
+    place = ""
+    if folder is not None:
+        budget = MAX_CLIENT_NAME_LENGTH - len(f"connect on  in : {listed}")  # for the host and the folder
+        host = host if len(host) <= 16 else host.split(".")[0][:16]
+        host = host[: max(budget - 10, 1)]  # at least 10 characters for the folder
+        whole, room = str(folder), budget - len(host)
+        if len(whole) > room:
+            digest = hashlib.sha256(whole.encode("utf-8")).hexdigest()
+            tail = whole[len(whole) - (room - 9) :] if room > 9 else ""
+            whole = f"{digest[:6]}...{tail}" if tail else digest[: max(room, 6)]
+        place = f" in {whole}"
+    room = MAX_CLIENT_NAME_LENGTH - len(f"connect on {place}: {listed}")
     if len(host) > room:
         host = host.split(".")[0][: max(room, 1)]
-    return f"connect on {host}: {listed}"
+    return f"connect on {host}{place}: {listed}"
 
 
 def choose_agents(wanted: str | None, home: Path, env: Mapping[str, str]) -> tuple[Agent, ...]:
@@ -219,7 +234,8 @@ def run_connect(
         ready.append((agent, path))
     if not ready:
         raise Stop("no configuration file can be written; nothing to connect", EXIT_FILE_UNTOUCHED)
-    name = client_name(host or socket.gethostname(), [agent.name for agent, _ in ready])
+    folder = cwd.resolve() if scope == "project" else None  # the place this key is for (its replace rule)
+    name = client_name(host or socket.gethostname(), [agent.name for agent, _ in ready], folder)
     if dry_run:
         say(f"would start a device login at {root} as {name!r}, then write (key masked):")
         for agent, path in ready:
@@ -265,7 +281,7 @@ def run_connect(
             untouched = True
             continue
         say(f"{agent.label}: wrote the `{agent_files.ENTRY}` server into {path} (mode 0600)")
-    say(f"connected to team {granted.team_name!r}; revoke this key at {root}{KEYS_PAGE}")
+    say(f"connected to team {granted.team_name!r}; the key is {name!r} in {root}{KEYS_PAGE}, revoke it there")
     return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
 
 

@@ -519,3 +519,53 @@ def test_serve_prints_the_mcp_url_and_the_connect_command_and_the_url_answers_mc
         finally:
             device.close()
     assert mcp_greeting(bootstrap(Settings(database_url="memory://", mcp_http=False)), root) is None
+
+
+def test_a_project_connect_keeps_the_user_scope_key_and_other_projects_keys(
+    service: Service, home: Path, tmp_path: Path
+) -> None:
+    """The key is of a place: this machine's user configuration, or one project folder. Connecting a
+    project (same agents, same team) replaces neither the user scope's key nor another project's; the
+    same place again replaces its own. The key list names each place."""
+    shop, blog = tmp_path / "src" / "shop", tmp_path / "src" / "blog"
+    shop.mkdir(parents=True)
+    blog.mkdir(parents=True)
+    both = {"agents": "claude-code", "scope": "project"}
+    assert run(service, home, shop, Poller(service, approve_on(1)), agents="claude-code") == cli.EXIT_OK
+    user_key = claude_key(home)
+    service.clock.advance(60)
+    assert run(service, home, shop, Poller(service, approve_on(1)), **both) == cli.EXIT_OK
+    shop_key = json.loads((shop / ".mcp.json").read_text())["mcpServers"]["siteaudit"]["headers"]
+    service.clock.advance(60)
+    assert run(service, home, blog, Poller(service, approve_on(1)), **both) == cli.EXIT_OK
+    blog_key = json.loads((blog / ".mcp.json").read_text())["mcpServers"]["siteaudit"]["headers"]
+    keys = [user_key, *(h["Authorization"].removeprefix("Bearer ") for h in (shop_key, blog_key))]
+    assert len(set(keys)) == 3
+    assert [status_with(service, key) for key in keys] == [200, 200, 200]
+
+    labels = {key.label for key in service.app.uow().store.keys.values() if key.active}  # type: ignore[attr-defined]
+    assert labels >= {
+        "connect on tea-kettle.local: claude-code",
+        cli.client_name("tea-kettle.local", ["claude-code"], shop.resolve()),
+        cli.client_name("tea-kettle.local", ["claude-code"], blog.resolve()),
+    }
+
+    service.clock.advance(60)  # the shop again: only the shop's key is replaced
+    assert run(service, home, shop, Poller(service, approve_on(1)), **both) == cli.EXIT_OK
+    assert [status_with(service, key) for key in keys] == [200, 401, 200]
+
+
+def test_a_long_project_folder_fits_64_characters_and_stays_its_own_place() -> None:
+    every = [agent.name for agent in cli.AGENTS if agent.project_file is not None]
+    deep = Path("/home/someone/work/clients/a-rather-long-client-name/websites")
+    names = {
+        cli.client_name("a-very-long-workstation-name.corp.example.com", agents, deep / leaf)
+        for agents in (every, ["codex"])
+        for leaf in ("shop", "blog")
+    }
+    assert len(names) == 4 and all(len(name) <= 64 for name in names)
+    places = {client_identity(name)[0] for name in names}
+    assert len(places) == 4 and all(" in " in place for place in places)
+    short = cli.client_name("tea-kettle.local", ["codex"], Path("/src/shop"))
+    assert short == "connect on tea-kettle.local in /src/shop: codex"
+    assert client_identity(short) == ("tea-kettle.local in /src/shop", ("codex",))
