@@ -5,7 +5,8 @@ Used by `siteaudit connect` and `siteaudit disconnect` (`siteaudit/entrypoints/c
 written only here, into the agents' own files (SPEC 5 rule 8), never into a file of siteaudit's.
 
 - Every entry is named `siteaudit` (ENTRY). The streamable HTTP form is `<service>/mcp` with the key in an
-  `Authorization: Bearer` header; the stdio form runs `siteaudit mcp` with SITEAUDIT_URL and
+  `Authorization: Bearer` header; the stdio form runs `siteaudit mcp` (the absolute path of the running
+  `siteaudit`, else `python -m siteaudit`: `siteaudit_program`) with SITEAUDIT_URL and
   SITEAUDIT_API_KEY in its environment (for an agent that cannot send headers, or `--stdio`).
 - A file is merged: JSON files keep every other key (their order too), Codex's TOML is edited with
   `tomlkit`, which keeps other tables, comments and layout. A file that does not parse is never written
@@ -33,11 +34,13 @@ Scope = Literal["user", "project"]
 
 @frozen
 class Target:
-    """What an entry points at: the service root (no `/v1`), the key, and the transport."""
+    """What an entry points at: the service root (no `/v1`), the key, and the transport; for stdio, the
+    program that runs siteaudit's CLI (an absolute path: an agent does not start it from your venv's PATH)."""
 
     root: str
     key: str
     stdio: bool = False
+    program: tuple[str, ...] = ("siteaudit",)
 
     @property
     def mcp_url(self) -> str:
@@ -77,12 +80,26 @@ class Agent:
         if not target.stdio:
             return self.http_entry(target)
         entry: dict[str, Any] = {"type": self.stdio_type} if self.stdio_type else {}
-        entry.update({"command": "siteaudit", "args": ["mcp"], "env": target.env})
+        entry.update({"command": target.program[0], "args": [*target.program[1:], "mcp"], "env": target.env})
         return entry
 
     def installed(self, home: Path, env: Mapping[str, str]) -> bool:
         found = shutil.which(self.binary, path=env.get("PATH", "")) is not None
         return found or any(mark.exists() for mark in self.marks(home, env))
+
+
+def siteaudit_program(argv0: str | None = None, executable: str | None = None) -> tuple[str, ...]:
+    """The command that runs this siteaudit's CLI from any PATH: the running `siteaudit` script, else the
+    one beside this Python (a venv's bin/ or Scripts/), else this Python with `-m siteaudit`. Paths are
+    made absolute but not resolved: a venv's python is a symlink that only works as the venv's."""
+    script = Path(sys.argv[0] if argv0 is None else argv0)
+    python = Path(sys.executable if executable is None else executable)
+    if script.stem == "siteaudit" and script.is_file():
+        return (str(script.absolute()),)
+    for beside in (python.parent / "siteaudit", python.parent / "siteaudit.exe"):
+        if beside.is_file():
+            return (str(beside.absolute()),)
+    return (str(python.absolute()), "-m", "siteaudit")
 
 
 def _codex_home(home: Path, env: Mapping[str, str]) -> Path:

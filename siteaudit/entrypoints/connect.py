@@ -236,10 +236,11 @@ def run_connect(
         raise Stop("no configuration file can be written; nothing to connect", EXIT_FILE_UNTOUCHED)
     folder = cwd.resolve() if scope == "project" else None  # the place this key is for (its replace rule)
     name = client_name(host or socket.gethostname(), [agent.name for agent, _ in ready], folder)
+    program = agent_files.siteaudit_program()
     if dry_run:
         say(f"would start a device login at {root} as {name!r}, then write (key masked):")
         for agent, path in ready:
-            change = agent_files.with_entry(agent, path, Target(root, MASKED_KEY, stdio))
+            change = agent_files.with_entry(agent, path, Target(root, MASKED_KEY, stdio, program))
             say(f"{agent.label} ({agent.source}): {path}")
             say(_diff(change, MASKED_KEY) or "  (no change)")
         return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
@@ -271,7 +272,7 @@ def run_connect(
     finally:
         device.close()
 
-    target = Target(root, granted.api_key, stdio)
+    target = Target(root, granted.api_key, stdio, program)
     for agent, path in ready:
         try:
             change = agent_files.with_entry(agent, path, target)
@@ -368,7 +369,11 @@ _scope_option = click.option(
 @_agents_option
 @_scope_option
 @click.option("--dry-run", is_flag=True, help="Show what would change (key masked); contact no service.")
-@click.option("--stdio", is_flag=True, help="Write the stdio command `siteaudit mcp` instead of the URL.")
+@click.option(
+    "--stdio",
+    is_flag=True,
+    help="Write the stdio command (this siteaudit's absolute path, `mcp`) instead of the URL.",
+)
 @click.option("--no-browser", is_flag=True, help="Do not open the approval page in a browser.")
 def connect(
     server: str | None, agents: str | None, scope: Scope, dry_run: bool, stdio: bool, no_browser: bool

@@ -23,6 +23,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from pytest_httpserver import HTTPServer
 
+from siteaudit.adapters.client.device import MCP_INITIALIZE
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
@@ -569,3 +570,37 @@ def test_a_long_project_folder_fits_64_characters_and_stays_its_own_place() -> N
     short = cli.client_name("tea-kettle.local", ["codex"], Path("/src/shop"))
     assert short == "connect on tea-kettle.local in /src/shop: codex"
     assert client_identity(short) == ("tea-kettle.local in /src/shop", ("codex",))
+
+
+def test_the_stdio_command_written_runs_from_a_clean_path_and_answers_mcp(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    """An agent starts the stdio server with its own PATH, not the venv's: the written command is the
+    absolute path of this siteaudit, and it answers an MCP initialize with the written environment."""
+    assert run(service, home, cwd, Poller(service, approve_on(1)), agents="claude-code", stdio=True) == 0
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
+    assert Path(entry["command"]).is_absolute() and entry["args"][-1] == "mcp"
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": MCP_INITIALIZE["params"]}
+    answer = subprocess.run(
+        [entry["command"], *entry["args"]],
+        input=json.dumps(initialize) + "\n",
+        env={"PATH": "/usr/bin:/bin", **entry["env"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    first = json.loads(answer.stdout.splitlines()[0])
+    assert first["id"] == 1 and first["result"]["serverInfo"]["name"], answer.stderr
+
+
+def test_without_the_script_the_stdio_command_is_python_m_siteaudit(tmp_path: Path) -> None:
+    program = cli.agent_files.siteaudit_program(str(tmp_path / "pytest"), str(tmp_path / "python3"))
+    assert program == (str(tmp_path / "python3"), "-m", "siteaudit")
+    helped = subprocess.run(
+        [sys.executable, "-m", "siteaudit", "mcp", "--help"],
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert helped.returncode == 0 and "Usage: siteaudit mcp" in helped.stdout, helped.stderr
