@@ -237,10 +237,13 @@ def run_connect(
     folder = cwd.resolve() if scope == "project" else None  # the place this key is for (its replace rule)
     name = client_name(host or socket.gethostname(), [agent.name for agent, _ in ready], folder)
     program = agent_files.siteaudit_program()
+    by_reference = scope == "project"  # a project's files may be committed: they name the key, never hold it
     if dry_run:
         say(f"would start a device login at {root} as {name!r}, then write (key masked):")
         for agent, path in ready:
-            change = agent_files.with_entry(agent, path, Target(root, MASKED_KEY, stdio, program))
+            change = agent_files.with_entry(
+                agent, path, Target(root, MASKED_KEY, stdio, program, by_reference)
+            )
             say(f"{agent.label} ({agent.source}): {path}")
             say(_diff(change, MASKED_KEY) or "  (no change)")
         return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
@@ -272,7 +275,7 @@ def run_connect(
     finally:
         device.close()
 
-    target = Target(root, granted.api_key, stdio, program)
+    target = Target(root, granted.api_key, stdio, program, by_reference)
     for agent, path in ready:
         try:
             change = agent_files.with_entry(agent, path, target)
@@ -282,6 +285,16 @@ def run_connect(
             untouched = True
             continue
         say(f"{agent.label}: wrote the `{agent_files.ENTRY}` server into {path} (mode 0600)")
+    if by_reference and any(agent.name != "vscode" for agent, _ in ready):
+        say(
+            f"the project files name the key as the variable {agent_files.KEY_VARIABLE}, they do not hold it:"
+            f" set it where your agents start (export {agent_files.KEY_VARIABLE}=sk_..., or your secret"
+            " manager)"
+        )
+    if by_reference and any(agent.name == "vscode" for agent, _ in ready):
+        say("VS Code asks for the key when it first starts the server, and keeps it in its secret storage")
+    if by_reference:
+        say(f"the key, shown only this once (store it now): {granted.api_key}")
     say(f"connected to team {granted.team_name!r}; the key is {name!r} in {root}{KEYS_PAGE}, revoke it there")
     return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
 

@@ -6,6 +6,7 @@ configured from the written Claude Code file listing the tools over HTTP."""
 import json
 import re
 import stat
+import string
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -139,6 +140,13 @@ def stopped(call: Callable[[], int]) -> tuple[int, str]:
 def claude_key(home: Path) -> str:
     entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
     return str(entry["headers"]["Authorization"].removeprefix("Bearer "))
+
+
+def printed_key(poller: Poller) -> str:
+    """The key a project connect prints once for the person to store (its files only name it)."""
+    found = [line.rsplit(": ", 1)[1] for line in poller.said if "shown only this once" in line]
+    assert len(found) == 1, poller.said
+    return found[0]
 
 
 def status_with(service: Service, key: str) -> int:
@@ -316,7 +324,8 @@ def test_dry_run_writes_nothing_contacts_nothing_and_masks_the_key(
     assert not list(service.app.uow().store.devices.values())  # type: ignore[attr-defined]
     shown = "\n".join(poller.said)
     assert str(cwd / ".codex" / "config.toml") in shown and str(cwd / ".cursor" / "mcp.json") in shown
-    assert "Bearer sk_********" in shown and '+url = "' in shown
+    assert '+url = "' in shown and '+bearer_token_env_var = "SITEAUDIT_API_KEY"' in shown
+    assert '"Authorization": "Bearer ${env:SITEAUDIT_API_KEY}"' in shown and "sk_" not in shown
 
 
 def test_disconnect_removes_the_entries_keeps_the_rest_and_points_at_the_key_page(
@@ -477,7 +486,7 @@ def test_approved_on_the_apps_device_page_while_the_cli_polls(
     assert run(service, home, cwd, poller, agents="cursor", scope="project") == cli.EXIT_OK
     entry = json.loads((cwd / ".cursor" / "mcp.json").read_text())["mcpServers"]["siteaudit"]
     assert entry["url"] == service.root + "/mcp"
-    assert status_with(service, entry["headers"]["Authorization"].removeprefix("Bearer ")) == 200
+    assert status_with(service, printed_key(poller)) == 200
     assert stat.S_IMODE((cwd / ".cursor" / "mcp.json").stat().st_mode) == 0o600
 
 
@@ -533,14 +542,12 @@ def test_a_project_connect_keeps_the_user_scope_key_and_other_projects_keys(
     blog.mkdir(parents=True)
     both = {"agents": "claude-code", "scope": "project"}
     assert run(service, home, shop, Poller(service, approve_on(1)), agents="claude-code") == cli.EXIT_OK
-    user_key = claude_key(home)
-    service.clock.advance(60)
-    assert run(service, home, shop, Poller(service, approve_on(1)), **both) == cli.EXIT_OK
-    shop_key = json.loads((shop / ".mcp.json").read_text())["mcpServers"]["siteaudit"]["headers"]
-    service.clock.advance(60)
-    assert run(service, home, blog, Poller(service, approve_on(1)), **both) == cli.EXIT_OK
-    blog_key = json.loads((blog / ".mcp.json").read_text())["mcpServers"]["siteaudit"]["headers"]
-    keys = [user_key, *(h["Authorization"].removeprefix("Bearer ") for h in (shop_key, blog_key))]
+    keys = [claude_key(home)]
+    for folder in (shop, blog):
+        service.clock.advance(60)
+        poller = Poller(service, approve_on(1))
+        assert run(service, home, folder, poller, **both) == cli.EXIT_OK
+        keys.append(printed_key(poller))
     assert len(set(keys)) == 3
     assert [status_with(service, key) for key in keys] == [200, 200, 200]
 
@@ -604,3 +611,68 @@ def test_without_the_script_the_stdio_command_is_python_m_siteaudit(tmp_path: Pa
         timeout=60,
     )
     assert helped.returncode == 0 and "Usage: siteaudit mcp" in helped.stdout, helped.stderr
+
+
+def test_a_project_connect_writes_each_agents_reference_never_the_key(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    """A project's files may be committed: each names the key in its agent's own syntax, the command
+    says which variable to set and prints the key once; the entry, expanded as the agent does, works."""
+    (cwd / ".vscode").mkdir()
+    (cwd / ".vscode" / "mcp.json").write_text(json.dumps({"inputs": [{"id": "other"}], "servers": {}}))
+    poller = Poller(service, approve_on(1))
+    agents = "claude-code,codex,cursor,vscode,gemini"
+    assert run(service, home, cwd, poller, agents=agents, scope="project") == cli.EXIT_OK
+    key = printed_key(poller)
+    files = [p for p in cwd.rglob("*") if p.is_file()]
+    assert len(files) == 5 and not [p for p in files if key in p.read_text()]
+    said = "\n".join(poller.said)
+    assert "export SITEAUDIT_API_KEY=sk_..." in said and said.count(key) == 1
+
+    def entry(path: str, servers: str = "mcpServers") -> Any:
+        return json.loads((cwd / path).read_text())[servers]["siteaudit"]
+
+    claude = entry(".mcp.json")
+    assert claude["headers"] == {"Authorization": "Bearer ${SITEAUDIT_API_KEY}"}
+    assert entry(".cursor/mcp.json")["headers"] == {"Authorization": "Bearer ${env:SITEAUDIT_API_KEY}"}
+    assert entry(".gemini/settings.json")["headers"] == {"Authorization": "Bearer ${SITEAUDIT_API_KEY}"}
+    assert entry(".vscode/mcp.json", "servers")["headers"] == {
+        "Authorization": "Bearer ${input:siteaudit-api-key}"
+    }
+    vscode = json.loads((cwd / ".vscode" / "mcp.json").read_text())
+    assert [i["id"] for i in vscode["inputs"]] == ["other", "siteaudit-api-key"]
+    assert vscode["inputs"][1]["password"] is True
+    codex = tomlkit.parse((cwd / ".codex" / "config.toml").read_text())["mcp_servers"]["siteaudit"]  # type: ignore[index]
+    assert dict(codex) == {"url": service.root + "/mcp", "bearer_token_env_var": "SITEAUDIT_API_KEY"}  # type: ignore[call-overload]
+
+    # Claude Code expands ${VAR} in headers when it starts the server: the same expansion, then the SDK
+    headers = {k: string.Template(v).substitute(SITEAUDIT_API_KEY=key) for k, v in claude["headers"].items()}
+
+    async def scenario() -> list[str]:
+        http = httpx2.AsyncClient(headers=headers, timeout=60)
+        async with http, Client(streamable_http_client(claude["url"], http_client=http)) as client:
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert "start_audit" in anyio.run(scenario)
+
+    said_off: list[str] = []
+    assert (
+        cli.run_disconnect(
+            server=None, agents="vscode", scope="project", home=home, cwd=cwd, env={}, say=said_off.append
+        )
+        == 0
+    )
+    assert json.loads((cwd / ".vscode" / "mcp.json").read_text()) == {
+        "inputs": [{"id": "other"}],
+        "servers": {},
+    }
+
+
+def test_a_project_stdio_entry_names_the_key_too(service: Service, home: Path, cwd: Path) -> None:
+    poller = Poller(service, approve_on(1))
+    assert run(service, home, cwd, poller, agents="claude-code,codex", scope="project", stdio=True) == 0
+    claude = json.loads((cwd / ".mcp.json").read_text())["mcpServers"]["siteaudit"]
+    assert claude["env"] == {"SITEAUDIT_URL": service.root, "SITEAUDIT_API_KEY": "${SITEAUDIT_API_KEY}"}
+    codex = tomlkit.parse((cwd / ".codex" / "config.toml").read_text())["mcp_servers"]["siteaudit"]  # type: ignore[index]
+    assert codex["env_vars"] == ["SITEAUDIT_API_KEY"] and "SITEAUDIT_API_KEY" not in codex["env"]  # type: ignore[index,operator]
+    assert printed_key(poller) not in (cwd / ".codex" / "config.toml").read_text()
