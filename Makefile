@@ -12,7 +12,7 @@ $(BIN)/python:
 
 install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
 
 lint:
 	$(BIN)/ruff format --check siteaudit tests benchmarks

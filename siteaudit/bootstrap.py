@@ -1,7 +1,6 @@
 """The composition root: the one place that chooses adapters, from settings, and builds the application
 over them. It holds no business logic: no unit of work opened, no key derived, nothing unsealed."""
 
-import importlib.util
 import logging
 import os
 import sys
@@ -91,8 +90,8 @@ class App:
             # The local test checkout page is for the person signed in to the app who asked for it.
             app_session_cookie=CookieNames(self.settings.secure_cookies).session,
         )
-        # The agent tool server (issue 17): streamable HTTP at /mcp, when the `mcp` extra is installed.
-        if self.settings.mcp_http and importlib.util.find_spec("mcp") is not None:
+        # The agent tool server: streamable HTTP at /mcp (the MCP SDK is a dependency; README: MCP).
+        if self.settings.mcp_http:
             from siteaudit.adapters.mcp.http import mount_mcp
 
             settings = self.settings

@@ -108,7 +108,7 @@ class Settings:
             return chosen
         return "none" if self.database_url.startswith("postgresql") else "local"
 
-    # The agent tool server (issue 17): streamable HTTP at /mcp when the `mcp` extra is installed, and
+    # The agent tool server (issue 17): streamable HTTP at /mcp (the MCP SDK is a dependency), and
     # the browser origins allowed to call it besides the service's own (SITEAUDIT_PUBLIC_URL's).
     mcp_http: bool = True
     mcp_allowed_origins: tuple[str, ...] = ()

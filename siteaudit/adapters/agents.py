@@ -5,13 +5,17 @@ Used by `siteaudit connect` and `siteaudit disconnect` (`siteaudit/entrypoints/c
 written only here, into the agents' own files (SPEC 5 rule 8), never into a file of siteaudit's.
 
 - Every entry is named `siteaudit` (ENTRY). The streamable HTTP form is `<service>/mcp` with the key in an
-  `Authorization: Bearer` header; the stdio form runs `siteaudit mcp` with SITEAUDIT_URL and
+  `Authorization: Bearer` header; the stdio form runs `siteaudit mcp` (the absolute path of the running
+  `siteaudit`, else `python -m siteaudit`: `siteaudit_program`) with SITEAUDIT_URL and
   SITEAUDIT_API_KEY in its environment (for an agent that cannot send headers, or `--stdio`).
 - A file is merged: JSON files keep every other key (their order too), Codex's TOML is edited with
   `tomlkit`, which keeps other tables, comments and layout. A file that does not parse is never written
   (Unparsable). Writes are atomic: a temporary file in the same folder, created with mode 0600, fsynced,
   then renamed over the old one (so the result is 0600 whatever the old file's mode was).
 - The formats and locations are each agent's documented ones; the source is noted beside each agent.
+- A project file never holds the key (`Target.by_reference`): it names SITEAUDIT_API_KEY in the agent's
+  own syntax (`Agent.reference`, `Agent.reference_entry`), see docs/security.md "Agent configuration
+  files hold no key".
 """
 
 import json
@@ -25,19 +29,24 @@ from typing import Any, Final, Literal
 
 import tomlkit
 import tomlkit.exceptions
-from attrs import frozen
+from attrs import evolve, frozen
 
 ENTRY: Final = "siteaudit"
+KEY_VARIABLE: Final = "SITEAUDIT_API_KEY"  # what a project file names instead of the key
+VSCODE_INPUT: Final = "siteaudit-api-key"  # the `inputs` id VS Code asks the key for
 Scope = Literal["user", "project"]
 
 
 @frozen
 class Target:
-    """What an entry points at: the service root (no `/v1`), the key, and the transport."""
+    """What an entry points at: the service root (no `/v1`), the key, and the transport; for stdio, the
+    program that runs siteaudit's CLI (an absolute path: an agent does not start it from your venv's PATH)."""
 
     root: str
     key: str
     stdio: bool = False
+    program: tuple[str, ...] = ("siteaudit",)
+    by_reference: bool = False  # a project file: the agent's reference to the key, not the key
 
     @property
     def mcp_url(self) -> str:
@@ -67,6 +76,10 @@ class Agent:
     marks: Callable[[Path, Mapping[str, str]], tuple[Path, ...]]  # paths whose presence means installed
     http_entry: Callable[[Target], dict[str, Any]]
     stdio_type: str | None = None  # a `type` the stdio form carries ("stdio"), when the agent wants one
+    # A project file names the key by reference (docs/security.md "Agent configuration files hold no
+    # key"): the string the agent replaces with the key when it starts, or an entry of its own shape.
+    reference: str = f"${{{KEY_VARIABLE}}}"
+    reference_entry: Callable[[Target], dict[str, Any]] | None = None
 
     def path(self, scope: Scope, home: Path, cwd: Path, env: Mapping[str, str]) -> Path | None:
         if scope == "user":
@@ -74,15 +87,33 @@ class Agent:
         return None if self.project_file is None else self.project_file(cwd)
 
     def entry(self, target: Target) -> dict[str, Any]:
+        if target.by_reference:
+            if self.reference_entry is not None:
+                return self.reference_entry(target)
+            target = evolve(target, key=self.reference, by_reference=False)
         if not target.stdio:
             return self.http_entry(target)
         entry: dict[str, Any] = {"type": self.stdio_type} if self.stdio_type else {}
-        entry.update({"command": "siteaudit", "args": ["mcp"], "env": target.env})
+        entry.update({"command": target.program[0], "args": [*target.program[1:], "mcp"], "env": target.env})
         return entry
 
     def installed(self, home: Path, env: Mapping[str, str]) -> bool:
         found = shutil.which(self.binary, path=env.get("PATH", "")) is not None
         return found or any(mark.exists() for mark in self.marks(home, env))
+
+
+def siteaudit_program(argv0: str | None = None, executable: str | None = None) -> tuple[str, ...]:
+    """The command that runs this siteaudit's CLI from any PATH: the running `siteaudit` script, else the
+    one beside this Python (a venv's bin/ or Scripts/), else this Python with `-m siteaudit`. Paths are
+    made absolute but not resolved: a venv's python is a symlink that only works as the venv's."""
+    script = Path(sys.argv[0] if argv0 is None else argv0)
+    python = Path(sys.executable if executable is None else executable)
+    if script.stem == "siteaudit" and script.is_file():
+        return (str(script.absolute()),)
+    for beside in (python.parent / "siteaudit", python.parent / "siteaudit.exe"):
+        if beside.is_file():
+            return (str(beside.absolute()),)
+    return (str(python.absolute()), "-m", "siteaudit")
 
 
 def _codex_home(home: Path, env: Mapping[str, str]) -> Path:
@@ -102,10 +133,34 @@ def _headers(target: Target) -> dict[str, str]:
     return {"Authorization": target.bearer}
 
 
+def _codex_reference(target: Target) -> dict[str, Any]:
+    """Codex expands no `${...}`: its own fields name the variable (developers.openai.com/codex/mcp):
+    `bearer_token_env_var` sends `Authorization: Bearer <its value>`; a stdio server gets the variables
+    listed in `env_vars` from Codex's environment."""
+    if not target.stdio:
+        return {"url": target.mcp_url, "bearer_token_env_var": KEY_VARIABLE}
+    return {
+        "command": target.program[0],
+        "args": [*target.program[1:], "mcp"],
+        "env": {"SITEAUDIT_URL": target.root.rstrip("/")},
+        "env_vars": [KEY_VARIABLE],
+    }
+
+
+VSCODE_KEY_INPUT: Final[Mapping[str, Any]] = {
+    "type": "promptString",
+    "id": VSCODE_INPUT,
+    "description": "siteaudit API key (printed once by siteaudit connect)",
+    "password": True,
+}
+
+
 AGENTS: Final[tuple[Agent, ...]] = (
     # Source: code.claude.com/docs/en/mcp. User scope: top-level `mcpServers` of ~/.claude.json (what
     # `claude mcp add --scope user` writes); project scope: `.mcp.json` at the project root. Remote
-    # servers are `"type": "http"` with `headers`.
+    # servers are `"type": "http"` with `headers`. A project file names the key as `${SITEAUDIT_API_KEY}`:
+    # .mcp.json expands `${VAR}` in command, args, env, url and headers (same page, "Environment variable
+    # expansion in .mcp.json").
     Agent(
         name="claude-code",
         label="Claude Code",
@@ -133,9 +188,12 @@ AGENTS: Final[tuple[Agent, ...]] = (
         project_file=lambda cwd: cwd / ".codex" / "config.toml",
         marks=lambda home, env: (_codex_home(home, env),),
         http_entry=lambda t: {"url": t.mcp_url, "http_headers": _headers(t)},
+        reference_entry=_codex_reference,
     ),
     # Source: cursor.com/docs/mcp: `mcpServers` in ~/.cursor/mcp.json or the project's .cursor/mcp.json;
-    # a remote server is `url` with `headers`.
+    # a remote server is `url` with `headers`. A project file names the key as `${env:SITEAUDIT_API_KEY}`
+    # (cursor.com/docs/context/mcp, "Config interpolation": `${env:NAME}` in command, args, env, url,
+    # headers).
     Agent(
         name="cursor",
         label="Cursor",
@@ -147,9 +205,13 @@ AGENTS: Final[tuple[Agent, ...]] = (
         project_file=lambda cwd: cwd / ".cursor" / "mcp.json",
         marks=lambda home, env: (home / ".cursor",),
         http_entry=lambda t: {"url": t.mcp_url, "headers": _headers(t)},
+        reference=f"${{env:{KEY_VARIABLE}}}",
     ),
     # Source: code.visualstudio.com/docs/copilot/reference/mcp-configuration: `servers` in the user
-    # profile's mcp.json or the workspace's .vscode/mcp.json; `"type": "http"` with `headers`.
+    # profile's mcp.json or the workspace's .vscode/mcp.json; `"type": "http"` with `headers`. A project
+    # file names the key as `${input:siteaudit-api-key}`, a `promptString` input with `"password": true`
+    # (same page, "Input variables for sensitive data"): VS Code asks for it once and keeps it in its
+    # secret storage.
     Agent(
         name="vscode",
         label="VS Code",
@@ -162,6 +224,7 @@ AGENTS: Final[tuple[Agent, ...]] = (
         marks=lambda home, env: (_vscode_user(home, env),),
         http_entry=lambda t: {"type": "http", "url": t.mcp_url, "headers": _headers(t)},
         stdio_type="stdio",
+        reference=f"${{input:{VSCODE_INPUT}}}",
     ),
     # Source: docs.windsurf.com/windsurf/cascade/mcp: `mcpServers` in ~/.codeium/windsurf/mcp_config.json
     # (no project file is documented); a remote server is `serverUrl` (not `url`) with `headers`.
@@ -179,7 +242,9 @@ AGENTS: Final[tuple[Agent, ...]] = (
     ),
     # Source: github.com/google-gemini/gemini-cli docs/tools/mcp-server.md: `mcpServers` in
     # ~/.gemini/settings.json or the project's .gemini/settings.json; streamable HTTP is `httpUrl` (`url`
-    # means SSE) with `headers`.
+    # means SSE) with `headers`. A project file names the key as `${SITEAUDIT_API_KEY}`: string values of
+    # settings.json may reference environment variables as `$VAR_NAME` or `${VAR_NAME}`
+    # (geminicli.com/docs/cli/configuration, "Note on environment variables in settings").
     Agent(
         name="gemini",
         label="Gemini CLI",
@@ -291,7 +356,15 @@ def with_entry(agent: Agent, path: Path, target: Target) -> Change:
         if servers is None:
             servers = document[agent.servers_key] = {}
         servers[ENTRY] = entry
+        if f"${{input:{VSCODE_INPUT}}}" in json.dumps(entry):  # the input the entry names must be declared
+            existing = document.get("inputs")
+            inputs = [i for i in existing if not _is_our_input(i)] if isinstance(existing, list) else []
+            document["inputs"] = [*inputs, dict(VSCODE_KEY_INPUT)]
     return Change(agent, path, before, _dump(agent, document))
+
+
+def _is_our_input(value: Any) -> bool:
+    return isinstance(value, Mapping) and value.get("id") == VSCODE_INPUT
 
 
 def without_entry(agent: Agent, path: Path) -> Change | None:
@@ -303,6 +376,10 @@ def without_entry(agent: Agent, path: Path) -> Change | None:
     del servers[ENTRY]
     if agent.fmt == "toml" and not servers:
         del document[agent.servers_key]
+    if agent.fmt == "json" and isinstance(document.get("inputs"), list):
+        document["inputs"] = [i for i in document["inputs"] if not _is_our_input(i)]
+        if not document["inputs"]:
+            del document["inputs"]
     after = _dump(agent, document)
     # tomlkit keeps the blank line that separated the removed table: trim what the entry left at the end
     return Change(agent, path, before, after.rstrip("\n") + "\n" if after.strip() else "")

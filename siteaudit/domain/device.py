@@ -16,10 +16,12 @@ Decisions this module makes, so that every adapter answers alike:
 - `last_polled_at` is written for polls of a live (pending or approved) login only; polls of an ended
   login change nothing, so the loser of an exchange race writes nothing. It is not a status move, so it
   does not count in `version`.
-- SPEC 4.11 gives the start only `{client_name}` (64 characters): the connect command writes the machine
-  and its agents there as `connect on HOST: agent1, agent2` (CONNECT_FORM). `client_identity` reads them
-  back for the CLI key's label and its replace rule (SPEC 3.6); a name in any other form is the machine,
-  connected for DEFAULT_AGENTS.
+- SPEC 4.11 gives the start only `{client_name}` (64 characters): the connect command writes the place
+  and its agents there as `connect on HOST: agent1, agent2` for the machine's user configuration, and
+  `connect on HOST in FOLDER: ...` for a project's (CONNECT_FORM). `client_identity` reads them back for
+  the CLI key's label and its replace rule (SPEC 3.6): the place, `HOST` or `HOST in FOLDER`, is the key's
+  machine, so connecting one project replaces neither the user configuration's key nor another
+  project's. A name in any other form is the machine, connected for DEFAULT_AGENTS.
 """
 
 import enum
@@ -45,11 +47,13 @@ USER_CODE_LENGTH: Final = 8
 MAX_CLIENT_NAME_LENGTH: Final = 64
 # secrets.token_urlsafe(16) gives 22 characters: the 128 bits SECURITY 5 asks for.
 MIN_DEVICE_CODE_LENGTH: Final = 22
-CONNECT_FORM: Final = "connect on HOST: agent1, agent2"
+CONNECT_FORM: Final = "connect on HOST[ in FOLDER]: agent1, agent2"
 # The agents of a login whose client name does not follow CONNECT_FORM: the CLI itself.
 DEFAULT_AGENTS: Final = ("siteaudit-cli",)
 UNNAMED_MACHINE: Final = "unnamed device"
-_CONNECT: Final = re.compile(r"connect on\s+(?P<host>[^:\s]+)\s*(?::\s*(?P<agents>.*))?", re.IGNORECASE)
+_CONNECT: Final = re.compile(
+    r"connect on\s+(?P<host>[^:\s]+)(?:\s+in\s+(?P<folder>.+?))?\s*(?::\s*(?P<agents>[^:]*))?$", re.IGNORECASE
+)
 
 
 class DeviceLoginStatus(enum.StrEnum):
@@ -190,9 +194,10 @@ class DeviceLoginDecided:
 
 
 def client_identity(client_name: str) -> tuple[str, tuple[str, ...]]:
-    """The machine and the agents (sorted, without repeats) a client name names, as CONNECT_FORM says.
+    """The place and the agents (sorted, without repeats) a client name names, as CONNECT_FORM says.
 
     `connect on tea-kettle.local: codex, claude-code` -> (`tea-kettle.local`, (`claude-code`, `codex`));
+    `connect on tea-kettle in /src/shop: codex` -> (`tea-kettle in /src/shop`, (`codex`,));
     `siteaudit connect on tea-kettle.local` -> (`tea-kettle.local`, DEFAULT_AGENTS); `laptop` ->
     (`laptop`, DEFAULT_AGENTS); an empty name -> (UNNAMED_MACHINE, DEFAULT_AGENTS).
     """
@@ -200,7 +205,10 @@ def client_identity(client_name: str) -> tuple[str, tuple[str, ...]]:
     if found is None:
         return client_name.strip() or UNNAMED_MACHINE, DEFAULT_AGENTS
     agents = tuple(sorted({a.strip() for a in (found["agents"] or "").split(",") if a.strip()}))
-    return found["host"].strip(), agents or DEFAULT_AGENTS
+    place = found["host"].strip()
+    if found["folder"] and found["folder"].strip():
+        place += f" in {found['folder'].strip()}"
+    return place, agents or DEFAULT_AGENTS
 
 
 def device_code_hash(device_code: str) -> str:

@@ -1,21 +1,24 @@
 """`siteaudit connect` and `siteaudit disconnect`: a device login (SPEC 4.11) whose key is written into AI
 agents' MCP configuration files only (SPEC 5 rule 8), and the removal of those entries.
 
-connect: the machine and agents travel in the start's `client_name` as `connect on HOST: agent1, agent2`
-(`siteaudit.domain.device.CONNECT_FORM`), so connecting again with the same agents and team replaces this
-machine's key. The files are checked before the login starts: a file that does not parse is left
+connect: the place and agents travel in the start's `client_name` as `connect on HOST: agent1, agent2`
+for the user scope and `connect on HOST in /abs/project: ...` for a project
+(`siteaudit.domain.device.CONNECT_FORM`), so connecting again with the same agents and team replaces the
+key of that place only: a project's connect leaves the user scope's key, and other projects', working. The files are checked before the login starts: a file that does not parse is left
 untouched and its agent dropped, so a key is never fetched for nothing. Polling waits the interval the
 service gave, 5 s more after each `slow_down` (RFC 8628 3.5). `--dry-run` contacts no service.
 
 Exit codes (EXIT_*): 0 connected, every chosen file written (disconnect: done); 1 a file was left
 untouched (it does not parse or cannot be written), the others were written; 2 a usage error or an error
-the service answered (`invalid_grant`, ...); 3 the service could not be reached; 5 the login was denied
+the service answered (`invalid_grant`, ...); 3 the service could not be reached; 4 the server does not
+answer MCP at `<server>/mcp` (checked before the login starts, so no key is issued for a dead URL); 5 the login was denied
 (`access_denied`); 6 the code expired (`expired_token`, or its lifetime passed while polling); 7 the
 service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row); 130 interrupted (Ctrl-C).
 """
 
 import contextlib
 import difflib
+import hashlib
 import os
 import re
 import socket
@@ -40,6 +43,7 @@ EXIT_OK: Final = 0
 EXIT_FILE_UNTOUCHED: Final = 1
 EXIT_REFUSED: Final = 2
 EXIT_UNREACHABLE: Final = 3
+EXIT_NO_MCP: Final = 4
 EXIT_DENIED: Final = 5
 EXIT_EXPIRED: Final = 6
 EXIT_SLOW_DOWN: Final = 7
@@ -65,18 +69,31 @@ def service_root(server: str | None, env: Mapping[str, str]) -> str:
     return root.removesuffix("/v1")
 
 
-def client_name(host: str, names: Sequence[str]) -> str:
-    """`connect on HOST: a, b` within SPEC 4.11's 64 characters: the agents sorted (as the service reads
-    them), `,` without spaces when needed, and the host shortened to its first label, then cut."""
+def client_name(host: str, names: Sequence[str], folder: Path | None = None) -> str:
+    """`connect on HOST: a, b` (user scope) or `connect on HOST in FOLDER: a, b` (project scope, FOLDER
+    absolute) within SPEC 4.11's 64 characters: the agents sorted (as the service reads them), `,` without
+    spaces when needed, the host shortened to its first label, then cut; a folder too long to fit keeps
+    its end after `...` and 6 hex digits of its whole path's SHA-256, so two projects never share a key."""
     ordered = sorted(names)
     listed = ", ".join(ordered)
-    if len(f"connect on x: {listed}") > MAX_CLIENT_NAME_LENGTH:
+    if len(f"connect on x: {listed}") > MAX_CLIENT_NAME_LENGTH - (0 if folder is None else 20):
         listed = ",".join(ordered)
-    room = MAX_CLIENT_NAME_LENGTH - len(f"connect on : {listed}")
     host = re.sub(r"[\s:,]+", "-", host.strip()) or "localhost"  # the form reads HOST up to `:`
+    place = ""
+    if folder is not None:
+        budget = MAX_CLIENT_NAME_LENGTH - len(f"connect on  in : {listed}")  # for the host and the folder
+        host = host if len(host) <= 16 else host.split(".")[0][:16]
+        host = host[: max(budget - 10, 1)]  # at least 10 characters for the folder
+        whole, room = str(folder), budget - len(host)
+        if len(whole) > room:
+            digest = hashlib.sha256(whole.encode("utf-8")).hexdigest()
+            tail = whole[len(whole) - (room - 9) :] if room > 9 else ""
+            whole = f"{digest[:6]}...{tail}" if tail else digest[: max(room, 6)]
+        place = f" in {whole}"
+    room = MAX_CLIENT_NAME_LENGTH - len(f"connect on {place}: {listed}")
     if len(host) > room:
         host = host.split(".")[0][: max(room, 1)]
-    return f"connect on {host}: {listed}"
+    return f"connect on {host}{place}: {listed}"
 
 
 def choose_agents(wanted: str | None, home: Path, env: Mapping[str, str]) -> tuple[Agent, ...]:
@@ -217,17 +234,32 @@ def run_connect(
         ready.append((agent, path))
     if not ready:
         raise Stop("no configuration file can be written; nothing to connect", EXIT_FILE_UNTOUCHED)
-    name = client_name(host or socket.gethostname(), [agent.name for agent, _ in ready])
+    folder = cwd.resolve() if scope == "project" else None  # the place this key is for (its replace rule)
+    name = client_name(host or socket.gethostname(), [agent.name for agent, _ in ready], folder)
+    program = agent_files.siteaudit_program()
+    by_reference = scope == "project"  # a project's files may be committed: they name the key, never hold it
     if dry_run:
         say(f"would start a device login at {root} as {name!r}, then write (key masked):")
         for agent, path in ready:
-            change = agent_files.with_entry(agent, path, Target(root, MASKED_KEY, stdio))
+            change = agent_files.with_entry(
+                agent, path, Target(root, MASKED_KEY, stdio, program, by_reference)
+            )
             say(f"{agent.label} ({agent.source}): {path}")
             say(_diff(change, MASKED_KEY) or "  (no change)")
         return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
 
     device = device_client(root + "/v1")
     try:
+        try:
+            refusal = device.mcp_refusal(root + "/mcp")
+        except Unreachable as error:
+            raise Stop(error.message, EXIT_UNREACHABLE) from None
+        if refusal is not None:  # before any key is issued or file written: no dead URL in the agents
+            raise Stop(
+                f"no MCP server at {root}/mcp: it {refusal}; is it a siteaudit service with the MCP SDK "
+                "installed (pip install siteaudit)? nothing was written",
+                EXIT_NO_MCP,
+            )
         try:
             started = device.start(name)
         except Unreachable as error:
@@ -243,7 +275,7 @@ def run_connect(
     finally:
         device.close()
 
-    target = Target(root, granted.api_key, stdio)
+    target = Target(root, granted.api_key, stdio, program, by_reference)
     for agent, path in ready:
         try:
             change = agent_files.with_entry(agent, path, target)
@@ -253,7 +285,17 @@ def run_connect(
             untouched = True
             continue
         say(f"{agent.label}: wrote the `{agent_files.ENTRY}` server into {path} (mode 0600)")
-    say(f"connected to team {granted.team_name!r}; revoke this key at {root}{KEYS_PAGE}")
+    if by_reference and any(agent.name != "vscode" for agent, _ in ready):
+        say(
+            f"the project files name the key as the variable {agent_files.KEY_VARIABLE}, they do not hold it:"
+            f" set it where your agents start (export {agent_files.KEY_VARIABLE}=sk_..., or your secret"
+            " manager)"
+        )
+    if by_reference and any(agent.name == "vscode" for agent, _ in ready):
+        say("VS Code asks for the key when it first starts the server, and keeps it in its secret storage")
+    if by_reference:
+        say(f"the key, shown only this once (store it now): {granted.api_key}")
+    say(f"connected to team {granted.team_name!r}; the key is {name!r} in {root}{KEYS_PAGE}, revoke it there")
     return EXIT_FILE_UNTOUCHED if untouched else EXIT_OK
 
 
@@ -340,7 +382,11 @@ _scope_option = click.option(
 @_agents_option
 @_scope_option
 @click.option("--dry-run", is_flag=True, help="Show what would change (key masked); contact no service.")
-@click.option("--stdio", is_flag=True, help="Write the stdio command `siteaudit mcp` instead of the URL.")
+@click.option(
+    "--stdio",
+    is_flag=True,
+    help="Write the stdio command (this siteaudit's absolute path, `mcp`) instead of the URL.",
+)
 @click.option("--no-browser", is_flag=True, help="Do not open the approval page in a browser.")
 def connect(
     server: str | None, agents: str | None, scope: Scope, dry_run: bool, stdio: bool, no_browser: bool
@@ -348,7 +394,7 @@ def connect(
     """Log in through the app (device login) and write the key into your AI agents' MCP configuration.
 
     Exit codes: 0 connected; 1 a configuration file was left untouched; 2 usage or service error;
-    3 service unreachable; 5 denied; 6 expired; 7 slow_down kept coming.
+    3 service unreachable; 4 no MCP server at <server>/mcp; 5 denied; 6 expired; 7 slow_down kept coming.
     """
     _finish(
         lambda: run_connect(

@@ -167,6 +167,15 @@ def app_greeting(app: App, origin: str, *, first_run: bool) -> str:
     )
 
 
+def mcp_greeting(app: App, origin: str) -> str | None:
+    """Where AI agents reach the tool server, and the command that configures them (README: MCP);
+    None when SITEAUDIT_MCP_HTTP turned `/mcp` off."""
+    if not app.settings.mcp_http:
+        return None
+    base = app.settings.public_url.rstrip("/") or origin
+    return f"MCP for AI agents: {base}/mcp . Configure your agents with: siteaudit connect --server {base}"
+
+
 def serve(app: App, server: WSGIServer, *, host: str) -> None:
     """Create the local owner on an empty database, say how to call the API, and serve until Ctrl-C."""
     settings = app.settings
@@ -175,6 +184,9 @@ def serve(app: App, server: WSGIServer, *, host: str) -> None:
     )
     echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))
     echo(app_greeting(app, f"http://{host}:{server.server_port}", first_run=issued is not None))
+    mcp = mcp_greeting(app, f"http://{host}:{server.server_port}")
+    if mcp is not None:
+        echo(mcp)
     worker, periodic = start_worker(app, threads=settings.worker_threads)
     scheduler = start_scheduler(app)  # monitoring audits and the daily ownership re-checks
     with server:

@@ -242,7 +242,7 @@ def mcp(server: str | None, local: bool) -> None:
     try:
         from siteaudit.adapters.mcp.stdio import serve_stdio
     except ImportError:
-        fail("the tool server needs the MCP SDK: pip install 'siteaudit[mcp]'")
+        fail("the tool server needs the MCP SDK: pip install siteaudit (it is a dependency)")
     if not local:
         from siteaudit.adapters.system import SystemClock
 

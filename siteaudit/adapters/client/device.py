@@ -10,6 +10,18 @@ from attrs import field, frozen
 from siteaudit.adapters.client.transport import USER_AGENT, Unreachable, error_from, retry_after_s
 
 START_PATH: Final = "/device/start"
+# An MCP `initialize` request (MCP specification, lifecycle): what `siteaudit connect` sends to `/mcp` to
+# learn that an MCP endpoint is there before it asks for a key (README: `siteaudit connect`).
+MCP_INITIALIZE: Final = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "siteaudit-connect", "version": "1"},
+    },
+}
 TOKEN_PATH: Final = "/device/token"
 
 
@@ -55,6 +67,24 @@ class DeviceClient:
         if not isinstance(answer, dict):
             raise error_from(500, None, None)
         return answer
+
+    def mcp_refusal(self, mcp_url: str) -> str | None:
+        """Why `mcp_url` is not an MCP endpoint (None: it is). It is one when it answers `initialize`
+        with JSON-RPC (JSON or server-sent events), or 401: the key this login is about to get is missing,
+        which a siteaudit `/mcp` says before anything else. Raises Unreachable."""
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json, text/event-stream"}
+        try:
+            with self._http.stream("POST", mcp_url, json=MCP_INITIALIZE, headers=headers) as response:
+                kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+                status = response.status_code
+                head = b"" if kind == "text/event-stream" else response.read()[:4096]
+        except httpx.HTTPError as error:
+            raise Unreachable(mcp_url, str(error) or type(error).__name__) from None
+        if status == 401:
+            return None
+        if status < 300 and (kind == "text/event-stream" or b'"jsonrpc"' in head):
+            return None
+        return f"answered {status}{f' ({kind})' if kind else ''} to an MCP initialize request"
 
     def start(self, client_name: str) -> Started:
         """A new login. Raises the DomainError the service answered, or Unreachable."""

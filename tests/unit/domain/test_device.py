@@ -634,4 +634,10 @@ def test_the_client_name_names_the_machine_and_its_agents_as_the_connect_form_sa
     assert client_identity("siteaudit connect on tea-kettle.local") == ("tea-kettle.local", DEFAULT_AGENTS)
     assert client_identity("Connect on tea-kettle.local:") == ("tea-kettle.local", DEFAULT_AGENTS)
     assert client_identity("laptop") == ("laptop", DEFAULT_AGENTS)
+    # a project's place is the machine and its folder (a colon or a space in the folder is the folder's)
+    assert client_identity("connect on tea-kettle in /src/my shop: codex, cursor") == (
+        "tea-kettle in /src/my shop",
+        ("codex", "cursor"),
+    )
+    assert client_identity("connect on pc in C:\\src\\shop: codex") == ("pc in C:\\src\\shop", ("codex",))
     assert client_identity("  ") == (UNNAMED_MACHINE, DEFAULT_AGENTS)

@@ -6,6 +6,7 @@ configured from the written Claude Code file listing the tools over HTTP."""
 import json
 import re
 import stat
+import string
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -21,7 +22,9 @@ from attrs import define, field
 from click.testing import CliRunner
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from pytest_httpserver import HTTPServer
 
+from siteaudit.adapters.client.device import MCP_INITIALIZE
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
@@ -31,6 +34,7 @@ from siteaudit.domain.error import DomainError
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.entrypoints import connect as cli
 from siteaudit.entrypoints.cli import main
+from siteaudit.entrypoints.embedded import mcp_greeting
 from siteaudit.settings import Settings
 from tests.integration.rest.live import drain, seed, serve
 from tests.unit.web.conftest import PASSWORD, Browser
@@ -136,6 +140,13 @@ def stopped(call: Callable[[], int]) -> tuple[int, str]:
 def claude_key(home: Path) -> str:
     entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
     return str(entry["headers"]["Authorization"].removeprefix("Bearer "))
+
+
+def printed_key(poller: Poller) -> str:
+    """The key a project connect prints once for the person to store (its files only name it)."""
+    found = [line.rsplit(": ", 1)[1] for line in poller.said if "shown only this once" in line]
+    assert len(found) == 1, poller.said
+    return found[0]
 
 
 def status_with(service: Service, key: str) -> int:
@@ -313,7 +324,8 @@ def test_dry_run_writes_nothing_contacts_nothing_and_masks_the_key(
     assert not list(service.app.uow().store.devices.values())  # type: ignore[attr-defined]
     shown = "\n".join(poller.said)
     assert str(cwd / ".codex" / "config.toml") in shown and str(cwd / ".cursor" / "mcp.json") in shown
-    assert "Bearer sk_********" in shown and '+url = "' in shown
+    assert '+url = "' in shown and '+bearer_token_env_var = "SITEAUDIT_API_KEY"' in shown
+    assert '"Authorization": "Bearer ${env:SITEAUDIT_API_KEY}"' in shown and "sk_" not in shown
 
 
 def test_disconnect_removes_the_entries_keeps_the_rest_and_points_at_the_key_page(
@@ -474,5 +486,193 @@ def test_approved_on_the_apps_device_page_while_the_cli_polls(
     assert run(service, home, cwd, poller, agents="cursor", scope="project") == cli.EXIT_OK
     entry = json.loads((cwd / ".cursor" / "mcp.json").read_text())["mcpServers"]["siteaudit"]
     assert entry["url"] == service.root + "/mcp"
-    assert status_with(service, entry["headers"]["Authorization"].removeprefix("Bearer ")) == 200
+    assert status_with(service, printed_key(poller)) == 200
     assert stat.S_IMODE((cwd / ".cursor" / "mcp.json").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("where", ["mcp turned off", "not siteaudit"])
+def test_a_server_without_mcp_is_refused_before_any_key_or_file(
+    home: Path, cwd: Path, httpserver: HTTPServer, where: str
+) -> None:
+    """A service without `/mcp` (here SITEAUDIT_MCP_HTTP off, as a service without the SDK was) or a
+    server that is not siteaudit: connect says so in one line and exits 4, having issued no key and
+    written no file, instead of writing a dead `<server>/mcp` into the agents."""
+    clock = FixedClock()
+    app = bootstrap(Settings(database_url="memory://", mcp_http=False), queue=MemoryTaskQueue(), clock=clock)
+    seed(app)
+    httpserver.expect_request("/mcp").respond_with_data("<html>hello</html>", content_type="text/html")
+    with serve(app.rest_api()) as root:
+        service = Service(app, clock, root if where == "mcp turned off" else httpserver.url_for("/"))
+        poller = Poller(service, approve_on(1))
+        code, message = stopped(lambda: run(service, home, cwd, poller))
+    assert code == cli.EXIT_NO_MCP == 4
+    assert message.startswith(f"no MCP server at {service.root.rstrip('/')}/mcp: it answered ")
+    assert not list(app.uow().store.devices.values())  # type: ignore[attr-defined]
+    assert list(home.iterdir()) == [] and list(cwd.iterdir()) == []
+
+
+def test_serve_prints_the_mcp_url_and_the_connect_command_and_the_url_answers_mcp() -> None:
+    app = bootstrap(Settings(database_url="memory://"), queue=MemoryTaskQueue())
+    with serve(app.rest_api()) as root:
+        said = mcp_greeting(app, root)
+        assert said is not None
+        url = re.search(r"(\S+/mcp) ", said)
+        assert url is not None and url[1] == root + "/mcp"
+        assert f"siteaudit connect --server {root}" in said
+        device = cli.DeviceClient(root + "/v1")
+        try:
+            assert device.mcp_refusal(url[1]) is None  # 401 without a key: an MCP endpoint is there
+            assert (
+                device.mcp_refusal(root + "/v1/health")
+                == "answered 405 (application/json) to an MCP initialize request"
+            )
+        finally:
+            device.close()
+    assert mcp_greeting(bootstrap(Settings(database_url="memory://", mcp_http=False)), root) is None
+
+
+def test_a_project_connect_keeps_the_user_scope_key_and_other_projects_keys(
+    service: Service, home: Path, tmp_path: Path
+) -> None:
+    """The key is of a place: this machine's user configuration, or one project folder. Connecting a
+    project (same agents, same team) replaces neither the user scope's key nor another project's; the
+    same place again replaces its own. The key list names each place."""
+    shop, blog = tmp_path / "src" / "shop", tmp_path / "src" / "blog"
+    shop.mkdir(parents=True)
+    blog.mkdir(parents=True)
+    both = {"agents": "claude-code", "scope": "project"}
+    assert run(service, home, shop, Poller(service, approve_on(1)), agents="claude-code") == cli.EXIT_OK
+    keys = [claude_key(home)]
+    for folder in (shop, blog):
+        service.clock.advance(60)
+        poller = Poller(service, approve_on(1))
+        assert run(service, home, folder, poller, **both) == cli.EXIT_OK
+        keys.append(printed_key(poller))
+    assert len(set(keys)) == 3
+    assert [status_with(service, key) for key in keys] == [200, 200, 200]
+
+    labels = {key.label for key in service.app.uow().store.keys.values() if key.active}  # type: ignore[attr-defined]
+    assert labels >= {
+        "connect on tea-kettle.local: claude-code",
+        cli.client_name("tea-kettle.local", ["claude-code"], shop.resolve()),
+        cli.client_name("tea-kettle.local", ["claude-code"], blog.resolve()),
+    }
+
+    service.clock.advance(60)  # the shop again: only the shop's key is replaced
+    assert run(service, home, shop, Poller(service, approve_on(1)), **both) == cli.EXIT_OK
+    assert [status_with(service, key) for key in keys] == [200, 401, 200]
+
+
+def test_a_long_project_folder_fits_64_characters_and_stays_its_own_place() -> None:
+    every = [agent.name for agent in cli.AGENTS if agent.project_file is not None]
+    deep = Path("/home/someone/work/clients/a-rather-long-client-name/websites")
+    names = {
+        cli.client_name("a-very-long-workstation-name.corp.example.com", agents, deep / leaf)
+        for agents in (every, ["codex"])
+        for leaf in ("shop", "blog")
+    }
+    assert len(names) == 4 and all(len(name) <= 64 for name in names)
+    places = {client_identity(name)[0] for name in names}
+    assert len(places) == 4 and all(" in " in place for place in places)
+    short = cli.client_name("tea-kettle.local", ["codex"], Path("/src/shop"))
+    assert short == "connect on tea-kettle.local in /src/shop: codex"
+    assert client_identity(short) == ("tea-kettle.local in /src/shop", ("codex",))
+
+
+def test_the_stdio_command_written_runs_from_a_clean_path_and_answers_mcp(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    """An agent starts the stdio server with its own PATH, not the venv's: the written command is the
+    absolute path of this siteaudit, and it answers an MCP initialize with the written environment."""
+    assert run(service, home, cwd, Poller(service, approve_on(1)), agents="claude-code", stdio=True) == 0
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["siteaudit"]
+    assert Path(entry["command"]).is_absolute() and entry["args"][-1] == "mcp"
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": MCP_INITIALIZE["params"]}
+    answer = subprocess.run(
+        [entry["command"], *entry["args"]],
+        input=json.dumps(initialize) + "\n",
+        env={"PATH": "/usr/bin:/bin", **entry["env"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    first = json.loads(answer.stdout.splitlines()[0])
+    assert first["id"] == 1 and first["result"]["serverInfo"]["name"], answer.stderr
+
+
+def test_without_the_script_the_stdio_command_is_python_m_siteaudit(tmp_path: Path) -> None:
+    program = cli.agent_files.siteaudit_program(str(tmp_path / "pytest"), str(tmp_path / "python3"))
+    assert program == (str(tmp_path / "python3"), "-m", "siteaudit")
+    helped = subprocess.run(
+        [sys.executable, "-m", "siteaudit", "mcp", "--help"],
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert helped.returncode == 0 and "Usage: siteaudit mcp" in helped.stdout, helped.stderr
+
+
+def test_a_project_connect_writes_each_agents_reference_never_the_key(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    """A project's files may be committed: each names the key in its agent's own syntax, the command
+    says which variable to set and prints the key once; the entry, expanded as the agent does, works."""
+    (cwd / ".vscode").mkdir()
+    (cwd / ".vscode" / "mcp.json").write_text(json.dumps({"inputs": [{"id": "other"}], "servers": {}}))
+    poller = Poller(service, approve_on(1))
+    agents = "claude-code,codex,cursor,vscode,gemini"
+    assert run(service, home, cwd, poller, agents=agents, scope="project") == cli.EXIT_OK
+    key = printed_key(poller)
+    files = [p for p in cwd.rglob("*") if p.is_file()]
+    assert len(files) == 5 and not [p for p in files if key in p.read_text()]
+    said = "\n".join(poller.said)
+    assert "export SITEAUDIT_API_KEY=sk_..." in said and said.count(key) == 1
+
+    def entry(path: str, servers: str = "mcpServers") -> Any:
+        return json.loads((cwd / path).read_text())[servers]["siteaudit"]
+
+    claude = entry(".mcp.json")
+    assert claude["headers"] == {"Authorization": "Bearer ${SITEAUDIT_API_KEY}"}
+    assert entry(".cursor/mcp.json")["headers"] == {"Authorization": "Bearer ${env:SITEAUDIT_API_KEY}"}
+    assert entry(".gemini/settings.json")["headers"] == {"Authorization": "Bearer ${SITEAUDIT_API_KEY}"}
+    assert entry(".vscode/mcp.json", "servers")["headers"] == {
+        "Authorization": "Bearer ${input:siteaudit-api-key}"
+    }
+    vscode = json.loads((cwd / ".vscode" / "mcp.json").read_text())
+    assert [i["id"] for i in vscode["inputs"]] == ["other", "siteaudit-api-key"]
+    assert vscode["inputs"][1]["password"] is True
+    codex = tomlkit.parse((cwd / ".codex" / "config.toml").read_text())["mcp_servers"]["siteaudit"]  # type: ignore[index]
+    assert dict(codex) == {"url": service.root + "/mcp", "bearer_token_env_var": "SITEAUDIT_API_KEY"}  # type: ignore[call-overload]
+
+    # Claude Code expands ${VAR} in headers when it starts the server: the same expansion, then the SDK
+    headers = {k: string.Template(v).substitute(SITEAUDIT_API_KEY=key) for k, v in claude["headers"].items()}
+
+    async def scenario() -> list[str]:
+        http = httpx2.AsyncClient(headers=headers, timeout=60)
+        async with http, Client(streamable_http_client(claude["url"], http_client=http)) as client:
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert "start_audit" in anyio.run(scenario)
+
+    said_off: list[str] = []
+    assert (
+        cli.run_disconnect(
+            server=None, agents="vscode", scope="project", home=home, cwd=cwd, env={}, say=said_off.append
+        )
+        == 0
+    )
+    assert json.loads((cwd / ".vscode" / "mcp.json").read_text()) == {
+        "inputs": [{"id": "other"}],
+        "servers": {},
+    }
+
+
+def test_a_project_stdio_entry_names_the_key_too(service: Service, home: Path, cwd: Path) -> None:
+    poller = Poller(service, approve_on(1))
+    assert run(service, home, cwd, poller, agents="claude-code,codex", scope="project", stdio=True) == 0
+    claude = json.loads((cwd / ".mcp.json").read_text())["mcpServers"]["siteaudit"]
+    assert claude["env"] == {"SITEAUDIT_URL": service.root, "SITEAUDIT_API_KEY": "${SITEAUDIT_API_KEY}"}
+    codex = tomlkit.parse((cwd / ".codex" / "config.toml").read_text())["mcp_servers"]["siteaudit"]  # type: ignore[index]
+    assert codex["env_vars"] == ["SITEAUDIT_API_KEY"] and "SITEAUDIT_API_KEY" not in codex["env"]  # type: ignore[index,operator]
+    assert printed_key(poller) not in (cwd / ".codex" / "config.toml").read_text()
