@@ -108,7 +108,7 @@ class Settings:
             return chosen
         return "none" if self.database_url.startswith("postgresql") else "local"
 
-    # The agent tool server (issue 17): streamable HTTP at /mcp (the MCP SDK is a dependency), and
+    # The agent tool server: streamable HTTP at /mcp (the MCP SDK is a dependency), and
     # the browser origins allowed to call it besides the service's own (SITEAUDIT_PUBLIC_URL's).
     mcp_http: bool = True
     mcp_allowed_origins: tuple[str, ...] = ()
@@ -261,7 +261,7 @@ class Settings:
             ("STRIPE_WEBHOOK_SECRET", str),
             ("STRIPE_PRICES", str),
             ("STRIPE_API_BASE", str),
-            # The agent tool server (issue 17).
+            # The agent tool server.
             ("MCP_HTTP", _on),
             ("MCP_ALLOWED_ORIGINS", lambda v: tuple(o.strip() for o in v.split(",") if o.strip())),
             ("INDEXNOW_ENDPOINT", str),

@@ -182,7 +182,7 @@ class ApiKey:
         """Let a request with this key in, and return the key with its last use recorded when due.
 
         Raises Unauthenticated (401) for a revoked, rotated-out or replaced key, and TeamAccessRevoked
-        (403) when the holder is no longer a member of the key's team: that key stays active (SPEC 3.6).
+        (403) when the holder is no longer a member of the key's team: that key stays active (README "`siteaudit connect` and `siteaudit disconnect`").
         """
         if not self.active:
             raise Unauthenticated()

@@ -356,7 +356,7 @@ def decide_audit_settings(
 
     notices: tuple[Notice, ...] = ()
     if site_endpoint and site is not None:
-        # SPEC 4.4: capped at the site's max_rps, and at 3 when unverified; never refused, but the answer
+        # README "Registered sites": capped at the site's max_rps, and at 3 when unverified; never refused, but the answer
         # says why (README "Registered sites").
         wanted = request.max_rps if request.max_rps is not None else site.max_rps
         max_rps = min(wanted, site.max_rps, UNVERIFIED_MAX_RPS if not verified else 10.0)

@@ -16,10 +16,10 @@ Decisions this module makes, so that every adapter answers alike:
 - `last_polled_at` is written for polls of a live (pending or approved) login only; polls of an ended
   login change nothing, so the loser of an exchange race writes nothing. It is not a status move, so it
   does not count in `version`.
-- SPEC 4.11 gives the start only `{client_name}` (64 characters): the connect command writes the place
+- The device start takes only `{client_name}` (64 characters): the connect command writes the place
   and its agents there as `connect on HOST: agent1, agent2` for the machine's user configuration, and
   `connect on HOST in FOLDER: ...` for a project's (CONNECT_FORM). `client_identity` reads them back for
-  the CLI key's label and its replace rule (SPEC 3.6): the place, `HOST` or `HOST in FOLDER`, is the key's
+  the CLI key's label and its replace rule (README "`siteaudit connect` and `siteaudit disconnect`"): the place, `HOST` or `HOST in FOLDER`, is the key's
   machine, so connecting one project replaces neither the user configuration's key nor another
   project's. A name in any other form is the machine, connected for DEFAULT_AGENTS.
 """

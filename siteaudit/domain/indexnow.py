@@ -1,3 +1,4 @@
+# Over 500 lines: the key, its checks, platform detection and the daily allowance are one site's IndexNow state.
 """IndexNow (SPEC 2.10, 4.9): a site's key and where its file lives, the key checks and key detection,
 the daily URL allowance, and how a submission is split, judged and summed up.
 
@@ -48,7 +49,7 @@ class InvalidIndexNowKey(DomainError):
 
 
 class InvalidIndexNowKeyLocation(DomainError):
-    """422 `invalid_indexnow_key_location` (SPEC 4.9), its envelope naming the field in `fields` as a
+    """422 `invalid_indexnow_key_location` (docs/security.md), its envelope naming the field in `fields` as a
     `validation_failed` answer does."""
 
     code = ErrorCode.INVALID_INDEXNOW_KEY_LOCATION

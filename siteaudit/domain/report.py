@@ -190,7 +190,7 @@ class Stats:
 
 @frozen
 class Report:
-    """An audit's report (SPEC 2.4). `health_score` is None when no HTML page was audited
+    """An audit's report. `health_score` is None when no HTML page was audited
     (`coverage_warning` says why)."""
 
     crawl_id: int

@@ -323,7 +323,7 @@ class ReportTally:
         max_template_groups: int = MAX_TEMPLATE_GROUPS,
         robots: RobotsFacts | None = None,
     ) -> Report:
-        """The report (SPEC 2.4); `robots` is what the host's robots.txt answered (None: not read), which
+        """The report (docs/scoring.md); `robots` is what the host's robots.txt answered (None: not read), which
         the coverage warning of an audit without a score names."""
         score = health_score(
             pages_with_errors=len(self._error_urls & self._audited),

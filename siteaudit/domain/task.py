@@ -1,3 +1,4 @@
+# Over 500 lines: a task's lifecycle and its refresh after an audit (carry-over by shared URLs) share one set of rules.
 """Fix tasks: one check on one URL template of a site, their lifecycle, refresh after audits and ranking."""
 
 import enum

@@ -1,3 +1,4 @@
+# Over 500 lines: URL templates and the layout vote that forms small templates are one inference (docs/templates.md).
 """URL templates: which crawled URLs are pages of the same kind (`/blog/[slug]`, `/products/[id]`).
 
 How templates are inferred

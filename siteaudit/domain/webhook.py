@@ -147,7 +147,7 @@ DELIVERY_MOVES: Final[Mapping[tuple[DeliveryStatus, DeliveryMove], DeliveryStatu
 
 
 def judge(outcome: SendOutcome, *, attempt: int) -> DeliveryMove:
-    """The move an outcome of attempt number `attempt` (1-based) makes (SPEC 6.4). An answer that did
+    """The move an outcome of attempt number `attempt` (1-based) makes (docs/security.md, webhooks). An answer that did
     not arrive whole (status and headers, then a body that timed out or broke off) is a failure
     whatever its status: the receiver may never have finished handling the event."""
     code = None if outcome.error is not None else outcome.status_code

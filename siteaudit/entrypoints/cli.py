@@ -722,7 +722,7 @@ def verify_site(site_id: int, by_hand: bool, reason: str, as_json: bool) -> None
     _run(act)
 
 
-# --- the agent tool server and the remote commands (issue 17) ---------------------------------------------
+# --- the agent tool server and the remote commands ----------------------------------------------
 
 from siteaudit.entrypoints.remote import add_tool_commands, mcp  # noqa: E402
 
@@ -730,7 +730,7 @@ main.add_command(mcp)
 add_tool_commands(main)
 
 
-# --- siteaudit connect / disconnect: the device login writing agents' MCP configuration (issue 17) --------
+# --- siteaudit connect / disconnect: the device login writing agents' MCP configuration ---------
 
 from siteaudit.entrypoints.connect import connect, disconnect  # noqa: E402
 

@@ -71,7 +71,7 @@ def service_root(server: str | None, env: Mapping[str, str]) -> str:
 
 def client_name(host: str, names: Sequence[str], folder: Path | None = None) -> str:
     """`connect on HOST: a, b` (user scope) or `connect on HOST in FOLDER: a, b` (project scope, FOLDER
-    absolute) within SPEC 4.11's 64 characters: the agents sorted (as the service reads them), `,` without
+    absolute) within the device start's 64 characters: the agents sorted (as the service reads them), `,` without
     spaces when needed, the host shortened to its first label, then cut; a folder too long to fit keeps
     its end after `...` and 6 hex digits of its whole path's SHA-256, so two projects never share a key."""
     ordered = sorted(names)

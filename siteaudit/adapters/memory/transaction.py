@@ -7,6 +7,7 @@ block closed fails on the memory adapters too, not only on SQLite and PostgreSQL
 
 import functools
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Self, TypeVar, cast
@@ -43,7 +44,7 @@ class _Guarded:
         return guarded
 
 
-class MemoryTransaction:
+class MemoryTransaction(ABC):
     """`with uow: ...; uow.commit()` over in-memory tables: holds `lock` from enter to exit (one writer),
     stages changes in the tables' overlays, and rolls back what was not committed at exit."""
 
@@ -51,8 +52,9 @@ class MemoryTransaction:
         self._lock = lock
         self._in_use = False
 
+    @abstractmethod
     def _tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
-        raise NotImplementedError
+        """The tables this unit of work stages changes in."""
 
     def _guard(self, repository: R) -> R:
         """`repository`, refusing use outside `with` as the SQL repositories do."""

@@ -483,7 +483,7 @@ def updated_site_answer(updated: SiteUpdated) -> dict[str, Any]:
 
 
 def started_answer(started: AuditStarted) -> dict[str, Any]:
-    """The 202 of an audit started (SPEC 4.3, 4.4), with `warnings`: why it runs slower than asked."""
+    """The 202 of an audit started (README "Registered sites"), with `warnings`: why it runs slower than asked."""
     return {
         "crawl_id": started.audit.id,
         "estimated_credits": as_number(started.estimated_credits),

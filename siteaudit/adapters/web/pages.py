@@ -23,7 +23,7 @@ from siteaudit.ports.application import Application, AppViewer
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
-# SECURITY 9, docs/security.md "Sign-in throttling and remembered browsers": a browser not remembered for
+# docs/security.md "Sign-in throttling and remembered browsers": a browser not remembered for
 # the account is refused from the 6th failure of its address or the 11th of the account; a remembered
 # browser only by its own failures (SIGN_IN_PER_BROWSER), so nobody else's failures lock an owner out.
 SIGN_IN_PER_ADDRESS: Final = Limit(5, 300.0)
