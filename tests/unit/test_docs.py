@@ -10,6 +10,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
+from siteaudit.domain.account import DEFAULT_PLANS
 from siteaudit.domain.catalogue import CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,6 +158,20 @@ def test_the_checks_page_lists_every_check_of_the_catalogue_as_the_code_has_it()
     rows = re.findall(r"^\| `([a-z0-9_]+)` \| (\w+) \| ([\w+-]+) \| ([^|]+) \|", text, flags=re.MULTILINE)
     listed = {code: (severity, scope, title.strip()) for code, severity, scope, title in rows}
     expected = {code: (s.severity.value, s.scope.value, s.title) for code, s in CATALOGUE.items()}
+    assert listed == expected
+
+
+def test_the_plans_table_of_the_rest_api_page_is_the_plans_of_the_code() -> None:
+    text = (DOCS / "rest-api.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| ([\d,]+) \| ([\d,]+) \| (yes|no) \|$", text, flags=re.MULTILINE)
+    listed = {
+        name: (int(pages.replace(",", "")), int(sites.replace(",", "")), monitoring == "yes")
+        for name, pages, sites, monitoring in rows
+    }
+    expected = {
+        name: (plan.max_pages_per_audit, plan.max_sites, plan.monitoring)
+        for name, plan in DEFAULT_PLANS.items()
+    }
     assert listed == expected
 
 
