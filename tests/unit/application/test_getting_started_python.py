@@ -25,11 +25,11 @@ def python_example() -> str:
     return code
 
 
-def test_the_readme_example_is_about_ten_lines() -> None:
+def test_the_python_example_is_about_ten_lines() -> None:
     assert 10 <= len(python_example().strip().splitlines()) <= 16
 
 
-def test_the_readme_example_audits_a_site_and_prints_its_report(httpserver: HTTPServer) -> None:
+def test_the_python_example_audits_a_site_and_prints_its_report(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
     httpserver.expect_request("/about").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
     httpserver.no_handler_status_code = 404
