@@ -161,6 +161,20 @@ def test_the_checks_page_lists_every_check_of_the_catalogue_as_the_code_has_it()
     assert listed == expected
 
 
+def test_the_rest_api_page_lists_every_operation_of_the_openapi_document() -> None:
+    """The pinned document is the served one (tests/unit/pinned); `sengine` paths are aliases of `gsc`."""
+    pinned = json.loads((ROOT / "tests" / "unit" / "pinned" / "pins" / "openapi.json").read_text())
+    served = {
+        f"{method.upper()} {path.replace('/sengine', '/gsc')}"
+        for path, operations in pinned["paths"].items()
+        for method in operations
+        if method in ("get", "post", "put", "patch", "delete")
+    }
+    text = (DOCS / "rest-api.md").read_text().split("## Endpoints", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `((?:GET|POST|PUT|PATCH|DELETE) /v1/\S*)` \|", text, flags=re.MULTILINE))
+    assert listed == served
+
+
 def test_the_plans_table_of_the_rest_api_page_is_the_plans_of_the_code() -> None:
     text = (DOCS / "rest-api.md").read_text()
     rows = re.findall(r"^\| `(\w+)` \| ([\d,]+) \| ([\d,]+) \| (yes|no) \|$", text, flags=re.MULTILINE)
