@@ -1,6 +1,7 @@
 """The repository documents itself: README.md is a front page with the two set-up commands, the docs/ pages
-it points to exist and link to each other correctly, docs/checks.md is the check catalogue as the code has
-it, and code comments cite those pages rather than documents outside the repository."""
+it points to exist and link to each other correctly, they list what the code has (the check catalogue, the
+plans, every REST operation, MCP tool and CLI command), and code comments cite those pages rather than
+documents outside the repository."""
 
 import ast
 import io
@@ -10,8 +11,11 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
+import click
+
 from siteaudit.domain.account import DEFAULT_PLANS
 from siteaudit.domain.catalogue import CATALOGUE
+from siteaudit.entrypoints.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -173,6 +177,21 @@ def test_the_rest_api_page_lists_every_operation_of_the_openapi_document() -> No
     text = (DOCS / "rest-api.md").read_text().split("## Endpoints", 1)[1].split("\n## ", 1)[0]
     listed = set(re.findall(r"^\| `((?:GET|POST|PUT|PATCH|DELETE) /v1/\S*)` \|", text, flags=re.MULTILINE))
     assert listed == served
+
+
+def test_the_agents_page_names_every_mcp_tool() -> None:
+    pinned = json.loads((ROOT / "tests" / "unit" / "pinned" / "pins" / "mcp_tools.json").read_text())
+    text = (DOCS / "agents.md").read_text()
+    assert [tool["name"] for tool in pinned["tools"] if f"`{tool['name']}`" not in text] == []
+
+
+def test_the_cli_page_names_every_command() -> None:
+    text = (DOCS / "cli.md").read_text()
+    commands = [name for name in main.commands if f"siteaudit {name}" not in text and f"`{name}" not in text]
+    admin = main.commands["admin"]
+    assert isinstance(admin, click.Group)
+    assert commands == []
+    assert [name for name in admin.commands if f"siteaudit admin {name}" not in text] == []
 
 
 def test_the_plans_table_of_the_rest_api_page_is_the_plans_of_the_code() -> None:
