@@ -194,6 +194,18 @@ def test_the_cli_page_names_every_command() -> None:
     assert [name for name in admin.commands if f"siteaudit admin {name}" not in text] == []
 
 
+def test_the_metrics_table_of_the_operations_page_is_the_metrics_of_the_code() -> None:
+    """Counters are scraped with Prometheus' `_total` suffix, as the page names them."""
+    code = (ROOT / "siteaudit" / "adapters" / "metrics.py").read_text()
+    defined = {name.removesuffix("_total") for name in re.findall(r'"(siteaudit_[a-z_]+)"', code)}
+    text = (DOCS / "operations.md").read_text()
+    listed = {
+        name.removesuffix("_total")
+        for name in re.findall(r"^\| `(siteaudit_[a-z_]+)` \|", text, re.MULTILINE)
+    }
+    assert listed == defined
+
+
 def test_the_plans_table_of_the_rest_api_page_is_the_plans_of_the_code() -> None:
     text = (DOCS / "rest-api.md").read_text()
     rows = re.findall(r"^\| `(\w+)` \| ([\d,]+) \| ([\d,]+) \| (yes|no) \|$", text, flags=re.MULTILINE)
