@@ -163,6 +163,8 @@ def test_the_checks_page_lists_every_check_of_the_catalogue_as_the_code_has_it()
     listed = {code: (severity, scope, title.strip()) for code, severity, scope, title in rows}
     expected = {code: (s.severity.value, s.scope.value, s.title) for code, s in CATALOGUE.items()}
     assert listed == expected
+    assert f"{len(CATALOGUE)} checks, by group" in text
+    assert f"({len(CATALOGUE)} checks, see [docs/checks.md]" in README.read_text()
 
 
 def test_the_rest_api_page_lists_every_operation_of_the_openapi_document() -> None:
