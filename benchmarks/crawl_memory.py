@@ -17,7 +17,7 @@ process CPU ms per page, peak RSS (target <= 256 MB at 500,000 URLs) and the sto
 `--profile` adds a cProfile listing of the whole run (about twice as slow).
 
 The engine reads the frontier's counts after every batch; the store keeps them as counters moved with
-the frontier (issue 18), so a batch costs the same at 500,000 frontier rows as at 5,000. The run checks
+the frontier, so a batch costs the same at 500,000 frontier rows as at 5,000. The run checks
 that: the first and the last slice's pages/s are printed side by side (target: within 20 %), and the
 counters are compared with a real count of the frontier's rows at the end.
 """

@@ -8,7 +8,7 @@ user postgres), migrates it, and drops it at the end. One audit's pages and issu
 them: templates assigned, totals counted and (unless `--no-analyze`) the crawl tables analysed. Then the
 store's `list_pages` and `list_issues` (the queries behind the REST lists, 50 rows a page) are timed at
 the first, middle and last page, unfiltered and with each filter the REST contract allows, `--rounds`
-times each. Prints p50 and p99 per list and depth. Target (issue 18): p99 < 100 ms at 500,000 pages.
+times each. Prints p50 and p99 per list and depth. Target: p99 < 100 ms at 500,000 pages.
 """
 
 import argparse

@@ -10,7 +10,7 @@ drops it all at the end. Then, for each gunicorn setting (by default `--workers`
 workers, then as many gthread workers of `--threads` threads), three apps under the same setting:
 
 - siteaudit: the production app with security on (bearer keys looked up by hash, team membership, the
-  shared PostgreSQL rate limiter: one statement since issue 18; the unit of work, the services, the views);
+  shared PostgreSQL rate limiter: one statement; the unit of work, the services, the views);
 - bare-psycopg: a bare Falcon app with one psycopg connection per worker answering the same rows with the
   same SQL the store runs (the audit row; the issue count and the first page of issues), no security;
 - bare-constant: a bare Falcon app answering the very same JSON bodies as constants.

@@ -1,4 +1,4 @@
-"""Benchmark: how many polite audits one worker process carries (issue 18), on the embedded default.
+"""Benchmark: how many polite audits one worker process carries, on the embedded default.
 
     .venv/bin/python benchmarks/worker_capacity.py [--pages 60] [--rps3 1,8,16,24,48] [--rps10 1,4,8,12,16]
         [--threads N] [--workers 1,2,4 [--per-worker 24]] [--smoke]
@@ -318,7 +318,7 @@ def sites_on_loopback(count: int, pages: int) -> Iterator[list[Site]]:
 
 # --- the production mode: PostgreSQL, RabbitMQ, gunicorn and K `siteaudit worker` processes -------------
 
-PER_WORKER = 24  # audits per worker process at max_rps 3 (issue 18)
+PER_WORKER = 24  # audits per worker process at max_rps 3
 SCALE_TARGETS = {2: 1.8, 4: 3.4}  # aggregate pages/s against K = 1's
 
 

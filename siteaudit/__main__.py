@@ -1,5 +1,5 @@
 """`python -m siteaudit ...`: the same CLI as the `siteaudit` script, for an agent's configuration when the
-script cannot be found (README: `siteaudit connect` and `siteaudit disconnect`)."""
+script cannot be found (docs/agents.md)."""
 
 from siteaudit.entrypoints.cli import main
 

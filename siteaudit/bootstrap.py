@@ -90,7 +90,7 @@ class App:
             # The local test checkout page is for the person signed in to the app who asked for it.
             app_session_cookie=CookieNames(self.settings.secure_cookies).session,
         )
-        # The agent tool server: streamable HTTP at /mcp (the MCP SDK is a dependency; README: MCP).
+        # The agent tool server: streamable HTTP at /mcp (the MCP SDK is a dependency; docs/agents.md).
         if self.settings.mcp_http:
             from siteaudit.adapters.mcp.http import mount_mcp
 
@@ -332,7 +332,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         overrides["mailer"] = _mailer(settings)
     if "payments" not in overrides:
         overrides["payments"] = _payments(settings, overrides["secrets"])
-    if "indexnow_client" not in overrides:  # IndexNow (SPEC 4.9)
+    if "indexnow_client" not in overrides:  # IndexNow (docs/rest-api.md "IndexNow")
         from siteaudit.adapters.http.indexnow import HttpxIndexNowClient
 
         overrides["indexnow_client"] = HttpxIndexNowClient(
@@ -378,7 +378,7 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         payments=o["payments"],
         indexnow_client=o["indexnow_client"],
         indexnow_batch_urls=max(1, min(settings.indexnow_batch_urls, 10_000)),
-        # issue 18: every audit's requests to a host share its rate, through the REST door's limiter
+        # Every audit's requests to a host share its rate, through the REST door's limiter
         host_limiter=o["limiter"],
         host_limits=settings.host_limits_terms,
         console_providers=o["console_providers"],

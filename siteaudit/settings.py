@@ -1,4 +1,4 @@
-"""Settings, read once from SITEAUDIT_* environment variables (each documented in README)."""
+"""Settings, read once from SITEAUDIT_* environment variables (each documented in docs/configuration.md)."""
 
 import logging
 import os
@@ -92,12 +92,13 @@ class Settings:
     smtp_password: str = field(default="", repr=False)
     smtp_from: str = "siteaudit@localhost"
     smtp_starttls: bool = True
-    # Billing (SPEC 4.10): `local` (test purchases, nothing charged), `stripe` or `none`; empty: local on
-    # SQLite (the embedded default), none on PostgreSQL, so a production service never sells for free.
+    # Billing (docs/rest-api.md "Billing"): `local` (test purchases, nothing charged), `stripe` or `none`;
+    # empty: local on SQLite (the embedded default), none on PostgreSQL, so a production service never sells
+    # for free.
     payment_provider: str = ""
     stripe_secret_key: str = field(default="", repr=False)
     stripe_webhook_secret: str = field(default="", repr=False)
-    stripe_prices: str = ""  # plan:tier:interval=price_id entries (README "Billing")
+    stripe_prices: str = ""  # plan:tier:interval=price_id entries (docs/operations.md)
     stripe_api_base: str = ""  # empty: Stripe's own; a local stand-in (stripe-mock, tests) otherwise
 
     @property
@@ -112,12 +113,12 @@ class Settings:
     # the browser origins allowed to call it besides the service's own (SITEAUDIT_PUBLIC_URL's).
     mcp_http: bool = True
     mcp_allowed_origins: tuple[str, ...] = ()
-    # IndexNow (SPEC 4.9): where submissions are POSTed (the shared endpoint passes them on to every
-    # engine that takes part), and how long one request may take.
+    # IndexNow (docs/rest-api.md "IndexNow"): where submissions are POSTed (the shared endpoint passes them on
+    # to every engine that takes part), and how long one request may take.
     indexnow_endpoint: str = "https://api.indexnow.org/indexnow"
     indexnow_timeout_s: float = 30.0
     indexnow_batch_urls: int = 10_000  # URLs per request to the endpoint (the protocol allows 10,000)
-    # --- issue 18: requests per second per target host, shared by every audit and worker process ---
+    # --- requests per second per target host, shared by every audit and worker process ---
     host_rps: float = DEFAULT_HOST_RPS
     host_burst: int = DEFAULT_HOST_BURST  # requests a quiet host may get back to back
     host_limits: tuple[tuple[str, float], ...] = ()  # the operator's rates for chosen hosts
@@ -129,7 +130,7 @@ class Settings:
     def host_limits_terms(self) -> HostLimits:
         return HostLimits(self.host_rps, self.host_burst, self.host_limits)
 
-    # --- the search-console integration (issue 14) ---
+    # --- the search-console integration ---
     # Demo console data for verified sites of teams without a connection. None: on in the embedded
     # default (SQLite or memory, no broker), off in production (PostgreSQL or a broker).
     console_demo: bool | None = None
@@ -143,7 +144,7 @@ class Settings:
     gsc_token_url: str = "https://oauth2.googleapis.com/token"
     gsc_revoke_url: str = "https://oauth2.googleapis.com/revoke"
     gsc_row_limit: int = 25_000  # search-analytics rows per page (the API's maximum)
-    # --- the app at /app (SECURITY 9) ---
+    # --- the app at /app (docs/app.md) ---
     app_sign_up: str = "invite"  # "open": anyone may sign up; "invite": people come in by a team's invitation
     app_session_idle_minutes: int = 120  # a session unused this long ends
     app_session_max_hours: int = 168  # ...and every session ends this long after sign-in
@@ -165,8 +166,8 @@ class Settings:
             return self.base_url.startswith("https://")
         return _on(self.cookie_secure)
 
-    # Rechecks (SPEC 4.6): a recheck ends `time_capped` after this long; URLs fetched at once; link
-    # targets fetched per page to judge page-and-targets checks (not charged).
+    # Rechecks (docs/rest-api.md "Fix tasks and rechecks"): a recheck ends `time_capped` after this long; URLs
+    # fetched at once; link targets fetched per page to judge page-and-targets checks (not charged).
     recheck_time_cap_s: float = 300.0
     recheck_concurrency: int = 4
     recheck_max_targets: int = 100
@@ -207,7 +208,7 @@ class Settings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
         """The settings of the environment. Raises ValueError naming the variable whose value cannot be read
-        (a setting that stops the start: README "CLI")."""
+        (a setting that stops the start: docs/cli.md "Settings that stop the start")."""
         env = os.environ if environ is None else environ
 
         def get(name: str) -> str | None:
@@ -267,7 +268,7 @@ class Settings:
             ("INDEXNOW_ENDPOINT", str),
             ("INDEXNOW_TIMEOUT_S", float),
             ("INDEXNOW_BATCH_URLS", int),
-            # issue 18: the per-target-host limit
+            # the per-target-host limit
             ("HOST_RPS", float),
             ("HOST_BURST", int),
             ("HOST_LIMITS", parse_host_limits),

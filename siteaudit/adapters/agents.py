@@ -2,7 +2,7 @@
 format, and merging that entry in (or out) without touching anything else in the file.
 
 Used by `siteaudit connect` and `siteaudit disconnect` (`siteaudit/entrypoints/connect.py`). The key is
-written only here, into the agents' own files (SPEC 5 rule 8), never into a file of siteaudit's.
+written only here, into the agents' own files (docs/security.md), never into a file of siteaudit's.
 
 - Every entry is named `siteaudit` (ENTRY). The streamable HTTP form is `<service>/mcp` with the key in an
   `Authorization: Bearer` header; the stdio form runs `siteaudit mcp` (the absolute path of the running

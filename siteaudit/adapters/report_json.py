@@ -24,7 +24,7 @@ converter.register_unstructure_hook(
 
 
 def report_json(report: Report) -> dict[str, Any]:
-    """The report as plain JSON values, in the field order of SPEC 2.4."""
+    """The report as plain JSON values, in the field order of the REST contract."""
     document: dict[str, Any] = converter.unstructure(report, Report)
     return document
 

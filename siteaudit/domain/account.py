@@ -1,4 +1,4 @@
-"""People and teams: users, teams, memberships and plans (SPEC 2.2, 5.7)."""
+"""People and teams: users, teams, memberships and plans (docs/rest-api.md "Plans")."""
 
 import enum
 from collections.abc import Mapping

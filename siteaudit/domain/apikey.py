@@ -26,7 +26,7 @@ KEY_MARK: Final = "sk_"
 KEY_RANDOM_LENGTH: Final = 40
 KEY_ALPHABET: Final = string.ascii_letters + string.digits
 PREFIX_LENGTH: Final = 12
-# SECURITY 3: a read must not turn into a write on every request.
+# A read must not turn into a write on every request.
 LAST_USED_EVERY: Final = timedelta(minutes=1)
 MAX_MACHINE_LENGTH: Final = 255
 
@@ -91,7 +91,7 @@ def key_prefix(raw: str) -> str:
 
 def hash_for_lookup(raw: str) -> str:
     """The hash to look a presented key up by. Raises Unauthenticated for a malformed key, so a malformed
-    key costs no database query and answers the same 401 as an unknown one (SECURITY 3)."""
+    key costs no database query and answers the same 401 as an unknown one (docs/security.md "API keys")."""
     if not is_well_formed(raw):
         raise Unauthenticated()
     return key_hash(raw)
@@ -118,7 +118,7 @@ def new_key_material(random_chars: str) -> KeyMaterial:
 
 
 def listing_label(kind: ApiKeyKind, machine: str = "", agents: Iterable[str] = ()) -> str:
-    """How a key is named in the holder's key list (SPEC 2.1): a CLI key in the form the connect command
+    """How a key is named in the holder's key list (docs/app.md): a CLI key in the form the connect command
     writes into the device login's client name (`siteaudit.domain.device.CONNECT_FORM`)."""
     if kind is ApiKeyKind.SETTINGS:
         return "Settings key"
@@ -147,7 +147,7 @@ class ApiKeyStopped:
 
 @frozen(kw_only=True)
 class ApiKey:
-    """One key of one holder, acting for exactly one team (SPEC 5.2).
+    """One key of one holder, acting for exactly one team.
 
     `revoked_at` is when the key stopped working, whether revoked, rotated out or replaced; `version`
     counts status moves only: recording `last_used_at` is not a move, so concurrent requests never race
@@ -182,7 +182,8 @@ class ApiKey:
         """Let a request with this key in, and return the key with its last use recorded when due.
 
         Raises Unauthenticated (401) for a revoked, rotated-out or replaced key, and TeamAccessRevoked
-        (403) when the holder is no longer a member of the key's team: that key stays active (README "`siteaudit connect` and `siteaudit disconnect`").
+        (403) when the holder is no longer a member of the key's team: that key stays active
+        (docs/agents.md).
         """
         if not self.active:
             raise Unauthenticated()

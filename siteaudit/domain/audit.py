@@ -1,4 +1,4 @@
-"""Audits (crawls): the status machine of SPEC 3.1, the request rules of SPEC 4.3 and 8, progress."""
+"""Audits (crawls): the status machine, the request rules (docs/rest-api.md), progress."""
 
 import enum
 import re
@@ -52,7 +52,7 @@ class AuditMove(enum.StrEnum):
 
 
 class AuditTrigger(enum.StrEnum):
-    """Where an audit came from (the `trigger` field of SPEC 2.3)."""
+    """Where an audit came from (the audit's `trigger` field)."""
 
     API = "api"
     CI = "ci"
@@ -104,7 +104,7 @@ class Audit:
     id: AuditId
     team_id: TeamId
     user_id: UserId  # who started it (signs the webhook)
-    payer_id: UserId  # whose credits pay (SPEC 5.7)
+    payer_id: UserId  # whose credits pay (docs/rest-api.md "Credits")
     url: str  # the start URL
     origin: str  # scheme://host[:port] of the start URL
     created_at: datetime
@@ -219,7 +219,7 @@ class Audit:
         return max(0.0, ((self.finished_at or now) - self.started_at).total_seconds())
 
 
-# --- the request rules of SPEC 4.3 and 8 -------------------------------------------------------------
+# --- the request rules of POST /crawls --------------------------------------------------------------
 
 _VERIFY_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
@@ -320,7 +320,7 @@ def decide_audit_settings(
     origin_verified: bool,
     site_endpoint: bool = False,
 ) -> AuditSettings:
-    """Apply SPEC 4.3 (POST /crawls) or SPEC 4.4 (POST /sites/{id}/crawls) to a request.
+    """Apply the rules of POST /crawls or POST /sites/{id}/crawls to a request.
 
     `origin_verified`: whether the team has a verified site for the audited origin. Raises
     ValidationFailed, InvalidUrl, SiteUrlMismatch, PlanLimitMaxPages, SiteNotVerified or
@@ -356,8 +356,8 @@ def decide_audit_settings(
 
     notices: tuple[Notice, ...] = ()
     if site_endpoint and site is not None:
-        # README "Registered sites": capped at the site's max_rps, and at 3 when unverified; never refused, but the answer
-        # says why (README "Registered sites").
+        # docs/rest-api.md "Registered sites": capped at the site's max_rps, and at 3 when unverified; never
+        # refused, but the answer says why.
         wanted = request.max_rps if request.max_rps is not None else site.max_rps
         max_rps = min(wanted, site.max_rps, UNVERIFIED_MAX_RPS if not verified else 10.0)
         if max_rps < wanted:

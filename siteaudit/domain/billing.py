@@ -1,4 +1,5 @@
-"""Billing (SPEC 4.10): credit packs, plan subscriptions, the billing account, and payment events.
+"""Billing (docs/rest-api.md "Billing"): credit packs, plan subscriptions, the billing account, and payment
+events.
 
 A payment provider (Stripe, or the local test provider of the embedded default) tells the service what
 happened as provider-neutral `PaymentEvent`s; the service applies them with the rules here. Events may
@@ -55,7 +56,7 @@ PACKS: Final[Mapping[Pack, PackOffer]] = MappingProxyType(
 
 
 class PlanName(enum.StrEnum):
-    """The plans a subscription can buy (SPEC 4.10)."""
+    """The plans a subscription can buy."""
 
     STARTER = "starter"
     GROWTH = "growth"

@@ -1,5 +1,6 @@
 # Over 500 lines: data, one entry per check code with its texts; a table, not logic.
-"""The check catalogue (CHECKS.md): one entry per check code with its severity, scope and fix texts."""
+"""The check catalogue (docs/checks.md lists it): one entry per check code with its severity, scope and fix
+texts."""
 
 from collections.abc import Mapping
 from types import MappingProxyType

@@ -1,6 +1,6 @@
-"""The search-engine console integration (SPEC 4.8): properties and permissions, stored figures and
-inspections, the inspection budget, and the rules the console answers are built by (funnel, not-indexed
-groups, opportunities). Pure: the clock and the data arrive as arguments."""
+"""The search-engine console integration (docs/rest-api.md "Search console"): properties and permissions,
+stored figures and inspections, the inspection budget, and the rules the console answers are built by (funnel,
+not-indexed groups, opportunities). Pure: the clock and the data arrive as arguments."""
 
 import enum
 import math
@@ -19,9 +19,9 @@ from siteaudit.domain.ids import SiteId, TeamId
 # limits, https://developers.google.com/webmaster-tools/limits).
 DAILY_INSPECTIONS: Final = 2_000
 MINUTE_INSPECTIONS: Final = 600
-INSPECT_MAX_URLS: Final = 20  # per POST .../inspect (SPEC 8)
+INSPECT_MAX_URLS: Final = 20  # per POST .../inspect
 SYNC_DAYS: Final = 28
-FILTER_MAX: Final = 500  # `reason`, `template` (SPEC 8)
+FILTER_MAX: Final = 500  # `reason`, `template`
 URL_MAX: Final = 2_048
 
 
@@ -36,7 +36,7 @@ class ScNotConnected(DomainError):
 
 
 class BudgetExhausted(DomainError):
-    """429 budget_exhausted; `resets_at` goes in the error body (SPEC 7)."""
+    """429 budget_exhausted; `resets_at` goes in the error body."""
 
     code = ErrorCode.BUDGET_EXHAUSTED
 

@@ -1,6 +1,6 @@
-"""What the console endpoints answer (SPEC 4.8), as values: the REST views render them as they are
-(plus the vendor-name aliases), and the OpenAPI components are generated from them. Days are ISO dates
-(`2026-11-25`), times aware datetimes."""
+"""What the console endpoints answer (docs/rest-api.md "Search console"), as values: the REST views render
+them as they are (plus the vendor-name aliases), and the OpenAPI components are generated from them. Days are
+ISO dates (`2026-11-25`), times aware datetimes."""
 
 from collections.abc import Mapping
 from datetime import datetime

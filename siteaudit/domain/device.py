@@ -1,10 +1,10 @@
-"""Device login (RFC 8628 as SPEC 3.5 and 4.11 use it): codes, the lifecycle, the poll decision, the guard.
+"""Device login (RFC 8628, as docs/app.md describes it): codes, the lifecycle, the poll decision, the guard.
 
 Decisions this module makes, so that every adapter answers alike:
 
 - A code expires at exactly `created_at + 600 s`: a poll or an approval at 600.0 s finds it expired.
 - The poll answer, first match wins: exchanged -> `invalid_grant`; at or past expiry -> `expired_token`
-  (so a denied code polled after 600 s answers `expired_token`, DESIGN 4: "any poll after 600 s");
+  (so a denied code polled after 600 s answers `expired_token`: any poll after 600 s);
   denied -> `access_denied`; sooner than 5 s after the previous poll -> `slow_down`; pending ->
   `authorization_pending`; approved but the approver left the team -> `access_denied` (and the login
   becomes denied, so re-joining the team later does not revive it); approved -> exchanged, key granted.
@@ -12,15 +12,15 @@ Decisions this module makes, so that every adapter answers alike:
 - A slow poll still records `last_polled_at`. RFC 8628 3.5 asks a client that got `slow_down` to poll
   less often; measuring from the latest poll, slow or not, means a client that keeps hammering keeps
   getting `slow_down` and never an answer, while one that backs off is served on its next poll. The
-  required interval itself stays 5 s, as SPEC 4.11 promises.
+  required interval itself stays 5 s, as the device start answers (`interval`).
 - `last_polled_at` is written for polls of a live (pending or approved) login only; polls of an ended
   login change nothing, so the loser of an exchange race writes nothing. It is not a status move, so it
   does not count in `version`.
 - The device start takes only `{client_name}` (64 characters): the connect command writes the place
   and its agents there as `connect on HOST: agent1, agent2` for the machine's user configuration, and
   `connect on HOST in FOLDER: ...` for a project's (CONNECT_FORM). `client_identity` reads them back for
-  the CLI key's label and its replace rule (README "`siteaudit connect` and `siteaudit disconnect`"): the place, `HOST` or `HOST in FOLDER`, is the key's
-  machine, so connecting one project replaces neither the user configuration's key nor another
+  the CLI key's label and its replace rule (docs/agents.md): the place, `HOST` or `HOST in FOLDER`, is the
+  key's machine, so connecting one project replaces neither the user configuration's key nor another
   project's. A name in any other form is the machine, connected for DEFAULT_AGENTS.
 """
 
@@ -45,7 +45,7 @@ POLL_INTERVAL: Final = timedelta(seconds=5)
 USER_CODE_ALPHABET: Final = "BCDFGHJKLMNPQRSTVWXZ"
 USER_CODE_LENGTH: Final = 8
 MAX_CLIENT_NAME_LENGTH: Final = 64
-# secrets.token_urlsafe(16) gives 22 characters: the 128 bits SECURITY 5 asks for.
+# secrets.token_urlsafe(16) gives 22 characters: the 128 bits of docs/security.md "Device login".
 MIN_DEVICE_CODE_LENGTH: Final = 22
 CONNECT_FORM: Final = "connect on HOST[ in FOLDER]: agent1, agent2"
 # The agents of a login whose client name does not follow CONNECT_FORM: the CLI itself.
@@ -87,7 +87,7 @@ DEVICE_MOVES: Final[Mapping[tuple[DeviceLoginStatus, DeviceMove], DeviceLoginSta
 
 
 class DevicePollRefused(DomainError):
-    """A device-token poll that yields no key; `code` is the RFC 8628 error name SPEC 4.11 uses."""
+    """A device-token poll that yields no key; `code` is its RFC 8628 error name."""
 
 
 class AuthorizationPending(DevicePollRefused):
@@ -380,7 +380,8 @@ class DeviceLogin:
 
 @frozen
 class FailedAttempts:
-    """Failed user-code attempts on the approval page within a sliding window (SECURITY 5).
+    """Failed user-code attempts on the approval page within a sliding window (docs/security.md "Device
+    login").
 
     One value per IP, one per user and one global budget, each with its own limit. Only the latest
     `limit` failures are kept: older ones cannot change the answer.

@@ -129,7 +129,7 @@ def diff_summary(
     samples: NewIssueSamples,
     health_score: int | None,
 ) -> Diff:
-    """The diff object of the report (SPEC 2.5) from the current audit's identity keys.
+    """The diff object of the report from the current audit's identity keys.
 
     `current_error_keys` are the keys seen with severity error; the counts are set operations, so they
     cost C-speed passes over the sets rather than a Python step per issue.

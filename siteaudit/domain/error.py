@@ -1,4 +1,5 @@
-"""The error catalogue of the interface (SPEC 7) and the typed errors the domain raises."""
+"""The error catalogue of the interface (docs/rest-api.md "Errors and limits") and the typed errors the domain
+raises."""
 
 import enum
 from collections.abc import Mapping
@@ -45,9 +46,9 @@ class ErrorCode(enum.StrEnum):
     INDEXNOW_CAP = "indexnow_cap"
     INDEXNOW_REJECTED = "indexnow_rejected"
     DISPATCH_FAILED = "dispatch_failed"
-    # Not in SPEC 7's table: the spec leaves the shared per-key limit's answer open (SPEC 7, last line).
+    # Beyond the REST contract's error table, which leaves the shared per-key limit's answer open.
     RATE_LIMITED = "rate_limited"
-    # Not in SPEC 7's table: framework-level answers every interface needs.
+    # Beyond the REST contract's error table: framework-level answers every interface needs.
     METHOD_NOT_ALLOWED = "method_not_allowed"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     PAYLOAD_TOO_LARGE = "payload_too_large"
@@ -57,7 +58,8 @@ class ErrorCode(enum.StrEnum):
     URI_TOO_LONG = "uri_too_long"
     HEADERS_TOO_LARGE = "headers_too_large"
     HTTP_VERSION_NOT_SUPPORTED = "http_version_not_supported"
-    # Not in SPEC 7's table: the payment provider's webhook and outage (billing, outside /v1's contract).
+    # Beyond the REST contract's error table: the payment provider's webhook and outage (billing, outside
+    # /v1's contract).
     INVALID_SIGNATURE = "invalid_signature"
     PAYMENT_PROVIDER_FAILED = "payment_provider_failed"
 

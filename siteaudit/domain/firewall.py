@@ -117,9 +117,9 @@ def detect_blocker(
 ) -> FirewallProvider | None:
     """The provider whose firewall or bot challenge answered instead of the page, or None.
 
-    Follows the order of CHECKS.md: challenge headers, then a 403/503 from known infrastructure, then
-    challenge markers in the first 64 KB of a small body. Infrastructure serving a normal page is not a
-    block. `body_size` is the full body length when `body_prefix` holds only its start.
+    Follows the order of docs/checks.md "Conventions": challenge headers, then a 403/503 from known
+    infrastructure, then challenge markers in the first 64 KB of a small body. Infrastructure serving a normal
+    page is not a block. `body_size` is the full body length when `body_prefix` holds only its start.
     """
     pairs = list(headers)
     fields: dict[str, list[str]] = {}

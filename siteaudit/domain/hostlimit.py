@@ -1,4 +1,4 @@
-"""Politeness across audits (issue 18): one request rate per target host, shared by every audit and
+"""Politeness across audits: one request rate per target host, shared by every audit and
 every worker process, whatever each audit's own `max_rps`.
 
 Each audit paces itself (`CrawlLimits.max_rps`, robots.txt's Crawl-delay); fifty audits of one shop at

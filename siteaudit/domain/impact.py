@@ -1,4 +1,4 @@
-"""Fix impact (SPEC 2.9, 4.7): what happened to a fixed task's search traffic afterwards.
+"""Fix impact (docs/rest-api.md "Fix impact"): what happened to a fixed task's search traffic afterwards.
 
 When a task becomes fixed (by a recheck or by a full audit), an event opens. Day 0 is the UTC day it was
 fixed on (`verified_at`), which is left out of every window because it is half before and half after the

@@ -1,6 +1,6 @@
 # Over 500 lines: the key, its checks, platform detection and the daily allowance are one site's IndexNow state.
-"""IndexNow (SPEC 2.10, 4.9): a site's key and where its file lives, the key checks and key detection,
-the daily URL allowance, and how a submission is split, judged and summed up.
+"""IndexNow (docs/rest-api.md "IndexNow"): a site's key and where its file lives, the key checks and key
+detection, the daily URL allowance, and how a submission is split, judged and summed up.
 
 IndexNow notifies the engines that take part in it (not the largest search engine). A submission needs a
 verified site and a verified key; the allowance is 10,000 URLs per site per UTC day, each URL counted
@@ -23,10 +23,10 @@ from siteaudit.domain.network import CRAWL_PORTS, url_port
 KEY_PATTERN: Final = re.compile(r"[A-Za-z0-9-]{8,128}")
 KEY_ALPHABET: Final = "abcdef0123456789"
 GENERATED_KEY_LENGTH: Final = 32
-DAILY_URL_LIMIT: Final = 10_000  # per site per UTC day (SPEC 8)
-MAX_SUBMIT_URLS: Final = 10_000  # per request (SPEC 4.9)
+DAILY_URL_LIMIT: Final = 10_000  # per site per UTC day
+MAX_SUBMIT_URLS: Final = 10_000  # per request
 BATCH_URLS: Final = 10_000  # per POST to the IndexNow endpoint (the protocol's own limit)
-DETECT_MAX_REQUESTS: Final = 10  # key files fetched by one detection (SPEC 4.9)
+DETECT_MAX_REQUESTS: Final = 10  # key files fetched by one detection
 RECENT_SUBMISSIONS: Final = 10  # shown in the status's `recent`
 # The engines the shared IndexNow endpoint passes submissions on to (indexnow.org, "Which search engines
 # support IndexNow"). The largest search engine is not one of them.
@@ -167,7 +167,7 @@ def default_key_file_url(origin: str, key: str) -> str:
 
 
 def require_key_location(location: object, *, origin: str, host: str) -> str:
-    """A key file elsewhere (SPEC 4.9): an https URL on the site's host whose path ends in `.txt` (a URL
+    """A key file elsewhere: an https URL on the site's host whose path ends in `.txt` (a URL
     on the site's own origin is accepted too, so an http site in development can be served), on the
     crawler's ports: 80, 443 or the site's own explicit port, never another port of the host
     (docs/security.md, "Outbound addresses and signatures"). Raises InvalidIndexNowKeyLocation (422)."""
@@ -295,7 +295,7 @@ def root_key_files(urls: Iterable[str], origin: str) -> Iterator[str]:
 def detection_candidates(
     own_key: str, team_keys: Iterable[str], audit_keys: Iterable[str], *, limit: int = DETECT_MAX_REQUESTS
 ) -> tuple[KeyCandidate, ...]:
-    """The keys worth fetching, in SPEC order (the site's own key, keys verified on the team's other
+    """The keys worth fetching, in the documented order (the site's own key, keys verified on the team's other
     verified sites, root key files of the latest audit), each once, at most `limit`."""
     found: list[KeyCandidate] = []
     seen: set[str] = set()

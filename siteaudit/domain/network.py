@@ -1,7 +1,7 @@
 """Outbound HTTP as values: which addresses may be connected to, and what one fetch asked and got.
 
-The address policy is SECURITY.md section 1, written out as tables rather than delegated to
-`ipaddress.is_global`, whose answers differ between Python patch releases and call multicast,
+The address policy (docs/security.md "Outbound requests: the SSRF guard"), written out as tables rather than
+delegated to `ipaddress.is_global`, whose answers differ between Python patch releases and call multicast,
 100.64.0.0/10, NAT64, 6to4 and `::ffff:127.0.0.1` safe.
 """
 
@@ -103,7 +103,7 @@ def denied_range(address: IPAddress | str) -> str | None:
 
 
 def is_public_address(address: IPAddress | str, allow: Iterable[IPNetwork] = ()) -> bool:
-    """True when the guard may connect to `address`: public by SECURITY.md 1, or inside `allow`."""
+    """True when the guard may connect to `address`: public by the policy's tables, or inside `allow`."""
     return AddressPolicy(allow=tuple(allow)).permits(address)
 
 

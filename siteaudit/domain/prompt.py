@@ -1,6 +1,6 @@
 """The fix prompt: a markdown brief for a coding agent, with the site's own text fenced off as data.
 
-Rules (SECURITY 7):
+Rules (docs/security.md "Crawled text in the fix prompt"):
 
 - Our instructions never contain text taken from the crawled site. Everything that comes from it (the
   site address, URL templates, sample URLs, titles, anchors, the offending values) goes into one fenced

@@ -91,7 +91,7 @@ class UrlResult(enum.StrEnum):
 
 @frozen
 class TaskUrl:
-    """One affected URL of a task, with its search traffic when known (SPEC 2.7 task URL row)."""
+    """One affected URL of a task, with its search traffic when known (a task's URL row)."""
 
     url: str
     clicks_28d: int | None = None
@@ -212,7 +212,7 @@ class UrlObservation:
 
 @frozen
 class UrlOutcome:
-    """SPEC 2.8 `urls[]`."""
+    """One entry of a recheck's `urls`."""
 
     url: str
     status_code: int | None
@@ -583,7 +583,7 @@ def request_recheck(
     link_targets: Mapping[str, Mapping[str, Iterable[str]]] | None = _NO_TARGETS,
     duplicate_baseline: bool = False,
 ) -> RecheckPlan:
-    """Accept a recheck (SPEC 4.6) of exactly one of a task or a URL list.
+    """Accept a recheck (docs/rest-api.md "Fix tasks and rechecks") of exactly one of a task or a URL list.
 
     `tasks`: the site's tasks the request may touch (the asked task, or the tasks on any listed URL);
     `task_urls`: their URLs (all of them for a task; those among the list suffice for a URL list);

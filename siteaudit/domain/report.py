@@ -1,9 +1,9 @@
-"""The report of an audit (SPEC 2.4): one frozen value, built by `tally.ReportTally` at finalisation.
+"""The report of an audit (docs/scoring.md): one frozen value, built by `tally.ReportTally` at finalisation.
 
 Stored, served and printed as it is: each edge (the SQL store, REST, the CLI's JSON) converts it once,
 with the field names and order below being the JSON's. `Diff` and `NewIssue` are in `domain/diff.py`.
 
-Decisions the spec leaves open are documented with the tally that computes them (`domain/tally.py`);
+Decisions the REST contract leaves open are documented with the tally that computes them (`domain/tally.py`);
 `coverage_warning` is here (`docs/scoring.md`): it appears when more than 20% of the crawled pages were
 blocked (`blocked_by_firewall`), and on every audit without a score, saying why no HTML page was audited
 (`site_unreachable`, `robots_txt_unreachable`, `robots_txt_disallow_all`, `blocked_by_firewall`,

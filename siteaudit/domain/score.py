@@ -1,4 +1,4 @@
-"""The health score (CHECKS.md): the share of audited HTML pages without an error-level issue.
+"""The health score (docs/scoring.md): the share of audited HTML pages without an error-level issue.
 
 `score = 100 × (1 − pages with at least one error-level issue / audited HTML pages)`, rounded half up to
 an integer. Audited HTML pages are the crawled URLs that were neither blocked by a firewall, nor

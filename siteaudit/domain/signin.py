@@ -1,8 +1,8 @@
-"""Signing in to the app (SECURITY 9): passwords, sessions and one-time links, as values and rules.
+"""Signing in to the app (docs/app.md): passwords, sessions and one-time links, as values and rules.
 
 Decisions made here, so every adapter and door answers alike:
 
-- A password has 12 to 1,024 characters (SECURITY 9 asks for at least 12; the ceiling keeps a hash from
+- A password has 12 to 1,024 characters (at least 12, docs/app.md; the ceiling keeps a hash from
   being a denial of service). Nothing else is demanded of it.
 - A session is 256 random bits held by the browser; only their SHA-256 is stored. It ends when idle for
   `SignInTerms.idle` or `SignInTerms.lifetime` after sign-in, whichever comes first, at sign-out, and
@@ -80,7 +80,7 @@ class SignInTerms:
 
 @frozen(kw_only=True)
 class AppSession:
-    """One signed-in browser. `team_id` is the team being viewed (SPEC 5.2: it decides the team of new
+    """One signed-in browser. `team_id` is the team being viewed (docs/app.md: it decides the team of new
     Settings keys only); `csrf` is the token every form of this session carries."""
 
     id_hash: str

@@ -23,12 +23,12 @@ DEFAULT_MAX_PAGES: Final = 10_000
 DEFAULT_MAX_RPS: Final = 2.0
 MIN_RPS: Final = 0.5
 MAX_RPS: Final = 10.0
-# Without an ownership proof an audit stays small and gentle (SPEC 4.3, 4.4, 8).
+# Without an ownership proof an audit stays small and gentle (docs/rest-api.md "Registered sites").
 UNVERIFIED_MAX_PAGES: Final = 500
 UNVERIFIED_MAX_RPS: Final = 3.0
 
 # A scheduled audit's page cap, and so its reservation: the last done audit's pages plus a quarter, at
-# least 100 more (README "Monitoring and the scheduler").
+# least 100 more (docs/rest-api.md "Monitoring and the scheduler").
 SCHEDULED_HEADROOM_SHARE: Final = 4
 SCHEDULED_HEADROOM_MIN: Final = 100
 
@@ -129,7 +129,7 @@ class SiteAddress:
 
 
 def parse_site_url(raw: str) -> SiteAddress:
-    """Apply the URL rules of a site (SPEC 4.4). Raises InvalidUrl (422 invalid_url).
+    """Apply the URL rules of a site. Raises InvalidUrl (422 invalid_url).
 
     The public-address rule is not decided here: it needs name resolution, which is the SSRF guard's job.
     """
@@ -228,7 +228,7 @@ _METHOD_ALIASES: Final[Mapping[str, VerifyMethod]] = MappingProxyType(
 VERIFY_METHOD_NAMES: Final = (*(m.value for m in VerifyMethod), *_METHOD_ALIASES)
 
 
-# `POST /sites/{id}/verify` without a method tries these, in this order (SPEC 4.4).
+# `POST /sites/{id}/verify` without a method tries these, in this order (docs/rest-api.md "Registered sites").
 VERIFY_ORDER: Final = (VerifyMethod.SC, VerifyMethod.DNS, VerifyMethod.META, VerifyMethod.FILE)
 
 PROOF_NAME: Final = "siteaudit-site-verification"
@@ -402,7 +402,7 @@ class Notice:
 
 
 class VerifiedOnly(enum.StrEnum):
-    """Operations that need a verified site (SPEC 7, `site_not_verified`)."""
+    """Operations that need a verified site (409 `site_not_verified`)."""
 
     LARGE_AUDIT = "an audit of more than 500 pages"
     MONITORING = "scheduled monitoring"
@@ -466,7 +466,7 @@ class SiteLost:
 
 @frozen
 class SiteAuditSettings:
-    """The limits an audit of a registered site runs with (SPEC 4.4, `POST /sites/{id}/crawls`)."""
+    """The limits an audit of a registered site runs with (`POST /sites/{id}/crawls`)."""
 
     max_pages: int
     max_rps: float
@@ -643,7 +643,8 @@ class Site:
     def audit_settings(
         self, *, plan_page_limit: int, max_pages: int | None = None, max_rps: float | None = None
     ) -> SiteAuditSettings:
-        """Limits for an audit of this site (SPEC 4.4): saved settings, capped by plan and verification.
+        """Limits for an audit of this site (docs/rest-api.md "Registered sites"): saved settings, capped by
+        plan and verification.
 
         Raises ValidationFailed, PlanLimitMaxPages (403), or SiteNotVerified (409) for more than 500
         pages on an unverified site.

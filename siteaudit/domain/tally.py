@@ -1,4 +1,4 @@
-"""The report of an audit (SPEC 2.4), built from counters fed one page and one issue at a time.
+"""The report of an audit (docs/scoring.md), built from counters fed one page and one issue at a time.
 (Over 400 lines: the counters, and the report built from them, documented by one list of decisions.)
 
 A `ReportTally` is filled while the caller reads the audit's page and issue rows (in any order, any
@@ -6,7 +6,7 @@ number of them) and keeps aggregates only: counters per check and per (template,
 URLs each, the set of audited URLs and of URLs with an error, and the issue identity keys for the diff.
 `build()` turns them into the `Report` value (`domain/report.py`).
 
-Decisions the spec leaves open:
+Decisions the REST contract leaves open:
 
 - Pages and resources (`docs/scoring.md`): a URL fetched as a resource (an image, an external link
   target, a site URL that answered 2xx with something other than HTML; `PageFacts.resource`) is not a
@@ -20,8 +20,8 @@ Decisions the spec leaves open:
   (not `fetch_errors`: nothing failed; not `pages`, which therefore matches the audit's
   `pages_crawled`, and the coverage ratio is not diluted by them), in no template's `pages` and not in
   the score's audited pages. `stats.excluded_by_robots` counts them. The findings about them
-  (`blocked_by_robots_txt`, `sitemap_url_blocked`) are still in `issues`. (Until issue 12 they were
-  fetch errors and audited pages without errors, which also raised the score.)
+  (`blocked_by_robots_txt`, `sitemap_url_blocked`) are still in `issues`. (Reports stored earlier
+  counted them as fetch errors and audited pages without errors, which also raised the score.)
 - `issues` has one row per check code, with the most severe severity seen for it (a few checks vary,
   e.g. `noindex`), `count` issues and `pages` distinct URLs; rows are sorted by severity, then pages,
   then count. `issue_counts` counts issues by their own severity.

@@ -495,8 +495,9 @@ def order_by_impact(tasks: Iterable[FixTask]) -> tuple[FixTask, ...]:
 
 
 def top_tasks(tasks: Iterable[FixTask], limit: int, *, include_fixed: bool = True) -> tuple[FixTask, ...]:
-    """A task list as `GET /sites/{id}/tasks` shows it (SPEC 4.5): with a limit of 3 or less, fixed
-    tasks are left out and one task per check code is kept. `include_fixed=False` is the team list."""
+    """A task list as `GET /sites/{id}/tasks` shows it (docs/rest-api.md "Fix tasks and rechecks"): with a
+    limit of 3 or less, fixed tasks are left out and one task per check code is kept. `include_fixed=False` is
+    the team list."""
     short = limit <= 3
     chosen: list[FixTask] = []
     codes: set[str] = set()

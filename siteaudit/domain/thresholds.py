@@ -1,4 +1,5 @@
-"""The numeric settings the checks apply (CHECKS.md defaults), reported in the report's stats."""
+"""The numeric settings the checks apply (docs/checks.md gives the defaults), reported in the report's
+stats."""
 
 from typing import Any
 
@@ -11,7 +12,7 @@ _non_negative = validators.ge(0)
 
 @frozen
 class Thresholds:
-    """Every threshold of the check catalogue, with the CHECKS.md defaults."""
+    """Every threshold of the check catalogue, with its defaults (docs/checks.md)."""
 
     title_min_chars: int = field(default=10, validator=_non_negative)
     title_max_chars: int = field(default=60, validator=_non_negative)

@@ -1,6 +1,6 @@
-"""Index triage (SPEC 4.8, `GET /sites/{id}/index-triage`): crawled pages the console reports as not
-indexed, each put in one value class by the first rule that holds, then grouped by URL template and
-class, each group with why and what to do. Pure: the pages, inspections and figures are arguments."""
+"""Index triage (`GET /sites/{id}/index-triage`, docs/rest-api.md "Search console"): crawled pages the console
+reports as not indexed, each put in one value class by the first rule that holds, then grouped by URL template
+and class, each group with why and what to do. Pure: the pages, inspections and figures are arguments."""
 
 import enum
 from collections.abc import Iterable, Mapping

@@ -1,4 +1,5 @@
-"""The audit-ended webhook (SPEC 6): its body and signature, and the delivery lifecycle with its retries."""
+"""The audit-ended webhook (docs/rest-api.md "The audit-ended webhook"): its body and signature, and the
+delivery lifecycle with its retries."""
 
 import enum
 import hashlib
@@ -25,7 +26,7 @@ ATTEMPT_HEADER: Final = "X-Audit-Attempt"
 SIGNATURE_PREFIX: Final = "sha256="
 
 MAX_ATTEMPTS: Final = 5
-# Waits after the 1st, 2nd, 3rd and 4th failure (SPEC 6.4): attempts land at about 0, 1, 6, 21, 51 minutes.
+# Waits after the 1st, 2nd, 3rd and 4th failure: attempts land at about 0, 1, 6, 21, 51 minutes.
 RETRY_DELAYS: Final[tuple[timedelta, ...]] = tuple(timedelta(minutes=m) for m in (1, 5, 15, 30))
 # A retry lands within ±10 % of its nominal delay, so receivers that failed together do not retry together.
 JITTER_SPREAD: Final = 0.1
@@ -38,7 +39,7 @@ MAX_ERROR_LENGTH: Final = 300
 
 
 def event_body(*, crawl_id: int, status: AuditStatus, pages_crawled: int, health_score: int | None) -> bytes:
-    """The SPEC 6.2 body as bytes, keys in the spec's order, no white space, ASCII only.
+    """The webhook body as bytes, keys in the documented order, no white space, ASCII only.
 
     Made once when the event is queued: these bytes are stored, signed and sent as they are.
     """
@@ -67,7 +68,7 @@ def _key(secret: bytes | str) -> bytes:
 
 
 def sign(secret: bytes | str, body: bytes) -> str:
-    """`sha256=<lowercase hex HMAC-SHA256 of body>`, the X-Audit-Signature value (SPEC 6.3)."""
+    """`sha256=<lowercase hex HMAC-SHA256 of body>`, the X-Audit-Signature value."""
     return SIGNATURE_PREFIX + hmac.new(_key(secret), body, hashlib.sha256).hexdigest()
 
 
@@ -77,7 +78,7 @@ def signature_matches(secret: bytes | str, body: bytes, header: str) -> bool:
 
 
 def url_refusal(url: str) -> str | None:
-    """Why an attempt to `url` fails before any connection (SPEC 6.5 rule 1), or None.
+    """Why an attempt to `url` fails before any connection (only `https` URLs are called), or None.
 
     Addresses are judged at connect time by the SSRF guard, not here.
     """
@@ -120,7 +121,7 @@ class SendOutcome:
 class DeliveryStatus(enum.StrEnum):
     PENDING = "pending"  # waiting for its next attempt (or being attempted, while leased)
     DELIVERED = "delivered"  # a 2xx answer, received whole (or to the cap) within the deadline
-    REDIRECTED = "redirected"  # a 3xx answer: redirects are not followed and delivery ends (SPEC 6.4)
+    REDIRECTED = "redirected"  # a 3xx answer: redirects are not followed and delivery ends
     DROPPED = "dropped"  # the fifth attempt failed; the receiver polls GET /crawls/{id}
 
     @property

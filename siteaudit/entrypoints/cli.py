@@ -118,7 +118,7 @@ def serve(host: str | None, port: int | None) -> None:
     "--metrics-port",
     default=None,
     type=click.IntRange(0, 65535),
-    help="Serve this worker's Prometheus metrics on this port (README: Metrics).",
+    help="Serve this worker's Prometheus metrics on this port (docs/operations.md).",
 )
 def worker(threads: int | None, metrics_port: int | None) -> None:
     """Consume crawl, finalisation and webhook work from SITEAUDIT_BROKER_URL (RabbitMQ) until stopped."""
@@ -229,7 +229,7 @@ def admin() -> None:
     type=click.Choice(list(DEFAULT_PLANS)),
     default="free",
     show_default=True,
-    help="What their own audits may do (README, Plans).",
+    help="What their own audits may do (docs/rest-api.md, Plans).",
 )
 @json_option
 def create_user(email: str, plan: str, as_json: bool) -> None:
@@ -409,7 +409,7 @@ def list_keys(email: str, as_json: bool, as_csv: bool) -> None:
 )
 @json_option
 def webhook_secret(email: str, rotate: bool, as_json: bool) -> None:
-    """Show (or rotate) the person's webhook signing secret (SPEC 2.11)."""
+    """Show (or rotate) the person's webhook signing secret."""
 
     def act() -> None:
         secret = _application().webhook_secret(email, rotate=rotate)
@@ -499,7 +499,7 @@ def whoami(key: str, as_json: bool) -> None:
     _run(act)
 
 
-# --- the app at /app: a person's password (README "The app") ------------------------------------------
+# --- the app at /app: a person's password (docs/app.md) ------------------------------------------------
 
 
 @admin.command("set-password")

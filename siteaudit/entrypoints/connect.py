@@ -1,5 +1,5 @@
-"""`siteaudit connect` and `siteaudit disconnect`: a device login (SPEC 4.11) whose key is written into AI
-agents' MCP configuration files only (SPEC 5 rule 8), and the removal of those entries.
+"""`siteaudit connect` and `siteaudit disconnect`: a device login (docs/app.md) whose key is written into AI
+agents' MCP configuration files only (docs/security.md), and the removal of those entries.
 
 connect: the place and agents travel in the start's `client_name` as `connect on HOST: agent1, agent2`
 for the user scope and `connect on HOST in /abs/project: ...` for a project

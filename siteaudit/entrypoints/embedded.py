@@ -41,8 +41,8 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """The server's own refusals in the error envelope every other answer uses (README "Errors and
-        limits"), instead of http.server's HTML page."""
+        """The server's own refusals in the error envelope every other answer uses (docs/rest-api.md
+        "Errors and limits"), instead of http.server's HTML page."""
         error, why = PARSER_ERRORS.get(code, PARSER_ERRORS[400])
         if self.request_version == "HTTP/0.9":  # a request line that did not parse: still a status line
             self.request_version = self.protocol_version
@@ -168,7 +168,7 @@ def app_greeting(app: App, origin: str, *, first_run: bool) -> str:
 
 
 def mcp_greeting(app: App, origin: str) -> str | None:
-    """Where AI agents reach the tool server, and the command that configures them (README: MCP);
+    """Where AI agents reach the tool server, and the command that configures them (docs/agents.md);
     None when SITEAUDIT_MCP_HTTP turned `/mcp` off."""
     if not app.settings.mcp_http:
         return None

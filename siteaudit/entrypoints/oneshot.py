@@ -21,7 +21,7 @@ from siteaudit.settings import Settings
 
 # Piped output (CI logs) is not cut to a terminal's width: lines are as long as they need to be.
 PIPE_WIDTH = 10_000
-# The exit code of an audit that audited no HTML page: no score (README "CLI", `docs/scoring.md`).
+# The exit code of an audit that audited no HTML page: no score (docs/cli.md, docs/scoring.md).
 EXIT_NO_SCORE = 5
 # The checks about the host's own files (robots.txt, sitemaps, llms.txt), printed whatever else is shown.
 HOST_FILE_GROUPS = frozenset({"robots", "sitemaps"})

@@ -34,11 +34,12 @@ def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Cal
         rechecked = application.recheck_site_proofs(at)
         if rechecked.confirmed or rechecked.missing:
             log.info("scheduler: ownership proofs re-checked: %s", rechecked)
-        # The search-console daily sync (issue 14): verified sites not synced for a day.
+        # The search-console daily sync: verified sites not synced for a day.
         synced = application.sync_search_consoles(at)
         if synced:
             log.info("scheduler: search console synced for %d sites", synced)
-        # Fix impact (SPEC 2.9): events not measured for a day read the figures the sync stored.
+        # Fix impact (docs/rest-api.md "Fix impact"): events not measured for a day read the figures the sync
+        # stored.
         measured = application.measure_fix_impacts(at)
         if measured:
             log.info("scheduler: fix impact measured for %d events", measured)

@@ -2,7 +2,7 @@
 
 A crawl slice spends most of its time waiting: for its host's next turn (1/max_rps), for the host's rate
 shared with other audits, for answers. Run on a Dramatiq worker thread, each waiting slice held that
-thread, so a process carried as many audits as it had threads (issue 18: 12 audits at 3 requests/s on 4
+thread, so a process carried as many audits as it had threads (measured: 12 audits at 3 requests/s on 4
 threads reached 31 % of the allowed rate). Here the `crawl_slice` actor hands its slice to this loop and
 returns: the message is acknowledged once the slice is on the loop, the thread takes the next message,
 and the loop multiplexes the fetches of every running slice. What a process carries is then bounded by

@@ -2,7 +2,7 @@
 
 Each gunicorn worker is its own process with its own counters: export PROMETHEUS_MULTIPROC_DIR (an
 empty directory, emptied again at every start) before gunicorn starts, and every worker writes its
-metrics there and `GET /metrics` from any of them adds all of them up (README "Metrics").
+metrics there and `GET /metrics` from any of them adds all of them up (docs/operations.md "Metrics").
 """
 
 import logging
@@ -20,7 +20,7 @@ log = logging.getLogger("siteaudit")
 
 
 def create_app() -> Any:
-    """The service. A setting that stops the start (README "CLI") is one logged line and gunicorn stops,
+    """The service. A setting that stops the start (docs/cli.md) is one logged line and gunicorn stops,
     with no traceback."""
     from siteaudit.adapters.log import configure_logging
     from siteaudit.settings import Settings

@@ -67,7 +67,7 @@ def excluded_by(page: PageFacts) -> str | None:
 
 @frozen
 class PageRow:
-    """A page row as the lists show it (SPEC 2.5), without decoding the page's full facts."""
+    """A page row as the lists show it, without decoding the page's full facts."""
 
     url_id: int
     url: str

@@ -1,4 +1,5 @@
-"""Fix-impact events (SPEC 2.9): one repository on the unit of work, `uow.fix_impacts`."""
+"""Fix-impact events (docs/rest-api.md "Fix impact"): one repository on the unit of work,
+`uow.fix_impacts`."""
 
 from collections.abc import Collection, Sequence
 from datetime import datetime

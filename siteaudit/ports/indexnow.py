@@ -1,5 +1,5 @@
-"""IndexNow (SPEC 4.9): the client that notifies the engines that support it (not the largest one), and
-where each site's IndexNow state, today's submitted URLs and recent submissions are kept."""
+"""IndexNow (docs/rest-api.md "IndexNow"): the client that notifies the engines that support it (not the
+largest one), and where each site's IndexNow state, today's submitted URLs and recent submissions are kept."""
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import date

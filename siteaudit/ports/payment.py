@@ -1,5 +1,5 @@
-"""The payment provider (SPEC 4.10) and the billing records: checkout, subscription and portal links,
-and the provider's events read into the domain's provider-neutral `PaymentEvent`s."""
+"""The payment provider (docs/rest-api.md "Billing") and the billing records: checkout, subscription and
+portal links, and the provider's events read into the domain's provider-neutral `PaymentEvent`s."""
 
 from datetime import datetime
 from typing import Protocol

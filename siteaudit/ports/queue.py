@@ -26,7 +26,7 @@ class TaskQueue(Protocol):
         """Nudge the webhook dispatcher to look for due deliveries now. Raises DispatchError."""
         ...
 
-    # --- rechecks (SPEC 4.6) ---
+    # --- rechecks ---
 
     def recheck(self, recheck_id: RecheckId) -> None:
         """Queue the run of a recheck (on the crawl queue). Raises DispatchError when not accepted."""

@@ -206,12 +206,12 @@ class UnitOfWork(Protocol):
     webhooks: WebhookRepository
     webhook_secrets: WebhookSecrets
     leases: LeaseRepository
-    # Billing (SPEC 4.10): billing accounts, checkout sessions, payment events seen.
+    # Billing: billing accounts, checkout sessions, payment events seen.
     billing: BillingRepository
-    indexnow: IndexNowRepository  # IndexNow (SPEC 4.9)
+    indexnow: IndexNowRepository  # IndexNow
     console: ConsoleStore  # the search-console integration's stored data
     signins: SignInRepository  # the app's passwords, sessions and one-time links
-    fix_impacts: FixImpactRepository  # fix-impact events (SPEC 2.9)
+    fix_impacts: FixImpactRepository  # fix-impact events
 
     def __enter__(self) -> Self: ...
 

@@ -1,4 +1,5 @@
-"""The search-engine console integration (SPEC 4.8): what the features need from a console provider.
+"""The search-engine console integration (docs/rest-api.md "Search console"): what the features need from a
+console provider.
 
 A `SearchConsole` is one connection's view of the console (a team's OAuth grant, the deployment's service
 account, or the demo provider): the properties it may read with their permission levels, search figures

@@ -52,7 +52,7 @@ class WebhookRepository(Protocol):
 
 
 class WebhookSecrets(Protocol):
-    """One signing secret per person (SPEC 2.11), in plaintext here; adapters keep it encrypted at rest.
+    """One signing secret per person, in plaintext here; adapters keep it encrypted at rest.
 
     New values come from the services (the Secrets port), never from the adapter.
     """
@@ -98,7 +98,7 @@ class WebhookSender(Protocol):
 
         Within the wall-clock deadline (10 s in production) for the whole exchange, DNS included, however
         slowly the receiver drips; at most 4 KB of the answer read (`Accept-Encoding: identity`);
-        redirects returned, never followed. An `http` URL fails without connecting (SPEC 6.5); the
+        redirects returned, never followed. An `http` URL fails without connecting; the
         host must resolve only to addresses the SSRF guard permits, and the checked address is the one
         connected to. Never raises for network outcomes: they come back as `error` with a detail.
         """

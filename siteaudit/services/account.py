@@ -36,7 +36,8 @@ def create_user(
     secrets: Secrets,
     plans: Mapping[str, Plan] = DEFAULT_PLANS,
 ) -> User:
-    """A person with their webhook signing secret (SPEC 2.11: one per person, made with the account)."""
+    """A person with their webhook signing secret (one per person, made with the account:
+    docs/rest-api.md "The audit-ended webhook")."""
     if plan not in plans:
         raise DomainError(
             f"unknown plan {plan!r}; plans: {', '.join(plans)}", code=ErrorCode.VALIDATION_FAILED

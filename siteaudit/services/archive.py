@@ -20,7 +20,7 @@ silently empty; a crash between 2 and 3 leaves rows that nobody reads, and the n
 same audit again (selection only grows: the cut-off moves forward and groups only get newer audits),
 sees `archived_at` set with rows still stored and deletes them.
 
-The diff (SPEC 2.5) of a later audit against an archived one must not change because the detail was
+The diff of a later audit against an archived one must not change because the detail was
 archived: a user comparing this month with last month expects the same `new`, `fixed` and `new_samples`
 whether or not last month's rows are still stored. Hence step 1 (about 4.5 bytes a distinct issue: a
 1,000-page audit with 3,000 issues keeps about 13 kB). Audits archived before identities were kept are

@@ -61,9 +61,9 @@ def start_audit(
 
     With `request.site_id` the team's site supplies the settings (another team's site answers NotFound);
     a plain URL counts as verified when the team has a verified site for its origin. Plain-URL audits are
-    paid by the caller, site audits by the team owner (SPEC 5.7). A refused request (402, 403, 404, 409,
-    422) creates nothing. When dispatching fails the audit ends `failed` (`dispatch_failed: ...`), the
-    reservation is refunded in full, and DispatchFailed (503) is raised.
+    paid by the caller, site audits by the team owner (docs/rest-api.md "Credits"). A refused request (402,
+    403, 404, 409, 422) creates nothing. When dispatching fails the audit ends `failed` (`dispatch_failed:
+    ...`), the reservation is refunded in full, and DispatchFailed (503) is raised.
     """
     now = clock.now()
     with uow:
@@ -132,7 +132,8 @@ def start_audit(
 
 def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> int:
     """Inside the ending transaction: charge what was fetched, refund the rest (once per audit), then
-    queue the audit-ended webhook when the audit was started with a `webhook_url` (SPEC 6.1).
+    queue the audit-ended webhook when the audit was started with a `webhook_url` (docs/rest-api.md "The
+    audit-ended webhook").
 
     Returns the tenths charged now (0 when the audit was settled before), for the caller to count in
     its metrics once the transaction is committed."""

@@ -1,4 +1,5 @@
-"""Billing use cases (SPEC 4.10): the team owner's payment links, and one fulfilment for every provider.
+"""Billing use cases (docs/rest-api.md "Billing"): the team owner's payment links, and one fulfilment for
+every provider.
 
 The provider is called outside any transaction (a slow payment API never holds the SQLite writer or a
 PostgreSQL row lock). Every payment event, whether Stripe's webhook or the local test checkout's button,
@@ -206,8 +207,8 @@ def change_plan(
     provider: PaymentProvider | None,
     clock: Clock,
 ) -> BillingStatus:
-    """SPEC 4.10's "changes are made in the app": the provider moves the live subscription to the new
-    price, and its answer goes through `fulfil` at once as a subscription event (the provider's own
+    """Plan changes are made in the app (docs/rest-api.md "Billing"): the provider moves the live subscription
+    to the new price, and its answer goes through `fulfil` at once as a subscription event (the provider's own
     webhook about the same change then carries the same choice)."""
     user, account = _owner(caller, uow())
     seller = _provider(provider, f"the {choice.key} subscription")

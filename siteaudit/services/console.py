@@ -1,5 +1,5 @@
-"""Search-console use cases (SPEC 4.8): the console a site reads, team connections, the `gsc`
-ownership proof and the daily sync (the answers are in `console_read.py`).
+"""Search-console use cases (docs/rest-api.md "Search console"): the console a site reads, team connections,
+the `gsc` ownership proof and the daily sync (the answers are in `console_read.py`).
 
 Which console a site reads: the team's OAuth connection; else the deployment's service account when it
 serves the team; else, for a verified site, the demo provider when the demo setting is on (it then
@@ -266,7 +266,7 @@ def sync_site(site: Site, deps: ConsoleDeps, *, pages: Sequence[PageRow] | None 
                 uow.commit()
         sync = _sync_with(site, source.client, pages, deps, now)
         if sync.status is SyncStatus.OK:
-            # Fix tasks rank by the figures just stored (issue 15), not only after the next audit.
+            # Fix tasks rank by the figures just stored, not only after the next audit.
             refresh_task_traffic(site.id, uow=deps.uow, crawl=deps.crawl)
     with deps.uow() as uow:
         uow.console.save_sync(sync)

@@ -1,6 +1,6 @@
 # Over 500 lines: every console answer (summary, not-indexed, url, opportunities, inspect, triage) reads the same prepared site; split by answer when one grows.
-"""Search-console answers (SPEC 4.8): summary, not-indexed groups, one URL, opportunities, fresh
-inspections within the property's budget, index triage, and stored figures per URL."""
+"""Search-console answers (docs/rest-api.md "Search console"): summary, not-indexed groups, one URL,
+opportunities, fresh inspections within the property's budget, index triage, and stored figures per URL."""
 
 import logging
 from collections.abc import Mapping, Sequence

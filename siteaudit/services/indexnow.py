@@ -1,7 +1,7 @@
 # Over 500 lines: the IndexNow use cases share one key, allowance and submission flow; status, key checks and submit are one job.
-"""IndexNow use cases (SPEC 2.10, 4.9): a site's key (generated on first use, or an existing one), key
-checks and key detection through the SSRF-guarded proof reader, auto-submit, and submissions within the
-site's daily URL allowance, also automatically after each audit of a site with auto-submit on.
+"""IndexNow use cases (docs/rest-api.md "IndexNow"): a site's key (generated on first use, or an existing
+one), key checks and key detection through the SSRF-guarded proof reader, auto-submit, and submissions within
+the site's daily URL allowance, also automatically after each audit of a site with auto-submit on.
 
 The allowance is counted once per URL per site per UTC day: a URL is counted (in the same transaction
 that reserves it, so concurrent requests cannot overspend) before it is sent, and a retry of a request

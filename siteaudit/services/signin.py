@@ -1,4 +1,4 @@
-"""Signing in to the app (SECURITY 9): sign-in, sign-up, sessions, re-authentication, password resets."""
+"""Signing in to the app (docs/app.md): sign-in, sign-up, sessions, re-authentication, password resets."""
 
 from attrs import evolve
 
@@ -154,7 +154,7 @@ def confirm_password(
 
 
 def switch_team(token: str, team: TeamId, *, uow: UnitOfWork, clock: Clock, terms: SignInTerms) -> AppSession:
-    """View another of the person's teams (it decides the team of new Settings keys only, SPEC 5.2)."""
+    """View another of the person's teams (it decides the team of new Settings keys only; docs/app.md)."""
     with uow:
         session = _live_session(token, uow, clock, terms)
         if uow.teams.membership(team, session.user_id) is None:

@@ -30,7 +30,7 @@ from siteaudit.ports.site import ProofReader, TxtLookupFailed
 
 _log = logging.getLogger("siteaudit.admin")
 
-# Health scores shown in a site's trend (SPEC 2.6, 8).
+# Health scores shown in a site's trend.
 TREND_LENGTH = 12
 
 _TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -257,7 +257,7 @@ def verify_site(
     reader: ProofReader,
     console: Callable[[Site], ProofCheck] | None = None,
 ) -> tuple[Site, tuple[ProofCheck, ...]]:
-    """Try `method`, or every method in SPEC order, stopping at the first match; mark the site verified.
+    """Try `method`, or every method in VERIFY_ORDER, stopping at the first match; mark the site verified.
 
     The proofs are read outside any transaction. Raises VerificationFailed (422) naming what to
     publish, with every check's outcome; a site already verified stays so.

@@ -1,11 +1,16 @@
-"""Settings come from SITEAUDIT_* environment variables, each with the default README documents."""
+"""Settings come from SITEAUDIT_* environment variables, each with the default docs/configuration.md
+documents."""
 
 import re
 from pathlib import Path
 
+import attrs
+
 from siteaudit.settings import Settings
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CONFIGURATION = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+# Settings whose empty value stands for a default computed from the others (the page says which).
+COMPUTED_DEFAULTS = {"DATABASE_URL", "PUBLIC_URL", "PAYMENT_PROVIDER", "CONSOLE_DEMO"}
 
 
 def test_every_setting_is_read_from_its_environment_variable() -> None:
@@ -33,7 +38,38 @@ def test_every_setting_is_read_from_its_environment_variable() -> None:
     assert Settings.from_env({}).metrics is True
 
 
-def test_readme_documents_every_setting() -> None:
-    documented = set(re.findall(r"`SITEAUDIT_([A-Z_]+)`", README.read_text()))
-    fields = {attribute.name.upper() for attribute in Settings.__attrs_attrs__}
+def configuration_table() -> dict[str, str]:
+    """The service settings table of docs/configuration.md: variable (without SITEAUDIT_) to its default column."""
+    service = CONFIGURATION.read_text().split("## Service settings", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `SITEAUDIT_([A-Z_]+)` \| ([^|]*) \|", service, flags=re.MULTILINE)
+    return {name: default.strip() for name, default in rows}
+
+
+def written(value: object) -> str:
+    """A default as the page writes it: `true`/`false`, whole numbers without `.0`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def test_the_configuration_page_documents_every_setting() -> None:
+    fields = {attribute.name.upper() for attribute in attrs.fields(Settings)}
+    documented = set(configuration_table())
     assert fields <= documented, fields - documented
+    assert documented <= fields, documented - fields
+
+
+def test_the_configuration_page_gives_every_default_as_the_code_has_it() -> None:
+    table = configuration_table()
+    defaults = Settings(database_url="memory://")
+    for attribute in attrs.fields(Settings):
+        name = attribute.name.upper()
+        value = getattr(defaults, attribute.name)
+        if name in COMPUTED_DEFAULTS:
+            continue
+        if value in ("", (), None):
+            assert table[name].startswith(("empty", "(none)", "unset", "(system)")), (name, table[name])
+        else:
+            assert table[name] == f"`{written(value)}`", (name, table[name], value)

@@ -67,16 +67,16 @@ class MemoryStore:
         self.devices: Table[DeviceLoginId, DeviceLogin] = Table()
         self.leases: Table[AuditId, Lease] = Table()
         self.webhooks = MemoryWebhookStore(lock=self.lock)
-        self.billing = MemoryBillingStore()  # billing (SPEC 4.10)
-        # IndexNow (SPEC 4.9)
+        self.billing = MemoryBillingStore()  # billing
+        # IndexNow
         self.indexnow = MemoryIndexNowTables()
-        # The search-console integration (issue 14).
+        # The search-console integration.
         self.console = MemoryConsoleTables(lock=self.lock)
-        # The app's sign-in state (SECURITY 9).
+        # The app's sign-in state (docs/app.md).
         self.app_passwords: Table[UserId, str] = Table()
         self.app_sessions: Table[str, AppSession] = Table()
         self.app_links: Table[str, OneTimeLink] = Table()
-        # Fix-impact events (SPEC 2.9).
+        # Fix-impact events.
         self.fix_impacts: Table[int, FixImpact] = Table()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
@@ -628,7 +628,7 @@ class MemoryUnitOfWork(MemoryTransaction):
         self.webhook_secrets: WebhookSecrets = g(MemoryWebhookSecrets(store.webhooks))
         self.leases: LeaseRepository = g(MemoryLeaseRepository(store.leases, store.audits.values))
         self.billing: BillingRepository = g(MemoryBillingRepository(store.billing))
-        # IndexNow (SPEC 4.9)
+        # IndexNow
         self.indexnow: IndexNowRepository = g(MemoryIndexNowRepository(store.indexnow, self._seen))
         self.console: ConsoleStore = g(MemoryConsoleStore(store.console, store.sites))
         self.signins: SignInRepository = g(

@@ -27,7 +27,8 @@ class LocalPayments:
         return True
 
     def checkout_link(self, order: CheckoutOrder) -> CheckoutLink:
-        # 128 random bits; only the buyer, signed in to the app, may see and complete it (README "Billing").
+        # 128 random bits; only the buyer, signed in to the app, may see and complete it (docs/rest-api.md
+        # "Billing").
         session_id = SESSION_PREFIX + self._secrets.token_hex(16)
         return CheckoutLink(session_id, f"{self._base}{CHECKOUT_PATH}/{session_id}")
 

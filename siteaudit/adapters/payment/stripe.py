@@ -3,7 +3,7 @@
 - One Stripe customer per person, made at the first checkout (an idempotency key per person, so two
   first checkouts at once make one customer).
 - Checkout Sessions: `payment` mode for the two packs (the pack's price id from the price table, or the
-  SPEC's price inline), `subscription` mode for plan x tier x interval from the price table.
+  pack's list price inline), `subscription` mode for plan x tier x interval from the price table.
 - Billing-portal sessions for the customer.
 - Webhooks verified with `stripe.Webhook.construct_event` (HMAC-SHA256 of `t.payload`, five minutes'
   tolerance, to which a timestamp more than five minutes ahead is refused too), then read into the

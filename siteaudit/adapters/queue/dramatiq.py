@@ -71,7 +71,7 @@ class DramatiqTaskQueue:
     def deliver_webhooks(self) -> None:
         self._send(WEBHOOK_QUEUE, "deliver_webhooks")
 
-    # --- rechecks (SPEC 4.6): run on the crawl queue's workers like an audit slice ---
+    # --- rechecks: run on the crawl queue's workers like an audit slice ---
 
     def recheck(self, recheck_id: RecheckId) -> None:
         self._send(CRAWL_QUEUE, "run_recheck", int(recheck_id))

@@ -144,7 +144,7 @@ class SqlApiKeyRepository(Versioned):
         )
         conn = self._c()
         if conn.dialect.name == "postgresql":
-            # A use is a hint, not a record (SECURITY 3 writes it at most once a minute): the transaction
-            # commits without waiting for the disk, in the same round trip as the update.
+            # A use is a hint, not a record (written at most once a minute: docs/security.md "API keys"): the
+            # transaction commits without waiting for the disk, in the same round trip as the update.
             statement = statement.where(_ASYNC_COMMIT)
         conn.execute(statement)

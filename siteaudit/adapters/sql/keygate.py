@@ -5,9 +5,9 @@ Before, an authenticated request paid a round trip for the key with its membersh
 limiter's upsert. Now one statement reads the key (with EXISTS on the membership's primary key), and two
 data-modifying CTEs act on what it read: the limiter's upsert (`ratelimit._HIT`, the same GCRA arithmetic
 and the same row-lock queueing) counts the request only for an active key whose holder is a member, and
-`last_used_at` moves at most once a minute (SECURITY 3) under the same condition. PostgreSQL runs every
-data-modifying CTE to completion whether or not the final SELECT reads it. Nothing is cached: each request
-reads the key's current row, so a key revoked (or a member removed) a moment ago is refused at once.
+`last_used_at` moves at most once a minute (docs/security.md "API keys") under the same condition. PostgreSQL
+runs every data-modifying CTE to completion whether or not the final SELECT reads it. Nothing is cached: each
+request reads the key's current row, so a key revoked (or a member removed) a moment ago is refused at once.
 
 Like the limiter, the statement runs on the pooled driver connection in autocommit with an asynchronous
 commit (no wait for the WAL on disk: a server crash may forget the last fraction of a second of counted

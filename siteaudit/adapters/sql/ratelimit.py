@@ -1,8 +1,8 @@
 """Rate limits shared by every process: one GCRA theoretical arrival time (TAT) per bucket in `rate_buckets`.
 
-On PostgreSQL a request is decided by ONE statement (SECURITY 4): an upsert whose `DO UPDATE ... WHERE`
-lets the TAT move only when the request fits, so concurrent requests on one bucket queue on its row lock
-and each sees the TAT the previous one left; no row returned means refused. The statement runs in
+On PostgreSQL a request is decided by ONE statement (docs/security.md "Rate limits"): an upsert whose `DO
+UPDATE ... WHERE` lets the TAT move only when the request fits, so concurrent requests on one bucket queue on
+its row lock and each sees the TAT the previous one left; no row returned means refused. The statement runs in
 autocommit with an asynchronous commit: one round trip, no wait for the WAL to reach the disk (a server
 crash may forget the last fraction of a second of counted requests, which only errs towards letting a
 few more in; it never corrupts a bucket). On SQLite the same

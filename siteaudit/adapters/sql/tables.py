@@ -278,7 +278,7 @@ crawl_issue_counts = Table(
 
 # Every `ISSUE_MARK_EVERY`th issue of each (severity, check) group of a sealed audit, in the issues list's
 # order, with its ordinal in the group: a deep page of the list starts its index walk at the mark before
-# it instead of at its group's first issue (issue 18, migration 0015).
+# it instead of at its group's first issue (migration 0015).
 crawl_issue_marks = Table(
     "crawl_issue_marks",
     metadata,
@@ -327,7 +327,7 @@ crawl_reports = Table(
     Column("archived_identities", JSON, nullable=True),
 )
 
-# --- API keys (SECURITY 3: the SHA-256 hash and the 12-character prefix, never the key) ----------------
+# --- API keys (the SHA-256 hash and the 12-character prefix, never the key: docs/security.md) -------
 
 api_keys = Table(
     "api_keys",
@@ -443,7 +443,7 @@ rechecks = Table(
     Column("attempts", Integer, nullable=False, server_default="0"),
 )
 
-# --- device logins (SECURITY 5: the device code is kept as its hash) ------------------------------------
+# --- device logins (the device code is kept as its hash: docs/security.md) -----------------------------
 
 device_logins = Table(
     "device_logins",
@@ -463,7 +463,7 @@ device_logins = Table(
     Column("version", Integer, nullable=False),
 )
 
-# --- the audit-ended webhook (SECURITY 2) --------------------------------------------------------------
+# --- the audit-ended webhook (docs/rest-api.md) ----------------------------------------------------------
 
 webhook_deliveries = Table(
     "webhook_deliveries",
@@ -507,7 +507,8 @@ webhook_secrets = Table(
     Column("sealed", Text, nullable=False),  # SecretBox token (Fernet): never the secret itself
 )
 
-# --- rate limits (SECURITY 4): one GCRA theoretical arrival time per bucket ------------------------------
+# --- rate limits (docs/security.md): one GCRA theoretical arrival time per bucket
+# ------------------------------
 
 rate_buckets = Table(
     "rate_buckets",
@@ -516,7 +517,7 @@ rate_buckets = Table(
     Column("tat", Float(precision=53), nullable=False),  # seconds since the epoch
 )
 
-# --- billing (SPEC 4.10): one billing account per person, the checkouts opened, payment events seen ------
+# --- billing: one billing account per person, the checkouts opened, payment events seen ------
 
 billing_accounts = Table(
     "billing_accounts",
@@ -556,7 +557,7 @@ payment_events = Table(
 )
 
 
-# --- IndexNow (SPEC 2.10, 4.9) ----------------------------------------------------------------------------
+# --- IndexNow --------------------------------------------------------------------------------------------
 # Like fix tasks, no foreign key to sites: the memory store keeps these rows when a site goes, and so does
 # this one (a site registered again gets a new id and a new key).
 
@@ -608,7 +609,7 @@ indexnow_submissions = Table(
     UniqueConstraint("site_id", "audit_id"),
 )
 
-# --- issue 18: frontier counters, moved in the same transaction as the frontier rows ---------------------
+# --- frontier counters, moved in the same transaction as the frontier rows ---------------------
 
 crawl_frontier_counts = Table(
     "crawl_frontier_counts",
@@ -619,7 +620,7 @@ crawl_frontier_counts = Table(
     PrimaryKeyConstraint("audit_id", "state"),
 )
 
-# --- the search-console integration (issue 14): connections, daily figures, inspections, budget ----------
+# --- the search-console integration: connections, daily figures, inspections, budget ----------
 # Keyed by site or team without foreign keys, like tasks: the rows of a deleted site are removed by the
 # site use case through the console store.
 
@@ -685,7 +686,7 @@ console_syncs = Table(
     Column("error", Text, nullable=True),
 )
 
-# --- the app's sign-in state (SECURITY 9): password hashes, sessions and one-time links by their hash ----
+# --- the app's sign-in state (docs/app.md): password hashes, sessions and one-time links by their hash ----
 
 app_passwords = Table(
     "app_passwords",
@@ -718,7 +719,7 @@ app_links = Table(
     Column("used_at", UtcDateTime, nullable=True),
 )
 
-# Fix-impact events (SPEC 2.9): one row per task fixed, measured by the scheduler.
+# Fix-impact events: one row per task fixed, measured by the scheduler.
 fix_impacts = Table(
     "fix_impacts",
     metadata,

@@ -130,11 +130,11 @@ class SqlUnitOfWork:
         self.webhook_secrets: WebhookSecrets = SqlWebhookSecrets(self._current, self._secret_box)
         self.leases: LeaseRepository = SqlLeaseRepository(self._current)
         self.billing: BillingRepository = SqlBillingRepository(self._current)
-        # IndexNow (SPEC 4.9)
+        # IndexNow
         self.indexnow: IndexNowRepository = SqlIndexNowRepository(self._current, self._seen)
         self.console: ConsoleStore = SqlConsoleStore(self._current)
         self.signins: SignInRepository = SqlSignInRepository(self._current)
-        self.fix_impacts: FixImpactRepository = SqlFixImpactRepository(self._current)  # SPEC 2.9
+        self.fix_impacts: FixImpactRepository = SqlFixImpactRepository(self._current)
 
     def _current(self) -> Connection:
         if self._connection is None:

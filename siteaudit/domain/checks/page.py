@@ -1,5 +1,5 @@
-# Over 500 lines: every page-scope check of CHECKS.md, one short rule each, in the catalogue's order.
-"""Page checks: everything judged from one URL's own response and HTML facts (CHECKS.md scope `page`).
+# Over 500 lines: every page-scope check of docs/checks.md, one short rule each, in the catalogue's order.
+"""Page checks: everything judged from one URL's own response and HTML facts (docs/checks.md, scope `page`).
 
 `check_page` runs at crawl time for every fetched URL and again for rechecks of single URLs. Checks
 that need other URLs' answers, the link graph or cross-page comparisons live in `site.py`.
@@ -86,7 +86,8 @@ def normalise_text(text: str) -> str:
 
 @frozen
 class Directives:
-    """Robots directives of a page, per source, with the CHECKS.md union rules applied."""
+    """Robots directives of a page, per source, with the union rules of docs/checks.md "Conventions"
+    applied."""
 
     meta: tuple[frozenset[str], ...]
     header: tuple[frozenset[str], ...]
@@ -216,7 +217,8 @@ def is_content_page(page: PageFacts) -> bool:
 
 
 def is_indexable(page: PageFacts) -> bool:
-    """CHECKS.md: HTML, final status 200, no noindex, canonical absent or self, not disallowed."""
+    """docs/checks.md "Conventions": HTML, final status 200, no noindex, canonical absent or self, not
+    disallowed."""
     return indexable_given(page, noindex=directives(page).noindex, elsewhere=canonical_elsewhere(page))
 
 
@@ -601,8 +603,8 @@ def _link_issues(
     )
     if local:
         yield issue("localhost_link", page.url, targets=local[:DETAIL_SAMPLE], count=len(local))
-    # Every <a href> counts, repeats too (CHECKS.md); facts stored before that was recorded give the
-    # distinct targets only, a lower bound.
+    # Every <a href> counts, repeats too (docs/checks.md "Conventions"); facts stored before that was recorded
+    # give the distinct targets only, a lower bound.
     links = max(html.anchor_links, len(anchors))
     if links > limits.max_links_per_page:
         yield issue(

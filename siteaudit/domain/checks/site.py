@@ -1,4 +1,4 @@
-# Over 500 lines: every site-scope check of CHECKS.md, one short rule each, in the catalogue's order.
+# Over 500 lines: every site-scope check of docs/checks.md, one short rule each, in the catalogue's order.
 """Site checks: judged once per audit at finalisation, over every page, link and host-level file.
 
 Link-graph, target, duplicate, sitemap and robots.txt checks need more than one URL's answer. They run

@@ -39,7 +39,7 @@ _NORMAL = re.compile(r"https?://[a-z0-9.-]+/[!-\"$-~]*")
 
 
 def normalise(url: str) -> str:
-    """Comparison form (CHECKS.md conventions): scheme and host lower-cased, default port and fragment
+    """Comparison form (docs/checks.md "Conventions"): scheme and host lower-cased, default port and fragment
     dropped, empty path as "/". The query string is kept. Unparseable input comes back stripped."""
     if _NORMAL.fullmatch(url) and not url.endswith("?"):
         return url

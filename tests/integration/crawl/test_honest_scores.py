@@ -21,7 +21,7 @@ from siteaudit.settings import Settings
 
 LOOPBACK = "127.0.0.0/8"
 STARTING_CREDITS = 1000
-EXIT_NO_SCORE = 5  # README "CLI": the audit audited no HTML page
+EXIT_NO_SCORE = 5  # docs/cli.md: the audit audited no HTML page
 PNG = Answer(200, b"\x89PNG\r\n\x1a\n" + b"\0" * 500, {"Content-Type": "image/png"})
 JSON = Answer(200, b'{"status": "ok"}', {"Content-Type": "application/json"})
 

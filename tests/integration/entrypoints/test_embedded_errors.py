@@ -1,6 +1,6 @@
 """The embedded server's own refusals (a request line or headers http.server will not parse) answer in
-the error envelope, over a real socket against a listening `siteaudit serve` server (README "Errors and
-limits")."""
+the error envelope, over a real socket against a listening `siteaudit serve` server (docs/rest-api.md
+"Errors and limits")."""
 
 import json
 import socket

@@ -1,5 +1,5 @@
 """A setting that stops the start is one `error: ...` line and a non-zero exit in every command that reads
-the settings, and one logged line (no traceback) when gunicorn loads the WSGI factory (README "CLI").
+the settings, and one logged line (no traceback) when gunicorn loads the WSGI factory (docs/cli.md "Settings that stop the start").
 Each command runs as a user runs it: in a subprocess."""
 
 import os

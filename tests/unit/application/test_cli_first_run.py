@@ -1,4 +1,4 @@
-"""The first hour with the CLI (issue 12): the production walkthrough of README in its order, the admin
+"""The first hour with the CLI: the production walkthrough of docs/operations.md in its order, the admin
 listings, `migrate` saying what it did, startup errors as one line, the local owner's lost key, and the
 loopback refusal naming its way out."""
 
@@ -59,10 +59,10 @@ def application_on(database: str) -> App:
     return bootstrap(Settings(database_url=database), queue=MemoryTaskQueue(), resolver=PUBLIC)
 
 
-def readme_walkthrough() -> list[list[str]]:
-    """The `siteaudit admin ...` lines of README's production walkthrough, in README's order."""
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    section = readme.split("### From an empty database to the first audit", 1)[1].split("\n## ", 1)[0]
+def production_walkthrough() -> list[list[str]]:
+    """The `siteaudit admin ...` lines of the production walkthrough in docs/operations.md, in its order."""
+    operations = (Path(__file__).resolve().parents[3] / "docs" / "operations.md").read_text()
+    section = operations.split("### From an empty database to the first audit", 1)[1].split("\n## ", 1)[0]
     return [
         shlex.split(line.split("#")[0])[1:]
         for line in section.splitlines()
@@ -70,10 +70,8 @@ def readme_walkthrough() -> list[list[str]]:
     ]
 
 
-def test_readme_production_walkthrough_in_its_order_reaches_a_first_audit(
-    cli: CliRunner, database: str
-) -> None:
-    commands = readme_walkthrough()
+def test_the_production_walkthrough_in_its_order_reaches_a_first_audit(cli: CliRunner, database: str) -> None:
+    commands = production_walkthrough()
     assert [c[:2] for c in commands] == [
         ["admin", "create-user"],
         ["admin", "create-team"],
@@ -93,7 +91,7 @@ def test_readme_production_walkthrough_in_its_order_reaches_a_first_audit(
     assert started.estimated_credits == 1_000
     # The credits granted also cover an audit of a site registered with defaults (its page cap, 10,000).
     site = app.application.register_site(SiteRegistration("https://retro-clock.example/"), caller)
-    app.application.verify_site_by_hand(site.id, "the README walkthrough")
+    app.application.verify_site_by_hand(site.id, "the production walkthrough")
     site_audit = app.application.start_site_audit(AuditRequest(site_id=site.id), caller)
     assert site_audit.estimated_credits == credits(10_000)
 
@@ -277,8 +275,9 @@ def test_the_lost_local_key_is_replaced_by_the_documented_command(cli: CliRunner
     app = application_on(database)
     lost = app.application.ensure_local_owner(plan="scale", starting_credits=500)
     assert lost is not None
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    assert LOST_KEY_COMMAND in readme
+    root = Path(__file__).resolve().parents[3]
+    for page in ("README.md", "docs/getting-started.md"):
+        assert LOST_KEY_COMMAND in (root / page).read_text(), page
 
     new_key = ok(cli, *shlex.split(LOST_KEY_COMMAND)[1:]).strip()
     assert app.application.authenticate(new_key).key_prefix == new_key[:12]

@@ -1,5 +1,5 @@
 """Billing: billing accounts (one provider customer per person, the subscription), checkout sessions,
-payment events seen (SPEC 4.10)
+payment events seen
 
 Revision ID: 0012
 Revises: 0007

@@ -1,4 +1,4 @@
-"""Frontier counters per audit and state, kept by every frontier move (issue 18)
+"""Frontier counters per audit and state, kept by every frontier move
 
 Revision ID: 0013
 Revises: 0007

@@ -1,4 +1,4 @@
-"""Fix-impact events: one row per fixed task, measured against search-console data (issue 15)
+"""Fix-impact events: one row per fixed task, measured against search-console data
 
 Revision ID: 0014
 Revises: 0013

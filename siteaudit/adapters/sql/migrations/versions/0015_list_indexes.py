@@ -1,4 +1,4 @@
-"""Issues list: indexes in the list's order for every filter (issue 18)
+"""Issues list: indexes in the list's order for every filter
 
 The issues list orders by severity, check, URL id and id, and pages by offset. Filtered by check it used
 the index (audit, check, URL id), which is not in that order: PostgreSQL fetched and sorted every issue of

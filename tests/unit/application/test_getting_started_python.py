@@ -1,4 +1,5 @@
-"""The README's "Use it from Python" example runs as written, against a local site instead of example.com."""
+"""The "Use it from Python" example of docs/getting-started.md runs as written, against a local site instead of
+example.com."""
 
 import contextlib
 import io
@@ -9,7 +10,7 @@ from pytest_httpserver import HTTPServer
 
 from siteaudit.domain.report import Report
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+GETTING_STARTED = Path(__file__).resolve().parents[3] / "docs" / "getting-started.md"
 PAGE = (
     "<!doctype html><html lang=en><head><meta charset=utf-8><title>Retro Clock</title></head>"
     "<body><h1>Clocks</h1><a href='/about'>About</a> <a href='/gone'>Old page</a></body></html>"
@@ -17,18 +18,18 @@ PAGE = (
 
 
 def python_example() -> str:
-    section = README.read_text().split("## Use it from Python", 1)[1].split("\n## ", 1)[0]
+    section = GETTING_STARTED.read_text().split("## Use it from Python", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
     assert len(blocks) == 1
     code: str = blocks[0]
     return code
 
 
-def test_the_readme_example_is_about_ten_lines() -> None:
+def test_the_python_example_is_about_ten_lines() -> None:
     assert 10 <= len(python_example().strip().splitlines()) <= 16
 
 
-def test_the_readme_example_audits_a_site_and_prints_its_report(httpserver: HTTPServer) -> None:
+def test_the_python_example_audits_a_site_and_prints_its_report(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
     httpserver.expect_request("/about").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
     httpserver.no_handler_status_code = 404
@@ -46,7 +47,7 @@ def test_the_readme_example_audits_a_site_and_prints_its_report(httpserver: HTTP
     printed = io.StringIO()
     namespace: dict[str, object] = {}
     with contextlib.redirect_stdout(printed):
-        exec(compile(code, str(README), "exec"), namespace)
+        exec(compile(code, str(GETTING_STARTED), "exec"), namespace)
 
     report = namespace["report"]
     assert isinstance(report, Report)
