@@ -6,7 +6,7 @@ from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 
 from attrs import field, frozen
@@ -48,6 +48,8 @@ from siteaudit.ports.application import (
     CrawlProgress,
     DeviceGranted,
     DeviceLoginStarted,
+    ExportKind,
+    ExportRow,
     FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
@@ -220,7 +222,12 @@ class LocalApplication:
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
         audits, total = audit_services.list_audits(
-            caller, site_id=query.site_id, offset=query.offset, limit=query.limit, uow=self.uow()
+            caller,
+            site_id=query.site_id,
+            offset=query.offset,
+            limit=query.limit,
+            statuses=query.statuses,
+            uow=self.uow(),
         )
         return Listing(audits, total)
 
@@ -260,6 +267,9 @@ class LocalApplication:
             crawl=self.crawl,
         )
         return Listing(rows, total)
+
+    def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
+        return report_services.export_rows(audit_id, kind, caller, uow=self.uow(), crawl=self.crawl)
 
     # --- registered sites ------------------------------------------------------------------------------
 
