@@ -144,6 +144,15 @@ class AuditDetail:
 
 
 @frozen
+class AuditProgress:
+    """A running audit as the app's live view shows it: the detail, and the URLs found and waiting to be
+    fetched (`queued`, from the frontier's counters; 0 once the audit ended)."""
+
+    detail: AuditDetail
+    queued: int
+
+
+@frozen
 class AccountView:
     """What GET /account shows (SPEC 2.2); credit figures in tenths."""
 
@@ -602,6 +611,11 @@ class Application(Protocol):
     def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
         """The audit and whether it stalled now. Raises NotFound for another team's audit as for an
         unknown one."""
+        ...
+
+    def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
+        """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
+        `get_audit` does."""
         ...
 
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:

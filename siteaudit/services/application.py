@@ -42,6 +42,7 @@ from siteaudit.ports.application import (
     AppViewer,
     ArchivePolicy,
     AuditDetail,
+    AuditProgress,
     AuditQuery,
     AuditStarted,
     BillingStatus,
@@ -233,6 +234,10 @@ class LocalApplication:
 
     def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
         return audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
+
+    def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
+        detail = audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
+        return report_services.audit_progress(detail, crawl=self.crawl)
 
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
         return audit_services.cancel_audit(

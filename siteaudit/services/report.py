@@ -7,8 +7,8 @@ from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
-from siteaudit.ports.application import ExportKind, ExportRow
-from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.application import AuditDetail, AuditProgress, ExportKind, ExportRow
+from siteaudit.ports.crawl import CrawlStore, FrontierState, PageRow
 from siteaudit.ports.repository import UnitOfWork
 
 
@@ -97,3 +97,10 @@ def export_rows(
     if kind is ExportKind.ISSUES:
         return (issue for _, issue in crawl.stream_issues(audit_id))
     return crawl.stream_link_lines(audit_id)
+
+
+def audit_progress(detail: AuditDetail, *, crawl: CrawlStore) -> AuditProgress:
+    """The audit's detail (its team already checked) and the URLs its frontier holds queued."""
+    if detail.audit.status.ended:
+        return AuditProgress(detail, queued=0)
+    return AuditProgress(detail, queued=crawl.frontier_counts(detail.audit.id).get(FrontierState.QUEUED, 0))
