@@ -52,6 +52,11 @@ def _number(req: falcon.Request, name: str, *, default: int = 1, high: int = 100
     return number
 
 
+def plural(count: int, word: str) -> str:
+    """`1 page`, `2 pages`, `1,200 pages`."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
 def _pages(total: int, per_page: int) -> int:
     return max(1, -(-total // per_page))
 
@@ -111,7 +116,7 @@ class AuditsPage(Page):
             last_page=_pages(audits.total, PER_PAGE), page_link=page_link, sites=sites,
             site_urls={s.id: s.url for s in sites}, site_param=site_param, status_param=status_param,
             status_filters=list(STATUS_FILTERS), progress=progress, rates={a: _rate(p, now) for a, p in progress.items()},
-            refresh=REFRESH_SECONDS if progress else None,
+            refresh=REFRESH_SECONDS if progress else None, plural=plural,
         )  # fmt: skip
 
 
@@ -119,7 +124,7 @@ def _empty_list() -> dict[str, Any]:
     return {
         "audits": [], "total": 0, "page": 1, "last_page": 1, "page_link": lambda n: "/app/audits",
         "sites": [], "site_urls": {}, "site_param": "", "status_param": "",
-        "status_filters": list(STATUS_FILTERS), "progress": {}, "rates": {}, "refresh": None,
+        "status_filters": list(STATUS_FILTERS), "progress": {}, "rates": {}, "refresh": None, "plural": plural,
     }  # fmt: skip
 
 
@@ -133,7 +138,7 @@ class AuditPage(Page):
         audit = progress.detail.audit
         context: dict[str, Any] = {
             "audit": audit, "progress": progress, "rate": _rate(progress, self.app.clock.now()),
-            "report": None, "refresh": None, "archived": False,
+            "report": None, "refresh": None, "archived": False, "plural": plural,
         }  # fmt: skip
         if not audit.status.ended:
             context["refresh"] = REFRESH_SECONDS

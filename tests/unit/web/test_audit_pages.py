@@ -126,7 +126,8 @@ def test_the_report_page_shows_score_totals_diff_templates_and_drill_down(site: 
     assert "audited pages have an error-level issue" in page
     assert report.diff is not None and report.diff.previous_crawl_id == first
     assert f'<a href="/app/audits/{first}">audit #{first}</a>' in page
-    assert f'id="diff-new">{report.diff.new} ({report.diff.new_errors} errors)' in page
+    errors = f"{report.diff.new_errors} error" + ("" if report.diff.new_errors == 1 else "s")
+    assert f'id="diff-new">{report.diff.new} ({errors})' in page
     assert f"{SITE}/lost" in page  # the new broken page, among the new issues
     for group in report.templates:
         assert (group.template or "(no template)") in page
