@@ -4,11 +4,11 @@ the body is read, compared at both sizes)."""
 
 import tracemalloc
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import falcon.testing
 import pytest
+from attrs import frozen
 
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import App, bootstrap
@@ -23,14 +23,27 @@ OWNER = "owner@retro-clock.example"
 BATCH = 5_000
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> tuple[App, str]:
-    database: Path = tmp_path_factory.mktemp("export") / "siteaudit.sqlite3"
-    app = bootstrap(Settings(database_url=f"sqlite:///{database}"), queue=MemoryTaskQueue())
+@frozen
+class Exported:
+    app: App
+    key: str
+    small: AuditId  # 10,000 pages and as many issues
+    large: AuditId  # 100,000 of each
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def service(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Exported:
+    if request.param == "postgres":
+        url = str(request.getfixturevalue("postgres_url"))
+    else:
+        url = f"sqlite:///{tmp_path_factory.mktemp('export') / 'siteaudit.sqlite3'}"
+    app = bootstrap(
+        Settings(database_url=url, secret_key="a long passphrase for the test"), queue=MemoryTaskQueue()
+    )
     app.application.create_user(OWNER, plan="growth")
     app.application.create_team("Retro Clock", owner_email=OWNER)
     key = app.application.create_key(OWNER, "Retro Clock").raw
-    return app, key
+    return Exported(app, key, _audit_of(app, 10_000), _audit_of(app, 100_000))
 
 
 def _audit_of(app: App, pages: int) -> AuditId:
@@ -91,24 +104,14 @@ def _peak_while_read(app: App, key: str, crawl_id: int, kind: str) -> tuple[int,
 
 
 @pytest.mark.parametrize("kind", ["pages", "issues"])
-def test_the_exports_memory_does_not_grow_with_the_audit(service: tuple[App, str], kind: str) -> None:
-    app, key = service
-    small, large = _audits(app)
-    small_size, small_lines, small_peak = _peak_while_read(app, key, small, kind)
-    large_size, large_lines, large_peak = _peak_while_read(app, key, large, kind)
+def test_the_exports_memory_does_not_grow_with_the_audit(service: Exported, kind: str) -> None:
+    # Once first: the first request of a process imports and compiles what every later one reuses.
+    _peak_while_read(service.app, service.key, service.small, kind)
+    small_size, small_lines, small_peak = _peak_while_read(service.app, service.key, service.small, kind)
+    large_size, large_lines, large_peak = _peak_while_read(service.app, service.key, service.large, kind)
     assert (small_lines, large_lines) == (10_001, 100_001)  # the header and a line a row
     assert large_size > 9 * small_size
     # Ten times the rows, the same peak: a few 64 KB pieces and a batch of rows, never the file.
     assert large_peak < small_peak * 1.25 + 256 * 1024, (small_peak, large_peak)
     assert large_peak < 4 * 1024 * 1024, large_peak
     assert large_size > 5 * large_peak  # the body was never held whole
-
-
-_MADE: dict[int, AuditId] = {}
-
-
-def _audits(app: App) -> tuple[AuditId, AuditId]:
-    for pages in (10_000, 100_000):
-        if pages not in _MADE:
-            _MADE[pages] = _audit_of(app, pages)
-    return _MADE[10_000], _MADE[100_000]
