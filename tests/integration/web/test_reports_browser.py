@@ -23,6 +23,7 @@ from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import credits
+from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.settings import Settings
 from tests.integration.rest import live
@@ -55,6 +56,7 @@ class Service:
     worse: AuditId
     running: AuditId
     theirs: AuditId
+    no_score: AuditId
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +78,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     first = run_audit(app.uow, app.crawl, clock, owner, a_site(broken=("/gone",)))
     worse = run_audit(app.uow, app.crawl, clock, owner, a_site(broken=many, title='=HYPERLINK("x")'))
     theirs = run_audit(app.uow, app.crawl, clock, rival, a_site("https://other-shop.example"))
+    json_only = PageFacts(f"{SITE}/api", depth=0, status_code=200, content_type="application/json")
+    no_score = run_audit(app.uow, app.crawl, clock, owner, [json_only])
     with app.uow() as uow:
         running = uow.audits.add(
             Audit(
@@ -88,7 +92,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         uow.commit()
     app.crawl.frontier_add(running, [(f"{SITE}/queued/{n}", 2) for n in range(42)])
     with _serve_on(live, app.service(), port):
-        yield Service(app, base, first, worse, running, theirs)
+        yield Service(app, base, first, worse, running, theirs, no_score)
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +217,16 @@ def test_the_report_page_at_both_widths_with_its_drill_down(browser: Any, servic
     assert pager, "30 broken pages are more than one page of 25"
     submit(browser, pager[0])
     assert "Page 2 of 2" in browser.find_element(By.ID, "pages").text
+
+
+def test_an_audit_without_a_score_says_why_at_both_widths(browser: Any, service: Service) -> None:
+    sign_in(browser, service)
+    open_page(browser, service, f"/app/audits/{service.no_score}")
+    assert browser.find_element(By.ID, "health-score").text == "none"
+    warning = browser.find_element(By.ID, "coverage-warning").text
+    assert "no health score" in warning.lower()
+    assert "claims nothing new and nothing fixed" in browser.find_element(By.ID, "diff-none").text
+    check_and_shoot(browser, "audit-no-score")
 
 
 def test_the_fix_prompt_is_copied_by_its_button(browser: Any, service: Service) -> None:

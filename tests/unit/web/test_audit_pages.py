@@ -164,6 +164,7 @@ def test_an_audit_without_a_score_says_why(site: Site) -> None:
     assert 'id="health-score">none<' in page
     assert f"<code>{report.coverage_warning.code}</code>" in page
     assert 'id="coverage-warning"' in page
+    assert "claims nothing new and nothing fixed" in page  # not "the first audit"
 
 
 def test_only_the_report_page_may_run_our_own_script(site: Site) -> None:
