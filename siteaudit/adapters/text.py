@@ -2,15 +2,16 @@
 spreadsheet reads it (docs/security.md, "Human output: terminal escapes and spreadsheet formulas").
 
 `line` is one line (a table cell, an `error:` line), `block` is several lines (a fix prompt), `cell` is a
-spreadsheet cell, `csv_text` a whole CSV document (`csv_records` one of nested rows, flattened) and
-`json_text` a JSON document that keeps the exact data but carries none of these characters raw.
+spreadsheet cell, `csv_text` a whole CSV document (`csv_records` one of nested rows, flattened; `csv_pieces`
+one streamed a piece at a time) and `json_text` a JSON document that keeps the exact data but carries none
+of these characters raw.
 """
 
 import csv
 import io
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 # What a terminal acts on or that reorders what is shown: C0 controls, DEL and C1 controls (ESC, CSI
@@ -69,6 +70,28 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     writer.writerow([cell(name) for name in header])
     writer.writerows([cell(value) for value in row] for row in rows)
     return out.getvalue()
+
+
+def csv_pieces(header: Sequence[str], rows: Iterable[Sequence[Any]], *, size: int = 65_536) -> Iterator[str]:
+    """`csv_text` of the same header and rows, a piece of about `size` characters at a time (a streamed
+    download): only one piece is held, however many rows there are."""
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL)
+    writer.writerow([cell(name) for name in header])
+    for row in rows:
+        writer.writerow([cell(value) for value in row])
+        if out.tell() >= size:
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+    if out.tell():
+        yield out.getvalue()
+
+
+def pairs(value: Mapping[str, Any]) -> str:
+    """A mapping as one cell's text: `key=value` pairs joined by `, ` (nested keys joined by dots, lists
+    by `; `), every value as `cell` makes it; never JSON."""
+    return _item(value)
 
 
 LIST_SEPARATOR: Final = "; "

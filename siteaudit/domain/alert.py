@@ -99,6 +99,6 @@ def site_alert(
         samples=MappingProxyType(
             {t: MappingProxyType({c: tuple(u) for c, u in checks.items()}) for t, checks in grouped.items()}
         ),
-        link=f"{public_url.rstrip('/')}/v1/crawls/{audit.id}/report",
+        link=f"{public_url.rstrip('/')}/app/audits/{audit.id}",
         coverage="" if report.coverage_warning is None else report.coverage_warning.message,
     )

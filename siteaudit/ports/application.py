@@ -10,7 +10,8 @@ Errors are `siteaudit.domain.error.DomainError`s carrying the SPEC's error code 
 InsufficientCredits, ...); each door maps them its own way (an HTTP status, an exit code).
 """
 
-from collections.abc import Mapping, Sequence
+import enum
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime
 from typing import Generic, Protocol, TypeVar
 
@@ -46,7 +47,7 @@ from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import Monitoring, MonitoringSkip, Notice, ProofCheck, Site, VerifyMethod
 from siteaudit.domain.task import FixTask
 from siteaudit.domain.triage import IndexTriage
-from siteaudit.ports.crawl import PageRow
+from siteaudit.ports.crawl import LinkLine, PageRow
 from siteaudit.ports.ratelimit import Limit, RateDecision
 
 T = TypeVar("T")
@@ -57,11 +58,25 @@ T = TypeVar("T")
 
 @frozen
 class AuditQuery:
-    """Which of the team's audits to list (newest first); `site_id` narrows to one registered site."""
+    """Which of the team's audits to list (newest first); `site_id` narrows to one registered site,
+    `statuses` (when not empty) to audits in one of them."""
 
     site_id: SiteId | None = None
     offset: int = 0
     limit: int = 20
+    statuses: tuple[AuditStatus, ...] = ()
+
+
+class ExportKind(enum.StrEnum):
+    """Which rows of an audit an export streams (`Application.export_rows`)."""
+
+    PAGES = "pages"  # `PageRow`s, by URL id
+    ISSUES = "issues"  # `Issue`s, in writing order
+    LINKS = "links"  # `LinkLine`s, by source
+
+
+# One row of an export: a `PageRow`, an `Issue` or a `LinkLine`, as `ExportKind` says.
+ExportRow = PageRow | Issue | LinkLine
 
 
 @frozen
@@ -126,6 +141,15 @@ class AuditDetail:
 
     audit: Audit
     stalled: bool
+
+
+@frozen
+class AuditProgress:
+    """A running audit as the app's live view shows it: the detail, and the URLs found and waiting to be
+    fetched (`queued`, from the frontier's counters; 0 once the audit ended)."""
+
+    detail: AuditDetail
+    queued: int
 
 
 @frozen
@@ -589,6 +613,11 @@ class Application(Protocol):
         unknown one."""
         ...
 
+    def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
+        """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
+        `get_audit` does."""
+        ...
+
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
         """Raises Conflict when the audit already ended."""
         ...
@@ -603,6 +632,13 @@ class Application(Protocol):
 
     def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
         """Raises CrawlArchived when the audit's rows were archived."""
+        ...
+
+    def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
+        """Every row of one kind of the audit, read from the crawl store in batches (memory stays
+        bounded however large the audit). The audit is checked before this returns: raises NotFound
+        (another team's audit) or CrawlArchived. Exhaust or close the iterator: it holds a database
+        connection until then."""
         ...
 
     # Registered sites: every call scoped to the caller's team (another team's site: NotFound).

@@ -104,6 +104,16 @@ class LinkRow:
     internal: bool = True
 
 
+class LinkLine(NamedTuple):
+    """A link as an export writes it: both ends as their URLs (`CrawlStore.stream_link_lines`)."""
+
+    source: str
+    target: str
+    kind: LinkKind
+    nofollow: bool
+    internal: bool
+
+
 class IssueLine(NamedTuple):
     """An issue as a report reads it: no details but one quoted value (`CrawlStore.stream_issue_lines`)."""
 
@@ -239,6 +249,16 @@ class CrawlStore(Protocol):
 
     def stream_issues(self, audit_id: AuditId) -> Iterator[tuple[int, Issue]]:
         """Every issue with its URL id, in writing order. Same rules as `stream_pages`."""
+        ...
+
+    def stream_page_rows(self, audit_id: AuditId) -> Iterator[PageRow]:
+        """Every page as `list_pages` shows it, by URL id, without decoding the pages' facts (an export).
+        Same rules as `stream_pages`."""
+        ...
+
+    def stream_link_lines(self, audit_id: AuditId) -> Iterator[LinkLine]:
+        """Every link as `stream_links` gives them (by source id), with both ends' URLs (an export).
+        Same rules as `stream_pages`."""
         ...
 
     def stream_site_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:

@@ -1,6 +1,6 @@
 """Repositories and the unit of work: the durable state of the service, scoped by team."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Protocol, Self
@@ -169,8 +169,10 @@ class AuditRepository(Protocol):
         site: SiteId | None = None,
         offset: int = 0,
         limit: int = 20,
+        statuses: Collection[AuditStatus] = (),
     ) -> tuple[Sequence[Audit], int]:
-        """The team's audits (plus `user`'s audits without a team, if given), newest first, and the total."""
+        """The team's audits (plus `user`'s audits without a team, if given), newest first, and the total;
+        `statuses` (when given) keeps only audits in one of them."""
         ...
 
     def count_started_by(self, user_id: UserId) -> int: ...

@@ -6,7 +6,7 @@ from the outside world arrives here once, from `siteaudit.bootstrap`.
 """
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 
 from attrs import field, frozen
@@ -42,12 +42,15 @@ from siteaudit.ports.application import (
     AppViewer,
     ArchivePolicy,
     AuditDetail,
+    AuditProgress,
     AuditQuery,
     AuditStarted,
     BillingStatus,
     CrawlProgress,
     DeviceGranted,
     DeviceLoginStarted,
+    ExportKind,
+    ExportRow,
     FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
@@ -220,12 +223,21 @@ class LocalApplication:
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
         audits, total = audit_services.list_audits(
-            caller, site_id=query.site_id, offset=query.offset, limit=query.limit, uow=self.uow()
+            caller,
+            site_id=query.site_id,
+            offset=query.offset,
+            limit=query.limit,
+            statuses=query.statuses,
+            uow=self.uow(),
         )
         return Listing(audits, total)
 
     def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
         return audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
+
+    def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
+        detail = audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
+        return report_services.audit_progress(detail, crawl=self.crawl)
 
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
         return audit_services.cancel_audit(
@@ -260,6 +272,9 @@ class LocalApplication:
             crawl=self.crawl,
         )
         return Listing(rows, total)
+
+    def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
+        return report_services.export_rows(audit_id, kind, caller, uow=self.uow(), crawl=self.crawl)
 
     # --- registered sites ------------------------------------------------------------------------------
 

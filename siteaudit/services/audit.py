@@ -266,7 +266,13 @@ def audits_by_status(*, uow: UnitOfWork) -> Mapping[AuditStatus, int]:
 
 
 def list_audits(
-    caller: Caller, *, site_id: SiteId | None, offset: int, limit: int, uow: UnitOfWork
+    caller: Caller,
+    *,
+    site_id: SiteId | None,
+    offset: int,
+    limit: int,
+    uow: UnitOfWork,
+    statuses: Sequence[AuditStatus] = (),
 ) -> tuple[Sequence[Audit], int]:
     """The team's audits, newest first, plus the caller's own audits from before teams existed.
 
@@ -275,5 +281,10 @@ def list_audits(
         if site_id is not None:
             uow.sites.get(site_id, team=caller.team_id)
         return uow.audits.list(
-            team=caller.team_id, user=caller.user_id, site=site_id, offset=offset, limit=limit
+            team=caller.team_id,
+            user=caller.user_id,
+            site=site_id,
+            offset=offset,
+            limit=limit,
+            statuses=statuses,
         )

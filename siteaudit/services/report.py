@@ -1,13 +1,14 @@
 """Reading an audit's results: the stored report and its parts, and the paginated issue and page rows."""
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
-from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.application import AuditDetail, AuditProgress, ExportKind, ExportRow
+from siteaudit.ports.crawl import CrawlStore, FrontierState, PageRow
 from siteaudit.ports.repository import UnitOfWork
 
 
@@ -80,3 +81,26 @@ def pages(
     if audit.archived_at is not None:
         raise CrawlArchived(audit_id)
     return crawl.list_pages(audit_id, status_code=status_code, offset=offset, limit=limit)
+
+
+def export_rows(
+    audit_id: AuditId, kind: ExportKind, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore
+) -> Iterator[ExportRow]:
+    """The audit's rows of `kind` as the crawl store streams them; the audit's team and archival are
+    checked first, so a refusal is raised here and not halfway through a download."""
+    with uow:
+        audit = uow.audits.get(audit_id, team=caller.team_id)
+    if audit.archived_at is not None:
+        raise CrawlArchived(audit_id)
+    if kind is ExportKind.PAGES:
+        return crawl.stream_page_rows(audit_id)
+    if kind is ExportKind.ISSUES:
+        return (issue for _, issue in crawl.stream_issues(audit_id))
+    return crawl.stream_link_lines(audit_id)
+
+
+def audit_progress(detail: AuditDetail, *, crawl: CrawlStore) -> AuditProgress:
+    """The audit's detail (its team already checked) and the URLs its frontier holds queued."""
+    if detail.audit.status.ended:
+        return AuditProgress(detail, queued=0)
+    return AuditProgress(detail, queued=crawl.frontier_counts(detail.audit.id).get(FrontierState.QUEUED, 0))

@@ -11,7 +11,16 @@ import string
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from siteaudit.adapters.text import FORMULA_START, block, cell, csv_text, json_text, line
+from siteaudit.adapters.text import (
+    FORMULA_START,
+    block,
+    cell,
+    csv_pieces,
+    csv_text,
+    json_text,
+    line,
+    pairs,
+)
 
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
@@ -99,3 +108,20 @@ def test_ascii_printable_is_untouched() -> None:
     assert line(string.printable.strip()) == string.printable.strip().replace("\t", " ").replace(
         "\n", " "
     ).replace("\r", " ").replace("\x0b", " ").replace("\x0c", " ")
+
+
+@given(
+    st.lists(st.lists(st.one_of(anything, st.integers(), st.none()), min_size=2, max_size=2), max_size=40),
+    st.integers(min_value=1, max_value=200),
+)
+def test_a_streamed_csv_is_the_same_document_a_piece_at_a_time(rows: list[list[object]], size: int) -> None:
+    pieces = list(csv_pieces(["url", "title"], iter(rows), size=size))
+    assert "".join(pieces) == csv_text(["url", "title"], rows)
+    assert all(
+        len(piece) < size + 4 * 200 for piece in pieces[:-1]
+    )  # a piece ends after the row that filled it
+
+
+def test_a_mapping_is_one_cell_of_pairs_never_json() -> None:
+    value = {"target": "=cmd|' /C calc'!A0", "status": 404, "seen": ["a", "b"], "inner": {"x": 1}}
+    assert pairs(value) == "target='=cmd|' /C calc'!A0, status=404, seen=a; b, inner.x=1"

@@ -86,6 +86,9 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "recheck_site_proofs": "scheduler",
     "archive_audits": "periodic job",
     "audits_by_status": "metrics",
+    "audit_progress": "the app's live progress; get_audit answers the pages and the rate",
+    "export_rows": "a file to download (GET /v1/crawls/{id}/export), not an answer to read: the paged "
+    "issue and page tools read the same rows",
     # Kept to the app by SPEC (2.1, 3.5, 4.11): the browser's sign-in and sessions, device approval,
     # the team's members and invites, the billing page; and what no key calls (the device flow itself,
     # the payment provider's webhook and the local test checkout page, the console connection).

@@ -21,6 +21,7 @@ from siteaudit.ports.crawl import (
     FrontierEntry,
     FrontierState,
     IssueLine,
+    LinkLine,
     LinkRow,
     PageRow,
     StoredPage,
@@ -233,6 +234,17 @@ class MemoryCrawlStore:
         with self._lock:
             rows = [row for _, row in sorted(self._data(audit_id).issues.items())]
         yield from rows
+
+    def stream_page_rows(self, audit_id: AuditId) -> Iterator[PageRow]:
+        return (_summary(page) for page in self.stream_pages(audit_id))
+
+    def stream_link_lines(self, audit_id: AuditId) -> Iterator[LinkLine]:
+        with self._lock:
+            data = self._data(audit_id)
+            urls = dict(data.urls)
+            rows = sorted(data.links, key=lambda link: link.source)
+        for row in rows:
+            yield LinkLine(urls[row.source], urls[row.target], row.kind, row.nofollow, row.internal)
 
     def stream_site_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
         # The whole facts are held anyway: they carry every field the site checks read.

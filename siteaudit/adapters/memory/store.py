@@ -3,7 +3,7 @@
 
 import collections
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Self
 
@@ -291,12 +291,14 @@ class MemoryAuditRepository:
         site: SiteId | None = None,
         offset: int = 0,
         limit: int = 20,
+        statuses: Collection[AuditStatus] = (),
     ) -> tuple[Sequence[Audit], int]:
         rows = [
             a
             for a in self._t.values()
             if (a.team_id == team or (user is not None and a.user_id == user and a.team_id == 0))
             and (site is None or a.site_id == site)
+            and (not statuses or a.status in statuses)
         ]
         rows.sort(key=lambda a: (a.created_at, a.id), reverse=True)
         return rows[offset : offset + limit], len(rows)

@@ -20,6 +20,7 @@ from siteaudit.adapters.rest.billing import (
     TestCheckoutPage,
 )
 from siteaudit.adapters.rest.console import console_routes
+from siteaudit.adapters.rest.export import CrawlExport
 from siteaudit.adapters.rest.indexnow import IndexNow, IndexNowCheckKey, IndexNowDetectKey, IndexNowKey
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
@@ -107,6 +108,7 @@ def create_api(
         f"/v1/crawls/{{crawl_id:{ID}}}/fix-prompt",
         ReportPart(application, clock, view=fix_prompt_answer),
     )
+    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application, clock))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
     # Registered sites (SPEC 4.4).
     api.add_route("/v1/sites", Sites(application, clock))

@@ -511,6 +511,40 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             },
         ),
     },
+    "/v1/crawls/{crawl_id}/export": {
+        "parameters": [CRAWL_ID],
+        "get": _op(
+            "exportCrawl",
+            "Every page, issue or link of the audit as a CSV or JSON Lines file, streamed",
+            {
+                "200": {
+                    "description": (
+                        "The file (Content-Disposition: attachment). CSV: every cell quoted, a cell a "
+                        "spreadsheet would run as a formula led by a single quote; JSON Lines: one object a line"
+                    ),
+                    "headers": _REQUEST_ID | _RATE_HEADERS,
+                    "content": {
+                        media.split(";")[0]: {"schema": {"type": "string"}}
+                        for media in ("text/csv; charset=utf-8", "application/jsonl; charset=utf-8")
+                    },
+                },
+                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
+            },
+            parameters=[
+                {
+                    "name": "kind",
+                    "in": "query",
+                    "required": True,
+                    "schema": {"type": "string", "enum": ["pages", "issues", "links"]},
+                },
+                {
+                    "name": "format",
+                    "in": "query",
+                    "schema": {"type": "string", "enum": ["csv", "jsonl"], "default": "csv"},
+                },
+            ],
+        ),
+    },
 }
 
 # --- registered sites (SPEC 4.4) ----------------------------------------------------------------------

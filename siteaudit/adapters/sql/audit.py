@@ -1,6 +1,6 @@
 """Audits in SQL: explicit row conversion, team-scoped reads, optimistic version checks on save."""
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
@@ -176,11 +176,14 @@ class SqlAuditRepository:
         site: SiteId | None = None,
         offset: int = 0,
         limit: int = 20,
+        statuses: Collection[AuditStatus] = (),
     ) -> tuple[Sequence[Audit], int]:
         scope = audits.c.team_id == team
         if user is not None:
             scope = or_(scope, and_(audits.c.user_id == user, audits.c.team_id == 0))
         conditions = [scope] if site is None else [scope, audits.c.site_id == site]
+        if statuses:
+            conditions.append(audits.c.status.in_(sorted(s.value for s in statuses)))
         conn = self._c()
         total = conn.execute(select(func.count()).select_from(audits).where(*conditions)).scalar_one()
         rows = conn.execute(

@@ -72,6 +72,7 @@ from siteaudit.ports.crawl import (
     FrontierEntry,
     FrontierState,
     IssueLine,
+    LinkLine,
     LinkRow,
     PageRow,
     StoredPage,
@@ -916,6 +917,40 @@ class SqlCrawlStore:
         )
         for row in self._stream(query):
             yield link_from_row(row)
+
+    def stream_page_rows(self, audit_id: AuditId) -> Iterator[PageRow]:
+        columns = [c for c in crawl_pages.columns if c.name not in ("facts", "site", "sketch", "template")]
+        query = (
+            select(*columns, PAGE_TEMPLATE, PAGE_DISALLOWED, crawl_urls.c.url)
+            .join(
+                crawl_urls,
+                (crawl_urls.c.audit_id == crawl_pages.c.audit_id) & (crawl_urls.c.id == crawl_pages.c.url_id),
+            )
+            .where(crawl_pages.c.audit_id == audit_id)
+            .order_by(crawl_pages.c.url_id)
+        )
+        for row in self._stream(query):
+            yield summary_from_row(row)
+
+    def stream_link_lines(self, audit_id: AuditId) -> Iterator[LinkLine]:
+        source = crawl_urls.alias("source")
+        target = crawl_urls.alias("target")
+        query = (
+            select(source.c.url.label("source"), target.c.url.label("target"), crawl_links)
+            .join(
+                source,
+                (source.c.audit_id == crawl_links.c.audit_id) & (source.c.id == crawl_links.c.source_id),
+            )
+            .join(
+                target,
+                (target.c.audit_id == crawl_links.c.audit_id) & (target.c.id == crawl_links.c.target_id),
+            )
+            .where(crawl_links.c.audit_id == audit_id)
+            .order_by(crawl_links.c.source_id)
+        )
+        kinds = LINK_KIND_OF
+        for row in self._stream(query):
+            yield LinkLine(row.source, row.target, kinds[row.kind], row.nofollow, row.internal)
 
     def stream_site_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
         if not self._postgres:

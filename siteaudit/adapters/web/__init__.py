@@ -8,7 +8,7 @@ from typing import Any
 
 import falcon
 
-from siteaudit.adapters.web import pages
+from siteaudit.adapters.web import audits, pages
 from siteaudit.adapters.web.guard import CookieNames, FormRefused, Guard
 from siteaudit.adapters.web.remembered import RememberedBrowsers
 from siteaudit.domain.error import DomainError
@@ -23,13 +23,16 @@ PREFIX = "/app"
 
 
 class Stylesheet:
+    """A static file of the app: a stylesheet, or the report page's one script (`content_type`)."""
+
     anonymous = True
 
-    def __init__(self) -> None:
-        self.css = (files("siteaudit.adapters.web") / "static" / "app.css").read_bytes()
+    def __init__(self, name: str = "app.css", content_type: str = "text/css; charset=utf-8") -> None:
+        self.css = (files("siteaudit.adapters.web") / "static" / name).read_bytes()
+        self.content_type = content_type
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.content_type = "text/css; charset=utf-8"
+        resp.content_type = self.content_type
         resp.set_header("Cache-Control", "public, max-age=3600")
         resp.data = self.css
 
@@ -90,8 +93,12 @@ def create_web_app(
         ("/device", pages.DevicePage(parts)),
         ("/billing", pages.BillingPage(parts)),
         ("/static/app.css", Stylesheet()),
+        *audits.routes(parts),
+        ("/static/reports.css", Stylesheet("reports.css")),
+        ("/static/copy.js", Stylesheet("copy.js", "text/javascript; charset=utf-8")),
     ):
         web.add_route(PREFIX + path, resource)
+    web.add_route("/", audits.ServiceRoot())
     return web
 
 
@@ -121,6 +128,8 @@ def mount(web: WsgiApp, rest: WsgiApp, *, rest_prefixes: tuple[str, ...] = ()) -
 
     def service(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "")
+        if path in ("", "/"):  # the service's root leads to the app (docs/app.md)
+            return web(environ, start_response)
         if (path == PREFIX or path.startswith(PREFIX + "/")) and not path.startswith(rest_prefixes):
             return web(environ, start_response)
         return rest(environ, start_response)

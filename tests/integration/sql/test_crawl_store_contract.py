@@ -21,7 +21,14 @@ from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report, Timings
 from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
 from siteaudit.domain.thresholds import Thresholds
-from siteaudit.ports.crawl import EXCLUDED_BY_ROBOTS_TXT, FrontierEntry, FrontierState, LinkRow, PageRow
+from siteaudit.ports.crawl import (
+    EXCLUDED_BY_ROBOTS_TXT,
+    FrontierEntry,
+    FrontierState,
+    LinkLine,
+    LinkRow,
+    PageRow,
+)
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 SITE = "https://retro-clock.example"
@@ -367,6 +374,49 @@ def test_links_stream_by_source_with_interned_ends(backend: Backend) -> None:
         LinkRow(2, 3, LinkKind.A, nofollow=True, internal=False),
     ]
     assert [r.source for r in store.stream_links(audit)] == [1, 1, 2, 2]
+
+
+def test_link_lines_stream_both_ends_as_urls_for_an_export(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    store.write_links(
+        audit,
+        [
+            (f"{SITE}/b", Link(f"{SITE}/a")),
+            (f"{SITE}/a", Link(f"{SITE}/b", kind=LinkKind.CANONICAL)),
+            (f"{SITE}/a", Link("https://elsewhere.example/", internal=False, nofollow=True)),
+            (f"{SITE}/b", Link(f"{SITE}/logo.png", kind=LinkKind.IMG)),
+        ],
+    )
+    store.write_links(other, [(f"{SITE}/z", Link(f"{SITE}/y"))])
+    lines = list(store.stream_link_lines(audit))
+    assert [line.source for line in lines] == [f"{SITE}/b", f"{SITE}/b", f"{SITE}/a", f"{SITE}/a"]
+    assert sorted(lines) == sorted(
+        [
+            LinkLine(f"{SITE}/b", f"{SITE}/a", LinkKind.A, False, True),
+            LinkLine(f"{SITE}/b", f"{SITE}/logo.png", LinkKind.IMG, False, True),
+            LinkLine(f"{SITE}/a", f"{SITE}/b", LinkKind.CANONICAL, False, True),
+            LinkLine(f"{SITE}/a", "https://elsewhere.example/", LinkKind.A, True, False),
+        ]
+    )
+    assert list(store.stream_link_lines(other)) == [
+        LinkLine(f"{SITE}/z", f"{SITE}/y", LinkKind.A, False, True)
+    ]
+    assert list(store.stream_link_lines(AuditId(999))) == []
+
+
+def test_page_rows_stream_as_the_list_shows_them(backend: Backend) -> None:
+    audit, other = _audits(backend)
+    store = backend.crawl
+    excluded = PageFacts(f"{SITE}/private", depth=1, disallowed=True)
+    store.write_pages(audit, [_page(f"/p{i}", 404 if i % 3 == 0 else 200) for i in range(7)] + [excluded])
+    store.write_pages(other, [_page("/elsewhere")])
+    store.assign_templates(audit, [(2, "/[slug]")])
+    rows, total = store.list_pages(audit, limit=100)
+    assert total == 8
+    assert list(store.stream_page_rows(audit)) == list(rows)
+    assert rows[1].template == "/[slug]" and rows[-1].excluded_by == EXCLUDED_BY_ROBOTS_TXT
+    assert [r.url for r in store.stream_page_rows(other)] == [f"{SITE}/elsewhere"]
 
 
 def test_replacing_links_drops_only_those_of_the_given_sources(backend: Backend) -> None:

@@ -463,6 +463,24 @@ def test_audits_list_newest_first_with_personal_ones_and_a_total(backend: Backen
         assert uow.audits.count_started_by(member.id) == 1
 
 
+def test_audits_list_filters_by_status(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        made = [uow.audits.add(_audit(team, owner, at=T0 + timedelta(minutes=i))) for i in range(4)]
+        uow.audits.save(made[1].start(now=T0))
+        uow.audits.save(made[2].cancel(now=T0)[0])
+        uow.commit()
+    with backend.uow() as uow:
+        rows, total = uow.audits.list(team=team.id, statuses=(AuditStatus.QUEUED,))
+        assert ([a.id for a in rows], total) == ([made[3].id, made[0].id], 2)
+        rows, total = uow.audits.list(
+            team=team.id, statuses=(AuditStatus.RUNNING, AuditStatus.CANCELLED), limit=1
+        )
+        assert ([a.id for a in rows], total) == ([made[2].id], 2)
+        assert uow.audits.list(team=team.id, statuses=(AuditStatus.DONE,)) == ([], 0)
+        assert uow.audits.list(team=team.id)[1] == 4
+
+
 def test_the_latest_done_audit_is_of_the_same_site_or_origin_and_older(backend: Backend) -> None:
     owner, _, team = _people(backend)
     with backend.uow() as uow:

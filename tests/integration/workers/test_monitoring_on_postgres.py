@@ -75,7 +75,7 @@ def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
         httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
         worse = day()
         assert len(worse) == 1 and len(inbox.mails) == 1
-        assert f"/v1/crawls/{worse[0]}/report" in (inbox.mails[0].original_content or b"").decode()
+        assert f"/app/audits/{worse[0]}" in (inbox.mails[0].original_content or b"").decode()
         detail = application.get_site(site.id, caller)
         assert detail.site.last_dispatched_at == clock.now() and detail.site.last_skip_reason is None
     finally:

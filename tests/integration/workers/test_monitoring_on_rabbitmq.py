@@ -88,7 +88,7 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
             time.sleep(0.05)
         time.sleep(0.5)  # a second mail, if any, would arrive now
         assert len(inbox.mails) == 1
-        assert f"/v1/crawls/{worse[0]}/report" in (inbox.mails[0].original_content or b"").decode()
+        assert f"/app/audits/{worse[0]}" in (inbox.mails[0].original_content or b"").decode()
         detail = application.get_site(site.id, caller)
         assert detail.site.last_dispatched_at == clock.now() and detail.site.last_skip_reason is None
         assert application.list_audits(AuditQuery(site_id=site.id), caller).total == 2

@@ -3,6 +3,7 @@ site with `alert_email` that ends with new errors mails the team owner once; the
 and login; the log-only mailer."""
 
 import logging
+import re
 import socket
 import ssl
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from datetime import timedelta
 from email import message_from_bytes
 from typing import Any
 
+import falcon.testing
 import pytest
 import trustme
 from aiosmtpd.controller import Controller
@@ -19,12 +21,13 @@ from pytest_httpserver import HTTPServer
 from siteaudit.adapters.mail import LogMailer, SmtpMailer, SmtpServer
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
-from siteaudit.bootstrap import bootstrap
+from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditStatus, AuditTrigger
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
 from siteaudit.settings import Settings
 from tests.unit.application.test_application_doors import owner
+from tests.unit.web.conftest import PASSWORD, Browser
 
 ONE_DAY = timedelta(days=1)
 HOME = (
@@ -131,9 +134,11 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
     body = mail.get_payload()
     assert isinstance(body, str)
     assert "new error" in str(mail["Subject"]) and site.url in str(mail["Subject"])
-    assert f"https://audit.example/v1/crawls/{worse}/report" in body
     assert httpserver.url_for("/clocks/2") in body
     assert application.list_audits(AuditQuery(site_id=site.id), caller).total == 2
+    _the_link_leads_through_sign_in_to_the_report(
+        app, body, worse, owner_email, httpserver.url_for("/clocks/2")
+    )
 
     # alert_email off: the next worse audit mails nobody.
     application.update_site(site.id, SiteChanges(alert_email=False), caller)
@@ -143,6 +148,29 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
     serve_site(httpserver, broken=True)
     scheduled_audit(3)
     assert len(inbox.mails) == 1
+
+
+def _the_link_leads_through_sign_in_to_the_report(
+    app: App, body: str, audit_id: int, email: str, new_error_url: str
+) -> None:
+    """The mail's link opens the report page in the app: a browser without a session is asked to sign in
+    and comes back to the report, which shows what got worse."""
+    found = re.search(r"The report: (\S+)", body)
+    assert found is not None and found.group(1) == f"https://audit.example/app/audits/{audit_id}"
+    path = found.group(1).removeprefix("https://audit.example")
+    app.application.set_password(email, PASSWORD)
+    browser = Browser(falcon.testing.TestClient(app.service()))
+    asked = browser.get(path)
+    assert asked.status_code == 303
+    assert asked.headers["Location"] == f"/app/sign-in?next=%2Fapp%2Faudits%2F{audit_id}"
+    browser.get("/app/sign-in", next=path)
+    assert f'name="next" value="{path}"' in browser.page
+    signed = browser.post("/app/sign-in", {"email": email, "password": PASSWORD, "next": path})
+    assert (signed.status_code, signed.headers["Location"]) == (303, path)
+    report = browser.get(path)
+    assert report.status_code == 200
+    assert f"<h1>Audit #{audit_id}</h1>" in report.text
+    assert 'id="diff-new"' in report.text and new_error_url in report.text
 
 
 def test_the_smtp_mailer_uses_starttls_and_logs_in(tmp_path: Any) -> None:
