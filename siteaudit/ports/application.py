@@ -24,6 +24,7 @@ from siteaudit.domain.billing import (
     Fulfilment,
     Pack,
     PackOffer,
+    PaidPeriod,
     PlanChoice,
     Subscription,
 )
@@ -360,6 +361,7 @@ class BillingStatus:
     subscription: Subscription | None
     has_purchased: bool
     provider: str
+    paid_period: PaidPeriod | None = None  # the latest period the subscription paid for
 
 
 @frozen
@@ -810,6 +812,17 @@ class Application(Protocol):
         """Complete a local test purchase `buyer` asked for, through the same fulfilment as the
         provider's webhooks.
         Raises NotFound as above, InvalidPaymentSignature for a wrong or used form token."""
+        ...
+
+    def renew_test_subscription(self, paid_from: str, caller: Caller) -> Fulfilment:
+        """The local provider's TEST renewal of the team owner's live subscription: the period that
+        began at `paid_from` (ISO time, as the billing page shows it) is followed by a new one paid now.
+        DUPLICATE when that period was renewed before. Raises NotTeamOwner, NoSubscription."""
+        ...
+
+    def grant_subscription_months(self, now: datetime) -> int:
+        """The scheduler's pass granting every begun month of every paid subscription period once (a
+        yearly subscription's later months); the number of months granted."""
         ...
 
     # --- IndexNow (SPEC 2.10, 4.9) ---------------------------------------------------------------------

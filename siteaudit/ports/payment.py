@@ -1,6 +1,7 @@
 """The payment provider (SPEC 4.10) and the billing records: checkout, subscription and portal links,
 and the provider's events read into the domain's provider-neutral `PaymentEvent`s."""
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -92,6 +93,10 @@ class BillingRepository(Protocol):
 
     def save_session(self, session: CheckoutSession) -> None:
         """Stage an update of a stored session. Raises NotFound."""
+        ...
+
+    def with_paid_period(self, *, ending_after: datetime) -> Sequence[BillingAccount]:
+        """The accounts whose latest paid period ends after `ending_after`."""
         ...
 
     def record_event(self, event_id: str, *, at: datetime) -> bool:

@@ -12,7 +12,10 @@
 API shapes used (Stripe API reference): POST /v1/customers -> {id}; POST /v1/checkout/sessions -> {id,
 url}; POST /v1/billing_portal/sessions -> {url}; events {id, type, created, data: {object}} where a
 checkout session has {id, mode, payment_status, customer, client_reference_id, metadata} and a
-subscription {id, status, customer, items: {data: [{price: {id}}]}, metadata}.
+subscription {id, status, customer, items: {data: [{price: {id}}]}, metadata}; an `invoice.paid` invoice
+{customer, billing_reason, subscription (or parent.subscription_details.subscription), lines: {data:
+[{period: {start, end}, price: {id} (or pricing.price_details.price), proration}]}}: the line's period
+is the one paid for (the invoice's own period_start/period_end name the previous one).
 """
 
 import json
@@ -28,6 +31,7 @@ from siteaudit.domain.billing import (
     CheckoutCompleted,
     InvalidPaymentSignature,
     Pack,
+    PaidPeriod,
     PaymentEvent,
     PaymentProviderFailed,
     PlanChoice,
@@ -35,6 +39,7 @@ from siteaudit.domain.billing import (
     PurchaseKind,
     Subscription,
     SubscriptionChanged,
+    SubscriptionPaid,
     SubscriptionStatus,
 )
 from siteaudit.domain.ids import UserId
@@ -53,6 +58,10 @@ SUBSCRIPTION_EVENTS: Final = frozenset(
         "customer.subscription.resumed",
     }
 )
+INVOICE_PAID: Final = "invoice.paid"
+# The invoices that pay a period: the first one and each renewal. A plan change's proration invoice
+# pays the rest of a period already granted; its new tier grants from the next renewal.
+PERIOD_INVOICES: Final = frozenset({"subscription_create", "subscription_cycle"})
 USER_KEY: Final = "siteaudit_user_id"
 
 
@@ -236,6 +245,45 @@ class StripePayments:
             return self._checkout(event_id, obj, at)
         if kind in SUBSCRIPTION_EVENTS:
             return self._subscription(event_id, obj, at)
+        if kind == INVOICE_PAID:
+            return self._invoice(event_id, obj)
+        return None
+
+    def _invoice(self, event_id: str, obj: Mapping[str, Any]) -> SubscriptionPaid | None:
+        """A paid invoice of a first or renewed period; None for any other invoice."""
+        customer = _id(obj.get("customer"))
+        if customer is None or obj.get("billing_reason") not in PERIOD_INVOICES:
+            return None
+        details = (obj.get("parent") or {}).get("subscription_details") or {}
+        subscription = _id(obj.get("subscription")) or _id(details.get("subscription"))
+        for line in (obj.get("lines") or {}).get("data") or []:
+            line = line or {}
+            item = (line.get("parent") or {}).get("subscription_item_details") or {}
+            if line.get("proration") or item.get("proration"):
+                continue
+            price = _id(line.get("price")) or _id(
+                ((line.get("pricing") or {}).get("price_details") or {}).get("price")
+            )
+            choice = None if price is None else self.prices.choice_of(price)
+            period = line.get("period") or {}
+            start, end = period.get("start"), period.get("end")
+            owner = subscription or _id(line.get("subscription")) or _id(item.get("subscription"))
+            if choice is None or owner is None or not isinstance(start, int) or not isinstance(end, int):
+                continue
+            if end <= start:
+                continue
+            metadata = obj.get("metadata") or {}
+            return SubscriptionPaid(
+                event_id=event_id,
+                customer_id=customer,
+                period=PaidPeriod(
+                    subscription_id=owner,
+                    choice=choice,
+                    start=datetime.fromtimestamp(start, UTC),
+                    end=datetime.fromtimestamp(end, UTC),
+                ),
+                user_id=_user(metadata.get(USER_KEY)),
+            )
         return None
 
     def _checkout(self, event_id: str, obj: Mapping[str, Any], at: datetime) -> CheckoutCompleted | None:

@@ -191,3 +191,42 @@ def subscription_object(sub_id: str, customer: str, status: str, price: str) -> 
         },
         "metadata": {},
     }
+
+
+def invoice_object(
+    customer: str,
+    subscription: str,
+    price: str,
+    *,
+    start: int,
+    end: int,
+    reason: str = "subscription_cycle",
+    proration: bool = False,
+) -> dict[str, Any]:
+    """A paid invoice as API versions from 2025 shape it: the subscription under
+    `parent.subscription_details`, each line's price under `pricing.price_details`."""
+    return {
+        "id": f"in_{subscription}_{start}",
+        "object": "invoice",
+        "customer": customer,
+        "status": "paid",
+        "billing_reason": reason,
+        "parent": {"type": "subscription_details", "subscription_details": {"subscription": subscription}},
+        "period_start": start - (end - start),  # the previous period, as Stripe reports it
+        "period_end": start,
+        "lines": {
+            "object": "list",
+            "data": [
+                {
+                    "id": "il_1",
+                    "object": "line_item",
+                    "period": {"start": start, "end": end},
+                    "pricing": {"type": "price_details", "price_details": {"price": price}},
+                    "parent": {
+                        "type": "subscription_item_details",
+                        "subscription_item_details": {"subscription": subscription, "proration": proration},
+                    },
+                }
+            ],
+        },
+    }
