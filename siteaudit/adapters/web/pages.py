@@ -528,33 +528,6 @@ class RemoveMember(MembersPage):
         raise _redirect("/app/members?done=removed")
 
 
-class SitesPage(Page):
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        viewer = self.viewer(req)
-        details = []
-        if viewer.team is not None:
-            caller = viewer.caller
-            details = [
-                self.application.get_site(site.id, caller) for site in self.application.list_sites(caller)
-            ]
-        self.render(req, resp, "sites.html", details=details, spark=sparkline)
-
-
-def sparkline(scores: Sequence[int], width: int = 120, height: int = 28) -> str:
-    """SVG polyline points of health scores, oldest on the left, scaled to their own range (at least
-    10 points tall) so that a change of a few points shows."""
-    if not scores:
-        return ""
-    if len(scores) == 1:
-        scores = [scores[0], scores[0]]
-    low, high = min(scores), max(scores)
-    middle, span = (low + high) / 2, max(10, high - low)
-    step = width / (len(scores) - 1)
-    return " ".join(
-        f"{i * step:.1f},{height / 2 - (s - middle) * (height - 6) / span:.1f}" for i, s in enumerate(scores)
-    )
-
-
 class DevicePage(Page):
     """The device approval page (SPEC 3.5, SECURITY 5): the code typed or brought by the link, the
     client's name, address and time shown, a team chosen, an explicit approve or deny."""
