@@ -16,10 +16,10 @@ from markupsafe import Markup
 WIDTH: Final = 360
 HEIGHT: Final = 180
 # The drawing area inside the axes' labels.
-LEFT: Final = 34
+LEFT: Final = 40
 RIGHT: Final = 12
 TOP: Final = 12
-BOTTOM: Final = 30
+BOTTOM: Final = 32
 
 
 @frozen
