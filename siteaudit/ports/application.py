@@ -443,6 +443,17 @@ class AppViewer:
 class MemberView:
     user: User
     role: Role
+    pending: bool = False  # invited, and has not chosen a password yet
+
+
+@frozen
+class Invitation:
+    """An invitation made: the membership, whether a mail was sent, and, when none was (no mail server),
+    the one-time link for the owner to hand over (only for someone new; None otherwise)."""
+
+    membership: Membership
+    mailed: bool
+    link: str | None = field(default=None, repr=False)
 
 
 # --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) ---------------------------------------------------
@@ -990,7 +1001,7 @@ class Application(Protocol):
         """The caller's team's members, owner first."""
         ...
 
-    def invite_member(self, caller: Caller, email: str) -> Membership:
+    def invite_member(self, caller: Caller, email: str) -> Invitation:
         """The owner adds a person by email (new people get a link to choose a password). Raises
         NotTeamOwner."""
         ...

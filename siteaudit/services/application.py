@@ -52,6 +52,7 @@ from siteaudit.ports.application import (
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
+    Invitation,
     IssuedKey,
     IssueQuery,
     KeyHolder,
@@ -806,7 +807,7 @@ class LocalApplication:
     def team_members(self, caller: Caller) -> Sequence[MemberView]:
         return team_services.team_members(caller, uow=self.uow())
 
-    def invite_member(self, caller: Caller, email: str) -> Membership:
+    def invite_member(self, caller: Caller, email: str) -> Invitation:
         return team_services.invite_member(
             caller,
             email,

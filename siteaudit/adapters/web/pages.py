@@ -52,7 +52,7 @@ NOTICES: Final = {
     "reset-sent": "If an account has this address, a link to choose a new password is on its way.",
     "team": "Team switched. It decides the team of keys you create from now on; existing keys keep theirs.",
     "revoked": "The key is revoked: it answers 401 from now on.",
-    "invited": "Invitation sent.",
+    "invited": "Invitation mailed.",
     "removed": "Member removed: their keys for this team answer 403 from now on.",
 }
 
@@ -485,18 +485,25 @@ class MembersPage(Page):
         viewer = self.viewer(req)
         members = self.application.team_members(viewer.caller) if viewer.team is not None else []
         owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
-        self.render(req, resp, "members.html", members=members, owner=owner, owner_role=Role.OWNER, **context)
+        self.render(
+            req, resp, "members.html", members=members, owner=owner, owner_role=Role.OWNER,
+            invited=context.pop("invited", ""), invite_link=context.pop("invite_link", None), **context,
+        )  # fmt: skip
 
 
 class InviteMember(MembersPage):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        email = req.context.form.get("email", "")[:254]
         try:
-            self.application.invite_member(self.viewer(req).caller, req.context.form.get("email", "")[:254])
+            invitation = self.application.invite_member(self.viewer(req).caller, email)
         except DomainError as refused:
             resp.status = falcon.HTTP_422 if isinstance(refused, ValidationFailed) else falcon.HTTP_403
             self.show(req, resp, error=_say(refused))
             return
-        raise _redirect("/app/members?done=invited")
+        if invitation.mailed:
+            raise _redirect("/app/members?done=invited")
+        # No mail server: nothing was sent, so the page says so and hands over what the mail would have.
+        self.show(req, resp, invited=email.strip().lower(), invite_link=invitation.link)
 
 
 class RemoveMember(MembersPage):

@@ -371,8 +371,14 @@ def test_an_invitation_mails_a_link_that_sets_the_new_persons_password(site: Sit
     owner = site.browser()
     owner.sign_in()
     owner.get("/app/members")
-    owner.post("/app/members/invite", {"email": "new@retro-clock.example"})
-    assert "new@retro-clock.example" in owner.get("/app/members").text
+    sent = owner.post("/app/members/invite", {"email": "new@retro-clock.example"})
+    assert sent.headers["Location"] == "/app/members?done=invited"
+    listed = owner.get("/app/members", done="invited").text
+    assert "Invitation mailed." in listed and 'id="invite-link"' not in listed
+    assert re.search(
+        r"new@retro-clock.example</strong> <span class=\"pill\">member</span> <span class=\"pill pending\">invitation pending",
+        listed,
+    )
     mail = site.mail.sent[-1]
     link = re.search(r"(/app/password\?token=[0-9a-f]+)", mail["text"])
     assert mail["to"] == "new@retro-clock.example" and link
@@ -386,6 +392,29 @@ def test_an_invitation_mails_a_link_that_sets_the_new_persons_password(site: Sit
     again = invited.post("/app/password", {"token": token, "password": PASSWORD, "repeat": PASSWORD})
     assert again.status_code == 422  # a link works once
     assert invited.sign_in(email="new@retro-clock.example").status_code == 303
+    assert "invitation pending" not in owner.get("/app/members").text  # the password is chosen
+
+
+def test_without_a_mail_server_the_owner_gets_the_invitation_link_instead(site: Site) -> None:
+    site.mail.delivers = False  # as the log-only mailer of a service without SMTP
+    owner = site.browser()
+    owner.sign_in()
+    owner.get("/app/members")
+    shown = owner.post("/app/members/invite", {"email": "New@Retro-Clock.example"})
+    assert shown.status_code == 200 and "Invitation mailed" not in shown.text
+    assert "No mail was sent: this service has no mail server configured" in shown.text
+    link = re.search(
+        r'id="invite-link">http://127.0.0.1:8080(/app/password\?token=[0-9a-f]{64})<', shown.text
+    )
+    assert link, shown.text
+    assert "invitation pending" in shown.text
+    known = owner.post("/app/members/invite", {"email": MEMBER})  # someone with an account: no link
+    assert "They already have an account" in known.text and 'id="invite-link"' not in known.text
+    invited = site.browser(address="198.51.100.9")
+    token = link.group(1).split("=")[1]
+    invited.get("/app/password", token=token)
+    done = invited.post("/app/password", {"token": token, "password": PASSWORD, "repeat": PASSWORD})
+    assert done.headers["Location"] == "/app/sign-in?done=password-set"
 
 
 def test_a_password_reset_by_mail_ends_every_session(site: Site) -> None:
