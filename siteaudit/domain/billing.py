@@ -116,6 +116,20 @@ class PlanChoice:
         return cls(PlanName(plan), Tier(tier), Interval(interval))
 
 
+@frozen
+class PlanPrice:
+    """What the provider charges for a combination, as it says (shown to people, never relied on)."""
+
+    choice: PlanChoice
+    amount_cents: int
+    currency: str
+
+    @property
+    def label(self) -> str:
+        per = "a year" if self.choice.interval is Interval.YEARLY else "a month"
+        return f"{self.amount_cents / 100:,.2f} {self.currency.upper()} {per}"
+
+
 class PurchaseKind(enum.StrEnum):
     PACK = "pack"
     SUBSCRIPTION = "subscription"

@@ -26,6 +26,7 @@ from siteaudit.domain.billing import (
     PackOffer,
     PaidPeriod,
     PlanChoice,
+    PlanPrice,
     Subscription,
 )
 from siteaudit.domain.console import PageTotals
@@ -362,6 +363,7 @@ class BillingStatus:
     has_purchased: bool
     provider: str
     paid_period: PaidPeriod | None = None  # the latest period the subscription paid for
+    prices: Mapping[PlanChoice, PlanPrice] = field(factory=dict)  # as the provider states them
 
 
 @frozen

@@ -264,6 +264,7 @@ def status(caller: Caller, *, uow: UnitOfWork, provider: PaymentProvider | None)
         has_purchased=account is not None and account.purchased_at is not None,
         provider="" if provider is None else provider.name,
         paid_period=None if account is None else account.paid_period,
+        prices={} if provider is None else provider.prices(),  # outside the unit of work
     )
 
 

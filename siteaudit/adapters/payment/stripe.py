@@ -35,6 +35,7 @@ from siteaudit.domain.billing import (
     PaymentEvent,
     PaymentProviderFailed,
     PlanChoice,
+    PlanPrice,
     PriceNotConfigured,
     PurchaseKind,
     Subscription,
@@ -63,6 +64,7 @@ INVOICE_PAID: Final = "invoice.paid"
 # pays the rest of a period already granted; its new tier grants from the next renewal.
 PERIOD_INVOICES: Final = frozenset({"subscription_create", "subscription_cycle"})
 USER_KEY: Final = "siteaudit_user_id"
+PRICES_KEPT_S: Final = 600.0  # how long the prices Stripe stated are shown before asking again
 
 
 class PriceTable:
@@ -123,7 +125,8 @@ class StripePayments:
             max_network_retries=max_network_retries,
         )
         self._webhook_secret = webhook_secret
-        self.prices = prices
+        self.table = prices
+        self._prices: tuple[float, Mapping[PlanChoice, PlanPrice]] | None = None
 
     def __repr__(self) -> str:
         return "StripePayments(...)"  # never the keys
@@ -139,7 +142,26 @@ class StripePayments:
         return str(customer.id)
 
     def offers(self, choice: PlanChoice) -> bool:
-        return choice in self.prices.plans
+        return choice in self.table.plans
+
+    def prices(self) -> Mapping[PlanChoice, PlanPrice]:
+        """The price table's prices as Stripe states them (GET /v1/prices, one call, kept PRICES_KEPT_S
+        seconds); empty, and asked again next time, when Stripe cannot be reached."""
+        now = time.monotonic()
+        if self._prices is not None and now - self._prices[0] < PRICES_KEPT_S:
+            return self._prices[1]
+        try:
+            listed = self._client.v1.prices.list(params={"active": True, "limit": 100})
+        except stripe.StripeError:
+            return {}
+        found = {}
+        for price in listed.data:
+            choice = self.table.choice_of(str(price.id))
+            amount = getattr(price, "unit_amount", None)
+            if choice is not None and isinstance(amount, int):
+                found[choice] = PlanPrice(choice, amount, str(price.currency))
+        self._prices = (now, MappingProxyType(found))
+        return self._prices[1]
 
     def checkout_link(self, order: CheckoutOrder) -> CheckoutLink:
         metadata = {USER_KEY: str(order.user_id)}
@@ -151,7 +173,7 @@ class StripePayments:
         }
         if order.offer is not None:
             pack = order.offer
-            price = self.prices.packs.get(pack.pack)
+            price = self.table.packs.get(pack.pack)
             item: dict[str, Any] = (
                 {"price": price, "quantity": 1}
                 if price
@@ -171,7 +193,7 @@ class StripePayments:
             }
         else:
             assert order.choice is not None
-            price = self.prices.plans.get(order.choice)
+            price = self.table.plans.get(order.choice)
             if price is None:
                 raise PriceNotConfigured(f"the {order.choice.key} subscription")
             plan_metadata = metadata | {"kind": PurchaseKind.SUBSCRIPTION.value, "choice": order.choice.key}
@@ -192,7 +214,7 @@ class StripePayments:
     def change_subscription(self, *, subscription_id: str, choice: PlanChoice) -> SubscriptionStatus:
         """The subscription's one item moved to the choice's price, prorated (Stripe's default), its
         metadata naming the new choice as a checkout's does."""
-        price = self.prices.plans.get(choice)
+        price = self.table.plans.get(choice)
         if price is None:
             raise PriceNotConfigured(f"the {choice.key} subscription")
         try:
@@ -264,7 +286,7 @@ class StripePayments:
             price = _id(line.get("price")) or _id(
                 ((line.get("pricing") or {}).get("price_details") or {}).get("price")
             )
-            choice = None if price is None else self.prices.choice_of(price)
+            choice = None if price is None else self.table.choice_of(price)
             period = line.get("period") or {}
             start, end = period.get("start"), period.get("end")
             owner = subscription or _id(line.get("subscription")) or _id(item.get("subscription"))
@@ -315,7 +337,7 @@ class StripePayments:
             return None
         items = (obj.get("items") or {}).get("data") or []
         prices = [_id((item or {}).get("price")) for item in items]
-        choice = next((c for c in map(self.prices.choice_of, filter(None, prices)) if c is not None), None)
+        choice = next((c for c in map(self.table.choice_of, filter(None, prices)) if c is not None), None)
         metadata = obj.get("metadata") or {}
         if choice is None and metadata.get("choice"):
             try:

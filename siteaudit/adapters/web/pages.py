@@ -648,6 +648,7 @@ class BillingPage(Page):
             req, resp, "billing.html", status=status, account=account, owner=owner, owner_email=owner_email,
             subscription=subscription, live=live, packs=CHECKOUT_PACKS, plans=list(PlanName),
             tiers=list(Tier), intervals=list(Interval), tier_credits=TIER_CREDITS,
+            price_of=lambda plan, tier, interval: status.prices.get(PlanChoice(plan, tier, interval)),
             notice=context.pop("notice", notice), **context,
         )  # fmt: skip
 

@@ -721,3 +721,40 @@ def test_the_app_leads_to_stripe_checkout_through_a_plain_link(shop: Shop) -> No
     found = re.search(r'id="continue" href="(https://checkout\.stripe\.com/c/pay/cs_test_\w+)"', answer.text)
     assert found, answer.text
     assert "Your checkout is ready" in answer.text
+
+
+def test_the_billing_page_shows_the_prices_stripe_states_and_what_each_tier_gives(shop: Shop) -> None:
+    from tests.unit.web.conftest import PASSWORD, Browser
+
+    shop.stripe.prices.update(
+        {
+            "price_starter_10k_monthly": (1_900, "usd"),
+            "price_growth_50k_yearly": (49_000, "eur"),
+            "price_other": (5, "usd"),
+        }
+    )
+    shop.app.application.set_password(OWNER, PASSWORD)
+    browser = Browser(falcon.testing.TestClient(shop.app.service()))
+    browser.sign_in()
+    page = browser.get("/app/billing").text
+    assert '<td data-label="Starter, monthly" class="num">19.00 USD a month</td>' in page
+    assert '<td data-label="Growth, yearly" class="num">490.00 EUR a year</td>' in page
+    assert page.count("not offered") == 6 * 4 - 2  # every other combination of the table
+    assert '<td data-label="Credits a month" class="num">2,500,000</td>' in page
+    browser.get("/app/billing")
+    assert shop.stripe.paths().count("/v1/prices") == 1  # kept, not asked at every page
+
+
+def test_when_stripe_cannot_say_its_prices_the_billing_page_still_shows(shop: Shop) -> None:
+    from tests.unit.web.conftest import PASSWORD, Browser
+
+    shop.app.application.set_password(OWNER, PASSWORD)
+    browser = Browser(falcon.testing.TestClient(shop.app.service()))
+    browser.sign_in()
+    shop.stripe.fail_next = (400, "invalid_request_error", "No such thing")  # not retried by the SDK
+    page = browser.get("/app/billing")
+    assert page.status_code == 200 and "Prices are shown at checkout." in page.text
+    assert (
+        "not offered" not in page.text
+        and '<td data-label="Credits a month" class="num">10,000</td>' in page.text
+    )
