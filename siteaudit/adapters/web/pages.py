@@ -135,6 +135,13 @@ class Page:
         value, max_age = self.app.browsers.issue(email)
         self.app.guard.set_cookie(resp, self.app.cookies.browser, value, max_age=max_age)
 
+    def owner_email(self, viewer: AppViewer, owner: bool) -> str:
+        """The email of the team owner, for a member to know whom to ask ("" for the owner themselves)."""
+        if viewer.team is None or owner:
+            return ""
+        members = self.application.team_members(viewer.caller)
+        return next((m.user.email for m in members if m.role is Role.OWNER), "")
+
     @staticmethod
     def viewer(req: falcon.Request) -> AppViewer:
         viewer: AppViewer = req.context.viewer
@@ -384,7 +391,14 @@ class AccountPage(Page):
         viewer = self.viewer(req)
         account = self.application.account(viewer.caller) if viewer.team is not None else None
         owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
-        self.render(req, resp, "account.html", account=account, owner=owner)
+        self.render(
+            req,
+            resp,
+            "account.html",
+            account=account,
+            owner=owner,
+            owner_email=self.owner_email(viewer, owner),
+        )
 
 
 class KeysPage(Page):
@@ -635,12 +649,7 @@ class BillingPage(Page):
         status = self.application.billing_status(viewer.caller)
         account = self.application.account(viewer.caller) if viewer.team is not None else None
         owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
-        owner_email = ""
-        if viewer.team is not None and not owner:
-            owner_email = next(
-                (m.user.email for m in self.application.team_members(viewer.caller) if m.role is Role.OWNER),
-                "",
-            )
+        owner_email = self.owner_email(viewer, owner)
         subscription = status.subscription
         live = subscription is not None and not subscription.ended
         notice = CHECKOUT_NOTICES.get(req.get_param("checkout") or "", "")

@@ -238,6 +238,7 @@ class SitePage(Page):
             ownership=ownership,
             account=account,
             owner=owner,
+            owner_email=self.owner_email(viewer, owner),
             max_cost=max_cost,
             unchanged_cost=NOT_MODIFIED_PAGE_COST,
             trend=line_plot(

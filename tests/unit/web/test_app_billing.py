@@ -255,6 +255,11 @@ def test_a_member_of_an_owner_without_credits_is_told_whom_to_ask(site: Site) ->
     page = member.get("/app/billing").text
     assert 'id="ask-owner"' in page and "broke@retro-clock.example" in page
     assert "charged to them" in page
+    account = member.get("/app/account").text
+    assert 'id="ask-owner"' in account and "charged to the owner, broke@retro-clock.example" in account
+    assert "<strong>Team credits</strong> are the team owner's credits" in account
+    member.post("/app/team", {"team_id": "1", "next": "/app/account"})  # Retro Clock's owner has credits
+    assert 'id="ask-owner"' not in member.get("/app/account").text
 
 
 def test_a_lower_tier_says_what_it_takes_away_before_changing(site: Site) -> None:
