@@ -272,6 +272,12 @@ def test_sign_in_and_every_page_sends_the_security_headers(browser: Any, service
     for page in PAGES:
         open_page(browser, service, f"/app/{page}")
         assert "Something is not right" not in browser.page_source, page
+        for label, (width, height) in WIDTHS.items():  # every page: fits, one h1, every control named
+            browser.set_window_size(width, height)
+            layout = page_layout(browser)
+            assert layout["scroll"] <= layout["client"] and layout["wide"] == [], (page, label, layout)
+            assert layout["h1"] == 1 and layout["unlabelled"] == [], (page, label, layout)
+        browser.set_window_size(1280, 900)
         shoot(browser, page)
         request = urllib.request.Request(f"{service.base}/app/{page}", headers={"Cookie": cookie})
         with urllib.request.urlopen(request, timeout=10) as answer:
