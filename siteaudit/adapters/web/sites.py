@@ -278,7 +278,7 @@ class SitePage(Page):
                 resp.status = refused.status
                 self.show(req, resp, site, error=_say(refused))
                 return
-            raise _redirect(f"/app/sites/{site}?done=recheck&recheck={recheck}#tasks")
+            raise _redirect(f"/app/sites/{site}?done=recheck&recheck={recheck}")
         else:
             raise falcon.HTTPBadRequest()
 
