@@ -45,7 +45,7 @@ SITE_NOTICES: Final = {
 
 def _id(text: str | None) -> int | None:
     """A row id from a path or field, None when it is not one."""
-    if not text or not text.isdigit() or len(text) > 19:
+    if not text or not text.isascii() or not text.isdigit() or len(text) > 19:
         return None
     number = int(text)
     return number if 1 <= number <= MAX_ID else None
