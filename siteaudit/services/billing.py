@@ -483,7 +483,12 @@ def complete_local_checkout(
             work.billing.save_session(evolve(session, form_token_hash=""))
             work.commit()
         account = work.billing.get(session.user_id)
-    if session.completed_at is not None or account is None:
+    if account is None:
+        return _done(session.id, Fulfilment.DUPLICATE, session.user_id, uow=uow)
+    if session.completed_at is not None:
+        # Completed before: its subscription's events again (each applies once, by its event id), so
+        # a crash between the checkout's event and theirs is mended by pressing the button again.
+        _local_subscription_events(session, account, clock=clock, uow=uow)
         return _done(session.id, Fulfilment.DUPLICATE, session.user_id, uow=uow)
     now = clock.now()
     outcome = fulfil(
@@ -501,37 +506,47 @@ def complete_local_checkout(
         uow=uow(),
         clock=clock,
     )
-    if session.kind is PurchaseKind.SUBSCRIPTION:
-        subscription_id = f"sub_local_{session.id.removeprefix('cs_local_')}"
+    _local_subscription_events(session, account, clock=clock, uow=uow)
+    return _done(session.id, outcome, session.user_id, uow=uow)
+
+
+def _local_subscription_events(
+    session: CheckoutSession, account: BillingAccount, *, clock: Clock, uow: UowFactory
+) -> None:
+    """A local subscription checkout's provider events: the subscription turning active, and its first
+    period paid (as Stripe's first invoice reports it); nothing for a pack."""
+    if session.kind is not PurchaseKind.SUBSCRIPTION:
+        return
+    now = clock.now()
+    subscription_id = f"sub_local_{session.id.removeprefix('cs_local_')}"
+    fulfil(
+        SubscriptionChanged(
+            event_id=f"subscription:{session.id}",
+            customer_id=account.customer_id,
+            subscription=Subscription(
+                id=subscription_id,
+                status=SubscriptionStatus.ACTIVE,
+                as_of=now,
+                choice=session.choice,
+            ),
+            user_id=session.user_id,
+        ),
+        provider=LOCAL,
+        uow=uow(),
+        clock=clock,
+    )
+    if session.choice is not None:  # the first period is paid, as Stripe's first invoice reports
         fulfil(
-            SubscriptionChanged(
-                event_id=f"subscription:{session.id}",
+            SubscriptionPaid(
+                event_id=f"invoice:{session.id}",
                 customer_id=account.customer_id,
-                subscription=Subscription(
-                    id=subscription_id,
-                    status=SubscriptionStatus.ACTIVE,
-                    as_of=now,
-                    choice=session.choice,
-                ),
+                period=_local_period(subscription_id, session.choice, now),
                 user_id=session.user_id,
             ),
             provider=LOCAL,
             uow=uow(),
             clock=clock,
         )
-        if session.choice is not None:  # the first period is paid, as Stripe's first invoice reports
-            fulfil(
-                SubscriptionPaid(
-                    event_id=f"invoice:{session.id}",
-                    customer_id=account.customer_id,
-                    period=_local_period(subscription_id, session.choice, now),
-                    user_id=session.user_id,
-                ),
-                provider=LOCAL,
-                uow=uow(),
-                clock=clock,
-            )
-    return _done(session.id, outcome, session.user_id, uow=uow)
 
 
 def _local_period(subscription_id: str, choice: PlanChoice, start: datetime) -> PaidPeriod:

@@ -2,7 +2,10 @@
 owner's purchases go through the provider's links and credit once; members see why they cannot buy."""
 
 import re
+from typing import Any
 from urllib.parse import urlencode
+
+import pytest
 
 from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site
 
@@ -282,3 +285,31 @@ def test_a_lower_tier_says_what_it_takes_away_before_changing(site: Site) -> Non
     assert "growth, tier 150k, monthly" in browser.get("/app/billing").text  # unchanged until confirmed
     browser.post("/app/billing", {**lower, "confirmed": "yes"})
     assert "growth, tier 10k, monthly" in browser.get("/app/billing").text
+
+
+def test_a_crash_between_the_checkouts_events_is_mended_by_pressing_again_and_grants_once(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from siteaudit.services import billing as billing_services
+
+    browser = site.browser()
+    browser.sign_in()
+    browser.get("/app/billing")
+    answer = browser.post(
+        "/app/billing", {"action": "subscribe", "plan": "growth", "tier": "10k", "interval": "monthly"}
+    )
+    path, token = open_checkout(browser, answer.headers["Location"])
+    real = billing_services._local_period
+
+    def dies(*args: Any) -> Any:
+        raise RuntimeError("the process died here")
+
+    monkeypatch.setattr(billing_services, "_local_period", dies)  # after the checkout's event applied
+    crashed = browser.post(path, {"token": token})
+    assert crashed.status_code == 500  # the service answered for the dead process
+    monkeypatch.setattr(billing_services, "_local_period", real)
+    assert balance(browser) == "5,000"  # the checkout completed, its first period not yet paid
+    for _ in range(2):  # pressed again (the form posted anew), then once more
+        again = browser.post(path, {"token": "0"})
+        assert again.status_code == 200 and "Already completed" in again.text
+    assert balance(browser) == "15,000"  # the first month, once
