@@ -280,6 +280,7 @@ class BillingAccount:
     purchased_at: datetime | None = None  # the first completed purchase
     version: int = 0
     paid_period: PaidPeriod | None = None  # the latest period a subscription paid for
+    paid_months: int = 0  # how many months of `paid_period` are granted (the ledger's keys decide)
 
     def paid(self, period: PaidPeriod) -> Self:
         """The account after a paid period is reported: the period that ends last is kept (an older
@@ -287,7 +288,13 @@ class BillingAccount:
         current = self.paid_period
         if current is not None and (current == period or period.end < current.end):
             return self
-        return evolve(self, paid_period=period, version=self.version + 1)
+        return evolve(self, paid_period=period, paid_months=0, version=self.version + 1)
+
+    def months_owed(self, now: datetime) -> tuple[datetime, ...]:
+        """The months of the paid period that have begun by `now` and are not counted as granted."""
+        if self.paid_period is None:
+            return ()
+        return self.paid_period.due(now)[self.paid_months :]
 
     def check_can_subscribe(self) -> None:
         """Raises SubscriptionExists while a subscription has not ended (one per account)."""

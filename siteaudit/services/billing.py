@@ -9,7 +9,7 @@ applies once, and the domain's rules (`siteaudit.domain.billing`) make replays a
 import hashlib
 import hmac
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -41,7 +41,7 @@ from siteaudit.domain.billing import (
     purchase_key,
 )
 from siteaudit.domain.credit import credits
-from siteaudit.domain.error import NotFound, RateLimited
+from siteaudit.domain.error import ConcurrentUpdate, NotFound, RateLimited
 from siteaudit.domain.ids import UserId
 from siteaudit.ports.application import BillingStatus, LocalCheckout, LocalCheckoutDone, PaymentLink
 from siteaudit.ports.clock import Clock, Secrets
@@ -346,21 +346,24 @@ def _period_paid(
     retry applies both once."""
     updated = account.paid(event.period)
     if updated.purchased_at is None:  # a paid period is a purchase too
-        updated = evolve(updated, purchased_at=at, version=account.version + 1)
-    if updated != account:
-        uow.billing.save(updated)
+        updated = evolve(updated, purchased_at=at)
     # The first month is granted on payment even when the period starts a moment later (clocks differ).
-    granted = _grant_months(account.user_id, event.period, uow=uow, at=at, first=True)
+    months = event.period.due(max(at, event.period.start))
+    granted = _grant_months(account.user_id, event.period, months, uow=uow, at=at)
+    if updated.paid_period == event.period and updated.paid_months < len(months):
+        updated = evolve(updated, paid_months=len(months))
+    if updated != account:
+        uow.billing.save(evolve(updated, version=account.version + 1))
     return Fulfilment.APPLIED if granted or updated != account else Fulfilment.DUPLICATE
 
 
 def _grant_months(
-    user_id: UserId, period: PaidPeriod, *, uow: UnitOfWork, at: datetime, first: bool = False
+    user_id: UserId, period: PaidPeriod, months: Sequence[datetime], *, uow: UnitOfWork, at: datetime
 ) -> int:
-    """Grant each begun month of `period` (and its first one when `first`) not granted before; the
-    number granted now."""
+    """Grant each of `months` of `period` not granted before (the ledger's key decides); the number
+    granted now."""
     granted = 0
-    for month in period.due(max(at, period.start) if first else at):
+    for month in months:
         granted += uow.credits.grant(
             user_id,
             credits(period.credits_per_month),
@@ -377,17 +380,27 @@ CATCH_UP: Final = timedelta(days=366)
 
 def grant_subscription_months(now: datetime, *, uow: UowFactory) -> int:
     """The scheduler's pass: every month that has begun of every recent paid period is granted once (a
-    yearly subscription's months after the first come this way). Each account is its own transaction;
-    a crash between two leaves the rest to the next pass, and a month granted before is not granted
-    again. The number of months granted now."""
+    yearly subscription's months after the first come this way). An account whose begun months are all
+    counted granted costs no write. Each account is its own transaction; a crash between two leaves
+    the rest to the next pass, and a month granted before is never granted again (the ledger's key).
+    The number of months granted now."""
     with uow() as work:
         accounts = work.billing.with_paid_period(ending_after=now - CATCH_UP)
     granted = 0
-    for account in accounts:
-        assert account.paid_period is not None
-        with uow() as work:
-            granted += _grant_months(account.user_id, account.paid_period, uow=work, at=now)
-            work.commit()
+    for listed in accounts:
+        if not listed.months_owed(now):
+            continue
+        try:
+            with uow() as work:
+                account = work.billing.get(listed.user_id)
+                if account is None or account.paid_period is None or not account.months_owed(now):
+                    continue
+                months = account.paid_period.due(now)
+                granted += _grant_months(account.user_id, account.paid_period, months, uow=work, at=now)
+                work.billing.save(evolve(account, paid_months=len(months), version=account.version + 1))
+                work.commit()
+        except ConcurrentUpdate:
+            continue  # another pass or event wrote the account meanwhile: the next pass looks again
     return granted
 
 

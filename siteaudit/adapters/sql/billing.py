@@ -55,6 +55,7 @@ def account_from_row(row: Any) -> BillingAccount:
         purchased_at=row.purchased_at,
         version=row.version,
         paid_period=paid,
+        paid_months=row.paid_months,
     )
 
 
@@ -73,6 +74,7 @@ def account_values(account: BillingAccount) -> dict[str, Any]:
         "paid_choice": None if paid is None else paid.choice.key,
         "paid_from": None if paid is None else paid.start,
         "paid_until": None if paid is None else paid.end,
+        "paid_months": account.paid_months,
     }
 
 

@@ -535,6 +535,7 @@ billing_accounts = Table(
     Column("paid_choice", String(40), nullable=True),  # plan:tier:interval
     Column("paid_from", UtcDateTime, nullable=True),
     Column("paid_until", UtcDateTime, nullable=True, index=True),
+    Column("paid_months", Integer, nullable=False, server_default="0"),
     UniqueConstraint("provider", "customer_id"),
 )
 

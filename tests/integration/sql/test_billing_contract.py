@@ -208,7 +208,12 @@ def test_a_crash_before_the_commit_grants_nothing_and_the_replay_grants_once(bac
     with backend.uow() as uow:
         assert uow.credits.balance(owner.id) == start + 500_000
     assert grant_subscription_months(later, uow=backend.uow) == 2
+    with backend.uow() as uow:
+        granted = uow.billing.get(owner.id)
+        assert granted is not None and granted.paid_months == 3
     assert grant_subscription_months(later, uow=backend.uow) == 0
+    with backend.uow() as uow:
+        assert uow.billing.get(owner.id) == granted  # nothing owed: the pass wrote nothing
     with backend.uow() as uow:
         assert uow.credits.balance(owner.id) == start + 3 * 500_000
 

@@ -4,6 +4,7 @@ import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from attrs import evolve
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -172,3 +173,19 @@ def test_the_period_ending_last_is_kept_and_each_month_has_its_own_key() -> None
     assert len(keys) == 2 and all(len(k) <= 200 for k in keys)
     assert len(month_grant_key("sub_" + "x" * 250, jan.start)) <= 200
     assert set(TIER_CREDITS) == set(Tier)
+
+
+def test_the_months_owed_are_the_begun_ones_not_counted_granted() -> None:
+    start = datetime(2027, 1, 15, tzinfo=UTC)
+    yearly = PaidPeriod(
+        "sub_1", PlanChoice(PlanName.GROWTH, Tier.T50K, Interval.YEARLY), start, add_months(start, 12)
+    )
+    account = BillingAccount(UserId(1), "stripe", "cus_1").paid(yearly)
+    march = datetime(2027, 3, 20, tzinfo=UTC)
+    assert account.months_owed(march) == yearly.month_starts()[:3]
+    granted = evolve(account, paid_months=3)
+    assert granted.months_owed(march) == () and granted.months_owed(datetime(2027, 4, 15, tzinfo=UTC)) == (
+        datetime(2027, 4, 15, tzinfo=UTC),
+    )
+    assert granted.paid(evolve(yearly, end=add_months(start, 13))).paid_months == 0  # a new period: none yet
+    assert BillingAccount(UserId(1), "stripe", "cus_1").months_owed(march) == ()

@@ -25,11 +25,12 @@ def upgrade() -> None:
         batch.add_column(sa.Column("paid_choice", sa.String(40), nullable=True))
         batch.add_column(sa.Column("paid_from", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("paid_until", sa.DateTime(timezone=True), nullable=True))
+        batch.add_column(sa.Column("paid_months", sa.Integer(), nullable=False, server_default="0"))
         batch.create_index(batch.f("ix_billing_accounts_paid_until"), ["paid_until"], unique=False)
 
 
 def downgrade() -> None:
     with op.batch_alter_table("billing_accounts") as batch:
         batch.drop_index(batch.f("ix_billing_accounts_paid_until"))
-        for name in ("paid_until", "paid_from", "paid_choice", "paid_subscription_id"):
+        for name in ("paid_months", "paid_until", "paid_from", "paid_choice", "paid_subscription_id"):
             batch.drop_column(name)
