@@ -212,3 +212,13 @@ def test_the_page_is_only_for_people_signed_in(sites: Sites) -> None:
     anonymous = Browser(falcon.testing.TestClient(sites.app.service()))
     answer = anonymous.get(f"/app/sites/{sites.site.id}")
     assert answer.status_code == 303 and answer.headers["Location"].startswith("/app/sign-in?next=")
+
+
+def test_the_console_summary_is_marked_demo_when_its_figures_are(sites: Sites) -> None:
+    sites.app.application.sync_search_consoles(sites.app.clock.now())  # the embedded default's demo data
+    page = sites.browser().get(f"/app/sites/{sites.site.id}").text
+    console = re.search(r'<section class="card" id="console">.*?</section>', page, re.S)
+    assert console, page
+    assert '<span class="pill demo">demo data</span>' in console.group(0)
+    assert "not from a real search console" in console.group(0)
+    assert re.search(r"<dt>Clicks, 28 days</dt><dd class=\"num\">[0-9,]+</dd>", console.group(0))
