@@ -52,6 +52,8 @@ class SmtpMailer:
     """`Mailer` over SMTP: a connection per message, three tries a few seconds apart for transient
     failures (4xx answers, network errors); a 5xx refusal raises MailUndeliverable at once."""
 
+    delivers: bool = True
+
     def __init__(
         self, server: SmtpServer, *, context: ssl.SSLContext | None = None, retry_s: float = 2.0
     ) -> None:
@@ -96,6 +98,8 @@ class SmtpMailer:
 
 class LogMailer:
     """`Mailer` that only logs (the embedded default without SITEAUDIT_SMTP_URL or SITEAUDIT_SMTP_HOST)."""
+
+    delivers: bool = False
 
     def send(self, *, to: str, subject: str, text: str) -> None:
         log.info("mail (no SMTP server configured) to %s: %s\n%s", to, subject, text)

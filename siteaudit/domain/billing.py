@@ -8,12 +8,19 @@ come twice and in any order:
 - a paid pack checkout credits its account once: the ledger entry is keyed by the checkout session
   (`purchase_key`), so a replayed event, or two events reporting the same payment (Stripe's
   `checkout.session.completed` and `checkout.session.async_payment_succeeded`), credit once;
+- a subscription's paid period (Stripe's `invoice.paid`, the local provider's TEST renewal) grants its
+  tier's credits for each month of the period, keyed by the subscription and the month's start
+  (`month_grant_key`), so a replayed event, a second report of the same invoice or a scheduler pass
+  running twice grants a month once; no month after the paid period ends is ever granted, so a
+  cancelled subscription's credits end with the period it paid for;
 - a subscription's state is taken only when it is not older than the one recorded, and an ended
   subscription never comes back (providers never reactivate a cancelled subscription), so a stale
   `updated` arriving after `deleted` cannot give the plan back.
 """
 
+import calendar
 import enum
+import hashlib
 from collections.abc import Mapping
 from datetime import datetime
 from types import MappingProxyType
@@ -71,6 +78,21 @@ class Tier(enum.StrEnum):
     T2_5M = "2.5m"
 
 
+# What a tier gives: its number of credits every month of the subscription, yearly ones included.
+TIER_CREDITS: Final[Mapping[Tier, int]] = MappingProxyType(
+    {
+        Tier.T10K: 10_000,
+        Tier.T50K: 50_000,
+        Tier.T150K: 150_000,
+        Tier.T500K: 500_000,
+        Tier.T1M: 1_000_000,
+        Tier.T2_5M: 2_500_000,
+    }
+)
+# No paid period grants more months than a yearly one has (a malformed period cannot mint credits).
+MAX_MONTHS_PER_PERIOD: Final = 12
+
+
 class Interval(enum.StrEnum):
     MONTHLY = "monthly"
     YEARLY = "yearly"
@@ -93,6 +115,20 @@ class PlanChoice:
         """Raises ValueError for anything but `plan:tier:interval` of known values."""
         plan, tier, interval = key.strip().split(":")
         return cls(PlanName(plan), Tier(tier), Interval(interval))
+
+
+@frozen
+class PlanPrice:
+    """What the provider charges for a combination, as it says (shown to people, never relied on)."""
+
+    choice: PlanChoice
+    amount_cents: int
+    currency: str
+
+    @property
+    def label(self) -> str:
+        per = "a year" if self.choice.interval is Interval.YEARLY else "a month"
+        return f"{self.amount_cents / 100:,.2f} {self.currency.upper()} {per}"
 
 
 class PurchaseKind(enum.StrEnum):
@@ -136,6 +172,55 @@ class Subscription:
     @property
     def gives_plan(self) -> bool:
         return self.status in GIVES_PLAN and self.choice is not None
+
+
+def add_months(moment: datetime, months: int) -> datetime:
+    """`moment` that many calendar months later, its day clamped to the month's length (Jan 31 + 1
+    month is Feb 28 or 29), as providers anchor billing cycles."""
+    index = moment.month - 1 + months
+    year, month = moment.year + index // 12, index % 12 + 1
+    return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
+
+
+@frozen
+class PaidPeriod:
+    """A period of a subscription its provider reports paid: `start` (inclusive) to `end` (exclusive),
+    at the choice (plan, tier, interval) the invoice charged for."""
+
+    subscription_id: str
+    choice: PlanChoice
+    start: datetime
+    end: datetime
+
+    @property
+    def credits_per_month(self) -> int:
+        """Whole credits each month of the period grants."""
+        return TIER_CREDITS[self.choice.tier]
+
+    def month_starts(self) -> tuple[datetime, ...]:
+        """When each month of the period begins, the first at `start`; at most MAX_MONTHS_PER_PERIOD."""
+        starts = []
+        for k in range(MAX_MONTHS_PER_PERIOD):
+            moment = add_months(self.start, k)
+            if moment >= self.end:
+                break
+            starts.append(moment)
+        return tuple(starts)
+
+    def due(self, now: datetime) -> tuple[datetime, ...]:
+        """The months of the period that have begun by `now`."""
+        return tuple(moment for moment in self.month_starts() if moment <= now)
+
+
+def month_grant_key(subscription_id: str, month_start: datetime) -> str:
+    """The ledger idempotency key of one month of a subscription's credits (a subscription id too long
+    for the ledger's key column is named by its SHA-256)."""
+    name = (
+        subscription_id
+        if len(subscription_id) <= 100
+        else hashlib.sha256(subscription_id.encode()).hexdigest()
+    )
+    return f"subscription:{name}:{month_start.isoformat()}"
 
 
 class PriceNotConfigured(DomainError):
@@ -195,6 +280,22 @@ class BillingAccount:
     subscription: Subscription | None = None
     purchased_at: datetime | None = None  # the first completed purchase
     version: int = 0
+    paid_period: PaidPeriod | None = None  # the latest period a subscription paid for
+    paid_months: int = 0  # how many months of `paid_period` are granted (the ledger's keys decide)
+
+    def paid(self, period: PaidPeriod) -> Self:
+        """The account after a paid period is reported: the period that ends last is kept (an older
+        invoice reported late leaves the newer period), itself when nothing changes."""
+        current = self.paid_period
+        if current is not None and (current == period or period.end < current.end):
+            return self
+        return evolve(self, paid_period=period, paid_months=0, version=self.version + 1)
+
+    def months_owed(self, now: datetime) -> tuple[datetime, ...]:
+        """The months of the paid period that have begun by `now` and are not counted as granted."""
+        if self.paid_period is None:
+            return ()
+        return self.paid_period.due(now)[self.paid_months :]
 
     def check_can_subscribe(self) -> None:
         """Raises SubscriptionExists while a subscription has not ended (one per account)."""
@@ -286,7 +387,18 @@ class SubscriptionChanged:
     user_id: UserId | None = None
 
 
-PaymentEvent = CheckoutCompleted | SubscriptionChanged
+@frozen
+class SubscriptionPaid:
+    """A subscription's period was paid (Stripe's `invoice.paid` for a new or renewed period; the local
+    provider's TEST renewal): its months' tier credits are granted as they begin."""
+
+    event_id: str
+    customer_id: str
+    period: PaidPeriod
+    user_id: UserId | None = None
+
+
+PaymentEvent = CheckoutCompleted | SubscriptionChanged | SubscriptionPaid
 
 
 class Fulfilment(enum.StrEnum):

@@ -524,8 +524,18 @@ def set_password(email: str, password_stdin: bool) -> None:
 @admin.command("password-link")
 @click.argument("email")
 def password_link(email: str) -> None:
-    """Print a one-time link (valid an hour) where the person chooses their app password."""
-    _run(lambda: echo(_application().password_link(email)))
+    """Print a one-time link (valid an hour) where the person chooses their app password: at
+    SITEAUDIT_PUBLIC_URL, else where a `serve` on this database runs, else at SITEAUDIT_HOST:PORT."""
+    from siteaudit.entrypoints.embedded import running_origin
+
+    settings = _settings()
+
+    def act() -> None:
+        link = _app(settings).application.password_link(email)
+        running = None if settings.public_url else running_origin(settings)
+        echo(link if running is None else running + link[link.index("/app/") :])
+
+    _run(act)
 
 
 @main.command()

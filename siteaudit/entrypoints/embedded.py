@@ -4,9 +4,13 @@ the monitoring scheduler)."""
 import errno
 import json
 import logging
+import socket
 import socketserver
 from collections.abc import Callable, Iterable
+from contextlib import suppress
+from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from siteaudit.adapters.rest.errors import envelope
@@ -17,6 +21,7 @@ from siteaudit.entrypoints.output import echo
 from siteaudit.entrypoints.scheduler import start_scheduler
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import IssuedKey
+from siteaudit.settings import Settings
 
 KEY_VARIABLE = "SITEAUDIT_API_KEY"  # the variable the CLI client reads, and the curl examples use
 LOST_KEY_COMMAND = f"siteaudit admin rotate-key {LOCAL_OWNER_EMAIL} --team {LOCAL_TEAM}"
@@ -176,6 +181,35 @@ def mcp_greeting(app: App, origin: str) -> str | None:
     return f"MCP for AI agents: {base}/mcp . Configure your agents with: siteaudit connect --server {base}"
 
 
+def serving_note(settings: Settings) -> Path | None:
+    """Where a `serve` on a SQLite database notes the address it serves at, beside the database, so that
+    `siteaudit admin password-link` in another shell links to the running port (None for other
+    databases: a shared service sets SITEAUDIT_PUBLIC_URL)."""
+    url = settings.database_url
+    if not url.startswith("sqlite:///"):
+        return None
+    return Path(url.removeprefix("sqlite:///") + ".serving")
+
+
+def running_origin(settings: Settings) -> str | None:
+    """The address a `serve` on this database noted (see `serving_note`), None when none runs there: no
+    note, not an http address, or nothing answers a connection at it (a `serve` that was killed)."""
+    note = serving_note(settings)
+    try:
+        origin = note.read_text().strip() if note is not None else ""
+    except OSError:
+        return None
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname or len(origin) > 300:
+        return None
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname, port), timeout=1.0):
+            return f"{parts.scheme}://{parts.netloc}"
+    except (OSError, ValueError):
+        return None
+
+
 def serve(app: App, server: WSGIServer, *, host: str) -> None:
     """Create the local owner on an empty database, say how to call the API, and serve until Ctrl-C."""
     settings = app.settings
@@ -189,6 +223,10 @@ def serve(app: App, server: WSGIServer, *, host: str) -> None:
         echo(mcp)
     worker, periodic = start_worker(app, threads=settings.worker_threads)
     scheduler = start_scheduler(app)  # monitoring audits and the daily ownership re-checks
+    note = serving_note(settings)
+    if note is not None:
+        with suppress(OSError):  # only a convenience for `admin password-link`
+            note.write_text(f"http://{host}:{server.server_port}\n")
     with server:
         try:
             server.serve_forever()
@@ -198,3 +236,5 @@ def serve(app: App, server: WSGIServer, *, host: str) -> None:
             scheduler.stop()
             periodic.stop()
             worker.stop()
+            if note is not None:
+                note.unlink(missing_ok=True)

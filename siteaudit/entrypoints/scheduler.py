@@ -18,8 +18,9 @@ log = logging.getLogger("siteaudit.scheduler")
 
 def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Callable[[], ScheduledAudits]:
     """One pass: start the scheduled audits that came due, re-check the proofs due a check, then sync
-    the search console of the verified sites due a sync, then measure the fix-impact events due. The
-    pass answers what it did with the scheduled audits."""
+        the search console of the verified sites due a sync, then measure the fix-impact events due, then grant the subscription
+    months that began. The
+        pass answers what it did with the scheduled audits."""
 
     def run_scheduler() -> ScheduledAudits:
         at = now()
@@ -43,6 +44,10 @@ def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Cal
         measured = application.measure_fix_impacts(at)
         if measured:
             log.info("scheduler: fix impact measured for %d events", measured)
+        # A subscription's tier credits for each month of its paid period (a yearly one's later months).
+        granted = application.grant_subscription_months(at)
+        if granted:
+            log.info("scheduler: subscription credits granted for %d months", granted)
         return dispatched
 
     return run_scheduler

@@ -25,7 +25,9 @@ from siteaudit.domain.billing import (
     Fulfilment,
     Pack,
     PackOffer,
+    PaidPeriod,
     PlanChoice,
+    PlanPrice,
     Subscription,
 )
 from siteaudit.domain.console import PageTotals
@@ -384,6 +386,8 @@ class BillingStatus:
     subscription: Subscription | None
     has_purchased: bool
     provider: str
+    paid_period: PaidPeriod | None = None  # the latest period the subscription paid for
+    prices: Mapping[PlanChoice, PlanPrice] = field(factory=dict)  # as the provider states them
 
 
 @frozen
@@ -465,6 +469,17 @@ class AppViewer:
 class MemberView:
     user: User
     role: Role
+    pending: bool = False  # invited, and has not chosen a password yet
+
+
+@frozen
+class Invitation:
+    """An invitation made: the membership, whether a mail was sent, and, when none was (no mail server),
+    the one-time link for the owner to hand over (only for someone new; None otherwise)."""
+
+    membership: Membership
+    mailed: bool
+    link: str | None = field(default=None, repr=False)
 
 
 # --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) ---------------------------------------------------
@@ -848,6 +863,17 @@ class Application(Protocol):
         Raises NotFound as above, InvalidPaymentSignature for a wrong or used form token."""
         ...
 
+    def renew_test_subscription(self, paid_from: str, caller: Caller) -> Fulfilment:
+        """The local provider's TEST renewal of the team owner's live subscription: the period that
+        began at `paid_from` (ISO time, as the billing page shows it) is followed by a new one paid now.
+        DUPLICATE when that period was renewed before. Raises NotTeamOwner, NoSubscription."""
+        ...
+
+    def grant_subscription_months(self, now: datetime) -> int:
+        """The scheduler's pass granting every begun month of every paid subscription period once (a
+        yearly subscription's later months); the number of months granted."""
+        ...
+
     # --- IndexNow (SPEC 2.10, 4.9) ---------------------------------------------------------------------
 
     def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
@@ -1013,7 +1039,7 @@ class Application(Protocol):
         """The caller's team's members, owner first."""
         ...
 
-    def invite_member(self, caller: Caller, email: str) -> Membership:
+    def invite_member(self, caller: Caller, email: str) -> Invitation:
         """The owner adds a person by email (new people get a link to choose a password). Raises
         NotTeamOwner."""
         ...

@@ -1,6 +1,7 @@
 """The payment provider (docs/rest-api.md "Billing") and the billing records: checkout, subscription and
 portal links, and the provider's events read into the domain's provider-neutral `PaymentEvent`s."""
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -12,6 +13,7 @@ from siteaudit.domain.billing import (
     PackOffer,
     PaymentEvent,
     PlanChoice,
+    PlanPrice,
     SubscriptionStatus,
 )
 from siteaudit.domain.ids import UserId
@@ -49,6 +51,11 @@ class PaymentProvider(Protocol):
 
     def offers(self, choice: PlanChoice) -> bool:
         """Whether a price is configured for the plan x tier x interval combination."""
+        ...
+
+    def prices(self) -> Mapping[PlanChoice, PlanPrice]:
+        """What the combinations offered cost, as far as the provider says (empty when it says nothing or
+        cannot be asked now: prices are shown to people, never charged from here)."""
         ...
 
     def checkout_link(self, order: CheckoutOrder) -> CheckoutLink:
@@ -92,6 +99,10 @@ class BillingRepository(Protocol):
 
     def save_session(self, session: CheckoutSession) -> None:
         """Stage an update of a stored session. Raises NotFound."""
+        ...
+
+    def with_paid_period(self, *, ending_after: datetime) -> Sequence[BillingAccount]:
+        """The accounts whose latest paid period ends after `ending_after`."""
         ...
 
     def record_event(self, event_id: str, *, at: datetime) -> bool:

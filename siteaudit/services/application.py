@@ -55,6 +55,7 @@ from siteaudit.ports.application import (
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
+    Invitation,
     IssuedKey,
     IssueQuery,
     KeyHolder,
@@ -582,6 +583,14 @@ class LocalApplication:
             session_id, form_token, buyer, uow=self.uow, provider=self.payments, clock=self.clock
         )
 
+    def renew_test_subscription(self, paid_from: str, caller: Caller) -> Fulfilment:
+        return billing_services.renew_local_subscription(
+            paid_from, caller, uow=self.uow, provider=self.payments, clock=self.clock
+        )
+
+    def grant_subscription_months(self, now: datetime) -> int:
+        return billing_services.grant_subscription_months(now, uow=self.uow)
+
     # --- IndexNow (SPEC 2.10, 4.9) ---------------------------------------------------------------------
 
     def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
@@ -813,7 +822,7 @@ class LocalApplication:
     def team_members(self, caller: Caller) -> Sequence[MemberView]:
         return team_services.team_members(caller, uow=self.uow())
 
-    def invite_member(self, caller: Caller, email: str) -> Membership:
+    def invite_member(self, caller: Caller, email: str) -> Invitation:
         return team_services.invite_member(
             caller,
             email,

@@ -10,7 +10,7 @@ applies once, and the domain's rules (`siteaudit.domain.billing`) make replays a
 import hashlib
 import hmac
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -23,20 +23,26 @@ from siteaudit.domain.billing import (
     CheckoutCompleted,
     CheckoutSession,
     Fulfilment,
+    Interval,
     InvalidPaymentSignature,
     NoBillingAccount,
     NoSubscription,
     Pack,
+    PaidPeriod,
     PaymentEvent,
     PlanChoice,
     PriceNotConfigured,
     PurchaseKind,
     Subscription,
     SubscriptionChanged,
+    SubscriptionPaid,
     SubscriptionStatus,
+    add_months,
+    month_grant_key,
     purchase_key,
 )
-from siteaudit.domain.error import NotFound, RateLimited
+from siteaudit.domain.credit import credits
+from siteaudit.domain.error import ConcurrentUpdate, NotFound, RateLimited
 from siteaudit.domain.ids import UserId
 from siteaudit.ports.application import BillingStatus, LocalCheckout, LocalCheckoutDone, PaymentLink
 from siteaudit.ports.clock import Clock, Secrets
@@ -258,6 +264,8 @@ def status(caller: Caller, *, uow: UnitOfWork, provider: PaymentProvider | None)
         subscription=None if account is None else account.subscription,
         has_purchased=account is not None and account.purchased_at is not None,
         provider="" if provider is None else provider.name,
+        paid_period=None if account is None else account.paid_period,
+        prices={} if provider is None else provider.prices(),  # outside the unit of work
     )
 
 
@@ -280,6 +288,8 @@ def fulfil(event: PaymentEvent, *, provider: str, uow: UnitOfWork, clock: Clock)
         if isinstance(event, CheckoutCompleted):
             if event.paid:
                 outcome = _checkout_paid(event, account, uow=uow, at=now)
+        elif isinstance(event, SubscriptionPaid):
+            outcome = _period_paid(event, account, uow=uow, at=now)
         else:
             outcome = _subscription_changed(event, account, uow=uow, at=now)
         uow.commit()
@@ -327,6 +337,72 @@ def _subscription_changed(
     if plan is not None and user.plan != plan:
         uow.users.save(evolve(user, plan=plan))
     return Fulfilment.APPLIED
+
+
+def _period_paid(
+    event: SubscriptionPaid, account: BillingAccount, *, uow: UnitOfWork, at: datetime
+) -> Fulfilment:
+    """The period is recorded on the account and the months of it that have begun are granted, in the
+    transaction that records the event: a crash before the commit leaves neither, so the provider's
+    retry applies both once."""
+    updated = account.paid(event.period)
+    if updated.purchased_at is None:  # a paid period is a purchase too
+        updated = evolve(updated, purchased_at=at)
+    # The first month is granted on payment even when the period starts a moment later (clocks differ).
+    months = event.period.due(max(at, event.period.start))
+    granted = _grant_months(account.user_id, event.period, months, uow=uow, at=at)
+    if updated.paid_period == event.period and updated.paid_months < len(months):
+        updated = evolve(updated, paid_months=len(months))
+    if updated != account:
+        uow.billing.save(evolve(updated, version=account.version + 1))
+    return Fulfilment.APPLIED if granted or updated != account else Fulfilment.DUPLICATE
+
+
+def _grant_months(
+    user_id: UserId, period: PaidPeriod, months: Sequence[datetime], *, uow: UnitOfWork, at: datetime
+) -> int:
+    """Grant each of `months` of `period` not granted before (the ledger's key decides); the number
+    granted now."""
+    granted = 0
+    for month in months:
+        granted += uow.credits.grant(
+            user_id,
+            credits(period.credits_per_month),
+            key=month_grant_key(period.subscription_id, month),
+            at=at,
+            reference=f"subscription:{period.choice.key}",
+        )
+    return granted
+
+
+# A pass grants the months of periods that ended this recently too: months a stopped scheduler missed.
+CATCH_UP: Final = timedelta(days=366)
+
+
+def grant_subscription_months(now: datetime, *, uow: UowFactory) -> int:
+    """The scheduler's pass: every month that has begun of every recent paid period is granted once (a
+    yearly subscription's months after the first come this way). An account whose begun months are all
+    counted granted costs no write. Each account is its own transaction; a crash between two leaves
+    the rest to the next pass, and a month granted before is never granted again (the ledger's key).
+    The number of months granted now."""
+    with uow() as work:
+        accounts = work.billing.with_paid_period(ending_after=now - CATCH_UP)
+    granted = 0
+    for listed in accounts:
+        if not listed.months_owed(now):
+            continue
+        try:
+            with uow() as work:
+                account = work.billing.get(listed.user_id)
+                if account is None or account.paid_period is None or not account.months_owed(now):
+                    continue
+                months = account.paid_period.due(now)
+                granted += _grant_months(account.user_id, account.paid_period, months, uow=work, at=now)
+                work.billing.save(evolve(account, paid_months=len(months), version=account.version + 1))
+                work.commit()
+        except ConcurrentUpdate:
+            continue  # another pass or event wrote the account meanwhile: the next pass looks again
+    return granted
 
 
 def webhook_bucket(client: str) -> str:
@@ -421,7 +497,12 @@ def complete_local_checkout(
             work.billing.save_session(evolve(session, form_token_hash=""))
             work.commit()
         account = work.billing.get(session.user_id)
-    if session.completed_at is not None or account is None:
+    if account is None:
+        return _done(session.id, Fulfilment.DUPLICATE, session.user_id, uow=uow)
+    if session.completed_at is not None:
+        # Completed before: its subscription's events again (each applies once, by its event id), so
+        # a crash between the checkout's event and theirs is mended by pressing the button again.
+        _local_subscription_events(session, account, clock=clock, uow=uow)
         return _done(session.id, Fulfilment.DUPLICATE, session.user_id, uow=uow)
     now = clock.now()
     outcome = fulfil(
@@ -439,24 +520,81 @@ def complete_local_checkout(
         uow=uow(),
         clock=clock,
     )
-    if session.kind is PurchaseKind.SUBSCRIPTION:
+    _local_subscription_events(session, account, clock=clock, uow=uow)
+    return _done(session.id, outcome, session.user_id, uow=uow)
+
+
+def _local_subscription_events(
+    session: CheckoutSession, account: BillingAccount, *, clock: Clock, uow: UowFactory
+) -> None:
+    """A local subscription checkout's provider events: the subscription turning active, and its first
+    period paid (as Stripe's first invoice reports it); nothing for a pack."""
+    if session.kind is not PurchaseKind.SUBSCRIPTION:
+        return
+    now = clock.now()
+    subscription_id = f"sub_local_{session.id.removeprefix('cs_local_')}"
+    fulfil(
+        SubscriptionChanged(
+            event_id=f"subscription:{session.id}",
+            customer_id=account.customer_id,
+            subscription=Subscription(
+                id=subscription_id,
+                status=SubscriptionStatus.ACTIVE,
+                as_of=now,
+                choice=session.choice,
+            ),
+            user_id=session.user_id,
+        ),
+        provider=LOCAL,
+        uow=uow(),
+        clock=clock,
+    )
+    if session.choice is not None:  # the first period is paid, as Stripe's first invoice reports
         fulfil(
-            SubscriptionChanged(
-                event_id=f"subscription:{session.id}",
+            SubscriptionPaid(
+                event_id=f"invoice:{session.id}",
                 customer_id=account.customer_id,
-                subscription=Subscription(
-                    id=f"sub_local_{session.id.removeprefix('cs_local_')}",
-                    status=SubscriptionStatus.ACTIVE,
-                    as_of=now,
-                    choice=session.choice,
-                ),
+                period=_local_period(subscription_id, session.choice, now),
                 user_id=session.user_id,
             ),
             provider=LOCAL,
             uow=uow(),
             clock=clock,
         )
-    return _done(session.id, outcome, session.user_id, uow=uow)
+
+
+def _local_period(subscription_id: str, choice: PlanChoice, start: datetime) -> PaidPeriod:
+    months = 12 if choice.interval is Interval.YEARLY else 1
+    return PaidPeriod(subscription_id, choice, start, add_months(start, months))
+
+
+def renew_local_subscription(
+    paid_from: str, caller: Caller, *, uow: UowFactory, provider: PaymentProvider | None, clock: Clock
+) -> Fulfilment:
+    """The local provider's TEST renewal: the live subscription's next period is paid now, as a renewal
+    invoice would report, through `fulfil`. `paid_from` names the period being renewed (as the page
+    showed it), so a form sent twice renews it once: the second is the same event."""
+    _, account = _owner(caller, uow())
+    if provider is None or provider.name != LOCAL or account is None or account.provider != LOCAL:
+        raise NoSubscription()
+    current, period = account.subscription, account.paid_period
+    if current is None or current.ended or current.choice is None or period is None:
+        raise NoSubscription()
+    if paid_from != period.start.isoformat():
+        # The page showed an earlier period: that one was renewed already.
+        return Fulfilment.DUPLICATE
+    now = max(clock.now(), period.start + timedelta(microseconds=1))
+    return fulfil(
+        SubscriptionPaid(
+            event_id=f"renewal:{current.id}:{paid_from}",
+            customer_id=account.customer_id,
+            period=_local_period(current.id, current.choice, now),
+            user_id=account.user_id,
+        ),
+        provider=LOCAL,
+        uow=uow(),
+        clock=clock,
+    )
 
 
 def _done(session_id: str, outcome: Fulfilment, user_id: UserId, *, uow: UowFactory) -> LocalCheckoutDone:

@@ -6,7 +6,7 @@ from siteaudit.domain.account import Caller, Membership, NotTeamOwner, Role, Tea
 from siteaudit.domain.error import Conflict, NotFound
 from siteaudit.domain.ids import UserId
 from siteaudit.domain.signin import LinkPurpose, SignInTerms
-from siteaudit.ports.application import MemberView
+from siteaudit.ports.application import Invitation, MemberView
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.repository import UnitOfWork
@@ -28,9 +28,12 @@ def team_members(caller: Caller, *, uow: UnitOfWork) -> Sequence[MemberView]:
     with uow:
         if uow.teams.membership(caller.team_id, caller.user_id) is None:
             raise NotFound("team", caller.team_id)
-        members = [(uow.users.get(m.user_id), m.role) for m in uow.teams.members(caller.team_id)]
-    members.sort(key=lambda pair: (pair[1] is not Role.OWNER, pair[0].email))
-    return [MemberView(user, role) for user, role in members]
+        members = [
+            (uow.users.get(m.user_id), m.role, uow.signins.password_hash(m.user_id) is None)
+            for m in uow.teams.members(caller.team_id)
+        ]
+    members.sort(key=lambda member: (member[1] is not Role.OWNER, member[0].email))
+    return [MemberView(user, role, pending) for user, role, pending in members]
 
 
 def invite_member(
@@ -43,9 +46,10 @@ def invite_member(
     terms: SignInTerms,
     mailer: Mailer,
     public_url: str,
-) -> Membership:
+) -> Invitation:
     """The owner adds a person by email: someone new gets an account (free plan) and a one-time link to
-    choose their password; someone known is told they were added. Raises NotTeamOwner."""
+    choose their password; someone known is told they were added. Without a mail server nothing is
+    delivered: the link comes back for the owner to hand over. Raises NotTeamOwner."""
     address = normalise_email(email)
     link = ""
     with uow:
@@ -75,7 +79,9 @@ def invite_member(
     else:
         text += f"Sign in at {where} and pick the team in the team menu.\n"
     mailer.send(to=address, subject=f"You were added to {team.name} on siteaudit", text=text)
-    return membership
+    if mailer.delivers:
+        return Invitation(membership, mailed=True)
+    return Invitation(membership, mailed=False, link=link or None)
 
 
 def remove_team_member(caller: Caller, user: UserId, *, uow: UnitOfWork) -> None:

@@ -115,6 +115,8 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "receive_payment_event": "the payment provider's webhook",
     "open_test_checkout": "the local provider's test checkout page (a browser)",
     "complete_test_checkout": "the local provider's test checkout page (a browser)",
+    "renew_test_subscription": "the local provider's TEST renewal on the app's billing page",
+    "grant_subscription_months": "scheduler: a subscription's monthly credits",
     "connect_search_console": "administration (the console connection)",
     "disconnect_search_console": "administration (the console connection)",
     "sync_search_consoles": "scheduler",

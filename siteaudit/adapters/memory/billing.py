@@ -1,5 +1,6 @@
 """Billing accounts, checkout sessions and payment events seen, in memory."""
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from attrs import define, field
@@ -45,6 +46,12 @@ class MemoryBillingRepository:
         if stored.version != account.version - 1:
             raise ConcurrentUpdate("billing account", account.user_id)
         self._s.accounts.put(account.user_id, account)
+
+    def with_paid_period(self, *, ending_after: datetime) -> Sequence[BillingAccount]:
+        found = self._s.accounts.find(
+            lambda a: a.paid_period is not None and a.paid_period.end > ending_after
+        )
+        return sorted(found, key=lambda a: a.user_id)
 
     def add_session(self, session: CheckoutSession) -> None:
         self._s.sessions.put(session.id, session)

@@ -2,9 +2,16 @@
 page (`/app/test-checkout/{session}`), whose button completes the purchase through the same fulfilment as
 Stripe's webhooks. Nothing is charged, ever; it sells every combination."""
 
+from collections.abc import Mapping
 from typing import Final
 
-from siteaudit.domain.billing import InvalidPaymentSignature, PaymentEvent, PlanChoice, SubscriptionStatus
+from siteaudit.domain.billing import (
+    InvalidPaymentSignature,
+    PaymentEvent,
+    PlanChoice,
+    PlanPrice,
+    SubscriptionStatus,
+)
 from siteaudit.domain.ids import UserId
 from siteaudit.ports.clock import Secrets
 from siteaudit.ports.payment import CheckoutLink, CheckoutOrder
@@ -25,6 +32,9 @@ class LocalPayments:
 
     def offers(self, choice: PlanChoice) -> bool:
         return True
+
+    def prices(self) -> Mapping[PlanChoice, PlanPrice]:
+        return {}  # nothing is charged
 
     def checkout_link(self, order: CheckoutOrder) -> CheckoutLink:
         # 128 random bits; only the buyer, signed in to the app, may see and complete it (docs/rest-api.md

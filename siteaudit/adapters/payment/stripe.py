@@ -12,7 +12,10 @@
 API shapes used (Stripe API reference): POST /v1/customers -> {id}; POST /v1/checkout/sessions -> {id,
 url}; POST /v1/billing_portal/sessions -> {url}; events {id, type, created, data: {object}} where a
 checkout session has {id, mode, payment_status, customer, client_reference_id, metadata} and a
-subscription {id, status, customer, items: {data: [{price: {id}}]}, metadata}.
+subscription {id, status, customer, items: {data: [{price: {id}}]}, metadata}; an `invoice.paid` invoice
+{customer, billing_reason, subscription (or parent.subscription_details.subscription), lines: {data:
+[{period: {start, end}, price: {id} (or pricing.price_details.price), proration}]}}: the line's period
+is the one paid for (the invoice's own period_start/period_end name the previous one).
 """
 
 import json
@@ -28,13 +31,16 @@ from siteaudit.domain.billing import (
     CheckoutCompleted,
     InvalidPaymentSignature,
     Pack,
+    PaidPeriod,
     PaymentEvent,
     PaymentProviderFailed,
     PlanChoice,
+    PlanPrice,
     PriceNotConfigured,
     PurchaseKind,
     Subscription,
     SubscriptionChanged,
+    SubscriptionPaid,
     SubscriptionStatus,
 )
 from siteaudit.domain.ids import UserId
@@ -53,7 +59,12 @@ SUBSCRIPTION_EVENTS: Final = frozenset(
         "customer.subscription.resumed",
     }
 )
+INVOICE_PAID: Final = "invoice.paid"
+# The invoices that pay a period: the first one and each renewal. A plan change's proration invoice
+# pays the rest of a period already granted; its new tier grants from the next renewal.
+PERIOD_INVOICES: Final = frozenset({"subscription_create", "subscription_cycle"})
 USER_KEY: Final = "siteaudit_user_id"
+PRICES_KEPT_S: Final = 600.0  # how long the prices Stripe stated are shown before asking again
 
 
 class PriceTable:
@@ -114,7 +125,8 @@ class StripePayments:
             max_network_retries=max_network_retries,
         )
         self._webhook_secret = webhook_secret
-        self.prices = prices
+        self.table = prices
+        self._prices: tuple[float, Mapping[PlanChoice, PlanPrice]] | None = None
 
     def __repr__(self) -> str:
         return "StripePayments(...)"  # never the keys
@@ -130,7 +142,26 @@ class StripePayments:
         return str(customer.id)
 
     def offers(self, choice: PlanChoice) -> bool:
-        return choice in self.prices.plans
+        return choice in self.table.plans
+
+    def prices(self) -> Mapping[PlanChoice, PlanPrice]:
+        """The price table's prices as Stripe states them (GET /v1/prices, one call, kept PRICES_KEPT_S
+        seconds); empty, and asked again next time, when Stripe cannot be reached."""
+        now = time.monotonic()
+        if self._prices is not None and now - self._prices[0] < PRICES_KEPT_S:
+            return self._prices[1]
+        try:
+            listed = self._client.v1.prices.list(params={"active": True, "limit": 100})
+        except stripe.StripeError:
+            return {}
+        found = {}
+        for price in listed.data:
+            choice = self.table.choice_of(str(price.id))
+            amount = getattr(price, "unit_amount", None)
+            if choice is not None and isinstance(amount, int):
+                found[choice] = PlanPrice(choice, amount, str(price.currency))
+        self._prices = (now, MappingProxyType(found))
+        return self._prices[1]
 
     def checkout_link(self, order: CheckoutOrder) -> CheckoutLink:
         metadata = {USER_KEY: str(order.user_id)}
@@ -142,7 +173,7 @@ class StripePayments:
         }
         if order.offer is not None:
             pack = order.offer
-            price = self.prices.packs.get(pack.pack)
+            price = self.table.packs.get(pack.pack)
             item: dict[str, Any] = (
                 {"price": price, "quantity": 1}
                 if price
@@ -162,7 +193,7 @@ class StripePayments:
             }
         else:
             assert order.choice is not None
-            price = self.prices.plans.get(order.choice)
+            price = self.table.plans.get(order.choice)
             if price is None:
                 raise PriceNotConfigured(f"the {order.choice.key} subscription")
             plan_metadata = metadata | {"kind": PurchaseKind.SUBSCRIPTION.value, "choice": order.choice.key}
@@ -183,7 +214,7 @@ class StripePayments:
     def change_subscription(self, *, subscription_id: str, choice: PlanChoice) -> SubscriptionStatus:
         """The subscription's one item moved to the choice's price, prorated (Stripe's default), its
         metadata naming the new choice as a checkout's does."""
-        price = self.prices.plans.get(choice)
+        price = self.table.plans.get(choice)
         if price is None:
             raise PriceNotConfigured(f"the {choice.key} subscription")
         try:
@@ -236,6 +267,45 @@ class StripePayments:
             return self._checkout(event_id, obj, at)
         if kind in SUBSCRIPTION_EVENTS:
             return self._subscription(event_id, obj, at)
+        if kind == INVOICE_PAID:
+            return self._invoice(event_id, obj)
+        return None
+
+    def _invoice(self, event_id: str, obj: Mapping[str, Any]) -> SubscriptionPaid | None:
+        """A paid invoice of a first or renewed period; None for any other invoice."""
+        customer = _id(obj.get("customer"))
+        if customer is None or obj.get("billing_reason") not in PERIOD_INVOICES:
+            return None
+        details = (obj.get("parent") or {}).get("subscription_details") or {}
+        subscription = _id(obj.get("subscription")) or _id(details.get("subscription"))
+        for line in (obj.get("lines") or {}).get("data") or []:
+            line = line or {}
+            item = (line.get("parent") or {}).get("subscription_item_details") or {}
+            if line.get("proration") or item.get("proration"):
+                continue
+            price = _id(line.get("price")) or _id(
+                ((line.get("pricing") or {}).get("price_details") or {}).get("price")
+            )
+            choice = None if price is None else self.table.choice_of(price)
+            period = line.get("period") or {}
+            start, end = period.get("start"), period.get("end")
+            owner = subscription or _id(line.get("subscription")) or _id(item.get("subscription"))
+            if choice is None or owner is None or not isinstance(start, int) or not isinstance(end, int):
+                continue
+            if end <= start:
+                continue
+            metadata = obj.get("metadata") or {}
+            return SubscriptionPaid(
+                event_id=event_id,
+                customer_id=customer,
+                period=PaidPeriod(
+                    subscription_id=owner,
+                    choice=choice,
+                    start=datetime.fromtimestamp(start, UTC),
+                    end=datetime.fromtimestamp(end, UTC),
+                ),
+                user_id=_user(metadata.get(USER_KEY)),
+            )
         return None
 
     def _checkout(self, event_id: str, obj: Mapping[str, Any], at: datetime) -> CheckoutCompleted | None:
@@ -267,7 +337,7 @@ class StripePayments:
             return None
         items = (obj.get("items") or {}).get("data") or []
         prices = [_id((item or {}).get("price")) for item in items]
-        choice = next((c for c in map(self.prices.choice_of, filter(None, prices)) if c is not None), None)
+        choice = next((c for c in map(self.table.choice_of, filter(None, prices)) if c is not None), None)
         metadata = obj.get("metadata") or {}
         if choice is None and metadata.get("choice"):
             try:

@@ -4,7 +4,7 @@ An event id is a primary key inserted with ON CONFLICT DO NOTHING: of two delive
 PostgreSQL the second waits for the first's transaction and then inserts nothing, so it applies nothing.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +16,7 @@ from siteaudit.domain.billing import (
     BillingAccount,
     CheckoutSession,
     Pack,
+    PaidPeriod,
     PlanChoice,
     PurchaseKind,
     Subscription,
@@ -38,6 +39,14 @@ def account_from_row(row: Any) -> BillingAccount:
             as_of=row.subscription_as_of,
             choice=_choice(row.subscription_choice),
         )
+    paid = None
+    if row.paid_subscription_id is not None:
+        paid = PaidPeriod(
+            subscription_id=row.paid_subscription_id,
+            choice=PlanChoice.from_key(row.paid_choice),
+            start=row.paid_from,
+            end=row.paid_until,
+        )
     return BillingAccount(
         user_id=UserId(row.user_id),
         provider=row.provider,
@@ -45,11 +54,13 @@ def account_from_row(row: Any) -> BillingAccount:
         subscription=subscription,
         purchased_at=row.purchased_at,
         version=row.version,
+        paid_period=paid,
+        paid_months=row.paid_months,
     )
 
 
 def account_values(account: BillingAccount) -> dict[str, Any]:
-    sub = account.subscription
+    sub, paid = account.subscription, account.paid_period
     return {
         "provider": account.provider,
         "customer_id": account.customer_id,
@@ -59,6 +70,11 @@ def account_values(account: BillingAccount) -> dict[str, Any]:
         "subscription_choice": None if sub is None or sub.choice is None else sub.choice.key,
         "purchased_at": account.purchased_at,
         "version": account.version,
+        "paid_subscription_id": None if paid is None else paid.subscription_id,
+        "paid_choice": None if paid is None else paid.choice.key,
+        "paid_from": None if paid is None else paid.start,
+        "paid_until": None if paid is None else paid.end,
+        "paid_months": account.paid_months,
     }
 
 
@@ -131,6 +147,14 @@ class SqlBillingRepository:
         )
         if result.rowcount != 1:
             raise ConcurrentUpdate("billing account", account.user_id)
+
+    def with_paid_period(self, *, ending_after: datetime) -> Sequence[BillingAccount]:
+        rows = self._c().execute(
+            select(billing_accounts)
+            .where(billing_accounts.c.paid_until > ending_after)
+            .order_by(billing_accounts.c.user_id)
+        )
+        return [account_from_row(row) for row in rows]
 
     def add_session(self, session: CheckoutSession) -> None:
         self._c().execute(checkout_sessions.insert().values(id=session.id, **session_values(session)))

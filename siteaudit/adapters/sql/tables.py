@@ -531,6 +531,12 @@ billing_accounts = Table(
     Column("subscription_choice", String(40), nullable=True),  # plan:tier:interval
     Column("purchased_at", UtcDateTime, nullable=True),
     Column("version", Integer, nullable=False),
+    # The latest period a subscription paid for: its months grant the tier's credits.
+    Column("paid_subscription_id", String(255), nullable=True),
+    Column("paid_choice", String(40), nullable=True),  # plan:tier:interval
+    Column("paid_from", UtcDateTime, nullable=True),
+    Column("paid_until", UtcDateTime, nullable=True, index=True),
+    Column("paid_months", Integer, nullable=False, server_default="0"),
     UniqueConstraint("provider", "customer_id"),
 )
 

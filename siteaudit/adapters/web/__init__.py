@@ -8,7 +8,7 @@ from typing import Any
 
 import falcon
 
-from siteaudit.adapters.web import audits, pages
+from siteaudit.adapters.web import audits, pages, sites
 from siteaudit.adapters.web.guard import CookieNames, FormRefused, Guard
 from siteaudit.adapters.web.remembered import RememberedBrowsers
 from siteaudit.domain.error import DomainError
@@ -89,7 +89,8 @@ def create_web_app(
         ("/members", pages.MembersPage(parts)),
         ("/members/invite", pages.InviteMember(parts)),
         ("/members/remove", pages.RemoveMember(parts)),
-        ("/sites", pages.SitesPage(parts)),
+        ("/sites", sites.SitesList(parts)),
+        ("/sites/{site_id}", sites.SitePage(parts)),
         ("/device", pages.DevicePage(parts)),
         ("/billing", pages.BillingPage(parts)),
         ("/static/app.css", Stylesheet()),

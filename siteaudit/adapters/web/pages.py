@@ -12,9 +12,19 @@ import jinja2
 
 from siteaudit.adapters.web.guard import CookieNames, Guard
 from siteaudit.adapters.web.remembered import SIGN_IN_PER_BROWSER, RememberedBrowsers
-from siteaudit.domain.account import Caller, NotTeamOwner, Role
+from siteaudit.domain.account import DEFAULT_PLANS, Caller, NotTeamOwner, Role
 from siteaudit.domain.apikey import ApiKeyKind, SettingsKeyExists
-from siteaudit.domain.billing import PACKS, Interval, Pack, PlanChoice, PlanName, PriceNotConfigured, Tier
+from siteaudit.domain.billing import (
+    PACKS,
+    TIER_CREDITS,
+    Fulfilment,
+    Interval,
+    Pack,
+    PlanChoice,
+    PlanName,
+    PriceNotConfigured,
+    Tier,
+)
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import MAX_ID, TeamId, UserId
@@ -42,7 +52,7 @@ NOTICES: Final = {
     "reset-sent": "If an account has this address, a link to choose a new password is on its way.",
     "team": "Team switched. It decides the team of keys you create from now on; existing keys keep theirs.",
     "revoked": "The key is revoked: it answers 401 from now on.",
-    "invited": "Invitation sent.",
+    "invited": "Invitation mailed.",
     "removed": "Member removed: their keys for this team answer 403 from now on.",
 }
 
@@ -125,10 +135,38 @@ class Page:
         value, max_age = self.app.browsers.issue(email)
         self.app.guard.set_cookie(resp, self.app.cookies.browser, value, max_age=max_age)
 
+    def owner_email(self, viewer: AppViewer, owner: bool) -> str:
+        """The email of the team owner, for a member to know whom to ask ("" for the owner themselves)."""
+        if viewer.team is None or owner:
+            return ""
+        members = self.application.team_members(viewer.caller)
+        return next((m.user.email for m in members if m.role is Role.OWNER), "")
+
     @staticmethod
     def viewer(req: falcon.Request) -> AppViewer:
         viewer: AppViewer = req.context.viewer
         return viewer
+
+    def sure(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        *,
+        title: str,
+        lines: Sequence[str],
+        fields: dict[str, str],
+        button: str,
+        back: str,
+    ) -> bool:
+        """True when the form says it was confirmed; otherwise a page saying what it will do, whose
+        button posts the same form again with `confirmed=yes` (no script needed), and False."""
+        if req.context.form.get("confirmed") == "yes":
+            return True
+        self.render(
+            req, resp, "sure.html", title=title, lines=lines, fields=fields, button=button,
+            back=back, action=req.path,
+        )  # fmt: skip
+        return False
 
     def fresh_enough(
         self, req: falcon.Request, resp: falcon.Response, *, what: str, fields: dict[str, str]
@@ -353,7 +391,14 @@ class AccountPage(Page):
         viewer = self.viewer(req)
         account = self.application.account(viewer.caller) if viewer.team is not None else None
         owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
-        self.render(req, resp, "account.html", account=account, owner=owner)
+        self.render(
+            req,
+            resp,
+            "account.html",
+            account=account,
+            owner=owner,
+            owner_email=self.owner_email(viewer, owner),
+        )
 
 
 class KeysPage(Page):
@@ -381,7 +426,17 @@ class KeysPage(Page):
         if action not in ("create", "rotate") or viewer.team is None:
             raise falcon.HTTPBadRequest()
         what = "create a key" if action == "create" else "rotate your Settings key"
-        if not self.fresh_enough(req, resp, what=what, fields={"action": action}):
+        fields = {"action": action}
+        if action == "rotate":
+            if not self.sure(
+                req, resp, title="Rotate your Settings key?",
+                lines=[f"A new key is made for {viewer.team.name}; the current one answers 401 at once, "
+                       "so every agent and script using it stops until it gets the new one."],
+                fields=fields, button="Rotate key", back="/app/keys",
+            ):  # fmt: skip
+                return
+            fields = {"action": action, "confirmed": "yes"}
+        if not self.fresh_enough(req, resp, what=what, fields=fields):
             return
         make: Callable[[str, str], Any] = (
             self.application.create_key if action == "create" else self.application.rotate_key
@@ -397,6 +452,11 @@ class KeysPage(Page):
 class RevokeKey(Page):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         prefix = req.context.form.get("prefix", "")[:12]
+        if not self.sure(
+            req, resp, title="Revoke this key?", lines=[f"The key {prefix}… answers 401 from now on; "
+            "this cannot be undone."], fields={"prefix": prefix}, button="Revoke key", back="/app/keys",
+        ):  # fmt: skip
+            return
         try:
             self.application.revoke_key(self.viewer(req).user.email, prefix)
         except NotFound:
@@ -415,7 +475,17 @@ class WebhookPage(Page):
         if action not in ("reveal", "rotate"):
             raise falcon.HTTPBadRequest()
         what = "see your webhook secret" if action == "reveal" else "rotate your webhook secret"
-        if not self.fresh_enough(req, resp, what=what, fields={"action": action}):
+        fields = {"action": action}
+        if action == "rotate":
+            if not self.sure(
+                req, resp, title="Rotate your webhook secret?",
+                lines=["Webhooks are signed with the new secret from now on, retries of earlier ones too: "
+                       "receivers checking the old one refuse them until they have the new one."],
+                fields=fields, button="Rotate secret", back="/app/webhook",
+            ):  # fmt: skip
+                return
+            fields = {"action": action, "confirmed": "yes"}
+        if not self.fresh_enough(req, resp, what=what, fields=fields):
             return
         secret = self.application.webhook_secret(self.viewer(req).user.email, rotate=action == "rotate")
         self.render(req, resp, "webhook.html", secret=secret, rotated=action == "rotate")
@@ -429,24 +499,46 @@ class MembersPage(Page):
         viewer = self.viewer(req)
         members = self.application.team_members(viewer.caller) if viewer.team is not None else []
         owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
-        self.render(req, resp, "members.html", members=members, owner=owner, owner_role=Role.OWNER, **context)
+        self.render(
+            req, resp, "members.html", members=members, owner=owner, owner_role=Role.OWNER,
+            invited=context.pop("invited", ""), invite_link=context.pop("invite_link", None), **context,
+        )  # fmt: skip
 
 
 class InviteMember(MembersPage):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        email = req.context.form.get("email", "")[:254]
         try:
-            self.application.invite_member(self.viewer(req).caller, req.context.form.get("email", "")[:254])
+            invitation = self.application.invite_member(self.viewer(req).caller, email)
         except DomainError as refused:
             resp.status = falcon.HTTP_422 if isinstance(refused, ValidationFailed) else falcon.HTTP_403
             self.show(req, resp, error=_say(refused))
             return
-        raise _redirect("/app/members?done=invited")
+        if invitation.mailed:
+            raise _redirect("/app/members?done=invited")
+        # No mail server: nothing was sent, so the page says so and hands over what the mail would have.
+        self.show(req, resp, invited=email.strip().lower(), invite_link=invitation.link)
 
 
 class RemoveMember(MembersPage):
+    def member_line(self, req: falcon.Request, user: UserId) -> str:
+        viewer = self.viewer(req)
+        members = self.application.team_members(viewer.caller) if viewer.team is not None else []
+        email = next((m.user.email for m in members if m.user.id == user), "")
+        team = viewer.team.name if viewer.team is not None else "the team"
+        who = email or "This person"
+        return f"{who} leaves {team}: their keys for it answer 403 from now on."
+
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         try:
             user = UserId(form_id(req.context.form.get("user_id", "")))
+            viewer = self.viewer(req)
+            owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
+            if owner and not self.sure(
+                req, resp, title="Remove this member?", lines=[self.member_line(req, user)],
+                fields={"user_id": str(user)}, button="Remove member", back="/app/members",
+            ):  # fmt: skip
+                return
             self.application.remove_team_member(self.viewer(req).caller, user)
         except ValueError:
             raise falcon.HTTPBadRequest() from None
@@ -455,33 +547,6 @@ class RemoveMember(MembersPage):
             self.show(req, resp, error=_say(refused))
             return
         raise _redirect("/app/members?done=removed")
-
-
-class SitesPage(Page):
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        viewer = self.viewer(req)
-        details = []
-        if viewer.team is not None:
-            caller = viewer.caller
-            details = [
-                self.application.get_site(site.id, caller) for site in self.application.list_sites(caller)
-            ]
-        self.render(req, resp, "sites.html", details=details, spark=sparkline)
-
-
-def sparkline(scores: Sequence[int], width: int = 120, height: int = 28) -> str:
-    """SVG polyline points of health scores, oldest on the left, scaled to their own range (at least
-    10 points tall) so that a change of a few points shows."""
-    if not scores:
-        return ""
-    if len(scores) == 1:
-        scores = [scores[0], scores[0]]
-    low, high = min(scores), max(scores)
-    middle, span = (low + high) / 2, max(10, high - low)
-    step = width / (len(scores) - 1)
-    return " ".join(
-        f"{i * step:.1f},{height / 2 - (s - middle) * (height - 6) / span:.1f}" for i, s in enumerate(scores)
-    )
 
 
 class DevicePage(Page):
@@ -565,6 +630,8 @@ CHECKOUT_NOTICES: Final = {
     "provider confirms it (usually at once; reload in a moment otherwise).",
     "cancelled": "The checkout was cancelled: nothing was bought and nothing was charged.",
     "changed": "Your subscription is changed; the provider prorates what is already paid.",
+    "renewed": "TEST renewal done: the next period is paid and its first month's credits are granted.",
+    "renewed-before": "That period was renewed already: nothing more was granted.",
 }
 CHECKOUT_PACKS: Final = tuple(PACKS[pack] for pack in Pack)
 
@@ -582,20 +649,39 @@ class BillingPage(Page):
         status = self.application.billing_status(viewer.caller)
         account = self.application.account(viewer.caller) if viewer.team is not None else None
         owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
-        owner_email = ""
-        if viewer.team is not None and not owner:
-            owner_email = next(
-                (m.user.email for m in self.application.team_members(viewer.caller) if m.role is Role.OWNER),
-                "",
-            )
+        owner_email = self.owner_email(viewer, owner)
         subscription = status.subscription
         live = subscription is not None and not subscription.ended
         notice = CHECKOUT_NOTICES.get(req.get_param("checkout") or "", "")
         self.render(
             req, resp, "billing.html", status=status, account=account, owner=owner, owner_email=owner_email,
             subscription=subscription, live=live, packs=CHECKOUT_PACKS, plans=list(PlanName),
-            tiers=list(Tier), intervals=list(Interval), notice=context.pop("notice", notice), **context,
+            tiers=list(Tier), intervals=list(Interval), tier_credits=TIER_CREDITS,
+            price_of=lambda plan, tier, interval: status.prices.get(PlanChoice(plan, tier, interval)),
+            notice=context.pop("notice", notice), **context,
         )  # fmt: skip
+
+    def lower(self, viewer: AppViewer, choice: PlanChoice) -> list[str]:
+        """What choosing `choice` takes away (empty when nothing): a plan below the current one, or a
+        tier granting fewer monthly credits than the live subscription's."""
+        status = self.application.billing_status(viewer.caller)
+        said = []
+        current, chosen = DEFAULT_PLANS.get(status.plan), DEFAULT_PLANS[choice.plan.value]
+        if current is not None and (chosen.max_pages_per_audit, chosen.max_sites) < (
+            current.max_pages_per_audit,
+            current.max_sites,
+        ):
+            said.append(
+                f"Your plan goes from {current.name} to {chosen.name}: at most "
+                f"{chosen.max_pages_per_audit:,} pages an audit (now {current.max_pages_per_audit:,}) and "
+                f"{chosen.max_sites} sites (now {current.max_sites})."
+            )
+        sub = status.subscription
+        if sub is not None and not sub.ended and sub.choice is not None:
+            now, then = TIER_CREDITS[sub.choice.tier], TIER_CREDITS[choice.tier]
+            if then < now:
+                said.append(f"Each month grants {then:,} credits instead of {now:,}.")
+        return said
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         viewer = self.viewer(req)
@@ -610,12 +696,26 @@ class BillingPage(Page):
                     Tier(form.get("tier", "")),
                     Interval(form.get("interval", "")),
                 )
+                lower = self.lower(viewer, choice)
+                if lower and not self.sure(
+                    req, resp, title="Lower your plan?", lines=lower, fields={
+                        "action": action, "plan": choice.plan.value, "tier": choice.tier.value,
+                        "interval": choice.interval.value,
+                    }, button="Yes, lower it", back="/app/billing",
+                ):  # fmt: skip
+                    return
                 if action == "change":
                     self.application.billing_change_plan(choice, viewer.caller)
                     raise _redirect("/app/billing?checkout=changed")
                 link = self.application.billing_subscribe(choice, viewer.caller)
             elif action == "portal":
                 link = self.application.billing_portal(viewer.caller)
+            elif action == "renew":
+                outcome = self.application.renew_test_subscription(
+                    form.get("paid_from", "")[:64], viewer.caller
+                )
+                done = "renewed" if outcome is Fulfilment.APPLIED else "renewed-before"
+                raise _redirect(f"/app/billing?checkout={done}")
             else:
                 raise falcon.HTTPBadRequest()
         except ValueError:

@@ -173,3 +173,19 @@ def test_a_device_login_started_with_curl_points_at_the_port_serve_listens_on(
     assert started["verification_uri"] == f"{origin}/app/device"
     with urllib.request.urlopen(started["verification_uri_complete"], timeout=10) as page:
         assert page.url.startswith(f"{origin}/app/sign-in?next=")  # the approval page wants a sign-in
+
+
+def test_admin_password_link_in_another_shell_points_at_the_port_serve_listens_on(
+    served: tuple[str, str], tmp_path: Path
+) -> None:
+    base, _ = served
+    command = [sys.executable, "-c", "from siteaudit.entrypoints.cli import main; main()"]
+    linked = subprocess.run(
+        [*command, "admin", "password-link", "owner@localhost.localdomain"],
+        env=serve_environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert linked.stdout.startswith(base.removesuffix("/v1") + "/app/password?token="), linked.stdout

@@ -19,16 +19,20 @@ from siteaudit.domain.billing import (
     Fulfilment,
     Interval,
     Pack,
+    PaidPeriod,
     PlanChoice,
     PlanName,
     PurchaseKind,
     Subscription,
     SubscriptionChanged,
+    SubscriptionPaid,
     SubscriptionStatus,
     Tier,
+    add_months,
 )
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
-from siteaudit.services.billing import fulfil
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.services.billing import fulfil, grant_subscription_months
 
 GROWTH = PlanChoice(PlanName.GROWTH, Tier.T150K, Interval.MONTHLY)
 
@@ -139,6 +143,79 @@ def test_fulfilment_credits_a_pack_once_and_sets_and_ends_the_plan(backend: Back
     assert fulfil(ended, provider="stripe", uow=backend.uow(), clock=clock) is Fulfilment.APPLIED
     with backend.uow() as uow:
         assert uow.users.get(owner.id).plan == "free"
+
+
+YEARLY = PlanChoice(PlanName.GROWTH, Tier.T50K, Interval.YEARLY)
+
+
+class Crash(Exception):
+    """The process dying between a unit of work's writes and its commit."""
+
+
+def crashing(uow: UnitOfWork) -> UnitOfWork:
+    def commit() -> None:
+        raise Crash()
+
+    uow.commit = commit  # type: ignore[method-assign]  # this unit of work dies before it commits
+    return uow
+
+
+def test_a_paid_period_reads_back_and_lists_by_its_end(backend: Backend) -> None:
+    owner, member, _ = people(backend)
+    period = PaidPeriod("sub_1", YEARLY, T0, add_months(T0, 12))
+    with backend.uow() as uow:
+        uow.billing.add(BillingAccount(owner.id, "stripe", "cus_RetroClock"))
+        uow.billing.add(BillingAccount(member.id, "stripe", "cus_Member"))
+        account = uow.billing.get(owner.id)
+        assert account is not None
+        uow.billing.save(account.paid(period))
+        uow.commit()
+    with backend.uow() as uow:
+        stored = uow.billing.get(owner.id)
+        assert stored is not None and stored.paid_period == period
+        assert [a.user_id for a in uow.billing.with_paid_period(ending_after=T0)] == [owner.id]
+        assert uow.billing.with_paid_period(ending_after=period.end) == []
+
+
+def test_a_crash_before_the_commit_grants_nothing_and_the_replay_grants_once(backend: Backend) -> None:
+    owner, _, _ = people(backend)
+    clock = FixedClock(T0)
+    with backend.uow() as uow:
+        uow.billing.add(BillingAccount(owner.id, "stripe", "cus_RetroClock"))
+        start = uow.credits.balance(owner.id)
+        uow.commit()
+    paid = SubscriptionPaid("evt_inv", "cus_RetroClock", PaidPeriod("sub_1", YEARLY, T0, add_months(T0, 12)))
+    with pytest.raises(Crash):
+        fulfil(paid, provider="stripe", uow=crashing(backend.uow()), clock=clock)
+    with backend.uow() as uow:
+        assert uow.credits.balance(owner.id) == start  # neither the event, the period nor the credits
+        account = uow.billing.get(owner.id)
+        assert account is not None and account.paid_period is None
+    outcomes = [fulfil(paid, provider="stripe", uow=backend.uow(), clock=clock) for _ in range(3)]
+    assert outcomes == [Fulfilment.APPLIED, Fulfilment.DUPLICATE, Fulfilment.DUPLICATE]
+    with backend.uow() as uow:
+        assert uow.credits.balance(owner.id) == start + 500_000  # 50,000 credits, in tenths
+    # Two months later a pass that crashes grants nothing; the next grants both months, once.
+    later = add_months(T0, 2)
+    calls = iter(range(100))
+
+    def dies_once() -> UnitOfWork:
+        uow = backend.uow()
+        return crashing(uow) if next(calls) == 1 else uow  # the read, then the first grant dies
+
+    with pytest.raises(Crash):
+        grant_subscription_months(later, uow=dies_once)
+    with backend.uow() as uow:
+        assert uow.credits.balance(owner.id) == start + 500_000
+    assert grant_subscription_months(later, uow=backend.uow) == 2
+    with backend.uow() as uow:
+        granted = uow.billing.get(owner.id)
+        assert granted is not None and granted.paid_months == 3
+    assert grant_subscription_months(later, uow=backend.uow) == 0
+    with backend.uow() as uow:
+        assert uow.billing.get(owner.id) == granted  # nothing owed: the pass wrote nothing
+    with backend.uow() as uow:
+        assert uow.credits.balance(owner.id) == start + 3 * 500_000
 
 
 @pytest.mark.postgres

@@ -26,7 +26,8 @@ from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import credits
-from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.domain.ids import AuditId, TaskKey, TeamId, UserId
+from siteaudit.domain.impact import FixImpact, ImpactStatus
 from siteaudit.ports.application import SiteRegistration
 from siteaudit.settings import Settings
 from tests.integration.rest import live  # its threaded WSGI server
@@ -98,10 +99,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     owner = Caller(UserId(1), TeamId(1))
     site = application.register_site(SiteRegistration("https://retro-clock.example/"), owner)
     application.register_site(SiteRegistration("https://shop.retro-clock.example/"), owner)
-    for n, score in enumerate((62, 68, 71, 69, 78, 84)):
+    audit_ids = []
+    for n, score in enumerate((62, 68, 71, None, 69, 78, 84)):
         moment = datetime(2026, 11, 1 + n, 9, 0, tzinfo=UTC)
         with app.uow() as uow:
-            uow.audits.add(
+            added = uow.audits.add(
                 Audit(
                     id=AuditId(0),
                     team_id=TeamId(1),
@@ -120,6 +122,28 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
                 )
             )
             uow.commit()
+            audit_ids.append(added.id)
+    with app.uow() as uow:  # a fixed task's measured clicks, for the fix-impact plot
+        uow.fix_impacts.add(
+            FixImpact(
+                id=0,
+                site_id=site.id,
+                task_key=TaskKey("0123456789abcdef"),
+                code="meta_description_missing",
+                template="/products/[slug]",
+                source_crawl_id=audit_ids[0],
+                verified_at=datetime(2026, 10, 1, 9, 0, tzinfo=UTC),
+                baseline_clicks_28d=280,
+                baseline_impressions_28d=9_000,
+                d7=96,
+                d14=170,
+                d28=352,
+                d28_impressions=11_000,
+                status=ImpactStatus.MEASURED,
+                demo=True,
+            )
+        )
+        uow.commit()
     with _serve_on(live, app.service(), port):
         yield Service(app, base, member_key)
 
@@ -248,6 +272,12 @@ def test_sign_in_and_every_page_sends_the_security_headers(browser: Any, service
     for page in PAGES:
         open_page(browser, service, f"/app/{page}")
         assert "Something is not right" not in browser.page_source, page
+        for label, (width, height) in WIDTHS.items():  # every page: fits, one h1, every control named
+            browser.set_window_size(width, height)
+            layout = page_layout(browser)
+            assert layout["scroll"] <= layout["client"] and layout["wide"] == [], (page, label, layout)
+            assert layout["h1"] == 1 and layout["unlabelled"] == [], (page, label, layout)
+        browser.set_window_size(1280, 900)
         shoot(browser, page)
         request = urllib.request.Request(f"{service.base}/app/{page}", headers={"Cookie": cookie})
         with urllib.request.urlopen(request, timeout=10) as answer:
@@ -274,6 +304,10 @@ def test_the_settings_key_is_created_then_rotated_and_the_old_one_refused_at_onc
     open_page(browser, service, "/app/keys")
     assert first not in browser.page_source  # shown once
     submit(browser, browser.find_element(By.ID, "rotate-key"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Rotate your Settings key?"
+    assert _call("GET", f"{service.base}/v1/account", key=first)[0] == 200  # not before the confirmation
+    shoot(browser, "confirm-rotate-key")
+    submit(browser, browser.find_element(By.ID, "confirm"))
     confirm_password_if_asked(browser)
     second = browser.find_element(By.ID, "new-key").text
     assert second != first
@@ -292,6 +326,8 @@ def test_the_webhook_secret_is_revealed_and_rotated(browser: Any, service: Servi
     assert before == service.app.application.webhook_secret(OWNER)
     shoot(browser, "webhook-revealed")
     submit(browser, browser.find_element(By.ID, "rotate-secret"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Rotate your webhook secret?"
+    submit(browser, browser.find_element(By.ID, "confirm"))
     confirm_password_if_asked(browser)
     after = browser.find_element(By.ID, "webhook-secret").text
     assert after != before and after == service.app.application.webhook_secret(OWNER)
@@ -405,6 +441,10 @@ def test_a_cancelled_checkout_then_a_subscription_changed_in_the_app(browser: An
     for name, value in (("plan", "starter"), ("tier", "10k"), ("interval", "yearly")):
         Select(browser.find_element(By.ID, name)).select_by_value(value)
     submit(browser, browser.find_element(By.ID, "subscribe"))
+    # The owner's plan is growth: starter lowers it, and the page says so before anything is bought.
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Lower your plan?"
+    shoot(browser, "billing-lower-plan")
+    submit(browser, browser.find_element(By.ID, "confirm"))
     assert "Billed" in browser.page_source and "yearly" in browser.page_source
     submit(browser, browser.find_element(By.CSS_SELECTOR, "button[type=submit]"))
     submit(browser, browser.find_element(By.LINK_TEXT, "Back to billing"))
@@ -432,8 +472,120 @@ def test_removing_a_member_makes_their_key_answer_403(browser: Any, service: Ser
     sign_in(browser, service)
     open_page(browser, service, "/app/members")
     submit(browser, browser.find_element(By.CSS_SELECTOR, f"button[aria-label='Remove {MEMBER}']"))
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Remove this member?"
+    assert _call("GET", f"{service.base}/v1/account", key=service.member_key)[0] == 200
+    shoot(browser, "confirm-remove-member")
+    submit(browser, browser.find_element(By.ID, "confirm"))
     assert "Member removed" in browser.find_element(By.CSS_SELECTOR, ".notice").text
     assert MEMBER not in browser.find_element(By.TAG_NAME, "main").text
     shoot(browser, "members-removed")
     status, _, refused = _call("GET", f"{service.base}/v1/account", key=service.member_key)
     assert (status, refused["error"]["code"]) == (403, "team_access_revoked")
+
+
+# --- the site page (docs/app.md, "Sites") -------------------------------------------------------------------
+
+
+def page_layout(driver: Any) -> dict[str, Any]:
+    """What the page looks like to the tests: widths, headings, and controls without a label."""
+    return dict(
+        driver.execute_script(
+            """
+            const root = document.documentElement;
+            const unlabelled = [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+              .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim())
+              .map(e => e.outerHTML.slice(0, 120));
+            const wide = [...document.querySelectorAll('body *')]
+              .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1 && !e.closest('.visually-hidden'))
+              .map(e => e.tagName + '.' + e.className);
+            return {scroll: root.scrollWidth, client: root.clientWidth, h1: document.querySelectorAll('h1').length,
+                    unlabelled: unlabelled, wide: wide.slice(0, 5)};
+            """
+        )
+    )
+
+
+def reached_by_tab(driver: Any, target_ids: set[str], presses: int = 80) -> set[str]:
+    """The ids among `target_ids` that keyboard focus reaches by pressing Tab from the top of the page."""
+    from selenium.webdriver.common.keys import Keys
+
+    driver.find_element(By.TAG_NAME, "body").click()
+    driver.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0);")
+    reached = set()
+    body = driver.switch_to.active_element
+    for _ in range(presses):
+        body.send_keys(Keys.TAB)
+        body = driver.switch_to.active_element
+        ident = body.get_attribute("id")
+        if ident in target_ids:
+            reached.add(ident)
+        if reached == target_ids:
+            break
+    return reached
+
+
+def test_the_site_page_at_both_widths(browser: Any, service: Service) -> None:
+    sign_in(browser, service)
+    open_page(browser, service, "/app/sites")
+    submit(browser, browser.find_element(By.LINK_TEXT, "https://retro-clock.example/"))
+    assert browser.current_url == service.base + "/app/sites/1"
+    assert browser.find_element(By.TAG_NAME, "h1").text == "retro-clock.example"
+    trend = browser.find_element(By.CSS_SELECTOR, "#health-trend svg")
+    assert trend.get_attribute("role") == "img"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#health-trend circle.dot")) == 6
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#health-trend g.gap")) == 1  # the scoreless audit
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#impact rect.bar")) == 3
+    assert "demo data" in browser.find_element(By.ID, "impact").text
+    for label, (width, height) in WIDTHS.items():
+        browser.set_window_size(width, height)
+        layout = page_layout(browser)
+        assert layout["scroll"] <= layout["client"], (label, layout)
+        assert layout["h1"] == 1 and layout["unlabelled"] == [], (label, layout)
+        box = trend.rect
+        assert box["width"] <= width and box["width"] >= min(width - 80, 300), (label, box)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        for section in ("health", "impact", "settings"):  # the plots and a form, as large as they show
+            browser.find_element(By.ID, section).screenshot(str(SHOTS / f"site-{section}-{label}.png"))
+    browser.set_window_size(1280, 900)
+    shoot(browser, "site")
+    assert reached_by_tab(
+        browser, {"verify", "save-settings", "latest-audit", "monitoring", "max-pages"}
+    ) == {
+        "verify",
+        "save-settings",
+        "latest-audit",
+        "monitoring",
+        "max-pages",
+    }
+
+
+def test_a_site_registered_then_verified_in_vain_shows_each_reason(browser: Any, service: Service) -> None:
+    sign_in(browser, service)
+    open_page(browser, service, "/app/sites")
+    shoot(browser, "sites")
+    browser.find_element(By.ID, "site-url").send_keys("https://retro-clock.example/shop-two")
+    submit(browser, browser.find_element(By.ID, "register-site"))
+    assert "already" in browser.find_element(By.CSS_SELECTOR, ".error").text.lower()  # the same host
+    open_page(browser, service, "/app/sites/2")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "shop.retro-clock.example"
+    submit(browser, browser.find_element(By.ID, "verify"))
+    reasons = browser.find_element(By.ID, "checks").text
+    assert "meta" in reasons and "file" in reasons and "dns" in reasons
+    for label, (width, height) in WIDTHS.items():
+        browser.set_window_size(width, height)
+        layout = page_layout(browser)
+        assert layout["scroll"] <= layout["client"] and layout["h1"] == 1, (label, layout)
+    browser.set_window_size(1280, 900)
+    shoot(browser, "site-unverified")
+
+
+def test_another_teams_site_is_a_404_page(browser: Any, service: Service) -> None:
+    application = service.app.application
+    application.create_user("rival@other-shop.example", plan="growth")
+    application.set_password("rival@other-shop.example", PASSWORD)
+    application.create_team("Other Shop", owner_email="rival@other-shop.example")
+    sign_in(browser, service, "rival@other-shop.example")
+    open_page(browser, service, "/app/sites/1")
+    assert browser.find_element(By.TAG_NAME, "h1").text != "retro-clock.example"
+    assert "retro-clock.example" not in browser.page_source
+    shoot(browser, "site-of-another-team")

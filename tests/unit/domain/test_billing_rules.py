@@ -4,21 +4,27 @@ import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from attrs import evolve
 from hypothesis import given
 from hypothesis import strategies as st
 
 from siteaudit.domain.billing import (
+    MAX_MONTHS_PER_PERIOD,
     PACKS,
+    TIER_CREDITS,
     BillingAccount,
     Interval,
     NoBillingAccount,
     Pack,
+    PaidPeriod,
     PlanChoice,
     PlanName,
     Subscription,
     SubscriptionExists,
     SubscriptionStatus,
     Tier,
+    add_months,
+    month_grant_key,
 )
 from siteaudit.domain.ids import UserId
 
@@ -124,3 +130,62 @@ def test_an_old_subscription_ending_never_hides_its_successor() -> None:
         final = apply_all(list(order))
         assert final.subscription == events[-1], order
         assert final.plan == "growth"
+
+
+# --- a tier's monthly credits -------------------------------------------------------------------------------
+
+
+def test_months_are_added_by_the_calendar_with_the_day_clamped() -> None:
+    jan_31 = datetime(2027, 1, 31, 9, 30, tzinfo=UTC)
+    assert add_months(jan_31, 1) == datetime(2027, 2, 28, 9, 30, tzinfo=UTC)
+    assert add_months(jan_31, 13) == datetime(2028, 2, 29, 9, 30, tzinfo=UTC)  # a leap year
+    assert add_months(jan_31, 11) == datetime(2027, 12, 31, 9, 30, tzinfo=UTC)
+    assert add_months(jan_31, 0) == jan_31
+
+
+def test_a_monthly_period_has_one_month_and_a_yearly_one_twelve_that_begin_in_turn() -> None:
+    start = datetime(2027, 1, 15, tzinfo=UTC)
+    monthly = PaidPeriod(
+        "sub_1", PlanChoice(PlanName.STARTER, Tier.T10K, Interval.MONTHLY), start, add_months(start, 1)
+    )
+    yearly = PaidPeriod(
+        "sub_1", PlanChoice(PlanName.GROWTH, Tier.T2_5M, Interval.YEARLY), start, add_months(start, 12)
+    )
+    assert monthly.month_starts() == (start,) and monthly.credits_per_month == 10_000
+    assert len(yearly.month_starts()) == 12 and yearly.credits_per_month == 2_500_000
+    assert yearly.month_starts()[-1] == datetime(2027, 12, 15, tzinfo=UTC)
+    assert yearly.due(start - timedelta(seconds=1)) == ()
+    assert yearly.due(datetime(2027, 3, 14, tzinfo=UTC)) == yearly.month_starts()[:2]
+    assert yearly.due(datetime(2030, 1, 1, tzinfo=UTC)) == yearly.month_starts()
+    decade = PaidPeriod("sub_1", yearly.choice, start, add_months(start, 120))
+    assert len(decade.month_starts()) == MAX_MONTHS_PER_PERIOD  # no period mints more than a year
+
+
+def test_the_period_ending_last_is_kept_and_each_month_has_its_own_key() -> None:
+    account = BillingAccount(UserId(1), "stripe", "cus_1")
+    choice = PlanChoice(PlanName.STARTER, Tier.T10K, Interval.MONTHLY)
+    jan = PaidPeriod("sub_1", choice, datetime(2027, 1, 1, tzinfo=UTC), datetime(2027, 2, 1, tzinfo=UTC))
+    feb = PaidPeriod("sub_1", choice, datetime(2027, 2, 1, tzinfo=UTC), datetime(2027, 3, 1, tzinfo=UTC))
+    renewed = account.paid(jan).paid(feb)
+    assert renewed.paid_period == feb and renewed.version == 2
+    assert renewed.paid(jan) is renewed and renewed.paid(feb) is renewed  # late or repeated: no change
+    keys = {month_grant_key("sub_1", m) for m in (*jan.month_starts(), *feb.month_starts())}
+    assert len(keys) == 2 and all(len(k) <= 200 for k in keys)
+    assert len(month_grant_key("sub_" + "x" * 250, jan.start)) <= 200
+    assert set(TIER_CREDITS) == set(Tier)
+
+
+def test_the_months_owed_are_the_begun_ones_not_counted_granted() -> None:
+    start = datetime(2027, 1, 15, tzinfo=UTC)
+    yearly = PaidPeriod(
+        "sub_1", PlanChoice(PlanName.GROWTH, Tier.T50K, Interval.YEARLY), start, add_months(start, 12)
+    )
+    account = BillingAccount(UserId(1), "stripe", "cus_1").paid(yearly)
+    march = datetime(2027, 3, 20, tzinfo=UTC)
+    assert account.months_owed(march) == yearly.month_starts()[:3]
+    granted = evolve(account, paid_months=3)
+    assert granted.months_owed(march) == () and granted.months_owed(datetime(2027, 4, 15, tzinfo=UTC)) == (
+        datetime(2027, 4, 15, tzinfo=UTC),
+    )
+    assert granted.paid(evolve(yearly, end=add_months(start, 13))).paid_months == 0  # a new period: none yet
+    assert BillingAccount(UserId(1), "stripe", "cus_1").months_owed(march) == ()

@@ -1,6 +1,7 @@
 """A local stand-in for the Stripe endpoints the adapter calls, on 127.0.0.1, and Stripe's webhook signing.
 
-It answers the shapes of Stripe's API reference (docs.stripe.com/api): POST /v1/customers -> a
+It answers the shapes of Stripe's API reference (docs.stripe.com/api): GET /v1/prices -> a list of the
+`price` objects in `prices` {id, object, active, currency, unit_amount, type}; POST /v1/customers -> a
 `customer` {id, object, email, metadata, ...}; POST /v1/checkout/sessions -> a `checkout.session` {id,
 object, mode, status "open", payment_status "unpaid", customer, client_reference_id, metadata, url};
 POST /v1/billing_portal/sessions -> a `billing_portal.session` {id, object, customer, return_url, url};
@@ -43,11 +44,15 @@ class StripeStandIn:
     subscriptions: dict[str, dict[str, Any]] = field(
         factory=dict
     )  # what GET/POST /v1/subscriptions/{id} know
+    prices: dict[str, tuple[int, str]] = field(
+        factory=dict
+    )  # what GET /v1/prices lists: id -> amount, currency
     _ids: Any = field(factory=lambda: itertools.count(1))
 
     def install(self) -> "StripeStandIn":
         for path in ("/v1/customers", "/v1/checkout/sessions", "/v1/billing_portal/sessions"):
             self.server.expect_request(path, method="POST").respond_with_handler(self._answer)
+        self.server.expect_request("/v1/prices", method="GET").respond_with_handler(self._answer)
         for method in ("GET", "POST"):
             self.server.expect_request(
                 re.compile(r"/v1/subscriptions/[A-Za-z0-9_]+"), method=method
@@ -72,6 +77,13 @@ class StripeStandIn:
             return self._json(status, {"error": {"type": kind, "message": message}})
         if request.path.startswith("/v1/subscriptions/"):
             return self._subscription(request.path.rsplit("/", 1)[1], request.method, form)
+        if request.path == "/v1/prices":
+            listed = [
+                {"id": price, "object": "price", "active": True, "currency": currency, "unit_amount": amount,
+                 "type": "recurring", "livemode": False}
+                for price, (amount, currency) in self.prices.items()
+            ]  # fmt: skip
+            return self._json(200, {"object": "list", "url": "/v1/prices", "has_more": False, "data": listed})
         n = next(self._ids)
         now = int(time.time())
         metadata = {k[len("metadata[") : -1]: v for k, v in form.items() if k.startswith("metadata[")}
@@ -190,4 +202,43 @@ def subscription_object(sub_id: str, customer: str, status: str, price: str) -> 
             "data": [{"id": "si_RetroClock", "object": "subscription_item", "price": {"id": price}}],
         },
         "metadata": {},
+    }
+
+
+def invoice_object(
+    customer: str,
+    subscription: str,
+    price: str,
+    *,
+    start: int,
+    end: int,
+    reason: str = "subscription_cycle",
+    proration: bool = False,
+) -> dict[str, Any]:
+    """A paid invoice as API versions from 2025 shape it: the subscription under
+    `parent.subscription_details`, each line's price under `pricing.price_details`."""
+    return {
+        "id": f"in_{subscription}_{start}",
+        "object": "invoice",
+        "customer": customer,
+        "status": "paid",
+        "billing_reason": reason,
+        "parent": {"type": "subscription_details", "subscription_details": {"subscription": subscription}},
+        "period_start": start - (end - start),  # the previous period, as Stripe reports it
+        "period_end": start,
+        "lines": {
+            "object": "list",
+            "data": [
+                {
+                    "id": "il_1",
+                    "object": "line_item",
+                    "period": {"start": start, "end": end},
+                    "pricing": {"type": "price_details", "price_details": {"price": price}},
+                    "parent": {
+                        "type": "subscription_item_details",
+                        "subscription_item_details": {"subscription": subscription, "proration": proration},
+                    },
+                }
+            ],
+        },
     }

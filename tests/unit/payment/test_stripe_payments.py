@@ -3,6 +3,7 @@
 
 import re
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import falcon.testing
@@ -24,6 +25,7 @@ from tests.unit.payment.stripe_standin import (
     StripeStandIn,
     checkout_object,
     event,
+    invoice_object,
     signature,
     subscription_object,
 )
@@ -473,6 +475,76 @@ def test_a_stale_update_does_not_undo_a_newer_one(shop: Shop) -> None:
     assert shop.plan() == "growth"
 
 
+JAN_1 = 1_798_761_600  # 2027-01-01 00:00 UTC
+FEB_1 = 1_801_440_000
+MAR_1 = 1_803_859_200
+
+
+def test_a_paid_invoice_grants_its_tier_once_however_often_it_is_reported(shop: Shop) -> None:
+    shop.post("/billing/subscribe", STARTER_10K)
+    customer = shop.customer()
+    sub, price = "sub_Invoices", "price_starter_10k_monthly"
+    before = shop.balance()
+    first = invoice_object(customer, sub, price, start=JAN_1, end=FEB_1, reason="subscription_create")
+    assert shop.deliver(event("evt_i1", "invoice.paid", first, created=JAN_1)).json["outcome"] == "applied"
+    assert shop.balance() == before + 10_000
+    assert shop.deliver(event("evt_i1", "invoice.paid", first, created=JAN_1)).json["outcome"] == "duplicate"
+    # The same invoice reported by another event: the month is granted already.
+    assert shop.deliver(event("evt_i1b", "invoice.paid", first, created=JAN_1)).json["outcome"] == "duplicate"
+    assert shop.balance() == before + 10_000
+    renewal = invoice_object(customer, sub, price, start=FEB_1, end=MAR_1)
+    assert shop.deliver(event("evt_i2", "invoice.paid", renewal, created=FEB_1)).json["outcome"] == "applied"
+    assert shop.balance() == before + 20_000
+    # A proration invoice, an invoice of another reason or of an unknown price grants nothing.
+    for n, (obj, reason) in enumerate(
+        (
+            (
+                invoice_object(customer, sub, price, start=FEB_1 + 99, end=MAR_1, proration=True),
+                "subscription_cycle",
+            ),
+            (invoice_object(customer, sub, price, start=FEB_1 + 99, end=MAR_1), "subscription_update"),
+            (
+                invoice_object(customer, sub, "price_unknown", start=FEB_1 + 99, end=MAR_1),
+                "subscription_cycle",
+            ),
+        )
+    ):
+        obj["billing_reason"] = reason
+        assert (
+            shop.deliver(event(f"evt_x{n}", "invoice.paid", obj, created=FEB_1)).json["outcome"] == "ignored"
+        )
+    assert shop.balance() == before + 20_000
+
+
+def test_after_a_cancellation_a_yearly_tier_grants_until_its_paid_year_ends(shop: Shop) -> None:
+    shop.post("/billing/subscribe", GROWTH_50K)
+    customer = shop.customer()
+    sub, price = "sub_Yearly", "price_growth_50k_yearly"
+    clock = shop.app.clock
+    assert isinstance(clock, FixedClock)
+    year_end = JAN_1 + 365 * 86_400
+    clock.set(datetime.fromtimestamp(JAN_1, UTC))
+    before = shop.balance()
+    paid = invoice_object(customer, sub, price, start=JAN_1, end=year_end, reason="subscription_create")
+    shop.deliver(event("evt_y1", "invoice.paid", paid, created=JAN_1))
+    assert shop.balance() == before + 50_000
+    shop.deliver(
+        event(
+            "evt_y2",
+            "customer.subscription.deleted",
+            subscription_object(sub, customer, "canceled", price),
+            created=JAN_1 + 5,
+        )
+    )
+    assert shop.plan() == "free"
+    granted = 0
+    for _ in range(15):  # monthly passes, past the paid year
+        clock.advance(days=30)
+        granted += shop.app.application.grant_subscription_months(clock.now())
+    assert granted == 11
+    assert shop.balance() == before + 12 * 50_000
+
+
 # --- settings ----------------------------------------------------------------------------------------------
 
 
@@ -649,3 +721,40 @@ def test_the_app_leads_to_stripe_checkout_through_a_plain_link(shop: Shop) -> No
     found = re.search(r'id="continue" href="(https://checkout\.stripe\.com/c/pay/cs_test_\w+)"', answer.text)
     assert found, answer.text
     assert "Your checkout is ready" in answer.text
+
+
+def test_the_billing_page_shows_the_prices_stripe_states_and_what_each_tier_gives(shop: Shop) -> None:
+    from tests.unit.web.conftest import PASSWORD, Browser
+
+    shop.stripe.prices.update(
+        {
+            "price_starter_10k_monthly": (1_900, "usd"),
+            "price_growth_50k_yearly": (49_000, "eur"),
+            "price_other": (5, "usd"),
+        }
+    )
+    shop.app.application.set_password(OWNER, PASSWORD)
+    browser = Browser(falcon.testing.TestClient(shop.app.service()))
+    browser.sign_in()
+    page = browser.get("/app/billing").text
+    assert '<td data-label="Starter, monthly" class="num">19.00 USD a month</td>' in page
+    assert '<td data-label="Growth, yearly" class="num">490.00 EUR a year</td>' in page
+    assert page.count("not offered") == 6 * 4 - 2  # every other combination of the table
+    assert '<td data-label="Credits a month" class="num">2,500,000</td>' in page
+    browser.get("/app/billing")
+    assert shop.stripe.paths().count("/v1/prices") == 1  # kept, not asked at every page
+
+
+def test_when_stripe_cannot_say_its_prices_the_billing_page_still_shows(shop: Shop) -> None:
+    from tests.unit.web.conftest import PASSWORD, Browser
+
+    shop.app.application.set_password(OWNER, PASSWORD)
+    browser = Browser(falcon.testing.TestClient(shop.app.service()))
+    browser.sign_in()
+    shop.stripe.fail_next = (400, "invalid_request_error", "No such thing")  # not retried by the SDK
+    page = browser.get("/app/billing")
+    assert page.status_code == 200 and "Prices are shown at checkout." in page.text
+    assert (
+        "not offered" not in page.text
+        and '<td data-label="Credits a month" class="num">10,000</td>' in page.text
+    )

@@ -17,6 +17,8 @@ class SentMail:
     def __init__(self) -> None:
         self.sent: list[tuple[str, str]] = []
 
+    delivers = True
+
     def send(self, *, to: str, subject: str, text: str) -> None:
         self.sent.append((to, text))
 
@@ -77,3 +79,23 @@ def test_inviting_someone_new_makes_their_account_with_a_webhook_secret_and_a_li
     assert application.webhook_secret("new@retro-clock.example").startswith("whsec_")
     ((to, text),) = mail.sent
     assert to == "new@retro-clock.example" and "/app/password?token=" in text
+
+
+def test_without_smtp_the_invitation_is_not_claimed_mailed_and_its_link_comes_back() -> None:
+    app = bootstrap(Settings(database_url="memory://"), queue=MemoryTaskQueue())  # no SMTP: the log mailer
+    app.application.create_user("owner@retro-clock.example")
+    app.application.create_team("Retro Clock", owner_email="owner@retro-clock.example")
+    invitation = app.application.invite_member(OWNER, "new@retro-clock.example")
+    assert not invitation.mailed and invitation.link is not None and "/app/password?token=" in invitation.link
+    assert "token" not in repr(invitation)  # the link is not in the logs through a repr
+    (owner, new) = app.application.team_members(OWNER)
+    assert (owner.pending, new.pending) == (True, True)  # neither has chosen a password yet
+    app.application.set_password("new@retro-clock.example", "correct horse battery staple")
+    assert [m.pending for m in app.application.team_members(OWNER)] == [True, False]
+
+
+def test_with_a_mail_server_the_invitation_is_mailed_and_no_link_comes_back(
+    app: tuple[App, SentMail],
+) -> None:
+    invitation = app[0].application.invite_member(OWNER, "new@retro-clock.example")
+    assert invitation.mailed and invitation.link is None and len(app[1].sent) == 1

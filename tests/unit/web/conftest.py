@@ -26,6 +26,7 @@ class SentMail:
 
     def __init__(self) -> None:
         self.sent: list[dict[str, str]] = []
+        self.delivers = True  # False: as the log-only mailer (no SMTP server)
 
     def send(self, *, to: str, subject: str, text: str) -> None:
         self.sent.append({"to": to, "subject": subject, "text": text})

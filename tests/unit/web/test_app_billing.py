@@ -2,7 +2,10 @@
 owner's purchases go through the provider's links and credit once; members see why they cannot buy."""
 
 import re
+from typing import Any
 from urllib.parse import urlencode
+
+import pytest
 
 from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site
 
@@ -111,18 +114,19 @@ def test_a_subscription_sets_the_plan_and_is_then_changed_in_the_app(site: Site)
     browser = site.browser()
     browser.sign_in()
     browser.get("/app/billing")
-    answer = browser.post(
-        "/app/billing", {"action": "subscribe", "plan": "starter", "tier": "10k", "interval": "yearly"}
-    )
+    starter = {"action": "subscribe", "plan": "starter", "tier": "10k", "interval": "yearly"}
+    asked = browser.post("/app/billing", starter)  # the owner's plan is growth: starter is lower
+    assert asked.status_code == 200 and "Lower your plan?" in asked.text
+    assert "Your plan goes from growth to starter: at most 10,000 pages an audit (now 100,000)" in asked.text
+    answer = browser.post("/app/billing", {**starter, "confirmed": "yes"})
     assert answer.status_code == 303
     assert complete(browser, answer.headers["Location"])[0] == 200
     page = browser.get("/app/billing").text
     assert 'id="current-plan">starter<' in page and "starter, tier 10k, yearly" in page
     assert "Change plan or tier" in page and 'id="subscribe"' not in page
     assert '<option value="yearly" selected>' in page  # the form starts from the current choice
-    changed = browser.post(
-        "/app/billing", {"action": "change", "plan": "growth", "tier": "150k", "interval": "yearly"}
-    )
+    choice = {"action": "change", "plan": "growth", "tier": "150k", "interval": "yearly"}
+    changed = browser.post("/app/billing", choice)
     assert changed.status_code == 303 and changed.headers["Location"] == "/app/billing?checkout=changed"
     page = browser.get("/app/billing", checkout="changed").text
     assert "Your subscription is changed" in page
@@ -175,3 +179,137 @@ def test_purchases_need_the_csrf_token_and_known_choices(site: Site) -> None:
     browser.get("/app/billing")
     assert browser.post("/app/billing", {"action": "refund"}).status_code == 400
     assert balance(browser) == "5,000"
+
+
+def subscribe(browser: Browser, tier: str, interval: str) -> None:
+    browser.get("/app/billing")
+    choice = {"action": "subscribe", "plan": "growth", "tier": tier, "interval": interval}
+    answer = browser.post("/app/billing", choice)
+    assert answer.status_code == 303, answer.text
+    assert complete(browser, answer.headers["Location"])[0] == 200
+
+
+def renewal_form(browser: Browser) -> dict[str, str]:
+    browser.get("/app/billing")
+    found = re.search(r'name="paid_from" value="([^"]+)"', browser.page)
+    assert found, browser.page
+    return {"action": "renew", "paid_from": found.group(1)}
+
+
+def test_a_monthly_tier_grants_its_credits_for_each_paid_period_once(site: Site) -> None:
+    browser = site.browser()
+    browser.sign_in()
+    subscribe(browser, "10k", "monthly")
+    assert balance(browser) == "15,000"  # 5,000 before, and the first month's 10,000
+    assert 'id="tier-credits">10,000<' in browser.page and 'id="paid-period"' in browser.page
+    assert site.app.application.grant_subscription_months(site.clock.now()) == 0  # granted already
+    renew = renewal_form(browser)
+    site.clock.advance(minutes=1)
+    done = browser.post("/app/billing", renew)
+    assert done.headers["Location"] == "/app/billing?checkout=renewed"
+    assert balance(browser) == "25,000"
+    replayed = browser.post("/app/billing", renew)  # the same form again: the same renewal
+    assert replayed.headers["Location"] == "/app/billing?checkout=renewed-before"
+    assert balance(browser) == "25,000"
+    for days in (10, 40, 400):  # no month of a monthly period but its first, none after it
+        site.clock.advance(days=days)
+        assert site.app.application.grant_subscription_months(site.clock.now()) == 0
+    browser.sign_in()  # the session ended meanwhile
+    assert balance(browser) == "25,000"
+
+
+def test_a_yearly_tier_grants_its_credits_monthly_for_the_paid_year_only(site: Site) -> None:
+    browser = site.browser()
+    browser.sign_in()
+    subscribe(browser, "50k", "yearly")
+    assert balance(browser) == "55,000"
+    application = site.app.application
+    granted = []
+    for _ in range(14):  # a pass a day, across the year and past its end
+        for _ in range(31):
+            site.clock.advance(days=1)
+            granted.append(application.grant_subscription_months(site.clock.now()))
+    assert sum(granted) == 11 and max(granted) == 1  # the other 11 months, each once
+    browser.sign_in()  # the session ended meanwhile
+    assert balance(browser) == f"{5_000 + 12 * 50_000:,}"
+
+
+def test_the_tiers_and_both_kinds_of_credits_are_explained(site: Site) -> None:
+    browser = site.browser()
+    browser.sign_in()
+    page = browser.get("/app/billing").text
+    shown = re.findall(
+        r'<td><strong>([0-9.km]+)</strong></td>\s*<td data-label="Credits a month" class="num">([0-9,]+)<',
+        page,
+    )
+    assert shown == [
+        ("10k", "10,000"), ("50k", "50,000"), ("150k", "150,000"), ("500k", "500,000"), ("1m", "1,000,000"),
+        ("2.5m", "2,500,000"),
+    ]  # fmt: skip
+    assert (
+        "grants that many credits at the start of each month of the subscription (yearly ones monthly too)"
+        in page
+    )
+    assert "<strong>Your credits</strong> are yours" in page and "<strong>Team credits</strong>" in page
+    assert 'id="ask-owner"' not in page
+
+
+def test_a_member_of_an_owner_without_credits_is_told_whom_to_ask(site: Site) -> None:
+    site.app.application.create_user("broke@retro-clock.example", plan="free")
+    site.app.application.create_team("Broke Team", owner_email="broke@retro-clock.example")
+    site.app.application.add_member("Broke Team", MEMBER)
+    member = site.browser()
+    member.sign_in(MEMBER)
+    member.get("/app/billing")
+    team = re.search(r'<option value="(\d+)"[^>]*>Broke Team<', member.page)
+    assert team, member.page
+    member.post("/app/team", {"team_id": team.group(1), "next": "/app/billing"})
+    page = member.get("/app/billing").text
+    assert 'id="ask-owner"' in page and "broke@retro-clock.example" in page
+    assert "charged to them" in page
+    account = member.get("/app/account").text
+    assert 'id="ask-owner"' in account and "charged to the owner, broke@retro-clock.example" in account
+    assert "<strong>Team credits</strong> are the team owner's credits" in account
+    member.post("/app/team", {"team_id": "1", "next": "/app/account"})  # Retro Clock's owner has credits
+    assert 'id="ask-owner"' not in member.get("/app/account").text
+
+
+def test_a_lower_tier_says_what_it_takes_away_before_changing(site: Site) -> None:
+    browser = site.browser()
+    browser.sign_in()
+    subscribe(browser, "150k", "monthly")
+    browser.get("/app/billing")
+    lower = {"action": "change", "plan": "growth", "tier": "10k", "interval": "monthly"}
+    asked = browser.post("/app/billing", lower)
+    assert "Each month grants 10,000 credits instead of 150,000." in asked.text
+    assert "growth, tier 150k, monthly" in browser.get("/app/billing").text  # unchanged until confirmed
+    browser.post("/app/billing", {**lower, "confirmed": "yes"})
+    assert "growth, tier 10k, monthly" in browser.get("/app/billing").text
+
+
+def test_a_crash_between_the_checkouts_events_is_mended_by_pressing_again_and_grants_once(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from siteaudit.services import billing as billing_services
+
+    browser = site.browser()
+    browser.sign_in()
+    browser.get("/app/billing")
+    answer = browser.post(
+        "/app/billing", {"action": "subscribe", "plan": "growth", "tier": "10k", "interval": "monthly"}
+    )
+    path, token = open_checkout(browser, answer.headers["Location"])
+    real = billing_services._local_period
+
+    def dies(*args: Any) -> Any:
+        raise RuntimeError("the process died here")
+
+    monkeypatch.setattr(billing_services, "_local_period", dies)  # after the checkout's event applied
+    crashed = browser.post(path, {"token": token})
+    assert crashed.status_code == 500  # the service answered for the dead process
+    monkeypatch.setattr(billing_services, "_local_period", real)
+    assert balance(browser) == "5,000"  # the checkout completed, its first period not yet paid
+    for _ in range(2):  # pressed again (the form posted anew), then once more
+        again = browser.post(path, {"token": "0"})
+        assert again.status_code == 200 and "Already completed" in again.text
+    assert balance(browser) == "15,000"  # the first month, once

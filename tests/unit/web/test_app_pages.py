@@ -279,10 +279,41 @@ def test_creating_and_rotating_the_settings_key_refuses_the_old_one_at_once(site
     assert v1(site, first).status_code == 200
     assert "Rotate key" in browser.get("/app/keys").text
     assert first not in browser.page  # shown once
-    rotated = browser.post("/app/keys", {"action": "rotate"})
+    asked = browser.post("/app/keys", {"action": "rotate"})
+    assert "Rotate your Settings key?" in asked.text and 'name="confirmed" value="yes"' in asked.text
+    assert v1(site, first).status_code == 200  # nothing changes before the confirmation
+    rotated = browser.post("/app/keys", {"action": "rotate", "confirmed": "yes"})
     second = shown_key(rotated.text)
     assert v1(site, first).status_code == 401
     assert v1(site, second).json["team_id"] == 1
+
+
+def test_revoking_a_key_asks_first_and_the_confirmation_revokes_it(site: Site) -> None:
+    raw = site.app.application.create_key(OWNER, "Retro Clock")
+    browser = site.browser()
+    browser.sign_in()
+    browser.get("/app/keys")
+    asked = browser.post("/app/keys/revoke", {"prefix": raw.key.prefix})
+    assert asked.status_code == 200 and "Revoke this key?" in asked.text
+    assert f'name="prefix" value="{raw.key.prefix}"' in asked.text
+    assert v1(site, raw.raw).status_code == 200
+    done = browser.post("/app/keys/revoke", {"prefix": raw.key.prefix, "confirmed": "yes"})
+    assert done.headers["Location"] == "/app/keys?done=revoked"
+    assert v1(site, raw.raw).status_code == 401
+
+
+def test_after_a_few_minutes_a_rotation_is_confirmed_then_asks_for_the_password(site: Site) -> None:
+    browser = site.browser()
+    browser.sign_in()
+    site.clock.advance(minutes=6)
+    before = site.app.application.webhook_secret(OWNER)
+    browser.get("/app/webhook")
+    browser.post("/app/webhook", {"action": "rotate"})
+    asked = browser.post("/app/webhook", {"action": "rotate", "confirmed": "yes"})
+    assert "Confirm your password" in asked.text and 'name="confirmed" value="yes"' in asked.text
+    rotated = browser.post("/app/webhook", {"action": "rotate", "confirmed": "yes", "password": PASSWORD})
+    assert site.app.application.webhook_secret(OWNER) != before
+    assert site.app.application.webhook_secret(OWNER) in rotated.text
 
 
 def test_after_a_few_minutes_secrets_and_keys_ask_for_the_password_again(site: Site) -> None:
@@ -306,7 +337,10 @@ def test_the_webhook_secret_is_revealed_and_rotated(site: Site) -> None:
     browser.get("/app/webhook")
     assert before not in browser.page
     assert before in browser.post("/app/webhook", {"action": "reveal"}).text
-    rotated = browser.post("/app/webhook", {"action": "rotate"})
+    asked = browser.post("/app/webhook", {"action": "rotate"})
+    assert "Rotate your webhook secret?" in asked.text and 'href="/app/webhook" id="cancel"' in asked.text
+    assert site.app.application.webhook_secret(OWNER) == before  # nothing changes before the confirmation
+    rotated = browser.post("/app/webhook", {"action": "rotate", "confirmed": "yes"})
     after = site.app.application.webhook_secret(OWNER)
     assert after != before and after in rotated.text and before not in rotated.text
 
@@ -323,7 +357,11 @@ def test_a_removed_members_keys_answer_403_team_access_revoked(site: Site) -> No
     owner = site.browser()
     owner.sign_in()
     owner.get("/app/members")
-    removed = owner.post("/app/members/remove", {"user_id": "2"})
+    asked = owner.post("/app/members/remove", {"user_id": "2"})
+    assert asked.status_code == 200 and "Remove this member?" in asked.text
+    assert f"{MEMBER} leaves Retro Clock" in asked.text
+    assert v1(site, key).status_code == 200  # still a member until confirmed
+    removed = owner.post("/app/members/remove", {"user_id": "2", "confirmed": "yes"})
     assert removed.headers["Location"] == "/app/members?done=removed"
     answer = v1(site, key)
     assert (answer.status_code, answer.json["error"]["code"]) == (403, "team_access_revoked")
@@ -333,8 +371,14 @@ def test_an_invitation_mails_a_link_that_sets_the_new_persons_password(site: Sit
     owner = site.browser()
     owner.sign_in()
     owner.get("/app/members")
-    owner.post("/app/members/invite", {"email": "new@retro-clock.example"})
-    assert "new@retro-clock.example" in owner.get("/app/members").text
+    sent = owner.post("/app/members/invite", {"email": "new@retro-clock.example"})
+    assert sent.headers["Location"] == "/app/members?done=invited"
+    listed = owner.get("/app/members", done="invited").text
+    assert "Invitation mailed." in listed and 'id="invite-link"' not in listed
+    assert re.search(
+        r"new@retro-clock.example</strong> <span class=\"pill\">member</span> <span class=\"pill pending\">invitation pending",
+        listed,
+    )
     mail = site.mail.sent[-1]
     link = re.search(r"(/app/password\?token=[0-9a-f]+)", mail["text"])
     assert mail["to"] == "new@retro-clock.example" and link
@@ -348,6 +392,29 @@ def test_an_invitation_mails_a_link_that_sets_the_new_persons_password(site: Sit
     again = invited.post("/app/password", {"token": token, "password": PASSWORD, "repeat": PASSWORD})
     assert again.status_code == 422  # a link works once
     assert invited.sign_in(email="new@retro-clock.example").status_code == 303
+    assert "invitation pending" not in owner.get("/app/members").text  # the password is chosen
+
+
+def test_without_a_mail_server_the_owner_gets_the_invitation_link_instead(site: Site) -> None:
+    site.mail.delivers = False  # as the log-only mailer of a service without SMTP
+    owner = site.browser()
+    owner.sign_in()
+    owner.get("/app/members")
+    shown = owner.post("/app/members/invite", {"email": "New@Retro-Clock.example"})
+    assert shown.status_code == 200 and "Invitation mailed" not in shown.text
+    assert "No mail was sent: this service has no mail server configured" in shown.text
+    link = re.search(
+        r'id="invite-link">http://127.0.0.1:8080(/app/password\?token=[0-9a-f]{64})<', shown.text
+    )
+    assert link, shown.text
+    assert "invitation pending" in shown.text
+    known = owner.post("/app/members/invite", {"email": MEMBER})  # someone with an account: no link
+    assert "They already have an account" in known.text and 'id="invite-link"' not in known.text
+    invited = site.browser(address="198.51.100.9")
+    token = link.group(1).split("=")[1]
+    invited.get("/app/password", token=token)
+    done = invited.post("/app/password", {"token": token, "password": PASSWORD, "repeat": PASSWORD})
+    assert done.headers["Location"] == "/app/sign-in?done=password-set"
 
 
 def test_a_password_reset_by_mail_ends_every_session(site: Site) -> None:
