@@ -2,6 +2,8 @@
 and every handler idempotent: handling an event again, after a crash anywhere between the handlers,
 never settles credits, queues the webhook or counts the credits twice."""
 
+from collections.abc import Callable
+
 import pytest
 from attrs import evolve
 from pytest_httpserver import HTTPServer
@@ -16,9 +18,10 @@ from siteaudit.domain.audit import Audit, AuditEnded, AuditRequest, AuditStatus
 from siteaudit.domain.checks import PageContext, check_page
 from siteaudit.domain.credit import audit_reference, credits
 from siteaudit.domain.events import CreditsCharged, Event, FindingsPublished
-from siteaudit.domain.ids import AuditId, UserId
+from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.thresholds import Thresholds
+from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
@@ -27,8 +30,6 @@ from siteaudit.services.events import HANDLERS, MessageBus, Subscription, When
 from tests.unit.application.test_application_doors import owner
 from tests.unit.services.test_finalize import SITE, a_page
 from tests.unit.tasks.shop import Shop, audit, shop_app, verified_site
-
-OWNER = UserId(1)
 
 
 class Crash(Exception):
@@ -95,21 +96,25 @@ def test_dependencies_are_injected_by_name_once_and_the_unit_of_work_per_call() 
 
 
 class World:
-    def __init__(self) -> None:
-        self.store, self.crawl, self.clock = MemoryStore(), MemoryCrawlStore(), FixedClock()
+    """An owner with 1,000 credits and a team, over the units of work and crawl store given (memory by
+    default; tests/integration/sql runs the same on SQLite and PostgreSQL)."""
+
+    def __init__(self, uow: Callable[[], UnitOfWork] | None = None, crawl: CrawlStore | None = None) -> None:
+        store = MemoryStore()
+        self.uow = uow or (lambda: MemoryUnitOfWork(store))
+        self.crawl = crawl or MemoryCrawlStore()
+        self.clock = FixedClock()
         self.metrics = MemoryMetrics()
-        accounts.create_user(
+        user = accounts.create_user(
             "owner@retro-clock.example", uow=self.uow(), clock=self.clock, secrets=SystemSecrets()
         )
-        accounts.create_team(
+        team = accounts.create_team(
             "Retro Clock", owner_email="owner@retro-clock.example", uow=self.uow(), clock=self.clock
         )
         accounts.grant_credits(
             "owner@retro-clock.example", credits(1_000), key="g", uow=self.uow(), clock=self.clock
         )
-
-    def uow(self) -> MemoryUnitOfWork:
-        return MemoryUnitOfWork(self.store)
+        self.owner = Caller(user.id, team.id)
 
     def bus(self) -> MessageBus:
         return MessageBus({"metrics": self.metrics, "crawl": self.crawl, "clock": self.clock})
@@ -118,7 +123,7 @@ class World:
         """An audit with a webhook that crawled 3 pages and waits for finalisation."""
         started = audits.start_audit(
             AuditRequest(url=SITE + "/", max_pages=100, webhook_url="https://hooks.example/ended"),
-            Caller(1, 1),  # type: ignore[arg-type]
+            self.owner,
             uow=self.uow(),
             clock=self.clock,
             queue=MemoryTaskQueue(),
@@ -153,9 +158,9 @@ class World:
         with self.uow() as uow:
             return (
                 uow.audits.get_any(audit_id).status,
-                uow.credits.balance(OWNER),
+                uow.credits.balance(self.owner.user_id),
                 uow.credits.is_settled(audit_reference(audit_id)),
-                sum(1 for d in self.store.webhooks.deliveries.values() if d.audit_id == audit_id),
+                0 if uow.webhooks.of_audit(audit_id) is None else 1,
                 self.metrics.credits_tenths,
             )
 
@@ -256,7 +261,7 @@ def test_the_after_commit_handlers_all_run_when_one_fails_and_the_first_error_is
 def test_cancelling_settles_through_the_bus_once() -> None:
     world = World()
     audit_id = world.crawled_audit()
-    audits.cancel_audit(audit_id, Caller(1, 1), uow=world.uow(), clock=world.clock, metrics=world.metrics)  # type: ignore[arg-type]
+    audits.cancel_audit(audit_id, world.owner, uow=world.uow(), clock=world.clock, metrics=world.metrics)
     status, balance, settled, deliveries, counted = world.state(audit_id)
     assert (status, settled, deliveries) == (AuditStatus.CANCELLED, True, 1)
     assert balance == credits(1_000 - 3) and counted == credits(3)
