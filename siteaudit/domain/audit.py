@@ -92,11 +92,13 @@ def setup_failed(error_type: str) -> str:
 
 @frozen
 class AuditEnded:
-    """Event: the audit reached done, failed or cancelled. Handlers settle credits and queue the webhook."""
+    """Event: the audit reached done, failed or cancelled. `services/events.py` hands it to its handlers
+    (docs/architecture.md "Events")."""
 
     audit_id: AuditId
     status: AuditStatus
     at: datetime
+    site_id: SiteId | None = None  # the registered site audited; None for a plain URL
 
 
 @frozen
@@ -151,7 +153,7 @@ class Audit:
             last_progress_at=now,
             version=self.version + 1,
         )
-        return done, AuditEnded(self.id, status, now)
+        return done, done.ended_event()
 
     def cancel(self, *, now: datetime) -> tuple[Self, AuditEnded]:
         status = self._move(AuditMove.CANCEL)
@@ -163,7 +165,7 @@ class Audit:
             failure_reason=CANCELLED_REASON,
             version=self.version + 1,
         )
-        return ended, AuditEnded(self.id, status, now)
+        return ended, ended.ended_event()
 
     def fail(self, reason: str, *, now: datetime) -> tuple[Self, AuditEnded]:
         status = self._move(AuditMove.FAIL)
@@ -175,7 +177,13 @@ class Audit:
             failure_reason=reason,
             version=self.version + 1,
         )
-        return failed, AuditEnded(self.id, status, now)
+        return failed, failed.ended_event()
+
+    def ended_event(self) -> AuditEnded:
+        """The event of this ended audit's end (raised when it ended; again for a redelivered message)."""
+        if not self.status.ended or self.finished_at is None:
+            raise Conflict(f"audit {self.id} has not ended")
+        return AuditEnded(self.id, self.status, self.finished_at, self.site_id)
 
     def record_progress(self, *, pages_crawled: int, pages_not_modified: int, now: datetime) -> Self:
         """Counters from a crawl slice; they only grow and never pass the page cap."""

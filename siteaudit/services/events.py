@@ -119,15 +119,17 @@ def auto_submit_indexnow(
     indexnow_client: IndexNowClient,
     indexnow_batch_urls: int,
 ) -> None:
-    """IndexNow auto-submit of a done site audit's new and changed pages (`services/indexnow.py`).
-    Idempotent: one submission is kept per audit, and a site that has one is not submitted again; the
-    daily allowance counts each URL once a day whatever is sent again."""
-    if event.status is not AuditStatus.DONE:
+    """IndexNow auto-submit of a done site audit's new and changed pages (`services/indexnow.py`); a site
+    without auto-submit costs one read, a plain-URL audit none. Idempotent: one submission is kept per
+    audit, and a site that has one is not submitted again; the daily allowance counts each URL once a day
+    whatever is sent again."""
+    if event.status is not AuditStatus.DONE or event.site_id is None:
         return
     with uow:
+        state = uow.indexnow.get(event.site_id)
+        if state is None or not state.submits_after(event.at):
+            return
         audit = uow.audits.get_any(event.audit_id)
-    if audit.site_id is None:
-        return
     auto_submit_after_audit(
         audit,
         uow=uow,

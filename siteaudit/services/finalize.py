@@ -22,7 +22,7 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from siteaudit.domain.audit import Audit, AuditEnded, AuditStatus
+from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.checks import AuditFacts, check_site
 from siteaudit.domain.checks.site import SUPERSEDING_CODES, LinkTable
@@ -410,5 +410,5 @@ def finalize_audit(
 def _handle_again(audit: Audit, *, bus: MessageBus, uow: UnitOfWork) -> None:
     """The `AuditEnded` of an audit that ended before this run, handled again (its findings are not: the
     run that published them refreshed the tasks in the same transaction)."""
-    if audit.status.ended and audit.finished_at is not None:
-        bus.handle(AuditEnded(audit.id, audit.status, audit.finished_at), uow=uow)
+    if audit.status.ended:
+        bus.handle(audit.ended_event(), uow=uow)

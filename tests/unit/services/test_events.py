@@ -3,6 +3,7 @@ and every handler idempotent: handling an event again, after a crash anywhere be
 never settles credits, queues the webhook or counts the credits twice."""
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from attrs import evolve
@@ -17,8 +18,9 @@ from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditEnded, AuditRequest, AuditStatus
 from siteaudit.domain.checks import PageContext, check_page
 from siteaudit.domain.credit import audit_reference, credits
+from siteaudit.domain.error import Conflict
 from siteaudit.domain.events import CreditsCharged, Event, FindingsPublished
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.crawl import CrawlStore
@@ -294,17 +296,30 @@ def test_refreshing_the_fix_tasks_again_for_the_same_audit_changes_nothing(https
         assert sorted(uow.tasks.of_site(site.id), key=lambda t: t.key) == before
 
 
-def test_the_alert_mail_and_indexnow_act_on_done_audits_only() -> None:
-    ended = AuditEnded(AuditId(1), AuditStatus.CANCELLED, FixedClock().now())
-    unused = object()
-    events.mail_alert(ended, uow=unused, crawl=unused, clock=unused, mailer=unused, public_url="x")  # type: ignore[arg-type]
-    events.auto_submit_indexnow(
-        ended,
-        uow=unused,  # type: ignore[arg-type]
-        crawl=unused,  # type: ignore[arg-type]
-        clock=unused,  # type: ignore[arg-type]
-        secrets=unused,  # type: ignore[arg-type]
-        indexnow_client=unused,  # type: ignore[arg-type]
-        indexnow_batch_urls=10,
-    )
-    # Neither touched a port (each is a bare object here): a cancelled audit mails and submits nothing.
+def test_the_alert_mail_and_indexnow_touch_no_port_for_what_they_do_not_act_on() -> None:
+    """Each port here is a bare object: a handler that used one would raise."""
+    at = FixedClock().now()
+    unused: Any = object()
+    cancelled = AuditEnded(AuditId(1), AuditStatus.CANCELLED, at, SiteId(4))
+    events.mail_alert(cancelled, uow=unused, crawl=unused, clock=unused, mailer=unused, public_url="x")
+    for ended in (cancelled, AuditEnded(AuditId(2), AuditStatus.DONE, at)):  # a plain URL: not even a read
+        events.auto_submit_indexnow(
+            ended,
+            uow=unused,
+            crawl=unused,
+            clock=unused,
+            secrets=unused,
+            indexnow_client=unused,
+            indexnow_batch_urls=10,
+        )
+
+
+def test_an_ended_audit_raises_its_event_again_as_it_was_raised() -> None:
+    world = World()
+    audit_id = world.crawled_audit()
+    with world.uow() as uow:
+        finalizing = uow.audits.get_any(audit_id)
+    with pytest.raises(Conflict):
+        finalizing.ended_event()
+    done, ended = finalizing.publish_report(health_score=90, now=world.clock.now())
+    assert done.ended_event() == ended == AuditEnded(audit_id, AuditStatus.DONE, world.clock.now(), None)
