@@ -11,8 +11,11 @@ The diff is against the latest done audit of the same site (or origin in the tea
 issue rows exist they are read; once it is archived, the identities kept beside its report are used
 instead (`services/archive.py`), so archiving never changes a diff.
 
-It is idempotent: an audit that is no longer `finalizing` is left as it is, and a redelivered run
-recomputes the same report before the audit moves on.
+The audit's end goes to the event bus (`services/events.py`, docs/architecture.md "Events"): credits,
+webhook and fix tasks in the transaction that moves the audit to `done`, the alert mail and IndexNow after
+it committed. It is idempotent: an audit that is no longer `finalizing` is left as it is (its end handed to
+the bus again, whose handlers do only what a crash left undone), and a redelivered run recomputes the same
+report before the audit moves on.
 """
 
 import time
