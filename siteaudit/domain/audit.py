@@ -92,13 +92,24 @@ def setup_failed(error_type: str) -> str:
 
 @frozen
 class AuditEnded:
-    """Event: the audit reached done, failed or cancelled. `services/events.py` hands it to its handlers
-    (docs/architecture.md "Events")."""
+    """Event: the audit reached done, failed or cancelled; `audit` is the audit as it ended, what the
+    handlers read (`services/events.py`, docs/architecture.md "Events"). Made by `Audit.ended_event`."""
 
-    audit_id: AuditId
-    status: AuditStatus
-    at: datetime
-    site_id: SiteId | None = None  # the registered site audited; None for a plain URL
+    audit: "Audit"
+
+    @property
+    def audit_id(self) -> AuditId:
+        return self.audit.id
+
+    @property
+    def status(self) -> AuditStatus:
+        return self.audit.status
+
+    @property
+    def at(self) -> datetime:
+        """When it ended."""
+        assert self.audit.finished_at is not None, "Audit.ended_event makes events of ended audits only"
+        return self.audit.finished_at
 
 
 @frozen
@@ -183,7 +194,7 @@ class Audit:
         """The event of this ended audit's end (raised when it ended; again for a redelivered message)."""
         if not self.status.ended or self.finished_at is None:
             raise Conflict(f"audit {self.id} has not ended")
-        return AuditEnded(self.id, self.status, self.finished_at, self.site_id)
+        return AuditEnded(self)
 
     def record_progress(self, *, pages_crawled: int, pages_not_modified: int, now: datetime) -> Self:
         """Counters from a crawl slice; they only grow and never pass the page cap."""

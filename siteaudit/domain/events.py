@@ -5,7 +5,7 @@ from collections.abc import Container, Mapping, Sequence
 
 from attrs import frozen
 
-from siteaudit.domain.audit import AuditEnded
+from siteaudit.domain.audit import Audit, AuditEnded
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.task import Traffic
@@ -18,7 +18,7 @@ class FindingsPublished:
     read before the ending transaction (None: the site has none). Raised with the audit's `AuditEnded`,
     inside the same transaction, by that finalisation only: the findings are not kept anywhere else."""
 
-    audit_id: AuditId
+    audit: Audit  # as it ended
     findings: Sequence[Issue]
     crawled: Container[str]
     traffic: Mapping[str, Traffic] | None = None

@@ -58,7 +58,7 @@ class When(enum.Enum):
 def settle_credits(event: AuditEnded, *, uow: UnitOfWork) -> CreditsCharged | None:
     """Charge what the audit fetched and refund the rest of its reservation. Idempotent: the ledger
     settles a reservation once (`CreditRepository.settle` answers False after)."""
-    audit = uow.audits.get_any(event.audit_id)
+    audit = event.audit
     cost = audit_cost(
         pages_fetched=audit.pages_fetched_in_full,
         pages_not_modified=audit.pages_not_modified,
@@ -72,14 +72,14 @@ def settle_credits(event: AuditEnded, *, uow: UnitOfWork) -> CreditsCharged | No
 def queue_audit_webhook(event: AuditEnded, *, uow: UnitOfWork) -> None:
     """Stage the audit-ended webhook of an audit started with a `webhook_url` (the outbox: the periodic
     dispatcher sends it). Idempotent: one delivery per audit (`WebhookRepository.add` returns the first)."""
-    queue_webhook(uow.audits.get_any(event.audit_id), webhooks=uow.webhooks, at=event.at)
+    queue_webhook(event.audit, webhooks=uow.webhooks, at=event.at)
 
 
 def refresh_fix_tasks(event: FindingsPublished, *, uow: UnitOfWork, crawl: CrawlStore, clock: Clock) -> None:
     """Refresh the site's fix tasks from a full audit's findings (`services/task.py`). Idempotent: a
     refresh stamps every task it opens, finds again or fixes with the audit, so a site with a task stamped
     with this audit was refreshed by it already."""
-    audit = uow.audits.get_any(event.audit_id)
+    audit = event.audit
     if audit.site_id is not None and any(t.crawl_id == audit.id for t in uow.tasks.of_site(audit.site_id)):
         return
     refresh_site_tasks(
@@ -123,15 +123,14 @@ def auto_submit_indexnow(
     without auto-submit costs one read, a plain-URL audit none. Idempotent: one submission is kept per
     audit, and a site that has one is not submitted again; the daily allowance counts each URL once a day
     whatever is sent again."""
-    if event.status is not AuditStatus.DONE or event.site_id is None:
+    if event.status is not AuditStatus.DONE or event.audit.site_id is None:
         return
     with uow:
-        state = uow.indexnow.get(event.site_id)
-        if state is None or not state.submits_after(event.at):
-            return
-        audit = uow.audits.get_any(event.audit_id)
+        state = uow.indexnow.get(event.audit.site_id)
+    if state is None or not state.submits_after(event.at):
+        return
     auto_submit_after_audit(
-        audit,
+        event.audit,
         uow=uow,
         crawl=crawl,
         clock=clock,

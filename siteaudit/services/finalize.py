@@ -402,7 +402,7 @@ def finalize_audit(
         uow.audits.save(audit)
         # Fix tasks follow full audits only (services/task.py says why).
         published = bus.in_transaction(
-            ended, FindingsPublished(audit.id, findings, template_of, figures), uow=uow
+            ended, FindingsPublished(audit, findings, template_of, figures), uow=uow
         )
         uow.commit()
     log_ended(audit)

@@ -185,7 +185,7 @@ def test_each_audit_ended_handler_run_again_does_nothing() -> None:
     audit_id = world.crawled_audit()
     world.finalize(audit_id)
     with world.uow() as uow:
-        ended = AuditEnded(audit_id, AuditStatus.DONE, world.clock.now())
+        ended = uow.audits.get_any(audit_id).ended_event()
         assert events.settle_credits(ended, uow=uow) is None
         events.queue_audit_webhook(ended, uow=uow)
         uow.commit()
@@ -288,9 +288,8 @@ def test_refreshing_the_fix_tasks_again_for_the_same_audit_changes_nothing(https
     crawled = {p.facts.url for p in app.crawl.stream_site_pages(audit_id)}
     app.clock.advance(3600)  # type: ignore[attr-defined]
     with app.uow() as uow:
-        events.refresh_fix_tasks(
-            FindingsPublished(audit_id, findings, crawled), uow=uow, crawl=app.crawl, clock=app.clock
-        )
+        published = FindingsPublished(uow.audits.get_any(audit_id), findings, crawled)
+        events.refresh_fix_tasks(published, uow=uow, crawl=app.crawl, clock=app.clock)
         uow.commit()
     with app.uow() as uow:
         assert sorted(uow.tasks.of_site(site.id), key=lambda t: t.key) == before
@@ -298,11 +297,14 @@ def test_refreshing_the_fix_tasks_again_for_the_same_audit_changes_nothing(https
 
 def test_the_alert_mail_and_indexnow_touch_no_port_for_what_they_do_not_act_on() -> None:
     """Each port here is a bare object: a handler that used one would raise."""
-    at = FixedClock().now()
+    world = World()
+    with world.uow() as uow:
+        finalizing = uow.audits.get_any(world.crawled_audit())
+    _, cancelled = evolve(finalizing, site_id=SiteId(4)).cancel(now=world.clock.now())
+    _, plain_done = finalizing.publish_report(health_score=90, now=world.clock.now())
     unused: Any = object()
-    cancelled = AuditEnded(AuditId(1), AuditStatus.CANCELLED, at, SiteId(4))
     events.mail_alert(cancelled, uow=unused, crawl=unused, clock=unused, mailer=unused, public_url="x")
-    for ended in (cancelled, AuditEnded(AuditId(2), AuditStatus.DONE, at)):  # a plain URL: not even a read
+    for ended in (cancelled, plain_done):  # a plain URL: not even a read
         events.auto_submit_indexnow(
             ended,
             uow=unused,
@@ -322,4 +324,5 @@ def test_an_ended_audit_raises_its_event_again_as_it_was_raised() -> None:
     with pytest.raises(Conflict):
         finalizing.ended_event()
     done, ended = finalizing.publish_report(health_score=90, now=world.clock.now())
-    assert done.ended_event() == ended == AuditEnded(audit_id, AuditStatus.DONE, world.clock.now(), None)
+    assert done.ended_event() == ended == AuditEnded(done)
+    assert (ended.audit_id, ended.status, ended.at) == (audit_id, AuditStatus.DONE, world.clock.now())
