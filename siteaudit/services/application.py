@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 
-from attrs import field, frozen
+from attrs import Factory, field, frozen
 
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
@@ -171,6 +171,10 @@ class LocalApplication:
     # The REST hot path: a request's key, membership and rate-limit hit in one round trip (PostgreSQL);
     # None: `authenticate` then `limiter.hit`.
     key_gate: KeyGate | None = None
+    # The event bus over the ports above, its handlers' dependencies injected once (`_event_bus`).
+    _events: MessageBus = field(
+        init=False, repr=False, eq=False, default=Factory(lambda self: self._event_bus(), takes_self=True)
+    )
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -369,10 +373,10 @@ class LocalApplication:
             advice=self.advice,
             metrics=self.metrics,
             traffic=self.traffic,
-            bus=self._events(),
+            bus=self._events,
         )
 
-    def _events(self) -> MessageBus:
+    def _event_bus(self) -> MessageBus:
         """The event bus over this application's ports (`services/events.py`): a port it lacks (no mailer,
         no IndexNow client) leaves out the handlers that need it."""
         ports: dict[str, object] = {

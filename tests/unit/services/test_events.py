@@ -70,9 +70,9 @@ def test_the_applications_bus_binds_every_handler_and_leaves_out_what_has_no_por
     app = shop_app()
     application = app.application
     assert application.mailer is not None and application.indexnow_client is not None  # type: ignore[attr-defined]
-    assert application._events().unbound == {}  # type: ignore[attr-defined]  # the bus, private to finalising
+    assert application._events.unbound == {}  # type: ignore[attr-defined]  # the bus, private to finalising
     bare = evolve(application, mailer=None, indexnow_client=None)  # type: ignore[misc]
-    assert set(bare._events().unbound) == {"mail_alert", "auto_submit_indexnow"}
+    assert set(bare._events.unbound) == {"mail_alert", "auto_submit_indexnow"}
 
 
 def test_dependencies_are_injected_by_name_once_and_the_unit_of_work_per_call() -> None:
