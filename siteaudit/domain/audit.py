@@ -92,11 +92,24 @@ def setup_failed(error_type: str) -> str:
 
 @frozen
 class AuditEnded:
-    """Event: the audit reached done, failed or cancelled. Handlers settle credits and queue the webhook."""
+    """Event: the audit reached done, failed or cancelled; `audit` is the audit as it ended, what the
+    handlers read (`services/events.py`, docs/architecture.md "Events"). Made by `Audit.ended_event`."""
 
-    audit_id: AuditId
-    status: AuditStatus
-    at: datetime
+    audit: "Audit"
+
+    @property
+    def audit_id(self) -> AuditId:
+        return self.audit.id
+
+    @property
+    def status(self) -> AuditStatus:
+        return self.audit.status
+
+    @property
+    def at(self) -> datetime:
+        """When it ended."""
+        assert self.audit.finished_at is not None, "Audit.ended_event makes events of ended audits only"
+        return self.audit.finished_at
 
 
 @frozen
@@ -151,7 +164,7 @@ class Audit:
             last_progress_at=now,
             version=self.version + 1,
         )
-        return done, AuditEnded(self.id, status, now)
+        return done, done.ended_event()
 
     def cancel(self, *, now: datetime) -> tuple[Self, AuditEnded]:
         status = self._move(AuditMove.CANCEL)
@@ -163,7 +176,7 @@ class Audit:
             failure_reason=CANCELLED_REASON,
             version=self.version + 1,
         )
-        return ended, AuditEnded(self.id, status, now)
+        return ended, ended.ended_event()
 
     def fail(self, reason: str, *, now: datetime) -> tuple[Self, AuditEnded]:
         status = self._move(AuditMove.FAIL)
@@ -175,7 +188,13 @@ class Audit:
             failure_reason=reason,
             version=self.version + 1,
         )
-        return failed, AuditEnded(self.id, status, now)
+        return failed, failed.ended_event()
+
+    def ended_event(self) -> AuditEnded:
+        """The event of this ended audit's end (raised when it ended; again for a redelivered message)."""
+        if not self.status.ended or self.finished_at is None:
+            raise Conflict(f"audit {self.id} has not ended")
+        return AuditEnded(self)
 
     def record_progress(self, *, pages_crawled: int, pages_not_modified: int, now: datetime) -> Self:
         """Counters from a crawl slice; they only grow and never pass the page cap."""

@@ -15,12 +15,17 @@ from typing import Final, Self
 from attrs import evolve, frozen
 
 from siteaudit.domain.error import DomainError, ErrorCode, InsufficientCredits
-from siteaudit.domain.ids import TeamId, UserId
+from siteaudit.domain.ids import AuditId, TeamId, UserId
 
 TENTHS_PER_CREDIT: Final = 10
 PAGE_COST: Final = 10  # 1 credit per page fetched
 NOT_MODIFIED_PAGE_COST: Final = 2  # 0.2 credit per page that answered 304 since the previous audit
 RECHECK_URL_COST: Final = 10  # 1 credit per URL rechecked
+
+
+def audit_reference(audit_id: AuditId) -> str:
+    """The ledger key of an audit's reservation: reserved when it starts, settled once when it ends."""
+    return f"audit:{audit_id}"
 
 
 def credits(amount: int) -> int:

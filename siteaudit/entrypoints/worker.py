@@ -60,6 +60,8 @@ def declare_actors(
         max_retries=3,
     )
     def finalize_audit(audit_id: int) -> None:
+        # Publishes the audit's end to the event bus, which runs its handlers (docs/architecture.md
+        # "Events"); a retried or redelivered message publishes it again and the handlers do nothing twice.
         application.finalize_audit(AuditId(audit_id))
 
     @dramatiq.actor(

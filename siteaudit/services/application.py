@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 
-from attrs import field, frozen
+from attrs import Factory, field, frozen
 
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
@@ -106,7 +106,6 @@ from siteaudit.ports.site import ProofReader
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
-from siteaudit.services import alert as alert_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
 from siteaudit.services import billing as billing_services
@@ -128,6 +127,7 @@ from siteaudit.services import site as site_services
 from siteaudit.services import task as task_services
 from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
+from siteaudit.services.events import MessageBus
 from siteaudit.services.recheck_run import RecheckTerms
 
 
@@ -175,6 +175,10 @@ class LocalApplication:
     # The REST hot path: a request's key, membership and rate-limit hit in one round trip (PostgreSQL);
     # None: `authenticate` then `limiter.hit`.
     key_gate: KeyGate | None = None
+    # The event bus over the ports above, its handlers' dependencies injected once (`_event_bus`).
+    _events: MessageBus = field(
+        init=False, repr=False, eq=False, default=Factory(lambda self: self._event_bus(), takes_self=True)
+    )
 
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
@@ -377,7 +381,7 @@ class LocalApplication:
         return CrawlProgress(audit_id, outcome.pages_crawled, outcome.next)
 
     def finalize_audit(self, audit_id: AuditId) -> Audit:
-        audit = finalize_services.finalize_audit(
+        return finalize_services.finalize_audit(
             audit_id,
             uow=self.uow(),
             crawl=self.crawl,
@@ -385,29 +389,25 @@ class LocalApplication:
             advice=self.advice,
             metrics=self.metrics,
             traffic=self.traffic,
+            bus=self._events,
         )
-        # --- the monitoring alert mail (once per scheduled audit that ended worse) ---
+
+    def _event_bus(self) -> MessageBus:
+        """The event bus over this application's ports (`services/events.py`): a port it lacks (no mailer,
+        no IndexNow client) leaves out the handlers that need it."""
+        ports: dict[str, object] = {
+            "crawl": self.crawl,
+            "clock": self.clock,
+            "metrics": self.metrics,
+            "secrets": self.secrets,
+            "public_url": self.public_url,
+            "indexnow_batch_urls": self.indexnow_batch_urls,
+        }
         if self.mailer is not None:
-            alert_services.mail_site_alert(
-                audit_id,
-                uow=self.uow(),
-                crawl=self.crawl,
-                mailer=self.mailer,
-                clock=self.clock,
-                public_url=self.public_url,
-            )
-        # --- IndexNow auto-submit (sites with auto on; one read for the others, none for plain audits) ---
-        if self.indexnow_client is not None and audit.site_id is not None:
-            indexnow_services.auto_submit_after_audit(
-                audit,
-                uow=self.uow(),
-                crawl=self.crawl,
-                clock=self.clock,
-                secrets=self.secrets,
-                client=self.indexnow_client,
-                batch_size=self.indexnow_batch_urls,
-            )
-        return audit
+            ports["mailer"] = self.mailer
+        if self.indexnow_client is not None:
+            ports["indexnow_client"] = self.indexnow_client
+        return MessageBus(ports)
 
     def deliver_webhooks(self, *, limit: int = 50) -> int:
         return webhook_services.deliver_due_webhooks(

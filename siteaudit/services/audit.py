@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from siteaudit.domain.account import Caller, plan_named
 from siteaudit.domain.audit import (
     Audit,
-    AuditEnded,
     AuditRequest,
     AuditStatus,
     decide_audit_settings,
@@ -19,6 +18,7 @@ from siteaudit.domain.audit import (
     origin_of,
 )
 from siteaudit.domain.credit import as_number, audit_cost
+from siteaudit.domain.credit import audit_reference as audit_reference  # where tests and callers look
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.lease import is_stalled
@@ -29,14 +29,10 @@ from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.services.events import MessageBus
 from siteaudit.services.site import require_public_address, site_terms
-from siteaudit.services.webhook import queue_webhook
 
 log = logging.getLogger("siteaudit.audit")
-
-
-def audit_reference(audit_id: AuditId) -> str:
-    return f"audit:{audit_id}"
 
 
 class DispatchFailed(DomainError):
@@ -130,23 +126,6 @@ def start_audit(
     return AuditStarted(audit, notices=settings.notices)
 
 
-def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> int:
-    """Inside the ending transaction: charge what was fetched, refund the rest (once per audit), then
-    queue the audit-ended webhook when the audit was started with a `webhook_url` (docs/rest-api.md "The
-    audit-ended webhook").
-
-    Returns the tenths charged now (0 when the audit was settled before), for the caller to count in
-    its metrics once the transaction is committed."""
-    cost = audit_cost(
-        pages_fetched=audit.pages_fetched_in_full,
-        pages_not_modified=audit.pages_not_modified,
-        reserved=audit.credits_reserved,
-    )
-    settled = uow.credits.settle(audit_reference(audit.id), cost=cost, at=ended.at)
-    queue_webhook(audit, webhooks=uow.webhooks, at=ended.at)
-    return cost if settled else 0
-
-
 def log_ended(audit: Audit) -> None:
     """The line of an audit's end, once the ending transaction committed."""
     charged = audit_cost(
@@ -168,34 +147,50 @@ def log_ended(audit: Audit) -> None:
 
 
 def cancel_audit(
-    audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock, metrics: Metrics = NO_METRICS
+    audit_id: AuditId,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    metrics: Metrics = NO_METRICS,
+    bus: MessageBus | None = None,
 ) -> Audit:
-    """Cancel a queued, running or finalizing audit; an ended one raises Conflict (409)."""
+    """Cancel a queued, running or finalizing audit; an ended one raises Conflict (409). Its `AuditEnded`
+    goes to `bus` (by default the settling bus over `metrics`: credits settle in the same transaction)."""
+    bus = bus or MessageBus.settling(metrics)
     with uow:
         audit = uow.audits.get(audit_id, team=caller.team_id)
         audit, ended = audit.cancel(now=clock.now())
-        charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
+        published = bus.in_transaction(ended, uow=uow)
         uow.commit()
     log_ended(audit)
-    metrics.credits_charged(charged)
+    bus.after_commit(published, uow=uow)
     return audit
 
 
 def fail_audit(
-    audit_id: AuditId, reason: str, *, uow: UnitOfWork, clock: Clock, metrics: Metrics = NO_METRICS
+    audit_id: AuditId,
+    reason: str,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    metrics: Metrics = NO_METRICS,
+    bus: MessageBus | None = None,
 ) -> Audit:
-    """End an audit `failed` with `reason`, settling what it fetched. An ended audit is left as it is."""
+    """End an audit `failed` with `reason`, settling what it fetched. An ended audit is left as it is.
+    Its `AuditEnded` goes to `bus` (by default the settling bus over `metrics`)."""
+    bus = bus or MessageBus.settling(metrics)
     with uow:
         audit = uow.audits.get_any(audit_id)
         if audit.status.ended:
             return audit
         audit, ended = audit.fail(reason, now=clock.now())
-        charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
+        published = bus.in_transaction(ended, uow=uow)
         uow.commit()
     log_ended(audit)
-    metrics.credits_charged(charged)
+    bus.after_commit(published, uow=uow)
     return audit
 
 
@@ -246,15 +241,18 @@ def publish_report(
     uow: UnitOfWork,
     clock: Clock,
     metrics: Metrics = NO_METRICS,
+    bus: MessageBus | None = None,
 ) -> Audit:
-    """Finalising -> done, settling credits in the same transaction."""
+    """Finalising -> done, settling credits in the same transaction (`AuditEnded` goes to `bus`, by
+    default the settling bus over `metrics`)."""
+    bus = bus or MessageBus.settling(metrics)
     with uow:
         audit, ended = uow.audits.get_any(audit_id).publish_report(health_score=health_score, now=clock.now())
-        charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
+        published = bus.in_transaction(ended, uow=uow)
         uow.commit()
     log_ended(audit)
-    metrics.credits_charged(charged)
+    bus.after_commit(published, uow=uow)
     return audit
 
 

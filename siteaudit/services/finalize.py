@@ -11,8 +11,11 @@ The diff is against the latest done audit of the same site (or origin in the tea
 issue rows exist they are read; once it is archived, the identities kept beside its report are used
 instead (`services/archive.py`), so archiving never changes a diff.
 
-It is idempotent: an audit that is no longer `finalizing` is left as it is, and a redelivered run
-recomputes the same report before the audit moves on.
+The audit's end goes to the event bus (`services/events.py`, docs/architecture.md "Events"): credits,
+webhook and fix tasks in the transaction that moves the audit to `done`, the alert mail and IndexNow after
+it committed. It is idempotent: an audit that is no longer `finalizing` is left as it is (its end handed to
+the bus again, whose handlers do only what a crash left undone), and a redelivered run recomputes the same
+report before the audit moves on.
 """
 
 import time
@@ -35,6 +38,7 @@ from siteaudit.domain.diff import (
     PreviousAudit,
     diff_summary,
 )
+from siteaudit.domain.events import FindingsPublished
 from siteaudit.domain.facts import PageFacts, RobotsFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
@@ -48,9 +52,8 @@ from siteaudit.ports.crawl import CrawlStore, IssueLine
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
-from siteaudit.services.audit import log_ended, settle_ended_audit
-from siteaudit.services.task import refresh_site_tasks
-from siteaudit.services.traffic import read_ahead
+from siteaudit.services.audit import log_ended
+from siteaudit.services.events import MessageBus
 
 BATCH = 5_000
 
@@ -336,12 +339,21 @@ def finalize_audit(
     advice: AllowListAdvice | None = None,
     metrics: Metrics = NO_METRICS,
     traffic: TrafficSource = NO_TRAFFIC,
+    bus: MessageBus | None = None,
 ) -> Audit:
-    """Finalising -> done: the report is stored first, then the audit moves and credits settle at once."""
+    """Finalising -> done: the report is stored first, then the audit moves, and its `AuditEnded` and
+    `FindingsPublished` go to `bus` in the same transaction (credits settle, the webhook is queued, the
+    site's fix tasks are refreshed), then to the handlers that run once it committed (the alert mail,
+    IndexNow). An audit that already ended (a redelivered message) has its `AuditEnded` handled again: the
+    handlers are idempotent, so that does only what a crash after the commit left undone.
+
+    Without `bus`, the one over `metrics`, `crawl` and `clock`: no alert mail and no IndexNow."""
+    bus = bus or MessageBus({"metrics": metrics, "crawl": crawl, "clock": clock})
     limits = thresholds or Thresholds()
     with uow:
         audit = uow.audits.get_any(audit_id)
     if audit.status is not AuditStatus.FINALIZING:
+        _handle_again(audit, bus=bus, uow=uow)
         return audit
     started = time.perf_counter()
     checkpoint = crawl.checkpoint(audit_id)
@@ -381,19 +393,25 @@ def finalize_audit(
     )
     crawl.save_report(audit_id, report)
     # Console figures are read before the transaction that refreshes the tasks (one writer on SQLite).
-    traffic = read_ahead(audit.site_id, {i.url for i in findings}, traffic)
+    figures = None if audit.site_id is None else traffic.traffic(audit.site_id, {i.url for i in findings})
     with uow:
         audit = uow.audits.get_any(audit_id)
         if audit.status is not AuditStatus.FINALIZING:  # cancelled meanwhile: the report stays for reading
             return audit
         audit, ended = audit.publish_report(health_score=report.health_score, now=clock.now())
-        charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
         # Fix tasks follow full audits only (services/task.py says why).
-        refresh_site_tasks(
-            audit, findings, crawled=template_of, uow=uow, crawl=crawl, clock=clock, traffic=traffic
+        published = bus.in_transaction(
+            ended, FindingsPublished(audit, findings, template_of, figures), uow=uow
         )
         uow.commit()
     log_ended(audit)
-    metrics.credits_charged(charged)
+    bus.after_commit(published, uow=uow)
     return audit
+
+
+def _handle_again(audit: Audit, *, bus: MessageBus, uow: UnitOfWork) -> None:
+    """The `AuditEnded` of an audit that ended before this run, handled again (its findings are not: the
+    run that published them refreshed the tasks in the same transaction)."""
+    if audit.status.ended:
+        bus.handle(audit.ended_event(), uow=uow)

@@ -169,7 +169,7 @@ def with_test_terms(application: LocalApplication) -> LocalApplication:
         unlimited_rate=_env("UNLIMITED_RATE") == "1",
     )
     kind = UnguardedApplication if _env("UNGUARDED") == "1" else LocalApplication
-    fields = {f.name: getattr(application, f.name) for f in attrs.fields(LocalApplication)}
+    fields = {f.name: getattr(application, f.name) for f in attrs.fields(LocalApplication) if f.init}
     return kind(**{**fields, "crawl_limits": crawl_settings})
 
 

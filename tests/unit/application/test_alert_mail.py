@@ -23,8 +23,10 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditStatus, AuditTrigger
+from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
+from siteaudit.services import events
 from siteaudit.settings import Settings
 from tests.unit.application.test_application_doors import owner
 from tests.unit.web.conftest import PASSWORD, Browser
@@ -171,6 +173,69 @@ def _the_link_leads_through_sign_in_to_the_report(
     assert report.status_code == 200
     assert f"<h1>Audit #{audit_id}</h1>" in report.text
     assert 'id="diff-new"' in report.text and new_error_url in report.text
+
+
+class Crash(Exception):
+    """The process dying at that point: nothing after it runs."""
+
+
+def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_once(
+    httpserver: HTTPServer, smtp: tuple[Controller, Inbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    controller, inbox = smtp
+    app = bootstrap(
+        Settings(
+            database_url="memory://",
+            allow_networks=("127.0.0.0/8",),
+            smtp_url=f"smtp://127.0.0.1:{controller.port}?starttls=false",
+            smtp_from="alerts@siteaudit.example",
+        ),
+        clock=FixedClock(),
+        queue=MemoryTaskQueue(),
+    )
+    application = app.application
+    caller = owner(app)
+    serve_site(httpserver, broken=False)
+    site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
+    application.verify_site_by_hand(site.id, "the test serves the site")
+    site = application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller).site
+
+    def crawled(at_days: int) -> AuditId:
+        assert site.next_crawl_at is not None
+        audit_id = application.dispatch_due_site_audits(site.next_crawl_at + at_days * ONE_DAY).started[0]
+        while application.run_crawl_slice(audit_id).next == "slice":
+            pass
+        return audit_id
+
+    def balance() -> int:
+        return application.account(caller).balance
+
+    application.finalize_audit(crawled(0))
+    application.set_indexnow_auto(site.id, True, caller)  # its handler runs after the mail's
+    serve_site(httpserver, broken=True)
+    worse = crawled(1)
+
+    def dies(*args: object, **kwargs: object) -> None:
+        raise Crash
+
+    # Dies after the audit's transaction committed, before the mail: none is sent, the message is retried.
+    with monkeypatch.context() as patched:
+        patched.setattr(events, "mail_site_alert", dies)
+        with pytest.raises(Crash):
+            application.finalize_audit(worse)
+    assert application.get_audit(worse, caller).audit.status is AuditStatus.DONE and inbox.mails == []
+    charged = balance()
+    # The redelivery sends it, and then dies after the mail (in the IndexNow handler): retried again.
+    with monkeypatch.context() as patched:
+        patched.setattr(events, "auto_submit_after_audit", dies)
+        with pytest.raises(Crash):
+            application.finalize_audit(worse)
+    assert len(inbox.mails) == 1
+    application.finalize_audit(worse)  # the last delivery: the IndexNow handler does its part
+    application.finalize_audit(worse)  # and once more: nothing more
+    assert len(inbox.mails) == 1 and balance() == charged
+    recent = application.indexnow_status(site.id, caller).recent
+    assert [(s.audit_id, s.status) for s in recent] == [(worse, "key_unverified")]
 
 
 def test_the_smtp_mailer_uses_starttls_and_logs_in(tmp_path: Any) -> None:
