@@ -8,7 +8,8 @@ key of that place only: a project's connect leaves the user scope's key, and oth
 untouched and its agent dropped, so a key is never fetched for nothing. Polling waits the interval the
 service gave, 5 s more after each `slow_down` (RFC 8628 3.5). `--dry-run` contacts no service.
 
-Exit codes (EXIT_*): 0 connected, every chosen file written (disconnect: done); 1 a file was left
+Exit codes (EXIT_*): 0 connected, every chosen file written (disconnect: done, or nothing was connected,
+which it says without pointing at a key page: there is no key to revoke); 1 a file was left
 untouched (it does not parse or cannot be written), the others were written; 2 a usage error or an error
 the service answered (`invalid_grant`, ...); 3 the service could not be reached; 4 the server does not
 answer MCP at `<server>/mcp` (checked before the login starts, so no key is issued for a dead URL); 5 the login was denied
@@ -28,6 +29,7 @@ import webbrowser
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 import click
 
@@ -63,9 +65,34 @@ class Stop(Exception):
         self.exit_code = exit_code
 
 
+def with_scheme(server: str) -> str:
+    """`server` as a URL: an address written without a scheme (`localhost:8080`, `audit.example.com`) gets
+    `http://` for this machine (localhost, *.localhost, 127.x, ::1: `siteaudit serve` speaks plain HTTP)
+    and `https://` for any other host, instead of being written into the agents' files as a URL that is
+    none. It is completed rather than refused: the intent is plain, and connect prints the URL it uses.
+    Raises Stop for another scheme or no host."""
+    if "://" in server:
+        scheme = server.split("://", 1)[0].lower()
+        if scheme not in ("http", "https"):
+            raise Stop(
+                f"--server {server}: only http:// and https:// services can be connected", EXIT_REFUSED
+            )
+        return server
+    bare = f"[{server}]" if server.count(":") > 1 and not server.startswith("[") else server  # a bare IPv6
+    try:
+        host = (urlsplit(f"//{bare}").hostname or "").lower()
+    except ValueError:
+        host = ""
+    if not host:
+        raise Stop(f"--server {server}: not a service address (give it as https://host[:port])", EXIT_REFUSED)
+    local = host in ("localhost", "::1") or host.endswith(".localhost") or host.startswith("127.")
+    return f"{'http' if local else 'https'}://{bare}"
+
+
 def service_root(server: str | None, env: Mapping[str, str]) -> str:
-    """The service's root (no `/v1`): --server, else SITEAUDIT_URL, else the local service."""
-    root = (server or env.get("SITEAUDIT_URL") or DEFAULT_SERVER).strip().rstrip("/")
+    """The service's root (no `/v1`): --server, else SITEAUDIT_URL, else the local service; an address
+    without a scheme is completed (`with_scheme`). Raises Stop for one that is not an http(s) address."""
+    root = with_scheme((server or env.get("SITEAUDIT_URL") or DEFAULT_SERVER).strip().rstrip("/"))
     return root.removesuffix("/v1")
 
 
@@ -220,6 +247,9 @@ def run_connect(
     home = home or Path.home()
     cwd = cwd or Path.cwd()
     root = service_root(server, env)
+    given = (server or env.get("SITEAUDIT_URL") or "").strip()
+    if given and "://" not in given:
+        say(f"{given} has no scheme: connecting to {root}")
     chosen = choose_agents(agents, home, env)
     targets = _targets(chosen, scope, home, cwd, env, say)
     untouched = False
@@ -314,7 +344,7 @@ def run_disconnect(
     home = home or Path.home()
     cwd = cwd or Path.cwd()
     chosen = choose_agents(agents, home, env) if agents else AGENTS
-    untouched = False
+    untouched = unreadable = False
     roots: list[str] = []
     removed = 0
     for agent in chosen:
@@ -326,6 +356,7 @@ def run_disconnect(
             change = agent_files.without_entry(agent, path)
         except Unparsable as error:
             say(f"{agent.label}: {error}")
+            unreadable = True
             untouched = untouched or bool(agents)  # only a file named with --agents makes it a failure
             continue
         if change is None:
@@ -340,8 +371,11 @@ def run_disconnect(
         if root:
             roots.append(root)
         say(f"{agent.label}: removed the `{agent_files.ENTRY}` server from {path}")
+    if not removed and not unreadable:  # nothing was connected: no key to revoke, so no key page either
+        say(f"nothing to disconnect: no agent's {scope} configuration has a `{agent_files.ENTRY}` server")
+        return EXIT_OK
     if not removed:
-        say("no siteaudit entry found in the chosen agents' configuration")
+        say("no siteaudit entry found in the chosen agents' files that could be read")
     pages = dict.fromkeys([service_root(server, env)] if server else roots or [service_root(None, env)])
     for root in pages:
         say(f"the key still works until you revoke it in the app: {root}{KEYS_PAGE}")
@@ -416,6 +450,6 @@ def disconnect(server: str | None, agents: str | None, scope: Scope) -> None:
     """Remove the siteaudit server from your AI agents' MCP configuration (default: every agent's file
     that has it); the key itself is revoked in the app's key page, which is printed.
 
-    Exit codes: 0 done; 1 a file was left untouched; 2 usage error.
+    Exit codes: 0 done, or nothing was connected (it says so); 1 a file was left untouched; 2 usage error.
     """
     _finish(lambda: run_disconnect(server=server, agents=agents, scope=scope))

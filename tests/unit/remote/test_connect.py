@@ -676,3 +676,49 @@ def test_a_project_stdio_entry_names_the_key_too(service: Service, home: Path, c
     codex = tomlkit.parse((cwd / ".codex" / "config.toml").read_text())["mcp_servers"]["siteaudit"]  # type: ignore[index]
     assert codex["env_vars"] == ["SITEAUDIT_API_KEY"] and "SITEAUDIT_API_KEY" not in codex["env"]  # type: ignore[index,operator]
     assert printed_key(poller) not in (cwd / ".codex" / "config.toml").read_text()
+
+
+def test_disconnect_with_nothing_connected_says_so_and_points_at_no_key_page(tmp_path: Path) -> None:
+    """Nothing connected: one line saying so and exit 0 (the state asked for holds), not the key page of
+    a service nobody connected to."""
+    (tmp_path / ".cursor").mkdir()
+    (tmp_path / ".cursor" / "mcp.json").write_text('{"mcpServers": {"other": {"url": "https://o.example"}}}')
+    answer = CliRunner().invoke(main, ["disconnect"], env={"HOME": str(tmp_path), "SITEAUDIT_URL": ""})
+    assert answer.exit_code == cli.EXIT_OK == 0, answer.output
+    assert answer.output == "nothing to disconnect: no agent's user configuration has a `siteaudit` server\n"
+    assert "/app/keys" not in answer.output
+
+
+@pytest.mark.parametrize(
+    ("given", "root"),
+    [
+        ("localhost:8080", "http://localhost:8080"),
+        ("127.0.0.1:8080/", "http://127.0.0.1:8080"),
+        ("[::1]:8080", "http://[::1]:8080"),
+        ("::1", "http://[::1]"),
+        ("app.localhost", "http://app.localhost"),
+        ("siteaudit.example.com", "https://siteaudit.example.com"),
+        ("siteaudit.example.com:8443/v1", "https://siteaudit.example.com:8443"),
+        ("HTTP://Audit.example.com/", "HTTP://Audit.example.com"),
+    ],
+)
+def test_a_server_without_a_scheme_gets_one(given: str, root: str) -> None:
+    assert cli.service_root(given, {}) == root
+    assert cli.service_root(None, {"SITEAUDIT_URL": given}) == root
+
+
+@pytest.mark.parametrize("given", ["ftp://audit.example.com", ":8080", "file:///etc/passwd"])
+def test_a_server_that_is_no_http_address_is_refused(given: str) -> None:
+    code, message = stopped(lambda: len(cli.service_root(given, {})))
+    assert code == cli.EXIT_REFUSED and message.startswith(f"--server {given}: ")
+
+
+def test_a_server_without_a_scheme_is_written_with_one_and_said(tmp_path: Path) -> None:
+    answer = CliRunner().invoke(
+        main,
+        ["connect", "--agents", "claude-code", "--dry-run", "--server", "siteaudit.example.com"],
+        env={"HOME": str(tmp_path)},
+    )
+    assert answer.exit_code == 0, answer.output
+    assert "siteaudit.example.com has no scheme: connecting to https://siteaudit.example.com" in answer.output
+    assert '"url": "https://siteaudit.example.com/mcp"' in answer.output
