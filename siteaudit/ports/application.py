@@ -914,6 +914,12 @@ class Application(Protocol):
         team)."""
         ...
 
+    def cancel_device_login(self, device_code: str) -> DeviceLogin:
+        """The device gives its own login up: a pending or approved login becomes denied (it can no longer
+        be approved, its next poll answers AccessDenied), a denied or expired one stays. Raises
+        InvalidGrant for an unknown or exchanged code."""
+        ...
+
     def device_login_to_decide(self, user_code: str) -> DeviceLogin:
         """The live login with this user code (case, spaces and dashes ignored), to show before a
         decision. Raises ValidationFailed for a malformed code, NotFound for no live login."""

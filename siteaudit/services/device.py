@@ -1,4 +1,5 @@
-"""Device login use cases (SPEC 3.5, 4.11): start, poll, approve, deny. The key is returned exactly once."""
+"""Device login use cases (SPEC 3.5, 4.11): start, poll, approve, deny, and the device's own cancel. The key is
+returned exactly once."""
 
 from attrs import frozen
 
@@ -88,6 +89,24 @@ def poll_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock, secret
         team = uow.teams.get(grant.team_id)
         uow.commit()
     return DeviceGranted(key, team.id, team.name)
+
+
+def cancel_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock) -> DeviceLogin:
+    """The device gives its login up (Ctrl-C in `siteaudit connect`): the code can no longer be approved
+    nor exchanged. Raises InvalidGrant for an unknown code, one already exchanged, or one that lost a race
+    with the exchange (its key exists: it is revoked in the app)."""
+    with uow:
+        login = uow.devices.by_device_code_hash(device_code_hash(device_code))
+        if login is None:
+            raise InvalidGrant()
+        cancelled = login.cancel(clock.now())
+        if cancelled is not login:
+            try:
+                uow.devices.save(cancelled)
+            except ConcurrentUpdate:
+                raise InvalidGrant() from None
+        uow.commit()
+    return cancelled
 
 
 def _live(uow: UnitOfWork, user_code: str, clock: Clock) -> DeviceLogin:

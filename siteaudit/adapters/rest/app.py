@@ -129,10 +129,11 @@ def create_api(
     for path, resource in console_routes(f"/v1/sites/{{site_id:{ID}}}"):
         api.add_route(path, resource(application, clock))
     # Device login (SPEC 4.11): no key, limited per client address.
-    from siteaudit.adapters.rest.device import DeviceStart, DeviceToken
+    from siteaudit.adapters.rest.device import DeviceCancel, DeviceStart, DeviceToken
 
     api.add_route("/v1/device/start", DeviceStart(application, clock, limiter))
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
+    api.add_route("/v1/device/cancel", DeviceCancel(application, clock, limiter))
     # Fix tasks and rechecks (SPEC 4.5, 4.6).
     api.add_route("/v1/tasks", TeamTasks(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/tasks", SiteTasks(application, clock))
