@@ -48,27 +48,37 @@ class _Block:
 
 def _kinds(lines: list[str]) -> list[tuple[str, str]] | None:
     """Each line's kind, `blank`, `comment`, `header` or `other`, and its text; None when a line's
-    strings cannot be followed (the edit is then left to the caller's whole-document write)."""
+    strings cannot be followed (the edit is then left to the caller's whole-document write). A line
+    inside a multi-line string or array is `other`, whatever it looks like."""
     kinds: list[tuple[str, str]] = []
     open_string: str | None = None  # the delimiter of a multi-line string open at the end of a line
+    depth = 0  # the brackets of a multi-line array (or inline table) open at the end of a line
     for line in lines:
         stripped = line.strip()
-        if open_string is None and not stripped:
+        inside = open_string is not None or depth > 0
+        if not inside and not stripped:
             kinds.append(("blank", line))
             continue
-        if open_string is None and stripped.startswith("#"):
+        if not inside and stripped.startswith("#"):
             kinds.append(("comment", line))
             continue
-        kind = "header" if open_string is None and stripped.startswith("[") else "other"
-        open_string = _strings_after(line, open_string)
-        if open_string == "?":
+        if not inside and stripped.startswith("["):
+            kinds.append(("header", line))
+            scanned = _scan(line, None, 0)
+            if scanned is None or scanned != (None, 0):  # a header opens nothing that goes on
+                return None
+            continue
+        scanned = _scan(line, open_string, depth)
+        if scanned is None:
             return None
-        kinds.append((kind, line))
-    return None if open_string is not None else kinds
+        open_string, depth = scanned
+        kinds.append(("other", line))
+    return None if open_string is not None or depth else kinds
 
 
-def _strings_after(line: str, open_string: str | None) -> str | None:
-    """The multi-line string still open after `line` (None: none; `?`: a string that does not close)."""
+def _scan(line: str, open_string: str | None, depth: int) -> tuple[str | None, int] | None:
+    """The multi-line string and bracket depth still open after `line`; None for a string that does not
+    close on its line or brackets that close more than opened."""
     i = 0
     while i < len(line):
         if open_string is not None:
@@ -76,14 +86,14 @@ def _strings_after(line: str, open_string: str | None) -> str | None:
             while open_string == '"""' and close > 0 and _escaped(line, close):
                 close = line.find(open_string, close + 1)
             if close < 0:
-                return open_string
+                return open_string, depth
             i, open_string = close + 3, None
             while i < len(line) and line[i] == line[i - 1]:  # `""""` ends with a quote in the string
                 i += 1
             continue
         char = line[i]
         if char == "#":
-            return None
+            break
         if line.startswith(('"""', "'''"), i):
             open_string, i = line[i : i + 3], i + 3
             continue
@@ -92,11 +102,14 @@ def _strings_after(line: str, open_string: str | None) -> str | None:
             while char == '"' and close > 0 and _escaped(line, close):
                 close = line.find(char, close + 1)
             if close < 0:
-                return "?"
+                return None
             i = close + 1
             continue
+        depth += 1 if char in "[{" else -1 if char in "]}" else 0
+        if depth < 0:
+            return None
         i += 1
-    return open_string
+    return open_string, depth
 
 
 def _escaped(line: str, at: int) -> bool:

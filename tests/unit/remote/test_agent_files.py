@@ -228,3 +228,14 @@ def test_json_edits_in_place_mean_the_document_plus_the_entry_in_its_order(
     assert json.dumps(json.loads(removed)) == json.dumps(expected)
     if servers is not None and "siteaudit" not in servers:
         assert removed == text  # what was added is taken away, byte for byte
+
+
+@pytest.mark.parametrize("case", [c for c in GOLDEN_CASES if c.startswith("codex--")])
+def test_each_toml_golden_is_edited_in_place_not_written_whole(case: str) -> None:
+    """The golden TOML files are shapes the in-place edit takes (strings and arrays over several lines
+    with what looks like headers inside): the whole-document write is only the fallback."""
+    before = read_exactly(GOLDEN / case / "before.toml")
+    table = '[mcp_servers.siteaudit]\nurl = "https://audit.example.com/mcp"\n'
+    edited = config_layout.toml_set_table(before, ("mcp_servers", "siteaudit"), table)
+    assert edited is not None and table in edited
+    assert config_layout.toml_remove_table(edited, ("mcp_servers", "siteaudit")) is not None
