@@ -566,7 +566,8 @@ def connect(
     """Log in through the app (device login) and write the key into your AI agents' MCP configuration.
 
     Exit codes: 0 connected; 1 a configuration file was left untouched; 2 usage or service error;
-    3 service unreachable; 4 no MCP server at <server>/mcp; 5 denied; 6 expired; 7 slow_down kept coming.
+    3 service unreachable; 4 no MCP server at <server>/mcp; 5 denied; 6 expired; 7 slow_down kept coming;
+    130 Ctrl-C (while waiting, the pending code is cancelled on the service first).
     """
     _finish(
         lambda: run_connect(
