@@ -2,6 +2,11 @@
 
 Decisions this module makes, so that every adapter answers alike:
 
+- The device may cancel its own login with its device code (`cancel`: `siteaudit connect` does on
+  Ctrl-C): a pending or approved login becomes denied, so the code can no longer be approved and its
+  next poll answers `access_denied`; no key was issued before the exchange, so none is left behind. A
+  login already denied or expired is left as it is (cancelling twice is harmless); an exchanged one
+  answers `invalid_grant`: its key exists, and is revoked in the app.
 - A code expires at exactly `created_at + 600 s`: a poll or an approval at 600.0 s finds it expired.
 - The poll answer, first match wins: exchanged -> `invalid_grant`; at or past expiry -> `expired_token`
   (so a denied code polled after 600 s answers `expired_token`, DESIGN 4: "any poll after 600 s");
@@ -22,11 +27,6 @@ Decisions this module makes, so that every adapter answers alike:
   the CLI key's label and its replace rule (README "`siteaudit connect` and `siteaudit disconnect`"): the place, `HOST` or `HOST in FOLDER`, is the key's
   machine, so connecting one project replaces neither the user configuration's key nor another
   project's. A name in any other form is the machine, connected for DEFAULT_AGENTS.
-- The device may cancel its own login with its device code (`cancel`: `siteaudit connect` does on
-  Ctrl-C): a pending or approved login becomes denied, so the code can no longer be approved and its
-  next poll answers `access_denied`; no key was issued before the exchange, so none is left behind. A
-  login already denied or expired is left as it is (cancelling twice is harmless); an exchanged one
-  answers `invalid_grant`: its key exists, and is revoked in the app.
 """
 
 import enum

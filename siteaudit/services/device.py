@@ -1,5 +1,4 @@
-"""Device login use cases (SPEC 3.5, 4.11): start, poll, approve, deny, and the device's own cancel. The key is
-returned exactly once."""
+"""Device login use cases (SPEC 3.5, 4.11): start, poll, approve, deny. The key is returned exactly once."""
 
 from attrs import frozen
 

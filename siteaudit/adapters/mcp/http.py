@@ -16,7 +16,7 @@ A 401 carries `WWW-Authenticate: Bearer realm="siteaudit"` (RFC 6750 section 3),
 error when none was sent (RFC 6750 3.1: a request without credentials gets no error code); the body is the
 `/v1` error envelope as before. It names no `resource_metadata` (the MCP authorization specification's
 OAuth discovery): keys come from the app or `siteaudit connect`, there is no authorization server to find
-(README "Transports").
+(docs/agents.md "Transports").
 """
 
 import os

@@ -1,5 +1,5 @@
 """Device login (SPEC 4.11): `POST /device/start`, `POST /device/token`, and `POST /device/cancel` (the
-device gives its own login up, README "The app at `/app` and device login"), open to callers without a
+device gives its own login up, docs/app.md "The app at"), open to callers without a
 key and limited per client address instead (SPEC 8). The device code is the cancel's credential: only the
 device that started the login holds it."""
 
@@ -11,7 +11,7 @@ from siteaudit.adapters.rest.middleware import enforce
 from siteaudit.adapters.rest.params import Fields, json_body
 from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
 from siteaudit.domain.error import ErrorCode
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import Application, DeviceCancel
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
@@ -60,7 +60,14 @@ def _device_code(req: falcon.Request) -> str:
     return device_code
 
 
-class DeviceCancel(_DeviceResource):
+class DeviceCancelResource:
+    public = True  # no key: the device code is the credential
+
+    def __init__(self, devices: DeviceCancel, clock: Clock, limiter: RateLimiter) -> None:
+        self.devices = devices
+        self.clock = clock
+        self.limiter = limiter
+
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         ip = req.context.client_ip
         enforce(
@@ -69,7 +76,7 @@ class DeviceCancel(_DeviceResource):
             [(f"ip:{ip}:device-cancel", CANCEL_PER_IP, ErrorCode.RATE_LIMITED)],
             resp,
         )
-        login = self.application.cancel_device_login(_device_code(req))
+        login = self.devices.cancel_device_login(_device_code(req))
         resp.media = {"status": login.status.value}
 
 
