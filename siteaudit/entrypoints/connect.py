@@ -352,7 +352,8 @@ def cancelled(device: DeviceClient, started: Started, keys_page: str) -> Stop:
                 EXIT_INTERRUPTED,
             )
         return Stop(
-            f"interrupted: the login could not be cancelled ({why}: {error.message}); nothing was written",
+            f"interrupted: the login could not be cancelled ({why}: {error.message}); code {code} stays"
+            " approvable until it expires, do not approve it; nothing was written",
             EXIT_INTERRUPTED,
         )
     return Stop(

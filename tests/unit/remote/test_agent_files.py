@@ -239,3 +239,58 @@ def test_each_toml_golden_is_edited_in_place_not_written_whole(case: str) -> Non
     edited = config_layout.toml_set_table(before, ("mcp_servers", "siteaudit"), table)
     assert edited is not None and table in edited
     assert config_layout.toml_remove_table(edited, ("mcp_servers", "siteaudit")) is not None
+
+
+TOML_KEYS = st.text(alphabet="abcxyz_-", min_size=1, max_size=5)
+TOML_SCALARS = (
+    st.integers(-5, 5)
+    | st.booleans()
+    | st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=6)
+    | st.text(alphabet='[]#"\n ', max_size=8)  # what looks like headers, comments and quotes inside strings
+)
+TOML_VALUES = TOML_SCALARS | st.lists(TOML_SCALARS | st.lists(st.integers(0, 3), max_size=2), max_size=3)
+TOML_TABLES = st.dictionaries(TOML_KEYS, TOML_VALUES, max_size=3)
+
+
+@given(
+    root=TOML_TABLES,
+    tables=st.dictionaries(TOML_KEYS, TOML_TABLES, max_size=2),
+    servers=st.dictionaries(TOML_KEYS.filter(lambda k: k != "siteaudit"), TOML_TABLES, max_size=2),
+    multiline=st.booleans(),
+)
+def test_toml_edits_in_place_mean_the_document_plus_the_table(
+    root: dict[str, object],
+    tables: dict[str, dict[str, object]],
+    servers: dict[str, dict[str, object]],
+    multiline: bool,
+) -> None:
+    """Whatever tomlkit writes (strings with newlines become multi-line strings, arrays may span lines):
+    the in-place edit takes it, means the old settings plus the table, and is taken away again exactly."""
+    document = tomlkit.document()
+    for key, value in root.items():
+        document.add(key, value)
+    for key, table in tables.items():
+        if key in document:
+            continue
+        item = tomlkit.table()
+        for name, value in table.items():
+            array = tomlkit.array()
+            if multiline and isinstance(value, list):
+                array.extend(value)
+                array.multiline(True)
+                item.add(name, array)
+            else:
+                item.add(name, value)
+        document.add(key, item)
+    if servers and "mcp_servers" not in document:
+        document.add("mcp_servers", tomlkit.table(is_super_table=True))
+        for key, table in servers.items():
+            document["mcp_servers"].add(key, table)  # type: ignore[union-attr]
+    text = tomlkit.dumps(document)
+    expected = tomlkit.parse(text).unwrap()
+    table = '[mcp_servers.siteaudit]\nurl = "https://audit.example.com/mcp"\n'
+    edited = config_layout.toml_set_table(text, ("mcp_servers", "siteaudit"), table)
+    assert edited is not None, text
+    expected.setdefault("mcp_servers", {})["siteaudit"] = {"url": "https://audit.example.com/mcp"}
+    assert tomlkit.parse(edited).unwrap() == expected
+    assert config_layout.toml_remove_table(edited, ("mcp_servers", "siteaudit")) in (text, text + "\n")
