@@ -11,9 +11,9 @@ written only here, into the agents' own files (SPEC 5 rule 8), never into a file
 - A file is merged keeping its layout (`siteaudit.adapters.config_layout`): only the siteaudit table
   (TOML) or member (JSON) changes; comments stay with their tables, blank lines, CRLF, key order and
   indentation stay. Where the file's shape is not edited in place, the whole document is written out
-  instead (`tomlkit` keeps other tables and comments; JSON in the file's own indentation): every edited
-  text is checked to parse to that same document first. A file that does not parse is never written
-  (Unparsable). Writes are atomic: a temporary file in the same folder, created with mode 0600, fsynced,
+  instead (`tomlkit` keeps other tables and comments; JSON in the file's own indentation). Either text
+  is written only once it is checked to mean the old settings plus (or minus) the entry; a file where
+  neither does, or that does not parse, is never written (Unparsable). Writes are atomic: a temporary file in the same folder, created with mode 0600, fsynced,
   then renamed over the old one (so the result is 0600 whatever the old file's mode was).
 - The formats and locations are each agent's documented ones; the source is noted beside each agent.
 - A project file never holds the key (`Target.by_reference`): it names SITEAUDIT_API_KEY in the agent's
@@ -269,8 +269,9 @@ BY_NAME: Final[Mapping[str, Agent]] = {agent.name: agent for agent in AGENTS}
 class Unparsable(Exception):
     """A configuration file that is not valid JSON/TOML of the expected shape: it is left untouched."""
 
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__(f"{path} does not parse ({why}); it was left untouched")
+    def __init__(self, path: Path, why: str, *, parses: bool = False) -> None:
+        what = "cannot take the siteaudit entry" if parses else "does not parse"
+        super().__init__(f"{path} {what} ({why}); it was left untouched")
         self.path = path
 
 
@@ -350,7 +351,7 @@ def _chosen(agent: Agent, path: Path, candidates: tuple[str | None, ...], expect
             expected, default=str, sort_keys=not ordered
         ):
             return text
-    raise Unparsable(path, "the entry cannot be changed without changing another setting")
+    raise Unparsable(path, "the entry cannot be changed without changing another setting", parses=True)
 
 
 def _toml_table_text(agent: Agent, entry: Mapping[str, Any]) -> str:

@@ -5,9 +5,10 @@ file keeps its key order, its indentation (two spaces, four, a tab, or one line)
 spacing.
 
 Used by `siteaudit.adapters.agents` to merge the `siteaudit` MCP server into agents' files. Each function
-returns the edited text, or None when the file has a shape it does not edit in place (a table defined
-inline or by dotted keys, a header inside a string it cannot tell apart, ...): the caller then writes the
-whole document out (`agents._dump`), and checks any edited text against that document before using it.
+returns the edited text, or None when the file has a shape it does not edit in place (a line whose
+strings or brackets it cannot follow, a JSON value that is not an object where one is needed, ...): the
+caller then writes the whole document out, and uses a text only once it has checked that the text means
+the old settings plus (or minus) the entry (`agents._chosen`).
 
 TOML: a table's lines are its header and the lines below it up to the next header, less the blank lines
 and the comment lines directly above the next header (those belong to it: a comment stays attached to
