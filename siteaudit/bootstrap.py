@@ -14,7 +14,7 @@ from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.identity import USER_AGENT, VERIFY_HEADER
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import AllowListAdvice
-from siteaudit.ports.application import Application, ArchivePolicy
+from siteaudit.ports.application import Application, ArchivePolicy, DeviceCancel
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.keys import KeyGate
@@ -56,6 +56,7 @@ class App:
     sealing: Sealing  # the deployment's secret key: sealed values, derived secrets, signed cookies
     # The Prometheus metrics every part of this process counts in; None when SITEAUDIT_METRICS is off.
     metrics: "PrometheusMetrics | None" = None
+    devices: DeviceCancel | None = None  # the device's own cancel of its login (the application does it)
 
     def service(self) -> Any:
         """The whole WSGI service: the app's pages under `/app`, and `/v1` (with `/metrics`)."""
@@ -89,6 +90,7 @@ class App:
             metrics=self.metrics,
             # The local test checkout page is for the person signed in to the app who asked for it.
             app_session_cookie=CookieNames(self.settings.secure_cookies).session,
+            devices=self.devices,
         )
         # The agent tool server: streamable HTTP at /mcp (the MCP SDK is a dependency; docs/agents.md).
         if self.settings.mcp_http:
@@ -415,4 +417,5 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         secrets=o["secrets"],
         sealing=sealing,
         metrics=metrics,
+        devices=application,
     )

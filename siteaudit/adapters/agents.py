@@ -8,9 +8,12 @@ written only here, into the agents' own files (docs/security.md), never into a f
   `Authorization: Bearer` header; the stdio form runs `siteaudit mcp` (the absolute path of the running
   `siteaudit`, else `python -m siteaudit`: `siteaudit_program`) with SITEAUDIT_URL and
   SITEAUDIT_API_KEY in its environment (for an agent that cannot send headers, or `--stdio`).
-- A file is merged: JSON files keep every other key (their order too), Codex's TOML is edited with
-  `tomlkit`, which keeps other tables, comments and layout. A file that does not parse is never written
-  (Unparsable). Writes are atomic: a temporary file in the same folder, created with mode 0600, fsynced,
+- A file is merged keeping its layout (`siteaudit.adapters.config_layout`): only the siteaudit table
+  (TOML) or member (JSON) changes; comments stay with their tables, blank lines, CRLF, key order and
+  indentation stay. Where the file's shape is not edited in place, the whole document is written out
+  instead (`tomlkit` keeps other tables and comments; JSON in the file's own indentation). Either text
+  is written only once it is checked to mean the old settings plus (or minus) the entry; a file where
+  neither does, or that does not parse, is never written (Unparsable). Writes are atomic: a temporary file in the same folder, created with mode 0600, fsynced,
   then renamed over the old one (so the result is 0600 whatever the old file's mode was).
 - The formats and locations are each agent's documented ones; the source is noted beside each agent.
 - A project file never holds the key (`Target.by_reference`): it names SITEAUDIT_API_KEY in the agent's
@@ -30,6 +33,8 @@ from typing import Any, Final, Literal
 import tomlkit
 import tomlkit.exceptions
 from attrs import evolve, frozen
+
+from siteaudit.adapters import config_layout
 
 ENTRY: Final = "siteaudit"
 KEY_VARIABLE: Final = "SITEAUDIT_API_KEY"  # what a project file names instead of the key
@@ -264,8 +269,9 @@ BY_NAME: Final[Mapping[str, Agent]] = {agent.name: agent for agent in AGENTS}
 class Unparsable(Exception):
     """A configuration file that is not valid JSON/TOML of the expected shape: it is left untouched."""
 
-    def __init__(self, path: Path, why: str) -> None:
-        super().__init__(f"{path} does not parse ({why}); it was left untouched")
+    def __init__(self, path: Path, why: str, *, parses: bool = False) -> None:
+        what = "cannot take the siteaudit entry" if parses else "does not parse"
+        super().__init__(f"{path} {what} ({why}); it was left untouched")
         self.path = path
 
 
@@ -277,7 +283,8 @@ def installed_agents(home: Path, env: Mapping[str, str]) -> tuple[Agent, ...]:
 def _load(agent: Agent, path: Path) -> tuple[str | None, Any]:
     """The file's text (None when there is no file) and its parsed document. Raises Unparsable."""
     try:
-        text: str | None = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as handle:  # CRLF stays CRLF
+            text: str | None = handle.read()
     except FileNotFoundError:
         text = None
     except (OSError, UnicodeDecodeError) as error:
@@ -304,14 +311,71 @@ def _load(agent: Agent, path: Path) -> tuple[str | None, Any]:
 
 
 def check(agent: Agent, path: Path) -> None:
-    """Raises Unparsable when `path` exists and would not be merged into."""
-    _load(agent, path)
+    """Raises Unparsable when `path` exists and would not be merged into (a trial merge, written nowhere:
+    connect checks before it asks for a key)."""
+    with_entry(agent, path, Target("http://127.0.0.1", "sk_trial"))
 
 
-def _dump(agent: Agent, document: Any) -> str:
+def _dump(agent: Agent, document: Any, before: str | None) -> str:
+    """The whole document written out, in the old file's indentation and line ending (JSON)."""
     if agent.fmt == "toml":
         return str(tomlkit.dumps(document))
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    indent, nl = config_layout.json_style(before or "")
+    text = json.dumps(document, indent=indent, ensure_ascii=False)
+    return text.replace("\n", nl) + ("" if before and not before.endswith("\n") else nl)
+
+
+def _plain(agent: Agent, text: str) -> Any:
+    """What a file's text means, as plain values (TOML: an empty servers table counts as none)."""
+    if agent.fmt == "json":
+        return json.loads(text) if text.strip() else {}
+    document = tomlkit.parse(text).unwrap()
+    if document.get(agent.servers_key) == {}:
+        del document[agent.servers_key]
+    return document
+
+
+def _chosen(agent: Agent, path: Path, candidates: tuple[str | None, ...], expected: Any) -> str:
+    """The first text that means `expected` (JSON: key order included): the in-place edit, else the
+    whole document written out. Raises Unparsable when neither does (the file is left untouched rather
+    than another of its settings changed)."""
+    for text in candidates:
+        if text is None:
+            continue
+        try:
+            meant = _plain(agent, text)
+        except (ValueError, tomlkit.exceptions.TOMLKitError):
+            continue
+        ordered = agent.fmt == "json"  # a TOML table's keys may come in another order, with the same meaning
+        if json.dumps(meant, default=str, sort_keys=not ordered) == json.dumps(
+            expected, default=str, sort_keys=not ordered
+        ):
+            return text
+    raise Unparsable(path, "the entry cannot be changed without changing another setting", parses=True)
+
+
+def _toml_table_text(agent: Agent, entry: Mapping[str, Any]) -> str:
+    document = tomlkit.document()
+    servers = tomlkit.table(is_super_table=True)
+    document.add(agent.servers_key, servers)
+    servers.add(ENTRY, _toml_entry(entry))
+    return str(tomlkit.dumps(document))
+
+
+def _edited_with(
+    agent: Agent, before: str | None, entry: Mapping[str, Any], input_declared: bool
+) -> str | None:
+    """The old file with the entry set in place (None: the caller writes the whole document)."""
+    if before is None or not before.strip():
+        return None
+    if agent.fmt == "toml":
+        return config_layout.toml_set_table(
+            before, (agent.servers_key, ENTRY), _toml_table_text(agent, entry)
+        )
+    edited = config_layout.json_set(before, (agent.servers_key, ENTRY), dict(entry))
+    if edited is not None and input_declared:
+        edited = config_layout.json_set_element(edited, ("inputs",), dict(VSCODE_KEY_INPUT), _is_our_input)
+    return edited
 
 
 def _toml_entry(entry: Mapping[str, Any]) -> Any:
@@ -345,22 +409,39 @@ def with_entry(agent: Agent, path: Path, target: Target) -> Change:
     before, document = _load(agent, path)
     entry = agent.entry(target)
     servers = document.get(agent.servers_key)
+    declared = False
+    dumped: str | None = None
     if agent.fmt == "toml":
-        if servers is None:
-            servers = tomlkit.table(is_super_table=True)
-            document.add(agent.servers_key, servers)
-        if ENTRY in servers:
-            del servers[ENTRY]
-        servers.add(ENTRY, _toml_entry(entry))
+        expected = _plain(agent, before or "")
+        expected.setdefault(agent.servers_key, {})[ENTRY] = json.loads(json.dumps(entry))
+        try:  # the whole document through tomlkit, which cannot edit every shape (an inline servers table)
+            if servers is None:
+                servers = tomlkit.table(is_super_table=True)
+                document.add(agent.servers_key, servers)
+            if ENTRY in servers:
+                del servers[ENTRY]
+            servers.add(ENTRY, _toml_entry(entry))
+            dumped = _dump(agent, document, before)
+        except (ValueError, tomlkit.exceptions.TOMLKitError):
+            dumped = None
     else:
         if servers is None:
             servers = document[agent.servers_key] = {}
         servers[ENTRY] = entry
-        if f"${{input:{VSCODE_INPUT}}}" in json.dumps(entry):  # the input the entry names must be declared
+        if declared := f"${{input:{VSCODE_INPUT}}}" in json.dumps(entry):  # the input it names is declared
             existing = document.get("inputs")
-            inputs = [i for i in existing if not _is_our_input(i)] if isinstance(existing, list) else []
-            document["inputs"] = [*inputs, dict(VSCODE_KEY_INPUT)]
-    return Change(agent, path, before, _dump(agent, document))
+            inputs = list(existing) if isinstance(existing, list) else []
+            ours = [n for n, i in enumerate(inputs) if _is_our_input(i)]
+            inputs = [i for n, i in enumerate(inputs) if n not in ours[1:]]  # in place of the first
+            if ours:
+                inputs[ours[0]] = dict(VSCODE_KEY_INPUT)
+            else:
+                inputs.append(dict(VSCODE_KEY_INPUT))
+            document["inputs"] = inputs
+        dumped = _dump(agent, document, before)
+        expected = json.loads(dumped)
+    edited = _edited_with(agent, before, entry, declared)
+    return Change(agent, path, before, _chosen(agent, path, (edited, dumped), expected))
 
 
 def _is_our_input(value: Any) -> bool:
@@ -373,16 +454,35 @@ def without_entry(agent: Agent, path: Path) -> Change | None:
     servers = document.get(agent.servers_key)
     if before is None or servers is None or ENTRY not in servers:
         return None
-    del servers[ENTRY]
-    if agent.fmt == "toml" and not servers:
-        del document[agent.servers_key]
-    if agent.fmt == "json" and isinstance(document.get("inputs"), list):
-        document["inputs"] = [i for i in document["inputs"] if not _is_our_input(i)]
-        if not document["inputs"]:
-            del document["inputs"]
-    after = _dump(agent, document)
-    # tomlkit keeps the blank line that separated the removed table: trim what the entry left at the end
-    return Change(agent, path, before, after.rstrip("\n") + "\n" if after.strip() else "")
+    inputs = document.get("inputs") if agent.fmt == "json" else None
+    ours_declared = isinstance(inputs, list) and any(_is_our_input(i) for i in inputs)
+    try:  # the whole document (tomlkit may refuse a shape: then only the in-place edit can do)
+        del servers[ENTRY]
+        if agent.fmt == "toml" and not servers:
+            del document[agent.servers_key]
+        if isinstance(inputs, list) and ours_declared:
+            document["inputs"] = [i for i in inputs if not _is_our_input(i)]
+            if not document["inputs"]:
+                del document["inputs"]
+        after = _dump(agent, document, before)
+        # tomlkit keeps the blank line that separated the removed table: trim what the entry left at the end
+        dumped: str | None = after.rstrip("\n") + "\n" if after.strip() else ""
+    except (ValueError, KeyError, tomlkit.exceptions.TOMLKitError):
+        dumped = None
+    if agent.fmt == "toml":
+        edited = config_layout.toml_remove_table(before, (agent.servers_key, ENTRY))
+    else:
+        edited = config_layout.json_remove(before, (agent.servers_key, ENTRY))
+        if edited is not None and ours_declared:
+            edited = config_layout.json_remove_elements(edited, ("inputs",), _is_our_input)
+    if agent.fmt == "json":
+        expected = json.loads(dumped) if dumped else {}  # JSON: plain dicts, the tree edit cannot fail
+    else:
+        expected = _plain(agent, before)
+        del expected[agent.servers_key][ENTRY]
+        if not expected[agent.servers_key]:
+            del expected[agent.servers_key]
+    return Change(agent, path, before, _chosen(agent, path, (edited, dumped), expected))
 
 
 def entry_root(agent: Agent, path: Path) -> str | None:
@@ -411,7 +511,7 @@ def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

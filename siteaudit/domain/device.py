@@ -2,6 +2,11 @@
 
 Decisions this module makes, so that every adapter answers alike:
 
+- The device may cancel its own login with its device code (`cancel`: `siteaudit connect` does on
+  Ctrl-C): a pending or approved login becomes denied, so the code can no longer be approved and its
+  next poll answers `access_denied`; no key was issued before the exchange, so none is left behind. A
+  login already denied or expired is left as it is (cancelling twice is harmless); an exchanged one
+  answers `invalid_grant`: its key exists, and is revoked in the app.
 - A code expires at exactly `created_at + 600 s`: a poll or an approval at 600.0 s finds it expired.
 - The poll answer, first match wins: exchanged -> `invalid_grant`; at or past expiry -> `expired_token`
   (so a denied code polled after 600 s answers `expired_token`: any poll after 600 s);
@@ -70,6 +75,7 @@ class DeviceMove(enum.StrEnum):
     APPROVER_LEFT = "approver_left"  # polled after approval, but the approver is no longer in the team
     EXPIRE = "expire"
     EXCHANGE = "exchange"
+    CANCEL = "cancel"  # the device itself gives up (Ctrl-C in `siteaudit connect`) before the exchange
 
 
 _S = DeviceLoginStatus
@@ -82,6 +88,8 @@ DEVICE_MOVES: Final[Mapping[tuple[DeviceLoginStatus, DeviceMove], DeviceLoginSta
         (_S.APPROVED, _M.EXCHANGE): _S.EXCHANGED,
         (_S.APPROVED, _M.APPROVER_LEFT): _S.DENIED,
         (_S.APPROVED, _M.EXPIRE): _S.EXPIRED,
+        (_S.PENDING, _M.CANCEL): _S.DENIED,
+        (_S.APPROVED, _M.CANCEL): _S.DENIED,
     }
 )
 
@@ -329,6 +337,17 @@ class DeviceLogin:
         status = self._decidable(DeviceMove.DENY, now)
         denied = evolve(self, status=status, version=self.version + 1)
         return denied, DeviceLoginDecided(login_id=self.id, status=status, by=None, team_id=None, at=now)
+
+    def cancel(self, now: datetime) -> Self:
+        """The device gives its login up (rules in the module docstring). Raises InvalidGrant once
+        exchanged."""
+        if self.status is DeviceLoginStatus.EXCHANGED:
+            raise InvalidGrant()
+        if self.status in (DeviceLoginStatus.DENIED, DeviceLoginStatus.EXPIRED):
+            return self
+        move = DeviceMove.EXPIRE if self.expired_at(now) else DeviceMove.CANCEL
+        status = next_state(DEVICE_MOVES, self.status, move, entity="device login")
+        return evolve(self, status=status, version=self.version + 1)
 
     def poll(self, now: datetime, *, approver_in_team: bool) -> tuple[Self, PollOutcome]:
         """Decide a `POST /device/token` poll (order and rules in the module docstring).

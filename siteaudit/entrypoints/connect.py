@@ -8,12 +8,18 @@ key of that place only: a project's connect leaves the user scope's key, and oth
 untouched and its agent dropped, so a key is never fetched for nothing. Polling waits the interval the
 service gave, 5 s more after each `slow_down` (RFC 8628 3.5). `--dry-run` contacts no service.
 
-Exit codes (EXIT_*): 0 connected, every chosen file written (disconnect: done); 1 a file was left
+Exit codes (EXIT_*): 0 connected, every chosen file written (disconnect: done, or nothing was connected,
+which it says without pointing at a key page: there is no key to revoke); 1 a file was left
 untouched (it does not parse or cannot be written), the others were written; 2 a usage error or an error
 the service answered (`invalid_grant`, ...); 3 the service could not be reached; 4 the server does not
 answer MCP at `<server>/mcp` (checked before the login starts, so no key is issued for a dead URL); 5 the login was denied
 (`access_denied`); 6 the code expired (`expired_token`, or its lifetime passed while polling); 7 the
-service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row); 130 interrupted (Ctrl-C).
+service kept answering `slow_down` (SLOW_DOWN_LIMIT answers in a row); 130 interrupted (Ctrl-C: while
+waiting for approval the login is cancelled on the service first, so its code can no longer be approved).
+
+While waiting it shows a sign of life (WaitingLine): on a terminal one line updated in place, otherwise a
+line every PLAIN_EVERY_S seconds. A rate-limited start is asked again after the service's Retry-After
+when that is short (start_login).
 """
 
 import contextlib
@@ -28,15 +34,17 @@ import webbrowser
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 import click
 
 from siteaudit.adapters import agents as agent_files
+from siteaudit.adapters import text
 from siteaudit.adapters.agents import AGENTS, BY_NAME, Agent, Change, Scope, Target, Unparsable
 from siteaudit.adapters.client.device import DeviceClient, Granted, Started
 from siteaudit.adapters.client.transport import Unreachable
 from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
-from siteaudit.domain.error import DomainError
+from siteaudit.domain.error import DomainError, RateLimited
 from siteaudit.entrypoints.output import echo, error_line
 
 EXIT_OK: Final = 0
@@ -50,6 +58,9 @@ EXIT_SLOW_DOWN: Final = 7
 EXIT_INTERRUPTED: Final = 130  # Ctrl-C while waiting for approval, as shells report SIGINT
 SLOW_DOWN_STEP_S: Final = 5  # RFC 8628 3.5: each slow_down adds 5 s to the interval
 SLOW_DOWN_LIMIT: Final = 5
+START_ATTEMPTS: Final = 3  # a rate-limited device start is asked again, at most this many times in all
+MAX_START_WAIT_S: Final = 120  # ...and only when the service's Retry-After is this short
+PLAIN_EVERY_S: Final = 30  # not on a terminal: one "still waiting" line this often, never a flood
 DEFAULT_SERVER: Final = "http://127.0.0.1:8080"  # `siteaudit serve`'s default address
 MASKED_KEY: Final = "sk_" + "*" * 8
 KEYS_PAGE: Final = "/app/keys"
@@ -63,9 +74,34 @@ class Stop(Exception):
         self.exit_code = exit_code
 
 
+def with_scheme(server: str) -> str:
+    """`server` as a URL: an address written without a scheme (`localhost:8080`, `audit.example.com`) gets
+    `http://` for this machine (localhost, *.localhost, 127.x, ::1: `siteaudit serve` speaks plain HTTP)
+    and `https://` for any other host, instead of being written into the agents' files as a URL that is
+    none. It is completed rather than refused: the intent is plain, and connect prints the URL it uses.
+    Raises Stop for another scheme or no host."""
+    if "://" in server:
+        scheme = server.split("://", 1)[0].lower()
+        if scheme not in ("http", "https"):
+            raise Stop(
+                f"--server {server}: only http:// and https:// services can be connected", EXIT_REFUSED
+            )
+        return server
+    bare = f"[{server}]" if server.count(":") > 1 and not server.startswith("[") else server  # a bare IPv6
+    try:
+        host = (urlsplit(f"//{bare}").hostname or "").lower()
+    except ValueError:
+        host = ""
+    if not host:
+        raise Stop(f"--server {server}: not a service address (give it as https://host[:port])", EXIT_REFUSED)
+    local = host in ("localhost", "::1") or host.endswith(".localhost") or host.startswith("127.")
+    return f"{'http' if local else 'https'}://{bare}"
+
+
 def service_root(server: str | None, env: Mapping[str, str]) -> str:
-    """The service's root (no `/v1`): --server, else SITEAUDIT_URL, else the local service."""
-    root = (server or env.get("SITEAUDIT_URL") or DEFAULT_SERVER).strip().rstrip("/")
+    """The service's root (no `/v1`): --server, else SITEAUDIT_URL, else the local service; an address
+    without a scheme is completed (`with_scheme`). Raises Stop for one that is not an http(s) address."""
+    root = with_scheme((server or env.get("SITEAUDIT_URL") or DEFAULT_SERVER).strip().rstrip("/"))
     return root.removesuffix("/v1")
 
 
@@ -150,25 +186,90 @@ def _open_browser(url: str, env: Mapping[str, str]) -> None:
         webbrowser.open(url)
 
 
+def _minutes(seconds: float) -> str:
+    whole = max(0, int(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class WaitingLine:
+    """The sign of life while the person approves. On a terminal (`live`, a writer to stderr): one line
+    rewritten in place every second, a spinner with the time waited and left, cleared when the wait
+    ends. Otherwise (a pipe, a log) through `say`: the line once, then one `still waiting` line every
+    PLAIN_EVERY_S seconds, so a log shows life without filling up."""
+
+    SPINNER: Final = "|/-\\"
+
+    def __init__(self, say: Callable[[str], None], live: Callable[[str], None] | None = None) -> None:
+        self._say = say
+        self._live = live
+        self._shown = False
+        self._said_at = 0.0
+        self._turn = 0
+
+    @classmethod
+    def on_stderr(cls, say: Callable[[str], None]) -> "WaitingLine":
+        def write(raw: str) -> None:
+            sys.stderr.write(raw)
+            sys.stderr.flush()
+
+        return cls(say, write if sys.stderr.isatty() else None)
+
+    @property
+    def live(self) -> bool:
+        return self._live is not None
+
+    def begin(self, expires_in: float) -> None:
+        if self._live is None:
+            self._say("waiting for approval... (Ctrl-C to cancel)")
+        else:
+            self.show(0.0, expires_in)
+
+    def show(self, waited: float, left: float) -> None:
+        if self._live is not None:
+            spin = self.SPINNER[self._turn % len(self.SPINNER)]
+            self._turn += 1
+            what = f"{spin} waiting for approval... {_minutes(waited)} so far, {_minutes(left)} left"
+            self._live(f"\r{text.line(what)} (Ctrl-C to cancel)\x1b[K")
+            self._shown = True
+        elif waited - self._said_at >= PLAIN_EVERY_S:
+            self._said_at = waited
+            self._say(f"still waiting for approval: {_minutes(waited)} so far, {_minutes(left)} left")
+
+    def end(self) -> None:
+        """Clear the terminal's line, so what comes next starts on a clean one."""
+        if self._live is not None and self._shown:
+            self._live("\r\x1b[K")
+            self._shown = False
+
+
 def wait_for_key(
     device: DeviceClient,
     started: Started,
     *,
     sleep: Callable[[float], None],
     say: Callable[[str], None],
+    waiting: WaitingLine | None = None,
 ) -> Granted:
     """Poll until the login ends: the key, or Stop with the exit code of a denial, an expiry, slow_down
-    answered SLOW_DOWN_LIMIT times in a row, or another error."""
+    answered SLOW_DOWN_LIMIT times in a row, or another error. `waiting` shows the wait (on a terminal
+    every second: the interval is slept in one-second steps there)."""
+    waiting = waiting or WaitingLine(say)
     interval = max(started.interval, 1)
     waited = 0.0
     slow_downs = 0
+    waiting.begin(started.expires_in)
     while True:
         if waited >= started.expires_in:
             raise Stop(
                 "expired: the code was not approved in time; run `siteaudit connect` again", EXIT_EXPIRED
             )
-        sleep(interval)
-        waited += interval
+        steps = (
+            [1.0] * int(interval) + ([interval % 1] if interval % 1 else []) if waiting.live else [interval]
+        )
+        for step in steps:
+            sleep(step)
+            waited += step
+            waiting.show(waited, started.expires_in - waited)
         try:
             return device.poll(started.device_code)
         except Unreachable as error:
@@ -186,6 +287,7 @@ def wait_for_key(
                         EXIT_SLOW_DOWN,
                     ) from None
                 interval += SLOW_DOWN_STEP_S
+                waiting.end()
                 say(f"slow_down: the service asked to poll less often; polling every {interval} s now")
                 continue
             if code == "access_denied":
@@ -197,6 +299,67 @@ def wait_for_key(
                     "expired: the code expired before approval; run `siteaudit connect` again", EXIT_EXPIRED
                 ) from None
             raise Stop(f"{code}: {error.message}", EXIT_REFUSED) from None
+
+
+def start_login(
+    device: DeviceClient, name: str, *, sleep: Callable[[float], None], say: Callable[[str], None]
+) -> Started:
+    """`device.start(name)`; a rate-limited start (429 with Retry-After) is asked again after the wait the
+    service gave, said on screen, at most START_ATTEMPTS times in all and only when the wait is at most
+    MAX_START_WAIT_S (the service allows 10 starts an hour per address: a longer wait is said, not
+    slept). Raises Stop."""
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            return device.start(name)
+        except Unreachable as error:
+            raise Stop(error.message, EXIT_UNREACHABLE) from None
+        except RateLimited as error:
+            wait = max(error.retry_after, 1)
+            if attempt == START_ATTEMPTS or wait > MAX_START_WAIT_S:
+                raise Stop(
+                    "rate_limited: too many device logins from this address (10 an hour); try again in "
+                    f"{_minutes(wait)} (minutes:seconds)",
+                    EXIT_REFUSED,
+                ) from None
+            say(
+                f"rate_limited: too many device logins from this address; trying again in {wait} s "
+                f"(attempt {attempt + 1} of {START_ATTEMPTS}, Ctrl-C to stop)"
+            )
+            sleep(wait)
+        except DomainError as error:
+            raise Stop(f"{getattr(error, 'code_text', error.code)}: {error.message}", EXIT_REFUSED) from None
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def cancelled(device: DeviceClient, started: Started, keys_page: str) -> Stop:
+    """What Ctrl-C while waiting ends with: the login cancelled on the service, so its code can no longer
+    be approved (exit 130 either way; the line says whether the cancel was done)."""
+    code = started.user_code
+    try:
+        device.cancel(started.device_code)
+    except Unreachable as error:
+        return Stop(
+            f"interrupted: the login could not be cancelled ({error.message}); code {code} stays approvable"
+            " until it expires, do not approve it; nothing was written",
+            EXIT_INTERRUPTED,
+        )
+    except DomainError as error:
+        why = getattr(error, "code_text", error.code)
+        if why == "invalid_grant":  # exchanged in the very poll Ctrl-C cut short
+            return Stop(
+                f"interrupted: the login had just been approved and its key issued; nothing was written,"
+                f" revoke the key in {keys_page}",
+                EXIT_INTERRUPTED,
+            )
+        return Stop(
+            f"interrupted: the login could not be cancelled ({why}: {error.message}); code {code} stays"
+            " approvable until it expires, do not approve it; nothing was written",
+            EXIT_INTERRUPTED,
+        )
+    return Stop(
+        f"interrupted: the login was cancelled, code {code} can no longer be approved; nothing was written",
+        EXIT_INTERRUPTED,
+    )
 
 
 def run_connect(
@@ -214,12 +377,16 @@ def run_connect(
     sleep: Callable[[float], None] = time.sleep,
     say: Callable[[str], None] = echo,
     device_client: Callable[[str], DeviceClient] = DeviceClient,
+    waiting: WaitingLine | None = None,
 ) -> int:
     """The whole `siteaudit connect`; returns the exit code (Stop's message is printed by the caller)."""
     env = os.environ if env is None else env
     home = home or Path.home()
     cwd = cwd or Path.cwd()
     root = service_root(server, env)
+    given = (server or env.get("SITEAUDIT_URL") or "").strip()
+    if given and "://" not in given:
+        say(f"{given} has no scheme: connecting to {root}")
     chosen = choose_agents(agents, home, env)
     targets = _targets(chosen, scope, home, cwd, env, say)
     untouched = False
@@ -260,18 +427,20 @@ def run_connect(
                 "installed (pip install siteaudit)? nothing was written",
                 EXIT_NO_MCP,
             )
-        try:
-            started = device.start(name)
-        except Unreachable as error:
-            raise Stop(error.message, EXIT_UNREACHABLE) from None
-        except DomainError as error:
-            raise Stop(f"{getattr(error, 'code_text', error.code)}: {error.message}", EXIT_REFUSED) from None
+        started = start_login(device, name, sleep=sleep, say=say)
         say(f"To connect {', '.join(a.label for a, _ in ready)}, approve this device in the app:")
         say(f"  {started.verification_uri_complete}")
         say(f"  code: {started.user_code} (expires in {started.expires_in // 60} minutes)")
         if open_browser:
             _open_browser(started.verification_uri_complete, env)
-        granted = wait_for_key(device, started, sleep=sleep, say=say)
+        waiting = waiting or WaitingLine.on_stderr(say)
+        try:
+            granted = wait_for_key(device, started, sleep=sleep, say=say, waiting=waiting)
+        except KeyboardInterrupt:  # the code must not stay approvable for a login nobody waits for
+            waiting.end()
+            raise cancelled(device, started, root + KEYS_PAGE) from None
+        finally:
+            waiting.end()
     finally:
         device.close()
 
@@ -314,7 +483,7 @@ def run_disconnect(
     home = home or Path.home()
     cwd = cwd or Path.cwd()
     chosen = choose_agents(agents, home, env) if agents else AGENTS
-    untouched = False
+    untouched = unreadable = False
     roots: list[str] = []
     removed = 0
     for agent in chosen:
@@ -326,6 +495,7 @@ def run_disconnect(
             change = agent_files.without_entry(agent, path)
         except Unparsable as error:
             say(f"{agent.label}: {error}")
+            unreadable = True
             untouched = untouched or bool(agents)  # only a file named with --agents makes it a failure
             continue
         if change is None:
@@ -340,8 +510,11 @@ def run_disconnect(
         if root:
             roots.append(root)
         say(f"{agent.label}: removed the `{agent_files.ENTRY}` server from {path}")
+    if not removed and not unreadable:  # nothing was connected: no key to revoke, so no key page either
+        say(f"nothing to disconnect: no agent's {scope} configuration has a `{agent_files.ENTRY}` server")
+        return EXIT_OK
     if not removed:
-        say("no siteaudit entry found in the chosen agents' configuration")
+        say("no siteaudit entry found in the chosen agents' files that could be read")
     pages = dict.fromkeys([service_root(server, env)] if server else roots or [service_root(None, env)])
     for root in pages:
         say(f"the key still works until you revoke it in the app: {root}{KEYS_PAGE}")
@@ -394,7 +567,8 @@ def connect(
     """Log in through the app (device login) and write the key into your AI agents' MCP configuration.
 
     Exit codes: 0 connected; 1 a configuration file was left untouched; 2 usage or service error;
-    3 service unreachable; 4 no MCP server at <server>/mcp; 5 denied; 6 expired; 7 slow_down kept coming.
+    3 service unreachable; 4 no MCP server at <server>/mcp; 5 denied; 6 expired; 7 slow_down kept coming;
+    130 Ctrl-C (while waiting, the pending code is cancelled on the service first).
     """
     _finish(
         lambda: run_connect(
@@ -416,6 +590,6 @@ def disconnect(server: str | None, agents: str | None, scope: Scope) -> None:
     """Remove the siteaudit server from your AI agents' MCP configuration (default: every agent's file
     that has it); the key itself is revoked in the app's key page, which is printed.
 
-    Exit codes: 0 done; 1 a file was left untouched; 2 usage error.
+    Exit codes: 0 done, or nothing was connected (it says so); 1 a file was left untouched; 2 usage error.
     """
     _finish(lambda: run_disconnect(server=server, agents=agents, scope=scope))

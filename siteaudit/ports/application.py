@@ -599,6 +599,19 @@ class Admission:
 # --- the use cases -----------------------------------------------------------------------------------
 
 
+class DeviceCancel(Protocol):
+    """The device's own cancel of its login, by the device code only it holds (`POST /v1/device/cancel`,
+    what Ctrl-C in `siteaudit connect` sends). A door of the device flow like start and poll, but not a use
+    case of a key's holder, so not one of Application's (each of which is an agent tool or says why not).
+    """
+
+    def cancel_device_login(self, device_code: str) -> DeviceLogin:
+        """A pending or approved login becomes denied (it can no longer be approved, its next poll
+        answers AccessDenied), a denied or expired one stays. Raises InvalidGrant for an unknown or
+        exchanged code."""
+        ...
+
+
 class Application(Protocol):
     # Callers: who a key acts for, and what they may see and do (REST, embedding apps).
 

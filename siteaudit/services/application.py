@@ -721,6 +721,9 @@ class LocalApplication:
             device_code, uow=self.uow(), clock=self.clock, secrets=self.secrets
         )
 
+    def cancel_device_login(self, device_code: str) -> DeviceLogin:
+        return device_services.cancel_device_login(device_code, uow=self.uow(), clock=self.clock)
+
     def device_login_to_decide(self, user_code: str) -> DeviceLogin:
         return device_services.login_to_decide(user_code, uow=self.uow(), clock=self.clock)
 

@@ -90,6 +90,24 @@ def poll_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock, secret
     return DeviceGranted(key, team.id, team.name)
 
 
+def cancel_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock) -> DeviceLogin:
+    """The device gives its login up (Ctrl-C in `siteaudit connect`): the code can no longer be approved
+    nor exchanged. Raises InvalidGrant for an unknown code, one already exchanged, or one that lost a race
+    with the exchange (its key exists: it is revoked in the app)."""
+    with uow:
+        login = uow.devices.by_device_code_hash(device_code_hash(device_code))
+        if login is None:
+            raise InvalidGrant()
+        cancelled = login.cancel(clock.now())
+        if cancelled is not login:
+            try:
+                uow.devices.save(cancelled)
+            except ConcurrentUpdate:
+                raise InvalidGrant() from None
+        uow.commit()
+    return cancelled
+
+
 def _live(uow: UnitOfWork, user_code: str, clock: Clock) -> DeviceLogin:
     login = uow.devices.live_by_user_code(normalise_user_code(user_code), clock.now())
     if login is None:

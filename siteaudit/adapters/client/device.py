@@ -1,6 +1,7 @@
-"""The device login (SPEC 4.11) as a client speaks it: `POST /v1/device/start` and one poll of
-`POST /v1/device/token`. No key is sent: the login is how a machine gets one. Nothing is retried here
-(`slow_down` and the other poll answers are the caller's to act on, RFC 8628 3.5)."""
+"""The device login (SPEC 4.11) as a client speaks it: `POST /v1/device/start`, one poll of
+`POST /v1/device/token`, and `POST /v1/device/cancel`. No key is sent: the login is how a machine gets
+one. Nothing is retried here (`slow_down`, a rate-limited start and the other answers are the caller's to
+act on, RFC 8628 3.5)."""
 
 from typing import Any, Final
 
@@ -23,6 +24,8 @@ MCP_INITIALIZE: Final = {
     },
 }
 TOKEN_PATH: Final = "/device/token"
+CANCEL_PATH: Final = "/device/cancel"
+CANCEL_TIMEOUT_S: Final = 5.0  # asked after Ctrl-C: a person is waiting for the prompt back
 
 
 @frozen
@@ -52,10 +55,11 @@ class DeviceClient:
     def close(self) -> None:
         self._http.close()
 
-    def _post(self, path: str, body: dict[str, str]) -> Any:
+    def _post(self, path: str, body: dict[str, str], timeout_s: float | None = None) -> Any:
         headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        timeout: Any = httpx.USE_CLIENT_DEFAULT if timeout_s is None else timeout_s
         try:
-            response = self._http.post(self.base_url + path, json=body, headers=headers)
+            response = self._http.post(self.base_url + path, json=body, headers=headers, timeout=timeout)
         except httpx.HTTPError as error:
             raise Unreachable(self.base_url, str(error) or type(error).__name__) from None
         try:
@@ -105,3 +109,10 @@ class DeviceClient:
         answer = self._post(TOKEN_PATH, {"device_code": device_code})
         team = answer["team"]
         return Granted(api_key=str(answer["api_key"]), team_id=int(team["id"]), team_name=str(team["name"]))
+
+    def cancel(self, device_code: str) -> str:
+        """Give the login up (Ctrl-C while waiting): the code can no longer be approved. Returns the
+        login's state now (`denied`, or `expired`). Raises the service's error (`invalid_grant` once the
+        code was exchanged) or Unreachable, within CANCEL_TIMEOUT_S."""
+        answer = self._post(CANCEL_PATH, {"device_code": device_code}, CANCEL_TIMEOUT_S)
+        return str(answer.get("status", ""))

@@ -10,6 +10,13 @@ Before the SDK sees a request: the `Origin` check the MCP specification asks of 
 present Origin must be one of the allowed origins, else 403), then the same bearer key rules as `/v1`
 (team scope, revoked and removed-member keys refused, the per-key limit, and for `verify_site`,
 `inspect_urls` and the IndexNow calls that reach out the stricter limit of their REST endpoint), with `X-Request-ID` and the access log from the REST middleware.
+
+A 401 carries `WWW-Authenticate: Bearer realm="siteaudit"` (RFC 6750 section 3), with
+`error="invalid_token"` when a key was sent but is not one that works (revoked, replaced, unknown) and no
+error when none was sent (RFC 6750 3.1: a request without credentials gets no error code); the body is the
+`/v1` error envelope as before. It names no `resource_metadata` (the MCP authorization specification's
+OAuth discovery): keys come from the app or `siteaudit connect`, there is no authorization server to find
+(docs/agents.md "Transports").
 """
 
 import os
@@ -42,6 +49,7 @@ from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
 MCP_PATH: Final = "/mcp"
+REALM: Final = "siteaudit"
 MAX_BODY: Final = 4 * 1024 * 1024
 CALLER_KEY: Final = "siteaudit.caller"
 # The stricter REST limits some tools share with their endpoint (SPEC 8), by the bucket name REST uses.
@@ -186,6 +194,18 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+def bearer_challenge(authorization: str | None) -> str:
+    """The `WWW-Authenticate` value of a 401 (RFC 6750 section 3): the realm, and `invalid_token` only
+    when the request carried a bearer key (a request without credentials gets no error code, 3.1)."""
+    scheme, _, raw = (authorization or "").strip().partition(" ")
+    if scheme.lower() != "bearer" or not raw.strip():
+        return f'Bearer realm="{REALM}"'
+    return (
+        f'Bearer realm="{REALM}", error="invalid_token", '
+        'error_description="the API key is unknown, revoked or replaced"'
+    )
+
+
 class McpEndpoint:
     """`/mcp`: the origin check, the key, then the SDK. Marked public so the REST middleware leaves the
     key to this resource (which asks the same `Authentication` after the origin check)."""
@@ -222,7 +242,11 @@ class McpEndpoint:
             answer(resp, 413, envelope("payload_too_large", "the request body is too large"))
             return
         message, refused = read_message(body)
-        self.authentication.identify(req, resp, EXTRA_LIMITS.get(tool_called(message) or ""))
+        try:
+            self.authentication.identify(req, resp, EXTRA_LIMITS.get(tool_called(message) or ""))
+        except Unauthenticated:
+            resp.set_header("WWW-Authenticate", bearer_challenge(req.get_header("Authorization")))
+            raise
         if refused is not None:  # after the key: a caller without one is told that first
             raise refused
         exchange = Exchange(self.server, self.loop.portal(), asgi_scope(req, req.context.caller), body)

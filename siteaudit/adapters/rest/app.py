@@ -40,7 +40,7 @@ from siteaudit.adapters.rest.resources import (
 from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
 from siteaudit.adapters.rest.tasks import Recheck, SiteRecheck, SiteTask, SiteTasks, TeamTasks
 from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import Application, DeviceCancel
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import RateLimiter
 
@@ -64,6 +64,7 @@ def create_api(
     cors_origins: Sequence[str] = (),
     metrics: PrometheusMetrics | None = None,
     app_session_cookie: str = "siteaudit_session",
+    devices: DeviceCancel | None = None,
 ) -> "falcon.App[Any, Any]":
     """The WSGI application serving `/v1`. CORS is off unless origins are given. With `metrics`, every
     request is timed and `GET /metrics` answers the Prometheus scrape (without it, 404 like any path)."""
@@ -131,10 +132,12 @@ def create_api(
     for path, resource in console_routes(f"/v1/sites/{{site_id:{ID}}}"):
         api.add_route(path, resource(application, clock))
     # Device login (SPEC 4.11): no key, limited per client address.
-    from siteaudit.adapters.rest.device import DeviceStart, DeviceToken
+    from siteaudit.adapters.rest.device import DeviceCancelResource, DeviceStart, DeviceToken
 
     api.add_route("/v1/device/start", DeviceStart(application, clock, limiter))
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
+    if devices is not None:  # the device's own cancel (bootstrap gives the application, which does it)
+        api.add_route("/v1/device/cancel", DeviceCancelResource(devices, clock, limiter))
     # Fix tasks and rechecks (SPEC 4.5, 4.6).
     api.add_route("/v1/tasks", TeamTasks(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/tasks", SiteTasks(application, clock))

@@ -1,5 +1,7 @@
-"""Device login (SPEC 4.11): `POST /device/start` and `POST /device/token`, open to callers without a key
-and limited per client address instead (SPEC 8)."""
+"""Device login (SPEC 4.11): `POST /device/start`, `POST /device/token`, and `POST /device/cancel` (the
+device gives its own login up, docs/app.md "The app at"), open to callers without a
+key and limited per client address instead (SPEC 8). The device code is the cancel's credential: only the
+device that started the login holds it."""
 
 from typing import Final
 
@@ -9,12 +11,13 @@ from siteaudit.adapters.rest.middleware import enforce
 from siteaudit.adapters.rest.params import Fields, json_body
 from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
 from siteaudit.domain.error import ErrorCode
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import Application, DeviceCancel
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
 START_PER_IP: Final = Limit(10, 3600.0)
 TOKEN_PER_IP: Final = Limit(60, 60.0)
+CANCEL_PER_IP: Final = Limit(60, 60.0)  # as the polls: a device cancels at most what it started
 MAX_DEVICE_CODE_LENGTH: Final = 128
 
 
@@ -47,6 +50,36 @@ class DeviceStart(_DeviceResource):
         }
 
 
+def _device_code(req: falcon.Request) -> str:
+    fields = Fields(json_body(req, allowed=("device_code",)))
+    device_code = fields.string("device_code", max_length=MAX_DEVICE_CODE_LENGTH, min_length=1)
+    if device_code is None and "device_code" not in fields.bad:
+        fields.bad["device_code"] = "required"
+    fields.done()
+    assert device_code is not None
+    return device_code
+
+
+class DeviceCancelResource:
+    public = True  # no key: the device code is the credential
+
+    def __init__(self, devices: DeviceCancel, clock: Clock, limiter: RateLimiter) -> None:
+        self.devices = devices
+        self.clock = clock
+        self.limiter = limiter
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        ip = req.context.client_ip
+        enforce(
+            self.limiter,
+            self.clock,
+            [(f"ip:{ip}:device-cancel", CANCEL_PER_IP, ErrorCode.RATE_LIMITED)],
+            resp,
+        )
+        login = self.devices.cancel_device_login(_device_code(req))
+        resp.media = {"status": login.status.value}
+
+
 class DeviceToken(_DeviceResource):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         ip = req.context.client_ip
@@ -54,13 +87,7 @@ class DeviceToken(_DeviceResource):
         enforce(
             self.limiter, self.clock, [(f"ip:{ip}:device-token", TOKEN_PER_IP, ErrorCode.SLOW_DOWN)], resp
         )
-        fields = Fields(json_body(req, allowed=("device_code",)))
-        device_code = fields.string("device_code", max_length=MAX_DEVICE_CODE_LENGTH, min_length=1)
-        if device_code is None and "device_code" not in fields.bad:
-            fields.bad["device_code"] = "required"
-        fields.done()
-        assert device_code is not None
-        granted = self.application.poll_device_login(device_code)
+        granted = self.application.poll_device_login(_device_code(req))
         resp.media = {
             "api_key": granted.key.raw,
             "team": {"id": granted.team_id, "name": granted.team_name},

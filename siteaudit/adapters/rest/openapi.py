@@ -1062,6 +1062,15 @@ SCHEMAS.update(
         ),
         "DeviceKey": _obj({"api_key": STR, "team": ref("DeviceTeam")}),
         "DeviceTeam": _obj({"id": INT, "name": STR}),
+        "DeviceLoginCancelled": _obj(
+            {
+                "status": {
+                    "type": "string",
+                    "enum": ["denied", "expired"],
+                    "description": "the login's state now: it can no longer be approved nor exchanged",
+                }
+            }
+        ),
     }
 )
 DEVICE_PATHS: Final[dict[str, dict[str, Any]]] = {
@@ -1100,6 +1109,21 @@ DEVICE_PATHS: Final[dict[str, dict[str, Any]]] = {
                     *_DEVICE_ERRORS,
                     public=True,
                 ),
+            },
+            security=[],
+            requestBody=_body(
+                {"device_code": {"type": "string", "minLength": 1, "maxLength": 128}},
+                required=("device_code",),
+            ),
+        )
+    },
+    "/v1/device/cancel": {
+        "post": _op(
+            "cancelDeviceLogin",
+            "Cancel a device login by its device code: it can no longer be approved (60 a minute per address)",
+            {
+                **_ok(ref("DeviceLoginCancelled"), public=True),
+                **_errors(ErrorCode.INVALID_GRANT, ErrorCode.RATE_LIMITED, *_DEVICE_ERRORS, public=True),
             },
             security=[],
             requestBody=_body(

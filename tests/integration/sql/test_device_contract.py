@@ -89,6 +89,25 @@ def test_a_saved_poll_and_decision_read_back_and_a_stale_copy_is_refused(backend
         assert uow.devices.by_device_code_hash(login.device_code_hash) == approved
 
 
+def test_an_approved_login_cancelled_by_its_device_reads_back_denied(backend: Backend) -> None:
+    owner, _, team = people(backend)
+    with backend.uow() as uow:
+        login = uow.devices.add(_login())
+        approved, _ = login.approve(user=owner.id, team=team.id, now=T0 + timedelta(seconds=7))
+        uow.devices.save(approved)
+        uow.commit()
+    with backend.uow() as uow:
+        loaded = uow.devices.by_device_code_hash(login.device_code_hash)
+        assert loaded is not None
+        uow.devices.save(loaded.cancel(T0 + timedelta(seconds=8)))
+        uow.commit()
+    with backend.uow() as uow:
+        stored = uow.devices.by_device_code_hash(login.device_code_hash)
+        assert stored is not None and stored.status is DeviceLoginStatus.DENIED
+        _, outcome = stored.poll(T0 + timedelta(seconds=20), approver_in_team=True)
+        assert outcome.answer is PollAnswer.ACCESS_DENIED
+
+
 def test_of_many_concurrent_polls_after_approval_exactly_one_exchanges(backend: Backend) -> None:
     owner, _, team = people(backend)
     with backend.uow() as uow:

@@ -83,6 +83,21 @@ def test_only_an_approved_login_can_be_exchanged() -> None:
     ]
 
 
+def test_a_cancelled_login_can_no_longer_be_approved_and_its_poll_is_denied() -> None:
+    for login in (started(), approved()):
+        cancelled = login.cancel(at(20))
+        assert (cancelled.status, cancelled.version) == (DeviceLoginStatus.DENIED, login.version + 1)
+        with pytest.raises(InvalidTransition):
+            cancelled.approve(user=ADA, team=TEA_ROOM, now=at(21))
+        _, outcome = cancelled.poll(at(30), approver_in_team=True)
+        assert outcome.answer is PollAnswer.ACCESS_DENIED
+        assert cancelled.cancel(at(31)) is cancelled  # twice is harmless
+    assert started().cancel(at(600)).status is DeviceLoginStatus.EXPIRED
+    exchanged, _ = approved().poll(at(20), approver_in_team=True)
+    with pytest.raises(InvalidGrant):
+        exchanged.cancel(at(21))
+
+
 # Codes
 
 
@@ -540,6 +555,25 @@ class DeviceLoginLifecycle(RuleBasedStateMachine):
             login, _ = login.deny(now=self.now)
             self._move(login_id, DeviceMove.DENY)
             self.logins[login_id] = login
+
+    @precondition(lambda self: self.logins)
+    @rule(data=st.data())
+    def device_cancels(self, data: st.DataObject) -> None:
+        """The device gives up (Ctrl-C): a live login ends denied, or expired past its lifetime."""
+        login_id = self._pick(data)
+        login, model = self.logins[login_id], self.expected[login_id]
+        if model.status is DeviceLoginStatus.EXCHANGED:
+            with pytest.raises(InvalidGrant):
+                login.cancel(self.now)
+            return
+        cancelled = login.cancel(self.now)
+        if model.status in (DeviceLoginStatus.DENIED, DeviceLoginStatus.EXPIRED):
+            assert cancelled is login
+        elif self.now - login.created_at >= timedelta(seconds=600):
+            self._move(login_id, DeviceMove.EXPIRE)
+        else:
+            self._move(login_id, DeviceMove.CANCEL)
+        self.logins[login_id] = cancelled
 
     @precondition(lambda self: self.logins)
     @rule(data=st.data(), approver_in_team=st.booleans(), wait=st.sampled_from(POLL_WAITS))

@@ -5,6 +5,7 @@ configured from the written Claude Code file listing the tools over HTTP."""
 
 import json
 import re
+import signal
 import stat
 import string
 import subprocess
@@ -30,7 +31,7 @@ from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.device import client_identity
-from siteaudit.domain.error import DomainError
+from siteaudit.domain.error import DomainError, NotFound, RateLimited
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.entrypoints import connect as cli
 from siteaudit.entrypoints.cli import main
@@ -676,3 +677,195 @@ def test_a_project_stdio_entry_names_the_key_too(service: Service, home: Path, c
     codex = tomlkit.parse((cwd / ".codex" / "config.toml").read_text())["mcp_servers"]["siteaudit"]  # type: ignore[index]
     assert codex["env_vars"] == ["SITEAUDIT_API_KEY"] and "SITEAUDIT_API_KEY" not in codex["env"]  # type: ignore[index,operator]
     assert printed_key(poller) not in (cwd / ".codex" / "config.toml").read_text()
+
+
+def test_disconnect_with_nothing_connected_says_so_and_points_at_no_key_page(tmp_path: Path) -> None:
+    """Nothing connected: one line saying so and exit 0 (the state asked for holds), not the key page of
+    a service nobody connected to."""
+    (tmp_path / ".cursor").mkdir()
+    (tmp_path / ".cursor" / "mcp.json").write_text('{"mcpServers": {"other": {"url": "https://o.example"}}}')
+    answer = CliRunner().invoke(main, ["disconnect"], env={"HOME": str(tmp_path), "SITEAUDIT_URL": ""})
+    assert answer.exit_code == cli.EXIT_OK == 0, answer.output
+    assert answer.output == "nothing to disconnect: no agent's user configuration has a `siteaudit` server\n"
+    assert "/app/keys" not in answer.output
+
+
+@pytest.mark.parametrize(
+    ("given", "root"),
+    [
+        ("localhost:8080", "http://localhost:8080"),
+        ("127.0.0.1:8080/", "http://127.0.0.1:8080"),
+        ("[::1]:8080", "http://[::1]:8080"),
+        ("::1", "http://[::1]"),
+        ("app.localhost", "http://app.localhost"),
+        ("siteaudit.example.com", "https://siteaudit.example.com"),
+        ("siteaudit.example.com:8443/v1", "https://siteaudit.example.com:8443"),
+        ("HTTP://Audit.example.com/", "HTTP://Audit.example.com"),
+    ],
+)
+def test_a_server_without_a_scheme_gets_one(given: str, root: str) -> None:
+    assert cli.service_root(given, {}) == root
+    assert cli.service_root(None, {"SITEAUDIT_URL": given}) == root
+
+
+@pytest.mark.parametrize("given", ["ftp://audit.example.com", ":8080", "file:///etc/passwd"])
+def test_a_server_that_is_no_http_address_is_refused(given: str) -> None:
+    code, message = stopped(lambda: len(cli.service_root(given, {})))
+    assert code == cli.EXIT_REFUSED and message.startswith(f"--server {given}: ")
+
+
+def test_a_server_without_a_scheme_is_written_with_one_and_said(tmp_path: Path) -> None:
+    answer = CliRunner().invoke(
+        main,
+        ["connect", "--agents", "claude-code", "--dry-run", "--server", "siteaudit.example.com"],
+        env={"HOME": str(tmp_path)},
+    )
+    assert answer.exit_code == 0, answer.output
+    assert "siteaudit.example.com has no scheme: connecting to https://siteaudit.example.com" in answer.output
+    assert '"url": "https://siteaudit.example.com/mcp"' in answer.output
+
+
+def test_while_waiting_a_log_gets_a_line_every_30_seconds_not_a_flood(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    poller = Poller(service, lambda poller, waits: None)
+    code, _ = stopped(lambda: run(service, home, cwd, poller))
+    assert code == cli.EXIT_EXPIRED
+    assert poller.said.count("waiting for approval... (Ctrl-C to cancel)") == 1
+    still = [line for line in poller.said if line.startswith("still waiting for approval: ")]
+    assert still[:2] == [
+        "still waiting for approval: 0:30 so far, 9:30 left",
+        "still waiting for approval: 1:00 so far, 9:00 left",
+    ]
+    assert len(still) == sum(poller.waits) // 30  # one every 30 s of the 600, nothing in between
+
+
+def test_on_a_terminal_one_line_is_updated_every_second_then_cleared(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    written: list[str] = []
+    poller = Poller(service, approve_on(7))
+    waiting = cli.WaitingLine(poller.said.append, written.append)
+    assert run(service, home, cwd, poller, waiting=waiting) == cli.EXIT_OK
+    assert poller.waits == [1.0] * 10  # two polls at the 5 s interval, each slept in one-second steps
+    assert all(part.startswith("\r") and "\n" not in part for part in written)
+    assert written[0] == "\r| waiting for approval... 0:00 so far, 10:00 left (Ctrl-C to cancel)\x1b[K"
+    assert written[2] == "\r- waiting for approval... 0:02 so far, 9:58 left (Ctrl-C to cancel)\x1b[K"
+    assert written[-1] == "\r\x1b[K" and len(written) == 12
+    assert not [line for line in poller.said if "waiting" in line]
+
+
+def test_ctrl_c_while_waiting_cancels_the_code_on_the_service(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    def interrupt(poller: Poller, waits: int) -> None:
+        if waits == 2:  # after one poll answered pending
+            raise KeyboardInterrupt
+
+    poller = Poller(service, interrupt)
+    code, message = stopped(lambda: run(service, home, cwd, poller))
+    assert code == cli.EXIT_INTERRUPTED == 130
+    assert message == (
+        f"interrupted: the login was cancelled, code {poller.user_code} can no longer be approved;"
+        " nothing was written"
+    )
+    (login,) = service.app.uow().store.devices.values()  # type: ignore[attr-defined]
+    assert login.status == "denied"
+    with pytest.raises(NotFound):
+        service.app.application.approve_device_login(poller.user_code, OWNER)
+    assert list(home.iterdir()) == []
+
+
+class NoCancelDevice(cli.DeviceClient):
+    def cancel(self, device_code: str) -> str:
+        raise cli.Unreachable(self.base_url, "connection refused")
+
+
+def test_ctrl_c_when_the_cancel_cannot_reach_the_service_says_so(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    def interrupt(poller: Poller, waits: int) -> None:
+        raise KeyboardInterrupt
+
+    poller = Poller(service, interrupt)
+    code, message = stopped(lambda: run(service, home, cwd, poller, device_client=NoCancelDevice))
+    assert code == cli.EXIT_INTERRUPTED
+    assert message.startswith("interrupted: the login could not be cancelled (cannot reach ")
+    assert f"code {poller.user_code} stays approvable until it expires" in message
+
+
+class LimitedOnceDevice(cli.DeviceClient):
+    """The real client, whose first start is answered 429 with Retry-After: 7."""
+
+    starts: ClassVar[int] = 0
+
+    def start(self, client_name: str) -> cli.Started:
+        LimitedOnceDevice.starts += 1
+        if LimitedOnceDevice.starts == 1:
+            raise RateLimited(7)
+        return super().start(client_name)
+
+
+def test_a_rate_limited_start_is_asked_again_after_the_wait_and_says_so(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    LimitedOnceDevice.starts = 0
+    poller = Poller(service, approve_on(2))
+    assert run(service, home, cwd, poller, device_client=LimitedOnceDevice) == cli.EXIT_OK
+    assert poller.waits == [7, 5]
+    assert poller.said[0] == (
+        "rate_limited: too many device logins from this address; trying again in 7 s"
+        " (attempt 2 of 3, Ctrl-C to stop)"
+    )
+    assert status_with(service, claude_key(home)) == 200
+
+
+def test_a_start_limited_for_longer_than_two_minutes_is_not_slept_through(
+    service: Service, home: Path, cwd: Path
+) -> None:
+    device = cli.DeviceClient(service.root + "/v1")
+    try:
+        for _ in range(10):  # the service's 10 starts an hour from this address
+            device.start("connect on elsewhere: codex")
+    finally:
+        device.close()
+    poller = Poller(service, approve_on(1))
+    code, message = stopped(lambda: run(service, home, cwd, poller))
+    assert code == cli.EXIT_REFUSED and poller.waits == []
+    assert message.startswith(
+        "rate_limited: too many device logins from this address (10 an hour); try again in "
+    )
+
+
+def test_ctrl_c_in_the_command_cancels_the_code(tmp_path: Path) -> None:
+    """The real signal on the real process: SIGINT while it waits ends it with 130 and one line, and the
+    code it showed can no longer be approved."""
+    app = bootstrap(Settings(database_url="memory://"), queue=MemoryTaskQueue())
+    seed(app)
+    with serve(app.rest_api()) as root:
+        process = subprocess.Popen(
+            [*CLI, "connect", "--server", root, "--agents", "claude-code", "--no-browser"],
+            cwd=tmp_path,
+            env={"HOME": str(tmp_path), "PATH": "", "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert process.stdout is not None
+        output, user_code = [], ""
+        for line in process.stdout:
+            output.append(line)
+            found = re.search(r"code: ([A-Z]{4}-[A-Z]{4})", line)
+            user_code = found[1] if found else user_code
+            if line.startswith("waiting for approval"):
+                break
+        process.send_signal(signal.SIGINT)
+        output.extend(process.stdout)
+        assert process.wait(timeout=60) == cli.EXIT_INTERRUPTED, "".join(output)
+        with pytest.raises(NotFound):
+            app.application.approve_device_login(user_code, OWNER)
+    assert output[-1] == (
+        f"error: interrupted: the login was cancelled, code {user_code} can no longer be approved;"
+        " nothing was written\n"
+    )
+    assert "waiting for approval... (Ctrl-C to cancel)\n" in output

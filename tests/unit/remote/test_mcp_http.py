@@ -405,6 +405,10 @@ def test_the_key_rules_of_v1_apply_to_mcp(service: Service) -> None:
     app.revoke_key("rival@other-shop.example", service.keys.rival[:12])
     revoked = raw(service, service.keys.rival, initialize)
     assert revoked.status_code == 401 and revoked.json() == missing.json()
+    # RFC 6750 section 3: the challenge names the realm; `invalid_token` only when a key was sent
+    assert missing.headers["WWW-Authenticate"] == 'Bearer realm="siteaudit"'
+    assert revoked.headers["WWW-Authenticate"].startswith('Bearer realm="siteaudit", error="invalid_token", ')
+    assert "WWW-Authenticate" not in ok.headers
     app.remove_member("Retro Clock", "member@retro-clock.example")
     removed = raw(service, service.keys.member, initialize)
     assert removed.status_code == 403 and removed.json()["error"]["code"] == "team_access_revoked"

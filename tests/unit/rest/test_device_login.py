@@ -2,9 +2,12 @@
 
 from typing import Any
 
+import pytest
+
 from siteaudit.adapters.memory import MemoryStore
 from siteaudit.domain.account import Caller
 from siteaudit.domain.device import USER_CODE_ALPHABET
+from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.services import account as accounts
 from tests.unit.rest.conftest import World
@@ -126,3 +129,45 @@ def test_sixty_polls_a_minute_per_address_then_slow_down(world: World) -> None:
 def test_a_client_name_over_64_characters_is_refused(world: World) -> None:
     answer = world.client.simulate_post("/v1/device/start", json={"client_name": "x" * 65})
     assert error_of(answer) == (422, "validation_failed")
+
+
+def cancel(world: World, device_code: str, ip: str = "198.51.100.7") -> Any:
+    return world.client.simulate_post("/v1/device/cancel", json={"device_code": device_code}, remote_addr=ip)
+
+
+def test_the_device_cancels_its_login_and_the_code_can_no_longer_be_approved(world: World) -> None:
+    """Ctrl-C in `siteaudit connect`: the device code (which only the device holds) ends the login, the
+    approval page no longer finds it, its poll answers access_denied; cancelling again is harmless."""
+    started = start(world)
+    answer = cancel(world, started["device_code"])
+    assert answer.status_code == 200 and answer.json == {"status": "denied"}
+    with pytest.raises(NotFound):
+        world.app.application.device_login_to_decide(started["user_code"])
+    with pytest.raises(NotFound):
+        world.app.application.approve_device_login(started["user_code"], OWNER)
+    assert error_of(poll(world, started["device_code"])) == (403, "access_denied")
+    assert cancel(world, started["device_code"]).json == {"status": "denied"}
+
+    approved = start(world)  # approved but not yet exchanged: no key was issued, none will be
+    world.app.application.approve_device_login(approved["user_code"], OWNER)
+    assert cancel(world, approved["device_code"]).json == {"status": "denied"}
+    assert error_of(poll(world, approved["device_code"])) == (403, "access_denied")
+
+    assert error_of(cancel(world, "f" * 48)) == (400, "invalid_grant")
+    assert error_of(world.client.simulate_post("/v1/device/cancel", json={})) == (422, "validation_failed")
+    late = start(world)
+    world.clock.advance(600)
+    assert cancel(world, late["device_code"]).json == {"status": "expired"}
+
+
+def test_an_exchanged_login_cannot_be_cancelled(world: World) -> None:
+    started = start(world)
+    world.app.application.approve_device_login(started["user_code"], OWNER)
+    key = poll(world, started["device_code"]).json["api_key"]
+    assert error_of(cancel(world, started["device_code"])) == (400, "invalid_grant")
+    assert world.client.simulate_get("/v1/ping", headers=world.auth(key)).status_code == 200
+
+
+def test_sixty_cancels_a_minute_per_address(world: World) -> None:
+    answers = [cancel(world, f"unknown-{n}", ip="203.0.113.30").status_code for n in range(61)]
+    assert answers[:60] == [400] * 60 and answers[60] == 429
