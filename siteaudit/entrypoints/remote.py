@@ -26,7 +26,7 @@ from siteaudit.domain.error import DomainError
 from siteaudit.entrypoints.output import ProgressBar, echo, error_line, print_table
 
 if TYPE_CHECKING:
-    from siteaudit.adapters.mcp.tools import ToolSpec
+    from siteaudit.adapters.mcp.spec import ToolSpec
     from siteaudit.ports.application import Application
 
 URL_VARIABLE: Final = "SITEAUDIT_URL"
@@ -58,7 +58,9 @@ def connect(server: str | None) -> tuple[HttpApplication, Caller]:
         fail(
             f"no API key: set {KEY_VARIABLE}=sk_... (a key from the app, or the one `siteaudit serve` printed)"
         )
-    application = HttpApplication(api_base(server))
+    from siteaudit.bootstrap import USE_CASES
+
+    application = HttpApplication(api_base(server), use_cases=USE_CASES)
     return application, guarded(lambda: application.authenticate(key))
 
 
@@ -132,7 +134,8 @@ def tool_command(spec: "ToolSpec") -> click.Command:
     required ones positional), the same answer (`--json`), its rows as CSV (`--csv`), and for people its
     lines, tables and the next `siteaudit` command to run (`remote_views.VIEWS`)."""
     from siteaudit.adapters.mcp.params import read_arguments
-    from siteaudit.adapters.mcp.tools import TOOLS_BY_NAME, Call
+    from siteaudit.adapters.mcp.spec import Call
+    from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
     from siteaudit.adapters.system import SystemClock
     from siteaudit.entrypoints.remote_views import VIEWS, Invocation, render
 
@@ -200,7 +203,7 @@ def tool_command(spec: "ToolSpec") -> click.Command:
             invocation = Invocation(spec.name.replace("_", "-"), positional, given)
             parts = render(view, answer, invocation)
             if view.also and not answer.get("verified", True):
-                also = TOOLS_BY_NAME[view.also]
+                also = HAND_WRITTEN_BY_NAME[view.also]
                 more = guarded(lambda: also.run(evolve(call, args={"site_id": answer["id"]})))
                 site = Invocation(also.name, ("site_id",), {"site_id": answer["id"]})
                 proofs = render(VIEWS[view.also], more, site)
@@ -219,9 +222,10 @@ def tool_command(spec: "ToolSpec") -> click.Command:
 
 
 def add_tool_commands(group: click.Group) -> None:
-    from siteaudit.adapters.mcp.tools import TOOLS
+    from siteaudit.adapters.mcp.tools import tool_specs
+    from siteaudit.bootstrap import USE_CASES
 
-    for spec in TOOLS:
+    for spec in tool_specs(USE_CASES):
         group.add_command(tool_command(spec))
 
 

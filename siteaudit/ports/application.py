@@ -40,14 +40,13 @@ from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
 from siteaudit.domain.impact import FixImpact
 from siteaudit.domain.indexnow import BatchResult, IndexNowSite, KeyCheck, Submission, SubmitStatus
 from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.report import Report
 from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import Monitoring, MonitoringSkip, Notice, ProofCheck, Site, VerifyMethod
-from siteaudit.domain.task import FixTask
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.ratelimit import Limit, RateDecision
+from siteaudit.ports.usecases import Declared, Result, UseCase
 
 T = TypeVar("T")
 
@@ -447,26 +446,6 @@ class MemberView:
 
 
 @frozen
-class SiteTasks:
-    """`GET /sites/{id}/tasks`: the chosen tasks (impact order) from the site's latest full audit."""
-
-    site_id: SiteId
-    crawl_id: AuditId | None  # the latest full audit the tasks come from; None before the first
-    has_traffic_data: bool
-    total: int  # every task of the site, fixed ones included
-    open_total: int  # tasks not fixed
-    tasks: tuple[FixTask, ...]
-
-
-@frozen
-class TeamTask:
-    """One of the team's top tasks, with the site it belongs to (`GET /tasks`)."""
-
-    task: FixTask
-    site_host: str
-
-
-@frozen
 class FixImpactSummary:
     """`GET /sites/{id}/fix-impact`: the site's latest events and its total over measured ones."""
 
@@ -486,44 +465,6 @@ class TeamFixImpact:
     events: tuple[FixImpact, ...]
     site_hosts: Mapping[SiteId, str]
     demo: bool  # some of the events' figures come from the demo provider
-
-
-@frozen
-class TaskUrlRow:
-    """SPEC 2.7 task URL row: an affected URL, its traffic when known, and what the audit saw there."""
-
-    url: str
-    clicks_28d: int | None = None
-    impressions_28d: int | None = None
-    details: Mapping[str, object] = field(factory=dict)
-
-
-@frozen
-class TaskDetail:
-    task: FixTask
-    urls: tuple[TaskUrlRow, ...]
-    page: int
-    total: int
-
-
-@frozen
-class RecheckRequest:
-    """`POST /sites/{id}/recheck`: exactly one of `task_key` and `urls` (the use case enforces it)."""
-
-    site_id: SiteId
-    task_key: str | None = None
-    urls: tuple[str, ...] | None = None
-
-
-@frozen
-class RecheckAccepted:
-    recheck: Recheck
-    tasks: tuple[FixTask, ...]  # the tasks the recheck covers, as they are now (verifying when claimed)
-
-    @property
-    def estimated_credits(self) -> int:
-        """Whole credits reserved: 1 per URL."""
-        return self.recheck.estimated_credits
 
 
 @frozen
@@ -576,6 +517,15 @@ class Application(Protocol):
         ...
 
     def account(self, caller: Caller) -> AccountView: ...
+
+    def handle(self, use_case: UseCase[Result], caller: Caller) -> Result:
+        """Run a declared use case for the caller (`siteaudit.ports.usecases`): its handler's result, or
+        the DomainError it raises. Every call is scoped to the caller's team (NotFound otherwise)."""
+        ...
+
+    def use_cases(self) -> Sequence[Declared]:
+        """The declared use cases `handle` runs, in the order the doors list them."""
+        ...
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         """Reserve the estimated credits, store the audit `queued` and dispatch its first crawl slice.
@@ -987,37 +937,8 @@ class Application(Protocol):
         NotTeamOwner, Conflict for the owner, NotFound for a non-member."""
         ...
 
-    # Fix tasks and rechecks (SPEC 4.5, 4.6): every call scoped to the caller's team (NotFound otherwise).
-
-    def site_tasks(self, site_id: SiteId, caller: Caller, *, limit: int = 10) -> SiteTasks:
-        """The site's tasks in impact order; with `limit` <= 3 fixed tasks are left out and one task per
-        check code is kept."""
-        ...
-
-    def team_tasks(self, caller: Caller, *, limit: int = 3) -> Sequence[TeamTask]:
-        """The team's top tasks across its sites, never fixed ones."""
-        ...
-
-    def task_detail(self, site_id: SiteId, task_key: str, caller: Caller, *, page: int = 1) -> TaskDetail:
-        """One task and a page of 100 of its URLs. Raises NotFound for an unknown key, ValidationFailed for
-        a malformed one."""
-        ...
-
-    def request_recheck(self, request: RecheckRequest, caller: Caller) -> RecheckAccepted:
-        """Accept and dispatch a recheck, 1 credit per URL reserved on the team owner. Raises
-        ValidationFailed, NotFound, SiteNotVerified, CannotVerify, InvalidUrls, InsufficientCredits (402,
-        no slot used), RecheckRateLimited (429, 30 an hour per team), InvalidTransition (409: the task is
-        already verifying or fixed) or DispatchFailed (503, refunded)."""
-        ...
-
-    def get_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
-        """Raises NotFound for an unknown recheck or another team's."""
-        ...
-
-    def cancel_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
-        """End a queued or running recheck `cancelled` (URLs fetched so far are charged and judged, the
-        rest refunded). Raises Conflict when it already ended."""
-        ...
+    # Fix tasks and rechecks (SPEC 4.5, 4.6): the callers' use cases are declared (`handle`); the
+    # workers' are here.
 
     def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
         """The worker's job: fetch the recheck's remaining URLs under its lease, then end it, settle its

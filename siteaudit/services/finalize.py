@@ -49,7 +49,7 @@ from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.services.audit import log_ended, settle_ended_audit
-from siteaudit.services.task import refresh_site_tasks
+from siteaudit.services.tasks.task import refresh_site_tasks
 from siteaudit.services.traffic import read_ahead
 
 BATCH = 5_000
@@ -389,7 +389,7 @@ def finalize_audit(
         audit, ended = audit.publish_report(health_score=report.health_score, now=clock.now())
         charged = settle_ended_audit(audit, ended, uow=uow)
         uow.audits.save(audit)
-        # Fix tasks follow full audits only (services/task.py says why).
+        # Fix tasks follow full audits only (services/tasks/task.py says why).
         refresh_site_tasks(
             audit, findings, crawled=template_of, uow=uow, crawl=crawl, clock=clock, traffic=traffic
         )

@@ -22,7 +22,7 @@ from siteaudit.domain.task import TaskStatus
 from siteaudit.ports.application import FixImpactSummary, TeamFixImpact
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.task import affected_urls
+from siteaudit.services.tasks.task import affected_urls
 
 log = logging.getLogger("siteaudit.impact")
 

@@ -1,4 +1,4 @@
-"""The run functions and summaries of the fix-impact tools (SPEC 2.9, 4.7), declared in `tools.TOOLS`:
+"""The run functions and summaries of the fix-impact tools (SPEC 2.9, 4.7), declared in `tools.HAND_WRITTEN`:
 each renders its answer with the REST view."""
 
 from typing import TYPE_CHECKING, Any
@@ -7,7 +7,7 @@ from siteaudit.adapters.rest.impact_views import site_fix_impact_answer, team_fi
 from siteaudit.domain.ids import SiteId
 
 if TYPE_CHECKING:
-    from siteaudit.adapters.mcp.tools import Call
+    from siteaudit.adapters.mcp.spec import Call
 
 
 def site_fix_impact(call: "Call") -> dict[str, Any]:

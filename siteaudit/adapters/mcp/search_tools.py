@@ -1,5 +1,5 @@
 """The run functions and summaries of the search-console, index-triage, IndexNow and billing-link tools
-(SPEC 4.8-4.10), declared in `tools.TOOLS`: each renders its answer with the REST view."""
+(SPEC 4.8-4.10), declared in `tools.HAND_WRITTEN`: each renders its answer with the REST view."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -9,7 +9,7 @@ from siteaudit.domain.ids import SiteId
 from siteaudit.ports.application import NotIndexedQuery
 
 if TYPE_CHECKING:
-    from siteaudit.adapters.mcp.tools import Call
+    from siteaudit.adapters.mcp.spec import Call
 
 
 def _site_id(call: "Call") -> SiteId:

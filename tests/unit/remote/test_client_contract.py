@@ -9,7 +9,7 @@ from attrs import frozen
 
 from siteaudit.adapters.client import NOT_YET, HttpApplication
 from siteaudit.adapters.mcp.tools import NOT_TOOLS
-from siteaudit.adapters.rest import impact_views, task_views, views
+from siteaudit.adapters.rest import impact_views, views
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
@@ -28,10 +28,18 @@ from siteaudit.ports.application import (
     IssueQuery,
     NotIndexedQuery,
     PageQuery,
-    RecheckRequest,
     SiteChanges,
     SiteRegistration,
-    SiteTasks,
+)
+from siteaudit.ports.usecases import UseCase
+from siteaudit.services.tasks.answers import RecheckStarted, SiteTaskList
+from siteaudit.services.tasks.usecases import (
+    CancelRecheck,
+    GetRecheck,
+    GetTask,
+    ListSiteTasks,
+    ListTeamTasks,
+    RequestRecheck,
 )
 from tests.unit.remote.conftest import Service
 
@@ -326,94 +334,85 @@ def test_console_and_indexnow_answers_read_back_render_as_the_service_wrote_them
 # --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) -----------------------------------------------------
 
 
-def _recheckable(tasks: SiteTasks) -> str:
-    return next(t.key for t in tasks.tasks if CATALOGUE[t.code].recheckable)
+def _recheckable(tasks: SiteTaskList) -> str:
+    return next(t.id for t in tasks.tasks if CATALOGUE[t.code].recheckable)
 
 
 def test_fix_tasks_and_a_recheck_through_both(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
     site_id = service.audited_site()
-    found = app.site_tasks(site_id, owner, limit=100)
+    found = app.handle(ListSiteTasks(site_id, limit=100), owner)
     assert found.crawl_id is not None and found.tasks and found.open_total == found.total == len(found.tasks)
     key = _recheckable(found)
-    task = next(t for t in found.tasks if t.key == key)
-    team = app.team_tasks(door.member, limit=20)
-    assert {t.task.key for t in team} <= {t.key for t in found.tasks} and team
+    task = next(t for t in found.tasks if t.id == key)
+    team = app.handle(ListTeamTasks(limit=20), door.member).tasks
+    assert {t.id for t in team} <= {t.id for t in found.tasks} and team
     assert all(t.site_host == "127.0.0.1" or t.site_host.startswith("127.0.0.1") for t in team)
-    detail = app.task_detail(site_id, key, door.member)
-    assert detail.task.key == key and detail.page == 1 and detail.total == len(detail.urls) >= 1
-    assert {r.url for r in detail.urls} >= set(task.sample_urls)
-    assert code_of(lambda: app.task_detail(site_id, "0" * 16, owner)) is ErrorCode.NOT_FOUND
-    assert code_of(lambda: app.task_detail(site_id, "no!", owner)) is ErrorCode.VALIDATION_FAILED
+    detail = app.handle(GetTask(site_id, key), door.member)
+    assert detail.task.id == key and detail.urls.page == 1
+    assert detail.urls.total == len(detail.urls.data) >= 1
+    assert {r.url for r in detail.urls.data} >= set(task.sample_urls)
+    assert code_of(lambda: app.handle(GetTask(site_id, "0" * 16), owner)) is ErrorCode.NOT_FOUND
+    assert code_of(lambda: app.handle(GetTask(site_id, "no!"), owner)) is ErrorCode.VALIDATION_FAILED
 
-    accepted = app.request_recheck(RecheckRequest(site_id=site_id, task_key=key), owner)
-    recheck_id = accepted.recheck.id
-    assert accepted.recheck.status is RecheckStatus.QUEUED and accepted.recheck.site_id == site_id
-    assert accepted.estimated_credits == accepted.recheck.urls_total == detail.total
-    assert [(t.key, t.status) for t in accepted.tasks] == [(key, TaskStatus.VERIFYING)]
-    again = RecheckRequest(site_id=site_id, task_key=key)
-    assert code_of(lambda: app.request_recheck(again, owner)) is ErrorCode.CONFLICT
-    assert app.get_recheck(recheck_id, door.member).status is RecheckStatus.QUEUED
+    accepted = app.handle(RequestRecheck(site_id, task_key=key), owner)
+    recheck_id = RecheckId(accepted.recheck_id)
+    assert accepted.status is RecheckStatus.QUEUED
+    assert accepted.estimated_credits == accepted.urls_total == detail.urls.total
+    assert [(t.task_key, t.status) for t in accepted.tasks] == [(key, TaskStatus.VERIFYING)]
+    again = RequestRecheck(site_id, task_key=key)
+    assert code_of(lambda: app.handle(again, owner)) is ErrorCode.CONFLICT
+    assert app.handle(GetRecheck(recheck_id), door.member).status is RecheckStatus.QUEUED
     service.crawl()
-    done = app.get_recheck(recheck_id, owner)
+    done = app.handle(GetRecheck(recheck_id), owner)
     assert done.status is RecheckStatus.DONE and done.pages_crawled == done.urls_total
-    assert done.task_results is not None and [t.task_key for t in done.task_results] == [key]
-    assert done.url_results is not None and len(done.url_results) == done.urls_total
-    assert code_of(lambda: app.cancel_recheck(recheck_id, owner)) is ErrorCode.CONFLICT
+    assert [t.task_key for t in done.tasks] == [key] and len(done.urls) == done.urls_total
+    assert code_of(lambda: app.handle(CancelRecheck(recheck_id), owner)) is ErrorCode.CONFLICT
 
-    by_url = app.request_recheck(RecheckRequest(site_id=site_id, urls=(service.site_url,)), owner)
-    assert by_url.recheck.urls_total == 1 and by_url.estimated_credits == 1
-    cancelled = app.cancel_recheck(by_url.recheck.id, door.member)
+    by_url = app.handle(RequestRecheck(site_id, urls=(service.site_url,)), owner)
+    assert by_url.urls_total == 1 and by_url.estimated_credits == 1
+    cancelled = app.handle(CancelRecheck(RecheckId(by_url.recheck_id)), door.member)
     assert cancelled.status is RecheckStatus.CANCELLED and cancelled.finished_at is not None
-    elsewhere = RecheckRequest(site_id=site_id, urls=("https://elsewhere.example/",))
-    assert code_of(lambda: app.request_recheck(elsewhere, owner)) is ErrorCode.INVALID_URLS
-    assert code_of(lambda: app.get_recheck(RecheckId(999_999), owner)) is ErrorCode.NOT_FOUND
+    elsewhere = RequestRecheck(site_id, urls=("https://elsewhere.example/",))
+    assert code_of(lambda: app.handle(elsewhere, owner)) is ErrorCode.INVALID_URLS
+    assert code_of(lambda: app.handle(GetRecheck(RecheckId(999_999)), owner)) is ErrorCode.NOT_FOUND
 
-    assert app.team_tasks(door.rival) == []
+    assert app.handle(ListTeamTasks(), door.rival).tasks == ()
     for call in (
-        lambda: app.site_tasks(site_id, door.rival),
-        lambda: app.task_detail(site_id, key, door.rival),
-        lambda: app.request_recheck(RecheckRequest(site_id=site_id, urls=(service.site_url,)), door.rival),
-        lambda: app.get_recheck(recheck_id, door.rival),
-        lambda: app.cancel_recheck(by_url.recheck.id, door.rival),
+        lambda: app.handle(ListSiteTasks(site_id), door.rival),
+        lambda: app.handle(GetTask(site_id, key), door.rival),
+        lambda: app.handle(RequestRecheck(site_id, urls=(service.site_url,)), door.rival),
+        lambda: app.handle(GetRecheck(recheck_id), door.rival),
+        lambda: app.handle(CancelRecheck(RecheckId(by_url.recheck_id)), door.rival),
     ):
         assert code_of(call) is ErrorCode.NOT_FOUND
 
 
-def test_tasks_and_rechecks_read_back_render_as_the_service_wrote_them(service: Service) -> None:
+def test_tasks_and_rechecks_read_back_are_the_values_the_service_answered(service: Service) -> None:
+    """The client has no reader of its own for a declared use case: the converter structures the JSON
+    back into the result class, and the value equals the one the application returned in process."""
     local = service.app.application
     remote = HttpApplication(service.base_url)
     mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
     site_id = service.audited_site()
 
-    def same(render: object, read: object) -> None:
-        assert callable(render) and callable(read)
-        assert render(read(local, mine)) == render(read(remote, theirs))
+    def same(use_case: UseCase[object]) -> None:
+        assert local.handle(use_case, mine) == remote.handle(use_case, theirs)
 
-    found = local.site_tasks(site_id, mine, limit=100)
-    key = _recheckable(found)
-    same(task_views.site_tasks_answer, lambda a, c: a.site_tasks(site_id, c, limit=100))
-    same(task_views.site_tasks_answer, lambda a, c: a.site_tasks(site_id, c, limit=3))
-    same(task_views.team_tasks_answer, lambda a, c: a.team_tasks(c, limit=20))
-    same(
-        lambda d: task_views.task_detail_answer(d, per_page=100), lambda a, c: a.task_detail(site_id, key, c)
-    )
-    accepted = remote.request_recheck(RecheckRequest(site_id=site_id, task_key=key), theirs)
-    started = task_views.recheck_started_answer(accepted)
-    assert started["tasks"] == [
-        {
-            "task_key": key,
-            "code": accepted.tasks[0].code,
-            "template": accepted.tasks[0].template,
-            "status": "verifying",
-        }
-    ]
-    assert started["status"] == "queued" and started["urls_total"] == started["estimated_credits"]
-    recheck_id = accepted.recheck.id
-    same(task_views.recheck_answer, lambda a, c: a.get_recheck(recheck_id, c))
+    key = _recheckable(local.handle(ListSiteTasks(site_id, limit=100), mine))
+    same(ListSiteTasks(site_id, limit=100))
+    same(ListSiteTasks(site_id, limit=3))
+    same(ListTeamTasks(limit=20))
+    same(GetTask(site_id, key))
+    accepted = remote.handle(RequestRecheck(site_id, task_key=key), theirs)
+    assert isinstance(accepted, RecheckStarted)
+    assert [(t.task_key, t.status) for t in accepted.tasks] == [(key, TaskStatus.VERIFYING)]
+    assert accepted.status is RecheckStatus.QUEUED and accepted.urls_total == accepted.estimated_credits
+    recheck_id = RecheckId(accepted.recheck_id)
+    same(GetRecheck(recheck_id))
     service.crawl()
-    same(task_views.recheck_answer, lambda a, c: a.get_recheck(recheck_id, c))
-    same(task_views.site_tasks_answer, lambda a, c: a.site_tasks(site_id, c, limit=100))
+    same(GetRecheck(recheck_id))
+    same(ListSiteTasks(site_id, limit=100))
 
 
 def test_fix_impact_through_both(service: Service, door: Door) -> None:

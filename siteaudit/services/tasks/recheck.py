@@ -1,7 +1,7 @@
 """Recheck use cases: accept a recheck (credits, rate limit, tasks into `verifying`), read it, cancel it,
 end it with its credits and tasks settled once, and reap stalled ones.
 
-A recheck runs on the workers like an audit slice (`services/recheck_run.py`): one `run_recheck`
+A recheck runs on the workers like an audit slice (`recheck_run.py`): one `run_recheck`
 message, a lease on the recheck row, the reaper for stalled runs. It is not an audit and never appears in
 `GET /crawls`.
 
@@ -40,14 +40,16 @@ from siteaudit.domain.recheck import (
 )
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixTask, parse_task_key, task_key
-from siteaudit.ports.application import RecheckAccepted, RecheckReaped, RecheckRequest
+from siteaudit.ports.application import RecheckReaped
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
-from siteaudit.services.task import task_urls
+from siteaudit.services.tasks import answers
+from siteaudit.services.tasks.task import task_urls
+from siteaudit.services.tasks.usecases import CancelRecheck, GetRecheck, RequestRecheck
 from siteaudit.services.traffic import open_fix_impacts
 
 log = logging.getLogger("siteaudit.recheck")
@@ -132,7 +134,7 @@ def _baseline(
 
 
 def request_recheck(
-    request: RecheckRequest,
+    request: RequestRecheck,
     caller: Caller,
     *,
     uow: UnitOfWork,
@@ -141,7 +143,7 @@ def request_recheck(
     queue: TaskQueue,
     limiter: RateLimiter,
     traffic: TrafficSource = NO_TRAFFIC,
-) -> RecheckAccepted:
+) -> answers.RecheckStarted:
     """Validate, reserve, take a rate-limit slot, store the recheck and its tasks, commit, dispatch.
 
     The slot is taken after the reservation succeeded, so a 402 never uses one; a refused slot rolls the
@@ -216,19 +218,19 @@ def request_recheck(
         end_recheck(recheck.id, uow=uow, clock=clock, fail=f"dispatch_failed: {exc}"[:300])
         raise RecheckDispatchFailed(recheck.id) from exc
     log.info("recheck %s started: site %s, %d URLs", recheck.id, site.id, recheck.urls_total)
-    return RecheckAccepted(recheck=recheck, tasks=(*accepted.tasks, *covered))
+    return answers.recheck_started(recheck, (*accepted.tasks, *covered))
 
 
-def get_recheck(recheck_id: RecheckId, caller: Caller, *, uow: UnitOfWork) -> Recheck:
+def get_recheck(asked: GetRecheck, caller: Caller, *, uow: UnitOfWork) -> answers.Recheck:
     with uow:
-        return uow.rechecks.get(recheck_id, team=caller.team_id)
+        return answers.recheck(uow.rechecks.get(asked.recheck_id, team=caller.team_id))
 
 
-def cancel_recheck(recheck_id: RecheckId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Recheck:
+def cancel_recheck(asked: CancelRecheck, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> answers.Recheck:
     """Raises NotFound (another team's), Conflict (already ended)."""
     with uow:
-        uow.rechecks.get(recheck_id, team=caller.team_id)
-    return end_recheck(recheck_id, uow=uow, clock=clock, cancel=True)
+        uow.rechecks.get(asked.recheck_id, team=caller.team_id)
+    return answers.recheck(end_recheck(asked.recheck_id, uow=uow, clock=clock, cancel=True))
 
 
 def end_recheck(
