@@ -172,7 +172,12 @@ def affected_urls(task: FixTask, *, uow: UnitOfWork, crawl: CrawlStore) -> dict[
     is left."""
     with uow:
         audit = uow.audits.get_any(task.crawl_id)
-    if audit.archived_at is not None:
+    return issue_urls(task, archived=audit.archived_at is not None, crawl=crawl)
+
+
+def issue_urls(task: FixTask, *, archived: bool, crawl: CrawlStore) -> dict[str, list[Mapping[str, Any]]]:
+    """`affected_urls` when whether the task's audit was archived is known (read with the task)."""
+    if archived:
         return {url: [] for url in task.sample_urls}
     found: dict[str, list[Mapping[str, Any]]] = {}
     for issue in _task_issues(task, crawl):
@@ -196,7 +201,12 @@ def task_urls(
     task: FixTask, *, uow: UnitOfWork, crawl: CrawlStore, traffic: TrafficSource = NO_TRAFFIC
 ) -> tuple[TaskUrl, ...]:
     """The task's affected URLs with their traffic (what a recheck samples from)."""
-    urls = affected_urls(task, uow=uow, crawl=crawl)
+    return with_traffic(task, affected_urls(task, uow=uow, crawl=crawl), traffic)
+
+
+def with_traffic(task: FixTask, urls: Iterable[str], traffic: TrafficSource) -> tuple[TaskUrl, ...]:
+    """The task's URLs with the console's figures of each, when it has them."""
+    urls = list(urls)
     figures = traffic.traffic(task.site_id, urls) or {}
     return tuple(
         TaskUrl(url, figures[url].clicks_28d, figures[url].impressions_28d)
