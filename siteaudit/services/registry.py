@@ -1,13 +1,17 @@
 """The one registry of declared use cases: each declaration (`siteaudit.ports.usecases.UseCase`) of every
 feature package mapped to its handler, and the handlers' dependencies injected once by name.
 
-A handler is a plain function `handler(use_case, caller, *, <ports by name>) -> result`. `bind` reads its
-keyword parameters once and ties each to the provider of that name (`uow` a fresh unit of work per call,
-`clock`, `crawl`, `queue`, ...); `Handlers.handle` then runs the handler of a use case's class.
+A handler is a plain function `handler(use_case, caller, *, <ports by name>) -> result` in one of a
+feature package's handler modules (`HANDLER_MODULES`); the type of its first parameter says which use
+case it handles, so a new use case needs no line here. `bind` reads a handler's keyword parameters once
+and ties each to the provider of that name (`uow` a fresh unit of work per call, `clock`, `crawl`,
+`queue`, ...); `Handlers.handle` then runs the handler of a use case's class.
 """
 
 import inspect
-from collections.abc import Callable, Mapping
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from types import ModuleType
 from typing import Any, Final, TypeVar
 
 from attrs import frozen
@@ -21,16 +25,36 @@ R = TypeVar("R")
 
 Handler = Callable[..., Any]
 
-HANDLERS: Final[Mapping[Declared, Handler]] = {
-    tasks.ListSiteTasks: task.list_site_tasks,
-    tasks.ListTeamTasks: task.list_team_tasks,
-    tasks.GetTask: task.get_task,
-    tasks.RequestRecheck: recheck.request_recheck,
-    tasks.GetRecheck: recheck.get_recheck,
-    tasks.CancelRecheck: recheck.cancel_recheck,
-}
-# Every declared use case, in the order the doors list them.
+# The modules holding handlers, per feature package; and every declared use case, in the order the doors
+# list them.
+HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (task, recheck)
 USE_CASES: Final[tuple[Declared, ...]] = tasks.USE_CASES
+
+
+def handlers_in(modules: Iterable[ModuleType]) -> dict[Declared, Handler]:
+    """Each use case mapped to the public function of `modules` whose first parameter is of its type
+    (private helpers taking it are not handlers). Raises TypeError for a use case with two handlers."""
+    found: dict[Declared, Handler] = {}
+    for module in modules:
+        for function in vars(module).values():
+            if not inspect.isfunction(function) or function.__module__ != module.__name__:
+                continue
+            if function.__name__.startswith("_"):
+                continue
+            parameters = list(inspect.signature(function).parameters)
+            if not parameters:
+                continue
+            handled = typing.get_type_hints(function).get(parameters[0])
+            if not (isinstance(handled, type) and issubclass(handled, UseCase)):
+                continue
+            if handled in found:
+                twice = f"{found[handled].__qualname__} and {function.__qualname__}"
+                raise TypeError(f"{handled.__name__} has two handlers: {twice}")
+            found[handled] = function
+    return found
+
+
+HANDLERS: Final[Mapping[Declared, Handler]] = handlers_in(HANDLER_MODULES)
 
 
 @frozen
