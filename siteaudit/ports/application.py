@@ -37,7 +37,6 @@ from siteaudit.domain.console_answers import (
 )
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.impact import FixImpact
 from siteaudit.domain.indexnow import BatchResult, IndexNowSite, KeyCheck, Submission, SubmitStatus
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
@@ -443,28 +442,6 @@ class MemberView:
 
 
 # --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) ---------------------------------------------------
-
-
-@frozen
-class FixImpactSummary:
-    """`GET /sites/{id}/fix-impact`: the site's latest events and its total over measured ones."""
-
-    site_id: SiteId
-    total_delta_28d: int
-    measured_events: int
-    events: tuple[FixImpact, ...]
-    demo: bool  # the site's console figures come from the demo provider
-
-
-@frozen
-class TeamFixImpact:
-    """`GET /fix-impact`: the team's latest events across its sites (hosts by site) and its total."""
-
-    total_delta_28d: int
-    measured_events: int
-    events: tuple[FixImpact, ...]
-    site_hosts: Mapping[SiteId, str]
-    demo: bool  # some of the events' figures come from the demo provider
 
 
 @frozen
@@ -949,15 +926,7 @@ class Application(Protocol):
         """Re-dispatch stalled rechecks (or end them `failed`) as the reaper settings say."""
         ...
 
-    # Fix impact (SPEC 2.9, 4.7): every read scoped to the caller's team (NotFound otherwise).
-
-    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
-        """The site's latest `limit` fix-impact events and its total `delta_28d` over measured events."""
-        ...
-
-    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
-        """The team's latest `limit` fix-impact events across its sites and their total."""
-        ...
+    # Fix impact (SPEC 2.9, 4.7): the callers' reads are declared (`handle`); the scheduler's pass is here.
 
     def measure_fix_impacts(self, now: datetime) -> int:
         """The scheduler's daily pass: fix-impact events not looked at for a day are brought up to date

@@ -47,7 +47,6 @@ from siteaudit.ports.application import (
     CrawlProgress,
     DeviceGranted,
     DeviceLoginStarted,
-    FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -74,7 +73,6 @@ from siteaudit.ports.application import (
     SiteOwnership,
     SiteRegistration,
     SiteUpdated,
-    TeamFixImpact,
     TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
@@ -106,7 +104,6 @@ from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import device as device_services
 from siteaudit.services import finalize as finalize_services
-from siteaudit.services import impact as impact_services
 from siteaudit.services import indexnow as indexnow_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
@@ -116,6 +113,7 @@ from siteaudit.services import signin as signin_services
 from siteaudit.services import site as site_services
 from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
+from siteaudit.services.impact import impact as impact_services
 from siteaudit.services.registry import USE_CASES, Handlers
 from siteaudit.services.tasks import recheck as recheck_services
 from siteaudit.services.tasks import recheck_run as recheck_run_services
@@ -857,12 +855,6 @@ class LocalApplication:
         )
 
     # --- fix impact (SPEC 2.9, 4.7) ------------------------------------------------------------------------
-
-    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
-        return impact_services.site_fix_impact(site_id, caller, limit=limit, uow=self.uow())
-
-    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
-        return impact_services.team_fix_impact(caller, limit=limit, uow=self.uow())
 
     def measure_fix_impacts(self, now: datetime) -> int:
         return impact_services.measure_fix_impacts(now, uow=self.uow, crawl=self.crawl)

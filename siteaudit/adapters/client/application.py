@@ -45,7 +45,6 @@ from siteaudit.ports.application import (
     AuditDetail,
     AuditQuery,
     AuditStarted,
-    FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -60,7 +59,6 @@ from siteaudit.ports.application import (
     SiteOwnership,
     SiteRegistration,
     SiteUpdated,
-    TeamFixImpact,
 )
 from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.usecases import Declared, Http, Result, UseCase, fields_of, result_of
@@ -332,10 +330,3 @@ class HttpApplication:
 
     def billing_portal(self, caller: Caller) -> PaymentLink:
         return convert.payment_link(self._send("POST", caller, "/billing/portal"))
-
-    # --- fix impact (SPEC 2.9, 4.7) ---
-    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
-        return convert.site_fix_impact(self._get(caller, f"/sites/{int(site_id)}/fix-impact", limit=limit))
-
-    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
-        return convert.team_fix_impact(self._get(caller, "/fix-impact", limit=limit))

@@ -25,8 +25,7 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.facts import FetchError
-from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId, UserId
-from siteaudit.domain.impact import FixImpact, ImpactStatus
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.indexnow import (
     BatchResult,
     Detection,
@@ -57,7 +56,6 @@ from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
-    FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -66,7 +64,6 @@ from siteaudit.ports.application import (
     PaymentLink,
     SiteDetail,
     SiteOwnership,
-    TeamFixImpact,
 )
 from siteaudit.ports.crawl import PageRow
 
@@ -381,63 +378,3 @@ def _required_moment(value: str) -> datetime:
     at = moment(value)
     assert at is not None
     return at
-
-
-# --- fix impact (SPEC 2.9, 4.7) ---
-# What `/v1` never shows of a fix-impact event: the audit that found the task (`UNSHOWN_AUDIT`).
-
-UNSHOWN_AUDIT: Final = AuditId(0)
-UNSHOWN_URL: Final = ""
-
-
-# REST shows a fix-impact event's URL count, not its URLs, nor the audit that found the task: the client
-# keeps the count as that many empty strings and names the audit UNSHOWN_AUDIT.
-
-
-def fix_impact(e: J) -> FixImpact:
-    count = e["urls_count"]
-    return FixImpact(
-        id=int(e["id"]),
-        site_id=SiteId(int(e["site_id"])),
-        task_key=TaskKey(e["task_key"]),
-        code=e["code"],
-        template=e["template"],
-        source_crawl_id=UNSHOWN_AUDIT,
-        verified_at=moment(e["verified_at"]) or UNSHOWN_TIME,
-        recheck_id=None if e["recheck_id"] is None else RecheckId(int(e["recheck_id"])),
-        sampled=bool(e["sampled"]),
-        urls=None if count is None else (UNSHOWN_URL,) * int(count),
-        baseline_clicks_28d=e["baseline_clicks_28d"],
-        baseline_impressions_28d=e["baseline_impressions_28d"],
-        d7=e["d7"],
-        d7_at=moment(e["d7_at"]),
-        d14=e["d14"],
-        d14_at=moment(e["d14_at"]),
-        d28=e["d28"],
-        d28_at=moment(e["d28_at"]),
-        d28_impressions=e["d28_impressions"],
-        measured_at=moment(e["measured_at"]),
-        status=ImpactStatus(e["status"]),
-        demo=bool(e["demo"]),
-    )
-
-
-def site_fix_impact(answer: J) -> FixImpactSummary:
-    return FixImpactSummary(
-        site_id=SiteId(int(answer["site_id"])),
-        total_delta_28d=int(answer["total_delta_28d"]),
-        measured_events=int(answer["measured_events"]),
-        events=tuple(fix_impact(e) for e in answer["events"]),
-        demo=bool(answer["demo"]),
-    )
-
-
-def team_fix_impact(answer: J) -> TeamFixImpact:
-    events = tuple(fix_impact(e) for e in answer["events"])
-    return TeamFixImpact(
-        total_delta_28d=int(answer["total_delta_28d"]),
-        measured_events=int(answer["measured_events"]),
-        events=events,
-        site_hosts={SiteId(int(e["site_id"])): e["site_host"] for e in answer["events"]},
-        demo=bool(answer["demo"]),
-    )

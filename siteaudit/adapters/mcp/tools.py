@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from siteaudit.adapters.mcp import impact_tools as impact
 from siteaudit.adapters.mcp import search_tools as search
 from siteaudit.adapters.mcp.derived import derived_tools
 from siteaudit.adapters.mcp.params import Param
@@ -1120,49 +1119,12 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         idempotent=False,
     ),
 )
-# Written by hand, listed after the tools derived from the declared use cases.
-LATER_TOOLS: Final[tuple[ToolSpec, ...]] = (
-    # --- fix impact (SPEC 2.9, 4.7) ---
-    ToolSpec(
-        name="get_site_fix_impact",
-        title="A site's measured fix impact",
-        description=(
-            "What fixing tasks did to a site's search traffic: per fixed task, clicks of its URLs in the 28 "
-            "days before the fix (baseline) and 7, 14 and 28 days after (d7, d14, d28, filled in as console "
-            "data arrives), delta_28d, and status (measuring, measured, no_data); plus the site's total. "
-            "Estimates, not adjusted for season. Costs nothing. Needs console data (demo data is marked)."
-        ),
-        uses=("site_fix_impact",),
-        run=impact.site_fix_impact,
-        summary=impact.site_fix_impact_text,
-        params=(
-            SITE_ID,
-            Param("limit", "integer", "How many events, 1-200 (default 50).", low=1, high=200, default=50),
-        ),
-    ),
-    ToolSpec(
-        name="get_team_fix_impact",
-        title="The team's measured fix impact",
-        description=(
-            "The team's latest fix-impact events across its sites (each with site_id and site_host) and "
-            "the total delta_28d over measured events. Estimates, not adjusted for season. Costs nothing. "
-            "Then get_site_fix_impact for one site."
-        ),
-        uses=("team_fix_impact",),
-        run=impact.team_fix_impact,
-        summary=impact.team_fix_impact_text,
-        params=(
-            Param("limit", "integer", "How many events, 1-50 (default 10).", low=1, high=50, default=10),
-        ),
-    ),
-)
-
-HAND_WRITTEN_BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in (*HAND_WRITTEN, *LATER_TOOLS)}
+HAND_WRITTEN_BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in HAND_WRITTEN}
 
 
 def tool_specs(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
     """Every tool, in the order listed: those written here, then those of the declared use cases."""
-    return (*HAND_WRITTEN, *derived_tools(use_cases), *LATER_TOOLS)
+    return (*HAND_WRITTEN, *derived_tools(use_cases))
 
 
 def tools_using(tools: Sequence[ToolSpec]) -> Sequence[str]:

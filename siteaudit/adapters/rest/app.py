@@ -133,12 +133,8 @@ def create_api(
 
     api.add_route("/v1/device/start", DeviceStart(application, clock, limiter))
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
-    # The declared use cases (fix tasks and rechecks, SPEC 4.5, 4.6): their routes derived.
+    # The declared use cases (fix tasks and rechecks, SPEC 4.5, 4.6; fix impact, SPEC 4.7): their routes
+    # derived.
     for path, declaring in routes(application, clock):
         api.add_route(path, declaring)
-    # Fix impact (SPEC 4.7).
-    from siteaudit.adapters.rest.impact import SiteFixImpact, TeamFixImpact
-
-    api.add_route("/v1/fix-impact", TeamFixImpact(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/fix-impact", SiteFixImpact(application, clock))
     return api

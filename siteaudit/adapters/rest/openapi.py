@@ -18,7 +18,7 @@ from typing import Any, Final
 import attrs
 import falcon
 
-from siteaudit.adapters.rest import impact_views, views
+from siteaudit.adapters.rest import views
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.console_answers import (
@@ -28,7 +28,6 @@ from siteaudit.domain.console_answers import (
     Opportunities,
 )
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
-from siteaudit.domain.impact import METHODOLOGY, NOTE
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
 from siteaudit.domain.site import (
@@ -1078,43 +1077,6 @@ DEVICE_PATHS: Final[dict[str, dict[str, Any]]] = {
 }
 PATHS.update(DEVICE_PATHS)
 
-
-def _limit(default: int, maximum: int) -> dict[str, Any]:
-    return {
-        "name": "limit",
-        "in": "query",
-        "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
-    }
-
-
-# --- fix impact (SPEC 2.9, 4.7) ------------------------------------------------------------------------
-
-for _impact_answer in (impact_views.SiteFixImpact, impact_views.TeamFixImpactList):
-    _schemas.of(_impact_answer)
-SCHEMAS.update(_schemas.components)
-_IMPACT_NOTE: Final = f"{NOTE} {METHODOLOGY}"
-IMPACT_PATHS: Final[dict[str, dict[str, Any]]] = {
-    "/v1/fix-impact": {
-        "get": _op(
-            "listTeamFixImpact",
-            "The team's fix impact: its total delta_28d over measured events and its latest events",
-            {**_ok(ref("TeamFixImpactList")), **_errors(ErrorCode.VALIDATION_FAILED)},
-            description=_IMPACT_NOTE,
-            parameters=[_limit(10, 50)],
-        ),
-    },
-    "/v1/sites/{site_id}/fix-impact": {
-        "parameters": [SITE_ID],
-        "get": _op(
-            "listSiteFixImpact",
-            "A site's fix impact: clicks before and after each fixed task, newest first",
-            {**_ok(ref("SiteFixImpact")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
-            description=_IMPACT_NOTE,
-            parameters=[_limit(50, 200)],
-        ),
-    },
-}
-PATHS.update(IMPACT_PATHS)
 
 WRITTEN_DOCUMENT: Final[dict[str, Any]] = {
     "openapi": "3.1.0",

@@ -9,7 +9,7 @@ from attrs import frozen
 
 from siteaudit.adapters.client import NOT_YET, HttpApplication
 from siteaudit.adapters.mcp.tools import NOT_TOOLS
-from siteaudit.adapters.rest import impact_views, views
+from siteaudit.adapters.rest import views
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
@@ -32,6 +32,7 @@ from siteaudit.ports.application import (
     SiteRegistration,
 )
 from siteaudit.ports.usecases import UseCase
+from siteaudit.services.impact.usecases import GetSiteFixImpact, GetTeamFixImpact
 from siteaudit.services.tasks.answers import RecheckStarted, SiteTaskList
 from siteaudit.services.tasks.usecases import (
     CancelRecheck,
@@ -418,23 +419,19 @@ def test_tasks_and_rechecks_read_back_are_the_values_the_service_answered(servic
 def test_fix_impact_through_both(service: Service, door: Door) -> None:
     app = door.application
     site_id = service.audited_site()
-    found = app.site_fix_impact(site_id, door.owner, limit=200)
+    found = app.handle(GetSiteFixImpact(site_id, limit=200), door.owner)
     assert found.site_id == site_id
     assert found.measured_events == sum(e.status is ImpactStatus.MEASURED for e in found.events)
-    team = app.team_fix_impact(door.member, limit=50)
+    team = app.handle(GetTeamFixImpact(limit=50), door.member)
     assert {e.site_id for e in team.events} <= {site_id}
-    assert app.team_fix_impact(door.rival).events == ()
-    assert code_of(lambda: app.site_fix_impact(site_id, door.rival)) is ErrorCode.NOT_FOUND
+    assert app.handle(GetTeamFixImpact(), door.rival).events == ()
+    assert code_of(lambda: app.handle(GetSiteFixImpact(site_id), door.rival)) is ErrorCode.NOT_FOUND
 
 
-def test_fix_impact_read_back_renders_as_the_service_wrote_it(service: Service) -> None:
+def test_fix_impact_read_back_is_the_value_the_service_answered(service: Service) -> None:
     local = service.app.application
     remote = HttpApplication(service.base_url)
     mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
     site_id = service.audited_site()
-    site_answer = impact_views.site_fix_impact_answer
-    assert site_answer(local.site_fix_impact(site_id, mine)) == site_answer(
-        remote.site_fix_impact(site_id, theirs)
-    )
-    team_answer = impact_views.team_fix_impact_answer
-    assert team_answer(local.team_fix_impact(mine)) == team_answer(remote.team_fix_impact(theirs))
+    assert local.handle(GetSiteFixImpact(site_id), mine) == remote.handle(GetSiteFixImpact(site_id), theirs)
+    assert local.handle(GetTeamFixImpact(), mine) == remote.handle(GetTeamFixImpact(), theirs)

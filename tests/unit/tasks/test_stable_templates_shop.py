@@ -19,6 +19,7 @@ from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.task import FixedBy, TaskStatus
+from siteaudit.services.impact.usecases import GetSiteFixImpact
 from siteaudit.services.tasks.usecases import ListSiteTasks
 from siteaudit.settings import Settings
 from tests.unit.application.test_application_doors import owner
@@ -144,6 +145,6 @@ def test_removing_the_broken_links_fixes_exactly_their_tasks(
     with app.uow() as uow:
         assert all(t.previous_template is None for t in uow.tasks.of_site(site.id))
     # Fix impact follows the real fixes only.
-    events = app.application.site_fix_impact(site.id, caller).events
+    events = app.application.handle(GetSiteFixImpact(site.id), caller).events
     assert {e.task_key for e in events} == broken
     assert product_urls  # the product pages were crawled both times (the tasks above say where)
