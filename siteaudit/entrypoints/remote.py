@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import click
 from attrs import evolve
@@ -27,7 +27,6 @@ from siteaudit.entrypoints.output import ProgressBar, echo, error_line, print_ta
 
 if TYPE_CHECKING:
     from siteaudit.adapters.mcp.spec import ToolSpec
-    from siteaudit.ports.application import Application
 
 URL_VARIABLE: Final = "SITEAUDIT_URL"
 KEY_VARIABLE: Final = "SITEAUDIT_API_KEY"
@@ -79,12 +78,6 @@ def guarded(call: Callable[[], Any]) -> Any:
 
 SERVER_HELP: Final = f"The siteaudit service (default {URL_VARIABLE}); the key comes from {KEY_VARIABLE}."
 server_option = click.option("--server", default=None, metavar="URL", help=SERVER_HELP)
-
-
-def as_application(remote: HttpApplication) -> "Application":
-    """The client where a door expects the application: the doors here (the tools) call only the
-    caller-facing use cases, which the client offers (tests/unit/remote/test_mcp_tools.py checks both)."""
-    return cast("Application", remote)
 
 
 def print_rows(rows: list[dict[str, Any]]) -> None:
@@ -185,7 +178,7 @@ def tool_command(spec: "ToolSpec") -> click.Command:
         shown = waits is not None and ProgressBar.shown_on_terminal(quiet=as_json or as_csv)
         with ProgressBar(what, total=None, shown=shown) as bar:
             call = Call(
-                as_application(application),
+                application,
                 caller,
                 args,
                 now=SystemClock().now,
@@ -251,7 +244,7 @@ def mcp(server: str | None, local: bool) -> None:
         from siteaudit.adapters.system import SystemClock
 
         application, caller = connect(server)
-        serve_stdio(as_application(application), caller, now=SystemClock().now)
+        serve_stdio(application, caller, now=SystemClock().now)
         return
     from siteaudit.adapters.log import configure_logging
     from siteaudit.bootstrap import bootstrap

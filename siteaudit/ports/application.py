@@ -478,19 +478,15 @@ class Admission:
 # --- the use cases -----------------------------------------------------------------------------------
 
 
-class Application(Protocol):
-    # Callers: who a key acts for, and what they may see and do (REST, embedding apps).
+class CallerApi(Protocol):
+    """The callers' API: what a key holder does, through REST, the tools (MCP over HTTP and stdio, the
+    remote CLI), the typed HTTP client (`adapters/client`, which implements exactly this) and a Python
+    program embedding siteaudit. Every call but `authenticate` acts for a caller and is scoped to its
+    team; the declared use cases run through `handle`."""
 
     def authenticate(self, raw_key: str) -> Caller:
         """Who a bearer key acts for. Raises Unauthenticated (unknown, malformed, revoked or replaced
         key) or TeamAccessRevoked (its holder left the key's team)."""
-        ...
-
-    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
-        """`authenticate`, and one request of the key counted against the rate-limit `bucket` (shared by
-        every process) only when the key is let in; on PostgreSQL both in one round trip. Raises as
-        `authenticate` does; a request over the limit is not counted and answers `decision.allowed`
-        False."""
         ...
 
     def account(self, caller: Caller) -> AccountView: ...
@@ -532,8 +528,6 @@ class Application(Protocol):
         """Raises CrawlArchived when the audit's rows were archived."""
         ...
 
-    # Registered sites: every call scoped to the caller's team (another team's site: NotFound).
-
     def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
         """A new unverified site with a fresh token. Raises InvalidUrl (also for a host that is not
         public), ValidationFailed, PlanLimitMaxPages, PlanLimitSites or SiteExists."""
@@ -564,6 +558,97 @@ class Application(Protocol):
     def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         """`POST /sites/{id}/crawls` (`request.site_id` set): the site's saved settings, max_rps capped
         at the site's and at 3 while unverified, charged to the team owner, no webhook."""
+        ...
+
+    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
+        """A checkout link for a credit pack, paid by the caller's own account (the team owner's).
+        Raises NotTeamOwner, PriceNotConfigured (no provider), PaymentProviderFailed."""
+        ...
+
+    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
+        """A subscription checkout link. Raises NotTeamOwner, PriceNotConfigured (combination not
+        offered), SubscriptionExists (one per account), PaymentProviderFailed."""
+        ...
+
+    def billing_portal(self, caller: Caller) -> PaymentLink:
+        """The provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first
+        completed purchase), PaymentProviderFailed."""
+        ...
+
+    def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
+        """The site's IndexNow status (any site of the team; its key is generated on first use).
+        Raises NotFound."""
+        ...
+
+    def set_indexnow_auto(self, site_id: SiteId, auto: bool, caller: Caller) -> IndexNowStatus:
+        """Turn auto-submit after each audit on or off. Raises NotFound."""
+        ...
+
+    def check_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowKeyChecked:
+        """Fetch the key file now (through the SSRF guard); a failed check unverifies the key. Raises
+        NotFound."""
+        ...
+
+    def detect_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
+        """Look for a key the site already serves (at most 10 requests); a found key is only a suggestion,
+        in `detection`. Raises NotFound."""
+        ...
+
+    def set_indexnow_key(
+        self, site_id: SiteId, key: str, key_location: str | None, caller: Caller
+    ) -> IndexNowKeyChecked:
+        """Use an existing key, checked at once. Raises NotFound, InvalidIndexNowKey,
+        InvalidIndexNowKeyLocation (422) or SiteNotVerified (409)."""
+        ...
+
+    def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
+        """Send the site's URLs to IndexNow. Raises NotFound, SiteNotVerified, IndexNowKeyUnverified
+        (409), IndexNowUrlNotInSite (422), IndexNowCap (429) or IndexNowRejected (502)."""
+        ...
+
+    # The search-console reads: every one needs the caller's verified site (404 not_found, 409
+    # site_not_verified) and answers `demo` true for the demo provider's data.
+
+    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
+        """Headline, indexing funnel, 28-day trend, per-template figures and sync status."""
+        ...
+
+    def console_not_indexed(
+        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
+    ) -> NotIndexedAnswer:
+        """Not-indexed groups (coverage state x template), or one group's URLs with both filters."""
+        ...
+
+    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
+        """One URL's crawl facts, latest inspection and search figures. Raises UrlNotInSite (422)."""
+        ...
+
+    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
+        """Low CTR, striking distance and canonical mismatches, with counts and the rules used."""
+        ...
+
+    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
+        """Fresh inspections of 1-20 URLs of the site within the property's daily budget (shared with
+        the daily sync). Raises UrlNotInSite (422), ScNotConnected (409), BudgetExhausted (429)."""
+        ...
+
+    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
+        """Crawled pages the console reports as not indexed, grouped by URL template and value class,
+        each group with why and an action (`task_code`/`task_id` null until fix tasks exist)."""
+        ...
+
+
+class Application(CallerApi, Protocol):
+    """The whole application interface: the callers' API, and what the service's own doors call beyond it:
+    the app's sign-in and pages, administration, the workers, the scheduler and the metrics."""
+
+    # The REST and MCP doors themselves: a key let in and its request counted.
+
+    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
+        """`authenticate`, and one request of the key counted against the rate-limit `bucket` (shared by
+        every process) only when the key is let in; on PostgreSQL both in one round trip. Raises as
+        `authenticate` does; a request over the limit is not counted and answers `decision.allowed`
+        False."""
         ...
 
     # Work: what actors and periodic jobs run.
@@ -695,21 +780,6 @@ class Application(Protocol):
 
     # Billing (SPEC 4.10): the team owner's links, the provider's events, the local test checkout.
 
-    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
-        """A checkout link for a credit pack, paid by the caller's own account (the team owner's).
-        Raises NotTeamOwner, PriceNotConfigured (no provider), PaymentProviderFailed."""
-        ...
-
-    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
-        """A subscription checkout link. Raises NotTeamOwner, PriceNotConfigured (combination not
-        offered), SubscriptionExists (one per account), PaymentProviderFailed."""
-        ...
-
-    def billing_portal(self, caller: Caller) -> PaymentLink:
-        """The provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first
-        completed purchase), PaymentProviderFailed."""
-        ...
-
     def billing_status(self, caller: Caller) -> BillingStatus:
         """The caller's plan, subscription and purchases (the app's billing page)."""
         ...
@@ -739,65 +809,7 @@ class Application(Protocol):
         Raises NotFound as above, InvalidPaymentSignature for a wrong or used form token."""
         ...
 
-    # --- IndexNow (SPEC 2.10, 4.9) ---------------------------------------------------------------------
-
-    def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        """The site's IndexNow status (any site of the team; its key is generated on first use).
-        Raises NotFound."""
-        ...
-
-    def set_indexnow_auto(self, site_id: SiteId, auto: bool, caller: Caller) -> IndexNowStatus:
-        """Turn auto-submit after each audit on or off. Raises NotFound."""
-        ...
-
-    def check_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowKeyChecked:
-        """Fetch the key file now (through the SSRF guard); a failed check unverifies the key. Raises
-        NotFound."""
-        ...
-
-    def detect_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        """Look for a key the site already serves (at most 10 requests); a found key is only a suggestion,
-        in `detection`. Raises NotFound."""
-        ...
-
-    def set_indexnow_key(
-        self, site_id: SiteId, key: str, key_location: str | None, caller: Caller
-    ) -> IndexNowKeyChecked:
-        """Use an existing key, checked at once. Raises NotFound, InvalidIndexNowKey,
-        InvalidIndexNowKeyLocation (422) or SiteNotVerified (409)."""
-        ...
-
-    def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
-        """Send the site's URLs to IndexNow. Raises NotFound, SiteNotVerified, IndexNowKeyUnverified
-        (409), IndexNowUrlNotInSite (422), IndexNowCap (429) or IndexNowRejected (502)."""
-        ...
-
-    # --- the search-console integration (issue 14, SPEC 4.8) -------------------------------------------
-    # Every read needs the caller's verified site (404 not_found, 409 site_not_verified) and answers
-    # `demo` true for the demo provider's data.
-
-    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
-        """Headline, indexing funnel, 28-day trend, per-template figures and sync status."""
-        ...
-
-    def console_not_indexed(
-        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
-    ) -> NotIndexedAnswer:
-        """Not-indexed groups (coverage state x template), or one group's URLs with both filters."""
-        ...
-
-    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
-        """One URL's crawl facts, latest inspection and search figures. Raises UrlNotInSite (422)."""
-        ...
-
-    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
-        """Low CTR, striking distance and canonical mismatches, with counts and the rules used."""
-        ...
-
-    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
-        """Fresh inspections of 1-20 URLs of the site within the property's daily budget (shared with
-        the daily sync). Raises UrlNotInSite (422), ScNotConnected (409), BudgetExhausted (429)."""
-        ...
+    # --- the search-console integration (issue 14, SPEC 4.8): the sync and the connection ------------
 
     def sync_search_consoles(self, now: datetime) -> int:
         """The daily sync (run by the scheduler): every verified site not synced for a day gets 28 days
@@ -811,11 +823,6 @@ class Application(Protocol):
 
     def disconnect_search_console(self, team_name: str) -> bool:
         """Forget and revoke the team's OAuth grant; False when there was none."""
-        ...
-
-    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
-        """Crawled pages the console reports as not indexed, grouped by URL template and value class,
-        each group with why and an action (`task_code`/`task_id` null until fix tasks exist)."""
         ...
 
     def console_page_totals(

@@ -1,7 +1,7 @@
-"""`HttpApplication`: the caller-facing part of the application interface, over a service's REST `/v1`.
+"""`HttpApplication`: the callers' API (`siteaudit.ports.application.CallerApi`) over a service's REST `/v1`.
 
-The same calls as `LocalApplication` (`siteaudit.ports.application.Application`), so the CLI, `siteaudit
-mcp` and any Python program work in-process or against a remote service alike:
+The same calls as `LocalApplication` offers callers, so the CLI, `siteaudit mcp` and any Python program
+work in-process or against a remote service alike:
 
     remote = HttpApplication("https://audit.example/v1")
     caller = remote.authenticate(os.environ["SITEAUDIT_API_KEY"])
@@ -12,13 +12,13 @@ call sends the key of the caller it is given. Errors are the DomainErrors of the
 answered (`transport.RemoteError`, `ValidationFailed`, `RateLimited`).
 
 A declared use case (`siteaudit.ports.usecases`) needs nothing here: `handle` builds its request from its
-`Http` binding and reads the answer back into its result class with the converter. A use case of the
-interface not declared yet is one method here: the path, the query or body, and the reader in
-`convert.py` (or named in `NOT_YET` meanwhile; a test lists the caller-facing methods missing here).
+`Http` binding and reads the answer back into its result class with the converter. A method of the
+callers' API not declared yet is one method here: the path, the query or body, and the reader in
+`convert.py`; mypy refuses the client while one is missing.
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 from urllib.parse import quote
 
 from siteaudit.adapters.answers import converter
@@ -45,6 +45,7 @@ from siteaudit.ports.application import (
     AuditDetail,
     AuditQuery,
     AuditStarted,
+    CallerApi,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -62,12 +63,6 @@ from siteaudit.ports.application import (
 )
 from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.usecases import Declared, Http, Result, UseCase, fields_of, result_of
-
-# Caller-facing use cases of the interface this client does not offer yet (other branches add them to
-# the application first). Each is one method away; the door test fails on a name missing from both. The
-# caller-facing use cases `/v1` does not serve at all (SPEC keeps them to the app: device approval, team
-# members, the billing page) are not here: the tool server's `NOT_TOOLS` names them with the reason.
-NOT_YET: Final[frozenset[str]] = frozenset()
 
 
 def _page(offset: int, limit: int) -> dict[str, int]:
@@ -92,7 +87,10 @@ def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any
     return {name: values[name] for name in fields if values[name] is not None}
 
 
-class HttpApplication:
+class HttpApplication(CallerApi):
+    """The callers' API (`siteaudit.ports.application.CallerApi`) over `/v1`: mypy checks it offers every
+    method of it with the same signature."""
+
     def __init__(
         self, base_url: str, *, transport: Transport | None = None, use_cases: Sequence[Declared] = ()
     ) -> None:

@@ -23,7 +23,7 @@ from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.adapters.rest.errors import envelope
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError, ErrorCode, RateLimited, ValidationFailed
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import CallerApi
 
 log = logging.getLogger("siteaudit.mcp")
 
@@ -99,7 +99,7 @@ def package_version() -> str:
 
 
 def build_server(
-    application: Application,
+    application: CallerApi,
     *,
     caller_of: CallerOf,
     now: Callable[[], datetime],

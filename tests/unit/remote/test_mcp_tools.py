@@ -10,7 +10,7 @@ from siteaudit.adapters.mcp.params import Param, input_schema, read_arguments
 from siteaudit.adapters.mcp.tools import NOT_TOOLS, tool_specs, tools_using
 from siteaudit.bootstrap import USE_CASES as DECLARED
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import Application, CallerApi
 
 TOOLS = tool_specs(DECLARED)
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
@@ -27,10 +27,11 @@ def test_every_use_case_has_a_tool_or_a_reason_on_the_exclusion_list() -> None:
     assert (used | excluded) - set(USE_CASES) == set(), "no tool or exclusion for a use case that is gone"
 
 
-def test_tools_call_only_caller_facing_use_cases_the_http_client_offers() -> None:
+def test_tools_call_only_the_callers_api_which_the_http_client_implements() -> None:
+    callers_api = {n for n, _ in inspect.getmembers(CallerApi, inspect.isfunction) if not n.startswith("_")}
     for name in tools_using(TOOLS):
-        assert "caller" in inspect.signature(getattr(Application, name)).parameters, name
-        assert hasattr(HttpApplication, name), name
+        assert name in callers_api, name
+        assert name in vars(HttpApplication), name
 
 
 def test_every_tool_and_argument_is_described_for_a_model() -> None:
