@@ -63,7 +63,10 @@ def path(
     high: float | None = None,
 ) -> dict[str, Input]:
     """attrs metadata of an input in the request path (REST) or a required argument (tool)."""
-    return {INPUT: Input("path", description, None, low, high, min_length, max_length, None, None, pattern)}
+    spec = Input(
+        "path", description, low=low, high=high, min_length=min_length, max_length=max_length, pattern=pattern
+    )
+    return {INPUT: spec}
 
 
 def query(description: str, *, low: float | None = None, high: float | None = None) -> dict[str, Input]:
@@ -83,11 +86,17 @@ def body(
     pattern: str | None = None,
 ) -> dict[str, Input]:
     """attrs metadata of a field of the JSON body (REST) or an argument (tool)."""
-    return {
-        INPUT: Input(
-            "body", description, doc, None, None, min_length, max_length, min_items, max_items, pattern
-        )
-    }
+    spec = Input(
+        "body",
+        description,
+        doc,
+        min_length=min_length,
+        max_length=max_length,
+        min_items=min_items,
+        max_items=max_items,
+        pattern=pattern,
+    )
+    return {INPUT: spec}
 
 
 @frozen
@@ -215,6 +224,17 @@ def fields_of(declared: Declared) -> tuple[Field, ...]:
         required = attribute.default is attrs.NOTHING
         found.append(Field(attribute.name, kind, spec, required, None if required else attribute.default))
     return tuple(found)
+
+
+def unbounded(found: Field) -> str | None:
+    """What bound a door reading `found` lacks (None: none): a number read from a query or body needs its
+    range, a string or a URL its greatest length."""
+    spec = found.spec
+    if found.kind in ("integer", "number") and (spec.low is None or spec.high is None):
+        return "a number needs low and high"
+    if found.kind in ("string", "urls") and spec.max_length is None:
+        return "a string needs max_length"
+    return None
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

@@ -16,7 +16,15 @@ from siteaudit.adapters.rest.resources import Resource
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock
-from siteaudit.ports.usecases import Declared, Field, Http, UseCase, exactly_one_problem, fields_of
+from siteaudit.ports.usecases import (
+    Declared,
+    Field,
+    Http,
+    UseCase,
+    exactly_one_problem,
+    fields_of,
+    unbounded,
+)
 
 
 def http_of(declared: Declared) -> Http | None:
@@ -99,6 +107,10 @@ class Declaring(Resource):
         for one in declared:
             http = http_of(one)
             assert http is not None
+            for found in fields_of(one):
+                lacking = unbounded(found) if found.spec.where != "path" else None
+                if lacking is not None:  # a declaration's mistake, refused when the app is built
+                    raise TypeError(f"{one.__name__}.{found.name}: {lacking}")
             setattr(self, f"on_{http.method.lower()}", partial(self._respond, one, http))
 
     def _respond(

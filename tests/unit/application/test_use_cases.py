@@ -14,7 +14,7 @@ from attrs import field, frozen
 
 from siteaudit.adapters.mcp.spec import Call
 from siteaudit.adapters.mcp.tools import tool_specs
-from siteaudit.adapters.rest.derived import route
+from siteaudit.adapters.rest.derived import Declaring, route
 from siteaudit.adapters.rest.openapi import document
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.account import Caller
@@ -30,7 +30,9 @@ from siteaudit.ports.usecases import (
     exactly_one_problem,
     fields_of,
     path,
+    query,
     result_of,
+    unbounded,
 )
 from siteaudit.services.registry import HANDLER_MODULES, HANDLERS, USE_CASES, Handlers, bind, handlers_in
 from siteaudit.services.tasks.answers import SiteTaskList
@@ -100,6 +102,24 @@ def test_exactly_one_of_names_both_fields_with_one_message(given: dict[str, Any]
         if bad
         else {}
     )
+
+
+def test_a_door_refuses_an_input_read_without_its_bounds_when_the_app_is_built() -> None:
+    @frozen
+    class Unbounded(UseCase[int]):
+        limit: int = field(default=1, metadata=query("How many, unbounded."))
+        word: str | None = field(default=None, metadata=body("A word of any length."))
+
+        http = Http("POST", "/v1/unbounded", "unbounded", "A test's")
+        tool = NotOffered("mcp", "a test's")
+
+    limit, word = fields_of(Unbounded)
+    assert unbounded(limit) == "a number needs low and high"
+    assert unbounded(word) == "a string needs max_length"
+    assert [unbounded(f) for f in fields_of(Plain)] == [None, None, "a string needs max_length"]
+    app = bootstrap(Settings(database_url="memory://"))
+    with pytest.raises(TypeError, match=r"Unbounded\.limit: a number needs low and high"):
+        Declaring(app.application, app.clock, [Unbounded])
 
 
 # --- the registry --------------------------------------------------------------------------------------
