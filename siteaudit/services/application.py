@@ -8,6 +8,7 @@ from the outside world arrives here once, from `siteaudit.bootstrap`.
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
+from functools import cached_property
 
 from attrs import field, frozen
 
@@ -164,11 +165,11 @@ class LocalApplication:
     # The REST hot path: a request's key, membership and rate-limit hit in one round trip (PostgreSQL);
     # None: `authenticate` then `limiter.hit`.
     key_gate: KeyGate | None = None
-    # The declared use cases' handlers, bound once to this application's ports (`services/registry.py`).
-    handlers: Handlers = field(init=False, repr=False, eq=False)
 
-    @handlers.default
-    def _bind_handlers(self) -> Handlers:
+    @cached_property
+    def handlers(self) -> Handlers:
+        """The declared use cases' handlers, bound once to this application's ports (`services/registry.py`);
+        not a field, so the application is built from its ports alone."""
         return Handlers.of(
             {
                 "uow": self.uow,
