@@ -108,7 +108,10 @@ class Declaring(Resource):
             http = http_of(one)
             assert http is not None
             for found in fields_of(one):
-                lacking = unbounded(found) if found.spec.where != "path" else None
+                # A path's string is the handler's to check (a task key's format); every other input
+                # is bounded here (a path's integer by Falcon's converter).
+                path_string = found.spec.where == "path" and found.kind == "string"
+                lacking = None if path_string else unbounded(found)
                 if lacking is not None:  # a declaration's mistake, refused when the app is built
                     raise TypeError(f"{one.__name__}.{found.name}: {lacking}")
             setattr(self, f"on_{http.method.lower()}", partial(self._respond, one, http))

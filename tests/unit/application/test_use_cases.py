@@ -121,6 +121,17 @@ def test_a_door_refuses_an_input_read_without_its_bounds_when_the_app_is_built()
     with pytest.raises(TypeError, match=r"Unbounded\.limit: a number needs low and high"):
         Declaring(app.application, app.clock, [Unbounded])
 
+    @frozen
+    class UnboundedPath(UseCase[int]):
+        site_id: int = field(metadata=path("Which site, unbounded."))
+        key: str = field(metadata=path("A key the handler checks."))
+
+        http = Http("GET", "/v1/unbounded/{site_id}/{key}", "unboundedPath", "A test's")
+        tool = NotOffered("mcp", "a test's")
+
+    with pytest.raises(TypeError, match=r"UnboundedPath\.site_id: a number needs low and high"):
+        Declaring(app.application, app.clock, [UnboundedPath])
+
 
 # --- the registry --------------------------------------------------------------------------------------
 
