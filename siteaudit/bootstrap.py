@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from attrs import define
 
@@ -26,10 +26,14 @@ from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders
+from siteaudit.services import registry
 from siteaudit.services.application import LocalApplication
-from siteaudit.services.recheck_run import RecheckTerms
+from siteaudit.services.tasks.recheck_run import RecheckTerms
 from siteaudit.services.traffic import ConsoleTraffic
 from siteaudit.settings import Settings
+
+# The declared use cases (`services/registry.py`), for the doors built on a client of a remote service.
+USE_CASES: Final = registry.USE_CASES
 
 if TYPE_CHECKING:
     from siteaudit.adapters.metrics import PrometheusMetrics

@@ -542,6 +542,15 @@ class RecheckPlan:
     def estimated_credits(self) -> int:
         return self.recheck.estimated_credits
 
+    def numbered(self, recheck_id: RecheckId) -> "RecheckPlan":
+        """The plan of the recheck once stored under `recheck_id`: the id on the recheck and on the tasks
+        and events it claimed (decided once, before the store gave the id)."""
+        return RecheckPlan(
+            recheck=evolve(self.recheck, id=recheck_id),
+            tasks=tuple(evolve(t, recheck_id=recheck_id) for t in self.tasks),
+            events=tuple(evolve(e, recheck_id=recheck_id) for e in self.events),
+        )
+
 
 _NO_URLS: Final[Mapping[TaskKey, Iterable[TaskUrl]]] = MappingProxyType({})
 _NO_BASELINE: Final[Mapping[str, Iterable[str]]] = MappingProxyType({})

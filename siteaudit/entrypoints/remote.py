@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import click
 from attrs import evolve
@@ -26,8 +26,7 @@ from siteaudit.domain.error import DomainError
 from siteaudit.entrypoints.output import ProgressBar, echo, error_line, print_table
 
 if TYPE_CHECKING:
-    from siteaudit.adapters.mcp.tools import ToolSpec
-    from siteaudit.ports.application import Application
+    from siteaudit.adapters.mcp.spec import ToolSpec
 
 URL_VARIABLE: Final = "SITEAUDIT_URL"
 KEY_VARIABLE: Final = "SITEAUDIT_API_KEY"
@@ -58,7 +57,9 @@ def connect(server: str | None) -> tuple[HttpApplication, Caller]:
         fail(
             f"no API key: set {KEY_VARIABLE}=sk_... (a key from the app, or the one `siteaudit serve` printed)"
         )
-    application = HttpApplication(api_base(server))
+    from siteaudit.bootstrap import USE_CASES
+
+    application = HttpApplication(api_base(server), use_cases=USE_CASES)
     return application, guarded(lambda: application.authenticate(key))
 
 
@@ -77,12 +78,6 @@ def guarded(call: Callable[[], Any]) -> Any:
 
 SERVER_HELP: Final = f"The siteaudit service (default {URL_VARIABLE}); the key comes from {KEY_VARIABLE}."
 server_option = click.option("--server", default=None, metavar="URL", help=SERVER_HELP)
-
-
-def as_application(remote: HttpApplication) -> "Application":
-    """The client where a door expects the application: the doors here (the tools) call only the
-    caller-facing use cases, which the client offers (tests/unit/remote/test_mcp_tools.py checks both)."""
-    return cast("Application", remote)
 
 
 def print_rows(rows: list[dict[str, Any]]) -> None:
@@ -132,7 +127,8 @@ def tool_command(spec: "ToolSpec") -> click.Command:
     required ones positional), the same answer (`--json`), its rows as CSV (`--csv`), and for people its
     lines, tables and the next `siteaudit` command to run (`remote_views.VIEWS`)."""
     from siteaudit.adapters.mcp.params import read_arguments
-    from siteaudit.adapters.mcp.tools import TOOLS_BY_NAME, Call
+    from siteaudit.adapters.mcp.spec import Call
+    from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
     from siteaudit.adapters.system import SystemClock
     from siteaudit.entrypoints.remote_views import VIEWS, Invocation, render
 
@@ -182,7 +178,7 @@ def tool_command(spec: "ToolSpec") -> click.Command:
         shown = waits is not None and ProgressBar.shown_on_terminal(quiet=as_json or as_csv)
         with ProgressBar(what, total=None, shown=shown) as bar:
             call = Call(
-                as_application(application),
+                application,
                 caller,
                 args,
                 now=SystemClock().now,
@@ -200,7 +196,7 @@ def tool_command(spec: "ToolSpec") -> click.Command:
             invocation = Invocation(spec.name.replace("_", "-"), positional, given)
             parts = render(view, answer, invocation)
             if view.also and not answer.get("verified", True):
-                also = TOOLS_BY_NAME[view.also]
+                also = HAND_WRITTEN_BY_NAME[view.also]
                 more = guarded(lambda: also.run(evolve(call, args={"site_id": answer["id"]})))
                 site = Invocation(also.name, ("site_id",), {"site_id": answer["id"]})
                 proofs = render(VIEWS[view.also], more, site)
@@ -219,9 +215,10 @@ def tool_command(spec: "ToolSpec") -> click.Command:
 
 
 def add_tool_commands(group: click.Group) -> None:
-    from siteaudit.adapters.mcp.tools import TOOLS
+    from siteaudit.adapters.mcp.tools import tool_specs
+    from siteaudit.bootstrap import USE_CASES
 
-    for spec in TOOLS:
+    for spec in tool_specs(USE_CASES):
         group.add_command(tool_command(spec))
 
 
@@ -247,7 +244,7 @@ def mcp(server: str | None, local: bool) -> None:
         from siteaudit.adapters.system import SystemClock
 
         application, caller = connect(server)
-        serve_stdio(as_application(application), caller, now=SystemClock().now)
+        serve_stdio(application, caller, now=SystemClock().now)
         return
     from siteaudit.adapters.log import configure_logging
     from siteaudit.bootstrap import bootstrap

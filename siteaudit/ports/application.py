@@ -40,17 +40,15 @@ from siteaudit.domain.console_answers import (
 )
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.impact import FixImpact
 from siteaudit.domain.indexnow import BatchResult, IndexNowSite, KeyCheck, Submission, SubmitStatus
 from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.report import Report
 from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import Monitoring, MonitoringSkip, Notice, ProofCheck, Site, VerifyMethod
-from siteaudit.domain.task import FixTask
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.crawl import LinkLine, PageRow
 from siteaudit.ports.ratelimit import Limit, RateDecision
+from siteaudit.ports.usecases import Declared, Result, UseCase
 
 T = TypeVar("T")
 
@@ -486,86 +484,6 @@ class Invitation:
 
 
 @frozen
-class SiteTasks:
-    """`GET /sites/{id}/tasks`: the chosen tasks (impact order) from the site's latest full audit."""
-
-    site_id: SiteId
-    crawl_id: AuditId | None  # the latest full audit the tasks come from; None before the first
-    has_traffic_data: bool
-    total: int  # every task of the site, fixed ones included
-    open_total: int  # tasks not fixed
-    tasks: tuple[FixTask, ...]
-
-
-@frozen
-class TeamTask:
-    """One of the team's top tasks, with the site it belongs to (`GET /tasks`)."""
-
-    task: FixTask
-    site_host: str
-
-
-@frozen
-class FixImpactSummary:
-    """`GET /sites/{id}/fix-impact`: the site's latest events and its total over measured ones."""
-
-    site_id: SiteId
-    total_delta_28d: int
-    measured_events: int
-    events: tuple[FixImpact, ...]
-    demo: bool  # the site's console figures come from the demo provider
-
-
-@frozen
-class TeamFixImpact:
-    """`GET /fix-impact`: the team's latest events across its sites (hosts by site) and its total."""
-
-    total_delta_28d: int
-    measured_events: int
-    events: tuple[FixImpact, ...]
-    site_hosts: Mapping[SiteId, str]
-    demo: bool  # some of the events' figures come from the demo provider
-
-
-@frozen
-class TaskUrlRow:
-    """SPEC 2.7 task URL row: an affected URL, its traffic when known, and what the audit saw there."""
-
-    url: str
-    clicks_28d: int | None = None
-    impressions_28d: int | None = None
-    details: Mapping[str, object] = field(factory=dict)
-
-
-@frozen
-class TaskDetail:
-    task: FixTask
-    urls: tuple[TaskUrlRow, ...]
-    page: int
-    total: int
-
-
-@frozen
-class RecheckRequest:
-    """`POST /sites/{id}/recheck`: exactly one of `task_key` and `urls` (the use case enforces it)."""
-
-    site_id: SiteId
-    task_key: str | None = None
-    urls: tuple[str, ...] | None = None
-
-
-@frozen
-class RecheckAccepted:
-    recheck: Recheck
-    tasks: tuple[FixTask, ...]  # the tasks the recheck covers, as they are now (verifying when claimed)
-
-    @property
-    def estimated_credits(self) -> int:
-        """Whole credits reserved: 1 per URL."""
-        return self.recheck.estimated_credits
-
-
-@frozen
 class RecheckRun:
     """What one run of a recheck did: `ended` when it ended (or had), `lease_lost` when another runner
     held it."""
@@ -612,22 +530,27 @@ class DeviceCancel(Protocol):
         ...
 
 
-class Application(Protocol):
-    # Callers: who a key acts for, and what they may see and do (REST, embedding apps).
+class CallerApi(Protocol):
+    """The callers' API: what a key holder does, through REST, the tools (MCP over HTTP and stdio, the
+    remote CLI), the typed HTTP client (`adapters/client`, which implements exactly this) and a Python
+    program embedding siteaudit. Every call but `authenticate` acts for a caller and is scoped to its
+    team; the declared use cases run through `handle`."""
 
     def authenticate(self, raw_key: str) -> Caller:
         """Who a bearer key acts for. Raises Unauthenticated (unknown, malformed, revoked or replaced
         key) or TeamAccessRevoked (its holder left the key's team)."""
         ...
 
-    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
-        """`authenticate`, and one request of the key counted against the rate-limit `bucket` (shared by
-        every process) only when the key is let in; on PostgreSQL both in one round trip. Raises as
-        `authenticate` does; a request over the limit is not counted and answers `decision.allowed`
-        False."""
+    def account(self, caller: Caller) -> AccountView: ...
+
+    def handle(self, use_case: UseCase[Result], caller: Caller) -> Result:
+        """Run a declared use case for the caller (`siteaudit.ports.usecases`): its handler's result, or
+        the DomainError it raises. Every call is scoped to the caller's team (NotFound otherwise)."""
         ...
 
-    def account(self, caller: Caller) -> AccountView: ...
+    def use_cases(self) -> Sequence[Declared]:
+        """The declared use cases `handle` runs, in the order the doors list them."""
+        ...
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         """Reserve the estimated credits, store the audit `queued` and dispatch its first crawl slice.
@@ -639,11 +562,6 @@ class Application(Protocol):
     def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
         """The audit and whether it stalled now. Raises NotFound for another team's audit as for an
         unknown one."""
-        ...
-
-    def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
-        """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
-        `get_audit` does."""
         ...
 
     def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
@@ -661,15 +579,6 @@ class Application(Protocol):
     def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
         """Raises CrawlArchived when the audit's rows were archived."""
         ...
-
-    def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
-        """Every row of one kind of the audit, read from the crawl store in batches (memory stays
-        bounded however large the audit). The audit is checked before this returns: raises NotFound
-        (another team's audit) or CrawlArchived. Exhaust or close the iterator: it holds a database
-        connection until then."""
-        ...
-
-    # Registered sites: every call scoped to the caller's team (another team's site: NotFound).
 
     def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
         """A new unverified site with a fresh token. Raises InvalidUrl (also for a host that is not
@@ -701,6 +610,111 @@ class Application(Protocol):
     def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         """`POST /sites/{id}/crawls` (`request.site_id` set): the site's saved settings, max_rps capped
         at the site's and at 3 while unverified, charged to the team owner, no webhook."""
+        ...
+
+    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
+        """A checkout link for a credit pack, paid by the caller's own account (the team owner's).
+        Raises NotTeamOwner, PriceNotConfigured (no provider), PaymentProviderFailed."""
+        ...
+
+    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
+        """A subscription checkout link. Raises NotTeamOwner, PriceNotConfigured (combination not
+        offered), SubscriptionExists (one per account), PaymentProviderFailed."""
+        ...
+
+    def billing_portal(self, caller: Caller) -> PaymentLink:
+        """The provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first
+        completed purchase), PaymentProviderFailed."""
+        ...
+
+    def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
+        """The site's IndexNow status (any site of the team; its key is generated on first use).
+        Raises NotFound."""
+        ...
+
+    def set_indexnow_auto(self, site_id: SiteId, auto: bool, caller: Caller) -> IndexNowStatus:
+        """Turn auto-submit after each audit on or off. Raises NotFound."""
+        ...
+
+    def check_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowKeyChecked:
+        """Fetch the key file now (through the SSRF guard); a failed check unverifies the key. Raises
+        NotFound."""
+        ...
+
+    def detect_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
+        """Look for a key the site already serves (at most 10 requests); a found key is only a suggestion,
+        in `detection`. Raises NotFound."""
+        ...
+
+    def set_indexnow_key(
+        self, site_id: SiteId, key: str, key_location: str | None, caller: Caller
+    ) -> IndexNowKeyChecked:
+        """Use an existing key, checked at once. Raises NotFound, InvalidIndexNowKey,
+        InvalidIndexNowKeyLocation (422) or SiteNotVerified (409)."""
+        ...
+
+    def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
+        """Send the site's URLs to IndexNow. Raises NotFound, SiteNotVerified, IndexNowKeyUnverified
+        (409), IndexNowUrlNotInSite (422), IndexNowCap (429) or IndexNowRejected (502)."""
+        ...
+
+    # The search-console reads: every one needs the caller's verified site (404 not_found, 409
+    # site_not_verified) and answers `demo` true for the demo provider's data.
+
+    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
+        """Headline, indexing funnel, 28-day trend, per-template figures and sync status."""
+        ...
+
+    def console_not_indexed(
+        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
+    ) -> NotIndexedAnswer:
+        """Not-indexed groups (coverage state x template), or one group's URLs with both filters."""
+        ...
+
+    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
+        """One URL's crawl facts, latest inspection and search figures. Raises UrlNotInSite (422)."""
+        ...
+
+    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
+        """Low CTR, striking distance and canonical mismatches, with counts and the rules used."""
+        ...
+
+    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
+        """Fresh inspections of 1-20 URLs of the site within the property's daily budget (shared with
+        the daily sync). Raises UrlNotInSite (422), ScNotConnected (409), BudgetExhausted (429)."""
+        ...
+
+    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
+        """Crawled pages the console reports as not indexed, grouped by URL template and value class,
+        each group with why and an action (`task_code`/`task_id` null until fix tasks exist)."""
+        ...
+
+
+class Application(CallerApi, Protocol):
+    """The whole application interface: the callers' API, and what the service's own doors call beyond it:
+    the app's sign-in and pages, administration, the workers, the scheduler and the metrics."""
+
+    # The app's own reads of an audit (its live progress and downloads; the REST export streams too).
+
+    def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
+        """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
+        `get_audit` does."""
+        ...
+
+    def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
+        """Every row of one kind of the audit, read from the crawl store in batches (memory stays
+        bounded however large the audit). The audit is checked before this returns: raises NotFound
+        (another team's audit) or CrawlArchived. Exhaust or close the iterator: it holds a database
+        connection until then."""
+        ...
+
+    # The REST and MCP doors themselves: a key let in and its request counted.
+
+    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
+        """`authenticate`, and one request of the key counted against the rate-limit `bucket` (shared by
+        every process) only when the key is let in; on PostgreSQL both in one round trip. Raises as
+        `authenticate` does; a request over the limit is not counted and answers `decision.allowed`
+        False."""
         ...
 
     # Work: what actors and periodic jobs run.
@@ -832,21 +846,6 @@ class Application(Protocol):
 
     # Billing (SPEC 4.10): the team owner's links, the provider's events, the local test checkout.
 
-    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
-        """A checkout link for a credit pack, paid by the caller's own account (the team owner's).
-        Raises NotTeamOwner, PriceNotConfigured (no provider), PaymentProviderFailed."""
-        ...
-
-    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
-        """A subscription checkout link. Raises NotTeamOwner, PriceNotConfigured (combination not
-        offered), SubscriptionExists (one per account), PaymentProviderFailed."""
-        ...
-
-    def billing_portal(self, caller: Caller) -> PaymentLink:
-        """The provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first
-        completed purchase), PaymentProviderFailed."""
-        ...
-
     def billing_status(self, caller: Caller) -> BillingStatus:
         """The caller's plan, subscription and purchases (the app's billing page)."""
         ...
@@ -887,65 +886,7 @@ class Application(Protocol):
         yearly subscription's later months); the number of months granted."""
         ...
 
-    # --- IndexNow (SPEC 2.10, 4.9) ---------------------------------------------------------------------
-
-    def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        """The site's IndexNow status (any site of the team; its key is generated on first use).
-        Raises NotFound."""
-        ...
-
-    def set_indexnow_auto(self, site_id: SiteId, auto: bool, caller: Caller) -> IndexNowStatus:
-        """Turn auto-submit after each audit on or off. Raises NotFound."""
-        ...
-
-    def check_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowKeyChecked:
-        """Fetch the key file now (through the SSRF guard); a failed check unverifies the key. Raises
-        NotFound."""
-        ...
-
-    def detect_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        """Look for a key the site already serves (at most 10 requests); a found key is only a suggestion,
-        in `detection`. Raises NotFound."""
-        ...
-
-    def set_indexnow_key(
-        self, site_id: SiteId, key: str, key_location: str | None, caller: Caller
-    ) -> IndexNowKeyChecked:
-        """Use an existing key, checked at once. Raises NotFound, InvalidIndexNowKey,
-        InvalidIndexNowKeyLocation (422) or SiteNotVerified (409)."""
-        ...
-
-    def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
-        """Send the site's URLs to IndexNow. Raises NotFound, SiteNotVerified, IndexNowKeyUnverified
-        (409), IndexNowUrlNotInSite (422), IndexNowCap (429) or IndexNowRejected (502)."""
-        ...
-
-    # --- the search-console integration (issue 14, SPEC 4.8) -------------------------------------------
-    # Every read needs the caller's verified site (404 not_found, 409 site_not_verified) and answers
-    # `demo` true for the demo provider's data.
-
-    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
-        """Headline, indexing funnel, 28-day trend, per-template figures and sync status."""
-        ...
-
-    def console_not_indexed(
-        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
-    ) -> NotIndexedAnswer:
-        """Not-indexed groups (coverage state x template), or one group's URLs with both filters."""
-        ...
-
-    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
-        """One URL's crawl facts, latest inspection and search figures. Raises UrlNotInSite (422)."""
-        ...
-
-    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
-        """Low CTR, striking distance and canonical mismatches, with counts and the rules used."""
-        ...
-
-    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
-        """Fresh inspections of 1-20 URLs of the site within the property's daily budget (shared with
-        the daily sync). Raises UrlNotInSite (422), ScNotConnected (409), BudgetExhausted (429)."""
-        ...
+    # --- the search-console integration (issue 14, SPEC 4.8): the sync and the connection ------------
 
     def sync_search_consoles(self, now: datetime) -> int:
         """The daily sync (run by the scheduler): every verified site not synced for a day gets 28 days
@@ -959,11 +900,6 @@ class Application(Protocol):
 
     def disconnect_search_console(self, team_name: str) -> bool:
         """Forget and revoke the team's OAuth grant; False when there was none."""
-        ...
-
-    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
-        """Crawled pages the console reports as not indexed, grouped by URL template and value class,
-        each group with why and an action (`task_code`/`task_id` null until fix tasks exist)."""
         ...
 
     def console_page_totals(
@@ -1062,37 +998,8 @@ class Application(Protocol):
         NotTeamOwner, Conflict for the owner, NotFound for a non-member."""
         ...
 
-    # Fix tasks and rechecks (SPEC 4.5, 4.6): every call scoped to the caller's team (NotFound otherwise).
-
-    def site_tasks(self, site_id: SiteId, caller: Caller, *, limit: int = 10) -> SiteTasks:
-        """The site's tasks in impact order; with `limit` <= 3 fixed tasks are left out and one task per
-        check code is kept."""
-        ...
-
-    def team_tasks(self, caller: Caller, *, limit: int = 3) -> Sequence[TeamTask]:
-        """The team's top tasks across its sites, never fixed ones."""
-        ...
-
-    def task_detail(self, site_id: SiteId, task_key: str, caller: Caller, *, page: int = 1) -> TaskDetail:
-        """One task and a page of 100 of its URLs. Raises NotFound for an unknown key, ValidationFailed for
-        a malformed one."""
-        ...
-
-    def request_recheck(self, request: RecheckRequest, caller: Caller) -> RecheckAccepted:
-        """Accept and dispatch a recheck, 1 credit per URL reserved on the team owner. Raises
-        ValidationFailed, NotFound, SiteNotVerified, CannotVerify, InvalidUrls, InsufficientCredits (402,
-        no slot used), RecheckRateLimited (429, 30 an hour per team), InvalidTransition (409: the task is
-        already verifying or fixed) or DispatchFailed (503, refunded)."""
-        ...
-
-    def get_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
-        """Raises NotFound for an unknown recheck or another team's."""
-        ...
-
-    def cancel_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
-        """End a queued or running recheck `cancelled` (URLs fetched so far are charged and judged, the
-        rest refunded). Raises Conflict when it already ended."""
-        ...
+    # Fix tasks and rechecks (SPEC 4.5, 4.6): the callers' use cases are declared (`handle`); the
+    # workers' are here.
 
     def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
         """The worker's job: fetch the recheck's remaining URLs under its lease, then end it, settle its
@@ -1103,15 +1010,7 @@ class Application(Protocol):
         """Re-dispatch stalled rechecks (or end them `failed`) as the reaper settings say."""
         ...
 
-    # Fix impact (SPEC 2.9, 4.7): every read scoped to the caller's team (NotFound otherwise).
-
-    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
-        """The site's latest `limit` fix-impact events and its total `delta_28d` over measured events."""
-        ...
-
-    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
-        """The team's latest `limit` fix-impact events across its sites and their total."""
-        ...
+    # Fix impact (SPEC 2.9, 4.7): the callers' reads are declared (`handle`); the scheduler's pass is here.
 
     def measure_fix_impacts(self, now: datetime) -> int:
         """The scheduler's daily pass: fix-impact events not looked at for a day are brought up to date

@@ -8,6 +8,7 @@ from the outside world arrives here once, from `siteaudit.bootstrap`.
 import asyncio
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime
+from functools import cached_property
 
 from attrs import Factory, field, frozen
 
@@ -31,7 +32,6 @@ from siteaudit.domain.indexnow import IndexNowRejected
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
@@ -51,7 +51,6 @@ from siteaudit.ports.application import (
     DeviceLoginStarted,
     ExportKind,
     ExportRow,
-    FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -70,9 +69,7 @@ from siteaudit.ports.application import (
     PersonView,
     ProofRechecks,
     Reaped,
-    RecheckAccepted,
     RecheckReaped,
-    RecheckRequest,
     RecheckRun,
     ScheduledAudits,
     SignedIn,
@@ -80,11 +77,7 @@ from siteaudit.ports.application import (
     SiteDetail,
     SiteOwnership,
     SiteRegistration,
-    SiteTasks,
     SiteUpdated,
-    TaskDetail,
-    TeamFixImpact,
-    TeamTask,
     TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
@@ -104,6 +97,7 @@ from siteaudit.ports.searchconsole import ConsoleProviders, NoConsoleProviders
 from siteaudit.ports.signin import PasswordHasher
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
+from siteaudit.ports.usecases import Declared, Result, UseCase
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
 from siteaudit.services import archive as archive_services
@@ -114,21 +108,21 @@ from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import device as device_services
 from siteaudit.services import finalize as finalize_services
-from siteaudit.services import impact as impact_services
 from siteaudit.services import indexnow as indexnow_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
-from siteaudit.services import recheck as recheck_services
-from siteaudit.services import recheck_run as recheck_run_services
 from siteaudit.services import report as report_services
 from siteaudit.services import schedule as schedule_services
 from siteaudit.services import signin as signin_services
 from siteaudit.services import site as site_services
-from siteaudit.services import task as task_services
 from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
 from siteaudit.services.events import MessageBus
-from siteaudit.services.recheck_run import RecheckTerms
+from siteaudit.services.impact import impact as impact_services
+from siteaudit.services.registry import USE_CASES, Handlers
+from siteaudit.services.tasks import recheck as recheck_services
+from siteaudit.services.tasks import recheck_run as recheck_run_services
+from siteaudit.services.tasks.recheck_run import RecheckTerms
 
 
 @frozen(kw_only=True)
@@ -180,6 +174,25 @@ class LocalApplication:
         init=False, repr=False, eq=False, default=Factory(lambda self: self._event_bus(), takes_self=True)
     )
 
+    @cached_property
+    def handlers(self) -> Handlers:
+        """The declared use cases' handlers, bound once to this application's ports (`services/registry.py`);
+        not a field, so the application is built from its ports alone."""
+        return Handlers.of(
+            {
+                "uow": self.uow,
+                "clock": lambda: self.clock,
+                "crawl": lambda: self.crawl,
+                "queue": lambda: self.queue,
+                "limiter": self._limiter,
+                "traffic": lambda: self.traffic,
+            }
+        )
+
+    def _limiter(self) -> RateLimiter:
+        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
+        return self.limiter
+
     @property
     def crawl_deps(self) -> crawl_services.CrawlDeps:
         return crawl_services.CrawlDeps(
@@ -196,6 +209,12 @@ class LocalApplication:
         )
 
     # --- callers ---------------------------------------------------------------------------------------
+
+    def handle(self, use_case: UseCase[Result], caller: Caller) -> Result:
+        return self.handlers.handle(use_case, caller)
+
+    def use_cases(self) -> Sequence[Declared]:
+        return USE_CASES
 
     def authenticate(self, raw_key: str) -> Caller:
         return key_services.authenticate(raw_key, uow=self.uow(), clock=self.clock)
@@ -842,36 +861,6 @@ class LocalApplication:
 
     # --- fix tasks and rechecks (SPEC 4.5, 4.6) ----------------------------------------------------------
 
-    def site_tasks(self, site_id: SiteId, caller: Caller, *, limit: int = 10) -> SiteTasks:
-        return task_services.site_tasks(site_id, caller, limit=limit, uow=self.uow())
-
-    def team_tasks(self, caller: Caller, *, limit: int = 3) -> Sequence[TeamTask]:
-        return task_services.team_tasks(caller, limit=limit, uow=self.uow())
-
-    def task_detail(self, site_id: SiteId, task_key: str, caller: Caller, *, page: int = 1) -> TaskDetail:
-        return task_services.task_detail(
-            site_id, task_key, caller, page=page, uow=self.uow(), crawl=self.crawl, traffic=self.traffic
-        )
-
-    def request_recheck(self, request: RecheckRequest, caller: Caller) -> RecheckAccepted:
-        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
-        return recheck_services.request_recheck(
-            request,
-            caller,
-            uow=self.uow(),
-            clock=self.clock,
-            crawl=self.crawl,
-            queue=self.queue,
-            limiter=self.limiter,
-            traffic=self.traffic,
-        )
-
-    def get_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
-        return recheck_services.get_recheck(recheck_id, caller, uow=self.uow())
-
-    def cancel_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
-        return recheck_services.cancel_recheck(recheck_id, caller, uow=self.uow(), clock=self.clock)
-
     def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
         deps = recheck_run_services.RecheckDeps(
             uow=self.uow,
@@ -894,12 +883,6 @@ class LocalApplication:
         )
 
     # --- fix impact (SPEC 2.9, 4.7) ------------------------------------------------------------------------
-
-    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
-        return impact_services.site_fix_impact(site_id, caller, limit=limit, uow=self.uow())
-
-    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
-        return impact_services.team_fix_impact(caller, limit=limit, uow=self.uow())
 
     def measure_fix_impacts(self, now: datetime) -> int:
         return impact_services.measure_fix_impacts(now, uow=self.uow, crawl=self.crawl)

@@ -38,7 +38,7 @@ from siteaudit.ports.searchconsole import (
     SearchConsole,
     SiteContext,
 )
-from siteaudit.services.impact import refresh_task_traffic
+from siteaudit.services.impact.impact import refresh_task_traffic
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ from siteaudit.ports.metrics import Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.alert import mail_site_alert
 from siteaudit.services.indexnow import auto_submit_after_audit
-from siteaudit.services.task import refresh_site_tasks
+from siteaudit.services.tasks.task import refresh_site_tasks
 from siteaudit.services.traffic import FixedTraffic
 from siteaudit.services.webhook import queue_webhook
 

@@ -400,7 +400,7 @@ def finalize_audit(
             return audit
         audit, ended = audit.publish_report(health_score=report.health_score, now=clock.now())
         uow.audits.save(audit)
-        # Fix tasks follow full audits only (services/task.py says why).
+        # Fix tasks follow full audits only (services/tasks/task.py says why).
         published = bus.in_transaction(
             ended, FindingsPublished(audit, findings, template_of, figures), uow=uow
         )

@@ -3,7 +3,7 @@
 `ConsoleTraffic` is the `TrafficSource` over the console store: clicks and impressions per URL over the
 28 days ending at the latest day the site's figures are stored for (the daily sync stores 28 days ending
 yesterday); a site without stored figures has no traffic data (None). `open_fix_impacts` runs inside the
-transaction that marks tasks fixed; `services/impact.py` measures and reads the events.
+transaction that marks tasks fixed; `services/impact/impact.py` measures and reads the events.
 """
 
 from collections.abc import Callable, Collection, Iterable, Mapping

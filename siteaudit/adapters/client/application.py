@@ -1,7 +1,7 @@
-"""`HttpApplication`: the caller-facing part of the application interface, over a service's REST `/v1`.
+"""`HttpApplication`: the callers' API (`siteaudit.ports.application.CallerApi`) over a service's REST `/v1`.
 
-The same calls as `LocalApplication` (`siteaudit.ports.application.Application`), so the CLI, `siteaudit
-mcp` and any Python program work in-process or against a remote service alike:
+The same calls as `LocalApplication` offers callers, so the CLI, `siteaudit mcp` and any Python program
+work in-process or against a remote service alike:
 
     remote = HttpApplication("https://audit.example/v1")
     caller = remote.authenticate(os.environ["SITEAUDIT_API_KEY"])
@@ -11,16 +11,17 @@ mcp` and any Python program work in-process or against a remote service alike:
 call sends the key of the caller it is given. Errors are the DomainErrors of the codes the service
 answered (`transport.RemoteError`, `ValidationFailed`, `RateLimited`).
 
-Adding a use case is one method here: the path, the query or body, and the reader in `convert.py`.
-Until then it is named in `NOT_YET` (a test lists the interface's caller-facing methods missing here).
+A declared use case (`siteaudit.ports.usecases`) needs nothing here: `handle` builds its request from its
+`Http` binding and reads the answer back into its result class with the converter. A method of the
+callers' API not declared yet is one method here: the path, the query or body, and the reader in
+`convert.py`; mypy refuses the client while one is missing.
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 from urllib.parse import quote
 
-from attrs import evolve
-
+from siteaudit.adapters.answers import converter
 from siteaudit.adapters.client import convert
 from siteaudit.adapters.client.transport import Transport
 from siteaudit.domain.account import Caller
@@ -34,19 +35,17 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.error import Unauthenticated
-from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue
-from siteaudit.domain.recheck import Recheck, RecheckStatus
 from siteaudit.domain.report import Report
 from siteaudit.domain.site import Site, VerifyMethod
-from siteaudit.domain.task import TaskStatus
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
     AuditQuery,
     AuditStarted,
-    FixImpactSummary,
+    CallerApi,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -56,25 +55,14 @@ from siteaudit.ports.application import (
     OwnershipProved,
     PageQuery,
     PaymentLink,
-    RecheckAccepted,
-    RecheckRequest,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
     SiteRegistration,
-    SiteTasks,
     SiteUpdated,
-    TaskDetail,
-    TeamFixImpact,
-    TeamTask,
 )
 from siteaudit.ports.crawl import PageRow
-
-# Caller-facing use cases of the interface this client does not offer yet (other branches add them to
-# the application first). Each is one method away; the door test fails on a name missing from both. The
-# caller-facing use cases `/v1` does not serve at all (SPEC keeps them to the app: device approval, team
-# members, the billing page) are not here: the tool server's `NOT_TOOLS` names them with the reason.
-NOT_YET: Final[frozenset[str]] = frozenset()
+from siteaudit.ports.usecases import Declared, Http, Result, UseCase, fields_of, result_of
 
 
 def _page(offset: int, limit: int) -> dict[str, int]:
@@ -99,10 +87,46 @@ def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any
     return {name: values[name] for name in fields if values[name] is not None}
 
 
-class HttpApplication:
-    def __init__(self, base_url: str, *, transport: Transport | None = None) -> None:
+class HttpApplication(CallerApi):
+    """The callers' API (`siteaudit.ports.application.CallerApi`) over `/v1`: mypy checks it offers every
+    method of it with the same signature."""
+
+    def __init__(
+        self, base_url: str, *, transport: Transport | None = None, use_cases: Sequence[Declared] = ()
+    ) -> None:
+        """`use_cases`: the declared use cases the service offers (`siteaudit.bootstrap.USE_CASES`), which
+        `use_cases()` lists for the doors built on this client (the tools of `siteaudit mcp`)."""
         self.transport = transport or Transport(base_url)
         self._keys: dict[Caller, str] = {}
+        self._use_cases = tuple(use_cases)
+
+    def use_cases(self) -> Sequence[Declared]:
+        return self._use_cases
+
+    def handle(self, use_case: UseCase[Result], caller: Caller) -> Result:
+        """The use case on the service: its path, query and body from its `Http` binding and inputs, its
+        answer read back into its result class."""
+        declared = type(use_case)
+        http = declared.http
+        if not isinstance(http, Http):
+            raise LookupError(f"/v1 does not offer {declared.__name__}: {http.reason}")
+        path, query, body = http.path.removeprefix("/v1"), {}, {}
+        for found in fields_of(declared):
+            value = getattr(use_case, found.name)
+            if found.spec.where == "path":
+                path = path.replace(f"{{{found.name}}}", quote(str(value), safe=""))
+            elif value is None:
+                continue
+            elif found.spec.where == "query":
+                query[found.name] = value
+            else:
+                body[found.name] = list(value) if isinstance(value, tuple) else value
+        has_body = any(found.spec.where == "body" for found in fields_of(declared))
+        answer = self.transport.call(
+            http.method, path, key=self._key(caller), params=query, body=body if has_body else None
+        )
+        result: Result = converter.structure(answer, result_of(declared))
+        return result
 
     def close(self) -> None:
         self.transport.close()
@@ -304,43 +328,3 @@ class HttpApplication:
 
     def billing_portal(self, caller: Caller) -> PaymentLink:
         return convert.payment_link(self._send("POST", caller, "/billing/portal"))
-
-    # --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) ---------------------------------------------
-
-    def site_tasks(self, site_id: SiteId, caller: Caller, *, limit: int = 10) -> SiteTasks:
-        return convert.site_tasks(self._get(caller, f"/sites/{int(site_id)}/tasks", limit=limit))
-
-    def team_tasks(self, caller: Caller, *, limit: int = 3) -> Sequence[TeamTask]:
-        return convert.team_tasks(self._get(caller, "/tasks", limit=limit))
-
-    def task_detail(self, site_id: SiteId, task_key: str, caller: Caller, *, page: int = 1) -> TaskDetail:
-        path = f"/sites/{int(site_id)}/tasks/{quote(task_key, safe='')}"
-        return convert.task_detail(self._get(caller, path, page=page), site_id)
-
-    def request_recheck(self, request: RecheckRequest, caller: Caller) -> RecheckAccepted:
-        body: dict[str, Any] = (
-            {"task_key": request.task_key} if request.urls is None else {"urls": list(request.urls)}
-        )
-        site_id = request.site_id
-        started = self._send("POST", caller, f"/sites/{int(site_id)}/recheck", body)
-        # The 202 names the recheck and its tasks; both are read back for whole values, with the status
-        # each had when the recheck was accepted.
-        recheck = self.get_recheck(RecheckId(int(started["recheck_id"])), caller)
-        tasks = tuple(
-            evolve(self.task_detail(site_id, ref["task_key"], caller).task, status=TaskStatus(ref["status"]))
-            for ref in started["tasks"]
-        )
-        return RecheckAccepted(recheck=evolve(recheck, status=RecheckStatus(started["status"])), tasks=tasks)
-
-    def get_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
-        return convert.recheck(self._get(caller, f"/rechecks/{int(recheck_id)}"), caller)
-
-    def cancel_recheck(self, recheck_id: RecheckId, caller: Caller) -> Recheck:
-        return convert.recheck(self._send("DELETE", caller, f"/rechecks/{int(recheck_id)}"), caller)
-
-    # --- fix impact (SPEC 2.9, 4.7) ---
-    def site_fix_impact(self, site_id: SiteId, caller: Caller, *, limit: int = 50) -> FixImpactSummary:
-        return convert.site_fix_impact(self._get(caller, f"/sites/{int(site_id)}/fix-impact", limit=limit))
-
-    def team_fix_impact(self, caller: Caller, *, limit: int = 10) -> TeamFixImpact:
-        return convert.team_fix_impact(self._get(caller, "/fix-impact", limit=limit))

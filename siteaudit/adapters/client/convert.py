@@ -25,8 +25,7 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.facts import FetchError
-from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId, UserId
-from siteaudit.domain.impact import FixImpact, ImpactStatus
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.indexnow import (
     BatchResult,
     Detection,
@@ -42,16 +41,6 @@ from siteaudit.domain.indexnow import (
     SubmitTrigger,
 )
 from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.recheck import ENDED as RECHECK_ENDED
-from siteaudit.domain.recheck import (
-    Recheck,
-    RecheckStatus,
-    RecheckUrl,
-    TaskOutcome,
-    UrlObservation,
-    UrlOutcome,
-    UrlResult,
-)
 from siteaudit.domain.report import Report
 from siteaudit.domain.site import (
     Monitoring,
@@ -63,12 +52,10 @@ from siteaudit.domain.site import (
     SiteStatus,
     VerifyMethod,
 )
-from siteaudit.domain.task import FixedBy, FixTask, TaskResult, TaskStatus
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
-    FixImpactSummary,
     IndexNowKeyChecked,
     IndexNowStatus,
     IndexNowSubmitted,
@@ -77,11 +64,6 @@ from siteaudit.ports.application import (
     PaymentLink,
     SiteDetail,
     SiteOwnership,
-    SiteTasks,
-    TaskDetail,
-    TaskUrlRow,
-    TeamFixImpact,
-    TeamTask,
 )
 from siteaudit.ports.crawl import PageRow
 
@@ -396,181 +378,3 @@ def _required_moment(value: str) -> datetime:
     at = moment(value)
     assert at is not None
     return at
-
-
-# --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) -----------------------------------------------------
-# What `/v1` never shows of a task: when it was opened and last changed (`UNSHOWN_TIME`) and, outside
-# `GET /sites/{id}/tasks`, the audit its figures come from (`UNSHOWN_AUDIT`). Of a recheck: the URLs it
-# fetches before it ended (`UNSHOWN_URL` in their place: `urls_total` and `pages_crawled` count them) and
-# the team (the caller's); a recheck of a site without an audit has `parent_crawl_id` `UNSHOWN_AUDIT`.
-
-UNSHOWN_AUDIT: Final = AuditId(0)
-UNSHOWN_URL: Final = ""
-
-
-def fix_task(answer: J, *, site_id: SiteId, crawl_id: AuditId = UNSHOWN_AUDIT) -> FixTask:
-    fixed_by = answer["fixed_by"]
-    return FixTask(
-        key=TaskKey(answer["id"]),
-        site_id=site_id,
-        code=answer["code"],
-        template=answer["template"],
-        severity=Severity(answer["severity"]),
-        pages=int(answer["pages"]),
-        crawl_id=crawl_id,
-        created_at=UNSHOWN_TIME,
-        updated_at=UNSHOWN_TIME,
-        sample_urls=tuple(answer["sample_urls"]),
-        clicks_28d=answer["clicks_28d"],
-        impressions_28d=answer["impressions_28d"],
-        status=TaskStatus(answer["status"]),
-        fixed_at=moment(answer["fixed_at"]),
-        fixed_by=None if fixed_by is None else FixedBy(fixed_by),
-    )
-
-
-def site_tasks(answer: J) -> SiteTasks:
-    site_id = SiteId(int(answer["site_id"]))
-    crawl_id = answer["crawl_id"]
-    audit = UNSHOWN_AUDIT if crawl_id is None else AuditId(int(crawl_id))
-    return SiteTasks(
-        site_id=site_id,
-        crawl_id=None if crawl_id is None else audit,
-        has_traffic_data=bool(answer["has_traffic_data"]),
-        total=int(answer["total"]),
-        open_total=int(answer["open_total"]),
-        tasks=tuple(fix_task(t, site_id=site_id, crawl_id=audit) for t in answer["tasks"]),
-    )
-
-
-def team_tasks(answer: J) -> Sequence[TeamTask]:
-    return [
-        TeamTask(task=fix_task(t, site_id=SiteId(int(t["site_id"]))), site_host=t["site_host"])
-        for t in answer["tasks"]
-    ]
-
-
-def task_detail(answer: J, site_id: SiteId) -> TaskDetail:
-    urls = answer["urls"]
-    return TaskDetail(
-        task=fix_task(answer["task"], site_id=site_id),
-        urls=tuple(
-            TaskUrlRow(
-                url=r["url"],
-                clicks_28d=r["clicks_28d"],
-                impressions_28d=r["impressions_28d"],
-                details=dict(r["details"]),
-            )
-            for r in urls["data"]
-        ),
-        page=int(urls["page"]),
-        total=int(urls["total"]),
-    )
-
-
-def recheck(answer: J, caller: Caller) -> Recheck:
-    outcomes = tuple(
-        UrlOutcome(
-            url=u["url"],
-            status_code=u["status_code"],
-            result=UrlResult(u["result"]),
-            reason=u["reason"],
-            redirected=bool(u["redirected"]),
-            redirect_to=u["redirect_to"],
-            issues=tuple(u["issues"]),
-            new_issues=tuple(u["new_issues"]),
-        )
-        for u in answer["urls"]
-    )
-    tasks = tuple(
-        TaskOutcome(
-            task_key=TaskKey(t["task_key"]),
-            code=t["code"],
-            template=t["template"],
-            urls_rechecked=int(t["urls_rechecked"]),
-            pages=int(t["pages"]),
-            sampled=bool(t["sampled"]),
-            covers_task=bool(t["covers_task"]),
-            result=TaskResult(t["result"]),
-            urls_failing=int(t["urls_failing"]),
-            urls_passing=int(t["urls_passing"]),
-            status=TaskStatus(t["status"]),
-        )
-        for t in answer["tasks"]
-    )
-    total, fetched = int(answer["urls_total"]), int(answer["pages_crawled"])
-    known = [o.url for o in outcomes][:total]
-    urls = known + [UNSHOWN_URL] * (total - len(known))
-    status = RecheckStatus(answer["status"])
-    parent = answer["parent_crawl_id"]
-    return Recheck(
-        id=RecheckId(int(answer["recheck_id"])),
-        site_id=SiteId(int(answer["site_id"])),
-        team_id=caller.team_id,
-        parent_crawl_id=UNSHOWN_AUDIT if parent is None else AuditId(int(parent)),
-        created_at=_required_moment(answer["created_at"]),
-        urls=tuple(RecheckUrl(url=u) for u in urls),
-        sampled=bool(answer["sampled"]),
-        duplicate_baseline=bool(answer["duplicate_baseline"]),
-        status=status,
-        finished_at=moment(answer["finished_at"]),
-        time_capped=bool(answer["time_capped"]),
-        failure_reason=answer["failure_reason"],
-        observations=tuple(UrlObservation(url=u) for u in urls[:fetched]),
-        url_results=outcomes if status in RECHECK_ENDED else None,
-        task_results=tasks if status in RECHECK_ENDED else None,
-    )
-
-
-# --- fix impact (SPEC 2.9, 4.7) ---
-# REST shows a fix-impact event's URL count, not its URLs, nor the audit that found the task: the client
-# keeps the count as that many empty strings and names the audit UNSHOWN_AUDIT.
-
-
-def fix_impact(e: J) -> FixImpact:
-    count = e["urls_count"]
-    return FixImpact(
-        id=int(e["id"]),
-        site_id=SiteId(int(e["site_id"])),
-        task_key=TaskKey(e["task_key"]),
-        code=e["code"],
-        template=e["template"],
-        source_crawl_id=UNSHOWN_AUDIT,
-        verified_at=moment(e["verified_at"]) or UNSHOWN_TIME,
-        recheck_id=None if e["recheck_id"] is None else RecheckId(int(e["recheck_id"])),
-        sampled=bool(e["sampled"]),
-        urls=None if count is None else (UNSHOWN_URL,) * int(count),
-        baseline_clicks_28d=e["baseline_clicks_28d"],
-        baseline_impressions_28d=e["baseline_impressions_28d"],
-        d7=e["d7"],
-        d7_at=moment(e["d7_at"]),
-        d14=e["d14"],
-        d14_at=moment(e["d14_at"]),
-        d28=e["d28"],
-        d28_at=moment(e["d28_at"]),
-        d28_impressions=e["d28_impressions"],
-        measured_at=moment(e["measured_at"]),
-        status=ImpactStatus(e["status"]),
-        demo=bool(e["demo"]),
-    )
-
-
-def site_fix_impact(answer: J) -> FixImpactSummary:
-    return FixImpactSummary(
-        site_id=SiteId(int(answer["site_id"])),
-        total_delta_28d=int(answer["total_delta_28d"]),
-        measured_events=int(answer["measured_events"]),
-        events=tuple(fix_impact(e) for e in answer["events"]),
-        demo=bool(answer["demo"]),
-    )
-
-
-def team_fix_impact(answer: J) -> TeamFixImpact:
-    events = tuple(fix_impact(e) for e in answer["events"])
-    return TeamFixImpact(
-        total_delta_28d=int(answer["total_delta_28d"]),
-        measured_events=int(answer["measured_events"]),
-        events=events,
-        site_hosts={SiteId(int(e["site_id"])): e["site_host"] for e in answer["events"]},
-        demo=bool(answer["demo"]),
-    )

@@ -36,7 +36,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from siteaudit.adapters import strict_json
 from siteaudit.adapters.mcp.server import build_server
-from siteaudit.adapters.mcp.tools import TOOLS_BY_NAME
+from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
 from siteaudit.adapters.rest.console import INSPECT_LIMIT
 from siteaudit.adapters.rest.errors import answer, envelope
 from siteaudit.adapters.rest.indexnow import INDEXNOW_LIMIT
@@ -60,7 +60,7 @@ _LIMITS: Final[dict[str, Limit]] = {
 }
 EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {
     name: (spec.limited[0], _LIMITS[spec.limited[0]])
-    for name, spec in TOOLS_BY_NAME.items()
+    for name, spec in HAND_WRITTEN_BY_NAME.items()
     if spec.limited[0]
 }
 _END: Final = object()

@@ -1,18 +1,16 @@
 """The run functions and summaries of the search-console, index-triage, IndexNow and billing-link tools
-(SPEC 4.8-4.10), declared in `tools.TOOLS`: each renders its answer with the REST view."""
+(SPEC 4.8-4.10), declared in `tools.HAND_WRITTEN`: each renders its answer with the REST view."""
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from siteaudit.adapters.mcp.spec import Call
 from siteaudit.adapters.rest import views
 from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
 from siteaudit.domain.ids import SiteId
 from siteaudit.ports.application import NotIndexedQuery
 
-if TYPE_CHECKING:
-    from siteaudit.adapters.mcp.tools import Call
 
-
-def _site_id(call: "Call") -> SiteId:
+def _site_id(call: Call) -> SiteId:
     return SiteId(int(call.args["site_id"]))
 
 
@@ -24,31 +22,31 @@ def _demo(answer: dict[str, Any]) -> str:
     )
 
 
-def console_summary(call: "Call") -> dict[str, Any]:
+def console_summary(call: Call) -> dict[str, Any]:
     return views.console_answer(call.application.console_summary(_site_id(call), call.caller))
 
 
-def console_not_indexed(call: "Call") -> dict[str, Any]:
+def console_not_indexed(call: Call) -> dict[str, Any]:
     a = call.args
     query = NotIndexedQuery(reason=a["reason"], template=a["template"], page=int(a["page"]))
     return views.console_answer(call.application.console_not_indexed(_site_id(call), query, call.caller))
 
 
-def console_url(call: "Call") -> dict[str, Any]:
+def console_url(call: Call) -> dict[str, Any]:
     return views.console_url_answer(
         call.application.console_url(_site_id(call), call.args["url"], call.caller)
     )
 
 
-def console_opportunities(call: "Call") -> dict[str, Any]:
+def console_opportunities(call: Call) -> dict[str, Any]:
     return views.console_answer(call.application.console_opportunities(_site_id(call), call.caller))
 
 
-def inspect_urls(call: "Call") -> dict[str, Any]:
+def inspect_urls(call: Call) -> dict[str, Any]:
     return views.console_answer(call.application.inspect_urls(_site_id(call), call.args["urls"], call.caller))
 
 
-def index_triage(call: "Call") -> dict[str, Any]:
+def index_triage(call: Call) -> dict[str, Any]:
     return views.console_answer(call.application.index_triage(_site_id(call), call.caller))
 
 
@@ -100,31 +98,31 @@ def triage_text(a: dict[str, Any]) -> str:
     )
 
 
-def indexnow_status(call: "Call") -> dict[str, Any]:
+def indexnow_status(call: Call) -> dict[str, Any]:
     return views.indexnow_status_answer(call.application.indexnow_status(_site_id(call), call.caller))
 
 
-def set_indexnow_auto(call: "Call") -> dict[str, Any]:
+def set_indexnow_auto(call: Call) -> dict[str, Any]:
     return views.indexnow_status_answer(
         call.application.set_indexnow_auto(_site_id(call), bool(call.args["auto"]), call.caller)
     )
 
 
-def check_indexnow_key(call: "Call") -> dict[str, Any]:
+def check_indexnow_key(call: Call) -> dict[str, Any]:
     return views.indexnow_key_check_answer(call.application.check_indexnow_key(_site_id(call), call.caller))
 
 
-def detect_indexnow_key(call: "Call") -> dict[str, Any]:
+def detect_indexnow_key(call: Call) -> dict[str, Any]:
     return views.indexnow_status_answer(call.application.detect_indexnow_key(_site_id(call), call.caller))
 
 
-def set_indexnow_key(call: "Call") -> dict[str, Any]:
+def set_indexnow_key(call: Call) -> dict[str, Any]:
     a = call.args
     checked = call.application.set_indexnow_key(_site_id(call), a["key"], a["key_location"], call.caller)
     return views.indexnow_key_check_answer(checked)
 
 
-def submit_to_indexnow(call: "Call") -> dict[str, Any]:
+def submit_to_indexnow(call: Call) -> dict[str, Any]:
     return views.indexnow_submit_answer(
         call.application.submit_to_indexnow(_site_id(call), call.args["urls"], call.caller)
     )
@@ -165,17 +163,17 @@ def submit_text(a: dict[str, Any]) -> str:
     )
 
 
-def billing_checkout(call: "Call") -> dict[str, Any]:
+def billing_checkout(call: Call) -> dict[str, Any]:
     return views.payment_link_answer(call.application.billing_checkout(Pack(call.args["pack"]), call.caller))
 
 
-def billing_subscribe(call: "Call") -> dict[str, Any]:
+def billing_subscribe(call: Call) -> dict[str, Any]:
     a = call.args
     choice = PlanChoice(PlanName(a["plan"]), Tier(a["tier"]), Interval(a["interval"]))
     return views.payment_link_answer(call.application.billing_subscribe(choice, call.caller))
 
 
-def billing_portal(call: "Call") -> dict[str, Any]:
+def billing_portal(call: Call) -> dict[str, Any]:
     return views.payment_link_answer(call.application.billing_portal(call.caller))
 
 

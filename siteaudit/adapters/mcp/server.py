@@ -1,4 +1,4 @@
-"""The tool server over the MCP Python SDK's low-level `Server`: the tool list from `tools.TOOLS`, each
+"""The tool server over the MCP Python SDK's low-level `Server`: the tool list from `tools.tool_specs`, each
 call checked, run in a thread (the application blocks) and answered with the REST JSON as structured
 content, a short summary, and errors as tool errors carrying the REST code and message."""
 
@@ -18,11 +18,12 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from siteaudit.adapters.mcp.params import input_schema, read_arguments
-from siteaudit.adapters.mcp.tools import TOOLS, TOOLS_BY_NAME, UNTRUSTED_NOTE, Call, CallAbandoned, ToolSpec
+from siteaudit.adapters.mcp.spec import UNTRUSTED_NOTE, Call, CallAbandoned, ToolSpec
+from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.adapters.rest.errors import envelope
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError, ErrorCode, RateLimited, ValidationFailed
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import CallerApi
 
 log = logging.getLogger("siteaudit.mcp")
 
@@ -98,7 +99,7 @@ def package_version() -> str:
 
 
 def build_server(
-    application: Application,
+    application: CallerApi,
     *,
     caller_of: CallerOf,
     now: Callable[[], datetime],
@@ -107,7 +108,9 @@ def build_server(
 ) -> Server[Any]:
     """The tool server for `application`; `caller_of` says whom a request acts for (the bearer key's
     caller over HTTP, the configured key's over stdio)."""
-    listing = [tool_listing(spec) for spec in TOOLS]
+    specs = tool_specs(application.use_cases())
+    by_name = {spec.name: spec for spec in specs}
+    listing = [tool_listing(spec) for spec in specs]
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -117,7 +120,7 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        spec = TOOLS_BY_NAME.get(params.name)
+        spec = by_name.get(params.name)
         if spec is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}")
 

@@ -8,11 +8,11 @@ from mcp.server.stdio import stdio_server
 
 from siteaudit.adapters.mcp.server import build_server
 from siteaudit.domain.account import Caller
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import CallerApi
 
 
 def serve_stdio(
-    application: Application, caller: Caller, *, now: Callable[[], datetime], poll_s: float = 2.0
+    application: CallerApi, caller: Caller, *, now: Callable[[], datetime], poll_s: float = 2.0
 ) -> None:
     """Serve tool calls for `caller` on stdin/stdout until the client closes the connection."""
     server = build_server(application, caller_of=lambda ctx: caller, now=now, poll_s=poll_s)

@@ -20,11 +20,12 @@ from siteaudit.adapters.rest.billing import (
     TestCheckoutPage,
 )
 from siteaudit.adapters.rest.console import console_routes
+from siteaudit.adapters.rest.derived import routes
 from siteaudit.adapters.rest.export import CrawlExport
 from siteaudit.adapters.rest.indexnow import IndexNow, IndexNowCheckKey, IndexNowDetectKey, IndexNowKey
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
-from siteaudit.adapters.rest.openapi import OpenApi
+from siteaudit.adapters.rest.openapi import OpenApi, document
 from siteaudit.adapters.rest.resources import (
     ID,
     Account,
@@ -38,7 +39,6 @@ from siteaudit.adapters.rest.resources import (
     ReportPart,
 )
 from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
-from siteaudit.adapters.rest.tasks import Recheck, SiteRecheck, SiteTask, SiteTasks, TeamTasks
 from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
 from siteaudit.ports.application import Application, DeviceCancel
 from siteaudit.ports.clock import Clock
@@ -92,7 +92,7 @@ def create_api(
     if metrics is not None:
         api.add_route(METRICS_PATH, Scrape(metrics))
     api.add_route("/v1/health", Health())
-    api.add_route("/v1/openapi.json", OpenApi())
+    api.add_route("/v1/openapi.json", OpenApi(document(application.use_cases())))
     api.add_route("/v1/ping", Ping(application, clock))
     api.add_route("/v1/account", Account(application, clock))
     api.add_route("/v1/crawls", Crawls(application, clock))
@@ -138,15 +138,8 @@ def create_api(
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
     if devices is not None:  # the device's own cancel (bootstrap gives the application, which does it)
         api.add_route("/v1/device/cancel", DeviceCancelResource(devices, clock, limiter))
-    # Fix tasks and rechecks (SPEC 4.5, 4.6).
-    api.add_route("/v1/tasks", TeamTasks(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/tasks", SiteTasks(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/tasks/{{task_key}}", SiteTask(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/recheck", SiteRecheck(application, clock))
-    api.add_route(f"/v1/rechecks/{{recheck_id:{ID}}}", Recheck(application, clock))
-    # Fix impact (SPEC 4.7).
-    from siteaudit.adapters.rest.impact import SiteFixImpact, TeamFixImpact
-
-    api.add_route("/v1/fix-impact", TeamFixImpact(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/fix-impact", SiteFixImpact(application, clock))
+    # The declared use cases (fix tasks and rechecks, SPEC 4.5, 4.6; fix impact, SPEC 4.7): their routes
+    # derived.
+    for path, declaring in routes(application, clock):
+        api.add_route(path, declaring)
     return api

@@ -12,13 +12,13 @@ import datetime
 import enum
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import attrs
 import falcon
 
-from siteaudit.adapters.rest import impact_views, task_views, views
+from siteaudit.adapters.rest import views
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.console_answers import (
@@ -28,7 +28,6 @@ from siteaudit.domain.console_answers import (
     Opportunities,
 )
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
-from siteaudit.domain.impact import METHODOLOGY, NOTE
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
 from siteaudit.domain.site import (
@@ -39,6 +38,7 @@ from siteaudit.domain.site import (
     VERIFY_METHOD_NAMES,
 )
 from siteaudit.domain.triage import IndexTriage
+from siteaudit.ports.usecases import Declared, Field, Http, fields_of, result_of
 
 REF: Final = "#/components/schemas/"
 
@@ -1136,181 +1136,7 @@ DEVICE_PATHS: Final[dict[str, dict[str, Any]]] = {
 PATHS.update(DEVICE_PATHS)
 
 
-# --- fix tasks and rechecks (SPEC 4.5, 4.6) -------------------------------------------------------------
-
-for _task_answer in (
-    task_views.SiteTaskList,
-    task_views.TeamTaskList,
-    task_views.TaskWithUrls,
-    task_views.RecheckStarted,
-    task_views.Recheck,
-):
-    _schemas.of(_task_answer)
-SCHEMAS.update(_schemas.components)
-TASK_KEY: Final = {
-    "name": "task_key",
-    "in": "path",
-    "required": True,
-    "schema": {"type": "string", "pattern": "^[0-9a-fA-F]{16}$"},
-}
-RECHECK_ID: Final = {"name": "recheck_id", "in": "path", "required": True, "schema": ID_SCHEMA}
-_TASKS_NOTE: Final = (
-    "Tasks come from the site's latest full audit (ended done; a partial one, stopped at its page or time "
-    "cap, cannot show an issue gone): one per check code per URL template, with a stable 16-hex id. "
-    "Ranked by "
-    + task_views.IMPACT_FORMULA
-    + ". Status: open; verifying while a recheck deciding it runs; fixed (fixed_by recheck, or audit when "
-    "a later complete audit no longer finds it); regressed when a later full audit finds a fixed task again."
-)
-
-
-_TASK_KEY_SCHEMA: Final = {"type": "string", "pattern": "^[0-9a-fA-F]{16}$"}
-# Exactly one of the two fields (SPEC 4.6): either object, never both, never neither.
-_RECHECK_BODY: Final = {
-    "required": True,
-    "content": {
-        "application/json": {
-            "schema": {
-                "oneOf": [
-                    {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["task_key"],
-                        "properties": {"task_key": _TASK_KEY_SCHEMA},
-                    },
-                    {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["urls"],
-                        "properties": {
-                            "urls": {
-                                "type": "array",
-                                "items": {"type": "string", "maxLength": MAX_URL_LENGTH},
-                                "description": "1-200 URLs on the site's host (else 422 invalid_urls)",
-                            }
-                        },
-                    },
-                ],
-                "examples": [{"task_key": "0123456789abcdef"}, {"urls": ["https://retro-clock.example/"]}],
-            }
-        }
-    },
-}
-
-
-def _limit(default: int, maximum: int) -> dict[str, Any]:
-    return {
-        "name": "limit",
-        "in": "query",
-        "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
-    }
-
-
-TASK_PATHS: Final[dict[str, dict[str, Any]]] = {
-    "/v1/tasks": {
-        "get": _op(
-            "listTeamTasks",
-            "The team's top fix tasks across its sites (never fixed ones)",
-            {**_ok(ref("TeamTaskList")), **_errors(ErrorCode.VALIDATION_FAILED)},
-            description=_TASKS_NOTE,
-            parameters=[_limit(3, 20)],
-        ),
-    },
-    "/v1/sites/{site_id}/tasks": {
-        "parameters": [SITE_ID],
-        "get": _op(
-            "listSiteTasks",
-            "A site's fix tasks; with limit <= 3 fixed tasks are left out, one task per check code",
-            {**_ok(ref("SiteTaskList")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
-            description=_TASKS_NOTE,
-            parameters=[_limit(10, 100)],
-        ),
-    },
-    "/v1/sites/{site_id}/tasks/{task_key}": {
-        "parameters": [SITE_ID, TASK_KEY],
-        "get": _op(
-            "getSiteTask",
-            "One fix task with its URLs, 100 a page",
-            {**_ok(ref("TaskWithUrls")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
-            parameters=[
-                {
-                    "name": "page",
-                    "in": "query",
-                    "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1},
-                }
-            ],
-        ),
-    },
-    "/v1/sites/{site_id}/recheck": {
-        "parameters": [SITE_ID],
-        "post": _op(
-            "recheckSite",
-            "Recheck a task's URLs (200 sampled above 200, most clicks first) or 1-200 URLs of the site; "
-            "1 credit per URL fetched, charged to the team owner; 30 rechecks an hour per team",
-            {
-                **_ok(ref("RecheckStarted"), 202, "Accepted"),
-                **_errors(
-                    ErrorCode.INSUFFICIENT_CREDITS,
-                    ErrorCode.NOT_FOUND,
-                    ErrorCode.CONFLICT,
-                    ErrorCode.SITE_NOT_VERIFIED,
-                    ErrorCode.CANNOT_VERIFY,
-                    ErrorCode.INVALID_URLS,
-                    ErrorCode.RECHECK_RATE_LIMITED,
-                    *_BODY_ERRORS,
-                    ErrorCode.DISPATCH_FAILED,
-                ),
-            },
-            requestBody=_RECHECK_BODY,
-        ),
-    },
-    "/v1/rechecks/{recheck_id}": {
-        "parameters": [RECHECK_ID],
-        "get": _op(
-            "getRecheck",
-            "A recheck and, once it ended, its results per URL and per task",
-            {**_ok(ref("Recheck")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
-        ),
-        "delete": _op(
-            "cancelRecheck",
-            "Cancel a queued or running recheck (what it fetched is charged and judged, the rest refunded)",
-            {**_ok(ref("Recheck")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT)},
-        ),
-    },
-}
-PATHS.update(TASK_PATHS)
-
-
-# --- fix impact (SPEC 2.9, 4.7) ------------------------------------------------------------------------
-
-for _impact_answer in (impact_views.SiteFixImpact, impact_views.TeamFixImpactList):
-    _schemas.of(_impact_answer)
-SCHEMAS.update(_schemas.components)
-_IMPACT_NOTE: Final = f"{NOTE} {METHODOLOGY}"
-IMPACT_PATHS: Final[dict[str, dict[str, Any]]] = {
-    "/v1/fix-impact": {
-        "get": _op(
-            "listTeamFixImpact",
-            "The team's fix impact: its total delta_28d over measured events and its latest events",
-            {**_ok(ref("TeamFixImpactList")), **_errors(ErrorCode.VALIDATION_FAILED)},
-            description=_IMPACT_NOTE,
-            parameters=[_limit(10, 50)],
-        ),
-    },
-    "/v1/sites/{site_id}/fix-impact": {
-        "parameters": [SITE_ID],
-        "get": _op(
-            "listSiteFixImpact",
-            "A site's fix impact: clicks before and after each fixed task, newest first",
-            {**_ok(ref("SiteFixImpact")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
-            description=_IMPACT_NOTE,
-            parameters=[_limit(50, 200)],
-        ),
-    },
-}
-PATHS.update(IMPACT_PATHS)
-
-DOCUMENT: Final[dict[str, Any]] = {
+WRITTEN_DOCUMENT: Final[dict[str, Any]] = {
     "openapi": "3.1.0",
     "info": {
         "title": "siteaudit",
@@ -1333,8 +1159,118 @@ DOCUMENT: Final[dict[str, Any]] = {
 }
 
 
+# --- the declared use cases (`siteaudit.ports.usecases`) -------------------------------------------------
+
+
+def _input_schema(found: Field) -> dict[str, Any]:
+    """What the document says of an input: its bounds as the REST door checks them (a pattern stands for
+    a string's lengths; a list of URLs shows each URL's greatest length, its count is the handler's)."""
+    spec = found.spec
+    schema: dict[str, Any]
+    if found.kind == "urls":
+        schema = {"type": "array", "items": {"type": "string", "maxLength": spec.max_length}}
+    elif found.kind == "string":
+        schema = {"type": "string"}
+        if spec.pattern is not None:
+            schema["pattern"] = spec.pattern
+        elif spec.max_length is not None:
+            schema["maxLength"] = spec.max_length
+    else:
+        schema = {"type": found.kind}
+        if spec.low is not None:
+            schema["minimum"] = spec.low
+        if spec.high is not None:
+            schema["maximum"] = spec.high
+        if found.default is not None:
+            schema["default"] = found.default
+    if spec.doc is not None:
+        schema["description"] = spec.doc
+    return schema
+
+
+def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
+    """The JSON body; with `exactly_one_of`, one object per alternative (`oneOf`)."""
+    alternatives = [f for f in inputs if f.name in declared.exactly_one_of]
+    if alternatives:
+        schema: dict[str, Any] = {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": [f.name],
+                    "properties": {f.name: _input_schema(f)},
+                }
+                for f in alternatives
+            ]
+        }
+    else:
+        schema = _obj({f.name: _input_schema(f) for f in inputs}, tuple(f.name for f in inputs if f.required))
+    http = declared.http
+    assert isinstance(http, Http)
+    if http.examples:
+        schema["examples"] = [dict(example) for example in http.examples]
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
+    """The path items of the declared use cases: each operation from its `Http` binding, its answer's
+    schema generated from its result class, its parameters and body from its inputs."""
+    paths: dict[str, dict[str, Any]] = {}
+    for declared in use_cases:
+        http = declared.http
+        if not isinstance(http, Http):
+            continue
+        inputs = list(fields_of(declared))
+        item = paths.setdefault(http.path, {})
+        in_path = [
+            {"name": f.name, "in": "path", "required": True, "schema": _input_schema(f)}
+            for f in inputs
+            if f.spec.where == "path"
+        ]
+        if in_path:
+            item["parameters"] = in_path
+        operation = _op(
+            http.operation_id,
+            http.summary,
+            {
+                **_ok(
+                    _schemas.of(result_of(declared)), http.status, "Accepted" if http.status == 202 else "OK"
+                ),
+                **_errors(*http.errors),
+            },
+        )
+        if http.description is not None:
+            operation["description"] = http.description
+        in_query = [
+            {"name": f.name, "in": "query", "schema": _input_schema(f)}
+            for f in inputs
+            if f.spec.where == "query"
+        ]
+        if in_query:
+            operation["parameters"] = in_query
+        in_body = [f for f in inputs if f.spec.where == "body"]
+        if in_body:
+            operation["requestBody"] = _request_body(declared, in_body)
+        item[http.method.lower()] = operation
+    return paths
+
+
+def document(use_cases: Sequence[Declared]) -> dict[str, Any]:
+    """The document `/v1` serves: the paths written here and those of the declared use cases."""
+    paths = {**PATHS, **declared_paths(use_cases)}
+    schemas = {**SCHEMAS, **_schemas.components}
+    return {
+        **WRITTEN_DOCUMENT,
+        "components": {**WRITTEN_DOCUMENT["components"], "schemas": schemas},
+        "paths": paths,
+    }
+
+
 class OpenApi:
     public = True
 
+    def __init__(self, served: dict[str, Any]) -> None:
+        self.served = served
+
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = DOCUMENT
+        resp.media = self.served

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from attrs import frozen
 
-from siteaudit.adapters.report_json import converter as report_converter
+from siteaudit.adapters.answers import converter as answers_converter
 from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
@@ -60,8 +60,7 @@ from siteaudit.ports.application import IndexNowStatus as IndexNowStatusResult
 from siteaudit.ports.application import PaymentLink as PaymentLinkRecord
 from siteaudit.ports.crawl import PageRow
 
-converter: Final = report_converter.copy()
-converter.register_unstructure_hook(datetime, lambda moment: moment.isoformat().replace("+00:00", "Z"))
+converter: Final = answers_converter
 converter.register_unstructure_hook(AuditStatus, lambda member: member.value)
 for _site_enum in (Monitoring, VerifyMethod, ProofOutcome):
     converter.register_unstructure_hook(_site_enum, lambda member: member.value)

@@ -17,16 +17,12 @@ from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import NOT_MODIFIED_PAGE_COST, PAGE_COST
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId, TaskKey
-from siteaudit.domain.impact import FixImpact
-from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.site import Monitoring, ProofCheck, VerificationFailed, VerifyMethod
 from siteaudit.ports.application import (
     Application,
     AuditQuery,
-    RecheckRequest,
     SiteChanges,
     SiteRegistration,
-    SiteTasks,
 )
 
 # Audits the trend plot shows, newest last.
@@ -35,6 +31,8 @@ TREND_AUDITS: Final = 24
 IMPACT_PLOTS: Final = 3
 # While a recheck asked from the page runs, the page reloads itself this often (a meta refresh: no script).
 RECHECK_REFRESH_S: Final = 3
+# A recheck's statuses once it ended (its answer's `status`).
+ENDED: Final = ("done", "failed", "cancelled")
 
 SITE_NOTICES: Final = {
     "registered": "Site registered. Prove you own it to start audits of it: publish one of the proofs below.",
@@ -84,9 +82,10 @@ def trend_points(application: Application, site_id: SiteId, caller: Caller) -> l
 # --- fix impact --------------------------------------------------------------------------------------------
 
 
-def impact_plot(event: FixImpact, ident: str) -> Markup:
+def impact_plot(event: Any, ident: str) -> Markup:
     """Clicks over the 7, 14 and 28 days after the fix, each against the baseline's clicks scaled to the
-    same number of days (the baseline covers the 28 days before)."""
+    same number of days (the baseline covers the 28 days before). `event` is a fix-impact event of the
+    declared `GetSiteFixImpact`'s answer."""
     baseline = event.baseline_clicks_28d
     bars = [
         Bar(
@@ -107,29 +106,36 @@ def impact_plot(event: FixImpact, ident: str) -> Markup:
 
 
 # --- the tasks board ---------------------------------------------------------------------------------------
-# One small fragment over today's `site_tasks` and `request_recheck`, kept apart so it can follow those
-# use cases wherever they move (`_tasks.html` renders it).
+# One small fragment over the declared use cases of fix tasks and rechecks (docs/architecture.md): the
+# app finds them by name among `application.use_cases()` (a door reaches declarations at run time, never
+# the services' modules) and renders their answers, the values `/v1` shows (`_tasks.html`, `_recheck.html`).
+
+
+def run_declared(application: Application, name: str, caller: Caller, **inputs: Any) -> Any:
+    """The answer of the declared use case named `name` run with `inputs` for `caller`."""
+    declared = next(d for d in application.use_cases() if d.__name__ == name)
+    return application.handle(declared(**inputs), caller)
 
 
 @frozen
 class TaskBoard:
-    tasks: SiteTasks | None
+    tasks: Any  # `ListSiteTasks`'s answer (a `SiteTaskList`), None when refused
     reason: str  # why there is no board ("" when there is one)
-    recheck: Recheck | None  # the recheck the page follows (`?recheck=`), None for none
+    recheck: Any  # `GetRecheck`'s answer for the recheck the page follows (`?recheck=`), None for none
 
 
 def task_board(
     application: Application, site_id: SiteId, caller: Caller, recheck_id: int | None
 ) -> TaskBoard:
     try:
-        tasks: SiteTasks | None = application.site_tasks(site_id, caller, limit=10)
+        tasks = run_declared(application, "ListSiteTasks", caller, site_id=site_id, limit=10)
         reason = ""
     except DomainError as refused:
         tasks, reason = None, _say(refused)
     recheck = None
     if recheck_id is not None:
         try:
-            recheck = application.get_recheck(RecheckId(recheck_id), caller)
+            recheck = run_declared(application, "GetRecheck", caller, recheck_id=RecheckId(recheck_id))
         except NotFound:
             recheck = None
         if recheck is not None and recheck.site_id != site_id:
@@ -138,8 +144,10 @@ def task_board(
 
 
 def start_recheck(application: Application, site_id: SiteId, task_key: str, caller: Caller) -> RecheckId:
-    accepted = application.request_recheck(RecheckRequest(site_id, task_key=TaskKey(task_key)), caller)
-    return accepted.recheck.id
+    accepted = run_declared(
+        application, "RequestRecheck", caller, site_id=site_id, task_key=TaskKey(task_key)
+    )
+    return RecheckId(accepted.recheck_id)
 
 
 # --- pages -------------------------------------------------------------------------------------------------
@@ -213,7 +221,7 @@ class SitePage(Page):
         detail = application.get_site(site_id, caller)  # NotFound for another team's site: a 404 page
         ownership = application.site_ownership(site_id, caller)
         account = application.account(caller)
-        impact = application.site_fix_impact(site_id, caller, limit=10)
+        impact = run_declared(application, "GetSiteFixImpact", caller, site_id=site_id, limit=10)
         try:
             console = application.console_summary(site_id, caller)
             console_reason = ""
@@ -254,7 +262,9 @@ class SitePage(Page):
             indexnow=indexnow,
             indexnow_reason=indexnow_reason,
             board=board,
-            refresh=RECHECK_REFRESH_S if board.recheck is not None and not board.recheck.ended else 0,
+            refresh=RECHECK_REFRESH_S
+            if board.recheck is not None and board.recheck.status.value not in ENDED
+            else 0,
             monitorings=list(Monitoring),
             methods=[VerifyMethod.DNS, VerifyMethod.META, VerifyMethod.FILE, VerifyMethod.SC],
             checks=context.pop("checks", ()),

@@ -14,10 +14,12 @@ from live import Keys, gunicorn, seed
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from siteaudit.adapters.mcp.tools import TOOLS
+from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.adapters.sql import dispose_engines, migrate
-from siteaudit.bootstrap import bootstrap
+from siteaudit.bootstrap import USE_CASES, bootstrap
 from siteaudit.settings import Settings
+
+TOOLS = tool_specs(USE_CASES)
 
 pytestmark = pytest.mark.postgres
 

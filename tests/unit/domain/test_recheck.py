@@ -171,6 +171,18 @@ def test_a_recheck_of_a_task_already_verifying_answers_conflict() -> None:
     assert raised.value.code is ErrorCode.CONFLICT
 
 
+def test_a_plan_decided_before_the_store_numbered_it_is_the_plan_decided_with_the_id() -> None:
+    """The service decides once, with no id yet, and numbers the plan when the store gives the id: the
+    same as deciding with the id from the start (the recheck, the task it claims and its event)."""
+    task = a_task()
+    asked: dict[str, object] = {"task_key": task.key, "tasks": [task], "task_urls": {task.key: blog_urls(3)}}
+    common: dict[str, object] = {"site": SITE, "parent_crawl_id": PARENT, "scopes": SCOPES, "now": NOW}
+    unnumbered = request_recheck(recheck_id=RecheckId(0), **common, **asked)  # type: ignore[arg-type]
+    with_id = request_recheck(recheck_id=RecheckId(9), **common, **asked)  # type: ignore[arg-type]
+    assert unnumbered.numbered(RecheckId(9)) == with_id
+    assert with_id.tasks[0].recheck_id == 9 and with_id.events[0].recheck_id == 9
+
+
 @pytest.mark.parametrize(
     "urls",
     [

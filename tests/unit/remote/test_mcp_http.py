@@ -14,8 +14,12 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from siteaudit.adapters.mcp.server import UNTRUSTED_META
-from siteaudit.adapters.mcp.tools import TOOLS, UNTRUSTED_NOTE, ToolSpec
+from siteaudit.adapters.mcp.spec import UNTRUSTED_NOTE, ToolSpec
+from siteaudit.adapters.mcp.tools import tool_specs
+from siteaudit.bootstrap import USE_CASES
 from tests.unit.remote.conftest import ALLOWED_ORIGIN, Crawler, Service
+
+TOOLS = tool_specs(USE_CASES)
 
 LEGACY = "2025-11-25"
 

@@ -11,8 +11,11 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from siteaudit.adapters.mcp.tools import TOOLS
+from siteaudit.adapters.mcp.tools import tool_specs
+from siteaudit.bootstrap import USE_CASES
 from tests.unit.remote.conftest import Service
+
+TOOLS = tool_specs(USE_CASES)
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -7,27 +7,31 @@ import pytest
 
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.params import Param, input_schema, read_arguments
-from siteaudit.adapters.mcp.tools import NOT_TOOLS, TOOLS, TOOLS_BY_NAME, tools_using
+from siteaudit.adapters.mcp.tools import NOT_TOOLS, tool_specs, tools_using
+from siteaudit.bootstrap import USE_CASES as DECLARED
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import Application, CallerApi
 
+TOOLS = tool_specs(DECLARED)
+TOOLS_BY_NAME = {t.name: t for t in TOOLS}
 USE_CASES = sorted(
     name for name, _ in inspect.getmembers(Application, inspect.isfunction) if not name.startswith("_")
 )
 
 
 def test_every_use_case_has_a_tool_or_a_reason_on_the_exclusion_list() -> None:
-    used, excluded = set(tools_using()), set(NOT_TOOLS)
+    used, excluded = set(tools_using(TOOLS)), set(NOT_TOOLS)
     forgotten = [name for name in USE_CASES if name not in used | excluded]
     assert forgotten == [], "give each a tool in adapters/mcp/tools.py, or a reason in NOT_TOOLS"
     assert used & excluded == set(), "a use case with a tool is not excluded too"
     assert (used | excluded) - set(USE_CASES) == set(), "no tool or exclusion for a use case that is gone"
 
 
-def test_tools_call_only_caller_facing_use_cases_the_http_client_offers() -> None:
-    for name in tools_using():
-        assert "caller" in inspect.signature(getattr(Application, name)).parameters, name
-        assert hasattr(HttpApplication, name), name
+def test_tools_call_only_the_callers_api_which_the_http_client_implements() -> None:
+    callers_api = {n for n, _ in inspect.getmembers(CallerApi, inspect.isfunction) if not n.startswith("_")}
+    for name in tools_using(TOOLS):
+        assert name in callers_api, name
+        assert name in vars(HttpApplication), name
 
 
 def test_every_tool_and_argument_is_described_for_a_model() -> None:

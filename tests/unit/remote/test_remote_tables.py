@@ -17,12 +17,15 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from siteaudit.adapters.mcp.tools import TOOLS
+from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.adapters.text import csv_records, flatten
+from siteaudit.bootstrap import USE_CASES
 from siteaudit.entrypoints.remote import EXIT_STILL_RUNNING
 from siteaudit.entrypoints.remote_views import VIEWS
 from tests.unit.remote.conftest import Crawler, Service
 from tests.unit.remote.test_remote_cli import cli
+
+TOOLS = tool_specs(USE_CASES)
 
 TOOL_NAMES = re.compile(r"\b(" + "|".join(t.name for t in TOOLS if "_" in t.name) + r")\b")
 

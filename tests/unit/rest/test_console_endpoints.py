@@ -3,14 +3,15 @@ the demo provider stands in for a console: every status and code, both path name
 inspection budget and the extra per-key limit on inspect."""
 
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final
 
 import falcon.testing
 import pytest
 from attrs import evolve
 
 from siteaudit.adapters.rest import create_api
-from siteaudit.adapters.rest.openapi import DOCUMENT
+from siteaudit.adapters.rest.openapi import document
+from siteaudit.bootstrap import USE_CASES
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.console import ConsoleTerms
 from siteaudit.domain.facts import PageFacts
@@ -20,6 +21,8 @@ from siteaudit.services import finalize
 from tests.unit.rest.conftest import World
 from tests.unit.rest.test_sites import error, get, post, register, verified
 from tests.unit.services.test_archive import a_page
+
+DOCUMENT: Final = document(USE_CASES)
 
 SITE = "https://retro-clock.example"
 PATHS = ("", "/not-indexed", f"/url?url={SITE}/", "/opportunities")

@@ -22,18 +22,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from siteaudit.adapters.http.resolver import StaticResolver
-from siteaudit.adapters.mcp.tools import TOOLS
+from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
-from siteaudit.adapters.rest.openapi import DOCUMENT
+from siteaudit.adapters.rest.openapi import document
 from siteaudit.adapters.rest.params import MAX_BODY_BYTES
 from siteaudit.adapters.sql.tables import metadata
 from siteaudit.adapters.system import FixedClock
-from siteaudit.bootstrap import App, bootstrap
+from siteaudit.bootstrap import USE_CASES, App, bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.credit import credits
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.ports.site import ProofPage
 from siteaudit.settings import Settings
+
+DOCUMENT: Final = document(USE_CASES)
+TOOLS: Final = tool_specs(USE_CASES)
 
 HOME: Final = "https://retro-clock.example/"
 TOOL_NAMES: Final = [spec.name for spec in TOOLS]

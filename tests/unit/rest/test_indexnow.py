@@ -4,11 +4,12 @@ checks and detection within 10 requests, team scope and the extra rate limit."""
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
-from siteaudit.adapters.rest.openapi import DOCUMENT
+from siteaudit.adapters.rest.openapi import document
+from siteaudit.bootstrap import USE_CASES
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.site import Site, VerifyMethod
 from siteaudit.ports.site import ProofPage
@@ -16,6 +17,8 @@ from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
 from tests.unit.rest.conftest import World, make_world
 from tests.unit.rest.test_sites import HOME, error, get, patch, post, register, verified
+
+DOCUMENT: Final = document(USE_CASES)
 
 STATUS_FIELDS = {
     "key",

@@ -2,18 +2,21 @@
 
 from collections.abc import Iterator, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import attrs
 import falcon.inspect
 from attrs import frozen
 
 from siteaudit.adapters.rest import openapi
-from siteaudit.adapters.rest.openapi import DOCUMENT
+from siteaudit.adapters.rest.openapi import document
+from siteaudit.bootstrap import USE_CASES
 from siteaudit.domain.diff import Diff
 from siteaudit.domain.error import ErrorCode
 from tests.unit.rest.conftest import World
 from tests.unit.rest.test_archived import a_done_audit
+
+DOCUMENT: Final = document(USE_CASES)
 
 METHODS = {"get", "post", "put", "patch", "delete"}
 

@@ -1,14 +1,17 @@
 """Registered sites (SPEC 2.6, 3.4, 4.4): every status and code, team scope, plan limits, ownership."""
 
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
-from siteaudit.adapters.rest.openapi import DOCUMENT
+from siteaudit.adapters.rest.openapi import document
+from siteaudit.bootstrap import USE_CASES
 from siteaudit.domain.credit import credits
 from siteaudit.domain.ids import AuditId, TeamId
 from siteaudit.ports.site import ProofPage
 from tests.unit.rest.conftest import World
+
+DOCUMENT: Final = document(USE_CASES)
 
 HOME = "https://retro-clock.example/"
 SITE_FIELDS = {

@@ -10,7 +10,8 @@ import pytest
 
 from siteaudit.adapters import strict_json
 from siteaudit.adapters.mcp.params import read_arguments
-from siteaudit.adapters.mcp.tools import TOOLS_BY_NAME
+from siteaudit.adapters.mcp.tools import tool_specs
+from siteaudit.bootstrap import USE_CASES
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.settings import Settings
 from tests.unit.rest.conftest import World, make_world
@@ -201,7 +202,7 @@ def test_tool_arguments_are_read_as_strictly_as_bodies(
     tool: str, arguments: dict[str, Any], field: str, why: str
 ) -> None:
     with pytest.raises(ValidationFailed) as refused_:
-        read_arguments(TOOLS_BY_NAME[tool].params, arguments)
+        read_arguments({t.name: t for t in tool_specs(USE_CASES)}[tool].params, arguments)
     assert refused_.value.fields[field] == why
 
 

@@ -16,14 +16,15 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
+from siteaudit.domain.ids import TaskKey
 from siteaudit.domain.recheck import sample_task_urls
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixedBy, TaskStatus
 from siteaudit.entrypoints.scheduler import scheduler_pass
-from siteaudit.ports.application import RecheckRequest
 from siteaudit.ports.searchconsole import SiteContext
 from siteaudit.services.application import LocalApplication
-from siteaudit.services.task import task_urls
+from siteaudit.services.tasks.task import task_urls
+from siteaudit.services.tasks.usecases import GetTask, ListSiteTasks, RequestRecheck
 from siteaudit.settings import Settings
 from tests.unit.tasks.shop import PRODUCTS, Shop, audit, drain, shop_app, verified_site
 from tests.unit.tasks.test_task_endpoints import Client
@@ -86,15 +87,15 @@ def test_done_when_top_tasks_fix_a_template_recheck_fixed_and_fix_impact_measure
     tasks = http.get(f"/v1/sites/{site.id}/tasks", limit=100).json
     assert tasks["has_traffic_data"] is True
     product = next(t for t in tasks["tasks"] if t["code"] == CODE)
-    detail = app.application.task_detail(site.id, product["id"], caller)
-    urls = [row.url for row in detail.urls]
+    detail = app.application.handle(GetTask(site.id, product["id"]), caller)
+    urls = [row.url for row in detail.urls.data]
     assert len(urls) == len(PRODUCTS)
     last28 = demo_figures(site, urls, day0 - timedelta(days=28), day0 - timedelta(days=1))
     assert (product["clicks_28d"], product["impressions_28d"]) == last28
     assert last28[1] > 0, "the demo gives the product pages impressions: the figures below are not all 0"
     # Task URL rows carry each URL's figures (null for a URL the console has none for).
-    assert any(row.impressions_28d is not None for row in detail.urls)
-    assert sum(row.clicks_28d or 0 for row in detail.urls) == last28[0]
+    assert any(row.impressions_28d is not None for row in detail.urls.data)
+    assert sum(row.clicks_28d or 0 for row in detail.urls.data) == last28[0]
     # The impact ranks by traffic: severity weight x (pages + 10 x clicks).
     assert product["impact"] == 3 * (len(PRODUCTS) + 10 * last28[0])
     # The team's top tasks read the same figures.
@@ -108,7 +109,7 @@ def test_done_when_top_tasks_fix_a_template_recheck_fixed_and_fix_impact_measure
     drain(app)
     recheck = http.get(f"/v1/rechecks/{started.json['recheck_id']}").json
     assert recheck["status"] == "done" and recheck["tasks"][0]["status"] == "fixed"
-    fixed = app.application.task_detail(site.id, product["id"], caller).task
+    fixed = app.application.handle(GetTask(site.id, product["id"]), caller).task
     assert (fixed.status, fixed.fixed_by) == (TaskStatus.FIXED, FixedBy.RECHECK)
 
     # The event opens at once, measuring; the scheduler's pass reads its URLs and the baseline.
@@ -173,9 +174,11 @@ def test_without_console_data_the_event_says_no_data(shop: Shop) -> None:
     audit(app, site, caller)
     scheduler(app)
     assert http.get(f"/v1/sites/{site.id}/tasks").json["has_traffic_data"] is False
-    product = next(t for t in app.application.site_tasks(site.id, caller, limit=100).tasks if t.code == CODE)
+    product = next(
+        t for t in app.application.handle(ListSiteTasks(site.id, limit=100), caller).tasks if t.code == CODE
+    )
     shop.product_description = True
-    app.application.request_recheck(RecheckRequest(site.id, task_key=product.key), caller)
+    app.application.handle(RequestRecheck(site.id, task_key=product.id), caller)
     drain(app)
     scheduler(app)
     (event,) = events(http, site.id)["events"]
@@ -198,15 +201,17 @@ def test_a_task_fixed_by_a_complete_audit_opens_an_event_measured_from_the_audit
 ) -> None:
     app, http, caller, site = shop_site
     scheduler(app)
-    product = next(t for t in app.application.site_tasks(site.id, caller, limit=100).tasks if t.code == CODE)
-    urls = [row.url for row in app.application.task_detail(site.id, product.key, caller).urls]
+    product = next(
+        t for t in app.application.handle(ListSiteTasks(site.id, limit=100), caller).tasks if t.code == CODE
+    )
+    urls = [row.url for row in app.application.handle(GetTask(site.id, product.id), caller).urls.data]
     shop.product_description = True
     audit(app, site, caller)
-    assert app.application.task_detail(site.id, product.key, caller).task.fixed_by is FixedBy.AUDIT
+    assert app.application.handle(GetTask(site.id, product.id), caller).task.fixed_by is FixedBy.AUDIT
     scheduler(app)
     # Only the product task's event: on a busy machine a timing check (a slow answer) may come and go
     # between the two audits, and its task's event is not this test's.
-    (event,) = [e for e in events(http, site.id, limit=200)["events"] if e["task_key"] == str(product.key)]
+    (event,) = [e for e in events(http, site.id, limit=200)["events"] if e["task_key"] == str(product.id)]
     day0 = clock(app).now().date()
     assert event["recheck_id"] is None and event["urls_count"] == len(urls)
     assert (event["baseline_clicks_28d"], event["baseline_impressions_28d"]) == demo_figures(
@@ -217,8 +222,10 @@ def test_a_task_fixed_by_a_complete_audit_opens_an_event_measured_from_the_audit
 def test_fix_impact_limits_and_team_scope(shop_site: tuple[App, Client, Caller, Site], shop: Shop) -> None:
     app, http, caller, site = shop_site
     shop.product_description = True
-    product = next(t for t in app.application.site_tasks(site.id, caller, limit=100).tasks if t.code == CODE)
-    app.application.request_recheck(RecheckRequest(site.id, task_key=product.key), caller)
+    product = next(
+        t for t in app.application.handle(ListSiteTasks(site.id, limit=100), caller).tasks if t.code == CODE
+    )
+    app.application.handle(RequestRecheck(site.id, task_key=product.id), caller)
     drain(app)
     assert len(events(http, site.id)["events"]) == 1
     assert events(http, site.id, limit=1)["events"] and events(http, site.id, limit=200)["events"]
@@ -247,9 +254,13 @@ def test_recheck_sampling_reads_the_console_clicks_of_each_task_url(
 ) -> None:
     app, _, caller, site = shop_site
     scheduler(app)
-    product = next(t for t in app.application.site_tasks(site.id, caller, limit=100).tasks if t.code == CODE)
+    product = next(
+        t for t in app.application.handle(ListSiteTasks(site.id, limit=100), caller).tasks if t.code == CODE
+    )
     assert isinstance(app.application, LocalApplication)
-    found = task_urls(product, uow=app.uow(), crawl=app.crawl, traffic=app.application.traffic)
+    with app.uow() as uow:
+        record = uow.tasks.get(site.id, TaskKey(product.id))
+    found = task_urls(record, uow=app.uow(), crawl=app.crawl, traffic=app.application.traffic)
     day0 = clock(app).now().date()
     for url in found:
         clicks, impressions = demo_figures(

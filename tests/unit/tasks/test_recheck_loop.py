@@ -6,17 +6,21 @@ import pytest
 from siteaudit.bootstrap import App
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError, ErrorCode
-from siteaudit.domain.ids import UserId
+from siteaudit.domain.ids import RecheckId, UserId
 from siteaudit.domain.recheck import RecheckStatus, UrlResult
 from siteaudit.domain.site import Site
-from siteaudit.domain.task import FixedBy, FixTask, TaskResult, TaskStatus
-from siteaudit.ports.application import RecheckRequest, SiteRegistration
+from siteaudit.domain.task import FixedBy, TaskResult, TaskStatus
+from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.tasks.answers import FixTask
+from siteaudit.services.tasks.usecases import CancelRecheck, GetRecheck, ListSiteTasks, RequestRecheck
 from tests.unit.application.test_application_doors import owner
 from tests.unit.tasks.shop import POSTS, PRODUCTS, Shop, audit, drain, shop_app, verified_site
 
 
 def task(app: App, site: Site, caller: Caller, code: str) -> FixTask:
-    return next(t for t in app.application.site_tasks(site.id, caller, limit=100).tasks if t.code == code)
+    return next(
+        t for t in app.application.handle(ListSiteTasks(site.id, limit=100), caller).tasks if t.code == code
+    )
 
 
 def balance(app: App, caller: Caller) -> int:
@@ -42,17 +46,17 @@ def test_a_fixed_template_rechecked_by_its_task_becomes_fixed_and_costs_a_credit
     assert product.status is TaskStatus.OPEN and product.pages == len(PRODUCTS)
     shop.product_description = True  # the newcomer fixes the template in the site's files
 
-    accepted = app.application.request_recheck(RecheckRequest(site.id, task_key=product.key), caller)
-    assert accepted.recheck.urls_total == len(PRODUCTS) and not accepted.recheck.sampled
+    accepted = app.application.handle(RequestRecheck(site.id, task_key=product.id), caller)
+    assert accepted.urls_total == len(PRODUCTS) and not accepted.sampled
     assert [t.status for t in accepted.tasks] == [TaskStatus.VERIFYING]
     assert task(app, site, caller, "meta_description_missing").status is TaskStatus.VERIFYING
     assert balance(app, caller) == before - 10 * len(PRODUCTS)  # reserved, in tenths
 
     assert drain(app) == ["run_recheck"]
-    done = app.application.get_recheck(accepted.recheck.id, caller)
+    done = app.application.handle(GetRecheck(RecheckId(accepted.recheck_id)), caller)
     assert done.status is RecheckStatus.DONE and done.pages_crawled == len(PRODUCTS)
-    assert {u.result for u in done.url_results or ()} == {UrlResult.FIXED}
-    (verdict,) = done.task_results or ()
+    assert {u.result for u in done.urls} == {UrlResult.FIXED}
+    (verdict,) = done.tasks
     assert (verdict.result, verdict.status, verdict.covers_task, verdict.urls_passing) == (
         TaskResult.FIXED,
         TaskStatus.FIXED,
@@ -64,7 +68,7 @@ def test_a_fixed_template_rechecked_by_its_task_becomes_fixed_and_costs_a_credit
     assert balance(app, caller) == before - 10 * len(PRODUCTS)  # charged exactly what was fetched
 
     # A redelivered message changes nothing: the recheck ended, credits settled once.
-    app.queue.recheck(accepted.recheck.id)  # type: ignore[attr-defined]
+    app.queue.recheck(RecheckId(accepted.recheck_id))  # type: ignore[attr-defined]
     drain(app)
     assert balance(app, caller) == before - 10 * len(PRODUCTS)
 
@@ -93,12 +97,12 @@ def test_urls_rechecked_give_fixed_still_failing_new_issue_redirected_and_cannot
     shop.challenge.add(challenged)
     urls = tuple(shop.url(p) for p in (fixed, failing, broken, moved, challenged))
     before = balance(app, caller)
-    accepted = app.application.request_recheck(RecheckRequest(site.id, urls=urls), caller)
+    accepted = app.application.handle(RequestRecheck(site.id, urls=urls), caller)
     # The list covers the blog task's URL only in part: it is judged but keeps its status.
     assert all(t.status is not TaskStatus.VERIFYING for t in accepted.tasks if t.code == "h1_missing")
     drain(app)
-    done = app.application.get_recheck(accepted.recheck.id, caller)
-    by_url = {u.url: u for u in done.url_results or ()}
+    done = app.application.handle(GetRecheck(RecheckId(accepted.recheck_id)), caller)
+    by_url = {u.url: u for u in done.urls}
     assert by_url[urls[0]].result is UrlResult.FIXED
     assert (by_url[urls[1]].result, by_url[urls[1]].issues) == (UrlResult.STILL_FAILING, ("h1_missing",))
     assert by_url[urls[2]].result is UrlResult.NEW_ISSUE and "title_missing" in by_url[urls[2]].new_issues
@@ -121,18 +125,16 @@ def test_a_recheck_is_refused_before_anything_is_reserved(
     before = balance(app, caller)
     graph = task(app, site, caller, "h1_duplicate")
     with pytest.raises(DomainError) as refused:
-        app.application.request_recheck(RecheckRequest(site.id, task_key=graph.key), caller)
+        app.application.handle(RequestRecheck(site.id, task_key=graph.id), caller)
     assert refused.value.code is ErrorCode.CANNOT_VERIFY
     with pytest.raises(DomainError) as unknown:
-        app.application.request_recheck(RecheckRequest(site.id, task_key="0" * 16), caller)
+        app.application.handle(RequestRecheck(site.id, task_key="0" * 16), caller)
     assert unknown.value.code is ErrorCode.NOT_FOUND
     with pytest.raises(DomainError) as foreign:
-        app.application.request_recheck(RecheckRequest(site.id, urls=("https://elsewhere.example/",)), caller)
+        app.application.handle(RequestRecheck(site.id, urls=("https://elsewhere.example/",)), caller)
     assert foreign.value.code is ErrorCode.INVALID_URLS
     with pytest.raises(DomainError) as both:
-        app.application.request_recheck(
-            RecheckRequest(site.id, task_key=graph.key, urls=(shop.url("/"),)), caller
-        )
+        app.application.handle(RequestRecheck(site.id, task_key=graph.id, urls=(shop.url("/"),)), caller)
     assert both.value.code is ErrorCode.VALIDATION_FAILED
     assert balance(app, caller) == before and app.queue.pending() == []  # type: ignore[attr-defined]
 
@@ -147,15 +149,15 @@ def test_thirty_rechecks_an_hour_per_team_and_a_402_uses_no_slot(
         uow.credits.reserve(UserId(caller.user_id), spend, reference="test:drain", at=app.clock.now())
         uow.commit()
     with pytest.raises(DomainError) as poor:
-        app.application.request_recheck(RecheckRequest(site.id, urls=one), caller)
+        app.application.handle(RequestRecheck(site.id, urls=one), caller)
     assert poor.value.code is ErrorCode.INSUFFICIENT_CREDITS
     with app.uow() as uow:
         uow.credits.settle("test:drain", cost=0, at=app.clock.now())
         uow.commit()
     for _ in range(30):
-        app.application.request_recheck(RecheckRequest(site.id, urls=one), caller)
+        app.application.handle(RequestRecheck(site.id, urls=one), caller)
     with pytest.raises(DomainError) as limited:
-        app.application.request_recheck(RecheckRequest(site.id, urls=one), caller)
+        app.application.handle(RequestRecheck(site.id, urls=one), caller)
     assert limited.value.code is ErrorCode.RECHECK_RATE_LIMITED
     assert getattr(limited.value, "retry_after", 0) >= 1
 
@@ -166,16 +168,16 @@ def test_a_cancelled_recheck_is_charged_what_it_fetched_and_puts_its_task_back(
     app, caller, site = audited
     before = balance(app, caller)
     product = task(app, site, caller, "meta_description_missing")
-    accepted = app.application.request_recheck(RecheckRequest(site.id, task_key=product.key), caller)
-    cancelled = app.application.cancel_recheck(accepted.recheck.id, caller)
+    accepted = app.application.handle(RequestRecheck(site.id, task_key=product.id), caller)
+    cancelled = app.application.handle(CancelRecheck(RecheckId(accepted.recheck_id)), caller)
     assert cancelled.status is RecheckStatus.CANCELLED
-    assert {u.result for u in cancelled.url_results or ()} == {UrlResult.NOT_CHECKED}
+    assert {u.result for u in cancelled.urls} == {UrlResult.NOT_CHECKED}
     assert task(app, site, caller, "meta_description_missing").status is TaskStatus.OPEN
     assert balance(app, caller) == before
     drain(app)  # the message still queued finds the recheck ended
-    assert app.application.get_recheck(accepted.recheck.id, caller).pages_crawled == 0
+    assert app.application.handle(GetRecheck(RecheckId(accepted.recheck_id)), caller).pages_crawled == 0
     with pytest.raises(DomainError) as again:
-        app.application.cancel_recheck(accepted.recheck.id, caller)
+        app.application.handle(CancelRecheck(RecheckId(accepted.recheck_id)), caller)
     assert again.value.code is ErrorCode.CONFLICT
 
 
@@ -185,7 +187,7 @@ def test_a_stalled_recheck_is_dispatched_again_then_failed_and_settled(
     app, caller, site = audited
     before = balance(app, caller)
     product = task(app, site, caller, "meta_description_missing")
-    accepted = app.application.request_recheck(RecheckRequest(site.id, task_key=product.key), caller)
+    accepted = app.application.handle(RequestRecheck(site.id, task_key=product.id), caller)
     drain(app, skip=lambda actor: actor == "run_recheck")  # the message is lost
     clock = app.clock
     for _ in range(3):
@@ -195,7 +197,7 @@ def test_a_stalled_recheck_is_dispatched_again_then_failed_and_settled(
         drain(app, skip=lambda actor: actor == "run_recheck")
     clock.advance(3 * 3600)  # type: ignore[attr-defined]
     assert app.application.reap_stalled_rechecks().failed == 1
-    ended = app.application.get_recheck(accepted.recheck.id, caller)
+    ended = app.application.handle(GetRecheck(RecheckId(accepted.recheck_id)), caller)
     assert ended.status is RecheckStatus.FAILED and (ended.failure_reason or "").startswith("reaped")
     assert task(app, site, caller, "meta_description_missing").status is TaskStatus.OPEN
     assert balance(app, caller) == before
@@ -208,12 +210,12 @@ def test_a_recheck_past_its_time_cap_ends_time_capped_with_the_rest_refunded(sho
     audit(app, site, caller)
     before = balance(app, caller)
     product = task(app, site, caller, "meta_description_missing")
-    accepted = app.application.request_recheck(RecheckRequest(site.id, task_key=product.key), caller)
+    accepted = app.application.handle(RequestRecheck(site.id, task_key=product.id), caller)
     drain(app)
-    done = app.application.get_recheck(accepted.recheck.id, caller)
+    done = app.application.handle(GetRecheck(RecheckId(accepted.recheck_id)), caller)
     assert (done.status, done.time_capped, done.pages_crawled) == (RecheckStatus.DONE, True, 0)
-    assert {u.reason for u in done.url_results or ()} == {"not fetched: the recheck reached its time cap"}
-    assert (done.task_results or ())[0].result is TaskResult.NOT_CHECKED
+    assert {u.reason for u in done.urls} == {"not fetched: the recheck reached its time cap"}
+    assert (done.tasks)[0].result is TaskResult.NOT_CHECKED
     assert task(app, site, caller, "meta_description_missing").status is TaskStatus.OPEN
     assert balance(app, caller) == before
 
@@ -226,15 +228,15 @@ def test_a_broken_link_task_is_rechecked_by_fetching_the_pages_link_targets(shop
     audit(app, site, caller)
     broken = task(app, site, caller, "broken_internal_link")
     assert broken.pages == 1
-    still = app.application.request_recheck(RecheckRequest(site.id, task_key=broken.key), caller)
+    still = app.application.handle(RequestRecheck(site.id, task_key=broken.id), caller)
     drain(app)
-    assert (app.application.get_recheck(still.recheck.id, caller).task_results or ())[0].result is (
+    assert (app.application.handle(GetRecheck(RecheckId(still.recheck_id)), caller).tasks)[0].result is (
         TaskResult.STILL_FAILING
     )
     shop.extra_links["/"] = ()
-    fixed = app.application.request_recheck(RecheckRequest(site.id, task_key=broken.key), caller)
+    fixed = app.application.handle(RequestRecheck(site.id, task_key=broken.id), caller)
     drain(app)
-    assert (app.application.get_recheck(fixed.recheck.id, caller).task_results or ())[
+    assert (app.application.handle(GetRecheck(RecheckId(fixed.recheck_id)), caller).tasks)[
         0
     ].result is TaskResult.FIXED
     assert task(app, site, caller, "broken_internal_link").status is TaskStatus.FIXED
@@ -251,16 +253,19 @@ def test_a_members_recheck_is_charged_to_the_team_owner_and_an_unverified_site_i
     application.add_member(team.name, "member@retro-clock.example")
     member = application.authenticate(application.create_key("member@retro-clock.example", team.name).raw)
     owner_before, member_before = balance(app, owner_caller), balance(app, member)
-    accepted = application.request_recheck(RecheckRequest(site.id, urls=(shop.url("/"),)), member)
+    accepted = application.handle(RequestRecheck(site.id, urls=(shop.url("/"),)), member)
     drain(app)
-    assert application.get_recheck(accepted.recheck.id, owner_caller).status is RecheckStatus.DONE
+    assert (
+        application.handle(GetRecheck(RecheckId(accepted.recheck_id)), owner_caller).status
+        is RecheckStatus.DONE
+    )
     assert (balance(app, owner_caller), balance(app, member)) == (owner_before - 10, member_before)
 
     other = application.register_site(
         SiteRegistration(shop.url("/").replace("localhost", "127.0.0.1")), owner_caller
     )
     with pytest.raises(DomainError) as unverified:
-        application.request_recheck(RecheckRequest(other.id, urls=(shop.url("/"),)), owner_caller)
+        application.handle(RequestRecheck(other.id, urls=(shop.url("/"),)), owner_caller)
     assert unverified.value.code is ErrorCode.SITE_NOT_VERIFIED
 
 
@@ -272,10 +277,11 @@ def test_a_slow_recheck_keeps_renewing_its_lease_while_it_fetches(shop: Shop) ->
 
     def writes(slow: float) -> int:
         shop.slow = {"/": slow}
-        accepted = app.application.request_recheck(RecheckRequest(site.id, urls=(shop.url("/"),)), caller)
+        accepted = app.application.handle(RequestRecheck(site.id, urls=(shop.url("/"),)), caller)
         drain(app)
-        done = app.application.get_recheck(accepted.recheck.id, caller)
+        done = app.application.handle(GetRecheck(RecheckId(accepted.recheck_id)), caller)
         assert done.status is RecheckStatus.DONE
-        return done.version
+        with app.uow() as uow:
+            return uow.rechecks.get_any(RecheckId(accepted.recheck_id)).version
 
     assert writes(1.0) >= writes(0.0) + 5  # the heartbeat wrote while the slow page was fetched

@@ -4,7 +4,6 @@ fetch, redeliver, kill a worker mid-run, reap, cancel, fix or break the site, au
 task statuses follow the transition table, credits are exact per recheck, and a 402 used no slot."""
 
 import atexit
-from typing import Any
 
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -15,9 +14,9 @@ from siteaudit.domain.credit import EntryKind
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import RecheckId, UserId
 from siteaudit.domain.recheck import Recheck, RecheckStatus
-from siteaudit.domain.task import FixedBy, TaskStatus
-from siteaudit.ports.application import RecheckRequest
-from siteaudit.services.recheck import RECHECK_LIMIT, rate_bucket
+from siteaudit.domain.task import FixedBy, FixTask, TaskStatus
+from siteaudit.services.tasks.recheck import RECHECK_LIMIT, rate_bucket
+from siteaudit.services.tasks.usecases import CancelRecheck, GetRecheck, RequestRecheck
 from tests.unit.tasks.shop import POSTS, PRODUCTS, Shop, audit, drain, shop_app, verified_site
 
 _SERVER: dict[str, HTTPServer] = {}
@@ -50,11 +49,15 @@ class RecheckMachine(RuleBasedStateMachine):
 
     # --- helpers ---
 
-    def _tasks(self) -> list[Any]:
-        return list(self.app.application.site_tasks(self.site.id, self.caller, limit=100).tasks)
+    def _tasks(self) -> list[FixTask]:
+        """The site's task records as stored (the invariants read what the answers leave out)."""
+        with self.app.uow() as uow:
+            return list(uow.tasks.of_site(self.site.id))
 
     def _recheck(self, recheck_id: RecheckId) -> Recheck:
-        return self.app.application.get_recheck(recheck_id, self.caller)
+        self.app.application.handle(GetRecheck(recheck_id), self.caller)  # the caller's own
+        with self.app.uow() as uow:
+            return uow.rechecks.get_any(recheck_id)
 
     def _slots_left(self) -> int:
         decision = self.app.limiter.peek(rate_bucket(self.caller), RECHECK_LIMIT, now=self.app.clock.now())
@@ -67,8 +70,8 @@ class RecheckMachine(RuleBasedStateMachine):
         tasks = self._tasks()
         chosen = tasks[pick % len(tasks)]
         try:
-            accepted = self.app.application.request_recheck(
-                RecheckRequest(self.site.id, task_key=chosen.key), self.caller
+            accepted = self.app.application.handle(
+                RequestRecheck(self.site.id, task_key=chosen.key), self.caller
             )
         except DomainError as refused:
             # Not judgeable, already verifying or fixed, or the hour's 30 slots are used.
@@ -81,7 +84,7 @@ class RecheckMachine(RuleBasedStateMachine):
                 assert chosen.status in (TaskStatus.VERIFYING, TaskStatus.FIXED)
             return
         assert chosen.status in (TaskStatus.OPEN, TaskStatus.REGRESSED)
-        self.rechecks.append(accepted.recheck.id)
+        self.rechecks.append(RecheckId(accepted.recheck_id))
 
     @rule(
         which=st.lists(
@@ -92,13 +95,13 @@ class RecheckMachine(RuleBasedStateMachine):
     )
     def recheck_urls(self, which: list[str]) -> None:
         try:
-            accepted = self.app.application.request_recheck(
-                RecheckRequest(self.site.id, urls=tuple(self.shop.url(p) for p in which)), self.caller
+            accepted = self.app.application.handle(
+                RequestRecheck(self.site.id, urls=tuple(self.shop.url(p) for p in which)), self.caller
             )
         except DomainError as refused:
             assert refused.code in (ErrorCode.RECHECK_RATE_LIMITED, ErrorCode.CONFLICT)
             return
-        self.rechecks.append(accepted.recheck.id)
+        self.rechecks.append(RecheckId(accepted.recheck_id))
 
     @rule()
     def recheck_without_credits(self) -> None:
@@ -111,9 +114,7 @@ class RecheckMachine(RuleBasedStateMachine):
             uow.commit()
         before = self._slots_left()
         try:
-            self.app.application.request_recheck(
-                RecheckRequest(self.site.id, urls=(self.shop.url("/"),)), self.caller
-            )
+            self.app.application.handle(RequestRecheck(self.site.id, urls=(self.shop.url("/"),)), self.caller)
             raise AssertionError("a recheck without credits was accepted")
         except DomainError as refused:
             assert refused.code is ErrorCode.INSUFFICIENT_CREDITS
@@ -165,7 +166,7 @@ class RecheckMachine(RuleBasedStateMachine):
         recheck_id = self.rechecks[pick % len(self.rechecks)]
         ended = self._recheck(recheck_id).ended
         try:
-            self.app.application.cancel_recheck(recheck_id, self.caller)
+            self.app.application.handle(CancelRecheck(recheck_id), self.caller)
             assert not ended
         except DomainError as refused:
             assert ended and refused.code is ErrorCode.CONFLICT

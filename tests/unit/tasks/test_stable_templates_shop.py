@@ -19,6 +19,8 @@ from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.task import FixedBy, TaskStatus
+from siteaudit.services.impact.usecases import GetSiteFixImpact
+from siteaudit.services.tasks.usecases import ListSiteTasks
 from siteaudit.settings import Settings
 from tests.unit.application.test_application_doors import owner
 from tests.unit.tasks.shop import audit, verified_site
@@ -107,7 +109,7 @@ def test_removing_the_broken_links_fixes_exactly_their_tasks(
     site = verified_site(app, shop, caller)  # type: ignore[arg-type]
 
     first_audit = audit(app, site, caller)
-    first = {t.key: t for t in app.application.site_tasks(site.id, caller, limit=100).tasks}
+    first = {t.id: t for t in app.application.handle(ListSiteTasks(site.id, limit=100), caller).tasks}
     product_urls = {shop.url(f"/products/{name}") for name in shop.products}
 
     # One product template: the newcomer sees one task per check on it, not one per product page.
@@ -120,12 +122,12 @@ def test_removing_the_broken_links_fixes_exactly_their_tasks(
     assert not any(
         t.template.startswith("/products/") and t.template != "/products/[slug]" for t in first.values()
     )
-    broken = {t.key for t in first.values() if t.code in ("broken_internal_link", "http_4xx")}
+    broken = {t.id for t in first.values() if t.code in ("broken_internal_link", "http_4xx")}
     assert len(broken) == 2
 
     shop.broken = False
     second_audit = audit(app, site, caller)
-    second = {t.key: t for t in app.application.site_tasks(site.id, caller, limit=100).tasks}
+    second = {t.id: t for t in app.application.handle(ListSiteTasks(site.id, limit=100), caller).tasks}
 
     report = app.application.report(second_audit, caller)
     assert "/products/[slug]" in {g.template for g in report.templates}
@@ -140,8 +142,9 @@ def test_removing_the_broken_links_fixes_exactly_their_tasks(
     assert fixed == broken
     assert all(second[k].fixed_by is FixedBy.AUDIT for k in fixed)
     assert all(second[k].status is first[k].status for k in second if k not in broken)
-    assert all(second[k].previous_template is None for k in second)
+    with app.uow() as uow:
+        assert all(t.previous_template is None for t in uow.tasks.of_site(site.id))
     # Fix impact follows the real fixes only.
-    events = app.application.site_fix_impact(site.id, caller).events
+    events = app.application.handle(GetSiteFixImpact(site.id), caller).events
     assert {e.task_key for e in events} == broken
     assert product_urls  # the product pages were crawled both times (the tasks above say where)

@@ -5,13 +5,14 @@ from siteaudit.bootstrap import App
 from siteaudit.domain.account import Caller
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixedBy, TaskStatus
+from siteaudit.services.tasks.usecases import ListSiteTasks, ListTeamTasks
 from tests.unit.application.test_application_doors import owner
 from tests.unit.tasks.shop import Shop, audit, shop_app, verified_site
 
 
 def tasks_of(app: App, site: Site, caller: Caller) -> dict[tuple[str, str], tuple[str, TaskStatus, int]]:
-    listed = app.application.site_tasks(site.id, caller, limit=100)
-    return {(t.code, t.template): (t.key, t.status, t.pages) for t in listed.tasks}
+    listed = app.application.handle(ListSiteTasks(site.id, limit=100), caller)
+    return {(t.code, t.template): (t.id, t.status, t.pages) for t in listed.tasks}
 
 
 # Frozen from a reviewed run of the shop above: what the first full audit leaves to fix.
@@ -33,10 +34,10 @@ def test_the_shops_first_full_audit_yields_the_golden_tasks_with_stable_ids(shop
     first_audit = audit(app, site, caller)
     first = tasks_of(app, site, caller)
     assert {k: (status, pages) for k, (_, status, pages) in first.items()} == GOLDEN_FIRST
-    listed = app.application.site_tasks(site.id, caller, limit=100)
+    listed = app.application.handle(ListSiteTasks(site.id, limit=100), caller)
     assert listed.crawl_id == first_audit and not listed.has_traffic_data
     assert all(t.clicks_28d is None and t.impressions_28d is None for t in listed.tasks)
-    assert all(len(t.key) == 16 and int(t.key, 16) >= 0 for t in listed.tasks)
+    assert all(len(t.id) == 16 and int(t.id, 16) >= 0 for t in listed.tasks)
 
     # A second audit of the unchanged shop: the same tasks under the same ids.
     audit(app, site, caller)
@@ -45,9 +46,9 @@ def test_the_shops_first_full_audit_yields_the_golden_tasks_with_stable_ids(shop
     # The product template is fixed in the site's files: the next full audit marks its task fixed.
     shop.product_description = True
     audit(app, site, caller)
-    after_fix = app.application.site_tasks(site.id, caller, limit=100)
+    after_fix = app.application.handle(ListSiteTasks(site.id, limit=100), caller)
     product = next(t for t in after_fix.tasks if t.code == "meta_description_missing")
-    assert (product.key, product.status, product.fixed_by) == (
+    assert (product.id, product.status, product.fixed_by) == (
         first[("meta_description_missing", "/products/[slug]")][0],
         TaskStatus.FIXED,
         FixedBy.AUDIT,
@@ -74,10 +75,10 @@ def test_a_short_list_leaves_out_fixed_tasks_and_keeps_one_per_check(shop: Shop)
     audit(app, site, caller)
     shop.product_description = True
     audit(app, site, caller)
-    short = app.application.site_tasks(site.id, caller, limit=3).tasks
+    short = app.application.handle(ListSiteTasks(site.id, limit=3), caller).tasks
     assert len(short) <= 3 and all(t.status is not TaskStatus.FIXED for t in short)
     assert len({t.code for t in short}) == len(short)
-    top = app.application.team_tasks(caller, limit=20)
-    assert top and all(t.task.status is not TaskStatus.FIXED and t.site_host == site.host for t in top)
-    ranks = [(t.task.severity.rank, -t.task.pages) for t in top]
+    top = app.application.handle(ListTeamTasks(limit=20), caller).tasks
+    assert top and all(t.status is not TaskStatus.FIXED and t.site_host == site.host for t in top)
+    ranks = [(t.severity.rank, -t.pages) for t in top]
     assert ranks == sorted(ranks)  # severity first, then pages

@@ -1,13 +1,15 @@
-"""What the fix-task and recheck endpoints show (SPEC 2.7, 2.8, 4.5, 4.6): one attrs class per answer,
-converted by the views' converter; the OpenAPI components are generated from these classes."""
+"""The results of the fix-task and recheck use cases: what every door shows, one attrs class per answer.
 
-from collections.abc import Mapping, Sequence
+REST answers `converter.unstructure(result)`, the HTTP client reads it back with `converter.structure`, and
+the OpenAPI components are generated from these classes. They are values over the domain's records with
+what a caller needs computed (the check's title, why and fix, the acceptance, the credits), built here."""
+
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Final
 
 from attrs import frozen
 
-from siteaudit.adapters.rest.views import converter
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.credit import as_number, credits
 from siteaudit.domain.issue import CheckScope, CheckSpec, Severity
@@ -15,10 +17,6 @@ from siteaudit.domain.recheck import Recheck as RecheckRecord
 from siteaudit.domain.recheck import RecheckStatus, UrlResult
 from siteaudit.domain.task import CLICK_WEIGHT, SEVERITY_WEIGHT, FixedBy, TaskResult, TaskStatus
 from siteaudit.domain.task import FixTask as TaskRecord
-from siteaudit.ports.application import RecheckAccepted, SiteTasks, TaskDetail, TeamTask
-
-for _enum in (TaskStatus, FixedBy, CheckScope, RecheckStatus, UrlResult, TaskResult):
-    converter.register_unstructure_hook(_enum, lambda member: member.value)
 
 IMPACT_FORMULA: Final = (
     "impact = severity weight × (pages + "
@@ -190,11 +188,6 @@ class Recheck:
     tasks: tuple[RecheckTask, ...]
 
 
-def _json(value: object) -> dict[str, Any]:
-    document: dict[str, Any] = converter.unstructure(value)
-    return document
-
-
 def _spec(code: str, severity: Severity) -> CheckSpec:
     found = CATALOGUE.get(code)
     if found is not None:
@@ -228,65 +221,28 @@ def _task_fields(task: TaskRecord) -> dict[str, Any]:
     }
 
 
-def task_answer(task: TaskRecord) -> dict[str, Any]:
-    return _json(FixTask(**_task_fields(task)))
+def fix_task(task: TaskRecord) -> FixTask:
+    return FixTask(**_task_fields(task))
 
 
-def site_tasks_answer(found: SiteTasks) -> dict[str, Any]:
-    return _json(
-        SiteTaskList(
-            site_id=found.site_id,
-            crawl_id=found.crawl_id,
-            has_traffic_data=found.has_traffic_data,
-            total=found.total,
-            open_total=found.open_total,
-            tasks=tuple(FixTask(**_task_fields(t)) for t in found.tasks),
-        )
+def team_fix_task(task: TaskRecord, site_host: str) -> TeamFixTask:
+    return TeamFixTask(**_task_fields(task), site_id=task.site_id, site_host=site_host)
+
+
+def recheck_started(recheck: RecheckRecord, tasks: Iterable[TaskRecord]) -> RecheckStarted:
+    return RecheckStarted(
+        recheck_id=recheck.id,
+        status=recheck.status,
+        urls_total=recheck.urls_total,
+        estimated_credits=as_number(credits(recheck.estimated_credits)),
+        sampled=recheck.sampled,
+        tasks=tuple(
+            RecheckTaskRef(task_key=t.key, code=t.code, template=t.template, status=t.status) for t in tasks
+        ),
     )
 
 
-def team_tasks_answer(found: Sequence[TeamTask]) -> dict[str, Any]:
-    return _json(
-        TeamTaskList(
-            tasks=tuple(
-                TeamFixTask(**_task_fields(t.task), site_id=t.task.site_id, site_host=t.site_host)
-                for t in found
-            )
-        )
-    )
-
-
-def task_detail_answer(detail: TaskDetail, *, per_page: int) -> dict[str, Any]:
-    rows = tuple(
-        TaskUrl(url=r.url, clicks_28d=r.clicks_28d, impressions_28d=r.impressions_28d, details=r.details)
-        for r in detail.urls
-    )
-    return _json(
-        TaskWithUrls(
-            task=FixTask(**_task_fields(detail.task)),
-            urls=TaskUrlPage(data=rows, page=detail.page, per_page=per_page, total=detail.total),
-        )
-    )
-
-
-def recheck_started_answer(accepted: RecheckAccepted) -> dict[str, Any]:
-    recheck = accepted.recheck
-    return _json(
-        RecheckStarted(
-            recheck_id=recheck.id,
-            status=recheck.status,
-            urls_total=recheck.urls_total,
-            estimated_credits=as_number(credits(accepted.estimated_credits)),
-            sampled=recheck.sampled,
-            tasks=tuple(
-                RecheckTaskRef(task_key=t.key, code=t.code, template=t.template, status=t.status)
-                for t in accepted.tasks
-            ),
-        )
-    )
-
-
-def recheck_answer(recheck: RecheckRecord) -> dict[str, Any]:
+def recheck(found: RecheckRecord) -> Recheck:
     urls = tuple(
         RecheckUrl(
             url=u.url,
@@ -298,7 +254,7 @@ def recheck_answer(recheck: RecheckRecord) -> dict[str, Any]:
             issues=u.issues,
             new_issues=u.new_issues,
         )
-        for u in recheck.url_results or ()
+        for u in found.url_results or ()
     )
     tasks = tuple(
         RecheckTask(
@@ -314,23 +270,21 @@ def recheck_answer(recheck: RecheckRecord) -> dict[str, Any]:
             urls_passing=t.urls_passing,
             status=t.status,
         )
-        for t in recheck.task_results or ()
+        for t in found.task_results or ()
     )
-    return _json(
-        Recheck(
-            recheck_id=recheck.id,
-            site_id=recheck.site_id,
-            status=recheck.status,
-            parent_crawl_id=recheck.parent_crawl_id or None,
-            urls_total=recheck.urls_total,
-            pages_crawled=recheck.pages_crawled,
-            sampled=recheck.sampled,
-            created_at=recheck.created_at,
-            finished_at=recheck.finished_at,
-            time_capped=recheck.time_capped,
-            duplicate_baseline=recheck.duplicate_baseline,
-            failure_reason=recheck.failure_reason,
-            urls=urls,
-            tasks=tasks,
-        )
+    return Recheck(
+        recheck_id=found.id,
+        site_id=found.site_id,
+        status=found.status,
+        parent_crawl_id=found.parent_crawl_id or None,
+        urls_total=found.urls_total,
+        pages_crawled=found.pages_crawled,
+        sampled=found.sampled,
+        created_at=found.created_at,
+        finished_at=found.finished_at,
+        time_capped=found.time_capped,
+        duplicate_baseline=found.duplicate_baseline,
+        failure_reason=found.failure_reason,
+        urls=urls,
+        tasks=tasks,
     )

@@ -1,5 +1,6 @@
 """Fix impact (SPEC 2.9, 4.7): measuring fix-impact events against the stored console figures, and
-reading them (the events are opened by `services/traffic.py` when tasks become fixed).
+reading them (the events are opened by `services/traffic.py` when tasks become fixed; the handlers of
+`usecases.GetSiteFixImpact` and `GetTeamFixImpact`).
 
 `measure_fix_impacts` is the scheduler's daily pass: it reads each event's URLs once (the issue rows of
 the audit that found the task), records the baseline and each horizon whose days the stored figures
@@ -19,10 +20,12 @@ from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import Figures, FixImpact, Window
 from siteaudit.domain.task import TaskStatus
-from siteaudit.ports.application import FixImpactSummary, TeamFixImpact
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.task import affected_urls
+from siteaudit.services.impact import answers
+from siteaudit.services.impact.answers import SiteFixImpact, TeamFixImpactList
+from siteaudit.services.impact.usecases import GetSiteFixImpact, GetTeamFixImpact
+from siteaudit.services.tasks.task import affected_urls
 
 log = logging.getLogger("siteaudit.impact")
 
@@ -150,27 +153,19 @@ def refresh_task_traffic(site_id: SiteId, *, uow: Callable[[], UnitOfWork], craw
 # --- reading -----------------------------------------------------------------------------------------
 
 
-def site_fix_impact(site_id: SiteId, caller: Caller, *, limit: int, uow: UnitOfWork) -> FixImpactSummary:
+def get_site_fix_impact(asked: GetSiteFixImpact, caller: Caller, *, uow: UnitOfWork) -> SiteFixImpact:
     with uow:
-        site = uow.sites.get(site_id, team=caller.team_id)
-        events = tuple(uow.fix_impacts.latest([site.id], limit=limit))
+        site = uow.sites.get(asked.site_id, team=caller.team_id)
+        events = tuple(uow.fix_impacts.latest([site.id], limit=asked.limit))
         delta, measured = uow.fix_impacts.summary([site.id])
         sync = uow.console.sync(site.id)
     demo = sync.demo if sync is not None else any(e.demo for e in events)
-    return FixImpactSummary(
-        site_id=site.id, total_delta_28d=delta, measured_events=measured, events=events, demo=demo
-    )
+    return answers.site_fix_impact(site.id, events, delta, measured, demo)
 
 
-def team_fix_impact(caller: Caller, *, limit: int, uow: UnitOfWork) -> TeamFixImpact:
+def get_team_fix_impact(asked: GetTeamFixImpact, caller: Caller, *, uow: UnitOfWork) -> TeamFixImpactList:
     with uow:
         sites = {s.id: s.host for s in uow.sites.list(team=caller.team_id)}
-        events = tuple(uow.fix_impacts.latest(list(sites), limit=limit))
+        events = tuple(uow.fix_impacts.latest(list(sites), limit=asked.limit))
         delta, measured = uow.fix_impacts.summary(list(sites))
-    return TeamFixImpact(
-        total_delta_28d=delta,
-        measured_events=measured,
-        events=events,
-        site_hosts=sites,
-        demo=any(e.demo for e in events),
-    )
+    return answers.team_fix_impact(events, sites, delta, measured, any(e.demo for e in events))

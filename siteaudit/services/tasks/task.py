@@ -1,4 +1,5 @@
-"""Fix-task use cases: deriving a site's tasks from its latest full audit, and reading them.
+"""Fix-task use cases: deriving a site's tasks from its latest full audit, and reading them (the handlers
+of `usecases.ListSiteTasks`, `ListTeamTasks` and `GetTask`).
 
 A task is one check code on one URL template (SPEC 2.7). Tasks are refreshed by every full audit of a
 registered site (`siteaudit.domain.task.is_full_audit`: ended `done`), in the transaction that
@@ -29,14 +30,22 @@ from siteaudit.domain.task import (
     refresh_tasks,
     top_tasks,
 )
-from siteaudit.ports.application import SiteTasks, TaskDetail, TaskUrlRow, TeamTask
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
+from siteaudit.services.tasks.answers import (
+    SiteTaskList,
+    TaskUrlPage,
+    TaskWithUrls,
+    TeamTaskList,
+    fix_task,
+    team_fix_task,
+)
+from siteaudit.services.tasks.answers import TaskUrl as TaskUrlRow
+from siteaudit.services.tasks.usecases import URLS_PER_PAGE, GetTask, ListSiteTasks, ListTeamTasks
 from siteaudit.services.traffic import open_fix_impacts
 
-URLS_PER_PAGE: Final = 100
 _CHUNK: Final = 1_000
 
 
@@ -123,29 +132,30 @@ def task_evidence(
     return {key: TaskEvidence(audited=audited.get(key, 0), still=still.get(key, {})) for key in audited}
 
 
-def site_tasks(site_id: SiteId, caller: Caller, *, limit: int, uow: UnitOfWork) -> SiteTasks:
+def list_site_tasks(asked: ListSiteTasks, caller: Caller, *, uow: UnitOfWork) -> SiteTaskList:
     with uow:
-        site = uow.sites.get(site_id, team=caller.team_id)
+        site = uow.sites.get(asked.site_id, team=caller.team_id)
         tasks = uow.tasks.of_site(site.id)
     crawl_id = max((t.crawl_id for t in tasks), default=None)
-    return SiteTasks(
+    return SiteTaskList(
         site_id=site.id,
         crawl_id=None if crawl_id is None else AuditId(crawl_id),
         has_traffic_data=any(t.clicks_28d is not None for t in tasks),
         total=len(tasks),
         open_total=count_open(tasks),
-        tasks=top_tasks(tasks, limit),
+        tasks=tuple(fix_task(t) for t in top_tasks(tasks, asked.limit)),
     )
 
 
-def team_tasks(caller: Caller, *, limit: int, uow: UnitOfWork) -> Sequence[TeamTask]:
+def list_team_tasks(asked: ListTeamTasks, caller: Caller, *, uow: UnitOfWork) -> TeamTaskList:
     """The team's unfixed tasks across its sites in impact order, the first `limit`."""
     with uow:
         sites = {s.id: s for s in uow.sites.list(team=caller.team_id)}
         tasks = [
             t for site_id in sites for t in uow.tasks.of_site(site_id) if t.status is not TaskStatus.FIXED
         ]
-    return [TeamTask(task=t, site_host=sites[t.site_id].host) for t in order_by_impact(tasks)[:limit]]
+    chosen = order_by_impact(tasks)[: asked.limit]
+    return TeamTaskList(tasks=tuple(team_fix_task(t, sites[t.site_id].host) for t in chosen))
 
 
 def load_task(site_id: SiteId, raw_key: str, caller: Caller, *, uow: UnitOfWork) -> FixTask:
@@ -162,7 +172,12 @@ def affected_urls(task: FixTask, *, uow: UnitOfWork, crawl: CrawlStore) -> dict[
     is left."""
     with uow:
         audit = uow.audits.get_any(task.crawl_id)
-    if audit.archived_at is not None:
+    return issue_urls(task, archived=audit.archived_at is not None, crawl=crawl)
+
+
+def issue_urls(task: FixTask, *, archived: bool, crawl: CrawlStore) -> dict[str, list[Mapping[str, Any]]]:
+    """`affected_urls` when whether the task's audit was archived is known (read with the task)."""
+    if archived:
         return {url: [] for url in task.sample_urls}
     found: dict[str, list[Mapping[str, Any]]] = {}
     for issue in _task_issues(task, crawl):
@@ -186,7 +201,12 @@ def task_urls(
     task: FixTask, *, uow: UnitOfWork, crawl: CrawlStore, traffic: TrafficSource = NO_TRAFFIC
 ) -> tuple[TaskUrl, ...]:
     """The task's affected URLs with their traffic (what a recheck samples from)."""
-    urls = affected_urls(task, uow=uow, crawl=crawl)
+    return with_traffic(task, affected_urls(task, uow=uow, crawl=crawl), traffic)
+
+
+def with_traffic(task: FixTask, urls: Iterable[str], traffic: TrafficSource) -> tuple[TaskUrl, ...]:
+    """The task's URLs with the console's figures of each, when it has them."""
+    urls = list(urls)
     figures = traffic.traffic(task.site_id, urls) or {}
     return tuple(
         TaskUrl(url, figures[url].clicks_28d, figures[url].impressions_28d)
@@ -196,24 +216,26 @@ def task_urls(
     )
 
 
-def task_detail(
-    site_id: SiteId,
-    raw_key: str,
+def get_task(
+    asked: GetTask,
     caller: Caller,
     *,
-    page: int,
     uow: UnitOfWork,
     crawl: CrawlStore,
     traffic: TrafficSource = NO_TRAFFIC,
-) -> TaskDetail:
+) -> TaskWithUrls:
     """One task and its URLs, 100 a page in URL order, with traffic when the console has it."""
-    task = load_task(site_id, raw_key, caller, uow=uow)
+    task = load_task(asked.site_id, asked.task_key, caller, uow=uow)
     urls = affected_urls(task, uow=uow, crawl=crawl)
     ordered = sorted(urls)
+    page = asked.page
     chosen = ordered[(page - 1) * URLS_PER_PAGE : page * URLS_PER_PAGE]
     figures = traffic.traffic(task.site_id, chosen) or {}
     rows = tuple(_row(url, urls[url], figures) for url in chosen)
-    return TaskDetail(task=task, urls=rows, page=page, total=len(ordered))
+    return TaskWithUrls(
+        task=fix_task(task),
+        urls=TaskUrlPage(data=rows, page=page, per_page=URLS_PER_PAGE, total=len(ordered)),
+    )
 
 
 def _row(url: str, details: Sequence[Mapping[str, Any]], figures: Mapping[str, Any]) -> TaskUrlRow:

@@ -1,7 +1,7 @@
 """Recheck use cases: accept a recheck (credits, rate limit, tasks into `verifying`), read it, cancel it,
 end it with its credits and tasks settled once, and reap stalled ones.
 
-A recheck runs on the workers like an audit slice (`services/recheck_run.py`): one `run_recheck`
+A recheck runs on the workers like an audit slice (`recheck_run.py`): one `run_recheck`
 message, a lease on the recheck row, the reaper for stalled runs. It is not an audit and never appears in
 `GET /crawls`.
 
@@ -22,8 +22,8 @@ from attrs import evolve, field, frozen
 from siteaudit.domain.account import Caller
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.credit import RECHECK_URL_COST, recheck_cost
-from siteaudit.domain.error import DomainError, ErrorCode, RateLimited
-from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
+from siteaudit.domain.error import ConcurrentUpdate, DomainError, ErrorCode, RateLimited
+from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId, UserId
 from siteaudit.domain.issue import CheckScope
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.recheck import (
@@ -40,14 +40,16 @@ from siteaudit.domain.recheck import (
 )
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixTask, parse_task_key, task_key
-from siteaudit.ports.application import RecheckAccepted, RecheckReaped, RecheckRequest
+from siteaudit.ports.application import RecheckReaped
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
-from siteaudit.services.task import task_urls
+from siteaudit.services.tasks import answers
+from siteaudit.services.tasks.task import issue_urls, with_traffic
+from siteaudit.services.tasks.usecases import CancelRecheck, GetRecheck, RequestRecheck
 from siteaudit.services.traffic import open_fix_impacts
 
 log = logging.getLogger("siteaudit.recheck")
@@ -98,10 +100,10 @@ class _Baseline:
 
 def _baseline(
     parent: AuditId,
+    archived: bool,
     urls: set[str] | None,
     site_id: SiteId,
     crawl: CrawlStore,
-    uow: UnitOfWork,
     tasks: Sequence[FixTask] = (),
 ) -> _Baseline:
     """One pass over the parent audit's issues on `urls` (None: every URL). A task is found by its check
@@ -111,9 +113,7 @@ def _baseline(
     found = _Baseline()
     if parent == 0:
         return found
-    with uow:
-        audit = uow.audits.get_any(parent)
-    if audit.archived_at is not None:
+    if archived:
         return _Baseline(targets=None)
     targets: dict[str, dict[str, set[str]]] = {}
     for _, issue in crawl.stream_issues(parent):
@@ -131,8 +131,69 @@ def _baseline(
     return evolve(found, targets=targets)
 
 
+@frozen
+class _Loaded:
+    """What a recheck request reads of the store, in one transaction: the site, its tasks, the audit the
+    recheck compares with, which audits' issue rows were archived, and who pays."""
+
+    site: Site
+    tasks: tuple[FixTask, ...]
+    parent: AuditId
+    archived: Mapping[AuditId, bool]
+    payer: UserId
+    team: TeamId
+
+
+def _load(site_id: SiteId, caller: Caller, uow: UnitOfWork) -> _Loaded:
+    with uow:
+        site = uow.sites.get(site_id, team=caller.team_id)
+        tasks = tuple(uow.tasks.of_site(site.id))
+        parent = _parent(site, list(tasks), uow)
+        audits = {t.crawl_id for t in tasks} | ({parent} if parent else set())
+        archived = {a: uow.audits.get_any(a).archived_at is not None for a in audits}
+        team = uow.teams.get(caller.team_id)
+    return _Loaded(site, tasks, parent, archived, team.owner_id, team.id)
+
+
+def _plan(
+    request: RequestRecheck, loaded: _Loaded, now: datetime, *, crawl: CrawlStore, traffic: TrafficSource
+) -> RecheckPlan:
+    """The recheck decided once, by the domain, over what was loaded and what the parent audit reported
+    (read from the crawl store). Raises every refusal (404, 409, 422) before anything is reserved."""
+    site, tasks, parent = loaded.site, loaded.tasks, loaded.parent
+    parent_archived = loaded.archived.get(parent, False)
+    if request.task_key is not None and request.urls is None:
+        asked = {t.key: t for t in tasks}.get(parse_task_key(request.task_key))
+        all_urls: tuple[TaskUrl, ...] = ()
+        if asked is not None:
+            found_urls = issue_urls(asked, archived=loaded.archived[asked.crawl_id], crawl=crawl)
+            all_urls = with_traffic(asked, found_urls, traffic)
+        found = _baseline(parent, parent_archived, {u.url for u in all_urls}, site.id, crawl)
+        urls_of: dict[TaskKey, tuple[TaskUrl, ...]] = {asked.key: all_urls} if asked is not None else {}
+    else:
+        try:
+            listed: set[str] | None = set(recheck_urls(request.urls or (), site))
+        except DomainError:
+            listed = None  # the plan names what is wrong with the list
+        found = _baseline(parent, parent_archived, listed, site.id, crawl, tasks) if listed else _Baseline()
+        urls_of = {key: tuple(urls) for key, urls in found.per_task.items()}
+    return plan_recheck(
+        recheck_id=RecheckId(0),  # numbered when stored
+        site=site,
+        parent_crawl_id=parent,
+        scopes=SCOPES,
+        now=now,
+        task_key=request.task_key,
+        urls=request.urls,
+        tasks=tasks,
+        task_urls=urls_of,
+        baseline=found.codes,
+        link_targets=found.targets,
+    )
+
+
 def request_recheck(
-    request: RecheckRequest,
+    request: RequestRecheck,
     caller: Caller,
     *,
     uow: UnitOfWork,
@@ -141,61 +202,31 @@ def request_recheck(
     queue: TaskQueue,
     limiter: RateLimiter,
     traffic: TrafficSource = NO_TRAFFIC,
-) -> RecheckAccepted:
-    """Validate, reserve, take a rate-limit slot, store the recheck and its tasks, commit, dispatch.
+) -> answers.RecheckStarted:
+    """Load once, decide once, write once: read the site, its tasks and the parent audit in one
+    transaction; plan the recheck in the domain (every refusal before anything is reserved); then, in
+    one transaction, store it, reserve its credits, take a rate-limit slot and move its tasks to
+    `verifying`; commit, dispatch.
 
-    The slot is taken after the reservation succeeded, so a 402 never uses one; a refused slot rolls the
-    reservation back with the rest of the transaction."""
+    A task that moved between the two transactions is refused (ConcurrentUpdate, 409). The slot is taken
+    after the reservation succeeded, so a 402 never uses one; a refused slot rolls the reservation back
+    with the rest of the transaction."""
     now = clock.now()
+    loaded = _load(request.site_id, caller, uow)
+    plan = _plan(request, loaded, now, crawl=crawl, traffic=traffic)
+    known = {t.key: t for t in loaded.tasks}
     with uow:
-        site = uow.sites.get(request.site_id, team=caller.team_id)
-        tasks = list(uow.tasks.of_site(site.id))
-        parent = _parent(site, tasks, uow)
-    known = {t.key: t for t in tasks}
-    if request.task_key is not None and request.urls is None:
-        asked = known.get(parse_task_key(request.task_key))
-        all_urls = task_urls(asked, uow=uow, crawl=crawl, traffic=traffic) if asked is not None else ()
-        wanted = {u.url for u in all_urls}
-        found = _baseline(parent, wanted, site.id, crawl, uow)
-        urls_of: dict[TaskKey, tuple[TaskUrl, ...]] = {asked.key: all_urls} if asked is not None else {}
-    else:
-        try:
-            listed: set[str] | None = set(recheck_urls(request.urls or (), site))
-        except DomainError:
-            listed = None  # the plan below names what is wrong with the list
-        found = _baseline(parent, listed, site.id, crawl, uow, tasks) if listed else _Baseline()
-        urls_of = {key: tuple(urls) for key, urls in found.per_task.items()}
-
-    def plan(recheck_id: RecheckId) -> RecheckPlan:
-        return plan_recheck(
-            recheck_id=recheck_id,
-            site=site,
-            parent_crawl_id=parent,
-            scopes=SCOPES,
-            now=now,
-            task_key=request.task_key,
-            urls=request.urls,
-            tasks=tasks,
-            task_urls=urls_of,
-            baseline=found.codes,
-            link_targets=found.targets,
-        )
-
-    plan(RecheckId(0))  # every refusal (404, 409, 422) before anything is reserved or stored
-    with uow:
-        # The tasks as this transaction sees them: a task that moved since is refused (ConcurrentUpdate).
-        tasks[:] = uow.tasks.of_site(site.id)
-        known = {t.key: t for t in tasks}
-        team = uow.teams.get(caller.team_id)
-        recheck = uow.rechecks.add(plan(RecheckId(0)).recheck)
-        accepted = plan(recheck.id)
-        recheck = accepted.recheck
+        for task in plan.tasks:
+            if uow.tasks.get(task.site_id, task.key).version != known[task.key].version:
+                raise ConcurrentUpdate("fix task", task.key)
+        recheck = uow.rechecks.add(plan.recheck)
+        accepted = plan.numbered(recheck.id)
         uow.credits.reserve(
-            team.owner_id,
+            loaded.payer,
             RECHECK_URL_COST * recheck.urls_total,
             reference=recheck_reference(recheck.id),
             at=now,
-            team=team.id,
+            team=loaded.team,
         )  # InsufficientCredits (402): rolled back, no slot taken
         decision = limiter.hit(rate_bucket(caller), RECHECK_LIMIT, now=now)
         if not decision.allowed:
@@ -206,29 +237,28 @@ def request_recheck(
             )
         for task in accepted.tasks:
             uow.tasks.save(task)
-        covered = [
-            known[t.task_key] for t in recheck.targets if t.task_key not in {m.key for m in accepted.tasks}
-        ]
         uow.commit()
+    claimed = {t.key for t in accepted.tasks}
+    covered = [known[t.task_key] for t in recheck.targets if t.task_key not in claimed]
     try:
         queue.recheck(recheck.id)
     except DispatchError as exc:
         end_recheck(recheck.id, uow=uow, clock=clock, fail=f"dispatch_failed: {exc}"[:300])
         raise RecheckDispatchFailed(recheck.id) from exc
-    log.info("recheck %s started: site %s, %d URLs", recheck.id, site.id, recheck.urls_total)
-    return RecheckAccepted(recheck=recheck, tasks=(*accepted.tasks, *covered))
+    log.info("recheck %s started: site %s, %d URLs", recheck.id, loaded.site.id, recheck.urls_total)
+    return answers.recheck_started(recheck, (*accepted.tasks, *covered))
 
 
-def get_recheck(recheck_id: RecheckId, caller: Caller, *, uow: UnitOfWork) -> Recheck:
+def get_recheck(asked: GetRecheck, caller: Caller, *, uow: UnitOfWork) -> answers.Recheck:
     with uow:
-        return uow.rechecks.get(recheck_id, team=caller.team_id)
+        return answers.recheck(uow.rechecks.get(asked.recheck_id, team=caller.team_id))
 
 
-def cancel_recheck(recheck_id: RecheckId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Recheck:
+def cancel_recheck(asked: CancelRecheck, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> answers.Recheck:
     """Raises NotFound (another team's), Conflict (already ended)."""
     with uow:
-        uow.rechecks.get(recheck_id, team=caller.team_id)
-    return end_recheck(recheck_id, uow=uow, clock=clock, cancel=True)
+        uow.rechecks.get(asked.recheck_id, team=caller.team_id)
+    return answers.recheck(end_recheck(asked.recheck_id, uow=uow, clock=clock, cancel=True))
 
 
 def end_recheck(

@@ -44,7 +44,7 @@ from siteaudit.services.crawl.host_files import ROBOTS_BYTES, ROBOTS_MAX_HOPS
 from siteaudit.services.crawl.lease import slice_holder
 from siteaudit.services.crawl.politeness import Pacer, Politely, secret_headers
 from siteaudit.services.crawl.visit import CHECK_BYTES
-from siteaudit.services.recheck import end_recheck
+from siteaudit.services.tasks.recheck import end_recheck
 
 log = logging.getLogger("siteaudit.recheck")
 

@@ -1,16 +1,15 @@
-"""What the fix-impact endpoints show (SPEC 2.9, 4.7): one attrs class per answer, converted by the views'
-converter; the OpenAPI components are generated from these classes."""
+"""The results of the fix-impact use cases (SPEC 2.9, 4.7): what every door shows, one attrs class per
+answer, built here from the domain's events. REST answers `converter.unstructure(result)`, the HTTP client
+reads it back with `converter.structure`, and the OpenAPI components are generated from these classes."""
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from attrs import frozen
 
-from siteaudit.adapters.rest.views import converter
+from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import METHODOLOGY, NOTE, FixImpact, ImpactStatus
-from siteaudit.ports.application import FixImpactSummary, TeamFixImpact
-
-converter.register_unstructure_hook(ImpactStatus, lambda member: member.value)
 
 
 @frozen
@@ -107,31 +106,28 @@ def _fields(event: FixImpact) -> dict[str, Any]:
     }
 
 
-def site_fix_impact_answer(found: FixImpactSummary) -> dict[str, Any]:
-    answer = SiteFixImpact(
-        site_id=int(found.site_id),
-        total_delta_28d=found.total_delta_28d,
-        measured_events=found.measured_events,
-        events=tuple(FixImpactEvent(**_fields(e)) for e in found.events),
+def site_fix_impact(
+    site_id: int, events: Iterable[FixImpact], delta: int, measured: int, demo: bool
+) -> SiteFixImpact:
+    return SiteFixImpact(
+        site_id=int(site_id),
+        total_delta_28d=delta,
+        measured_events=measured,
+        events=tuple(FixImpactEvent(**_fields(e)) for e in events),
         note=NOTE,
         methodology=METHODOLOGY,
-        demo=found.demo,
+        demo=demo,
     )
-    document: dict[str, Any] = converter.unstructure(answer)
-    return document
 
 
-def team_fix_impact_answer(found: TeamFixImpact) -> dict[str, Any]:
-    answer = TeamFixImpactList(
-        total_delta_28d=found.total_delta_28d,
-        measured_events=found.measured_events,
-        events=tuple(
-            TeamFixImpactEvent(**_fields(e), site_host=found.site_hosts.get(e.site_id, ""))
-            for e in found.events
-        ),
+def team_fix_impact(
+    events: Iterable[FixImpact], hosts: Mapping[SiteId, str], delta: int, measured: int, demo: bool
+) -> TeamFixImpactList:
+    return TeamFixImpactList(
+        total_delta_28d=delta,
+        measured_events=measured,
+        events=tuple(TeamFixImpactEvent(**_fields(e), site_host=hosts.get(e.site_id, "")) for e in events),
         note=NOTE,
         methodology=METHODOLOGY,
-        demo=found.demo,
+        demo=demo,
     )
-    document: dict[str, Any] = converter.unstructure(answer)
-    return document

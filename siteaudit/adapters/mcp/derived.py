@@ -1,0 +1,119 @@
+"""The tools of the declared use cases (`siteaudit.ports.usecases`), derived: one per use case a `Tool`
+binding offers, its parameters from the use case's inputs (bounds, defaults, descriptions), its run
+`application.handle` and the answer as `/v1` shows it, its summary from the binding; and the door-own
+polling tools (`Wait`) after the tool they poll."""
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from siteaudit.adapters.answers import converter
+from siteaudit.adapters.mcp.params import Param
+from siteaudit.adapters.mcp.spec import Call, ToolSpec
+from siteaudit.domain.error import ValidationFailed
+from siteaudit.ports.usecases import Declared, Field, Tool, UseCase, Wait, exactly_one_problem, fields_of
+
+TIMEOUT: Final = Param(
+    "timeout_s", "number", "How long to wait at most, in seconds (1-120).", low=1, high=120, default=25
+)
+
+
+def param(found: Field) -> Param:
+    spec = found.spec
+    if found.kind == "urls":
+        return Param(
+            found.name,
+            "urls",
+            spec.description,
+            found.required,
+            low=spec.min_items,
+            high=spec.max_items,
+            min_length=spec.min_length,
+            max_length=spec.max_length,
+        )
+    return Param(
+        found.name,
+        found.kind,
+        spec.description,
+        found.required,
+        low=spec.low,
+        high=spec.high,
+        min_length=spec.min_length,
+        max_length=spec.max_length,
+        default=found.default,
+    )
+
+
+def use_case_of(declared: Declared, call: Call) -> UseCase[Any]:
+    """The use case the call's checked arguments give (one of `exactly_one_of`, or ValidationFailed)."""
+    problem = exactly_one_problem(declared, call.args)
+    if problem:
+        raise ValidationFailed(problem)
+    values = {}
+    for found in fields_of(declared):
+        value = call.args[found.name]
+        values[found.name] = tuple(value) if found.kind == "urls" and value is not None else value
+    return declared(**values)
+
+
+def answer_of(declared: Declared) -> Callable[[Call], dict[str, Any]]:
+    def run(call: Call) -> dict[str, Any]:
+        answer: dict[str, Any] = converter.unstructure(
+            call.application.handle(use_case_of(declared, call), call.caller)
+        )
+        return answer
+
+    return run
+
+
+def waiting(once: Callable[[Call], dict[str, Any]], wait: Wait) -> Callable[[Call], dict[str, Any]]:
+    def run(call: Call) -> dict[str, Any]:
+        deadline = time.monotonic() + float(call.args["timeout_s"])
+        while True:
+            answer = once(call)
+            call.progress(*wait.progress(answer))
+            if wait.ended(answer) or time.monotonic() >= deadline:
+                return answer
+            call.sleep(min(call.poll_s, max(0.0, deadline - time.monotonic())))
+
+    return run
+
+
+def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
+    specs: list[ToolSpec] = []
+    for declared in use_cases:
+        tool = declared.tool
+        if not isinstance(tool, Tool):
+            continue
+        params = tuple(param(found) for found in fields_of(declared))
+        run = answer_of(declared)
+        specs.append(
+            ToolSpec(
+                name=tool.name,
+                title=tool.title,
+                description=tool.description,
+                uses=("handle",),
+                run=run,
+                summary=tool.summary,
+                params=params,
+                read_only=tool.read_only,
+                destructive=tool.destructive,
+                idempotent=tool.idempotent,
+                open_world=tool.open_world,
+                untrusted=tool.untrusted,
+            )
+        )
+        specs.extend(
+            ToolSpec(
+                name=wait.name,
+                title=wait.title,
+                description=wait.description,
+                uses=("handle",),
+                run=waiting(run, wait),
+                summary=wait.summary,
+                params=(*params, TIMEOUT),
+                untrusted=tool.untrusted,
+            )
+            for wait in tool.waits
+        )
+    return tuple(specs)

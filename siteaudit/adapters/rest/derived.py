@@ -1,0 +1,134 @@
+"""The `/v1` routes of the declared use cases (`siteaudit.ports.usecases`), derived: one resource per path
+with a responder per declared method. A responder reads the use case's inputs where its `Http` binding
+says (the path; a GET's query string, unknown parameters refused; the strict JSON body, unknown fields
+refused), checks their bounds into one 422 `validation_failed` naming each bad field, calls
+`application.handle` and answers the result through the converter with the binding's status."""
+
+from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+import falcon
+
+from siteaudit.adapters.answers import converter
+from siteaudit.adapters.rest.params import Fields, json_body, known_query
+from siteaudit.adapters.rest.resources import Resource
+from siteaudit.domain.error import ValidationFailed
+from siteaudit.ports.application import Application
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.usecases import (
+    Declared,
+    Field,
+    Http,
+    UseCase,
+    exactly_one_problem,
+    fields_of,
+    unbounded,
+)
+
+
+def http_of(declared: Declared) -> Http | None:
+    binding = declared.http
+    return binding if isinstance(binding, Http) else None
+
+
+def route(declared: Declared) -> str:
+    """The binding's path with Falcon's converter for each integer path input (its bounds)."""
+    http = http_of(declared)
+    assert http is not None
+    path = http.path
+    for found in fields_of(declared):
+        if found.spec.where == "path" and found.kind == "integer":
+            low, high = int(found.spec.low or 0), int(found.spec.high or 0)
+            path = path.replace(f"{{{found.name}}}", f"{{{found.name}:int(min={low}, max={high})}}")
+    return path
+
+
+def _scalar(fields: Fields, found: Field) -> Any:
+    spec = found.spec
+    if found.kind == "integer":
+        return fields.integer(
+            found.name, low=int(spec.low or 0), high=int(spec.high or 0), default=found.default
+        )
+    if found.kind == "number":
+        number = fields.number(found.name, low=spec.low or 0.0, high=spec.high or 0.0)
+        return found.default if number is None else number
+    text = fields.string(found.name, max_length=spec.max_length or 0)
+    return found.default if text is None else text
+
+
+def _urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """A list of URLs as given, each within its length (the count and the host are the handler's)."""
+    if found.name not in body:
+        return None
+    value, most = body[found.name], found.spec.max_length or 0
+    if value is None:
+        raise ValidationFailed({found.name: "must be a list of URLs, not null"})
+    if not isinstance(value, list) or not all(isinstance(u, str) and len(u) <= most for u in value):
+        raise ValidationFailed({found.name: f"must be a list of URLs of at most {most:,} characters"})
+    return tuple(value)
+
+
+def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, Any]) -> UseCase[Any]:
+    """The use case of a request: `given` the path's values. Raises ValidationFailed."""
+    inputs = fields_of(declared)
+    http = http_of(declared)
+    assert http is not None
+    values: dict[str, Any] = dict(given)
+    if http.method == "GET":
+        known_query(req, [f.name for f in inputs if f.spec.where == "query"])
+    query = Fields(req.params, query=True)
+    for found in inputs:
+        if found.spec.where == "query":
+            values[found.name] = _scalar(query, found)
+    query.done()
+    in_body = [f for f in inputs if f.spec.where == "body"]
+    if in_body:
+        document = json_body(req, allowed=[f.name for f in in_body])
+        fields = Fields(document)
+        for found in in_body:
+            if found.kind != "urls":
+                values[found.name] = _scalar(fields, found)
+        fields.done()
+        for found in in_body:
+            if found.kind == "urls":
+                values[found.name] = _urls(found, document)
+    problem = exactly_one_problem(declared, values)
+    if problem:
+        raise ValidationFailed(problem)
+    return declared(**values)
+
+
+class Declaring(Resource):
+    """The resource of one path: a responder (`on_get`, `on_post`, ...) per use case declared on it."""
+
+    def __init__(self, application: Application, clock: Clock, declared: Sequence[Declared]) -> None:
+        super().__init__(application, clock)
+        for one in declared:
+            http = http_of(one)
+            assert http is not None
+            for found in fields_of(one):
+                # A path's string is the handler's to check (a task key's format); every other input
+                # is bounded here (a path's integer by Falcon's converter).
+                path_string = found.spec.where == "path" and found.kind == "string"
+                lacking = None if path_string else unbounded(found)
+                if lacking is not None:  # a declaration's mistake, refused when the app is built
+                    raise TypeError(f"{one.__name__}.{found.name}: {lacking}")
+            setattr(self, f"on_{http.method.lower()}", partial(self._respond, one, http))
+
+    def _respond(
+        self, declared: Declared, http: Http, req: falcon.Request, resp: falcon.Response, **given: Any
+    ) -> None:
+        result = self.application.handle(read_use_case(declared, req, given), req.context.caller)
+        resp.status = falcon.code_to_http_status(http.status)
+        resp.media = converter.unstructure(result)
+
+
+def routes(application: Application, clock: Clock) -> Iterator[tuple[str, Declaring]]:
+    """(route, resource) of every path the application's declared use cases are served at."""
+    by_path: dict[str, list[Declared]] = {}
+    for declared in application.use_cases():
+        if http_of(declared) is not None:
+            by_path.setdefault(route(declared), []).append(declared)
+    for path, on_path in by_path.items():
+        yield path, Declaring(application, clock, on_path)

@@ -1,0 +1,246 @@
+"""A use case declared once: the machinery every feature package's declarations use (docs/architecture.md,
+"Adding a use case").
+
+A use case is a frozen attrs class of its inputs deriving from `UseCase[R]`, `R` its result. Each input
+field says where a door finds it and its bounds (`path`, `query`, `body`: attrs metadata); the class says
+how each door offers it (`http`, `tool`: an `Http` or `Tool` binding, or `NotOffered` with the reason)
+and, when two inputs exclude each other, `exactly_one_of`. Its handler is a plain function over ports
+(`siteaudit/services/registry.py` maps each class to it). The doors derive everything from these values:
+REST routes, body and query checks and the OpenAPI document (`adapters/rest/derived.py`), the MCP tools
+(`adapters/mcp/derived.py`), and the typed HTTP client (`adapters/client/application.py`).
+"""
+
+import enum
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Final, Generic, Literal, NewType, TypeVar
+
+import attrs
+from attrs import frozen
+
+from siteaudit.domain.error import ErrorCode
+
+R = TypeVar("R", covariant=True)
+# The result of `handle(use_case: UseCase[Result], caller) -> Result`, one type variable for every door.
+Result = TypeVar("Result")
+
+INPUT: Final = "siteaudit.input"
+
+Where = Literal["path", "query", "body"]
+# What a door reads: an integer, a number, a string, or a list of URLs (strings).
+Kind = Literal["integer", "number", "string", "urls"]
+
+
+@frozen
+class Input:
+    """Where a door finds one input and its bounds. `description` is what a tool's caller reads; `doc`
+    what the OpenAPI document says of it (None: nothing). Bounds: `low`/`high` for numbers;
+    `min_length`/`max_length` for a string or each URL of a list; `min_items`/`max_items` for a list;
+    `pattern` for a string (shown in the OpenAPI document, where it stands for the lengths; the handler
+    checks it). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
+    the count to the handler (its own 422); a tool's schema carries every length and count."""
+
+    where: Where
+    description: str = ""
+    doc: str | None = None
+    low: float | None = None
+    high: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    pattern: str | None = None
+
+
+def path(
+    description: str,
+    *,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    pattern: str | None = None,
+    low: float | None = None,
+    high: float | None = None,
+) -> dict[str, Input]:
+    """attrs metadata of an input in the request path (REST) or a required argument (tool)."""
+    spec = Input(
+        "path", description, low=low, high=high, min_length=min_length, max_length=max_length, pattern=pattern
+    )
+    return {INPUT: spec}
+
+
+def query(description: str, *, low: float | None = None, high: float | None = None) -> dict[str, Input]:
+    """attrs metadata of an input in the query string (REST) or an argument (tool); its default is the
+    attrs field's."""
+    return {INPUT: Input("query", description, low=low, high=high)}
+
+
+def body(
+    description: str,
+    *,
+    doc: str | None = None,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    min_items: int | None = None,
+    max_items: int | None = None,
+    pattern: str | None = None,
+) -> dict[str, Input]:
+    """attrs metadata of a field of the JSON body (REST) or an argument (tool)."""
+    spec = Input(
+        "body",
+        description,
+        doc,
+        min_length=min_length,
+        max_length=max_length,
+        min_items=min_items,
+        max_items=max_items,
+        pattern=pattern,
+    )
+    return {INPUT: spec}
+
+
+@frozen
+class Http:
+    """How `/v1` serves a use case: the method and path (`{name}` for a path input), the answer's status,
+    the OpenAPI operation (id, summary, description, the error codes it answers, body examples)."""
+
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+    path: str
+    operation_id: str
+    summary: str
+    errors: tuple[ErrorCode, ...] = ()
+    status: int = 200
+    description: str | None = None
+    examples: tuple[Mapping[str, Any], ...] = ()
+
+
+Summary = Callable[[Mapping[str, Any]], str]
+
+
+@frozen
+class Wait:
+    """A door-own tool polling the use case (`get_x`) until its answer says it `ended`, or a timeout,
+    reporting `progress` (done, total, message) meanwhile. Its arguments are the use case's and
+    `timeout_s`."""
+
+    name: str
+    title: str
+    description: str
+    ended: Callable[[Mapping[str, Any]], bool]
+    progress: Callable[[Mapping[str, Any]], tuple[float, float | None, str]]
+    summary: Summary
+
+
+@frozen
+class Tool:
+    """How the MCP door (HTTP and stdio, and so the remote CLI) offers a use case: the tool's name, title,
+    description and annotations, the summary of its answer a model reads first, and door-own tools
+    built on it (`waits`)."""
+
+    name: str
+    title: str
+    description: str
+    summary: Summary
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = False  # fetches the audited site
+    untrusted: bool = False  # quotes text taken from crawled sites
+    waits: tuple[Wait, ...] = ()
+
+
+@frozen
+class NotOffered:
+    """A door does not offer the use case, and why."""
+
+    door: str
+    reason: str
+
+
+class UseCase(Generic[R]):
+    """Base of every declared use case (a frozen attrs class of its inputs); `R` is its result."""
+
+    http: ClassVar[Http | NotOffered]
+    tool: ClassVar[Tool | NotOffered]
+    # Names of inputs of which exactly one is given: checked by every door with one message, and shown
+    # in the OpenAPI document as `oneOf`.
+    exactly_one_of: ClassVar[tuple[str, ...]] = ()
+
+
+Declared = type[UseCase[Any]]
+
+
+def result_of(declared: Declared) -> type[Any]:
+    """The result type `R` of `UseCase[R]`."""
+    for klass in declared.__mro__:
+        for base in getattr(klass, "__orig_bases__", ()):
+            if typing.get_origin(base) is UseCase:
+                (result,) = typing.get_args(base)
+                return typing.cast(type[Any], result)
+    raise TypeError(f"{declared.__name__} does not derive from UseCase[R]")
+
+
+@frozen
+class Field:
+    """One input of a declared use case as the doors read it."""
+
+    name: str
+    kind: Kind
+    spec: Input
+    required: bool
+    default: Any
+
+
+def _kind(hint: Any) -> tuple[Kind, bool]:
+    """(kind, whether None is allowed) of a field's type."""
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union) and type(None) in arguments:
+        (inner,) = [a for a in arguments if a is not type(None)]
+        return _kind(inner)[0], True
+    while isinstance(hint, NewType):
+        hint = hint.__supertype__
+    if origin is tuple:
+        return "urls", False
+    if isinstance(hint, type) and issubclass(hint, bool | enum.Enum):
+        raise TypeError(f"no input kind for {hint!r} yet")
+    if hint is int:
+        return "integer", False
+    if hint is float:
+        return "number", False
+    if hint is str:
+        return "string", False
+    raise TypeError(f"no input kind for {hint!r}")
+
+
+def fields_of(declared: Declared) -> tuple[Field, ...]:
+    """The inputs of a declared use case, in declaration order."""
+    hints = typing.get_type_hints(declared)
+    found: list[Field] = []
+    for attribute in attrs.fields(typing.cast(Any, declared)):
+        spec = attribute.metadata.get(INPUT)
+        if not isinstance(spec, Input):
+            raise TypeError(f"{declared.__name__}.{attribute.name} says nowhere where a door finds it")
+        kind, _ = _kind(hints[attribute.name])
+        required = attribute.default is attrs.NOTHING
+        found.append(Field(attribute.name, kind, spec, required, None if required else attribute.default))
+    return tuple(found)
+
+
+def unbounded(found: Field) -> str | None:
+    """What bound a door reading `found` lacks (None: none): a number read from a query or body needs its
+    range, a string or a URL its greatest length."""
+    spec = found.spec
+    if found.kind in ("integer", "number") and (spec.low is None or spec.high is None):
+        return "a number needs low and high"
+    if found.kind in ("string", "urls") and spec.max_length is None:
+        return "a string needs max_length"
+    return None
+
+
+def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:
+    """The fields a door names when not exactly one of `exactly_one_of` is given (None: not given)."""
+    names = declared.exactly_one_of
+    if not names or sum(values.get(name) is not None for name in names) == 1:
+        return {}
+    problem = "give exactly one of " + " and ".join(names)
+    return {name: problem for name in names}

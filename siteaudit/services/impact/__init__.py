@@ -1,0 +1,1 @@
+"""Fix impact (SPEC 2.9, 4.7): the feature package (docs/architecture.md)."""

@@ -1,0 +1,71 @@
+"""The fix-impact use cases (SPEC 2.9, 4.7), each declared once: its inputs with their bounds, its result,
+and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md, "Adding a
+use case"); the handlers are in `impact.py`."""
+
+from typing import Final
+
+from attrs import field, frozen
+
+from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.ids import SiteId
+from siteaudit.domain.impact import METHODOLOGY, NOTE
+from siteaudit.ports.usecases import Http, Tool, UseCase, query
+from siteaudit.services.impact import doors
+from siteaudit.services.impact.answers import SiteFixImpact, TeamFixImpactList
+from siteaudit.services.tasks.usecases import SITE_ID
+
+IMPACT_NOTE: Final = f"{NOTE} {METHODOLOGY}"
+
+
+@frozen
+class GetSiteFixImpact(UseCase[SiteFixImpact]):
+    """The site's latest fix-impact events and its total over measured ones."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    limit: int = field(default=50, metadata=query("How many events, 1-200 (default 50).", low=1, high=200))
+
+    http = Http(
+        "GET",
+        "/v1/sites/{site_id}/fix-impact",
+        "listSiteFixImpact",
+        "A site's fix impact: clicks before and after each fixed task, newest first",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        description=IMPACT_NOTE,
+    )
+    tool = Tool(
+        "get_site_fix_impact",
+        "A site's measured fix impact",
+        "What fixing tasks did to a site's search traffic: per fixed task, clicks of its URLs in the 28 "
+        "days before the fix (baseline) and 7, 14 and 28 days after (d7, d14, d28, filled in as console "
+        "data arrives), delta_28d, and status (measuring, measured, no_data); plus the site's total. "
+        "Estimates, not adjusted for season. Costs nothing. Needs console data (demo data is marked).",
+        doors.site_fix_impact_text,
+    )
+
+
+@frozen
+class GetTeamFixImpact(UseCase[TeamFixImpactList]):
+    """The team's latest fix-impact events across its sites, and its total over measured ones."""
+
+    limit: int = field(default=10, metadata=query("How many events, 1-50 (default 10).", low=1, high=50))
+
+    http = Http(
+        "GET",
+        "/v1/fix-impact",
+        "listTeamFixImpact",
+        "The team's fix impact: its total delta_28d over measured events and its latest events",
+        errors=(ErrorCode.VALIDATION_FAILED,),
+        description=IMPACT_NOTE,
+    )
+    tool = Tool(
+        "get_team_fix_impact",
+        "The team's measured fix impact",
+        "The team's latest fix-impact events across its sites (each with site_id and site_host) and the "
+        "total delta_28d over measured events. Estimates, not adjusted for season. Costs nothing. Then "
+        "get_site_fix_impact for one site.",
+        doors.team_fix_impact_text,
+    )
+
+
+# In the order the doors list them (the tool list, the remote CLI's commands).
+USE_CASES: Final = (GetSiteFixImpact, GetTeamFixImpact)

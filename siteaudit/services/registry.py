@@ -1,0 +1,100 @@
+"""The one registry of declared use cases: each declaration (`siteaudit.ports.usecases.UseCase`) of every
+feature package mapped to its handler, and the handlers' dependencies injected once by name.
+
+A handler is a plain function `handler(use_case, caller, *, <ports by name>) -> result` in one of a
+feature package's handler modules (`HANDLER_MODULES`); the type of its first parameter says which use
+case it handles, so a new use case needs no line here. `bind` reads a handler's keyword parameters once
+and ties each to the provider of that name (`uow` a fresh unit of work per call, `clock`, `crawl`,
+`queue`, ...); `Handlers.handle` then runs the handler of a use case's class.
+"""
+
+import inspect
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from types import ModuleType
+from typing import Any, Final, TypeVar
+
+from attrs import frozen
+
+from siteaudit.domain.account import Caller
+from siteaudit.ports.usecases import Declared, UseCase
+from siteaudit.services.impact import impact
+from siteaudit.services.impact import usecases as fix_impact
+from siteaudit.services.tasks import recheck, task
+from siteaudit.services.tasks import usecases as tasks
+
+R = TypeVar("R")
+
+Handler = Callable[..., Any]
+
+# The modules holding handlers, per feature package; and every declared use case, in the order the doors
+# list them.
+HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (task, recheck, impact)
+USE_CASES: Final[tuple[Declared, ...]] = (*tasks.USE_CASES, *fix_impact.USE_CASES)
+
+
+def handlers_in(modules: Iterable[ModuleType]) -> dict[Declared, Handler]:
+    """Each use case mapped to the public function of `modules` whose first parameter is of its type
+    (private helpers taking it are not handlers). Raises TypeError for a use case with two handlers."""
+    found: dict[Declared, Handler] = {}
+    for module in modules:
+        for function in vars(module).values():
+            if not inspect.isfunction(function) or function.__module__ != module.__name__:
+                continue
+            if function.__name__.startswith("_"):
+                continue
+            parameters = list(inspect.signature(function).parameters)
+            if not parameters:
+                continue
+            handled = typing.get_type_hints(function).get(parameters[0])
+            if not (isinstance(handled, type) and issubclass(handled, UseCase)):
+                continue
+            if handled in found:
+                twice = f"{found[handled].__qualname__} and {function.__qualname__}"
+                raise TypeError(f"{handled.__name__} has two handlers: {twice}")
+            found[handled] = function
+    return found
+
+
+HANDLERS: Final[Mapping[Declared, Handler]] = handlers_in(HANDLER_MODULES)
+
+
+@frozen
+class Bound:
+    handler: Handler
+    providers: Mapping[str, Callable[[], Any]]
+
+    def __call__(self, use_case: UseCase[Any], caller: Caller) -> Any:
+        return self.handler(use_case, caller, **{name: make() for name, make in self.providers.items()})
+
+
+def bind(handler: Handler, providers: Mapping[str, Callable[[], Any]]) -> Bound:
+    """The handler with its keyword parameters tied to the providers of the same name; one without a
+    provider keeps its default, and a required one without a provider is refused here, once."""
+    wanted: dict[str, Callable[[], Any]] = {}
+    for name, parameter in inspect.signature(handler).parameters.items():
+        if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            continue
+        if name in providers:
+            wanted[name] = providers[name]
+        elif parameter.default is inspect.Parameter.empty:
+            raise TypeError(f"{handler.__qualname__} needs {name!r}, which no provider gives")
+    return Bound(handler, wanted)
+
+
+@frozen
+class Handlers:
+    """Every registered handler bound to one application's providers."""
+
+    bound: Mapping[Declared, Bound]
+
+    @classmethod
+    def of(cls, providers: Mapping[str, Callable[[], Any]]) -> "Handlers":
+        return cls({declared: bind(handler, providers) for declared, handler in HANDLERS.items()})
+
+    def handle(self, use_case: UseCase[R], caller: Caller) -> R:
+        found = self.bound.get(type(use_case))
+        if found is None:
+            raise LookupError(f"no handler for {type(use_case).__name__}")
+        result: R = found(use_case, caller)
+        return result

@@ -1,0 +1,267 @@
+"""The fix-task and recheck use cases (SPEC 2.7, 2.8, 4.5, 4.6), each declared once: its inputs with their
+bounds, its result, and how `/v1` and the tools offer it. Every door is derived from these
+(docs/architecture.md, "Adding a use case"); the handlers are in `task.py` and `recheck.py`."""
+
+from typing import Final
+
+from attrs import field, frozen
+
+from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId
+from siteaudit.domain.recheck import MAX_RECHECK_URLS
+from siteaudit.domain.site import MAX_URL_LENGTH
+from siteaudit.ports.usecases import Http, Tool, UseCase, Wait, body, path, query
+from siteaudit.services.tasks import doors
+from siteaudit.services.tasks.answers import (
+    IMPACT_FORMULA,
+    Recheck,
+    RecheckStarted,
+    SiteTaskList,
+    TaskWithUrls,
+    TeamTaskList,
+)
+
+SITE_ID: Final = path("The registered site's id (from list_sites or register_site).", low=1, high=MAX_ID)
+RECHECK_ID: Final = path("The recheck's id (recheck_id from request_recheck).", low=1, high=MAX_ID)
+TASK_KEY_PATTERN: Final = "^[0-9a-fA-F]{16}$"
+URLS_PER_PAGE: Final = 100
+
+TASKS_NOTE: Final = (
+    "Tasks come from the site's latest full audit (ended done; a partial one, stopped at its page or time "
+    "cap, cannot show an issue gone): one per check code per URL template, with a stable 16-hex id. "
+    "Ranked by "
+    + IMPACT_FORMULA
+    + ". Status: open; verifying while a recheck deciding it runs; fixed (fixed_by recheck, or audit when "
+    "a later complete audit no longer finds it); regressed when a later full audit finds a fixed task again."
+)
+_BODY_ERRORS: Final = (
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+)
+
+
+@frozen
+class ListTeamTasks(UseCase[TeamTaskList]):
+    """The team's top tasks across its sites, never fixed ones."""
+
+    limit: int = field(default=3, metadata=query("How many tasks, 1-20 (default 3).", low=1, high=20))
+
+    http = Http(
+        "GET",
+        "/v1/tasks",
+        "listTeamTasks",
+        "The team's top fix tasks across its sites (never fixed ones)",
+        errors=(ErrorCode.VALIDATION_FAILED,),
+        description=TASKS_NOTE,
+    )
+    tool = Tool(
+        "list_team_tasks",
+        "The team's top fix tasks",
+        "The team's highest-impact open fix tasks across all its sites, each with its site. Costs "
+        "nothing. Then get_task with the task's site_id and id (task_key).",
+        doors.team_tasks_text,
+        untrusted=True,
+    )
+
+
+@frozen
+class ListSiteTasks(UseCase[SiteTaskList]):
+    """A site's tasks in impact order; with `limit` <= 3 fixed tasks are left out and one task per check
+    code is shown."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    limit: int = field(
+        default=10,
+        metadata=query(
+            "How many tasks, 1-100 (default 10); 3 or fewer leaves fixed tasks out and gives one task per "
+            "check.",
+            low=1,
+            high=100,
+        ),
+    )
+
+    http = Http(
+        "GET",
+        "/v1/sites/{site_id}/tasks",
+        "listSiteTasks",
+        "A site's fix tasks; with limit <= 3 fixed tasks are left out, one task per check code",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        description=TASKS_NOTE,
+    )
+    tool = Tool(
+        "list_site_tasks",
+        "A site's fix tasks",
+        "A registered site's fix tasks from its latest full audit, highest impact first: each a check "
+        "failing on one URL template, with pages, clicks, why, how to fix, sample URLs, when it counts "
+        "as done and its status (open, verifying, fixed, regressed). Costs nothing. Then get_task for "
+        "one task's URLs, fix it, and request_recheck with its task_key.",
+        doors.site_tasks_text,
+        untrusted=True,
+    )
+
+
+@frozen
+class GetTask(UseCase[TaskWithUrls]):
+    """One task and a page of 100 of its URLs. Raises NotFound for an unknown key, ValidationFailed for
+    a malformed one."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    task_key: str = field(
+        metadata=path(
+            "The task's id (from list_site_tasks or list_team_tasks).",
+            min_length=1,
+            max_length=64,
+            pattern=TASK_KEY_PATTERN,
+        )
+    )
+    page: int = field(default=1, metadata=query("Page of the task's URLs, from 1.", low=1, high=100_000))
+
+    http = Http(
+        "GET",
+        "/v1/sites/{site_id}/tasks/{task_key}",
+        "getSiteTask",
+        "One fix task with its URLs, 100 a page",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+    )
+    tool = Tool(
+        "get_task",
+        "One fix task and its URLs",
+        "One fix task: the check, why it matters, how to fix it, when it counts as done, and its "
+        "affected URLs (100 a page) with what the audit saw there and their traffic. Costs nothing. "
+        "After the fix is deployed call request_recheck with its task_key.",
+        doors.task_text,
+        untrusted=True,
+    )
+
+
+@frozen
+class RequestRecheck(UseCase[RecheckStarted]):
+    """Accept and dispatch a recheck, 1 credit per URL reserved on the team owner. Raises
+    InsufficientCredits (402, no slot used), RecheckRateLimited (429, 30 an hour per team),
+    InvalidTransition (409: a task is already verifying), InvalidUrls, NotFound, RecheckDispatchFailed."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    task_key: str | None = field(
+        default=None,
+        metadata=body(
+            "Recheck this task's URLs (from list_site_tasks). Not with urls.",
+            min_length=1,
+            max_length=64,
+            pattern=TASK_KEY_PATTERN,
+        ),
+    )
+    urls: tuple[str, ...] | None = field(
+        default=None,
+        metadata=body(
+            f"Or 1-{MAX_RECHECK_URLS} URLs of the site to recheck for every check. Not with task_key.",
+            doc=f"1-{MAX_RECHECK_URLS} URLs on the site's host (else 422 invalid_urls)",
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            min_items=1,
+            max_items=MAX_RECHECK_URLS,
+        ),
+    )
+    exactly_one_of = ("task_key", "urls")
+
+    http = Http(
+        "POST",
+        "/v1/sites/{site_id}/recheck",
+        "recheckSite",
+        f"Recheck a task's URLs ({MAX_RECHECK_URLS} sampled above {MAX_RECHECK_URLS}, most clicks first) "
+        f"or 1-{MAX_RECHECK_URLS} URLs of the site; 1 credit per URL fetched, charged to the team owner; "
+        "30 rechecks an hour per team",
+        errors=(
+            ErrorCode.INSUFFICIENT_CREDITS,
+            ErrorCode.NOT_FOUND,
+            ErrorCode.CONFLICT,
+            ErrorCode.SITE_NOT_VERIFIED,
+            ErrorCode.CANNOT_VERIFY,
+            ErrorCode.INVALID_URLS,
+            ErrorCode.RECHECK_RATE_LIMITED,
+            *_BODY_ERRORS,
+            ErrorCode.DISPATCH_FAILED,
+        ),
+        status=202,
+        examples=({"task_key": "0123456789abcdef"}, {"urls": ["https://retro-clock.example/"]}),
+    )
+    tool = Tool(
+        "request_recheck",
+        "Recheck fixed URLs",
+        "Check whether a fix worked, after it is deployed: give a task_key (its URLs, or a sample of "
+        f"{MAX_RECHECK_URLS} of them) or 1-{MAX_RECHECK_URLS} urls of the site, not both. "
+        + doors.RECHECK_TEXT
+        + " The tasks covered move to verifying. Errors: insufficient_credits, rate_limited, conflict "
+        "(the task is already verifying), invalid_urls. Returns recheck_id at once; then call "
+        "wait_for_recheck (or get_recheck) for the result.",
+        doors.recheck_started_text,
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+    )
+
+
+@frozen
+class GetRecheck(UseCase[Recheck]):
+    """A recheck of the caller's team. Raises NotFound for an unknown recheck or another team's."""
+
+    recheck_id: RecheckId = field(metadata=RECHECK_ID)
+
+    http = Http(
+        "GET",
+        "/v1/rechecks/{recheck_id}",
+        "getRecheck",
+        "A recheck and, once it ended, its results per URL and per task",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+    )
+    tool = Tool(
+        "get_recheck",
+        "Recheck status and result",
+        "A recheck's status and, once it ended, each URL's result (passing, failing, redirected, "
+        "unreachable, with the checks still failing) and each task's result and new status. Costs "
+        "nothing. To wait until it ends call wait_for_recheck instead of calling this repeatedly.",
+        doors.recheck_text,
+        untrusted=True,
+        waits=(
+            Wait(
+                "wait_for_recheck",
+                "Wait for a recheck",
+                "Wait until a recheck ends, or until timeout_s passes, sending progress notifications (URLs "
+                "fetched of the total) meanwhile. Costs nothing. Returns what get_recheck returns; when "
+                "still running call wait_for_recheck again.",
+                ended=doors.recheck_ended,
+                progress=doors.recheck_progress,
+                summary=doors.recheck_text,
+            ),
+        ),
+    )
+
+
+@frozen
+class CancelRecheck(UseCase[Recheck]):
+    """End a queued or running recheck `cancelled` (URLs fetched so far are charged and judged, the rest
+    refunded). Raises NotFound, or Conflict once it ended."""
+
+    recheck_id: RecheckId = field(metadata=RECHECK_ID)
+
+    http = Http(
+        "DELETE",
+        "/v1/rechecks/{recheck_id}",
+        "cancelRecheck",
+        "Cancel a queued or running recheck (what it fetched is charged and judged, the rest refunded)",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT),
+    )
+    tool = Tool(
+        "cancel_recheck",
+        "Cancel a recheck",
+        "Stop a queued or running recheck. Costs nothing more: URLs fetched so far are charged and "
+        "judged, the rest refunded. A recheck that already ended answers conflict.",
+        doors.recheck_text,
+        read_only=False,
+        destructive=True,
+        untrusted=True,
+    )
+
+
+# In the order the doors list them (the tool list, the remote CLI's commands).
+USE_CASES: Final = (ListSiteTasks, ListTeamTasks, GetTask, RequestRecheck, GetRecheck, CancelRecheck)

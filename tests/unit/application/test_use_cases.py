@@ -1,0 +1,305 @@
+"""Declared use cases: the declaration machinery (`ports/usecases.py`), the registry and its dependency
+injection (`services/registry.py`), every door derived from the declarations, and docs/architecture.md's
+walkthrough of adding one, kept true."""
+
+import inspect
+import re
+import types
+from pathlib import Path
+from typing import Any, Final
+
+import falcon.inspect
+import pytest
+from attrs import field, frozen
+
+from siteaudit.adapters.mcp.spec import Call
+from siteaudit.adapters.mcp.tools import tool_specs
+from siteaudit.adapters.rest.derived import Declaring, route
+from siteaudit.adapters.rest.openapi import document
+from siteaudit.bootstrap import bootstrap
+from siteaudit.domain.account import Caller
+from siteaudit.domain.error import ValidationFailed
+from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
+from siteaudit.ports.usecases import (
+    Field,
+    Http,
+    NotOffered,
+    Tool,
+    UseCase,
+    body,
+    exactly_one_problem,
+    fields_of,
+    path,
+    query,
+    result_of,
+    unbounded,
+)
+from siteaudit.services.registry import HANDLER_MODULES, HANDLERS, USE_CASES, Handlers, bind, handlers_in
+from siteaudit.services.tasks.answers import SiteTaskList
+from siteaudit.services.tasks.usecases import GetTask, ListSiteTasks, RequestRecheck
+from siteaudit.settings import Settings
+
+ROOT: Final = Path(__file__).resolve().parents[3]
+CALLER: Final = Caller(user_id=1, team_id=1, key_prefix="sk_test")
+
+
+@frozen
+class Plain(UseCase[int]):
+    """A use case of these tests only: no handler, offered by no door."""
+
+    number: int = field(metadata=path("A number.", low=1, high=9))
+    word: str | None = field(default=None, metadata=body("A word.", max_length=5))
+    words: tuple[str, ...] | None = field(default=None, metadata=body("Words.", max_items=3))
+    exactly_one_of = ("word", "words")
+
+    http = NotOffered("rest", "a test's")
+    tool = NotOffered("mcp", "a test's")
+
+
+# --- the declaration machinery -------------------------------------------------------------------------
+
+
+def test_a_use_cases_result_is_its_generic_parameter() -> None:
+    assert result_of(Plain) is int
+    assert result_of(ListSiteTasks) is SiteTaskList
+
+
+def test_a_use_cases_inputs_carry_where_a_door_finds_them_their_kind_and_default() -> None:
+    (number, word, words) = fields_of(Plain)
+    assert (number.name, number.kind, number.required, number.spec.where) == (
+        "number",
+        "integer",
+        True,
+        "path",
+    )
+    assert (number.spec.low, number.spec.high) == (1, 9)
+    assert (word.kind, word.required, word.default, word.spec.max_length) == ("string", False, None, 5)
+    assert (words.kind, words.spec.max_items) == ("urls", 3)
+
+
+def test_an_input_that_says_nowhere_where_a_door_finds_it_is_refused() -> None:
+    @frozen
+    class Nowhere(UseCase[int]):
+        number: int
+
+    with pytest.raises(TypeError, match=r"Nowhere\.number"):
+        fields_of(Nowhere)
+
+
+@pytest.mark.parametrize(
+    ("given", "bad"),
+    [
+        ({"word": "a", "words": ("b",)}, True),
+        ({"word": None, "words": None}, True),
+        ({"word": "a", "words": None}, False),
+        ({"words": ("b",)}, False),
+    ],
+)
+def test_exactly_one_of_names_both_fields_with_one_message(given: dict[str, Any], bad: bool) -> None:
+    problem = exactly_one_problem(Plain, given)
+    assert problem == (
+        {"word": "give exactly one of word and words", "words": "give exactly one of word and words"}
+        if bad
+        else {}
+    )
+
+
+def test_a_door_refuses_an_input_read_without_its_bounds_when_the_app_is_built() -> None:
+    @frozen
+    class Unbounded(UseCase[int]):
+        limit: int = field(default=1, metadata=query("How many, unbounded."))
+        word: str | None = field(default=None, metadata=body("A word of any length."))
+
+        http = Http("POST", "/v1/unbounded", "unbounded", "A test's")
+        tool = NotOffered("mcp", "a test's")
+
+    limit, word = fields_of(Unbounded)
+    assert unbounded(limit) == "a number needs low and high"
+    assert unbounded(word) == "a string needs max_length"
+    assert [unbounded(f) for f in fields_of(Plain)] == [None, None, "a string needs max_length"]
+    app = bootstrap(Settings(database_url="memory://"))
+    with pytest.raises(TypeError, match=r"Unbounded\.limit: a number needs low and high"):
+        Declaring(app.application, app.clock, [Unbounded])
+
+    @frozen
+    class UnboundedPath(UseCase[int]):
+        site_id: int = field(metadata=path("Which site, unbounded."))
+        key: str = field(metadata=path("A key the handler checks."))
+
+        http = Http("GET", "/v1/unbounded/{site_id}/{key}", "unboundedPath", "A test's")
+        tool = NotOffered("mcp", "a test's")
+
+    with pytest.raises(TypeError, match=r"UnboundedPath\.site_id: a number needs low and high"):
+        Declaring(app.application, app.clock, [UnboundedPath])
+
+
+# --- the registry --------------------------------------------------------------------------------------
+
+
+def test_every_declared_use_case_has_one_handler_and_every_handler_handles_a_declared_one() -> None:
+    assert len(USE_CASES) == len(set(USE_CASES))
+    assert set(HANDLERS) == set(USE_CASES)
+    for declared, handler in HANDLERS.items():
+        assert inspect.getmodule(handler) in HANDLER_MODULES, declared.__name__
+        assert inspect.signature(handler).return_annotation is result_of(declared), declared.__name__
+
+
+def test_a_use_case_with_two_handlers_is_refused() -> None:
+    module = types.ModuleType("two_handlers")
+
+    def first(asked: Plain, caller: Caller) -> int:
+        return 1
+
+    def second(asked: Plain, caller: Caller) -> int:
+        return 2
+
+    for function in (first, second):
+        function.__module__ = module.__name__
+        setattr(module, function.__name__, function)
+    with pytest.raises(TypeError, match="Plain has two handlers"):
+        handlers_in([module])
+
+
+def test_a_handler_is_bound_once_and_gets_fresh_dependencies_per_call() -> None:
+    made: list[int] = []
+
+    def handler(asked: Plain, caller: Caller, *, uow: int, traffic: TrafficSource = NO_TRAFFIC) -> Any:
+        return uow, traffic
+
+    def fresh() -> int:
+        made.append(len(made) + 1)
+        return made[-1]
+
+    bound = bind(handler, {"uow": fresh, "unused": lambda: 0})
+    assert set(bound.providers) == {"uow"}  # a provider the handler does not name is not called
+    assert bound(Plain(1, word="a"), CALLER) == (1, NO_TRAFFIC)  # a default without a provider stays
+    assert bound(Plain(1, word="a"), CALLER) == (2, NO_TRAFFIC)
+
+
+def test_a_handler_needing_what_no_provider_gives_is_refused_when_bound() -> None:
+    def handler(asked: Plain, caller: Caller, *, uow: int, webhooks: int) -> int:
+        return uow + webhooks
+
+    with pytest.raises(TypeError, match="webhooks"):
+        bind(handler, {"uow": lambda: 1})
+
+
+def test_an_undeclared_use_case_is_refused() -> None:
+    with pytest.raises(LookupError, match="Plain"):
+        Handlers({}).handle(Plain(1, word="a"), CALLER)
+
+
+# --- every door derived ------------------------------------------------------------------------------------
+
+
+def _described(found: Field) -> bool:
+    return len(found.spec.description) > 10
+
+
+def test_every_declared_use_case_is_served_by_each_door_its_bindings_name() -> None:
+    app = bootstrap(Settings(database_url="memory://"))
+    routed = {
+        (method.method, route.path)
+        for route in falcon.inspect.inspect_routes(app.rest_api())
+        for method in route.methods
+        if method.internal is False
+    }
+    served = document(app.application.use_cases())["paths"]
+    tools = {t.name: t for t in tool_specs(app.application.use_cases())}
+    assert list(app.application.use_cases()) == list(USE_CASES)
+    for declared in USE_CASES:
+        inputs = fields_of(declared)
+        assert all(_described(f) for f in inputs), declared.__name__
+        if isinstance(declared.http, Http):
+            http = declared.http
+            assert (http.method, route(declared)) in routed, declared.__name__
+            assert set(re.findall(r"{(\w+)}", http.path)) == {
+                f.name for f in inputs if f.spec.where == "path"
+            }
+            assert served[http.path][http.method.lower()]["operationId"] == http.operation_id
+        else:
+            assert isinstance(declared.http, NotOffered) and declared.http.reason
+        if isinstance(declared.tool, Tool):
+            tool = tools[declared.tool.name]
+            assert [p.name for p in tool.params] == [f.name for f in inputs], declared.__name__
+            assert tool.uses == ("handle",) and tool.summary is declared.tool.summary
+            assert all(wait.name in tools for wait in declared.tool.waits)
+        else:
+            assert isinstance(declared.tool, NotOffered) and declared.tool.reason
+
+
+def test_exactly_one_of_is_one_oneof_in_the_document_and_one_check_at_each_door() -> None:
+    app = bootstrap(Settings(database_url="memory://"))
+    operation = document(USE_CASES)["paths"]["/v1/sites/{site_id}/recheck"]["post"]
+    alternatives = operation["requestBody"]["content"]["application/json"]["schema"]["oneOf"]
+    assert [a["required"] for a in alternatives] == [["task_key"], ["urls"]]
+    tool = {t.name: t for t in tool_specs(USE_CASES)}["request_recheck"]
+    call = Call(app.application, CALLER, {"site_id": 1, "task_key": None, "urls": None}, now=app.clock.now)
+    with pytest.raises(ValidationFailed) as refused:
+        tool.run(call)
+    assert refused.value.fields == exactly_one_problem(RequestRecheck, {})
+
+
+# --- docs/architecture.md's walkthrough ------------------------------------------------------------------
+
+
+def walkthrough() -> str:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    start = text.index("## Adding a use case, end to end")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def test_the_walkthroughs_example_is_declared_with_every_binding_in_the_files_it_names() -> None:
+    text = walkthrough()
+    (name,) = re.findall(r"class (\w+)\(UseCase\[", text)
+    declared = {d.__name__: d for d in USE_CASES}[name]
+    steps = re.findall(r"^\d+\. \*\*[^*]+\*\*, `(siteaudit/[\w/]+\.py)`", text, re.M)
+    assert len(steps) == len(set(steps)) <= 4, steps  # the goal: at most 4 files (plus tests)
+    assert all((ROOT / step).is_file() for step in steps)
+
+    def file_of(thing: Any) -> str:
+        return str(Path(inspect.getsourcefile(thing) or "").relative_to(ROOT))
+
+    assert isinstance(declared.http, Http) and isinstance(declared.tool, Tool)
+    assert file_of(declared) == steps[0]
+    assert file_of(result_of(declared)) == steps[1]
+    assert file_of(HANDLERS[declared]) == steps[2]
+    assert file_of(declared.tool.summary) == steps[3]
+    # What the walkthrough quotes of it is what is declared.
+    http = declared.http
+    assert f'http = Http("{http.method}", "{http.path}", "{http.operation_id}"' in text
+    assert f'tool = Tool("{declared.tool.name}"' in text
+    assert f"def {HANDLERS[declared].__name__}(asked: {name}, caller: Caller" in text
+
+
+def test_a_declared_use_case_is_in_no_hand_written_door() -> None:
+    """The doors hold no per-use-case code for a declared use case: no adapter names its class, and no
+    hand-written tool is declared under its tool's name (the derived modules are generic)."""
+    doors = ROOT / "siteaudit" / "adapters"
+    patterns = [rf"\b{d.__name__}\b" for d in USE_CASES] + [
+        rf'name="{d.tool.name}"' for d in USE_CASES if isinstance(d.tool, Tool)
+    ]
+    mentioned = {
+        (str(p.relative_to(ROOT)), pattern)
+        for p in doors.rglob("*.py")
+        for pattern in patterns
+        if re.search(pattern, p.read_text())
+    }
+    assert mentioned == set()
+
+
+def test_a_tasks_use_case_reads_from_every_door_as_declared() -> None:
+    """One declaration, the same bounds at REST and the tool: limit 1-100 on a site's tasks."""
+    (_, limit) = fields_of(ListSiteTasks)
+    assert (limit.spec.low, limit.spec.high, limit.default) == (1, 100, 10)
+    tool = {t.name: t for t in tool_specs(USE_CASES)}["list_site_tasks"]
+    assert tool.params[1].schema() == {
+        "type": "integer",
+        "description": limit.spec.description,
+        "minimum": 1,
+        "maximum": 100,
+        "default": 10,
+    }
+    parameter = document(USE_CASES)["paths"]["/v1/sites/{site_id}/tasks"]["get"]["parameters"][0]
+    assert parameter["schema"] == {"type": "integer", "minimum": 1, "maximum": 100, "default": 10}
+    assert [f.name for f in fields_of(GetTask)] == ["site_id", "task_key", "page"]
