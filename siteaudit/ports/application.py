@@ -925,6 +925,10 @@ class Application(CallerApi, Protocol):
         team)."""
         ...
 
+    def cancel_device_login(self, device_code: str) -> DeviceLogin:
+        """The device's own cancel (`DeviceCancel`, which the REST door is typed against)."""
+        ...
+
     def device_login_to_decide(self, user_code: str) -> DeviceLogin:
         """The live login with this user code (case, spaces and dashes ignored), to show before a
         decision. Raises ValidationFailed for a malformed code, NotFound for no live login."""

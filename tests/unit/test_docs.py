@@ -27,10 +27,6 @@ PAGES = (README, *sorted(DOCS.glob("*.md")), ROOT / "benchmarks" / "README.md")
 BEING_REWRITTEN = (
     "siteaudit/ports/application.py",
     "siteaudit/services/application.py",
-    "siteaudit/services/task.py",
-    "siteaudit/services/recheck.py",
-    "siteaudit/services/recheck_run.py",
-    "siteaudit/services/impact.py",
     "siteaudit/services/finalize.py",
     "siteaudit/services/alert.py",
     "siteaudit/services/webhook.py",

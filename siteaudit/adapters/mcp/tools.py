@@ -106,6 +106,7 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "deny_device_login": "device approval is done in the app (SPEC 4.11)",
     "start_device_login": "the device flow itself needs no key: `siteaudit connect` calls /v1/device/*",
     "poll_device_login": "the device flow itself needs no key: `siteaudit connect` calls /v1/device/*",
+    "cancel_device_login": "the device flow itself needs no key: `siteaudit connect` calls /v1/device/*",
     "billing_status": "the app's billing page; /v1 has no billing status",
     "receive_payment_event": "the payment provider's webhook",
     "open_test_checkout": "the local provider's test checkout page (a browser)",

@@ -1,1 +1,1 @@
-"""Fix impact (SPEC 2.9, 4.7): the feature package (docs/architecture.md)."""
+"""Fix impact (docs/rest-api.md "Fix impact"): the feature package (docs/architecture.md)."""

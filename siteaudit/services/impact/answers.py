@@ -1,4 +1,4 @@
-"""The results of the fix-impact use cases (SPEC 2.9, 4.7): what every door shows, one attrs class per
+"""The results of the fix-impact use cases (docs/rest-api.md "Fix impact"): what every door shows, one attrs class per
 answer, built here from the domain's events. REST answers `converter.unstructure(result)`, the HTTP client
 reads it back with `converter.structure`, and the OpenAPI components are generated from these classes."""
 

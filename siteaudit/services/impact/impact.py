@@ -1,4 +1,4 @@
-"""Fix impact (SPEC 2.9, 4.7): measuring fix-impact events against the stored console figures, and
+"""Fix impact (docs/rest-api.md "Fix impact"): measuring fix-impact events against the stored console figures, and
 reading them (the events are opened by `services/traffic.py` when tasks become fixed; the handlers of
 `usecases.GetSiteFixImpact` and `GetTeamFixImpact`).
 

@@ -1,4 +1,4 @@
-"""The fix-impact use cases (SPEC 2.9, 4.7), each declared once: its inputs with their bounds, its result,
+"""The fix-impact use cases (docs/rest-api.md "Fix impact"), each declared once: its inputs with their bounds, its result,
 and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md, "Adding a
 use case"); the handlers are in `impact.py`."""
 

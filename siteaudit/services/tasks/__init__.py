@@ -1,1 +1,1 @@
-"""Fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6): the feature package (docs/architecture.md)."""
+"""Fix tasks and rechecks (docs/rest-api.md "Fix tasks and rechecks"): the feature package (docs/architecture.md)."""

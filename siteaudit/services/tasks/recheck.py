@@ -5,7 +5,7 @@ A recheck runs on the workers like an audit slice (`recheck_run.py`): one `run_r
 message, a lease on the recheck row, the reaper for stalled runs. It is not an audit and never appears in
 `GET /crawls`.
 
-Credits (SPEC 4.6 rule 1): 1 credit per URL is reserved on the team owner (`recheck:<id>`) when the
+Credits (docs/rest-api.md "Fix tasks and rechecks"): 1 credit per URL is reserved on the team owner (`recheck:<id>`) when the
 recheck is accepted; when it ends, 1 credit per distinct URL fetched is charged and the rest refunded, in
 the transaction that ends it. The ledger's settlement is keyed by the reference, so a redelivered or
 reaped run, or a cancel racing the end, settles once. Link targets fetched to judge page-and-targets
@@ -54,7 +54,7 @@ from siteaudit.services.traffic import open_fix_impacts
 
 log = logging.getLogger("siteaudit.recheck")
 
-# SPEC 8: 30 rechecks an hour per team, one bucket shared by every process (SQL limiter on PostgreSQL).
+# 30 rechecks an hour per team (docs/rest-api.md "Errors and limits"), one bucket shared by every process (SQL limiter on PostgreSQL).
 RECHECK_LIMIT: Final = Limit(30, 3600.0)
 SCOPES: Final[Mapping[str, CheckScope]] = {code: spec.scope for code, spec in CATALOGUE.items()}
 
@@ -293,7 +293,9 @@ def end_recheck(
         for task in tasks:
             if task.key in changed:
                 uow.tasks.save(task)
-        open_fix_impacts(moved, before, uow=uow, recheck=recheck)  # fix impact (SPEC 2.9)
+        open_fix_impacts(
+            moved, before, uow=uow, recheck=recheck
+        )  # fix impact (docs/rest-api.md "Fix impact")
         uow.rechecks.save(recheck)
         uow.commit()
     log.info(

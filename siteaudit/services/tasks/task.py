@@ -1,7 +1,7 @@
 """Fix-task use cases: deriving a site's tasks from its latest full audit, and reading them (the handlers
 of `usecases.ListSiteTasks`, `ListTeamTasks` and `GetTask`).
 
-A task is one check code on one URL template (SPEC 2.7). Tasks are refreshed by every full audit of a
+A task is one check code on one URL template (docs/rest-api.md "Fix tasks and rechecks"). Tasks are refreshed by every full audit of a
 registered site (`siteaudit.domain.task.is_full_audit`: ended `done`), in the transaction that
 publishes the report; only a complete one (not stopped at its page or time cap) marks tasks fixed by
 no longer finding them.
@@ -82,7 +82,7 @@ def refresh_site_tasks(
         uow.tasks.delete(audit.site_id, key)
     for task in refreshed.tasks:
         uow.tasks.save(task)
-    open_fix_impacts(refreshed.events, before, uow=uow)  # fix impact (SPEC 2.9)
+    open_fix_impacts(refreshed.events, before, uow=uow)  # fix impact (docs/rest-api.md "Fix impact")
     return refreshed
 
 

@@ -1,4 +1,4 @@
-"""The fix-task and recheck use cases (SPEC 2.7, 2.8, 4.5, 4.6), each declared once: its inputs with their
+"""The fix-task and recheck use cases (docs/rest-api.md "Fix tasks and rechecks"), each declared once: its inputs with their
 bounds, its result, and how `/v1` and the tools offer it. Every door is derived from these
 (docs/architecture.md, "Adding a use case"); the handlers are in `task.py` and `recheck.py`."""
 
