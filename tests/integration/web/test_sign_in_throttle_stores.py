@@ -33,7 +33,9 @@ def test_an_attack_on_the_account_never_keeps_out_the_owners_browser(
     if store == "sqlite":
         site = deployment(f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}")
     else:
-        site = deployment(request.getfixturevalue("new_postgres_database")())  # a database of its own
+        site = deployment(
+            request.getfixturevalue("new_postgres_database")(migrated=True)
+        )  # a database of its own
     owner = site.browser(address="203.0.113.9")
     assert owner.sign_in().status_code == 303
     statuses = attack(site, minutes=20)
