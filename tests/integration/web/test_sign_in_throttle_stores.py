@@ -11,14 +11,21 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import bootstrap
 from siteaudit.settings import Settings
-from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, SentMail, Site, attack
+from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, SentMail, Site, attack, quick_hasher
 
 
 def deployment(database_url: str) -> Site:
     clock = FixedClock()
     mail = SentMail()
     settings = Settings(database_url=database_url, secret_key="a passphrase for the throttle tests")
-    app = bootstrap(settings, clock=clock, queue=MemoryTaskQueue(), resolver=StaticResolver({}), mailer=mail)
+    app = bootstrap(
+        settings,
+        clock=clock,
+        queue=MemoryTaskQueue(),
+        resolver=StaticResolver({}),
+        mailer=mail,
+        hasher=quick_hasher(),
+    )
     app.application.create_user(OWNER, plan="growth")
     app.application.create_user(MEMBER, plan="starter")
     app.application.create_team("Retro Clock", owner_email=OWNER)
