@@ -29,6 +29,8 @@ XDIST_GROUPS = {
     "tests/integration/rest/test_mcp_gunicorn.py": "mcp_gunicorn",
     "tests/integration/rest/test_rest_fuzz.py": "rest_fuzz",
     "tests/integration/rest/test_rest_rate_limit.py": "rest_rate_limit",
+    # its module-scoped scenario (every pinned answer, made once) took 8 s on each worker under load
+    "tests/unit/pinned/test_pinned_rest_answers.py": "pinned_rest_answers",
 }
 
 

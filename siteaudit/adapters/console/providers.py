@@ -1,5 +1,6 @@
 """`ConsoleProviders` of a deployment: Google (OAuth grants and the service account) and the demo."""
 
+import threading
 from typing import Any
 
 import httpx2 as httpx
@@ -33,8 +34,19 @@ class ConsoleClients:
         self._client_secret = client_secret
         self._service_account_file = service_account_file
         self._row_limit = row_limit
-        self._http = httpx.Client(timeout=timeout_s, follow_redirects=False)
+        self._timeout_s = timeout_s
+        self._client: httpx.Client | None = None
+        self._lock = threading.Lock()
         self._service_account: Any = None
+
+    @property
+    def _http(self) -> httpx.Client:
+        # Made on first use: a client loads the CA bundle (tens of milliseconds), and building the
+        # application (every CLI command, every gunicorn worker, every test) should not pay for it.
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self._timeout_s, follow_redirects=False)
+            return self._client
 
     def oauth(self, refresh_token: str) -> SearchConsole:
         credentials = oauth_credentials(

@@ -8,6 +8,7 @@ environment, no redirects followed, and at most 4 KB of an answer read.
 
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from typing import Final
 
@@ -25,12 +26,23 @@ ANSWER_BYTES: Final = 4_096
 class HttpxIndexNowClient:
     def __init__(self, endpoint: str = DEFAULT_ENDPOINT, *, timeout_s: float = 30.0) -> None:
         self.endpoint = endpoint
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout_s),
-            trust_env=False,
-            follow_redirects=False,
-            headers={"user-agent": USER_AGENT},
-        )
+        self._timeout_s = timeout_s
+        self._made: httpx.Client | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def _client(self) -> httpx.Client:
+        # Made on first submission: a client loads the CA bundle (tens of milliseconds), and building the
+        # application (every CLI command, every gunicorn worker, every test) should not pay for it.
+        with self._lock:
+            if self._made is None:
+                self._made = httpx.Client(
+                    timeout=httpx.Timeout(self._timeout_s),
+                    trust_env=False,
+                    follow_redirects=False,
+                    headers={"user-agent": USER_AGENT},
+                )
+            return self._made
 
     def submit(self, *, host: str, key: str, key_location: str, urls: Sequence[str]) -> BatchResult:
         body = json.dumps({"host": host, "key": key, "keyLocation": key_location, "urlList": list(urls)})
@@ -52,7 +64,10 @@ class HttpxIndexNowClient:
         return BatchResult(len(urls), status, code, (text.strip()[:300] or None) if code else None)
 
     def close(self) -> None:
-        self._client.close()
+        with self._lock:
+            if self._made is not None:
+                self._made.close()
+                self._made = None
 
 
 def _read_some(answer: httpx.Response) -> str:

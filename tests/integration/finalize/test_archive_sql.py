@@ -25,7 +25,7 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     if request.param == "sqlite":
         made = create_engine(f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}")
     else:
-        made = create_engine(request.getfixturevalue("new_postgres_database")())
+        made = create_engine(request.getfixturevalue("new_postgres_database")(migrated=True))
     migrate(made)
     yield made
     made.dispose()

@@ -18,9 +18,11 @@ from siteaudit.settings import Settings
 def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
     if request.param == "sqlite":
         return Settings(database_url=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}")  # provider: local
-    create: Callable[[], str] = request.getfixturevalue("new_postgres_database")
+    create: Callable[..., str] = request.getfixturevalue("new_postgres_database")
     return Settings(
-        database_url=create(), secret_key="a long passphrase for the test", payment_provider="local"
+        database_url=create(migrated=True),
+        secret_key="a long passphrase for the test",
+        payment_provider="local",
     )
 
 

@@ -32,8 +32,8 @@ SITE = f"https://{PUBLIC_NAME}"
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}"
-    create: Callable[[], str] = request.getfixturevalue("new_postgres_database")
-    return create()
+    create: Callable[..., str] = request.getfixturevalue("new_postgres_database")
+    return create(migrated=True)
 
 
 def test_the_console_over_sql(database_url: str) -> None:

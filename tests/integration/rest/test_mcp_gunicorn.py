@@ -34,8 +34,8 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served(new_postgres_database: Callable[[], str]) -> Iterator[Served]:
-    url = new_postgres_database()
+def served(new_postgres_database: Callable[..., str]) -> Iterator[Served]:
+    url = new_postgres_database(migrated=True)
     migrate(url)
     settings = Settings(database_url=url, secret_key=SECRET_KEY)
     keys = seed(bootstrap(settings, **sql_overrides(settings)))

@@ -47,9 +47,9 @@ class Answer:
     params=[2, pytest.param(4, marks=pytest.mark.slow)],
     ids=lambda n: f"{n}-workers",
 )
-def served(request: pytest.FixtureRequest, new_postgres_database: Callable[[], str]) -> Iterator[Served]:
+def served(request: pytest.FixtureRequest, new_postgres_database: Callable[..., str]) -> Iterator[Served]:
     """gunicorn with N sync workers on a fresh PostgreSQL database seeded with two teams and three keys."""
-    url = new_postgres_database()
+    url = new_postgres_database(migrated=True)
     migrate(url)
     settings = Settings(database_url=url, secret_key=SECRET_KEY)
     app = bootstrap(settings, clock=FixedClock(), **sql_overrides(settings))  # FixedClock: FROZEN_AT

@@ -22,8 +22,8 @@ from tests.unit.rest.conftest import ScriptedProofs
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}"
-    create: Callable[[], str] = request.getfixturevalue("new_postgres_database")
-    return create()
+    create: Callable[..., str] = request.getfixturevalue("new_postgres_database")
+    return create(migrated=True)
 
 
 def test_a_site_from_registration_to_deletion(database_url: str) -> None:

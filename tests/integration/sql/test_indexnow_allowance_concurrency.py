@@ -100,9 +100,9 @@ def _check(database_url: str, endpoint: LocalIndexNow) -> None:
 
 @pytest.mark.postgres
 def test_concurrent_submissions_on_postgresql_never_overspend_the_allowance(
-    new_postgres_database: Callable[[], str], endpoint: LocalIndexNow
+    new_postgres_database: Callable[..., str], endpoint: LocalIndexNow
 ) -> None:
-    _check(new_postgres_database(), endpoint)
+    _check(new_postgres_database(migrated=True), endpoint)
 
 
 def test_concurrent_submissions_on_sqlite_never_overspend_the_allowance(

@@ -26,9 +26,9 @@ SCHEDULERS = 4
 
 @pytest.mark.postgres
 def test_four_schedulers_dispatch_each_of_a_thousand_due_sites_once(
-    new_postgres_database: Callable[[], str],
+    new_postgres_database: Callable[..., str],
 ) -> None:
-    url = new_postgres_database()
+    url = new_postgres_database(migrated=True)
     hosts = [f"s{n}.retro-clock.example" for n in range(SITES)]
     app = bootstrap(
         Settings(database_url=url, secret_key=SecretBox.generate_key()),

@@ -11,14 +11,21 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import bootstrap
 from siteaudit.settings import Settings
-from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, SentMail, Site, attack
+from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, SentMail, Site, attack, quick_hasher
 
 
 def deployment(database_url: str) -> Site:
     clock = FixedClock()
     mail = SentMail()
     settings = Settings(database_url=database_url, secret_key="a passphrase for the throttle tests")
-    app = bootstrap(settings, clock=clock, queue=MemoryTaskQueue(), resolver=StaticResolver({}), mailer=mail)
+    app = bootstrap(
+        settings,
+        clock=clock,
+        queue=MemoryTaskQueue(),
+        resolver=StaticResolver({}),
+        mailer=mail,
+        hasher=quick_hasher(),
+    )
     app.application.create_user(OWNER, plan="growth")
     app.application.create_user(MEMBER, plan="starter")
     app.application.create_team("Retro Clock", owner_email=OWNER)
@@ -33,7 +40,9 @@ def test_an_attack_on_the_account_never_keeps_out_the_owners_browser(
     if store == "sqlite":
         site = deployment(f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}")
     else:
-        site = deployment(request.getfixturevalue("new_postgres_database")())  # a database of its own
+        site = deployment(
+            request.getfixturevalue("new_postgres_database")(migrated=True)
+        )  # a database of its own
     owner = site.browser(address="203.0.113.9")
     assert owner.sign_in().status_code == 303
     statuses = attack(site, minutes=20)

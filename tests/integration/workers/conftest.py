@@ -41,8 +41,8 @@ def queue_prefix(rabbitmq_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
-def database_url(new_postgres_database: Callable[[], str]) -> str:
-    return new_postgres_database()
+def database_url(new_postgres_database: Callable[..., str]) -> str:
+    return new_postgres_database(migrated=True)
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from tests.unit.application.test_application_doors import owner
 
 @pytest.mark.postgres
 def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
-    new_postgres_database: Callable[[], str], httpserver: HTTPServer
+    new_postgres_database: Callable[..., str], httpserver: HTTPServer
 ) -> None:
     from aiosmtpd.controller import Controller
 
@@ -33,7 +33,7 @@ def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
         clock = FixedClock()
         app = bootstrap(
             Settings(
-                database_url=new_postgres_database(),
+                database_url=new_postgres_database(migrated=True),
                 secret_key=SecretBox.generate_key(),
                 allow_networks=("127.0.0.0/8",),
                 smtp_url=f"smtp://127.0.0.1:{controller.port}?starttls=false",

@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.rabbitmq]
 
 
 def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and_mailed_once(
-    new_postgres_database: Callable[[], str], rabbitmq_url: str, queue_prefix: str, httpserver: HTTPServer
+    new_postgres_database: Callable[..., str], rabbitmq_url: str, queue_prefix: str, httpserver: HTTPServer
 ) -> None:
     from aiosmtpd.controller import Controller
 
@@ -35,7 +35,7 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
     clock = FixedClock()
     app = bootstrap(
         Settings(
-            database_url=new_postgres_database(),
+            database_url=new_postgres_database(migrated=True),
             broker_url=rabbitmq_url,
             queue_prefix=queue_prefix,
             secret_key=SecretBox.generate_key(),

@@ -29,10 +29,10 @@ pytestmark = [pytest.mark.postgres, pytest.mark.rabbitmq]
 
 
 def test_scheduler_once_starts_the_due_audit_and_exits(
-    new_postgres_database: Callable[[], str], rabbitmq_url: str, queue_prefix: str, httpserver: HTTPServer
+    new_postgres_database: Callable[..., str], rabbitmq_url: str, queue_prefix: str, httpserver: HTTPServer
 ) -> None:
     settings = Settings(
-        database_url=new_postgres_database(),
+        database_url=new_postgres_database(migrated=True),
         broker_url=rabbitmq_url,
         queue_prefix=queue_prefix,
         secret_key=SecretBox.generate_key(),

@@ -15,6 +15,7 @@ from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.ports.application import SiteRegistration
+from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
 from tests.integration.rest.live import Keys, drain, retro_clock_site, seed, serve
@@ -108,7 +109,15 @@ ALLOWED_ORIGIN = "https://app.retro-clock.example"
 
 
 @pytest.fixture
-def service(site_url: str) -> Iterator[Service]:
+def limiter() -> RateLimiter | None:
+    """The service's rate limiter: None, the one bootstrap builds. A module whose tests are not about limits
+    but send more calls a minute than a key may (each 429 then costs the CLI its Retry-After second)
+    overrides this with one that never refuses."""
+    return None
+
+
+@pytest.fixture
+def service(site_url: str, limiter: RateLimiter | None) -> Iterator[Service]:
     """The service with /mcp mounted as bootstrap mounts it, but polling audits every 0.1 s."""
     PUBLISHED.clear()
     indexnow = LocalIndexNow().start()
@@ -119,7 +128,7 @@ def service(site_url: str) -> Iterator[Service]:
         mcp_http=False,
         indexnow_endpoint=indexnow.url,
     )
-    app = bootstrap(settings, queue=MemoryTaskQueue())
+    app = bootstrap(settings, queue=MemoryTaskQueue(), **({} if limiter is None else {"limiter": limiter}))
     keys = seed(app)
     api = app.rest_api()
     mount_mcp(

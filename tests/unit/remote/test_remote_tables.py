@@ -22,10 +22,19 @@ from siteaudit.adapters.text import csv_records, flatten
 from siteaudit.bootstrap import USE_CASES
 from siteaudit.entrypoints.remote import EXIT_STILL_RUNNING
 from siteaudit.entrypoints.remote_views import VIEWS
+from tests.integration.rest.live import AllowAllLimiter
 from tests.unit.remote.conftest import Crawler, Service
 from tests.unit.remote.test_remote_cli import cli
 
 TOOLS = tool_specs(USE_CASES)
+
+
+@pytest.fixture
+def limiter() -> AllowAllLimiter:
+    """These tests read what the commands print, not the limits: they send more calls a minute than a key
+    may, and each 429 cost a Retry-After second (26 s of the 35 s of the list test)."""
+    return AllowAllLimiter()
+
 
 TOOL_NAMES = re.compile(r"\b(" + "|".join(t.name for t in TOOLS if "_" in t.name) + r")\b")
 
