@@ -103,6 +103,7 @@ def start_audit(
                 credits_reserved=settings.estimated_credits,
                 verify_token_set=request.verify_token is not None,
                 webhook_url=request.webhook_url if not site_endpoint else None,
+                render=settings.render,
             )
         )
         uow.credits.reserve(
@@ -141,6 +142,7 @@ def settle_ended_audit(audit: Audit, ended: AuditEnded, *, uow: UnitOfWork) -> i
         pages_fetched=audit.pages_fetched_in_full,
         pages_not_modified=audit.pages_not_modified,
         reserved=audit.credits_reserved,
+        render=audit.render,
     )
     settled = uow.credits.settle(audit_reference(audit.id), cost=cost, at=ended.at)
     queue_webhook(audit, webhooks=uow.webhooks, at=ended.at)
@@ -153,6 +155,7 @@ def log_ended(audit: Audit) -> None:
         pages_fetched=audit.pages_fetched_in_full,
         pages_not_modified=audit.pages_not_modified,
         reserved=audit.credits_reserved,
+        render=audit.render,
     )
     duration = audit.duration_s
     log.info(

@@ -58,7 +58,9 @@ def require_public_address(url: str, resolver: HostResolver, policy: AddressPoli
 
 
 def site_terms(site: Site) -> SiteTerms:
-    return SiteTerms(site.id, site.url, site.origin, site.verified, site.max_pages, site.max_rps)
+    return SiteTerms(
+        site.id, site.url, site.origin, site.verified, site.max_pages, site.max_rps, render=site.render
+    )
 
 
 def register_site(

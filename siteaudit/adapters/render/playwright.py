@@ -1,0 +1,477 @@
+"""The rendering pool: Debian's chromium driven by Playwright's Python API (docs/rendering.md).
+
+One browser per process, launched on first use from the installed executable (nothing is downloaded),
+on a thread of its own with its own event loop: crawl slices each run their own loop (`asyncio.run`),
+and a Playwright connection belongs to the loop that opened it. Calls cross between the two loops.
+
+Every request the browser makes is intercepted (`BrowserContext.route`) and answered by the crawl's
+`BrowserRequests`, which fetches it through the crawler's guard, or refuses it; the browser itself
+reaches nothing: it is started behind a proxy that does not exist and with every name resolving to
+nothing, so a request that escaped interception (a redirect the browser followed on its own, a prefetch)
+fails instead of leaving. WebSockets are closed, service workers blocked, downloads refused.
+
+The browser is replaced after `pages_per_browser` pages (memory) and after a crash; a crash mid-page
+reports that page as crashed and ends no audit. A page is bounded by its `RenderBudget`; the caller's
+wait is bounded too, so a browser that stops answering costs one page, never a slice.
+"""
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Coroutine
+from concurrent.futures import Future
+from typing import Any, Final, TypeVar
+
+from attrs import define, field
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Error,
+    Page,
+    Playwright,
+    Route,
+    WebSocketRoute,
+    async_playwright,
+)
+
+from siteaudit.domain.identity import USER_AGENT
+from siteaudit.domain.network import FetchResponse
+from siteaudit.domain.render import Refusal, RenderBudget, Rendered, RenderEnd, RequestNote
+from siteaudit.ports.render import BrowserRequest, BrowserRequests, Refused
+
+log = logging.getLogger("siteaudit.render")
+
+T = TypeVar("T")
+
+CHROMIUM: Final = "/usr/bin/chromium"
+# Nothing listens there: a request the interception did not catch fails at the proxy.
+_NOWHERE_PROXY: Final = {"server": "http://127.0.0.1:9", "bypass": "<-loopback>"}
+_LAUNCH_ARGS: Final = (
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-domain-reliability",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--disable-dev-shm-usage",
+)
+# Headers the browser must not see from a fetched answer: the body it gets is decoded and whole.
+_DROPPED_HEADERS: Final = frozenset(
+    {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
+)
+# The console lines the browser writes for requests we refused or that failed: reported as requests.
+_REQUEST_NOISE: Final = "Failed to load resource"
+_GRACE_S: Final = 5.0  # beyond the page's budget: reading the DOM, closing the tab
+
+
+def _headers(response: FetchResponse) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for name, value in response.headers:
+        if name in _DROPPED_HEADERS:
+            continue
+        if name in merged:
+            merged[name] += ("\n" if name == "set-cookie" else ", ") + value
+        else:
+            merged[name] = value
+    return merged
+
+
+@define
+class _PageRun:
+    """What one page's rendering gathered while it ran (on the browser's loop)."""
+
+    document: FetchResponse
+    budget: RenderBudget
+    requests: int = 0
+    bytes: int = 0
+    in_flight: int = 0
+    last_activity: float = field(factory=time.monotonic)
+    console_errors: list[str] = field(factory=list)
+    failed: list[RequestNote] = field(factory=list)
+    refused: list[RequestNote] = field(factory=list)
+    over_budget: str | None = None
+    crashed: bool = False
+    document_served: bool = False
+
+    def over(self, what: str) -> None:
+        if self.over_budget is None:
+            self.over_budget = what
+
+
+@define
+class _Browser:
+    browser: Browser
+    pages: int = 0
+    contexts: int = 0
+    dead: bool = False
+
+
+class PlaywrightRenderer:
+    """A `Renderer` over one chromium of this process, shared by every audit's slices.
+
+    `max_tabs`: pages rendered at once by this process (each tab costs tens of megabytes);
+    `pages_per_browser`: pages after which the browser is replaced by a fresh one."""
+
+    def __init__(
+        self,
+        *,
+        executable: str = CHROMIUM,
+        max_tabs: int = 4,
+        pages_per_browser: int = 500,
+        launch_timeout_s: float = 30.0,
+    ) -> None:
+        self.executable = executable
+        self.max_tabs = max_tabs
+        self.pages_per_browser = pages_per_browser
+        self.launch_timeout_s = launch_timeout_s
+        self.launches = 0  # browsers started by this renderer (figures, tests)
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._playwright: Playwright | None = None
+        self._current: _Browser | None = None
+        self._tabs: asyncio.Semaphore | None = None
+        self._launching: asyncio.Lock | None = None
+
+    # --- the browser's loop ------------------------------------------------------------------------
+
+    def _browser_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def run() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                thread = threading.Thread(target=run, name="siteaudit-render", daemon=True)
+                thread.start()
+                ready.wait()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> "Future[T]":
+        return asyncio.run_coroutine_threadsafe(coro, self._browser_loop())
+
+    async def _on_browser_loop(self, coro: Coroutine[Any, Any, T], *, timeout: float | None = None) -> T:
+        future = self._submit(coro)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        finally:
+            future.cancel()  # the caller stopped waiting: the work on the browser's loop stops too
+
+    async def _browser(self) -> _Browser:
+        """The current browser, launched (or replaced) when there is none, it crashed or it is spent."""
+        if self._launching is None:
+            self._launching = asyncio.Lock()
+            self._tabs = asyncio.Semaphore(self.max_tabs)
+        async with self._launching:
+            current = self._current
+            if current is not None and not current.dead and current.pages < self.pages_per_browser:
+                return current
+            if current is not None and current.contexts == 0:
+                await _quietly(current.browser.close())
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            browser = await self._playwright.chromium.launch(
+                executable_path=self.executable,
+                args=list(_LAUNCH_ARGS),
+                proxy=dict(_NOWHERE_PROXY),  # type: ignore[arg-type]  # a ProxySettings TypedDict
+                timeout=self.launch_timeout_s * 1000,
+                handle_sigint=False,
+                handle_sigterm=False,
+                handle_sighup=False,
+            )
+            self.launches += 1
+            held = _Browser(browser)
+            browser.on("disconnected", lambda _: setattr(held, "dead", True))
+            self._current = held
+            log.info("chromium %s started for rendering", browser.version)
+            return held
+
+    async def _release(self, held: _Browser) -> None:
+        held.contexts -= 1
+        if held is not self._current and held.contexts == 0 and not held.dead:
+            await _quietly(held.browser.close())
+
+    async def _open_context(self) -> tuple[_Browser, BrowserContext]:
+        held = await self._browser()
+        context = await held.browser.new_context(
+            service_workers="block",
+            accept_downloads=False,
+            user_agent=USER_AGENT,
+            java_script_enabled=True,
+            bypass_csp=False,
+        )
+        held.contexts += 1
+        await context.route_web_socket("**/*", _close_socket)
+        return held, context
+
+    async def _close(self) -> None:
+        current, self._current = self._current, None
+        if current is not None:
+            await _quietly(current.browser.close())
+        if self._playwright is not None:
+            await _quietly(self._playwright.stop())
+            self._playwright = None
+
+    # --- the caller's side ---------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def session(self, requests: BrowserRequests) -> AsyncIterator["PlaywrightSession"]:
+        session = PlaywrightSession(self, _Bridge(requests, asyncio.get_running_loop()))
+        try:
+            yield session
+        finally:
+            await session.aclose()
+
+    async def aclose(self) -> None:
+        if self._loop is None:
+            return
+        loop, thread = self._loop, self._thread
+        try:
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._close(), loop))
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            if thread is not None:
+                await asyncio.to_thread(thread.join, 10)
+            self._loop = self._thread = None
+            self._launching = self._tabs = None
+
+
+class _Bridge:
+    """Calls the crawl's `BrowserRequests` on the crawl's loop from the browser's loop."""
+
+    def __init__(self, requests: BrowserRequests, loop: asyncio.AbstractEventLoop) -> None:
+        self.requests = requests
+        self.loop = loop
+
+    async def __call__(self, request: BrowserRequest) -> FetchResponse | Refused:
+        future = asyncio.run_coroutine_threadsafe(_call(self.requests, request), self.loop)
+        try:
+            return await asyncio.wrap_future(future)
+        finally:
+            future.cancel()
+
+
+async def _call(requests: BrowserRequests, request: BrowserRequest) -> FetchResponse | Refused:
+    return await requests(request)
+
+
+class PlaywrightSession:
+    """One audit slice's browser context (its own storage), opened on the first page it renders."""
+
+    def __init__(self, renderer: PlaywrightRenderer, bridge: _Bridge) -> None:
+        self.renderer = renderer
+        self.bridge = bridge
+        self._held: _Browser | None = None
+        self._context: BrowserContext | None = None
+
+    async def render(self, document: FetchResponse, *, budget: RenderBudget) -> Rendered:
+        started = time.monotonic()
+        try:
+            return await self.renderer._on_browser_loop(
+                self._render(document, budget), timeout=budget.time_s + 2 * _GRACE_S
+            )
+        except TimeoutError:
+            # The browser stopped answering: replaced before the next page.
+            if self._held is not None:
+                self._held.dead = True
+            return Rendered(
+                RenderEnd.CRASHED,
+                elapsed_ms=_ms_since(started),
+                over_budget="time",
+                detail="the browser did not answer within the page's time budget",
+            )
+        except Exception as error:  # the browser or its connection failed: this page only
+            log.warning("rendering %s failed: %s", document.url, error)
+            return Rendered(RenderEnd.CRASHED, elapsed_ms=_ms_since(started), detail=_short(error))
+
+    async def _context_for_page(self) -> BrowserContext:
+        held, context = self._held, self._context
+        if held is not None and context is not None and not held.dead:
+            return context
+        if held is not None:
+            await self.renderer._release(held)
+        self._held, self._context = await self.renderer._open_context()
+        return self._context
+
+    async def _render(self, document: FetchResponse, budget: RenderBudget) -> Rendered:
+        context = await self._context_for_page()
+        tabs = self.renderer._tabs
+        assert tabs is not None
+        async with tabs:
+            assert self._held is not None
+            self._held.pages += 1
+            run = _PageRun(document, budget)
+            page = await context.new_page()
+            try:
+                return await _render_page(page, run, self.bridge)
+            finally:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(page.close(run_before_unload=False), _GRACE_S)
+
+    async def aclose(self) -> None:
+        held, context = self._held, self._context
+        self._held = self._context = None
+        if held is None or context is None:
+            return
+
+        async def close() -> None:
+            await _quietly(context.close())
+            await self.renderer._release(held)
+
+        with contextlib.suppress(Exception):
+            await self.renderer._on_browser_loop(close(), timeout=_GRACE_S * 2)
+
+
+async def _render_page(page: Page, run: _PageRun, bridge: _Bridge) -> Rendered:
+    """Load the page, let it settle within its budget, and read its DOM."""
+    started = time.monotonic()
+    deadline = started + run.budget.time_s
+    loaded = asyncio.Event()
+    page.on("load", lambda _: loaded.set())
+    page.on("console", lambda message: _console(run, message))
+    page.on("pageerror", lambda error: run.console_errors.append(f"uncaught: {_short(error)}"))
+    page.on("crash", lambda _: setattr(run, "crashed", True))
+    page.on("download", lambda download: run.refused.append(RequestNote(download.url, Refusal.DOWNLOAD)))
+
+    async def route(route: Route) -> None:
+        await _answer(route, run, bridge)
+
+    await page.route("**/*", route)
+    end = RenderEnd.DONE
+    detail: str | None = None
+    try:
+        await page.goto(run.document.url, wait_until="commit", timeout=run.budget.time_s * 1000)
+        while True:
+            now = time.monotonic()
+            if run.crashed:
+                break
+            if now >= deadline:
+                end = RenderEnd.TIMEOUT
+                run.over("time")
+                break
+            quiet = now - run.last_activity
+            if loaded.is_set() and run.in_flight == 0 and quiet >= run.budget.settle_s:
+                break
+            await asyncio.sleep(0.05)
+    except Error as error:
+        if run.crashed:
+            end = RenderEnd.CRASHED
+        elif "Timeout" in type(error).__name__ or "Timeout" in str(error):
+            end = RenderEnd.TIMEOUT
+            run.over("time")
+        else:
+            end, detail = RenderEnd.FAILED, _short(error)
+    html: str | None = None
+    if run.crashed:
+        end, detail = RenderEnd.CRASHED, "the page crashed"
+    elif end is not RenderEnd.FAILED:
+        try:
+            html = await asyncio.wait_for(page.content(), _GRACE_S)
+        except TimeoutError:
+            # A script that never yields keeps the page from answering: no DOM to judge.
+            end, detail = RenderEnd.TIMEOUT, "the page's scripts never yielded"
+            run.over("time")
+        except Error as error:
+            end, detail = RenderEnd.FAILED, _short(error)
+    return Rendered(
+        end,
+        html=html,
+        console_errors=tuple(run.console_errors),
+        failed=tuple(run.failed),
+        refused=tuple(run.refused),
+        requests=run.requests,
+        bytes=run.bytes,
+        elapsed_ms=_ms_since(started),
+        over_budget=run.over_budget,
+        detail=detail,
+    )
+
+
+async def _answer(route: Route, run: _PageRun, bridge: _Bridge) -> None:
+    """One request of the page: the document from its raw answer, anything else through the guard."""
+    request = route.request
+    run.requests += 1
+    run.in_flight += 1
+    run.last_activity = time.monotonic()
+    try:
+        url = request.url
+        navigation = request.is_navigation_request()
+        if navigation and not run.document_served and url == run.document.url:
+            run.document_served = True
+            await _fulfil(route, run, run.document)
+            return
+        if run.requests > run.budget.max_requests:
+            run.over("requests")
+            run.refused.append(RequestNote(url, Refusal.BUDGET))
+            await route.abort("blockedbyclient")
+            return
+        if run.bytes >= run.budget.max_bytes:
+            run.over("bytes")
+            run.refused.append(RequestNote(url, Refusal.BUDGET))
+            await route.abort("blockedbyclient")
+            return
+        answer = await bridge(
+            BrowserRequest(url, request.method, navigation=navigation, resource_type=request.resource_type)
+        )
+        if isinstance(answer, Refused):
+            reason = answer.reason.value if not answer.detail else f"{answer.reason.value}: {answer.detail}"
+            run.refused.append(RequestNote(url, reason))
+            await route.abort("blockedbyclient")
+            return
+        if answer.error is not None or answer.status is None:
+            note = answer.error.value if answer.error is not None else "no answer"
+            run.failed.append(
+                RequestNote(url, note if not answer.error_detail else f"{note}: {answer.error_detail}")
+            )
+            await route.abort("failed")
+            return
+        if answer.status >= 400:
+            run.failed.append(RequestNote(url, str(answer.status)))
+        await _fulfil(route, run, answer)
+    except Error:
+        pass  # the page went away (closed at its budget) while this request was answered
+    finally:
+        run.in_flight -= 1
+        run.last_activity = time.monotonic()
+
+
+async def _fulfil(route: Route, run: _PageRun, answer: FetchResponse) -> None:
+    run.bytes += len(answer.body)
+    if run.bytes > run.budget.max_bytes:
+        run.over("bytes")
+    await route.fulfill(status=answer.status or 200, headers=_headers(answer), body=answer.body)
+
+
+def _console(run: _PageRun, message: ConsoleMessage) -> None:
+    if message.type != "error" or message.text.startswith(_REQUEST_NOISE):
+        return  # failed and refused requests are reported as requests
+    run.console_errors.append(message.text[:500])
+
+
+async def _close_socket(socket: WebSocketRoute) -> None:
+    await socket.close(code=1008, reason="refused by the auditor")
+
+
+async def _quietly(awaitable: Awaitable[Any]) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(awaitable, _GRACE_S * 2)
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
+def _short(error: BaseException | str) -> str:
+    text = str(error).strip().splitlines()
+    return (text[0] if text else type(error).__name__)[:300]
