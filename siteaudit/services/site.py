@@ -154,6 +154,7 @@ def update_site(
     max_pages: int | None = None,
     max_rps: float | None = None,
     alert_email: bool | None = None,
+    render: bool | None = None,
     uow: UnitOfWork,
     clock: Clock,
 ) -> tuple[Site, tuple[Notice, ...]]:
@@ -169,6 +170,7 @@ def update_site(
             max_pages=max_pages,
             max_rps=max_rps,
             alert_email=alert_email,
+            render=render,
         )
         if monitoring is not None:
             changed = changed.set_monitoring(

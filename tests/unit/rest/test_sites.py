@@ -26,6 +26,7 @@ SITE_FIELDS = {
     "max_pages",
     "max_rps",
     "alert_email",
+    "render",
 }
 
 
