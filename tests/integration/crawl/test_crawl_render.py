@@ -3,9 +3,13 @@ of the browser goes through the crawler's guard, and the raw-against-rendered ch
 browser sees (local sites on 127.0.0.1, a real browser)."""
 
 import asyncio
+import contextlib
 import itertools
+import os
 import shutil
+import signal
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 
 import pytest
 from attrs import evolve
@@ -14,12 +18,16 @@ from crawl_doubles import RESOLVER, Answer, Crawl, SiteServer, crawl_audit_inlin
 from siteaudit.adapters.http.fetcher import FetchLimits, HttpxFetcher
 from siteaudit.adapters.memory.ratelimit import MemoryRateLimiter
 from siteaudit.adapters.render.playwright import CHROMIUM, PlaywrightRenderer
+from siteaudit.domain.audit import AuditStatus
+from siteaudit.domain.credit import page_cost
 from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.hostlimit import HostLimits
+from siteaudit.domain.ids import UserId
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.render import RenderBudget, RenderEnd
 from siteaudit.ports.network import Fetcher
 from siteaudit.services.crawl import CrawlDeps
+from siteaudit.services.finalize import finalize_audit
 
 pytestmark = [
     pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="chromium is not installed"),
@@ -27,6 +35,7 @@ pytestmark = [
 ]
 
 JS = {"Content-Type": "text/javascript"}
+NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +200,141 @@ def test_a_page_that_never_stops_loading_is_reported_and_does_not_hang(
     assert rendering.end is RenderEnd.TIMEOUT
     assert rendering.elapsed_ms < 8_000
     assert codes_of(crawl, site, "/")["render_incomplete"]["over_budget"] == "time"
+
+
+# --- planted issues: what only rendering finds ----------------------------------------------------------
+
+WORDS = " ".join(f"Restored wall clock number {i} ticks again after a careful service." for i in range(20))
+SHELL = html('<div id="app">Loading…</div><script src="/app.js"></script>', head="<title>Loading</title>")
+APP_JS = f"""
+const routes = {{
+  "/": ["Retro Clock shop", "Clocks restored by hand"],
+  "/spa/wall": ["Wall clocks | Retro Clock", "Wall clocks"],
+  "/spa/cuckoo": ["Cuckoo clocks | Retro Clock", "Cuckoo clocks"],
+}};
+const [title, heading] = routes[location.pathname] || ["Not found", "Not found"];
+document.title = title;
+document.getElementById("app").innerHTML =
+  `<h1>${{heading}}</h1><nav><a href="/spa/wall">Wall</a> <a href="/spa/cuckoo">Cuckoo</a></nav>` +
+  `<main><p>{WORDS}</p></main>`;
+"""
+REWRITE = html(
+    "<h1>Rewritten</h1><p>A page whose script rewrites its canonical and robots directives.</p>"
+    "<script>"
+    "document.querySelector('link[rel=canonical]').href = '/';"
+    "document.querySelector('meta[name=robots]').content = 'noindex';"
+    "</script>",
+    head='<title>Rewritten by a script</title><link rel="canonical" href="/rewrite">'
+    '<meta name="robots" content="index, follow">',
+)
+
+
+def single_page_app(site: SiteServer) -> None:
+    for path in ("/", "/spa/wall", "/spa/cuckoo"):
+        site.routes[path] = SHELL
+    site.routes["/app.js"] = Answer(200, APP_JS, JS)
+    site.routes["/rewrite"] = REWRITE
+    site.routes["/sitemap.xml"] = Answer(
+        200,
+        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{site.url('/rewrite')}</loc></url></urlset>",
+        {"Content-Type": "application/xml"},
+    )
+
+
+def test_a_single_page_app_rendered_shows_its_pages_links_and_what_only_rendering_finds(
+    site: SiteServer, renderer: PlaywrightRenderer
+) -> None:
+    single_page_app(site)
+    crawl = rendered_crawl(site, renderer)
+    pages = crawl.pages()
+    assert {site.url(p) for p in ("/", "/spa/wall", "/spa/cuckoo", "/rewrite")} <= set(pages)
+    wall = page_of(crawl, site, "/spa/wall")
+    assert wall.html is not None and wall.html.titles == ("Wall clocks | Retro Clock",)
+    home = codes_of(crawl, site, "/")
+    assert home["js_changed_title"] == {"raw": ["Loading"], "rendered": ["Retro Clock shop"]}
+    assert home["js_changed_h1"] == {"raw": [], "rendered": ["Clocks restored by hand"]}
+    assert home["links_only_after_render"]["count"] == 2
+    assert home["content_only_after_render"]["raw_words"] < 5
+    rewrite = codes_of(crawl, site, "/rewrite")
+    assert rewrite["js_changed_canonical"] == {"raw": ["/rewrite"], "rendered": ["/"]}
+    assert rewrite["js_changed_robots"] == {"raw": ["index, follow"], "rendered": ["noindex"]}
+    assert "noindex" in rewrite  # the rendered page's directives are the ones judged
+
+
+def test_the_same_app_crawled_raw_finds_none_of_its_routes(site: SiteServer) -> None:
+    single_page_app(site)
+    crawl = Crawl(site.url("/"), max_pages=20)
+    crawl.run()
+    assert site.url("/spa/wall") not in crawl.pages()
+    assert all(page.rendering is None for page in crawl.pages().values() if isinstance(page, PageFacts))
+    assert not {c for c in codes_of(crawl, site, "/") if c.startswith(("js_", "render_"))}
+
+
+def test_a_rendered_audit_is_charged_five_credits_a_page(
+    site: SiteServer, renderer: PlaywrightRenderer
+) -> None:
+    single_page_app(site)
+    crawl = Crawl(site.url("/"), max_pages=20, render=True)
+    with crawl.uow() as uow:
+        uow.credits.grant(UserId(1), 10_000, key="render", at=NOW)
+        audit = uow.audits.get_any(crawl.audit_id)
+        uow.audits.save(evolve(audit, credits_reserved=20 * page_cost(render=True)))
+        uow.credits.reserve(UserId(1), 20 * 50, reference=f"audit:{crawl.audit_id}", at=NOW)
+        uow.commit()
+    crawl_audit_inline(crawl.audit_id, evolve(crawl.deps(), renderer=renderer))
+    finalize_audit(crawl.audit_id, uow=crawl.uow(), crawl=crawl.crawl, clock=crawl.clock)
+    pages = crawl.audit().pages_crawled
+    assert pages >= 4
+    with crawl.uow() as uow:
+        assert uow.credits.balance(UserId(1)) == 10_000 - pages * 50
+
+
+def chromium_processes() -> list[int]:
+    """This process's chromium descendants (the browser and its helpers)."""
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                names[int(entry)] = cmdline.read().split(b"\0", 1)[0].decode(errors="replace")
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+
+    def descends(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return [pid for pid, name in names.items() if "chrom" in name and descends(pid)]
+
+
+def test_a_browser_crash_costs_one_page_and_ends_no_audit(site: SiteServer) -> None:
+    def crash(path: str, headers: object) -> Answer:
+        for pid in chromium_processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        return Answer(200, "", JS)
+
+    site.routes["/"] = html('<h1>Home</h1><a href="/next">next</a>', head="<script src=/crash.js></script>")
+    site.routes["/crash.js"] = crash
+    site.routes["/next"] = html("<h1>Next</h1><p>Rendered by a fresh browser.</p>")
+    pool = PlaywrightRenderer()
+    try:
+        crawl = rendered_crawl(site, pool, max_pages=5)
+    finally:
+        asyncio.run(pool.aclose())
+    assert crawl.audit().status is not AuditStatus.FAILED
+    home = page_of(crawl, site, "/").rendering
+    assert home is not None and home.end in (RenderEnd.CRASHED, RenderEnd.FAILED)
+    assert "render_failed" in codes_of(crawl, site, "/")
+    following = page_of(crawl, site, "/next").rendering
+    assert following is not None and following.end is RenderEnd.DONE
+    assert pool.launches == 2
