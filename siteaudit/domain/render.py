@@ -44,7 +44,7 @@ class RenderBudget:
     time_s: float = 15.0
     max_bytes: int = 20 * 1024 * 1024
     max_requests: int = 200
-    settle_s: float = 0.5  # after the load event, how long the network must stay quiet
+    settle_s: float = 0.25  # after the load event, how long the network must stay quiet
 
 
 @frozen

@@ -20,7 +20,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, Final, TypeVar
 
@@ -98,6 +98,7 @@ class _PageRun:
     over_budget: str | None = None
     crashed: bool = False
     document_served: bool = False
+    loaded: asyncio.Event = field(factory=asyncio.Event)
 
     def over(self, what: str) -> None:
         if self.over_budget is None:
@@ -274,6 +275,7 @@ class PlaywrightSession:
         self.bridge = bridge
         self._held: _Browser | None = None
         self._context: BrowserContext | None = None
+        self._idle: list[_Tab] = []
 
     async def render(self, document: FetchResponse, *, budget: RenderBudget) -> Rendered:
         started = time.monotonic()
@@ -301,6 +303,7 @@ class PlaywrightSession:
             return context
         if held is not None:
             await self.renderer._release(held)
+        self._idle = []
         self._held, self._context = await self.renderer._open_context()
         return self._context
 
@@ -311,13 +314,15 @@ class PlaywrightSession:
         async with tabs:
             assert self._held is not None
             self._held.pages += 1
-            run = _PageRun(document, budget)
-            page = await context.new_page()
-            try:
-                return await _render_page(page, run, self.bridge)
-            finally:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(page.close(run_before_unload=False), _GRACE_S)
+            tab = self._idle.pop() if self._idle else await _Tab.open(context, self.bridge)
+            rendered = await tab.render(_PageRun(document, budget))
+            # A tab that ended cleanly is blanked and kept for the audit's next page (opening one costs
+            # more than the page); one that timed out, crashed or failed is closed.
+            if rendered.end is RenderEnd.DONE and await tab.blank():
+                self._idle.append(tab)
+            else:
+                await tab.close()
+            return rendered
 
     async def aclose(self) -> None:
         held, context = self._held, self._context
@@ -333,21 +338,70 @@ class PlaywrightSession:
             await self.renderer._on_browser_loop(close(), timeout=_GRACE_S * 2)
 
 
-async def _render_page(page: Page, run: _PageRun, bridge: _Bridge) -> Rendered:
+class _Tab:
+    """A browser tab of a session, its listeners and interception set once; `run` is the page it is
+    rendering now (the listeners report to it)."""
+
+    def __init__(self, page: Page, bridge: _Bridge) -> None:
+        self.page = page
+        self.bridge = bridge
+        self.run: _PageRun | None = None
+
+    @classmethod
+    async def open(cls, context: BrowserContext, bridge: _Bridge) -> "_Tab":
+        tab = cls(await context.new_page(), bridge)
+        page = tab.page
+        page.on("load", lambda _: tab._note(lambda run: run.loaded.set()))
+        page.on("console", lambda message: tab._note(lambda run: _console(run, message)))
+        page.on(
+            "pageerror",
+            lambda error: tab._note(lambda run: run.console_errors.append(f"uncaught: {_short(error)}")),
+        )
+        page.on("crash", lambda _: tab._note(lambda run: setattr(run, "crashed", True)))
+        page.on(
+            "download",
+            lambda download: tab._note(
+                lambda run: run.refused.append(RequestNote(download.url, Refusal.DOWNLOAD))
+            ),
+        )
+        await page.route("**/*", tab._route)
+        return tab
+
+    def _note(self, record: Callable[[_PageRun], object]) -> None:
+        if self.run is not None:
+            record(self.run)
+
+    async def _route(self, route: Route) -> None:
+        if self.run is None:
+            await route.abort("blockedbyclient")  # between pages: a late timer of the last one
+            return
+        await _answer(route, self.run, self.bridge)
+
+    async def render(self, run: _PageRun) -> Rendered:
+        self.run = run
+        try:
+            return await _render_page(self.page, run)
+        finally:
+            self.run = None
+
+    async def blank(self) -> bool:
+        """Leave the page (its timers and requests stop); False when the tab no longer answers."""
+        try:
+            await asyncio.wait_for(self.page.goto("about:blank"), _GRACE_S)
+        except (TimeoutError, Error):
+            return False
+        return True
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.page.close(run_before_unload=False), _GRACE_S)
+
+
+async def _render_page(page: Page, run: _PageRun) -> Rendered:
     """Load the page, let it settle within its budget, and read its DOM."""
     started = time.monotonic()
     deadline = started + run.budget.time_s
-    loaded = asyncio.Event()
-    page.on("load", lambda _: loaded.set())
-    page.on("console", lambda message: _console(run, message))
-    page.on("pageerror", lambda error: run.console_errors.append(f"uncaught: {_short(error)}"))
-    page.on("crash", lambda _: setattr(run, "crashed", True))
-    page.on("download", lambda download: run.refused.append(RequestNote(download.url, Refusal.DOWNLOAD)))
-
-    async def route(route: Route) -> None:
-        await _answer(route, run, bridge)
-
-    await page.route("**/*", route)
+    loaded = run.loaded
     end = RenderEnd.DONE
     detail: str | None = None
     try:
@@ -363,7 +417,7 @@ async def _render_page(page: Page, run: _PageRun, bridge: _Bridge) -> Rendered:
             quiet = now - run.last_activity
             if loaded.is_set() and run.in_flight == 0 and quiet >= run.budget.settle_s:
                 break
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.02)
     except Error as error:
         if run.crashed:
             end = RenderEnd.CRASHED
