@@ -171,6 +171,37 @@ def test_subresources_of_the_audited_host_take_turns_of_the_shared_host_limit(
     assert page_of(crawl, site, "/").rendering is not None
 
 
+def test_a_script_never_posts_nor_opens_a_socket_and_a_page_over_its_request_budget_is_reported(
+    site: SiteServer, elsewhere: SiteServer, renderer: PlaywrightRenderer
+) -> None:
+    images = "".join(f'<img src="/img/{n}.png" alt="">' for n in range(12))
+    script = (
+        "fetch('/api/order', {method: 'POST', body: 'buy'}).catch(() => {});"
+        f"new WebSocket('ws://127.0.0.1:{elsewhere.port}/socket');"
+    )
+    site.routes["/"] = html(f"<h1>Busy</h1>{images}<script>{script}</script>")
+    crawl = rendered_crawl(site, renderer, budget=RenderBudget(time_s=8.0, max_requests=5), max_pages=1)
+    rendering = page_of(crawl, site, "/").rendering
+    assert rendering is not None
+    assert rendering.over_budget == "requests"
+    reasons = [note.reason for note in rendering.refused]
+    assert "budget" in reasons
+    assert "/api/order" not in site.paths() and elsewhere.paths() == []
+    assert len([p for p in site.paths() if p.startswith("/img/")]) <= 4
+    assert codes_of(crawl, site, "/")["render_incomplete"]["over_budget"] == "requests"
+
+
+def test_a_post_from_a_script_is_refused_as_a_method(site: SiteServer, renderer: PlaywrightRenderer) -> None:
+    site.routes["/"] = html(
+        "<h1>Form</h1><script>fetch('/api/order', {method: 'POST', body: 'buy'})</script>"
+    )
+    crawl = rendered_crawl(site, renderer, max_pages=1)
+    rendering = page_of(crawl, site, "/").rendering
+    assert rendering is not None
+    assert [(n.url, n.reason) for n in rendering.refused] == [(site.url("/api/order"), "method: POST")]
+    assert "/api/order" not in site.paths()
+
+
 def test_robots_txt_disallowing_a_script_keeps_the_browser_from_it(
     site: SiteServer, renderer: PlaywrightRenderer
 ) -> None:
