@@ -202,6 +202,15 @@ def test_a_post_from_a_script_is_refused_as_a_method(site: SiteServer, renderer:
     assert "/api/order" not in site.paths()
 
 
+def test_without_a_browser_each_page_of_a_rendering_audit_says_it_was_not_rendered(site: SiteServer) -> None:
+    site.routes["/"] = html("<h1>Home</h1><p>No browser on this worker.</p>")
+    crawl = Crawl(site.url("/"), max_pages=1, render=True)
+    crawl.run()
+    rendering = page_of(crawl, site, "/").rendering
+    assert rendering is not None and rendering.end is RenderEnd.FAILED
+    assert "no browser" in str(codes_of(crawl, site, "/")["render_failed"]["detail"])
+
+
 def test_robots_txt_disallowing_a_script_keeps_the_browser_from_it(
     site: SiteServer, renderer: PlaywrightRenderer
 ) -> None:
