@@ -266,6 +266,7 @@ def _renderer(settings: Settings) -> Renderer | None:
         executable=settings.chromium,
         max_tabs=max(1, settings.render_tabs),
         pages_per_browser=max(1, settings.render_pages_per_browser),
+        max_browser_mb=max(1, settings.render_max_browser_mb),
     )
 
 

@@ -133,6 +133,7 @@ class Settings:
     render_max_bytes: int = 20 * 1024 * 1024  # per page: body bytes handed to the browser
     render_tabs: int = 4  # pages one process renders at once
     render_pages_per_browser: int = 500  # the browser is replaced after this many pages
+    render_max_browser_mb: int = 2048  # ...or once its processes hold more memory than this
     render_third_party: bool = False  # a rendered page's requests to other hosts than the audited one
 
     @property
@@ -299,6 +300,7 @@ class Settings:
             ("RENDER_MAX_BYTES", int),
             ("RENDER_TABS", int),
             ("RENDER_PAGES_PER_BROWSER", int),
+            ("RENDER_MAX_BROWSER_MB", int),
             ("RENDER_THIRD_PARTY", _on),
             ("CONSOLE_DEMO", _on),
             ("CONSOLE_SYNC_INSPECTIONS", int),

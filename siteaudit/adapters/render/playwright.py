@@ -10,7 +10,8 @@ reaches nothing: it is started behind a proxy that does not exist and with every
 nothing, so a request that escaped interception (a redirect the browser followed on its own, a prefetch)
 fails instead of leaving. WebSockets are closed, service workers blocked, downloads refused.
 
-The browser is replaced after `pages_per_browser` pages (memory) and after a crash; a crash mid-page
+The browser is replaced after `pages_per_browser` pages, when its processes hold more than
+`max_browser_mb` (checked every `memory_every` pages), and after a crash; a crash mid-page
 reports that page as crashed and ends no audit. A page is bounded by its `RenderBudget`; the caller's
 wait is bounded too, so a browser that stops answering costs one page, never a slice.
 """
@@ -18,6 +19,7 @@ wait is bounded too, so a browser that stops answering costs one page, never a s
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -110,14 +112,21 @@ class _Browser:
     browser: Browser
     pages: int = 0
     contexts: int = 0
-    dead: bool = False
+    dead: bool = False  # crashed or stopped answering
+    retired: bool = False  # spent (pages or memory): its sessions move to a fresh browser
+
+    @property
+    def usable(self) -> bool:
+        return not self.dead and not self.retired
 
 
 class PlaywrightRenderer:
     """A `Renderer` over one chromium of this process, shared by every audit's slices.
 
     `max_tabs`: pages rendered at once by this process (each tab costs tens of megabytes);
-    `pages_per_browser`: pages after which the browser is replaced by a fresh one."""
+    `pages_per_browser`: pages after which the browser is replaced by a fresh one; `max_browser_mb`: the
+    memory (PSS of the browser's processes) above which it is replaced too, looked at every
+    `memory_every` pages."""
 
     def __init__(
         self,
@@ -125,11 +134,15 @@ class PlaywrightRenderer:
         executable: str = CHROMIUM,
         max_tabs: int = 4,
         pages_per_browser: int = 500,
+        max_browser_mb: int = 2048,
+        memory_every: int = 20,
         launch_timeout_s: float = 30.0,
     ) -> None:
         self.executable = executable
         self.max_tabs = max_tabs
         self.pages_per_browser = pages_per_browser
+        self.max_browser_mb = max_browser_mb
+        self.memory_every = max(1, memory_every)
         self.launch_timeout_s = launch_timeout_s
         self.launches = 0  # browsers started by this renderer (figures, tests)
         self._lock = threading.Lock()
@@ -176,7 +189,7 @@ class PlaywrightRenderer:
             self._tabs = asyncio.Semaphore(self.max_tabs)
         async with self._launching:
             current = self._current
-            if current is not None and not current.dead and current.pages < self.pages_per_browser:
+            if current is not None and current.usable:
                 return current
             if current is not None and current.contexts == 0:
                 await _quietly(current.browser.close())
@@ -200,8 +213,17 @@ class PlaywrightRenderer:
 
     async def _release(self, held: _Browser) -> None:
         held.contexts -= 1
-        if held is not self._current and held.contexts == 0 and not held.dead:
+        if held is not self._current and held.contexts == 0:
             await _quietly(held.browser.close())
+
+    def _spend(self, held: _Browser) -> None:
+        """One more page for `held`: retired when it has rendered its share or holds too much memory."""
+        held.pages += 1
+        if held.pages >= self.pages_per_browser:
+            held.retired = True
+        elif held.pages % self.memory_every == 0 and browser_memory() > self.max_browser_mb << 20:
+            log.info("the rendering browser holds over %d MB: replaced", self.max_browser_mb)
+            held.retired = True
 
     async def _open_context(self) -> tuple[_Browser, BrowserContext]:
         held = await self._browser()
@@ -299,7 +321,7 @@ class PlaywrightSession:
 
     async def _context_for_page(self) -> BrowserContext:
         held, context = self._held, self._context
-        if held is not None and context is not None and not held.dead:
+        if held is not None and context is not None and held.usable:
             return context
         if held is not None:
             await self.renderer._release(held)
@@ -313,7 +335,7 @@ class PlaywrightSession:
         assert tabs is not None
         async with tabs:
             assert self._held is not None
-            self._held.pages += 1
+            self.renderer._spend(self._held)
             tab = self._idle.pop() if self._idle else await _Tab.open(context, self.bridge)
             rendered = await tab.render(_PageRun(document, budget))
             # A tab that ended cleanly is blanked and kept for the audit's next page (opening one costs
@@ -520,6 +542,49 @@ async def _close_socket(socket: WebSocketRoute) -> None:
 async def _quietly(awaitable: Awaitable[Any]) -> None:
     with contextlib.suppress(Exception):
         await asyncio.wait_for(awaitable, _GRACE_S * 2)
+
+
+def browser_memory() -> int:
+    """Bytes held by the chromium processes under this process: their proportional set sizes (shared
+    pages counted once) summed. 0 where /proc cannot tell."""
+    parents: dict[int, int] = {}
+    chromium: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                text = stat.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read().split(b"\0", 1)[0]
+        except OSError:
+            continue
+        parents[int(entry)] = int(text[text.rindex(")") + 2 :].split()[1])
+        if b"chrom" in command:
+            chromium.append(int(entry))
+    me, total = os.getpid(), 0
+    for pid in chromium:
+        at = pid
+        while at > 1 and at in parents and at != me:
+            at = parents[at]
+        if at == me:
+            total += _pss(pid)
+    return total
+
+
+def _pss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def _ms_since(started: float) -> int:

@@ -356,6 +356,19 @@ def chromium_processes() -> list[int]:
     return [pid for pid, name in names.items() if "chrom" in name and descends(pid)]
 
 
+def test_a_browser_over_its_memory_is_replaced_between_pages(site: SiteServer) -> None:
+    site.routes["/"] = html('<h1>Home</h1><a href="/next">next</a>')
+    site.routes["/next"] = html("<h1>Next</h1><p>In a fresh browser.</p>")
+    pool = PlaywrightRenderer(max_browser_mb=1, memory_every=1)
+    try:
+        crawl = rendered_crawl(site, pool, max_pages=2)
+    finally:
+        asyncio.run(pool.aclose())
+    following = page_of(crawl, site, "/next").rendering
+    assert following is not None and following.end is RenderEnd.DONE
+    assert pool.launches == 2
+
+
 def test_a_browser_crash_costs_one_page_and_ends_no_audit(site: SiteServer) -> None:
     def crash(path: str, headers: object) -> Answer:
         for pid in chromium_processes():
