@@ -1,6 +1,7 @@
 """Benchmark: our rendered crawl against a bare Playwright loop over the same pages with the same browser.
 
-    .venv/bin/python benchmarks/render.py [--pages 200] [--tabs 4] [--rounds 1] [--chromium /usr/bin/chromium]
+    .venv/bin/python benchmarks/render.py [--pages 200] [--tabs 4] [--rounds 1] [--settle 0.25]
+        [--chromium /usr/bin/chromium]
 
 A local site on 127.0.0.1 (a threaded stdlib server): every page is a shell whose script (/app.js) writes
 its heading, its text and links to the next pages, like a small single-page app. Two runs over it:
@@ -177,7 +178,7 @@ def peak_browser_rss() -> Iterator[list[int]]:
 # --- ours --------------------------------------------------------------------------------------------
 
 
-def ours(origin: str, pages: int, tabs: int, chromium: str) -> tuple[int, float, float, int]:
+def ours(origin: str, pages: int, tabs: int, chromium: str, settle_s: float) -> tuple[int, float, float, int]:
     """(pages rendered, seconds, CPU seconds, peak browser RSS) of an audit with `render`."""
     store, crawl = MemoryStore(), MemoryCrawlStore()
     with MemoryUnitOfWork(store) as uow:
@@ -212,7 +213,7 @@ def ours(origin: str, pages: int, tabs: int, chromium: str) -> tuple[int, float,
         queue=MemoryTaskQueue(),
         limits=CrawlLimits(unlimited_rate=True, slice_pages=100_000, slice_seconds=3600, fetch_images=False),
         renderer=renderer,
-        render_budget=RenderBudget(time_s=15.0),
+        render_budget=RenderBudget(time_s=15.0, settle_s=settle_s),
     )
     # The browser starts before the clock does: the bare loop's launch is not timed either.
     asyncio.run(_warm(renderer, origin))
@@ -281,17 +282,20 @@ def main() -> int:
     options.add_argument("--tabs", type=int, default=4)
     options.add_argument("--rounds", type=int, default=1)
     options.add_argument("--chromium", default=CHROMIUM)
+    options.add_argument(
+        "--settle", type=float, default=RenderBudget().settle_s, help="ours: quiet seconds after load"
+    )
     args = options.parse_args()
     if not os.path.exists(args.chromium):
         print(f"{args.chromium} is missing: apt-get install chromium (docs/rendering.md)")
         return 1
     server, origin = serve(args.pages)
-    print(f"{args.pages} pages, {args.tabs} tabs, chromium {args.chromium}")
+    print(f"{args.pages} pages, {args.tabs} tabs, settle {args.settle:g} s, chromium {args.chromium}")
     ratios = []
     try:
         for round_ in range(1, args.rounds + 1):
             b_pages, b_s, b_cpu, b_rss = asyncio.run(bare(origin, args.pages, args.tabs, args.chromium))
-            o_pages, o_s, o_cpu, o_rss = ours(origin, args.pages, args.tabs, args.chromium)
+            o_pages, o_s, o_cpu, o_rss = ours(origin, args.pages, args.tabs, args.chromium, args.settle)
             ours_rate, bare_rate = o_pages / o_s, b_pages / b_s
             ratios.append(ours_rate / bare_rate)
             print(f"round {round_}")
