@@ -267,6 +267,7 @@ def _renderer(settings: Settings) -> Renderer | None:
         max_tabs=max(1, settings.render_tabs),
         pages_per_browser=max(1, settings.render_pages_per_browser),
         max_browser_mb=max(1, settings.render_max_browser_mb),
+        sandbox=settings.chromium_sandbox,
     )
 
 

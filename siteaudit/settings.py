@@ -134,6 +134,14 @@ class Settings:
     render_tabs: int = 4  # pages one process renders at once
     render_pages_per_browser: int = 500  # the browser is replaced after this many pages
     render_max_browser_mb: int = 2048  # ...or once its processes hold more memory than this
+    render_sandbox: str = "auto"  # Chromium's sandbox: "auto" on unless the process runs as root
+
+    @property
+    def chromium_sandbox(self) -> bool:
+        if self.render_sandbox.strip().lower() == "auto":
+            return os.geteuid() != 0
+        return _on(self.render_sandbox)
+
     render_third_party: bool = False  # a rendered page's requests to other hosts than the audited one
 
     @property
@@ -301,6 +309,7 @@ class Settings:
             ("RENDER_TABS", int),
             ("RENDER_PAGES_PER_BROWSER", int),
             ("RENDER_MAX_BROWSER_MB", int),
+            ("RENDER_SANDBOX", str),
             ("RENDER_THIRD_PARTY", _on),
             ("CONSOLE_DEMO", _on),
             ("CONSOLE_SYNC_INSPECTIONS", int),

@@ -136,12 +136,14 @@ class PlaywrightRenderer:
         pages_per_browser: int = 500,
         max_browser_mb: int = 2048,
         memory_every: int = 20,
+        sandbox: bool = False,
         launch_timeout_s: float = 30.0,
     ) -> None:
         self.executable = executable
         self.max_tabs = max_tabs
         self.pages_per_browser = pages_per_browser
         self.max_browser_mb = max_browser_mb
+        self.sandbox = sandbox  # Chromium's own sandbox (its renderers confined); it cannot run as root
         self.memory_every = max(1, memory_every)
         self.launch_timeout_s = launch_timeout_s
         self.launches = 0  # browsers started by this renderer (figures, tests)
@@ -197,6 +199,7 @@ class PlaywrightRenderer:
                 self._playwright = await async_playwright().start()
             browser = await self._playwright.chromium.launch(
                 executable_path=self.executable,
+                chromium_sandbox=self.sandbox,
                 args=list(_LAUNCH_ARGS),
                 proxy=dict(_NOWHERE_PROXY),  # type: ignore[arg-type]  # a ProxySettings TypedDict
                 timeout=self.launch_timeout_s * 1000,
