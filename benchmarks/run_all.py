@@ -22,6 +22,7 @@ ORDER = [
     "rest",
     "worker_capacity",
     "scale_audit",
+    "render",
 ]
 
 

@@ -87,6 +87,18 @@ def smokes(corpus: Path) -> list[Smoke]:
             ),
         ),
         Smoke(
+            "render",
+            ("--pages", "8", "--tabs", "2"),
+            (
+                r"bare Playwright loop +[\d.]+ pages/s",
+                r"CPU per page, ours",
+                r"peak browser RSS",
+                r"ratio ours/bare",
+            ),
+            needs="chromium",
+            install="apt-get install chromium",
+        ),
+        Smoke(
             "scale_audit",
             ("--smoke",),
             (

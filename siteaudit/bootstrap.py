@@ -23,6 +23,7 @@ from siteaudit.ports.metrics import NO_METRICS
 from siteaudit.ports.network import Fetcher, HostResolver
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
+from siteaudit.ports.render import Renderer
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders
@@ -260,6 +261,22 @@ def _payments(settings: Settings, secrets: Secrets) -> "PaymentProvider | None":
     raise ValueError(f"SITEAUDIT_PAYMENT_PROVIDER is {chosen!r}: use local, stripe or none")
 
 
+def _renderer(settings: Settings) -> Renderer | None:
+    """The process's browser pool (docs/rendering.md), started on the first page an audit renders; None
+    when the browser executable is missing (audits asking for rendering then report it on each page)."""
+    if not os.path.exists(settings.chromium):
+        return None
+    from siteaudit.adapters.render.playwright import PlaywrightRenderer
+
+    return PlaywrightRenderer(
+        executable=settings.chromium,
+        max_tabs=max(1, settings.render_tabs),
+        pages_per_browser=max(1, settings.render_pages_per_browser),
+        max_browser_mb=max(1, settings.render_max_browser_mb),
+        sandbox=settings.chromium_sandbox,
+    )
+
+
 def warn_if_networks_allowed(settings: Settings) -> None:
     """The warning the long-running processes (serve, worker, the WSGI app) log once at start when the
     SSRF guard lets private networks through; one-off commands (admin, migrate) stay quiet."""
@@ -274,7 +291,7 @@ def warn_if_networks_allowed(settings: Settings) -> None:
 def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
     """Build the application. `overrides` replace any part by name: clock, secrets, uow, crawl, queue,
     broker, limiter, resolver, policy, parser, webhook_sender, proof_reader, mailer, indexnow_client,
-    console_providers, hasher, key_gate (by default the one-statement gate when the limiter is the SQL one
+    console_providers, hasher, renderer, key_gate (by default the one-statement gate when the limiter is the SQL one
     on PostgreSQL, else None). The database is migrated to the newest schema."""
     settings = settings or Settings.from_env()
     from siteaudit.adapters.http.guard import trust_authorities
@@ -387,6 +404,9 @@ def bootstrap(settings: Settings | None = None, **overrides: Any) -> App:
         # Every audit's requests to a host share its rate, through the REST door's limiter
         host_limiter=o["limiter"],
         host_limits=settings.host_limits_terms,
+        renderer=o["renderer"] if "renderer" in o else _renderer(settings),
+        render_budget=settings.render_budget,
+        render_third_party=settings.render_third_party,
         console_providers=o["console_providers"],
         console_terms=settings.console,
         hasher=o["hasher"],

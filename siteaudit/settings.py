@@ -19,6 +19,7 @@ from siteaudit.domain.crawl import (
 )
 from siteaudit.domain.hostlimit import DEFAULT_HOST_BURST, DEFAULT_HOST_RPS, HostLimits, parse_host_limits
 from siteaudit.domain.lease import ReapTerms
+from siteaudit.domain.render import RenderBudget
 from siteaudit.domain.signin import SignInTerms
 from siteaudit.domain.site import SchedulerTerms
 
@@ -125,6 +126,31 @@ class Settings:
     # Hosts whose audits skip their own pacing (max_rps, Crawl-delay): the operator's own sites, load
     # tests, benchmarks. The host limit above still caps them (give them a rate in host_limits).
     unpaced_hosts: tuple[str, ...] = ()
+    # --- JavaScript rendering, opt-in per audit or site (docs/rendering.md) ---
+    chromium: str = "/usr/bin/chromium"  # the browser executable; never downloaded
+    render_timeout_s: float = 15.0  # per page: wall time in the browser
+    render_max_requests: int = 200  # per page: requests, the page itself included
+    render_max_bytes: int = 20 * 1024 * 1024  # per page: body bytes handed to the browser
+    render_tabs: int = 4  # pages one process renders at once
+    render_pages_per_browser: int = 500  # the browser is replaced after this many pages
+    render_max_browser_mb: int = 2048  # ...or once its processes hold more memory than this
+    render_sandbox: str = "auto"  # Chromium's sandbox: "auto" on unless the process runs as root
+
+    @property
+    def chromium_sandbox(self) -> bool:
+        if self.render_sandbox.strip().lower() == "auto":
+            return os.geteuid() != 0
+        return _on(self.render_sandbox)
+
+    render_third_party: bool = False  # a rendered page's requests to other hosts than the audited one
+
+    @property
+    def render_budget(self) -> RenderBudget:
+        return RenderBudget(
+            time_s=self.render_timeout_s,
+            max_bytes=self.render_max_bytes,
+            max_requests=self.render_max_requests,
+        )
 
     @property
     def host_limits_terms(self) -> HostLimits:
@@ -276,6 +302,15 @@ class Settings:
                 "UNPACED_HOSTS",
                 lambda v: tuple(h.strip().rstrip(".").lower() for h in v.split(",") if h.strip()),
             ),
+            ("CHROMIUM", str),
+            ("RENDER_TIMEOUT_S", float),
+            ("RENDER_MAX_REQUESTS", int),
+            ("RENDER_MAX_BYTES", int),
+            ("RENDER_TABS", int),
+            ("RENDER_PAGES_PER_BROWSER", int),
+            ("RENDER_MAX_BROWSER_MB", int),
+            ("RENDER_SANDBOX", str),
+            ("RENDER_THIRD_PARTY", _on),
             ("CONSOLE_DEMO", _on),
             ("CONSOLE_SYNC_INSPECTIONS", int),
             ("GSC_SERVICE_ACCOUNT_FILE", str),

@@ -10,6 +10,7 @@ from typing import Final, Self
 from attrs import evolve, frozen
 
 from siteaudit.domain.account import Plan
+from siteaudit.domain.credit import page_cost
 from siteaudit.domain.error import Conflict, DomainError, ErrorCode, ValidationFailed
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lifecycle import next_state
@@ -140,6 +141,7 @@ class Audit:
     health_score: int | None = None
     partial: bool = False
     version: int = 0
+    render: bool = False  # each HTML page is rendered in a browser after its raw fetch (docs/rendering.md)
 
     def _move(self, move: AuditMove) -> AuditStatus:
         if self.status.ended and move is AuditMove.CANCEL:
@@ -274,6 +276,8 @@ class AuditRequest:
     webhook_url: str | None = None
     verify_token: str | None = None
     trigger: AuditTrigger = AuditTrigger.API
+    # Render each HTML page in a browser (docs/rendering.md); None: the site's saved setting, else False.
+    render: bool | None = None
 
 
 @frozen
@@ -286,6 +290,7 @@ class SiteTerms:
     verified: bool
     max_pages: int
     max_rps: float
+    render: bool = False
 
 
 @frozen
@@ -300,11 +305,12 @@ class AuditSettings:
     site_id: SiteId | None
     verified: bool
     notices: tuple[Notice, ...] = ()  # why it runs slower than asked (`warnings` of the answer)
+    render: bool = False
 
     @property
     def estimated_credits(self) -> int:
-        """Tenths reserved at the start: the page cap, one credit a page."""
-        return self.max_pages * 10
+        """Tenths reserved at the start: the page cap, one credit a page (five when rendered)."""
+        return self.max_pages * page_cost(render=self.render)
 
 
 def _syntax(request: AuditRequest, *, site_endpoint: bool) -> None:
@@ -399,6 +405,7 @@ def decide_audit_settings(
         site_id=site.site_id if site is not None else None,
         verified=verified,
         notices=notices,
+        render=request.render if request.render is not None else (site is not None and site.render),
     )
 
 

@@ -686,6 +686,97 @@ _ROWS: Final[tuple[tuple[str, Severity, CheckScope, str, str, str, str], ...]] =
         "An /llms.txt file gives AI tools a concise map of the site's most useful content.",
         "Publish /llms.txt summarising the site and linking its key pages in Markdown.",
     ),
+    # Rendering (audits with `render`: docs/rendering.md): the raw page against its rendered DOM
+    (
+        "js_changed_title", _W, _PAGE, "rendering",
+        "Title changed by JavaScript",
+        "The raw HTML and the rendered page show different titles, so crawlers that do not render, and "
+        "search engines before they render, see another title than visitors.",
+        "Put the final title in the server's HTML, or render it on the server.",
+    ),
+    (
+        "js_changed_meta_description", _N, _PAGE, "rendering",
+        "Meta description changed by JavaScript",
+        "The description in the raw HTML is not the one the rendered page ends with; snippets may use "
+        "either.",
+        "Serve the final meta description in the raw HTML.",
+    ),
+    (
+        "js_changed_canonical", _W, _PAGE, "rendering",
+        "Canonical changed by JavaScript",
+        "A canonical rewritten by a script sends two signals: search engines may keep the raw one and "
+        "ignore the rendered one.",
+        "Declare one canonical in the raw HTML and stop scripts from adding or rewriting it.",
+    ),
+    (
+        "js_changed_robots", _E, _PAGE, "rendering",
+        "Robots directives changed by JavaScript",
+        "A noindex or nofollow added or removed by a script is seen by some crawlers and not by others; a "
+        "raw noindex keeps the page out of the index even when a script removes it.",
+        "Serve the final robots meta tag in the raw HTML (or an X-Robots-Tag header), never from a script.",
+    ),
+    (
+        "js_changed_hreflang", _W, _PAGE, "rendering",
+        "Hreflang changed by JavaScript",
+        "Language alternates that differ between the raw and the rendered page are read inconsistently "
+        "by search engines.",
+        "Declare the hreflang alternates in the raw HTML, a Link header or the sitemap.",
+    ),
+    (
+        "js_changed_h1", _N, _PAGE, "rendering",
+        "H1 changed by JavaScript",
+        "The main heading in the raw HTML differs from the rendered one, so non-rendering crawlers read "
+        "another topic for the page.",
+        "Serve the final H1 in the raw HTML.",
+    ),
+    (
+        "links_only_after_render", _W, _PAGE, "rendering",
+        "Links only present after rendering",
+        "Internal links that exist only in the rendered DOM are invisible to crawlers that do not run "
+        "scripts and are found later by those that do.",
+        "Render the navigation and content links as <a href> elements in the server's HTML.",
+    ),
+    (
+        "content_only_after_render", _W, _PAGE, "rendering",
+        "Main content only present after rendering",
+        "Most of the page's text appears only once scripts ran; crawlers that do not render see a nearly "
+        "empty page.",
+        "Render the main content on the server (server-side rendering or pre-rendering).",
+    ),
+    (
+        "render_failed", _E, _PAGE, "rendering",
+        "Page could not be rendered",
+        "The browser crashed or could not load the page, so what visitors see could not be audited.",
+        "Open the page in a browser with its console open and fix what stops it from loading.",
+    ),
+    (
+        "render_incomplete", _W, _PAGE, "rendering",
+        "Rendering did not finish within its budget",
+        "The page was still loading when its time, request or byte budget ran out; search engines stop "
+        "rendering too, and may index an unfinished page.",
+        "Make the page settle quickly: fewer and smaller requests, no endless polling or loading loops.",
+    ),
+    (
+        "render_console_errors", _W, _PAGE, "rendering",
+        "JavaScript errors while rendering",
+        "Script errors can leave parts of the page unrendered for visitors and crawlers alike.",
+        "Fix the errors the browser console shows for this page.",
+    ),
+    (
+        "render_failed_requests", _W, _PAGE, "rendering",
+        "Resources failed while rendering",
+        "Scripts, styles or data the page needs answered with an error or not at all, so the rendered "
+        "page may be incomplete.",
+        "Fix or remove the failing resources listed.",
+    ),
+    (
+        "render_requests_refused", _N, _PAGE, "rendering",
+        "Requests refused while rendering",
+        "The auditor did not make some requests the page asked for (third-party hosts, private addresses, "
+        "paths robots.txt disallows), so the rendered page may lack what they would have brought.",
+        "Check the listed requests: serve what the page needs from its own host and let robots.txt "
+        "allow the resources rendering needs.",
+    ),
 )
 # fmt: on
 

@@ -19,6 +19,7 @@ from siteaudit.domain.ids import AuditId, TeamId, UserId
 
 TENTHS_PER_CREDIT: Final = 10
 PAGE_COST: Final = 10  # 1 credit per page fetched
+RENDERED_PAGE_COST: Final = 50  # 5 credits per page fetched and rendered (JavaScript rendering opt-in)
 NOT_MODIFIED_PAGE_COST: Final = 2  # 0.2 credit per page that answered 304 since the previous audit
 RECHECK_URL_COST: Final = 10  # 1 credit per URL rechecked
 
@@ -42,15 +43,21 @@ def round_up_to_credit(tenths: int) -> int:
     return -(-tenths // TENTHS_PER_CREDIT) * TENTHS_PER_CREDIT
 
 
-def audit_cost(*, pages_fetched: int, pages_not_modified: int, reserved: int) -> int:
-    """What an audit costs: 1 per page fetched in full, 0.2 per page that answered 304, rounded up once.
+def page_cost(*, render: bool) -> int:
+    """What one page fetched in full costs, in tenths: 1 credit raw, 5 credits rendered in a browser."""
+    return RENDERED_PAGE_COST if render else PAGE_COST
 
-    A page that answered 304 costs 0.2 instead of 1 (its facts are reused from the previous audit). The
-    cost never exceeds the reservation: the page cap bounds both.
+
+def audit_cost(*, pages_fetched: int, pages_not_modified: int, reserved: int, render: bool = False) -> int:
+    """What an audit costs: 1 per page fetched in full (5 when the audit renders JavaScript), 0.2 per
+    page that answered 304, rounded up once.
+
+    A page that answered 304 costs 0.2 instead of 1 (its facts are reused from the previous audit, and it
+    is not rendered again). The cost never exceeds the reservation: the page cap bounds both.
     """
     if pages_fetched < 0 or pages_not_modified < 0:
         raise ValueError("page counts are never negative")
-    raw = pages_fetched * PAGE_COST + pages_not_modified * NOT_MODIFIED_PAGE_COST
+    raw = pages_fetched * page_cost(render=render) + pages_not_modified * NOT_MODIFIED_PAGE_COST
     return min(round_up_to_credit(raw), reserved)
 
 

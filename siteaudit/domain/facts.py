@@ -9,6 +9,8 @@ import enum
 
 from attrs import field, frozen
 
+from siteaudit.domain.render import RenderFacts
+
 
 class FetchError(enum.StrEnum):
     """Why a URL produced no HTTP response (or no usable one)."""
@@ -144,6 +146,9 @@ class PageFacts:
     # Fetched as a resource, not a page (`crawl.is_resource`): not in `pages_crawled`, never billed.
     resource: bool = False
     html: HtmlFacts | None = None
+    # Rendered in a browser (docs/rendering.md): `html` then holds the rendered DOM's facts, and this the
+    # rendering's outcome with the raw page's declarations.
+    rendering: RenderFacts | None = None
 
     @property
     def is_html(self) -> bool:

@@ -496,6 +496,7 @@ class Site:
     max_rps: float = DEFAULT_MAX_RPS
     alert_email: bool = True
     version: int = 0
+    render: bool = False  # its audits render each HTML page in a browser (docs/rendering.md)
 
     @classmethod
     def register(
@@ -627,6 +628,7 @@ class Site:
         max_pages: int | None = None,
         max_rps: float | None = None,
         alert_email: bool | None = None,
+        render: bool | None = None,
     ) -> Self:
         """Change saved audit settings (None: unchanged). Raises ValidationFailed or PlanLimitMaxPages."""
         _validate_settings(max_pages, max_rps, plan_page_limit)
@@ -635,6 +637,7 @@ class Site:
             max_pages=self.max_pages if max_pages is None else max_pages,
             max_rps=self.max_rps if max_rps is None else float(max_rps),
             alert_email=self.alert_email if alert_email is None else alert_email,
+            render=self.render if render is None else render,
         )
         if updated == self:
             return self

@@ -241,6 +241,7 @@ class SiteChanges:
     max_pages: int | None = None
     max_rps: float | None = None
     alert_email: bool | None = None
+    render: bool | None = None  # docs/rendering.md
 
 
 @frozen

@@ -32,6 +32,7 @@ from siteaudit.domain.indexnow import IndexNowRejected
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
+from siteaudit.domain.render import RenderBudget
 from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
@@ -91,6 +92,7 @@ from siteaudit.ports.parse import PageParser
 from siteaudit.ports.payment import PaymentProvider
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import Limit, RateLimiter
+from siteaudit.ports.render import Renderer
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders, NoConsoleProviders
@@ -156,6 +158,10 @@ class LocalApplication:
     # --- issue 18: the per-target-host request limit shared by every audit and worker process ---------
     host_limiter: RateLimiter | None = None  # None: each audit paces only itself
     host_limits: HostLimits = field(factory=HostLimits)
+    # JavaScript rendering (docs/rendering.md): this process's browser pool; None: no browser here.
+    renderer: Renderer | None = None
+    render_budget: RenderBudget = field(factory=RenderBudget)
+    render_third_party: bool = False
     # The search-console integration: which providers exist and the terms settings decide.
     console_providers: ConsoleProviders = field(factory=NoConsoleProviders)
     console_terms: ConsoleTerms = field(factory=ConsoleTerms)
@@ -206,6 +212,9 @@ class LocalApplication:
             metrics=self.metrics,
             host_limiter=self.host_limiter,
             host_limits=self.host_limits,
+            renderer=self.renderer,
+            render_budget=self.render_budget,
+            render_third_party=self.render_third_party,
         )
 
     # --- callers ---------------------------------------------------------------------------------------
@@ -330,6 +339,7 @@ class LocalApplication:
                 max_pages=changes.max_pages,
                 max_rps=changes.max_rps,
                 alert_email=changes.alert_email,
+                render=changes.render,
                 uow=self.uow(),
                 clock=self.clock,
             )

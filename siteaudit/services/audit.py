@@ -99,6 +99,7 @@ def start_audit(
                 credits_reserved=settings.estimated_credits,
                 verify_token_set=request.verify_token is not None,
                 webhook_url=request.webhook_url if not site_endpoint else None,
+                render=settings.render,
             )
         )
         uow.credits.reserve(
@@ -132,6 +133,7 @@ def log_ended(audit: Audit) -> None:
         pages_fetched=audit.pages_fetched_in_full,
         pages_not_modified=audit.pages_not_modified,
         reserved=audit.credits_reserved,
+        render=audit.render,
     )
     duration = audit.duration_s
     log.info(

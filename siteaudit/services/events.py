@@ -63,6 +63,7 @@ def settle_credits(event: AuditEnded, *, uow: UnitOfWork) -> CreditsCharged | No
         pages_fetched=audit.pages_fetched_in_full,
         pages_not_modified=audit.pages_not_modified,
         reserved=audit.credits_reserved,
+        render=audit.render,
     )
     if not uow.credits.settle(audit_reference(audit.id), cost=cost, at=event.at):
         return None

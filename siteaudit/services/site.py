@@ -58,7 +58,9 @@ def require_public_address(url: str, resolver: HostResolver, policy: AddressPoli
 
 
 def site_terms(site: Site) -> SiteTerms:
-    return SiteTerms(site.id, site.url, site.origin, site.verified, site.max_pages, site.max_rps)
+    return SiteTerms(
+        site.id, site.url, site.origin, site.verified, site.max_pages, site.max_rps, render=site.render
+    )
 
 
 def register_site(
@@ -152,6 +154,7 @@ def update_site(
     max_pages: int | None = None,
     max_rps: float | None = None,
     alert_email: bool | None = None,
+    render: bool | None = None,
     uow: UnitOfWork,
     clock: Clock,
 ) -> tuple[Site, tuple[Notice, ...]]:
@@ -167,6 +170,7 @@ def update_site(
             max_pages=max_pages,
             max_rps=max_rps,
             alert_email=alert_email,
+            render=render,
         )
         if monitoring is not None:
             changed = changed.set_monitoring(

@@ -52,6 +52,7 @@ CRAWL_ENGINE_ORDER = (
     "lease",
     "hostgate",
     "politeness",
+    "render",
     "host_files",
     "visit",
     "record",

@@ -73,3 +73,11 @@ def test_the_configuration_page_gives_every_default_as_the_code_has_it() -> None
             assert table[name].startswith(("empty", "(none)", "unset", "(system)")), (name, table[name])
         else:
             assert table[name] == f"`{written(value)}`", (name, table[name], value)
+
+
+def test_chromiums_sandbox_is_on_unless_the_process_runs_as_root_or_the_setting_says() -> None:
+    import os
+
+    assert Settings(database_url="memory://").chromium_sandbox is (os.geteuid() != 0)
+    assert Settings.from_env({"SITEAUDIT_RENDER_SANDBOX": "true"}).chromium_sandbox is True
+    assert Settings.from_env({"SITEAUDIT_RENDER_SANDBOX": "off"}).chromium_sandbox is False

@@ -409,6 +409,14 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                                     ),
                                 },
                                 "verify_token": {"type": "string", "pattern": "^[A-Za-z0-9_-]{16,128}$"},
+                                "render": {
+                                    "type": "boolean",
+                                    "description": (
+                                        "load each HTML page in a browser after its raw fetch and judge the "
+                                        "rendered DOM (5 credits a page instead of 1); default: the site's "
+                                        "saved setting, else false"
+                                    ),
+                                },
                             },
                         }
                     }
@@ -663,6 +671,10 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
                     "max_pages": _SITE_MAX_PAGES,
                     "max_rps": _SITE_MAX_RPS,
                     "alert_email": BOOL,
+                    "render": {
+                        "type": "boolean",
+                        "description": "the site's audits render pages in a browser unless they say otherwise",
+                    },
                 }
             ),
         ),

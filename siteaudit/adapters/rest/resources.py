@@ -48,7 +48,16 @@ class Account(Resource):
         resp.media = account_answer(self.application.account(req.context.caller))
 
 
-CRAWL_FIELDS: Final = ("url", "site_id", "max_pages", "concurrency", "max_rps", "webhook_url", "verify_token")
+CRAWL_FIELDS: Final = (
+    "url",
+    "site_id",
+    "max_pages",
+    "concurrency",
+    "max_rps",
+    "webhook_url",
+    "verify_token",
+    "render",
+)
 
 
 class Crawls(Resource):
@@ -82,6 +91,7 @@ class Crawls(Resource):
             webhook_url=fields.string("webhook_url", max_length=2048, min_length=1),
             verify_token=fields.string("verify_token", max_length=128, min_length=16),
             trigger=AuditTrigger.API,
+            render=fields.boolean("render"),
         )
         if url is None and site_id is None and "url" not in fields.bad:
             fields.bad["url"] = "url is required unless site_id is given"

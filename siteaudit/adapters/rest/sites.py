@@ -32,7 +32,7 @@ from siteaudit.ports.ratelimit import Limit
 # SPEC 8: 10 requests a minute per key on verify, on top of the shared 60.
 VERIFY_LIMIT: Final = Limit(10, 60.0)
 SITE_FIELDS: Final = ("url", "max_pages", "max_rps", "alert_email")
-CHANGE_FIELDS: Final = ("monitoring", "max_pages", "max_rps", "alert_email")
+CHANGE_FIELDS: Final = ("monitoring", "max_pages", "max_rps", "alert_email", "render")
 SITE_AUDIT_FIELDS: Final = ("max_pages", "max_rps", "trigger")
 SITE_AUDIT_TRIGGERS: Final = (AuditTrigger.API.value, AuditTrigger.CI.value)
 
@@ -76,6 +76,7 @@ class Site(Resource):
             max_pages=fields.integer("max_pages", low=1, high=MAX_PAGES_CEILING),
             max_rps=fields.number("max_rps", low=MIN_RPS, high=MAX_RPS),
             alert_email=fields.boolean("alert_email"),
+            render=fields.boolean("render"),
         )
         fields.done()
         updated = self.application.update_site(SiteId(site_id), changes, req.context.caller)

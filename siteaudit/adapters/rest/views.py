@@ -314,6 +314,7 @@ class Site:
     max_pages: int
     max_rps: float
     alert_email: bool
+    render: bool  # its audits render pages in a browser unless they say otherwise (docs/rendering.md)
 
 
 @frozen
@@ -459,6 +460,7 @@ def _site_fields(site: SiteRecord) -> dict[str, Any]:
         "max_pages": site.max_pages,
         "max_rps": site.max_rps,
         "alert_email": site.alert_email,
+        "render": site.render,
     }
 
 

@@ -42,6 +42,7 @@ def audit_from_row(row: Any) -> Audit:
         health_score=row.health_score,
         partial=row.partial,
         version=row.version,
+        render=row.render,
     )
 
 
@@ -72,6 +73,7 @@ def audit_values(audit: Audit) -> dict[str, Any]:
         "health_score": audit.health_score,
         "partial": audit.partial,
         "version": audit.version,
+        "render": audit.render,
     }
 
 

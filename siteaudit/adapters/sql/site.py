@@ -38,6 +38,7 @@ def site_from_row(row: Any) -> Site:
         max_pages=row.max_pages,
         max_rps=row.max_rps,
         alert_email=row.alert_email,
+        render=row.render,
         version=row.version,
     )
 
@@ -63,6 +64,7 @@ def site_values(site: Site) -> dict[str, Any]:
         "max_pages": site.max_pages,
         "max_rps": site.max_rps,
         "alert_email": site.alert_email,
+        "render": site.render,
         "version": site.version,
     }
 

@@ -30,6 +30,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 
 
@@ -160,6 +161,7 @@ audits = Table(
     Column("health_score", SmallInteger, nullable=True),
     Column("partial", Boolean, nullable=False),
     Column("version", Integer, nullable=False),
+    Column("render", Boolean, nullable=False, server_default=false()),  # 0018: docs/rendering.md
     Index(None, "team_id", "created_at"),
     Index(None, "team_id", "status", "origin"),
 )
@@ -374,6 +376,7 @@ sites = Table(
     Column("max_rps", Float, nullable=False),
     Column("alert_email", Boolean, nullable=False),
     Column("version", Integer, nullable=False),
+    Column("render", Boolean, nullable=False, server_default=false()),  # 0018: docs/rendering.md
     UniqueConstraint("team_id", "origin"),
 )
 

@@ -13,6 +13,7 @@ from attrs import frozen
 
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.checks import language, url
+from siteaudit.domain.checks.render import render_issues
 from siteaudit.domain.facts import FetchError, HtmlFacts, Link, LinkKind, PageFacts
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.thresholds import Thresholds
@@ -286,6 +287,7 @@ def check_page(page: PageFacts, *, thresholds: Thresholds | None = None, context
         issues.extend(_hreflang_issues(page, html))
         issues.extend(_image_and_markup_issues(page, html, indexable))
         issues.extend(_url_issues(page))
+        issues.extend(render_issues(page, html))
     return issues
 
 

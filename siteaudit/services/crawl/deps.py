@@ -6,6 +6,7 @@ from attrs import field, frozen
 
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.hostlimit import HostLimits
+from siteaudit.domain.render import RenderBudget
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
@@ -14,6 +15,7 @@ from siteaudit.ports.network import Fetcher
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.ratelimit import RateLimiter
+from siteaudit.ports.render import Renderer
 from siteaudit.ports.repository import UnitOfWork
 
 # Connections wanted -> a fetcher with its own small pool, closed at the end of the slice.
@@ -41,3 +43,8 @@ class CrawlDeps:
     # themselves (tests of one audit, benchmarks).
     host_limiter: RateLimiter | None = None
     host_limits: HostLimits = field(factory=HostLimits)
+    # JavaScript rendering (docs/rendering.md): the process's browser pool, None where no browser is
+    # configured (an audit asking for rendering then reports each page as not rendered).
+    renderer: Renderer | None = None
+    render_budget: RenderBudget = field(factory=RenderBudget)
+    render_third_party: bool = False  # requests of a rendered page to other hosts than the audited one

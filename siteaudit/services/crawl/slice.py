@@ -7,13 +7,16 @@ The modules it calls, in the order a slice meets them: `lease`, `host_files`, `w
 """
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 
 from attrs import evolve, frozen
 
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.crawl import ROBOTS_AGENT, CrawlState, Phase, Scope, StopReason
 from siteaudit.domain.ids import AuditId
+from siteaudit.ports.render import RenderSession
 from siteaudit.services.audit import begin_audit
 from siteaudit.services.crawl.deps import CrawlDeps
 from siteaudit.services.crawl.handover import hand_over
@@ -21,6 +24,7 @@ from siteaudit.services.crawl.host_files import read_host_files, robots_of
 from siteaudit.services.crawl.hostgate import HostGate
 from siteaudit.services.crawl.lease import LeaseLost, SliceLease, slice_holder
 from siteaudit.services.crawl.politeness import Pacer, Politely, secret_headers
+from siteaudit.services.crawl.render import BrowserGuard
 from siteaudit.services.crawl.visit import Visits
 from siteaudit.services.crawl.window import crawl_window
 
@@ -160,10 +164,29 @@ async def _claimed_slice(
         else:
             robots = robots_of(state, deps.parser)
         pacer.obey_crawl_delay(robots.rules.crawl_delay(ROBOTS_AGENT))
-        visits = Visits(
-            audit, deps, limits=limits, state=state, politely=politely, robots=robots, beat=lease.beat
+        # The browser's requests obey the scope and robots.txt of the moment (the start URL may move).
+        guard = BrowserGuard(
+            fetcher,
+            scope=lambda: politely.scope,
+            allowed=lambda url: visits.allowed(url),
+            secret_headers=politely.secret_headers,
+            gate=gate,
+            third_party=deps.render_third_party,
+            max_bytes=min(limits.page_bytes, deps.render_budget.max_bytes),
+            deadline_s=min(limits.request_deadline_s, deps.render_budget.time_s),
         )
-        closed = await crawl_window(visits, deps, started=started, beat=lease.beat)
+        async with _rendering(audit, deps, guard) as render:
+            visits = Visits(
+                audit,
+                deps,
+                limits=limits,
+                state=state,
+                politely=politely,
+                robots=robots,
+                beat=lease.beat,
+                render=render,
+            )
+            closed = await crawl_window(visits, deps, started=started, beat=lease.beat)
         if gate.waited_s:
             log.info(
                 "audit %s: waited %.1f s for turns of hosts shared with other audits", audit_id, gate.waited_s
@@ -190,6 +213,20 @@ async def _claimed_slice(
         stop=closed.stop,
         lease_lost=handed.lease_lost,
     )
+
+
+@contextlib.asynccontextmanager
+async def _rendering(
+    audit: Audit, deps: CrawlDeps, guard: BrowserGuard
+) -> AsyncIterator[RenderSession | None]:
+    """The slice's browser context when its audit renders pages and this worker has a browser."""
+    if not audit.render or deps.renderer is None:
+        if audit.render:
+            log.warning("audit %s asks for rendering but this worker has no browser", audit.id)
+        yield None
+        return
+    async with deps.renderer.session(guard) as session:
+        yield session
 
 
 def _seeded(deps: CrawlDeps, audit_id: AuditId, start: str, state: CrawlState, lease: SliceLease) -> None:

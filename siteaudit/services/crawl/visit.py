@@ -33,11 +33,14 @@ from siteaudit.domain.crawl import (
 )
 from siteaudit.domain.facts import Hreflang, PageFacts
 from siteaudit.domain.ids import AuditId
+from siteaudit.domain.network import FetchResponse
 from siteaudit.ports.crawl import FrontierEntry
 from siteaudit.ports.parse import RobotsReading
+from siteaudit.ports.render import RenderSession
 from siteaudit.services.crawl.deps import CrawlDeps
 from siteaudit.services.crawl.host_files import read_host_files
 from siteaudit.services.crawl.politeness import Headers, Politely
+from siteaudit.services.crawl.render import NOT_AVAILABLE, rendered_page
 
 log = logging.getLogger("siteaudit.crawl")
 
@@ -96,8 +99,11 @@ class Visits:
         politely: Politely,
         robots: RobotsReading,
         beat: Callable[[], None] = lambda: None,
+        render: RenderSession | None = None,
     ) -> None:
         self.audit = audit
+        self.render = render  # the audit renders its pages: this slice's browser context
+        self.render_budget = deps.render_budget
         self.crawl = deps.crawl
         self.parser = deps.parser
         self.limits = limits
@@ -185,6 +191,13 @@ class Visits:
         page = evolve(page, in_sitemap=in_sitemap)
         if purpose is Purpose.CHECK and page.html is not None:
             page = evolve(page, html=None)
+        if (
+            self.audit.render
+            and purpose is Purpose.CRAWL
+            and page.html is not None
+            and page.status_code == 200
+        ):
+            page = await self._rendered(page, response)
         if not hops:
             page = self._with_sitemap_alternates(entry, page)
         if depth == 0 and hops:
@@ -199,6 +212,17 @@ class Visits:
                 )
             page = evolve(page, html=None)
         return Visit(entry, page, purpose, destination=destination)
+
+    async def _rendered(self, page: PageFacts, response: FetchResponse) -> PageFacts:
+        """The page rendered in the audit's browser context from its raw answer (not fetched again)."""
+        if page.blocked_by is not None or page.truncated:
+            return page
+        rendered = (
+            NOT_AVAILABLE
+            if self.render is None
+            else await self.render.render(response, budget=self.render_budget)
+        )
+        return rendered_page(page, rendered, parser=self.parser, origin=self.scope.origin)
 
     def _with_sitemap_alternates(self, entry: FrontierEntry, page: PageFacts) -> PageFacts:
         """The listed page with the hreflang alternates its sitemap entry declares (xhtml:link)."""

@@ -181,6 +181,7 @@ class Crawl:
     max_pages: int = 100
     concurrency: int = 4
     max_rps: float = 10.0
+    render: bool = False  # the audit renders its pages in a browser (give `deps` a renderer)
     limits: CrawlLimits = field(factory=CrawlLimits)  # the service's terms; the audit brings its own
     store: MemoryStore = field(factory=MemoryStore)
     crawl: CrawlStore = field(factory=MemoryCrawlStore)
@@ -203,6 +204,7 @@ class Crawl:
                     max_pages=self.max_pages,
                     concurrency=self.concurrency,
                     max_rps=self.max_rps,
+                    render=self.render,
                 )
             )
             uow.commit()

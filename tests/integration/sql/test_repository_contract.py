@@ -349,6 +349,17 @@ def test_an_audit_reads_back_equal_with_aware_utc_datetimes(backend: Backend) ->
         assert stored.created_at.tzinfo is UTC
 
 
+def test_an_audit_that_renders_reads_back_rendering(backend: Backend) -> None:
+    owner, _, team = _people(backend)
+    with backend.uow() as uow:
+        audit = uow.audits.add(
+            evolve(_audit(team, owner, at=datetime(2026, 11, 22, tzinfo=UTC)), render=True)
+        )
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.audits.get(audit.id, team=team.id).render is True
+
+
 def test_another_teams_audit_does_not_exist(backend: Backend) -> None:
     owner, _, team = _people(backend)
     with backend.uow() as uow:

@@ -395,3 +395,12 @@ def test_a_rechecks_lease_reads_back_and_only_unfinished_rechecks_are_listed(bac
         )
         assert [r.id for r in uow.rechecks.unfinished(limit=10)] == [running.id, queued.id]
         assert [r.id for r in uow.rechecks.unfinished(limit=1)] == [running.id]
+
+
+def test_a_sites_render_setting_reads_back(backend: Backend) -> None:
+    _, _, team = people(backend)
+    with backend.uow() as uow:
+        site = uow.sites.add(evolve(_site(team.id), render=True))
+        uow.commit()
+    with backend.uow() as uow:
+        assert uow.sites.get(site.id, team=team.id).render is True

@@ -21,6 +21,8 @@ from siteaudit.domain.facts import (
     RobotsFacts,
     SitemapFacts,
 )
+from siteaudit.domain.render import Rendered, RenderEnd, RenderFacts, RequestNote
+from siteaudit.services.crawl.render import raw_of
 
 ORIGIN = "https://retro-clock.example"
 START = f"{ORIGIN}/"
@@ -1338,5 +1340,128 @@ SITE_NEGATIVE = [
     pytest.param("llms_txt_missing", lambda: site(home()), id="llms_txt_missing-found"),
     pytest.param(
         "llms_txt_missing", lambda: site(home(), llms_txt_found=None), id="llms_txt_missing-not-asked"
+    ),
+]
+
+
+# --- rendering (raw against rendered): the raw page is the healthy one unless a case changes it --------
+
+
+def rendered(
+    *,
+    raw: dict[str, Any] | None = None,
+    dom: dict[str, Any] | None = None,
+    **outcome: Any,
+) -> PageFacts:
+    """A rendered page: `dom` changes the rendered DOM's facts, `raw` what the raw page declared,
+    `outcome` the rendering's end and problems."""
+    raw_html = html(WALL, **(raw or {}))
+    facts = RenderFacts.of(Rendered(outcome.pop("end", RenderEnd.DONE), **outcome), raw_of(raw_html))
+    return page(html_changes=dom, rendering=facts)
+
+
+_ALSO = Link(target=f"{ORIGIN}/clocks/only-in-the-dom")
+_NOTE = RequestNote(f"{ORIGIN}/app.js", "404")
+_THIRD = RequestNote("https://cdn.elsewhere.example/lib.js", "third_party: cdn.elsewhere.example")
+_GONE = {"titles": ()}
+
+PAGE_POSITIVE += [
+    pytest.param("js_changed_title", rendered(raw=_GONE), CONTEXT, id="js_changed_title-added"),
+    pytest.param(
+        "js_changed_meta_description",
+        rendered(dom={"meta_descriptions": ("Other",)}),
+        CONTEXT,
+        id="js_changed_meta_description",
+    ),
+    pytest.param(
+        "js_changed_canonical", rendered(dom={"canonicals": (CUCKOO,)}), CONTEXT, id="js_changed_canonical"
+    ),
+    pytest.param(
+        "js_changed_robots", rendered(dom={"meta_robots": ("noindex",)}), CONTEXT, id="js_changed_robots"
+    ),
+    pytest.param(
+        "js_changed_hreflang",
+        rendered(dom={"hreflangs": hreflangs(("de", f"{ORIGIN}/de/"))}),
+        CONTEXT,
+        id="js_changed_hreflang",
+    ),
+    pytest.param("js_changed_h1", rendered(raw={"h1s": ()}), CONTEXT, id="js_changed_h1"),
+    pytest.param(
+        "links_only_after_render",
+        rendered(dom={"links": (Link(target=START), Link(target=f"{ORIGIN}/about"), _ALSO)}),
+        CONTEXT,
+        id="links_only_after_render",
+    ),
+    pytest.param(
+        "content_only_after_render", rendered(raw={"word_count": 12}), CONTEXT, id="content_only_after_render"
+    ),
+    pytest.param(
+        "render_failed",
+        rendered(end=RenderEnd.CRASHED, detail="the page crashed"),
+        CONTEXT,
+        id="render_failed",
+    ),
+    pytest.param(
+        "render_incomplete",
+        rendered(end=RenderEnd.TIMEOUT, over_budget="time"),
+        CONTEXT,
+        id="render_incomplete",
+    ),
+    pytest.param(
+        "render_incomplete", rendered(over_budget="requests"), CONTEXT, id="render_incomplete-requests"
+    ),
+    pytest.param(
+        "render_console_errors",
+        rendered(console_errors=("ReferenceError: app is not defined",)),
+        CONTEXT,
+        id="render_console_errors",
+    ),
+    pytest.param("render_failed_requests", rendered(failed=(_NOTE,)), CONTEXT, id="render_failed_requests"),
+    pytest.param(
+        "render_requests_refused", rendered(refused=(_THIRD,)), CONTEXT, id="render_requests_refused"
+    ),
+]
+
+_SAME = rendered()
+_NOT_RENDERED = page()
+_CRASHED = rendered(end=RenderEnd.CRASHED, raw=_GONE)  # no DOM: nothing to compare
+PAGE_NEGATIVE += [
+    *(
+        pytest.param(code, facts, CONTEXT, id=f"{code}-{name}")
+        for code in (
+            "js_changed_title",
+            "js_changed_meta_description",
+            "js_changed_canonical",
+            "js_changed_robots",
+            "js_changed_hreflang",
+            "js_changed_h1",
+            "links_only_after_render",
+            "content_only_after_render",
+            "render_failed",
+            "render_incomplete",
+            "render_console_errors",
+            "render_failed_requests",
+            "render_requests_refused",
+        )
+        for name, facts in (("unchanged", _SAME), ("not-rendered", _NOT_RENDERED))
+    ),
+    pytest.param("js_changed_title", _CRASHED, CONTEXT, id="js_changed_title-no-dom"),
+    pytest.param(
+        "js_changed_title",
+        rendered(dom={"titles": ("  wall CLOCKS restored by hand in Lisbon ",)}),
+        CONTEXT,
+        id="js_changed_title-same-words",
+    ),
+    pytest.param(
+        "js_changed_robots",
+        rendered(raw={"meta_robots": ("noindex, nofollow",)}, dom={"meta_robots": ("nofollow,noindex",)}),
+        CONTEXT,
+        id="js_changed_robots-same-tokens",
+    ),
+    pytest.param(
+        "content_only_after_render",
+        rendered(raw={"word_count": 300}),
+        CONTEXT,
+        id="content_only_after_render-most-words-raw",
     ),
 ]

@@ -76,6 +76,20 @@ EXTENDED = [
     "dom_too_large",
     "ai_crawler_blocked",
     "llms_txt_missing",
+    # raw against rendered (audits with `render`)
+    "js_changed_title",
+    "js_changed_meta_description",
+    "js_changed_canonical",
+    "js_changed_robots",
+    "js_changed_hreflang",
+    "js_changed_h1",
+    "links_only_after_render",
+    "content_only_after_render",
+    "render_failed",
+    "render_incomplete",
+    "render_console_errors",
+    "render_failed_requests",
+    "render_requests_refused",
 ]
 
 
@@ -85,7 +99,7 @@ def _codes(cases: Sequence[Any]) -> set[str]:
 
 def test_every_check_of_checks_md_is_in_the_catalogue_and_nothing_else() -> None:
     assert set(CATALOGUE) == set(CORE) | set(EXTENDED)
-    assert len(CORE) + len(EXTENDED) == 100
+    assert len(CORE) + len(EXTENDED) == 113
 
 
 @pytest.mark.parametrize("code", sorted(CORE))

@@ -73,3 +73,13 @@ def test_a_grant_must_be_positive() -> None:
     with pytest.raises(Exception) as caught:
         CreditAccount(UserId(1)).grant(0, key="g", at=NOW)
     assert getattr(caught.value, "code", None) is ErrorCode.VALIDATION_FAILED
+
+
+def test_a_rendered_page_costs_five_credits_and_a_304_still_a_fifth_of_one() -> None:
+    from siteaudit.domain.credit import page_cost
+
+    assert page_cost(render=False) == 10
+    assert page_cost(render=True) == 50
+    assert audit_cost(pages_fetched=3, pages_not_modified=2, reserved=10_000, render=True) == 160
+    assert audit_cost(pages_fetched=3, pages_not_modified=2, reserved=10_000) == 40
+    assert audit_cost(pages_fetched=300, pages_not_modified=0, reserved=1_000, render=True) == 1_000

@@ -29,6 +29,7 @@ SITE_FIELDS = {
     "max_pages",
     "max_rps",
     "alert_email",
+    "render",
 }
 
 

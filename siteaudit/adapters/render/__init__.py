@@ -1,0 +1,1 @@
+"""Rendering pages in a browser: the Playwright pool (docs/rendering.md)."""
