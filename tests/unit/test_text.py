@@ -8,7 +8,7 @@ import json
 import re
 import string
 
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from siteaudit.adapters.text import (
@@ -63,6 +63,8 @@ def test_a_block_keeps_its_lines_and_tabs(parts: list[str], separator: str) -> N
 @example("=", 'HYPERLINK("https://evil.example/")')
 @example("-", "2+3+cmd|' /C calc'!A0")
 def test_a_formula_is_always_led_by_a_quote(start: str, rest: str) -> None:
+    # A plain number such as -5 or -0 is data, not a formula (`cell` keeps it: test_numbers_are_data).
+    assume(not NUMBER.fullmatch(start + rest))
     written = cell(start + rest)
     assert written.startswith("'") and not UNSAFE.search(written)
 

@@ -133,7 +133,9 @@ def keeps_its_word(items: list[FixItem], prompt: str, *, site: str = SITE) -> No
             for line in data
             if line.startswith(f"{label} ") and not line.startswith(own)
         ]
-        assert set(values) <= {e for i in by_code[code] for e in i.examples}, values
+        # The prompt quotes a value cleaned (`clean_text` in domain/prompt.py: whitespace runs made one
+        # space), so a value is compared the same way.
+        assert set(values) <= {" ".join(e.split()) for i in by_code[code] for e in i.examples}, values
     # Whatever is left out is counted.
     left = _NOT_FIT.search(instructions)
     assert len(shown) + (int(left.group(1)) if left else 0) == len(by_code)
