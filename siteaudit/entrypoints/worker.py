@@ -73,7 +73,8 @@ def declare_actors(
     def deliver_webhooks() -> None:
         application.deliver_webhooks()
 
-    # --- rechecks (SPEC 4.6): on the crawl queue, like a slice; the reaper takes over stalled runs ---
+    # --- rechecks (docs/rest-api.md "Fix tasks and rechecks") ---
+    # On the crawl queue, like a slice; the reaper takes over stalled runs.
     @dramatiq.actor(
         broker=broker,
         queue_name=queue_name(broker, CRAWL_QUEUE),
@@ -155,8 +156,8 @@ def serve_worker_metrics(app: App, port: int) -> Callable[[], None]:
     credits its settlements charged, its webhook attempts, the audits by status and the queue depths)
     answered at http://0.0.0.0:N/metrics. Returns the function that stops serving.
 
-    Workers on the API's machine can instead share its PROMETHEUS_MULTIPROC_DIR (README "Metrics"):
-    then the API's /metrics adds them up and this port is not needed.
+    Workers on the API's machine can instead share its PROMETHEUS_MULTIPROC_DIR
+    (docs/operations.md "Metrics"): then the API's /metrics adds them up and this port is not needed.
     """
     if app.metrics is None:
         raise click.UsageError("--metrics-port needs metrics on (SITEAUDIT_METRICS)")

@@ -6,8 +6,9 @@ this and nothing else of the services. Each door turns its input into the typed 
 call, and renders the typed result. `siteaudit.services.application.LocalApplication` implements it once
 over the driven ports; `siteaudit.bootstrap.bootstrap(settings).application` builds it.
 
-Errors are `siteaudit.domain.error.DomainError`s carrying the SPEC's error code (NotFound, Conflict,
-InsufficientCredits, ...); each door maps them its own way (an HTTP status, an exit code).
+Errors are `siteaudit.domain.error.DomainError`s carrying the error code that the REST interface answers
+(docs/rest-api.md "Errors and limits"): NotFound, Conflict, InsufficientCredits, ...; each door maps them
+its own way (an HTTP status, an exit code).
 """
 
 import enum
@@ -136,8 +137,8 @@ class AuditStarted:
 
 @frozen
 class AuditDetail:
-    """An audit as its detail shows it (SPEC 2.3): the audit, and whether its work stalled, its lease's
-    deadline passed with no worker taking it over (`siteaudit.domain.lease.is_stalled`)."""
+    """An audit as its detail shows it (`GET /crawls/{id}`): the audit, and whether its work stalled, its
+    lease's deadline passed with no worker taking it over (`siteaudit.domain.lease.is_stalled`)."""
 
     audit: Audit
     stalled: bool
@@ -154,7 +155,7 @@ class AuditProgress:
 
 @frozen
 class AccountView:
-    """What GET /account shows (SPEC 2.2); credit figures in tenths."""
+    """What GET /account shows (docs/rest-api.md "Credits"); credit figures in tenths."""
 
     balance: int
     team_id: int
@@ -220,7 +221,7 @@ class Reaped:
         return self.slices + self.finalizations + self.failed + self.forgotten
 
 
-# --- registered sites (SPEC 2.6, 3.4, 4.4) -----------------------------------------------------------
+# --- registered sites (docs/rest-api.md "Registered sites") ------------------------------------------
 
 
 @frozen
@@ -366,7 +367,7 @@ class KeyHolder:
     team_name: str
 
 
-# --- billing (SPEC 4.10) --------------------------------------------------------------------------------
+# --- billing (docs/rest-api.md "Billing") ----------------------------------------------------------------
 
 
 @frozen
@@ -411,7 +412,7 @@ class LocalCheckoutDone:
     balance: int  # the buyer's credits afterwards, in tenths
 
 
-# --- device login (SPEC 3.5, 4.11) -------------------------------------------------------------------
+# --- device login (docs/security.md "Device login") ---------------------------------------------------
 
 
 @frozen
@@ -436,7 +437,7 @@ class DeviceGranted:
     team_name: str
 
 
-# --- the app: signing in, sessions, team members (SECURITY 9) -----------------------------------------
+# --- the app: signing in, sessions, team members (docs/app.md) ----------------------------------------
 
 
 @frozen
@@ -481,7 +482,7 @@ class Invitation:
     link: str | None = field(default=None, repr=False)
 
 
-# --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) ---------------------------------------------------
+# --- fix tasks and rechecks (docs/rest-api.md "Fix tasks and rechecks") --------------------------------
 
 
 @frozen
@@ -555,7 +556,7 @@ class CallerApi(Protocol):
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         """Reserve the estimated credits, store the audit `queued` and dispatch its first crawl slice.
-        Raises the validation, plan, credit and verification errors of SPEC 2.3, or DispatchFailed."""
+        Raises the validation, plan, credit and verification errors of `POST /crawls`, or DispatchFailed."""
         ...
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
@@ -570,7 +571,7 @@ class CallerApi(Protocol):
         ...
 
     def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        """The stored report (SPEC 2.4). Raises ReportNotReady until the audit is done."""
+        """The stored report (`GET /crawls/{id}/report`). Raises ReportNotReady until the audit is done."""
         ...
 
     def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
@@ -598,7 +599,7 @@ class CallerApi(Protocol):
         ...
 
     def delete_site(self, site_id: SiteId, caller: Caller) -> None:
-        """The site goes; its audits stay, listed with their site_id (README "Registered sites")."""
+        """The site goes; its audits stay, listed with their site_id (docs/rest-api.md "Registered sites")."""
         ...
 
     def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership: ...
@@ -845,15 +846,16 @@ class Application(CallerApi, Protocol):
         characters). Raises NotFound for an unknown key, and Conflict when a prefix fits several keys."""
         ...
 
-    # Billing (SPEC 4.10): the team owner's links, the provider's events, the local test checkout.
+    # Billing (docs/rest-api.md "Billing"): the team owner's links, the provider's events, the local test
+    # checkout.
 
     def billing_status(self, caller: Caller) -> BillingStatus:
         """The caller's plan, subscription and purchases (the app's billing page)."""
         ...
 
     def billing_change_plan(self, choice: PlanChoice, caller: Caller) -> BillingStatus:
-        """Move the caller's live subscription to another plan, tier or interval (SPEC 4.10: changes
-        are made in the app), applied at once. Raises NotTeamOwner, PriceNotConfigured,
+        """Move the caller's live subscription to another plan, tier or interval (changes are made
+        in the app, docs/billing.md "In the app"), applied at once. Raises NotTeamOwner, PriceNotConfigured,
         NoSubscription (none live: subscribe instead), PaymentProviderFailed."""
         ...
 
@@ -887,7 +889,7 @@ class Application(CallerApi, Protocol):
         yearly subscription's later months); the number of months granted."""
         ...
 
-    # --- the search-console integration (issue 14, SPEC 4.8): the sync and the connection ------------
+    # --- the search-console integration (docs/rest-api.md "Search console"): the sync and the connection
 
     def sync_search_consoles(self, now: datetime) -> int:
         """The daily sync (run by the scheduler): every verified site not synced for a day gets 28 days
@@ -913,7 +915,8 @@ class Application(CallerApi, Protocol):
         `uow.console.page_totals(site_id, urls, start, end)`. Raises NotFound for another team's site."""
         ...
 
-    # --- device login (SPEC 3.5, 4.11): the REST door starts and polls, the app's approval page decides ---
+    # --- device login (docs/security.md "Device login"): the REST door starts and polls, the app's approval
+    # page decides ---
 
     def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
         """A pending login. `client_name` (at most 64 characters, ValidationFailed beyond) names the
@@ -944,7 +947,7 @@ class Application(CallerApi, Protocol):
         """Deny; the next poll answers AccessDenied. Raises like `approve_device_login`."""
         ...
 
-    # --- the app: signing in and sessions (SECURITY 9); the app's pages call these ---------------------
+    # --- the app: signing in and sessions (docs/app.md); the app's pages call these ----------------------
 
     def sign_up_open(self) -> bool:
         """Whether anyone may sign up (SITEAUDIT_APP_SIGN_UP=open), or only invited people come in."""
@@ -1003,8 +1006,8 @@ class Application(CallerApi, Protocol):
         NotTeamOwner, Conflict for the owner, NotFound for a non-member."""
         ...
 
-    # Fix tasks and rechecks (SPEC 4.5, 4.6): the callers' use cases are declared (`handle`); the
-    # workers' are here.
+    # Fix tasks and rechecks (docs/rest-api.md "Fix tasks and rechecks"): the callers' use cases are declared
+    # (`handle`); the workers' are here.
 
     def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
         """The worker's job: fetch the recheck's remaining URLs under its lease, then end it, settle its
@@ -1015,7 +1018,8 @@ class Application(CallerApi, Protocol):
         """Re-dispatch stalled rechecks (or end them `failed`) as the reaper settings say."""
         ...
 
-    # Fix impact (SPEC 2.9, 4.7): the callers' reads are declared (`handle`); the scheduler's pass is here.
+    # Fix impact (docs/rest-api.md "Fix impact"): the callers' reads are declared (`handle`); the scheduler's
+    # pass is here.
 
     def measure_fix_impacts(self, now: datetime) -> int:
         """The scheduler's daily pass: fix-impact events not looked at for a day are brought up to date

@@ -152,10 +152,10 @@ class LocalApplication:
     scheduling: SchedulerTerms = field(factory=SchedulerTerms)
     mailer: Mailer | None = None  # alert mails; None: none are sent
     public_url: str = "http://127.0.0.1:8080"  # links in mails
-    payments: PaymentProvider | None = None  # billing (SPEC 4.10); None: nothing is sold
+    payments: PaymentProvider | None = None  # billing (docs/billing.md); None: nothing is sold
     indexnow_client: IndexNowClient | None = None  # IndexNow submissions; None: none are sent
     indexnow_batch_urls: int = 10_000  # URLs per request to the IndexNow endpoint
-    # --- issue 18: the per-target-host request limit shared by every audit and worker process ---------
+    # --- the per-target-host request limit shared by every audit and worker process (SITEAUDIT_HOST_RPS) ---
     host_limiter: RateLimiter | None = None  # None: each audit paces only itself
     host_limits: HostLimits = field(factory=HostLimits)
     # JavaScript rendering (docs/rendering.md): this process's browser pool; None: no browser here.
@@ -165,7 +165,7 @@ class LocalApplication:
     # The search-console integration: which providers exist and the terms settings decide.
     console_providers: ConsoleProviders = field(factory=NoConsoleProviders)
     console_terms: ConsoleTerms = field(factory=ConsoleTerms)
-    # The app (SECURITY 9): passwords, and how long sessions and links live.
+    # The app (docs/app.md): passwords, and how long sessions and links live.
     hasher: PasswordHasher | None = None
     sign_in_terms: SignInTerms = field(factory=SignInTerms)
     # --- fix tasks and rechecks ---
@@ -565,7 +565,7 @@ class LocalApplication:
     def whoami(self, key_or_prefix: str) -> KeyHolder:
         return key_services.key_holder(key_or_prefix, uow=self.uow())
 
-    # --- billing (SPEC 4.10) ---------------------------------------------------------------------------
+    # --- billing (docs/rest-api.md "Billing") -----------------------------------------------------------
 
     def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
         return billing_services.checkout_pack(
@@ -676,7 +676,7 @@ class LocalApplication:
             batch_size=self.indexnow_batch_urls,
         )
 
-    # --- the search-console integration (issue 14, SPEC 4.8) -------------------------------------------
+    # --- the search-console integration (docs/rest-api.md "Search console") ----------------------------
 
     @property
     def console_deps(self) -> console_services.ConsoleDeps:
@@ -869,7 +869,7 @@ class LocalApplication:
     def remove_team_member(self, caller: Caller, user_id: UserId) -> None:
         team_services.remove_team_member(caller, user_id, uow=self.uow())
 
-    # --- fix tasks and rechecks (SPEC 4.5, 4.6) ----------------------------------------------------------
+    # --- fix tasks and rechecks (docs/rest-api.md "Fix tasks and rechecks") -----------------------------
 
     def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
         deps = recheck_run_services.RecheckDeps(
@@ -892,7 +892,7 @@ class LocalApplication:
             handover_s=self.crawl_limits.handover_s,
         )
 
-    # --- fix impact (SPEC 2.9, 4.7) ------------------------------------------------------------------------
+    # --- fix impact (docs/rest-api.md "Fix impact") ---------------------------------------------------------
 
     def measure_fix_impacts(self, now: datetime) -> int:
         return impact_services.measure_fix_impacts(now, uow=self.uow, crawl=self.crawl)

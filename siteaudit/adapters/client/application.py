@@ -252,7 +252,7 @@ class HttpApplication(CallerApi):
             self._send("POST", caller, f"/sites/{int(request.site_id)}/crawls", body), caller
         )
 
-    # --- search console and index triage (SPEC 4.8) -------------------------------------------------
+    # --- search console and index triage (docs/rest-api.md "Search console") ----------------------------
 
     def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
         return convert.console_summary(self._get(caller, f"/sites/{int(site_id)}/gsc"))
@@ -317,7 +317,7 @@ class HttpApplication(CallerApi):
         answer = self._send("POST", caller, f"/sites/{int(site_id)}/indexnow", {"urls": list(urls)})
         return convert.indexnow_submitted(answer)
 
-    # --- billing links (SPEC 4.10) --------------------------------------------------------------------
+    # --- billing links (docs/rest-api.md "Billing") ----------------------------------------------------
 
     def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
         return convert.payment_link(self._send("POST", caller, "/billing/checkout", {"pack": pack.value}))

@@ -1,11 +1,11 @@
 # Over 500 lines: one reader per REST answer, turning the JSON back into the typed results.
 """The REST answers read back into the application's typed results.
 
-Each reader takes the JSON of one answer (SPEC 2.2-2.6) and returns the value the in-process application
-returns for the same call, as far as the interface shows it. What `/v1` never shows is filled with the
-neutral values below and documented here once: who started and who pays for an audit (`UNSHOWN_USER`),
-a site's creation time (`UNSHOWN_TIME`) and crawler secret reference (empty), a listed page's internal
-url id (0). Rendering a read-back value through the REST views gives the JSON it was read from.
+Each reader takes the JSON of one answer (docs/rest-api.md "Endpoints") and returns the value the in-process
+application returns for the same call, as far as the interface shows it. What `/v1` never shows is filled with
+the neutral values below and documented here once: who started and who pays for an audit (`UNSHOWN_USER`), a
+site's creation time (`UNSHOWN_TIME`) and crawler secret reference (empty), a listed page's internal url id
+(0). Rendering a read-back value through the REST views gives the JSON it was read from.
 """
 
 from collections.abc import Mapping, Sequence
@@ -270,7 +270,7 @@ def not_indexed(answer: J) -> NotIndexedAnswer:
 
 
 def console_url(answer: J) -> UrlStatus:
-    """`GET .../gsc/url`: the console facts are under `gsc` (and SPEC's `sengine`)."""
+    """`GET .../gsc/url`: the console facts are under `gsc` (and its alias `sengine`)."""
     return _values.structure({**answer, "console": answer["gsc"]}, UrlStatus)
 
 

@@ -1,7 +1,7 @@
-"""The device login (SPEC 4.11) as a client speaks it: `POST /v1/device/start`, one poll of
-`POST /v1/device/token`, and `POST /v1/device/cancel`. No key is sent: the login is how a machine gets
-one. Nothing is retried here (`slow_down`, a rate-limited start and the other answers are the caller's to
-act on, RFC 8628 3.5)."""
+"""The device login (docs/security.md "Device login") as a client speaks it: `POST /v1/device/start`, one poll
+of `POST /v1/device/token`, and `POST /v1/device/cancel`. No key is sent: the login is how a machine gets one.
+Nothing is retried here (`slow_down`, a rate-limited start and the other answers are the caller's to act on,
+RFC 8628 3.5)."""
 
 from typing import Any, Final
 
@@ -12,7 +12,8 @@ from siteaudit.adapters.client.transport import USER_AGENT, Unreachable, error_f
 
 START_PATH: Final = "/device/start"
 # An MCP `initialize` request (MCP specification, lifecycle): what `siteaudit connect` sends to `/mcp` to
-# learn that an MCP endpoint is there before it asks for a key (README: `siteaudit connect`).
+# learn that an MCP endpoint is there before it asks for a key
+# (docs/agents.md#siteaudit-connect-and-siteaudit-disconnect).
 MCP_INITIALIZE: Final = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -105,7 +106,7 @@ class DeviceClient:
     def poll(self, device_code: str) -> Granted:
         """One poll: the key once approved. Otherwise raises the error the service answered, whose
         `code` is `authorization_pending`, `slow_down`, `access_denied`, `expired_token`,
-        `invalid_grant` (or another SPEC code), or Unreachable."""
+        `invalid_grant` (or another code of docs/rest-api.md "Errors and limits"), or Unreachable."""
         answer = self._post(TOKEN_PATH, {"device_code": device_code})
         team = answer["team"]
         return Granted(api_key=str(answer["api_key"]), team_id=int(team["id"]), team_name=str(team["name"]))

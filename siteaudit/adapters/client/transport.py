@@ -15,7 +15,7 @@ USER_AGENT: Final = "siteaudit-client"
 
 
 class RemoteError(DomainError):
-    """An error the service answered with: its SPEC code and message, and any extra body fields
+    """An error the service answered with: its error code and message, and any extra body fields
     (`resets_at`, ...). `code_text` keeps a code this client does not know (the code is then
     internal_error)."""
 
@@ -36,7 +36,8 @@ class Unreachable(DomainError):
 
 
 def error_from(status: int, body: Any, retry_after: int | None) -> DomainError:
-    """The DomainError an error answer stands for; a body that is not SPEC's envelope still gives one."""
+    """The DomainError an error answer stands for; a body that is not the error envelope
+    (docs/rest-api.md "Errors and limits") still gives one."""
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict) or not isinstance(error.get("code"), str):
         return RemoteError("internal_error", f"the service answered HTTP {status} without an error body")

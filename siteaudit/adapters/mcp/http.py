@@ -52,7 +52,8 @@ MCP_PATH: Final = "/mcp"
 REALM: Final = "siteaudit"
 MAX_BODY: Final = 4 * 1024 * 1024
 CALLER_KEY: Final = "siteaudit.caller"
-# The stricter REST limits some tools share with their endpoint (SPEC 8), by the bucket name REST uses.
+# The stricter REST limits some tools share with their endpoint (docs/rest-api.md "Endpoints"), by the
+# bucket name REST uses.
 _LIMITS: Final[dict[str, Limit]] = {
     "verify": VERIFY_LIMIT,
     "inspect": INSPECT_LIMIT,

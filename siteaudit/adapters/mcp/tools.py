@@ -46,12 +46,12 @@ from siteaudit.ports.application import (
 )
 from siteaudit.ports.usecases import Declared
 
-# Application methods with no tool, and why. The only list of its kind (SPEC 2.1, 2.11: key management,
-# the webhook secret and device approval stay in the app).
+# Application methods with no tool, and why. The only list of its kind (docs/agents.md "Agents and MCP": key
+# management, the webhook secret and device approval stay in the app).
 NOT_TOOLS: Final[Mapping[str, str]] = {
     "authenticate": "the door itself: every tool call is authenticated by the key",
     "authenticate_and_hit": "the door itself: the key let in and the request counted, in one round trip",
-    # Key management and the webhook secret: in the app only (SPEC 2.1, 2.11).
+    # Key management and the webhook secret: in the app only (docs/app.md).
     "create_key": "key management is done in the app",
     "rotate_key": "key management is done in the app",
     "revoke_key": "key management is done in the app",
@@ -84,7 +84,7 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "audit_progress": "the app's live progress; get_audit answers the pages and the rate",
     "export_rows": "a file to download (GET /v1/crawls/{id}/export), not an answer to read: the paged "
     "issue and page tools read the same rows",
-    # Kept to the app by SPEC (2.1, 3.5, 4.11): the browser's sign-in and sessions, device approval,
+    # Kept to the app (docs/app.md): the browser's sign-in and sessions, device approval,
     # the team's members and invites, the billing page; and what no key calls (the device flow itself,
     # the payment provider's webhook and the local test checkout page, the console connection).
     "app_viewer": "the app's sign-in session (a browser, not a key)",
@@ -117,7 +117,8 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "disconnect_search_console": "administration (the console connection)",
     "sync_search_consoles": "scheduler",
     "console_page_totals": "read by fix impact inside the service; /v1 has no endpoint of its own",
-    # Fix tasks and rechecks (SPEC 4.5, 4.6): the recheck runs and the reaper are the workers' work.
+    # Fix tasks and rechecks (docs/rest-api.md "Fix tasks and rechecks"): the recheck runs and the reaper are
+    # the workers' work.
     "run_recheck": "worker",
     "measure_fix_impacts": "scheduler: the daily measuring pass",
     "reap_stalled_rechecks": "worker",
@@ -819,7 +820,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         idempotent=False,
         open_world=True,
     ),
-    # --- search console and index triage (SPEC 4.8) ---
+    # --- search console and index triage (docs/rest-api.md "Search console") ---
     ToolSpec(
         name="get_console_summary",
         title="Search console summary",
@@ -1077,7 +1078,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         open_world=True,
         limited=("indexnow", "POST /sites/{id}/indexnow"),
     ),
-    # --- billing links (SPEC 4.10), the team owner only ---
+    # --- billing links (docs/rest-api.md "Billing"), the team owner only ---
     ToolSpec(
         name="get_credit_pack_link",
         title="Buy a credit pack",

@@ -1,4 +1,5 @@
-"""The REST interface of SPEC.md on Falcon: thin resources over the application, one error envelope."""
+"""The REST interface (docs/rest-api.md) on Falcon: thin resources over the application, one error
+envelope."""
 
 from siteaudit.adapters.rest.app import create_api
 

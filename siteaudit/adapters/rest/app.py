@@ -111,13 +111,14 @@ def create_api(
     )
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application, clock))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
-    # Registered sites (SPEC 4.4).
+    # Registered sites (docs/rest-api.md "Registered sites").
     api.add_route("/v1/sites", Sites(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}", Site(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
-    # Billing (SPEC 4.10); Stripe's webhook and the local provider's test checkout page sit outside /v1.
+    # Billing (docs/rest-api.md "Billing"); Stripe's webhook and the local provider's test checkout page sit
+    # outside /v1.
     api.add_route("/v1/billing/checkout", BillingCheckout(application, clock))
     api.add_route("/v1/billing/subscribe", BillingSubscribe(application, clock))
     api.add_route("/v1/billing/portal", BillingPortal(application, clock))
@@ -128,17 +129,18 @@ def create_api(
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/check-key", IndexNowCheckKey(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/detect-key", IndexNowDetectKey(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/key", IndexNowKey(application, clock))
-    # The search-console integration (SPEC 4.8): /gsc/... and SPEC's /sengine/... alike.
+    # The search-console integration (docs/rest-api.md "Search console"): /gsc/... and its /sengine/...
+    # alias alike.
     for path, resource in console_routes(f"/v1/sites/{{site_id:{ID}}}"):
         api.add_route(path, resource(application, clock))
-    # Device login (SPEC 4.11): no key, limited per client address.
+    # Device login (docs/app.md "The app at"): no key, limited per client address.
     from siteaudit.adapters.rest.device import DeviceCancelResource, DeviceStart, DeviceToken
 
     api.add_route("/v1/device/start", DeviceStart(application, clock, limiter))
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
     if devices is not None:  # the device's own cancel (bootstrap gives the application, which does it)
         api.add_route("/v1/device/cancel", DeviceCancelResource(devices, clock, limiter))
-    # The declared use cases (fix tasks and rechecks, SPEC 4.5, 4.6; fix impact, SPEC 4.7): their routes
+    # The declared use cases (docs/rest-api.md "Fix tasks and rechecks" and "Fix impact"): their routes
     # derived.
     for path, declaring in routes(application, clock):
         api.add_route(path, declaring)

@@ -1,5 +1,5 @@
-"""Billing doors (SPEC 4.10): the three `/v1/billing` links, the Stripe webhook, and the local provider's
-TEST PURCHASE page. Each turns its input into one call of the application."""
+"""Billing doors (docs/rest-api.md "Billing"): the three `/v1/billing` links, the Stripe webhook, and the
+local provider's TEST PURCHASE page. Each turns its input into one call of the application."""
 
 import re
 import secrets
@@ -91,7 +91,8 @@ _templates = jinja2.Environment(
 
 
 def _page_headers(resp: falcon.Response, nonce: str) -> None:
-    """SECURITY 9: no script at all, the one style block by nonce, never framed, no referrer leaks."""
+    """As every page of the app (docs/app.md "The app at"): no script at all, the one style block by nonce,
+    never framed, no referrer leaks."""
     resp.set_header(
         "Content-Security-Policy",
         f"default-src 'none'; style-src 'nonce-{nonce}'; form-action 'self'; base-uri 'none'; "

@@ -1,6 +1,8 @@
-"""The search-console endpoints (SPEC 4.8): thin resources over the application's console use cases.
+"""The search-console endpoints (docs/rest-api.md "Search console"): thin resources over the application's
+console use cases.
 
-Each is routed under the canonical `/sites/{id}/gsc/...` and SPEC's `/sites/{id}/sengine/...`."""
+Each is routed under the canonical `/sites/{id}/gsc/...` and its alias `/sites/{id}/sengine/...`
+(docs/rest-api.md "Renamed identifiers")."""
 
 from typing import Final
 
@@ -15,10 +17,10 @@ from siteaudit.domain.ids import SiteId
 from siteaudit.ports.application import NotIndexedQuery
 from siteaudit.ports.ratelimit import Limit
 
-# SPEC 8: 10 requests a minute per key on inspect, on top of the shared 60.
+# 10 requests a minute per key on inspect, on top of the shared 60.
 INSPECT_LIMIT: Final = Limit(10, 60.0)
 MAX_PAGE: Final = 100_000
-# The canonical path segment and SPEC's alias.
+# The canonical path segment and its alias (docs/rest-api.md "Renamed identifiers").
 CONSOLE_SEGMENTS: Final = ("gsc", "sengine")
 
 

@@ -1,7 +1,7 @@
-"""Device login (SPEC 4.11): `POST /device/start`, `POST /device/token`, and `POST /device/cancel` (the
-device gives its own login up, docs/app.md "The app at"), open to callers without a
-key and limited per client address instead (SPEC 8). The device code is the cancel's credential: only the
-device that started the login holds it."""
+"""Device login (docs/security.md "Device login"): `POST /device/start`, `POST /device/token`, and
+`POST /device/cancel` (the device gives its own login up, docs/app.md "The app at"), open to callers without
+a key and limited per client address instead (docs/rest-api.md "Errors and limits"). The device code is the
+cancel's credential: only the device that started the login holds it."""
 
 from typing import Final
 

@@ -1,4 +1,5 @@
-"""Every error answers the envelope of SPEC 7: never an HTML page, never a stack trace."""
+"""Every error answers the envelope of docs/rest-api.md "Errors and limits": never an HTML page, never a stack
+trace."""
 
 import logging
 from typing import Any

@@ -41,7 +41,7 @@ class RequestLatency:
 
 
 class Scrape:
-    """The Prometheus text of every metric (see README "Metrics")."""
+    """The Prometheus text of every metric (see docs/operations.md "Metrics")."""
 
     public = True  # no key, hence no rate limit: the scraper is the operator's, on the operator's network
 

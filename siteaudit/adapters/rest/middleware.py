@@ -22,7 +22,8 @@ access_log = logging.getLogger("siteaudit.access")
 PER_KEY: Final = Limit(60, 60.0)
 UNAUTHENTICATED_PER_IP: Final = Limit(60, 60.0)
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
-# Paths under /v1 answered without a key even when no route matches them (SPEC 5.1).
+# Paths under /v1 answered without a key even when no route matches them: liveness, the OpenAPI
+# document and the device login (docs/rest-api.md "Endpoints").
 _OPEN_PATHS: Final = frozenset({"/v1/health", "/v1/openapi.json"})
 _OPEN_PREFIXES: Final = ("/v1/device/",)
 
@@ -134,7 +135,7 @@ def enforce(
 
 
 class Authentication:
-    """Bearer keys (SPEC 5): every resource needs one unless it says `public = True`.
+    """Bearer keys (docs/security.md "API keys"): every resource needs one unless it says `public = True`.
 
     Then the shared per-key limit (60 a minute) and any stricter limit the resource names in
     `extra_limits` (a mapping of HTTP method to (name, Limit)). With `admit` (the application's

@@ -555,7 +555,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     },
 }
 
-# --- registered sites (SPEC 4.4) ----------------------------------------------------------------------
+# --- registered sites (docs/rest-api.md "Registered sites") -------------------------------------------
 
 SITE_ID: Final = {"name": "site_id", "in": "path", "required": True, "schema": ID_SCHEMA}
 _BODY_ERRORS: Final = (
@@ -753,7 +753,7 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
 }
 PATHS.update(SITE_PATHS)
 
-# --- the search-console integration (SPEC 4.8; issue 14): /gsc/... and SPEC's /sengine/... alike -------
+# --- the search-console integration (docs/rest-api.md "Search console"): /gsc/... and /sengine/... alike
 
 for _console_answer in (
     ConsoleSummary,
@@ -879,7 +879,7 @@ PATHS["/v1/sites/{site_id}/index-triage"] = {
 PATHS.update(_console_paths("sengine", "Sengine", " (SPEC's name of the gsc path)"))
 
 
-# --- billing (SPEC 4.10) ----------------------------------------------------------------------------------
+# --- billing (docs/rest-api.md "Billing") ------------------------------------------------------------------
 
 _schemas.of(views.PaymentLink)
 SCHEMAS.update(_schemas.components)
@@ -1053,7 +1053,7 @@ INDEXNOW_PATHS: Final[dict[str, dict[str, Any]]] = {
 PATHS.update(INDEXNOW_PATHS)
 
 
-# --- device login (SPEC 4.11): no key; limited per client address -----------------------------------------
+# --- device login (docs/security.md "Device login"): no key; limited per client address ------------------
 
 _DEVICE_ERRORS: Final = (
     ErrorCode.VALIDATION_FAILED,

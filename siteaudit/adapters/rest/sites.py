@@ -1,4 +1,5 @@
-"""Registered sites (SPEC 4.4): thin resources over the application's site use cases."""
+"""Registered sites (docs/rest-api.md "Registered sites"): thin resources over the application's site use
+cases."""
 
 from typing import Final
 
@@ -29,7 +30,7 @@ from siteaudit.domain.site import (
 from siteaudit.ports.application import SiteChanges, SiteRegistration
 from siteaudit.ports.ratelimit import Limit
 
-# SPEC 8: 10 requests a minute per key on verify, on top of the shared 60.
+# 10 requests a minute per key on verify, on top of the shared 60.
 VERIFY_LIMIT: Final = Limit(10, 60.0)
 SITE_FIELDS: Final = ("url", "max_pages", "max_rps", "alert_email")
 CHANGE_FIELDS: Final = ("monitoring", "max_pages", "max_rps", "alert_email", "render")

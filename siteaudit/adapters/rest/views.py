@@ -1,5 +1,6 @@
 # Over 500 lines: one attrs view per REST answer, from which the OpenAPI components are generated.
-"""What the interface shows (SPEC 2.3-2.5): one attrs class per answer, converted with one cattrs converter.
+"""What the interface shows (docs/rest-api.md "Endpoints"): one attrs class per answer, converted with one
+cattrs converter.
 
 The OpenAPI document's `components.schemas` are generated from these classes and from the report's domain
 values (`openapi.py`), so an answer and its schema cannot drift apart.
@@ -291,7 +292,7 @@ def fix_prompt_answer(crawl_id: int, report: Report) -> dict[str, Any]:
 ReportPartView = Callable[[int, Report], dict[str, Any]]
 
 
-# --- registered sites (SPEC 2.6) ---------------------------------------------------------------------
+# --- registered sites (docs/rest-api.md "Registered sites") -------------------------------------------
 
 CDN_TOKEN_LINK: Final = "https://dash.cloudflare.com/profile/api-tokens"
 
@@ -484,7 +485,8 @@ def updated_site_answer(updated: SiteUpdated) -> dict[str, Any]:
 
 
 def started_answer(started: AuditStarted) -> dict[str, Any]:
-    """The 202 of an audit started (README "Registered sites"), with `warnings`: why it runs slower than asked."""
+    """The 202 of an audit started (docs/rest-api.md "Registered sites"), with `warnings`: why it runs slower
+    than asked."""
     return {
         "crawl_id": started.audit.id,
         "estimated_credits": as_number(started.estimated_credits),
@@ -552,7 +554,7 @@ def verified_site_answer(proved: OwnershipProved) -> dict[str, Any]:
     return _json(VerifiedSite(**_site_fields(proved.site), checked=checked))
 
 
-# --- billing (SPEC 4.10) --------------------------------------------------------------------------------
+# --- billing (docs/rest-api.md "Billing") ----------------------------------------------------------------
 
 
 @frozen
@@ -762,9 +764,10 @@ def indexnow_submit_answer(submitted: IndexNowSubmitted) -> dict[str, Any]:
     )
 
 
-# --- the search-console integration (SPEC 4.8; issue 14) ---------------------------------------------
+# --- the search-console integration (docs/rest-api.md "Search console") ------------------------------
 # The answers are the domain's values (`domain/console_answers.py`) as they are; the single-URL answer
-# carries the console facts under both `gsc` and SPEC's `sengine`.
+# carries the console facts under both `gsc` and its alias `sengine`
+# (docs/rest-api.md "Renamed identifiers").
 
 converter.register_unstructure_hook(SyncStatus, lambda member: member.value)
 converter.register_unstructure_hook(ValueClass, lambda member: member.value)

@@ -1,6 +1,6 @@
-"""The app at `/app` (issue 16): server-rendered pages for what `/v1` does not do (keys, the webhook secret,
-team members, device approval), on the same service. A driving adapter: it calls the application interface
-only."""
+"""The app at `/app` (docs/app.md): server-rendered pages for what `/v1` does not do (keys, the webhook
+secret, team members, device approval), on the same service. A driving adapter: it calls the application
+interface only."""
 
 from collections.abc import Callable, Iterable, Sequence
 from importlib.resources import files

@@ -1,5 +1,5 @@
-"""What every page of the app gets before its resource runs (SECURITY 9): the security headers, the
-session from its cookie, the form parsed, and the CSRF token and Origin checked on every POST."""
+"""What every page of the app gets before its resource runs (docs/app.md "The app at"): the security headers,
+the session from its cookie, the form parsed, and the CSRF token and Origin checked on every POST."""
 
 import hmac
 import ipaddress

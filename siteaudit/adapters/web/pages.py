@@ -38,7 +38,8 @@ from siteaudit.ports.ratelimit import Limit, RateLimiter
 # browser only by its own failures (SIGN_IN_PER_BROWSER), so nobody else's failures lock an owner out.
 SIGN_IN_PER_ADDRESS: Final = Limit(5, 300.0)
 SIGN_IN_PER_ACCOUNT: Final = Limit(10, 900.0)
-# SECURITY 5: wrong user codes on the approval page, per address, per person and for everyone at once.
+# Wrong user codes on the approval page (docs/security.md "Device login"), per address, per person and for
+# everyone at once.
 DEVICE_PER_ADDRESS: Final = Limit(10, 900.0)
 DEVICE_PER_USER: Final = Limit(10, 900.0)
 DEVICE_EVERYONE: Final = Limit(500, 3600.0)
@@ -171,8 +172,9 @@ class Page:
     def fresh_enough(
         self, req: falcon.Request, resp: falcon.Response, *, what: str, fields: dict[str, str]
     ) -> bool:
-        """SECURITY 9: True when the password was given in the last few minutes, or is given now with
-        this form. Otherwise the page asking for it is rendered (it posts the same form again)."""
+        """The password asked again (docs/app.md "The app at"): True when the password was given in the last
+        few minutes, or is given now with this form. Otherwise the page asking for it is rendered (it posts
+        the same form again)."""
         viewer = self.viewer(req)
         if viewer.fresh:
             return True
@@ -402,7 +404,7 @@ class AccountPage(Page):
 
 
 class KeysPage(Page):
-    """Agent & MCP settings (SPEC 2.1): the Settings key of the team being viewed, and every key listed."""
+    """Agent & MCP settings (docs/app.md): the Settings key of the team being viewed, and every key listed."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         self.show(req, resp)
@@ -465,7 +467,8 @@ class RevokeKey(Page):
 
 
 class WebhookPage(Page):
-    """The person's webhook signing secret (SPEC 2.11): revealed or rotated after the password."""
+    """The person's webhook signing secret (docs/rest-api.md "The audit-ended webhook"): revealed or rotated
+    after the password."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         self.render(req, resp, "webhook.html", secret=None, rotated=False)
@@ -550,7 +553,7 @@ class RemoveMember(MembersPage):
 
 
 class DevicePage(Page):
-    """The device approval page (SPEC 3.5, SECURITY 5): the code typed or brought by the link, the
+    """The device approval page (docs/security.md "Device login"): the code typed or brought by the link, the
     client's name, address and time shown, a team chosen, an explicit approve or deny."""
 
     def buckets(self, req: falcon.Request) -> list[tuple[str, Limit]]:
@@ -623,7 +626,7 @@ class DevicePage(Page):
         self.render(req, resp, "device.html", login=login, code=login.display_user_code, decided=None)
 
 
-# --- billing (SPEC 4.10) -----------------------------------------------------------------------------------
+# --- billing (docs/billing.md) -----------------------------------------------------------------------------
 
 CHECKOUT_NOTICES: Final = {
     "done": "Thank you: the purchase is complete. Credits and plan show here as soon as the payment "
@@ -637,9 +640,9 @@ CHECKOUT_PACKS: Final = tuple(PACKS[pack] for pack in Pack)
 
 
 class BillingPage(Page):
-    """Plan, credits, packs, subscription and the portal (SPEC 4.10). Every purchase is a link to the
-    payment provider made by the application; a plan change is made here at once (SPEC 4.10); only the
-    team owner's forms are shown (and accepted)."""
+    """Plan, credits, packs, subscription and the portal (docs/billing.md "In the app"). Every purchase is a
+    link to the payment provider made by the application; a plan change is made here at once; only the team
+    owner's forms are shown (and accepted)."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         self.show(req, resp)
