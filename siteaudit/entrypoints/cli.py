@@ -548,6 +548,11 @@ def password_link(email: str) -> None:
 @click.option(
     "--verify-token", default=None, help="Sent as X-Service-Verify so a firewall can allow-list us."
 )
+@click.option(
+    "--render",
+    is_flag=True,
+    help="Render each HTML page in a browser (JavaScript) and judge the rendered page; 5 credits a page.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
 @click.option(
     "--fail-on",
@@ -576,6 +581,7 @@ def audit(
     max_rps: float | None,
     concurrency: int | None,
     verify_token: str | None,
+    render: bool,
     as_json: bool,
     fail_on: str | None,
     server: str | None,
@@ -597,6 +603,7 @@ def audit(
             max_rps=max_rps,
             concurrency=concurrency,
             verify_token=verify_token,
+            render=render,
             wait=wait,
             timeout_s=timeout_s,
             as_json=as_json,
@@ -620,6 +627,7 @@ def audit(
             max_rps=max_rps,
             concurrency=concurrency,
             verify_token=verify_token,
+            render=render,
             progress=not as_json and sys.stderr.isatty(),
         )
     except DomainError as error:

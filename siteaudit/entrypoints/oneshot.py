@@ -43,6 +43,7 @@ def run_audit(
     concurrency: int | None,
     verify_token: str | None,
     progress: bool,
+    render: bool = False,
 ) -> Report:
     issued = application.ensure_local_owner(plan="scale", starting_credits=1_000_000)
     assert issued is not None
@@ -54,6 +55,7 @@ def run_audit(
         concurrency=concurrency,
         verify_token=verify_token,
         trigger=AuditTrigger.CI,
+        render=render,
     )
     audit = application.start_audit(request, caller).audit
     with ProgressBar(url, total=audit.max_pages, shown=progress) as bar:

@@ -291,6 +291,7 @@ def remote_audit(
     as_json: bool,
     as_csv: bool,
     fail_on: str | None,
+    render: bool = False,
     poll_s: float = 2.0,
 ) -> None:
     """Start an audit on the service, show its progress until it ends, then print its report."""
@@ -301,7 +302,12 @@ def remote_audit(
 
     application, caller = connect(server)
     request = AuditRequest(
-        url=url, max_pages=max_pages, max_rps=max_rps, concurrency=concurrency, verify_token=verify_token
+        url=url,
+        max_pages=max_pages,
+        max_rps=max_rps,
+        concurrency=concurrency,
+        verify_token=verify_token,
+        render=render or None,  # without --render: the service's default (a site's saved setting)
     )
     audit = guarded(lambda: application.start_audit(request, caller)).audit
     if not wait:

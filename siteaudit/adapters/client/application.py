@@ -83,6 +83,7 @@ def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any
         "webhook_url": request.webhook_url,
         "verify_token": request.verify_token,
         "trigger": request.trigger.value,
+        "render": request.render,
     }
     return {name: values[name] for name in fields if values[name] is not None}
 
@@ -167,7 +168,16 @@ class HttpApplication(CallerApi):
         return AuditStarted(audit=detail.audit, notices=convert.notices(answer))
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
-        fields = ("url", "site_id", "max_pages", "concurrency", "max_rps", "webhook_url", "verify_token")
+        fields = (
+            "url",
+            "site_id",
+            "max_pages",
+            "concurrency",
+            "max_rps",
+            "webhook_url",
+            "verify_token",
+            "render",
+        )
         return self._started(self._send("POST", caller, "/crawls", _request_body(request, fields)), caller)
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
@@ -228,6 +238,7 @@ class HttpApplication(CallerApi):
             "max_pages": changes.max_pages,
             "max_rps": changes.max_rps,
             "alert_email": changes.alert_email,
+            "render": changes.render,
         }
         answer = self._send(
             "PATCH", caller, f"/sites/{int(site_id)}", {k: v for k, v in body.items() if v is not None}
@@ -247,7 +258,7 @@ class HttpApplication(CallerApi):
 
     def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         assert request.site_id is not None, "a site audit names its site"
-        body = _request_body(request, ("max_pages", "max_rps", "trigger"))
+        body = _request_body(request, ("max_pages", "max_rps", "trigger", "render"))
         return self._started(
             self._send("POST", caller, f"/sites/{int(request.site_id)}/crawls", body), caller
         )

@@ -144,6 +144,7 @@ def audit_detail(answer: J, caller: Caller) -> AuditDetail:
         started_at=moment(answer["started_at"]),
         last_progress_at=moment(answer.get("last_progress_at")),
         failure_reason=answer["failure_reason"],
+        render=bool(answer.get("render", False)),
     )
     return AuditDetail(audit=audit, stalled=bool(answer.get("stalled", False)))
 
@@ -213,6 +214,7 @@ def site(answer: J, *, lost_at: datetime | None = None, checked_at: datetime | N
         max_pages=int(answer["max_pages"]),
         max_rps=float(answer["max_rps"]),
         alert_email=bool(answer["alert_email"]),
+        render=bool(answer.get("render", False)),
     )
 
 

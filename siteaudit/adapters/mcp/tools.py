@@ -196,6 +196,7 @@ def _start_audit(call: Call) -> dict[str, Any]:
         webhook_url=a["webhook_url"],
         verify_token=a["verify_token"],
         trigger=AuditTrigger.API,
+        render=a["render"],
     )
     if request.url is None and request.site_id is None:
         raise ValidationFailed({"url": "url is required unless site_id is given"})
@@ -340,6 +341,7 @@ def _update_site(call: Call) -> dict[str, Any]:
         max_pages=a["max_pages"],
         max_rps=a["max_rps"],
         alert_email=a["alert_email"],
+        render=a["render"],
     )
     return views.updated_site_answer(call.application.update_site(_site_id(call), changes, call.caller))
 
@@ -368,6 +370,7 @@ def _start_site_audit(call: Call) -> dict[str, Any]:
         max_pages=a["max_pages"],
         max_rps=a["max_rps"],
         trigger=AuditTrigger(a["trigger"]),
+        render=a["render"],
     )
     return _started(call.application.start_site_audit(request, call.caller))
 
@@ -391,6 +394,11 @@ MAX_PAGES_TEXT = (
     "verified site (above 500 needs one)."
 )
 MAX_RPS_TEXT = "Requests per second to the site, 0.5-10 (default 2); above 3 needs a verified site."
+RENDER = Param(
+    "render",
+    "boolean",
+    "Render JavaScript in a browser: 5 credits a page instead of 1. Default: the site's setting, else false.",
+)
 
 HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
@@ -462,6 +470,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
                 min_length=16,
                 max_length=128,
             ),
+            RENDER,
         ),
         read_only=False,
         idempotent=False,
@@ -734,6 +743,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             Param("max_pages", "integer", "Page cap of its audits.", low=1, high=MAX_PAGES_CEILING),
             Param("max_rps", "number", "Requests per second, 0.5-10.", low=MIN_RPS, high=MAX_RPS),
             Param("alert_email", "boolean", "Mail the team owner when a scheduled audit gets worse."),
+            Param("render", "boolean", "Its audits render JavaScript (5 credits a page instead of 1)."),
         ),
         read_only=False,
     ),
@@ -815,6 +825,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
                 choices=("api", "ci"),
                 default="api",
             ),
+            RENDER,
         ),
         read_only=False,
         idempotent=False,

@@ -746,6 +746,11 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
                         "description": "capped at the site's max_rps, and at 3 while unverified",
                     },
                     "trigger": {"type": "string", "enum": ["api", "ci"], "default": "api"},
+                    "render": {
+                        "type": "boolean",
+                        "description": "render each HTML page in a browser (5 credits a page instead of 1); "
+                        "default: the site's setting",
+                    },
                 }
             ),
         ),

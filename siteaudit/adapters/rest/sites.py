@@ -34,7 +34,7 @@ from siteaudit.ports.ratelimit import Limit
 VERIFY_LIMIT: Final = Limit(10, 60.0)
 SITE_FIELDS: Final = ("url", "max_pages", "max_rps", "alert_email")
 CHANGE_FIELDS: Final = ("monitoring", "max_pages", "max_rps", "alert_email", "render")
-SITE_AUDIT_FIELDS: Final = ("max_pages", "max_rps", "trigger")
+SITE_AUDIT_FIELDS: Final = ("max_pages", "max_rps", "trigger", "render")
 SITE_AUDIT_TRIGGERS: Final = (AuditTrigger.API.value, AuditTrigger.CI.value)
 
 
@@ -115,6 +115,7 @@ class SiteCrawls(Resource):
             max_pages=fields.integer("max_pages", low=1, high=MAX_PAGES_CEILING),
             max_rps=fields.number("max_rps", low=MIN_RPS, high=MAX_RPS),
             trigger=AuditTrigger(trigger or AuditTrigger.API.value),
+            render=fields.boolean("render"),
         )
         fields.done()
         started = self.application.start_site_audit(request, req.context.caller)

@@ -108,6 +108,7 @@ class Audit:
     pages_per_minute: float | None
     last_progress_at: datetime | None  # last batch recorded, lease renewed or state move
     stalled: bool  # its lease's deadline passed and no worker took the audit over
+    render: bool  # its HTML pages are rendered in a browser (docs/rendering.md)
 
 
 @frozen
@@ -225,6 +226,7 @@ def audit_detail(detail: AuditDetail, *, now: datetime) -> dict[str, Any]:
             pages_per_minute=per_minute,
             last_progress_at=audit.last_progress_at,
             stalled=detail.stalled,
+            render=audit.render,
         )
     )
 

@@ -14,7 +14,7 @@ from siteaudit.adapters.web.pages import Page, _redirect, _say
 from siteaudit.adapters.web.plots import Bar, Point, bar_plot, line_plot
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
-from siteaudit.domain.credit import NOT_MODIFIED_PAGE_COST, PAGE_COST
+from siteaudit.domain.credit import NOT_MODIFIED_PAGE_COST, page_cost
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId, TaskKey
 from siteaudit.domain.site import Monitoring, ProofCheck, VerificationFailed, VerifyMethod
@@ -235,7 +235,7 @@ class SitePage(Page):
         board = task_board(application, site_id, caller, _id(req.get_param("recheck")))
         site = detail.site
         owner = viewer.team.owner_id == viewer.user.id
-        max_cost = site.max_pages * PAGE_COST
+        max_cost = site.max_pages * page_cost(render=site.render)
         self.render(
             req,
             resp,
@@ -248,6 +248,8 @@ class SitePage(Page):
             owner=owner,
             owner_email=self.owner_email(viewer, owner),
             max_cost=max_cost,
+            page_cost=page_cost(render=site.render),
+            render_cost=page_cost(render=True),
             unchanged_cost=NOT_MODIFIED_PAGE_COST,
             trend=line_plot(
                 trend_points(application, site_id, caller),
@@ -322,6 +324,7 @@ class SitePage(Page):
                 max_pages=int(form.get("max_pages", "")),
                 max_rps=float(form.get("max_rps", "")),
                 alert_email=form.get("alert_email") == "on",
+                render=form.get("render") == "on",
             )
         except ValueError:
             resp.status = falcon.HTTP_422

@@ -1,13 +1,15 @@
-"""`siteaudit audit URL --json` prints the report as the REST interface serves it, and `--fail-on` reads
-the typed report's counts."""
+"""`siteaudit audit URL --json` prints the report as the REST interface serves it, `--fail-on` reads
+the typed report's counts, and `--render` judges the pages a browser rendered (docs/rendering.md)."""
 
 import json
+import shutil
 from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
 from crawl_doubles import SiteServer, html
 
+from siteaudit.adapters.render.playwright import CHROMIUM
 from siteaudit.entrypoints.cli import main
 
 REPORT_KEYS = [
@@ -55,3 +57,20 @@ def test_the_summary_reads_the_typed_report(site: SiteServer, monkeypatch: pytes
     assert result.exit_code == 0, result.output
     assert "Health score" in result.stdout and "Top issues by template" in result.stdout
     assert "http_4xx" in result.stdout or "broken_internal_link" in result.stdout
+
+
+@pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="chromium is not installed")
+@pytest.mark.xdist_group("chromium")
+def test_render_judges_the_page_its_scripts_made(site: SiteServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SITEAUDIT_ALLOW_NETWORKS", "127.0.0.0/8")
+    script = "const h = document.createElement('h1'); h.textContent = 'Clocks by script'; document.body.prepend(h);"
+    site.routes["/app"] = html(
+        f"<p>Loading the shop.</p><script>{script}</script>", head="<title>Shop</title>"
+    )
+    url = site.url("/app").replace("retro-clock.example", "127.0.0.1")
+    raw = CliRunner().invoke(main, ["audit", url, "--json", "--max-pages", "3"])
+    rendered = CliRunner().invoke(main, ["audit", url, "--json", "--max-pages", "3", "--render"])
+
+    assert (raw.exit_code, rendered.exit_code) == (0, 0), rendered.output
+    assert "js_changed_h1" not in raw.stdout
+    assert "js_changed_h1" in rendered.stdout

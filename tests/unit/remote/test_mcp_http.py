@@ -70,6 +70,7 @@ def test_the_tools_are_listed_with_schemas_annotations_and_descriptions(service:
             "max_rps",
             "webhook_url",
             "verify_token",
+            "render",
         }
         assert "COSTS CREDITS" in (start.description or "")
         assert start.annotations is not None and start.annotations.read_only_hint is False

@@ -1,12 +1,12 @@
-"""`render` (docs/rendering.md) on `POST /v1/crawls` and on a site's settings: the audit keeps it, and
-`estimated_credits` reserves five credits a page instead of one."""
+"""`render` (docs/rendering.md) on `POST /v1/crawls`, on a site's audits and on a site's settings: the audit
+keeps it and shows it, and `estimated_credits` reserves five credits a page instead of one."""
 
 from typing import Any
 
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.ids import AuditId
 from tests.unit.rest.conftest import World
-from tests.unit.rest.test_sites import error, patch, post, register
+from tests.unit.rest.test_sites import error, get, patch, post, register
 
 SITE = "https://retro-clock.example/"
 
@@ -49,3 +49,25 @@ def test_a_sites_render_setting_is_saved_and_its_audits_render(world: World) -> 
     raw = start(world, site_id=site["id"], render=False)
     assert raw.status_code == 202, raw.text
     assert not stored(world, raw.json["crawl_id"]).render
+
+
+def test_the_audit_shows_whether_it_renders(world: World) -> None:
+    raw = start(world)
+    rendered = start(world, render=True)
+    assert get(world, f"/crawls/{raw.json['crawl_id']}").json["render"] is False
+    assert get(world, f"/crawls/{rendered.json['crawl_id']}").json["render"] is True
+
+
+def test_a_site_audit_may_say_otherwise_than_the_sites_setting(world: World) -> None:
+    site = register(world)
+    rendered = post(world, f"/sites/{site['id']}/crawls", {"max_pages": 40, "render": True})
+    assert rendered.status_code == 202, rendered.text
+    assert rendered.json["estimated_credits"] == 200
+    assert get(world, f"/crawls/{rendered.json['crawl_id']}").json["render"] is True
+    patch(world, f"/sites/{site['id']}", {"render": True})
+    raw = post(world, f"/sites/{site['id']}/crawls", {"max_pages": 40, "render": False})
+    assert raw.status_code == 202, raw.text
+    assert raw.json["estimated_credits"] == 40
+    assert not stored(world, raw.json["crawl_id"]).render
+    refused = post(world, f"/sites/{site['id']}/crawls", {"render": 1})
+    assert refused.json["error"]["fields"] == {"render": "must be true or false"}

@@ -196,6 +196,23 @@ def test_settings_are_saved_and_refused_with_the_reason(sites: Sites) -> None:
         assert 'role="alert"' in refused.text
 
 
+def test_render_javascript_is_saved_with_the_settings_and_counted_in_the_run_cost(sites: Sites) -> None:
+    browser = sites.browser()
+    path = f"/app/sites/{sites.site.id}"
+    page = browser.get(path).text
+    assert 'id="render" > Render JavaScript (5 credits a page)' in page
+    settings = {"action": "settings", "monitoring": "off", "max_pages": "200", "max_rps": "2"}
+    saved = browser.post(path, {**settings, "render": "on"})
+    assert saved.headers["Location"] == f"{path}?done=saved"
+    assert sites.app.application.get_site(sites.site.id, sites.caller).site.render
+    page = browser.get(path, done="saved").text
+    assert 'id="render" checked> Render JavaScript' in page
+    assert 'id="run-cost">at most 1,000 credits: 5 a page fetched and rendered, 0.2 a page unchanged' in page
+    browser.post(path, settings)  # an unticked box is not sent: rendering off
+    assert not sites.app.application.get_site(sites.site.id, sites.caller).site.render
+    assert 'id="run-cost">at most 200 credits: 1 a page fetched, 0.2' in browser.get(path).text
+
+
 def test_a_scoreless_audit_is_a_gap_with_its_reason(sites: Sites) -> None:
     shop = sites.shop
     shop.challenge = {"/", *(f"/products/{p}" for p in PRODUCTS), "/robots.txt"}
