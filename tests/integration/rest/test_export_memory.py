@@ -34,7 +34,8 @@ class Exported:
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def service(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Exported:
     if request.param == "postgres":
-        url = str(request.getfixturevalue("postgres_url"))
+        # A database of its own: the session's shared one may hold other tests' teams (ids from 1 taken).
+        url = str(request.getfixturevalue("new_postgres_database")())
     else:
         url = f"sqlite:///{tmp_path_factory.mktemp('export') / 'siteaudit.sqlite3'}"
     app = bootstrap(
