@@ -28,8 +28,8 @@ Result = TypeVar("Result")
 INPUT: Final = "siteaudit.input"
 
 Where = Literal["path", "query", "body"]
-# What a door reads: an integer, a number, a string, or a list of URLs (strings).
-Kind = Literal["integer", "number", "string", "urls"]
+# What a door reads: an integer, a number, a string, true or false, or a list of URLs (strings).
+Kind = Literal["integer", "number", "string", "boolean", "urls"]
 
 
 @frozen
@@ -201,7 +201,9 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
         hint = hint.__supertype__
     if origin is tuple:
         return "urls", False
-    if isinstance(hint, type) and issubclass(hint, bool | enum.Enum):
+    if hint is bool:
+        return "boolean", False
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
         raise TypeError(f"no input kind for {hint!r} yet")
     if hint is int:
         return "integer", False
@@ -234,7 +236,7 @@ def unbounded(found: Field) -> str | None:
         return "a number needs low and high"
     if found.kind in ("string", "urls") and spec.max_length is None:
         return "a string needs max_length"
-    return None
+    return None  # true or false needs no bound
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

@@ -53,6 +53,11 @@ def _scalar(fields: Fields, found: Field) -> Any:
     if found.kind == "number":
         number = fields.number(found.name, low=spec.low or 0.0, high=spec.high or 0.0)
         return found.default if number is None else number
+    if found.kind == "boolean":
+        given = fields.boolean(found.name)
+        if given is None and found.required and found.name not in fields.bad:
+            fields.bad[found.name] = "required"
+        return found.default if given is None else given
     text = fields.string(found.name, max_length=spec.max_length or 0)
     return found.default if text is None else text
 

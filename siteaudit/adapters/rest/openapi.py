@@ -1187,6 +1187,10 @@ def _input_schema(found: Field) -> dict[str, Any]:
             schema["pattern"] = spec.pattern
         elif spec.max_length is not None:
             schema["maxLength"] = spec.max_length
+    elif found.kind == "boolean":
+        schema = dict(BOOL)
+        if found.default is not None:
+            schema["default"] = found.default
     else:
         schema = {"type": found.kind}
         if spec.low is not None:
