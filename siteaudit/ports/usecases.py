@@ -20,6 +20,7 @@ import attrs
 from attrs import frozen
 
 from siteaudit.domain.error import ErrorCode
+from siteaudit.ports.ratelimit import Limit
 
 R = TypeVar("R", covariant=True)
 # The result of `handle(use_case: UseCase[Result], caller) -> Result`, one type variable for every door.
@@ -102,7 +103,9 @@ def body(
 @frozen
 class Http:
     """How `/v1` serves a use case: the method and path (`{name}` for a path input), the answer's status,
-    the OpenAPI operation (id, summary, description, the error codes it answers, body examples)."""
+    the OpenAPI operation (id, summary, description, the error codes it answers, body examples), and a
+    stricter limit on top of the shared per-key one (`limit`: the bucket's name and its `Limit`), which
+    its tool shares."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -112,6 +115,7 @@ class Http:
     status: int = 200
     description: str | None = None
     examples: tuple[Mapping[str, Any], ...] = ()
+    limit: tuple[str, Limit] | None = None
 
 
 Summary = Callable[[Mapping[str, Any]], str]

@@ -16,6 +16,7 @@ from siteaudit.adapters.rest.resources import Resource
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock
+from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import (
     Declared,
     Field,
@@ -109,9 +110,13 @@ class Declaring(Resource):
 
     def __init__(self, application: Application, clock: Clock, declared: Sequence[Declared]) -> None:
         super().__init__(application, clock)
+        # The stricter limits by method, which the authentication middleware reads.
+        self.extra_limits: dict[str, tuple[str, Limit]] = {}
         for one in declared:
             http = http_of(one)
             assert http is not None
+            if http.limit is not None:
+                self.extra_limits[http.method] = http.limit
             for found in fields_of(one):
                 # A path's string is the handler's to check (a task key's format); every other input
                 # is bounded here (a path's integer by Falcon's converter).

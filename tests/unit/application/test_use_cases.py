@@ -13,7 +13,7 @@ import falcon.testing
 import pytest
 from attrs import field, frozen
 
-from siteaudit.adapters.mcp.derived import param
+from siteaudit.adapters.mcp.derived import declared_limits, derived_tools, param
 from siteaudit.adapters.mcp.spec import Call
 from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.adapters.rest.derived import Declaring, read_use_case, route
@@ -21,6 +21,7 @@ from siteaudit.adapters.rest.openapi import declared_paths, document
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import ValidationFailed
+from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.ports.usecases import (
     Field,
@@ -349,3 +350,21 @@ def test_a_true_or_false_input_is_read_as_declared_at_every_door(
     schema = operation["requestBody"]["content"]["application/json"]["schema"]
     assert schema["properties"]["on"] == {"type": "boolean"} and schema["required"] == ["on"]
     assert param(on).schema() == {"type": "boolean", "description": "true: on; false: off."}
+
+
+@frozen
+class Limited(UseCase[int]):
+    """A use case of these tests only: a stricter limit on its endpoint, which its tool shares."""
+
+    site_id: int = field(metadata=path("A site.", low=1, high=9))
+
+    http = Http("POST", "/v1/sites/{site_id}/poke", "poke", "A test's", limit=("poke", Limit(2, 60.0)))
+    tool = Tool("poke_site", "Poke", "A test's.", lambda answer: "")
+
+
+def test_a_declared_stricter_limit_is_the_endpoints_and_its_tools() -> None:
+    app = bootstrap(Settings(database_url="memory://"))
+    assert Declaring(app.application, app.clock, [Limited]).extra_limits == {"POST": ("poke", Limit(2, 60.0))}
+    (tool,) = derived_tools([Limited])
+    assert tool.limited == ("poke", "POST /sites/{id}/poke")
+    assert declared_limits([Limited, Plain]) == {"poke_site": ("poke", Limit(2, 60.0))}
