@@ -40,7 +40,9 @@ class Input:
     `min_length`/`max_length` for a string or each URL of a list; `min_items`/`max_items` for a list;
     `pattern` for a string (shown in the OpenAPI document, where it stands for the lengths; the handler
     checks it). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
-    the count to the handler (its own 422); a tool's schema carries every length and count."""
+    the count to the handler (its own 422), unless `counted`: then it checks a list's count and each URL's
+    lengths itself, reads a body large enough for the longest list, and the document shows them; a tool's
+    schema carries every length and count."""
 
     where: Where
     description: str = ""
@@ -52,6 +54,7 @@ class Input:
     min_items: int | None = None
     max_items: int | None = None
     pattern: str | None = None
+    counted: bool = False
 
 
 def path(
@@ -85,6 +88,7 @@ def body(
     min_items: int | None = None,
     max_items: int | None = None,
     pattern: str | None = None,
+    counted: bool = False,
 ) -> dict[str, Input]:
     """attrs metadata of a field of the JSON body (REST) or an argument (tool)."""
     spec = Input(
@@ -96,6 +100,7 @@ def body(
         min_items=min_items,
         max_items=max_items,
         pattern=pattern,
+        counted=counted,
     )
     return {INPUT: spec}
 
@@ -139,7 +144,8 @@ class Wait:
 class Tool:
     """How the MCP door (HTTP and stdio, and so the remote CLI) offers a use case: the tool's name, title,
     description and annotations, the summary of its answer a model reads first, and door-own tools
-    built on it (`waits`)."""
+    built on it (`waits`). `after`: the tool it is listed after (empty: after the hand-written ones, in
+    declaration order), so a moved tool keeps its place in the list."""
 
     name: str
     title: str
@@ -151,6 +157,7 @@ class Tool:
     open_world: bool = False  # fetches the audited site
     untrusted: bool = False  # quotes text taken from crawled sites
     waits: tuple[Wait, ...] = ()
+    after: str = ""
 
 
 @frozen

@@ -40,7 +40,6 @@ from siteaudit.adapters.mcp.server import build_server
 from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
 from siteaudit.adapters.rest.console import INSPECT_LIMIT
 from siteaudit.adapters.rest.errors import answer, envelope
-from siteaudit.adapters.rest.indexnow import INDEXNOW_LIMIT
 from siteaudit.adapters.rest.middleware import Authentication
 from siteaudit.adapters.rest.sites import VERIFY_LIMIT
 from siteaudit.domain.account import Caller
@@ -57,7 +56,6 @@ CALLER_KEY: Final = "siteaudit.caller"
 _LIMITS: Final[dict[str, Limit]] = {
     "verify": VERIFY_LIMIT,
     "inspect": INSPECT_LIMIT,
-    INDEXNOW_LIMIT[0]: INDEXNOW_LIMIT[1],
 }
 EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {
     name: (spec.limited[0], _LIMITS[spec.limited[0]])
