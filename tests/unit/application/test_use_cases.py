@@ -368,3 +368,15 @@ def test_a_declared_stricter_limit_is_the_endpoints_and_its_tools() -> None:
     (tool,) = derived_tools([Limited])
     assert tool.limited == ("poke", "POST /sites/{id}/poke")
     assert declared_limits([Limited, Plain]) == {"poke_site": ("poke", Limit(2, 60.0))}
+
+
+def test_a_declared_tool_naming_the_tool_it_comes_after_is_listed_right_after_it() -> None:
+    @frozen
+    class Early(UseCase[int]):
+        site_id: int = field(metadata=path("A site.", low=1, high=9))
+
+        http = NotOffered("rest", "a test's")
+        tool = Tool("early_tool", "Early", "A test's.", lambda answer: "", after="ping")
+
+    names = [t.name for t in tool_specs([Limited, Early])]
+    assert names[:2] == ["ping", "early_tool"] and names[-1] == "poke_site"
