@@ -119,7 +119,7 @@ def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, A
             values[found.name] = _scalar(query, found)
     query.done()
     in_body = [f for f in inputs if f.spec.where == "body"]
-    if not in_body and http.method != "GET":
+    if not in_body and http.method in ("POST", "PUT", "PATCH"):
         json_body(req, allowed=(), required=False)  # none or an empty object: no field is unknown
     if in_body:
         document = json_body(req, allowed=[f.name for f in in_body], max_bytes=_max_body_bytes(in_body))
