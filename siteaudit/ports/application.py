@@ -41,7 +41,6 @@ from siteaudit.domain.console_answers import (
 )
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.indexnow import BatchResult, IndexNowSite, KeyCheck, Submission, SubmitStatus
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
 from siteaudit.domain.signin import AppSession
@@ -281,48 +280,6 @@ class OwnershipProved:
 
     site: Site
     checked: Sequence[ProofCheck]
-
-
-# --- IndexNow (SPEC 2.10, 4.9) -------------------------------------------------------------------------
-
-
-@frozen
-class IndexNowStatus:
-    """`GET /sites/{id}/indexnow`: the site, its IndexNow state, its latest submissions (newest first)
-    and today's (UTC) use of the daily URL allowance."""
-
-    site: Site
-    state: IndexNowSite
-    recent: Sequence[Submission]
-    used_today: int
-    limit: int
-
-
-@frozen
-class IndexNowKeyChecked:
-    """`check-key` and `PUT key`: what fetching the key file found, and the status after."""
-
-    check: KeyCheck
-    status: IndexNowStatus
-
-
-@frozen
-class IndexNowSubmitted:
-    """`POST /sites/{id}/indexnow`: `submitted` URLs accepted by the endpoint (URLs it had accepted
-    earlier the same UTC day are not sent again and count as submitted), `requests` made now, `skipped`
-    URLs of other hosts, `capped` URLs left out by the daily allowance, one `batches` entry per request."""
-
-    submitted: int
-    requests: int
-    status: SubmitStatus
-    status_code: int | None
-    error_code: str | None
-    skipped: int
-    capped: int
-    batches: Sequence[BatchResult]
-    reason: str | None
-    used_today: int
-    limit: int
 
 
 @frozen
@@ -629,36 +586,7 @@ class CallerApi(Protocol):
         completed purchase), PaymentProviderFailed."""
         ...
 
-    def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        """The site's IndexNow status (any site of the team; its key is generated on first use).
-        Raises NotFound."""
-        ...
-
-    def set_indexnow_auto(self, site_id: SiteId, auto: bool, caller: Caller) -> IndexNowStatus:
-        """Turn auto-submit after each audit on or off. Raises NotFound."""
-        ...
-
-    def check_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowKeyChecked:
-        """Fetch the key file now (through the SSRF guard); a failed check unverifies the key. Raises
-        NotFound."""
-        ...
-
-    def detect_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        """Look for a key the site already serves (at most 10 requests); a found key is only a suggestion,
-        in `detection`. Raises NotFound."""
-        ...
-
-    def set_indexnow_key(
-        self, site_id: SiteId, key: str, key_location: str | None, caller: Caller
-    ) -> IndexNowKeyChecked:
-        """Use an existing key, checked at once. Raises NotFound, InvalidIndexNowKey,
-        InvalidIndexNowKeyLocation (422) or SiteNotVerified (409)."""
-        ...
-
-    def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
-        """Send the site's URLs to IndexNow. Raises NotFound, SiteNotVerified, IndexNowKeyUnverified
-        (409), IndexNowUrlNotInSite (422), IndexNowCap (429) or IndexNowRejected (502)."""
-        ...
+    # IndexNow (docs/rest-api.md "IndexNow"): declared use cases (`handle`).
 
     # The search-console reads: every one needs the caller's verified site (404 not_found, 409
     # site_not_verified) and answers `demo` true for the demo provider's data.

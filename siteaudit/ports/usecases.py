@@ -20,6 +20,7 @@ import attrs
 from attrs import frozen
 
 from siteaudit.domain.error import ErrorCode
+from siteaudit.ports.ratelimit import Limit
 
 R = TypeVar("R", covariant=True)
 # The result of `handle(use_case: UseCase[Result], caller) -> Result`, one type variable for every door.
@@ -28,8 +29,8 @@ Result = TypeVar("Result")
 INPUT: Final = "siteaudit.input"
 
 Where = Literal["path", "query", "body"]
-# What a door reads: an integer, a number, a string, or a list of URLs (strings).
-Kind = Literal["integer", "number", "string", "urls"]
+# What a door reads: an integer, a number, a string, true or false, or a list of URLs (strings).
+Kind = Literal["integer", "number", "string", "boolean", "urls"]
 
 
 @frozen
@@ -39,7 +40,9 @@ class Input:
     `min_length`/`max_length` for a string or each URL of a list; `min_items`/`max_items` for a list;
     `pattern` for a string (shown in the OpenAPI document, where it stands for the lengths; the handler
     checks it). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
-    the count to the handler (its own 422); a tool's schema carries every length and count."""
+    the count to the handler (its own 422), unless `counted`: then it checks a list's count and each URL's
+    lengths itself, reads a body large enough for the longest list, and the document shows them; a tool's
+    schema carries every length and count."""
 
     where: Where
     description: str = ""
@@ -51,6 +54,7 @@ class Input:
     min_items: int | None = None
     max_items: int | None = None
     pattern: str | None = None
+    counted: bool = False
 
 
 def path(
@@ -84,6 +88,7 @@ def body(
     min_items: int | None = None,
     max_items: int | None = None,
     pattern: str | None = None,
+    counted: bool = False,
 ) -> dict[str, Input]:
     """attrs metadata of a field of the JSON body (REST) or an argument (tool)."""
     spec = Input(
@@ -95,6 +100,7 @@ def body(
         min_items=min_items,
         max_items=max_items,
         pattern=pattern,
+        counted=counted,
     )
     return {INPUT: spec}
 
@@ -102,7 +108,9 @@ def body(
 @frozen
 class Http:
     """How `/v1` serves a use case: the method and path (`{name}` for a path input), the answer's status,
-    the OpenAPI operation (id, summary, description, the error codes it answers, body examples)."""
+    the OpenAPI operation (id, summary, description, the error codes it answers, body examples), and a
+    stricter limit on top of the shared per-key one (`limit`: the bucket's name and its `Limit`), which
+    its tool shares."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -112,6 +120,7 @@ class Http:
     status: int = 200
     description: str | None = None
     examples: tuple[Mapping[str, Any], ...] = ()
+    limit: tuple[str, Limit] | None = None
 
 
 Summary = Callable[[Mapping[str, Any]], str]
@@ -135,7 +144,8 @@ class Wait:
 class Tool:
     """How the MCP door (HTTP and stdio, and so the remote CLI) offers a use case: the tool's name, title,
     description and annotations, the summary of its answer a model reads first, and door-own tools
-    built on it (`waits`)."""
+    built on it (`waits`). `after`: the tool it is listed after (empty: after the hand-written ones, in
+    declaration order), so a moved tool keeps its place in the list."""
 
     name: str
     title: str
@@ -147,6 +157,7 @@ class Tool:
     open_world: bool = False  # fetches the audited site
     untrusted: bool = False  # quotes text taken from crawled sites
     waits: tuple[Wait, ...] = ()
+    after: str = ""
 
 
 @frozen
@@ -201,7 +212,9 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
         hint = hint.__supertype__
     if origin is tuple:
         return "urls", False
-    if isinstance(hint, type) and issubclass(hint, bool | enum.Enum):
+    if hint is bool:
+        return "boolean", False
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
         raise TypeError(f"no input kind for {hint!r} yet")
     if hint is int:
         return "integer", False
@@ -234,7 +247,7 @@ def unbounded(found: Field) -> str | None:
         return "a number needs low and high"
     if found.kind in ("string", "urls") and spec.max_length is None:
         return "a string needs max_length"
-    return None
+    return None  # true or false needs no bound
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

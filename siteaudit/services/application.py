@@ -28,7 +28,6 @@ from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.hostlimit import HostLimits
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.indexnow import IndexNowRejected
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
@@ -52,9 +51,6 @@ from siteaudit.ports.application import (
     DeviceLoginStarted,
     ExportKind,
     ExportRow,
-    IndexNowKeyChecked,
-    IndexNowStatus,
-    IndexNowSubmitted,
     Invitation,
     IssuedKey,
     IssueQuery,
@@ -110,7 +106,6 @@ from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import device as device_services
 from siteaudit.services import finalize as finalize_services
-from siteaudit.services import indexnow as indexnow_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
 from siteaudit.services import report as report_services
@@ -192,6 +187,10 @@ class LocalApplication:
                 "queue": lambda: self.queue,
                 "limiter": self._limiter,
                 "traffic": lambda: self.traffic,
+                "secrets": lambda: self.secrets,
+                "reader": lambda: self.proof_reader,
+                "indexnow_client": lambda: self.indexnow_client,
+                "indexnow_batch_urls": lambda: self.indexnow_batch_urls,
             }
         )
 
@@ -619,62 +618,6 @@ class LocalApplication:
 
     def grant_subscription_months(self, now: datetime) -> int:
         return billing_services.grant_subscription_months(now, uow=self.uow)
-
-    # --- IndexNow (SPEC 2.10, 4.9) ---------------------------------------------------------------------
-
-    def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        return indexnow_services.indexnow_status(
-            site_id, caller, uow=self.uow(), clock=self.clock, secrets=self.secrets
-        )
-
-    def set_indexnow_auto(self, site_id: SiteId, auto: bool, caller: Caller) -> IndexNowStatus:
-        return indexnow_services.set_auto(
-            site_id, caller, auto, uow=self.uow(), clock=self.clock, secrets=self.secrets
-        )
-
-    def check_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowKeyChecked:
-        return indexnow_services.check_key(
-            site_id, caller, uow=self.uow(), clock=self.clock, secrets=self.secrets, reader=self.proof_reader
-        )
-
-    def detect_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        return indexnow_services.detect_key(
-            site_id,
-            caller,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            reader=self.proof_reader,
-            crawl=self.crawl,
-        )
-
-    def set_indexnow_key(
-        self, site_id: SiteId, key: str, key_location: str | None, caller: Caller
-    ) -> IndexNowKeyChecked:
-        return indexnow_services.set_key(
-            site_id,
-            caller,
-            key,
-            key_location,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            reader=self.proof_reader,
-        )
-
-    def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
-        if self.indexnow_client is None:
-            raise IndexNowRejected("no IndexNow client is configured")
-        return indexnow_services.submit(
-            site_id,
-            caller,
-            urls,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            client=self.indexnow_client,
-            batch_size=self.indexnow_batch_urls,
-        )
 
     # --- the search-console integration (docs/rest-api.md "Search console") ----------------------------
 

@@ -37,7 +37,7 @@ from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.alert import mail_site_alert
-from siteaudit.services.indexnow import auto_submit_after_audit
+from siteaudit.services.indexnow.indexnow import auto_submit_after_audit
 from siteaudit.services.tasks.task import refresh_site_tasks
 from siteaudit.services.traffic import FixedTraffic
 from siteaudit.services.webhook import queue_webhook
@@ -120,7 +120,7 @@ def auto_submit_indexnow(
     indexnow_client: IndexNowClient,
     indexnow_batch_urls: int,
 ) -> None:
-    """IndexNow auto-submit of a done site audit's new and changed pages (`services/indexnow.py`); a site
+    """IndexNow auto-submit of a done site audit's new and changed pages (`services/indexnow/indexnow.py`); a site
     without auto-submit costs one read, a plain-URL audit none. Idempotent: one submission is kept per
     audit, and a site that has one is not submitted again; the daily allowance counts each URL once a day
     whatever is sent again."""

@@ -20,6 +20,8 @@ from siteaudit.domain.account import Caller
 from siteaudit.ports.usecases import Declared, UseCase
 from siteaudit.services.impact import impact
 from siteaudit.services.impact import usecases as fix_impact
+from siteaudit.services.indexnow import indexnow
+from siteaudit.services.indexnow import usecases as index_now
 from siteaudit.services.tasks import recheck, task
 from siteaudit.services.tasks import usecases as tasks
 
@@ -29,8 +31,8 @@ Handler = Callable[..., Any]
 
 # The modules holding handlers, per feature package; and every declared use case, in the order the doors
 # list them.
-HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (task, recheck, impact)
-USE_CASES: Final[tuple[Declared, ...]] = (*tasks.USE_CASES, *fix_impact.USE_CASES)
+HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (task, recheck, impact, indexnow)
+USE_CASES: Final[tuple[Declared, ...]] = (*tasks.USE_CASES, *fix_impact.USE_CASES, *index_now.USE_CASES)
 
 
 def handlers_in(modules: Iterable[ModuleType]) -> dict[Declared, Handler]:

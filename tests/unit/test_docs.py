@@ -22,20 +22,6 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 PAGES = (README, *sorted(DOCS.glob("*.md")), ROOT / "benchmarks" / "README.md")
 
-# IndexNow: moving into services/indexnow/. Until that lands, comments about IndexNow in these files (and only
-# those comments: the rest of each file is checked) may still cite documents outside the repository.
-INDEXNOW_MOVING = (
-    "siteaudit/services/indexnow",
-    "siteaudit/adapters/rest/indexnow.py",
-    "siteaudit/adapters/rest/app.py",
-    "siteaudit/adapters/rest/openapi.py",
-    "siteaudit/adapters/rest/views.py",
-    "siteaudit/adapters/mcp/search_tools.py",
-    "siteaudit/adapters/mcp/tools.py",
-    "siteaudit/adapters/client/",
-    "siteaudit/ports/application.py",
-    "siteaudit/services/application.py",
-)
 
 # Documents outside the repository, issue numbers, and README sections (the front page has no sections
 # worth citing: the docs pages do). `benchmarks/README.md` is a page of the repository and may be cited.
@@ -264,8 +250,6 @@ def test_comments_cite_the_docs_pages_not_documents_outside_the_repository() -> 
     for name, source in modules():
         for line, text in commentary(source):
             if " ".join(text.split()) in served:
-                continue
-            if name.startswith(INDEXNOW_MOVING) and "IndexNow" in text:
                 continue
             for match in OUTSIDE.finditer(text):
                 offenders.append(f"{name}:{line}: {match.group()}")

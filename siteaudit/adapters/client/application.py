@@ -46,9 +46,6 @@ from siteaudit.ports.application import (
     AuditQuery,
     AuditStarted,
     CallerApi,
-    IndexNowKeyChecked,
-    IndexNowStatus,
-    IndexNowSubmitted,
     IssueQuery,
     Listing,
     NotIndexedQuery,
@@ -292,41 +289,6 @@ class HttpApplication(CallerApi):
 
     def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
         return convert.index_triage(self._get(caller, f"/sites/{int(site_id)}/index-triage"))
-
-    # --- IndexNow (SPEC 4.9) --------------------------------------------------------------------------
-    # A status names the site it is of: the site is read after the call (`GET /sites/{id}`).
-
-    def _site_answer(self, site_id: SiteId, caller: Caller) -> Any:
-        return self._get(caller, f"/sites/{int(site_id)}")
-
-    def indexnow_status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        answer = self._get(caller, f"/sites/{int(site_id)}/indexnow")
-        return convert.indexnow_status(answer, self._site_answer(site_id, caller))
-
-    def set_indexnow_auto(self, site_id: SiteId, auto: bool, caller: Caller) -> IndexNowStatus:
-        answer = self._send("PATCH", caller, f"/sites/{int(site_id)}/indexnow", {"auto": auto})
-        return convert.indexnow_status(answer, self._site_answer(site_id, caller))
-
-    def check_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowKeyChecked:
-        answer = self._send("POST", caller, f"/sites/{int(site_id)}/indexnow/check-key")
-        return convert.indexnow_key_checked(answer, self._site_answer(site_id, caller))
-
-    def detect_indexnow_key(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
-        answer = self._send("POST", caller, f"/sites/{int(site_id)}/indexnow/detect-key")
-        return convert.indexnow_status(answer, self._site_answer(site_id, caller))
-
-    def set_indexnow_key(
-        self, site_id: SiteId, key: str, key_location: str | None, caller: Caller
-    ) -> IndexNowKeyChecked:
-        body: dict[str, Any] = {"key": key}
-        if key_location is not None:
-            body["key_location"] = key_location
-        answer = self._send("PUT", caller, f"/sites/{int(site_id)}/indexnow/key", body)
-        return convert.indexnow_key_checked(answer, self._site_answer(site_id, caller))
-
-    def submit_to_indexnow(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> IndexNowSubmitted:
-        answer = self._send("POST", caller, f"/sites/{int(site_id)}/indexnow", {"urls": list(urls)})
-        return convert.indexnow_submitted(answer)
 
     # --- billing links (docs/rest-api.md "Billing") ----------------------------------------------------
 

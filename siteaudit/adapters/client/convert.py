@@ -26,20 +26,6 @@ from siteaudit.domain.console_answers import (
 )
 from siteaudit.domain.facts import FetchError
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
-from siteaudit.domain.indexnow import (
-    BatchResult,
-    Detection,
-    DetectionSource,
-    DetectionStatus,
-    IndexNowSite,
-    KeyCheck,
-    KeyCheckReason,
-    KeyCheckResult,
-    KeySource,
-    Submission,
-    SubmitStatus,
-    SubmitTrigger,
-)
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
 from siteaudit.domain.site import (
@@ -56,9 +42,6 @@ from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
-    IndexNowKeyChecked,
-    IndexNowStatus,
-    IndexNowSubmitted,
     Listing,
     OwnershipProved,
     PaymentLink,
@@ -255,7 +238,7 @@ def ownership_proved(answer: J) -> OwnershipProved:
     return OwnershipProved(site=site(answer), checked=checked)
 
 
-# --- search console, index triage, IndexNow, billing links (SPEC 4.8-4.10) -------------------------------
+# --- search console, index triage, billing links (docs/rest-api.md "Search console", "Billing") ----------
 
 # The console answers are the domain's values as REST unstructured them: structured back with the
 # report's converter plus ISO times.
@@ -288,95 +271,5 @@ def index_triage(answer: J) -> IndexTriage:
     return _values.structure(answer, IndexTriage)
 
 
-def indexnow_status(answer: J, site_answer: J) -> IndexNowStatus:
-    """`GET /sites/{id}/indexnow` (or a key check's status part) with `GET /sites/{id}` for the site. The
-    key's last check and the day `used` counts are not shown (None; the answer's `today` is the count)."""
-    the_site = site(site_answer)
-    found = answer["detection"]
-    detection = (
-        None
-        if found is None
-        else Detection(
-            status=DetectionStatus(found["status"]),
-            key=found["key"],
-            key_file_url=found["key_file_url"],
-            source=None if found["source"] is None else DetectionSource(found["source"]),
-            platform=found["platform"],
-            checked_at=_required_moment(found["checked_at"]),
-        )
-    )
-    state = IndexNowSite(
-        site_id=the_site.id,
-        team_id=the_site.team_id,
-        key=answer["key"],
-        key_source=KeySource(answer["key_source"]),
-        key_location=answer["key_location"],
-        key_verified_at=moment(answer["key_verified_at"]),
-        auto=bool(answer["auto"]),
-        last_submit_at=moment(answer["last_submit_at"]),
-        used=int(answer["today"]["used"]),
-        detection=detection,
-    )
-    recent = [
-        Submission(
-            site_id=the_site.id,
-            at=_required_moment(s["at"]),
-            trigger=SubmitTrigger(s["trigger"]),
-            urls=int(s["urls"]),
-            submitted=int(s["submitted"]),
-            requests=int(s["requests"]),
-            status=str(s["status"]),
-            status_code=s["status_code"],
-            audit_id=None if s["crawl_id"] is None else AuditId(int(s["crawl_id"])),
-        )
-        for s in answer["recent"]
-    ]
-    return IndexNowStatus(
-        site=the_site,
-        state=state,
-        recent=recent,
-        used_today=int(answer["today"]["used"]),
-        limit=int(answer["today"]["limit"]),
-    )
-
-
-def indexnow_key_checked(answer: J, site_answer: J) -> IndexNowKeyChecked:
-    """A key check's answer: its result, and the status after. When it ran is not shown (`UNSHOWN_TIME`)."""
-    reason = answer["reason"]
-    check = KeyCheck(
-        result=KeyCheckResult(answer["result"]),
-        reason=None if reason is None else KeyCheckReason(reason),
-        detail=answer["detail"],
-        url=answer["key_file_url"],
-        at=UNSHOWN_TIME,
-    )
-    return IndexNowKeyChecked(check=check, status=indexnow_status(answer, site_answer))
-
-
-def indexnow_submitted(answer: J) -> IndexNowSubmitted:
-    return IndexNowSubmitted(
-        submitted=int(answer["submitted"]),
-        requests=int(answer["requests"]),
-        status=SubmitStatus(answer["status"]),
-        status_code=answer["status_code"],
-        error_code=answer["error_code"],
-        skipped=int(answer["skipped"]),
-        capped=int(answer["capped"]),
-        batches=[
-            BatchResult(urls=int(b["urls"]), status_code=b["status_code"], error_code=b["error_code"])
-            for b in answer["batches"]
-        ],
-        reason=answer["reason"],
-        used_today=int(answer["today"]["used"]),
-        limit=int(answer["today"]["limit"]),
-    )
-
-
 def payment_link(answer: J) -> PaymentLink:
     return PaymentLink(url=str(answer["url"]))
-
-
-def _required_moment(value: str) -> datetime:
-    at = moment(value)
-    assert at is not None
-    return at

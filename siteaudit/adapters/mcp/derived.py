@@ -3,15 +3,26 @@ binding offers, its parameters from the use case's inputs (bounds, defaults, des
 `application.handle` and the answer as `/v1` shows it, its summary from the binding; and the door-own
 polling tools (`Wait`) after the tool they poll."""
 
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from siteaudit.adapters.answers import converter
 from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.mcp.spec import Call, ToolSpec
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.ports.usecases import Declared, Field, Tool, UseCase, Wait, exactly_one_problem, fields_of
+from siteaudit.ports.ratelimit import Limit
+from siteaudit.ports.usecases import (
+    Declared,
+    Field,
+    Http,
+    Tool,
+    UseCase,
+    Wait,
+    exactly_one_problem,
+    fields_of,
+)
 
 TIMEOUT: Final = Param(
     "timeout_s", "number", "How long to wait at most, in seconds (1-120).", low=1, high=120, default=25
@@ -79,6 +90,24 @@ def waiting(once: Callable[[Call], dict[str, Any]], wait: Wait) -> Callable[[Cal
     return run
 
 
+def limited(declared: Declared) -> tuple[str, str]:
+    """The stricter REST limit the tool shares with its endpoint: (bucket, "METHOD /path"), or none."""
+    http = declared.http
+    if not isinstance(http, Http) or http.limit is None:
+        return ("", "")
+    resource = re.sub(r"\{\w+\}", "{id}", http.path.removeprefix("/v1"))
+    return (http.limit[0], f"{http.method} {resource}")
+
+
+def declared_limits(use_cases: Sequence[Declared]) -> Mapping[str, tuple[str, Limit]]:
+    """By tool name, the stricter limit each declared use case's tool shares with its endpoint."""
+    return {
+        declared.tool.name: declared.http.limit
+        for declared in use_cases
+        if isinstance(declared.tool, Tool) and isinstance(declared.http, Http) and declared.http.limit
+    }
+
+
 def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
     specs: list[ToolSpec] = []
     for declared in use_cases:
@@ -101,6 +130,7 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
                 idempotent=tool.idempotent,
                 open_world=tool.open_world,
                 untrusted=tool.untrusted,
+                limited=limited(declared),
             )
         )
         specs.extend(

@@ -22,7 +22,7 @@ OAuth discovery): keys come from the app or `siteaudit connect`, there is no aut
 import os
 import queue
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from typing import Any, Final
@@ -35,11 +35,11 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from siteaudit.adapters import strict_json
+from siteaudit.adapters.mcp.derived import declared_limits
 from siteaudit.adapters.mcp.server import build_server
 from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
 from siteaudit.adapters.rest.console import INSPECT_LIMIT
 from siteaudit.adapters.rest.errors import answer, envelope
-from siteaudit.adapters.rest.indexnow import INDEXNOW_LIMIT
 from siteaudit.adapters.rest.middleware import Authentication
 from siteaudit.adapters.rest.sites import VERIFY_LIMIT
 from siteaudit.domain.account import Caller
@@ -57,7 +57,6 @@ CALLER_KEY: Final = "siteaudit.caller"
 _LIMITS: Final[dict[str, Limit]] = {
     "verify": VERIFY_LIMIT,
     "inspect": INSPECT_LIMIT,
-    INDEXNOW_LIMIT[0]: INDEXNOW_LIMIT[1],
 }
 EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {
     name: (spec.limited[0], _LIMITS[spec.limited[0]])
@@ -219,8 +218,10 @@ class McpEndpoint:
         authentication: Authentication,
         allowed_origins: Sequence[str],
         loop: EventLoopThread | None = None,
+        extra_limits: Mapping[str, tuple[str, Limit]] = EXTRA_LIMITS,
     ) -> None:
         self.server = server
+        self.extra_limits = extra_limits
         self.authentication = authentication
         self.allowed_origins = frozenset(origin_of(o) for o in allowed_origins)
         self.loop = loop or EventLoopThread()
@@ -244,7 +245,7 @@ class McpEndpoint:
             return
         message, refused = read_message(body)
         try:
-            self.authentication.identify(req, resp, EXTRA_LIMITS.get(tool_called(message) or ""))
+            self.authentication.identify(req, resp, self.extra_limits.get(tool_called(message) or ""))
         except Unauthenticated:
             resp.set_header("WWW-Authenticate", bearer_challenge(req.get_header("Authorization")))
             raise
@@ -272,6 +273,7 @@ def mount_mcp(
     """Serve the tool server at `/mcp` on `api`."""
     server = build_server(application, caller_of=caller_in_scope, now=clock.now, poll_s=poll_s)
     authentication = Authentication(application.authenticate, limiter, clock, trusted_proxies)
-    endpoint = McpEndpoint(server, authentication, allowed_origins)
+    limits = {**EXTRA_LIMITS, **declared_limits(application.use_cases())}
+    endpoint = McpEndpoint(server, authentication, allowed_origins, extra_limits=limits)
     api.add_route(MCP_PATH, endpoint)
     return endpoint

@@ -1,5 +1,5 @@
-"""The run functions and summaries of the search-console, index-triage, IndexNow and billing-link tools
-(SPEC 4.8-4.10), declared in `tools.HAND_WRITTEN`: each renders its answer with the REST view."""
+"""The run functions and summaries of the search-console, index-triage and billing-link tools
+(docs/rest-api.md "Search console" and "Billing"), declared in `tools.HAND_WRITTEN`: each renders its answer with the REST view."""
 
 from typing import Any
 
@@ -95,71 +95,6 @@ def triage_text(a: dict[str, Any]) -> str:
     return (
         f"{s['not_indexed']} of {s['crawled']} crawled pages are not indexed, in {a['total_groups']} "
         f"groups.{_demo(a)} Fix the valuable_not_indexed groups first (each group's action says how)."
-    )
-
-
-def indexnow_status(call: Call) -> dict[str, Any]:
-    return views.indexnow_status_answer(call.application.indexnow_status(_site_id(call), call.caller))
-
-
-def set_indexnow_auto(call: Call) -> dict[str, Any]:
-    return views.indexnow_status_answer(
-        call.application.set_indexnow_auto(_site_id(call), bool(call.args["auto"]), call.caller)
-    )
-
-
-def check_indexnow_key(call: Call) -> dict[str, Any]:
-    return views.indexnow_key_check_answer(call.application.check_indexnow_key(_site_id(call), call.caller))
-
-
-def detect_indexnow_key(call: Call) -> dict[str, Any]:
-    return views.indexnow_status_answer(call.application.detect_indexnow_key(_site_id(call), call.caller))
-
-
-def set_indexnow_key(call: Call) -> dict[str, Any]:
-    a = call.args
-    checked = call.application.set_indexnow_key(_site_id(call), a["key"], a["key_location"], call.caller)
-    return views.indexnow_key_check_answer(checked)
-
-
-def submit_to_indexnow(call: Call) -> dict[str, Any]:
-    return views.indexnow_submit_answer(
-        call.application.submit_to_indexnow(_site_id(call), call.args["urls"], call.caller)
-    )
-
-
-def indexnow_text(a: dict[str, Any]) -> str:
-    key = "verified" if a["key_verified"] else f"not verified: publish {a['key_file_url']} holding the key"
-    return (
-        f"IndexNow key {key}; auto-submit {'on' if a['auto'] else 'off'}; {a['today']['used']} of "
-        f"{a['today']['limit']} URLs submitted today. "
-        + ("Call submit_to_indexnow." if a["key_verified"] else "Then call check_indexnow_key.")
-    )
-
-
-def key_check_text(a: dict[str, Any]) -> str:
-    if a["result"] == "verified":
-        return f"The key file {a['key_file_url']} holds the key: verified. Call submit_to_indexnow."
-    return (
-        f"The key file {a['key_file_url']} did not verify ({a['reason']}). Publish it with the key as its "
-        "only content (see agent_prompt), then call check_indexnow_key again."
-    )
-
-
-def detect_text(a: dict[str, Any]) -> str:
-    found = a["detection"]
-    if found is not None and found["status"] == "found":
-        return (
-            f"An existing key is served at {found['key_file_url']}. To use it call set_indexnow_key with "
-            "that key (a suggestion: nothing changed yet)."
-        )
-    return "No existing key found. Publish the generated key file, then call check_indexnow_key."
-
-
-def submit_text(a: dict[str, Any]) -> str:
-    return (
-        f"Submitted {a['submitted']} URLs in {a['requests']} requests ({a['status']}); {a['skipped']} "
-        f"skipped (other hosts), {a['capped']} over today's allowance."
     )
 
 

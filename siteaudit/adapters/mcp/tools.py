@@ -5,7 +5,7 @@ A tool names the application methods it calls (`uses`). `NOT_TOOLS` is the one l
 methods that have no tool, each with the reason; a test fails when an application method is in neither,
 so a use case added to the interface cannot be forgotten here. Every tool answers with the JSON its REST
 endpoint answers (the same views render it) and a short text summary saying what to call next. The run
-functions and summaries of the console, IndexNow and billing-link tools are in `search_tools.py`.
+functions and summaries of the console and billing-link tools are in `search_tools.py`.
 """
 
 # Over 400 lines: the tool table itself, one declaration per tool with the text a model reads.
@@ -25,7 +25,6 @@ from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
-from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
@@ -44,7 +43,7 @@ from siteaudit.ports.application import (
     SiteChanges,
     SiteRegistration,
 )
-from siteaudit.ports.usecases import Declared
+from siteaudit.ports.usecases import Declared, Tool
 
 # Application methods with no tool, and why. The only list of its kind (docs/agents.md "Agents and MCP": key
 # management, the webhook secret and device approval stay in the app).
@@ -958,137 +957,6 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         params=(SITE_ID,),
         untrusted=True,
     ),
-    # --- IndexNow (SPEC 4.9) ---
-    ToolSpec(
-        name="get_indexnow_status",
-        title="IndexNow status",
-        description=(
-            "A site's IndexNow key (to notify Bing, Yandex and others of new or changed pages; the largest "
-            "search engine is not notified), the key file to publish, whether it is verified, auto-submit, "
-            "today's use of the daily allowance and recent submissions. Costs nothing. Publish the key "
-            "file (agent_prompt says how), then check_indexnow_key, then submit_to_indexnow."
-        ),
-        uses=("indexnow_status",),
-        run=search.indexnow_status,
-        summary=search.indexnow_text,
-        params=(SITE_ID,),
-    ),
-    ToolSpec(
-        name="check_indexnow_key",
-        title="Check the IndexNow key file",
-        description=(
-            "Fetch the site's IndexNow key file now and verify it holds the key. Costs nothing; at most 10 "
-            "IndexNow calls a minute. Answers result verified, or failed with the reason; then "
-            "submit_to_indexnow once verified."
-        ),
-        uses=("check_indexnow_key",),
-        run=search.check_indexnow_key,
-        summary=search.key_check_text,
-        params=(SITE_ID,),
-        read_only=False,
-        open_world=True,
-        untrusted=True,
-        limited=("indexnow", "POST /sites/{id}/indexnow/check-key"),
-    ),
-    ToolSpec(
-        name="detect_indexnow_key",
-        title="Find an existing IndexNow key",
-        description=(
-            "Check whether the site's platform submits to IndexNow for it (status managed, with its "
-            "platform: wix, yoast; cloudflare is named but never managed), else look for an IndexNow key "
-            "the site already serves (its own key, keys of the team's other verified sites, key files "
-            "seen in the latest audit), with at most 10 requests in all. Costs nothing; "
-            "at most 10 IndexNow calls a minute. A found key is only a suggestion: call set_indexnow_key "
-            "to use it."
-        ),
-        uses=("detect_indexnow_key",),
-        run=search.detect_indexnow_key,
-        summary=search.detect_text,
-        params=(SITE_ID,),
-        read_only=False,
-        open_world=True,
-        untrusted=True,
-        limited=("indexnow", "POST /sites/{id}/indexnow/detect-key"),
-    ),
-    ToolSpec(
-        name="set_indexnow_key",
-        title="Use an existing IndexNow key",
-        description=(
-            "Use a key the site already serves instead of the generated one (verified sites only), and "
-            "check its file now. Costs nothing; at most 10 IndexNow calls a minute. Answers "
-            "invalid_indexnow_key or invalid_indexnow_key_location for a malformed key or location."
-        ),
-        uses=("set_indexnow_key",),
-        run=search.set_indexnow_key,
-        summary=search.key_check_text,
-        params=(
-            SITE_ID,
-            Param(
-                "key",
-                "string",
-                "The key: 8-128 characters of A-Z a-z 0-9 and -.",
-                True,
-                min_length=1,
-                max_length=MAX_URL_LENGTH,
-            ),
-            Param(
-                "key_location",
-                "string",
-                "Only when the file is not at https://<host>/<key>.txt: an https URL on the site's host "
-                "ending in .txt.",
-                min_length=1,
-                max_length=MAX_URL_LENGTH,
-            ),
-        ),
-        read_only=False,
-        open_world=True,
-        untrusted=True,
-        limited=("indexnow", "PUT /sites/{id}/indexnow/key"),
-    ),
-    ToolSpec(
-        name="set_indexnow_auto",
-        title="IndexNow auto-submit",
-        description=(
-            "Turn on or off submitting a site's new and changed pages to IndexNow after each of its "
-            "audits. Costs nothing. Returns the IndexNow status."
-        ),
-        uses=("set_indexnow_auto",),
-        run=search.set_indexnow_auto,
-        summary=search.indexnow_text,
-        params=(SITE_ID, Param("auto", "boolean", "true: submit after each audit; false: do not.", True)),
-        read_only=False,
-    ),
-    ToolSpec(
-        name="submit_to_indexnow",
-        title="Submit URLs to IndexNow",
-        description=(
-            "Notify the IndexNow engines (not the largest search engine) of 1-10,000 new or changed URLs "
-            "of a verified site with a verified key; URLs of other hosts are skipped. Costs nothing in "
-            "credits; counts against the site's daily URL allowance (indexnow_cap when used up); at most "
-            "10 IndexNow calls a minute. Errors: indexnow_key_unverified (call check_indexnow_key), "
-            "indexnow_rejected."
-        ),
-        uses=("submit_to_indexnow",),
-        run=search.submit_to_indexnow,
-        summary=search.submit_text,
-        params=(
-            SITE_ID,
-            Param(
-                "urls",
-                "urls",
-                f"1-{MAX_SUBMIT_URLS:,} URLs of the site.",
-                True,
-                low=1,
-                high=MAX_SUBMIT_URLS,
-                min_length=1,
-                max_length=MAX_URL_LENGTH,
-            ),
-        ),
-        read_only=False,
-        idempotent=False,
-        open_world=True,
-        limited=("indexnow", "POST /sites/{id}/indexnow"),
-    ),
     # --- billing links (docs/rest-api.md "Billing"), the team owner only ---
     ToolSpec(
         name="get_credit_pack_link",
@@ -1141,8 +1009,15 @@ HAND_WRITTEN_BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in HAND_W
 
 
 def tool_specs(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
-    """Every tool, in the order listed: those written here, then those of the declared use cases."""
-    return (*HAND_WRITTEN, *derived_tools(use_cases))
+    """Every tool, in the order listed: those written here, then those of the declared use cases; a
+    declared tool naming the tool it comes `after` is listed right after it."""
+    listed = list(HAND_WRITTEN)
+    for declared in use_cases:
+        derived = derived_tools([declared])
+        after = declared.tool.after if isinstance(declared.tool, Tool) else ""
+        at = [spec.name for spec in listed].index(after) + 1 if after else len(listed)
+        listed[at:at] = derived
+    return tuple(listed)
 
 
 def tools_using(tools: Sequence[ToolSpec]) -> Sequence[str]:

@@ -22,7 +22,6 @@ from siteaudit.adapters.rest.billing import (
 from siteaudit.adapters.rest.console import console_routes
 from siteaudit.adapters.rest.derived import routes
 from siteaudit.adapters.rest.export import CrawlExport
-from siteaudit.adapters.rest.indexnow import IndexNow, IndexNowCheckKey, IndexNowDetectKey, IndexNowKey
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
 from siteaudit.adapters.rest.openapi import OpenApi, document
@@ -124,11 +123,6 @@ def create_api(
     api.add_route("/v1/billing/portal", BillingPortal(application, clock))
     api.add_route(STRIPE_WEBHOOK_PATH, StripeWebhook(application))
     api.add_route(TEST_CHECKOUT_PATH, TestCheckoutPage(application, session_cookie=app_session_cookie))
-    # IndexNow (SPEC 4.9).
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow", IndexNow(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/check-key", IndexNowCheckKey(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/detect-key", IndexNowDetectKey(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/indexnow/key", IndexNowKey(application, clock))
     # The search-console integration (docs/rest-api.md "Search console"): /gsc/... and its /sengine/...
     # alias alike.
     for path, resource in console_routes(f"/v1/sites/{{site_id:{ID}}}"):

@@ -11,11 +11,12 @@ from typing import Any
 import falcon
 
 from siteaudit.adapters.answers import converter
-from siteaudit.adapters.rest.params import Fields, json_body, known_query
+from siteaudit.adapters.rest.params import MAX_BODY_BYTES, Fields, json_body, known_query
 from siteaudit.adapters.rest.resources import Resource
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock
+from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import (
     Declared,
     Field,
@@ -53,12 +54,47 @@ def _scalar(fields: Fields, found: Field) -> Any:
     if found.kind == "number":
         number = fields.number(found.name, low=spec.low or 0.0, high=spec.high or 0.0)
         return found.default if number is None else number
+    if found.kind == "boolean":
+        given = fields.boolean(found.name)
+        return found.default if given is None else given
     text = fields.string(found.name, max_length=spec.max_length or 0)
     return found.default if text is None else text
 
 
+def _counted_urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...]:
+    """A `counted` list of URLs: present, its count and each URL's lengths within bounds."""
+    spec = found.spec
+    fewest, most, shortest, longest = (
+        spec.min_items or 0,
+        spec.max_items or 0,
+        spec.min_length or 0,
+        spec.max_length or 0,
+    )
+    if found.name not in body:
+        raise ValidationFailed({found.name: "required"})
+    value = body[found.name]
+    if not isinstance(value, list) or not fewest <= len(value) <= most:
+        raise ValidationFailed({found.name: f"must be an array of {fewest:,} to {most:,} URLs"})
+    if not all(isinstance(u, str) and shortest <= len(u) <= longest for u in value):
+        problem = f"every URL must be a string of {shortest:,} to {longest:,} characters"
+        raise ValidationFailed({found.name: problem})
+    return tuple(value)
+
+
+def _max_body_bytes(in_body: Sequence[Field]) -> int:
+    """The largest body read: the usual limit, and room for each `counted` list's longest URLs."""
+    room = sum(
+        (f.spec.max_items or 0) * ((f.spec.max_length or 0) + 8)
+        for f in in_body
+        if f.kind == "urls" and f.spec.counted
+    )
+    return MAX_BODY_BYTES + room
+
+
 def _urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...] | None:
     """A list of URLs as given, each within its length (the count and the host are the handler's)."""
+    if found.spec.counted:
+        return _counted_urls(found, body)
     if found.name not in body:
         return None
     value, most = body[found.name], found.spec.max_length or 0
@@ -83,12 +119,16 @@ def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, A
             values[found.name] = _scalar(query, found)
     query.done()
     in_body = [f for f in inputs if f.spec.where == "body"]
+    if not in_body and http.method in ("POST", "PUT", "PATCH"):
+        json_body(req, allowed=(), required=False)  # none or an empty object: no field is unknown
     if in_body:
-        document = json_body(req, allowed=[f.name for f in in_body])
+        document = json_body(req, allowed=[f.name for f in in_body], max_bytes=_max_body_bytes(in_body))
         fields = Fields(document)
         for found in in_body:
             if found.kind != "urls":
                 values[found.name] = _scalar(fields, found)
+                if values[found.name] is None and found.required and found.name not in fields.bad:
+                    fields.bad[found.name] = "required"
         fields.done()
         for found in in_body:
             if found.kind == "urls":
@@ -104,9 +144,13 @@ class Declaring(Resource):
 
     def __init__(self, application: Application, clock: Clock, declared: Sequence[Declared]) -> None:
         super().__init__(application, clock)
+        # The stricter limits by method, which the authentication middleware reads.
+        self.extra_limits: dict[str, tuple[str, Limit]] = {}
         for one in declared:
             http = http_of(one)
             assert http is not None
+            if http.limit is not None:
+                self.extra_limits[http.method] = http.limit
             for found in fields_of(one):
                 # A path's string is the handler's to check (a task key's format); every other input
                 # is bounded here (a path's integer by Falcon's converter).

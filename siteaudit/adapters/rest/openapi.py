@@ -940,124 +940,6 @@ BILLING_PATHS: Final[dict[str, dict[str, Any]]] = {
 PATHS.update(BILLING_PATHS)
 
 
-# --- IndexNow (SPEC 2.10, 4.9) ----------------------------------------------------------------------------
-
-for _indexnow_answer in (views.IndexNowStatus, views.IndexNowKeyCheck, views.IndexNowSubmitResult):
-    _schemas.of(_indexnow_answer)
-SCHEMAS.update(_schemas.components)
-_INDEXNOW_LIMIT_NOTE: Final = (
-    "10 requests a minute per key on check-key, detect-key, PUT key and submit together"
-)
-_INDEXNOW_KEY_BODY: Final = _body(
-    {
-        "key": {
-            "type": "string",
-            "pattern": "^[A-Za-z0-9-]{8,128}$",
-            "description": "422 invalid_indexnow_key",
-        },
-        "key_location": {
-            "type": "string",
-            "maxLength": MAX_URL_LENGTH,
-            "description": "only when the file is not at https://<host>/<key>.txt: an https URL on the site's "
-            "host ending in .txt, on port 80, 443 or the site's own port (422 invalid_indexnow_key_location)",
-        },
-    },
-    required=("key",),
-    examples=({"key": "4f6a1c0e9b8d4e2f8a7b6c5d4e3f2a1b"},),
-)
-INDEXNOW_PATHS: Final[dict[str, dict[str, Any]]] = {
-    "/v1/sites/{site_id}/indexnow": {
-        "parameters": [SITE_ID],
-        "get": _op(
-            "getIndexNow",
-            "IndexNow status: key, key file, allowance, recent submissions (not the largest engine)",
-            {**_ok(ref("IndexNowStatus")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
-        ),
-        "patch": _op(
-            "updateIndexNow",
-            "Turn auto-submit of new and changed pages after each audit on or off",
-            {**_ok(ref("IndexNowStatus")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS)},
-            requestBody=_body({"auto": BOOL}, required=("auto",), examples=({"auto": True},)),
-        ),
-        "post": _op(
-            "submitIndexNow",
-            "Submit URLs of a verified site with a verified key (" + _INDEXNOW_LIMIT_NOTE + ")",
-            {
-                **_ok(ref("IndexNowSubmitResult")),
-                **_errors(
-                    ErrorCode.NOT_FOUND,
-                    ErrorCode.CONFLICT,
-                    ErrorCode.SITE_NOT_VERIFIED,
-                    ErrorCode.INDEXNOW_KEY_UNVERIFIED,
-                    ErrorCode.URL_NOT_IN_SITE,
-                    ErrorCode.INDEXNOW_CAP,
-                    ErrorCode.INDEXNOW_REJECTED,
-                    *_BODY_ERRORS,
-                ),
-            },
-            requestBody=_body(
-                {
-                    "urls": {
-                        "type": "array",
-                        "minItems": 1,
-                        "maxItems": 10_000,
-                        "items": {"type": "string", "minLength": 1, "maxLength": MAX_URL_LENGTH},
-                        "description": "URLs on other hosts are skipped (422 url_not_in_site when none is "
-                        "on the host); 10,000 URLs per site per UTC day, each counted once a day",
-                    }
-                },
-                required=("urls",),
-                examples=({"urls": ["https://retro-clock.example/blog/first-post"]},),
-            ),
-        ),
-    },
-    "/v1/sites/{site_id}/indexnow/check-key": {
-        "parameters": [SITE_ID],
-        "post": _op(
-            "checkIndexNowKey",
-            "Fetch the key file now (" + _INDEXNOW_LIMIT_NOTE + ")",
-            {
-                **_ok(ref("IndexNowKeyCheck")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),
-            },
-        ),
-    },
-    "/v1/sites/{site_id}/indexnow/detect-key": {
-        "parameters": [SITE_ID],
-        "post": _op(
-            "detectIndexNowKey",
-            "Whether the site's platform submits for it (detection.status managed, detection.platform), "
-            "else look for a key the site already serves, at most 10 requests in all; a found key is a "
-            "suggestion (" + _INDEXNOW_LIMIT_NOTE + ")",
-            {
-                **_ok(ref("IndexNowStatus")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),
-            },
-        ),
-    },
-    "/v1/sites/{site_id}/indexnow/key": {
-        "parameters": [SITE_ID],
-        "put": _op(
-            "setIndexNowKey",
-            "Use an existing key on a verified site, checked at once (" + _INDEXNOW_LIMIT_NOTE + ")",
-            {
-                **_ok(ref("IndexNowKeyCheck")),
-                **_errors(
-                    ErrorCode.NOT_FOUND,
-                    ErrorCode.CONFLICT,
-                    ErrorCode.SITE_NOT_VERIFIED,
-                    ErrorCode.INVALID_INDEXNOW_KEY,
-                    ErrorCode.INVALID_INDEXNOW_KEY_LOCATION,
-                    *_BODY_ERRORS,
-                ),
-            },
-            requestBody=_INDEXNOW_KEY_BODY,
-        ),
-    },
-}
-PATHS.update(INDEXNOW_PATHS)
-
-
 # --- device login (docs/security.md "Device login"): no key; limited per client address ------------------
 
 _DEVICE_ERRORS: Final = (
@@ -1184,7 +1066,14 @@ def _input_schema(found: Field) -> dict[str, Any]:
     a string's lengths; a list of URLs shows each URL's greatest length, its count is the handler's)."""
     spec = found.spec
     schema: dict[str, Any]
-    if found.kind == "urls":
+    if found.kind == "urls" and spec.counted:
+        schema = {
+            "type": "array",
+            "minItems": spec.min_items,
+            "maxItems": spec.max_items,
+            "items": {"type": "string", "minLength": spec.min_length, "maxLength": spec.max_length},
+        }
+    elif found.kind == "urls":
         schema = {"type": "array", "items": {"type": "string", "maxLength": spec.max_length}}
     elif found.kind == "string":
         schema = {"type": "string"}
@@ -1192,6 +1081,10 @@ def _input_schema(found: Field) -> dict[str, Any]:
             schema["pattern"] = spec.pattern
         elif spec.max_length is not None:
             schema["maxLength"] = spec.max_length
+    elif found.kind == "boolean":
+        schema = dict(BOOL)
+        if found.default is not None:
+            schema["default"] = found.default
     else:
         schema = {"type": found.kind}
         if spec.low is not None:
@@ -1222,6 +1115,7 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
         }
     else:
         schema = _obj({f.name: _input_schema(f) for f in inputs}, tuple(f.name for f in inputs if f.required))
+        schema["additionalProperties"] = False  # the door refuses an unknown field
     http = declared.http
     assert isinstance(http, Http)
     if http.examples:

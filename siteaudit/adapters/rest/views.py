@@ -29,17 +29,6 @@ from siteaudit.domain.console_answers import (
 )
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.diff import Diff
-from siteaudit.domain.indexnow import ENGINES as INDEXNOW_ENGINES
-from siteaudit.domain.indexnow import NOTE as INDEXNOW_NOTE
-from siteaudit.domain.indexnow import (
-    DetectionSource,
-    DetectionStatus,
-    KeyCheckReason,
-    KeyCheckResult,
-    KeySource,
-    SubmitStatus,
-)
-from siteaudit.domain.indexnow import agent_prompt as indexnow_agent_prompt
 from siteaudit.domain.issue import Issue as IssueRecord
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
@@ -50,14 +39,11 @@ from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
     AuditStarted,
-    IndexNowKeyChecked,
-    IndexNowSubmitted,
     OwnershipProved,
     SiteDetail,
     SiteOwnership,
     SiteUpdated,
 )
-from siteaudit.ports.application import IndexNowStatus as IndexNowStatusResult
 from siteaudit.ports.application import PaymentLink as PaymentLinkRecord
 from siteaudit.ports.crawl import PageRow
 
@@ -568,202 +554,6 @@ class PaymentLink:
 
 def payment_link_answer(link: PaymentLinkRecord) -> dict[str, Any]:
     return {"url": link.url}
-
-
-# --- IndexNow (SPEC 2.10, 4.9) ------------------------------------------------------------------------
-
-for _indexnow_enum in (
-    KeySource,
-    KeyCheckResult,
-    KeyCheckReason,
-    DetectionStatus,
-    DetectionSource,
-    SubmitStatus,
-):
-    converter.register_unstructure_hook(_indexnow_enum, lambda member: member.value)
-
-
-@frozen
-class IndexNowToday:
-    """Today's (UTC) use of the site's allowance: URLs counted, of `limit`."""
-
-    used: int
-    limit: int
-
-
-@frozen
-class IndexNowSubmission:
-    """One recent submission. `trigger` is `api` or `auto` (after the audit `crawl_id`); `status` is
-    `ok`, `accepted`, `partial`, `rejected`, or why an automatic one sent nothing (`not_verified`,
-    `key_unverified`, `no_changes`, `capped`)."""
-
-    at: datetime
-    trigger: str
-    urls: int
-    submitted: int
-    requests: int
-    status: str
-    status_code: int | None
-    crawl_id: int | None
-
-
-@frozen
-class IndexNowDetection:
-    """The latest key detection: `found` suggests `key` (served at `key_file_url`, found from `source`:
-    `site`, `team` or `audit`); the site's key changes only with PUT .../indexnow/key."""
-
-    status: DetectionStatus
-    key: str | None
-    key_file_url: str | None
-    source: DetectionSource | None
-    platform: str | None
-    checked_at: datetime
-
-
-@frozen
-class IndexNowStatus:
-    """`GET /sites/{id}/indexnow`. `google_supported` and its alias `sengine_supported` are false: the
-    largest search engine does not take part in IndexNow and is not notified (`note`); `engines` are
-    those that are."""
-
-    key: str
-    key_source: KeySource
-    key_location: str | None
-    key_file_url: str
-    key_file_content: str
-    key_verified: bool
-    key_verified_at: datetime | None
-    auto: bool
-    last_submit_at: datetime | None
-    today: IndexNowToday
-    recent: tuple[IndexNowSubmission, ...]
-    agent_prompt: str
-    detection: IndexNowDetection | None
-    engines: tuple[str, ...]
-    google_supported: bool
-    sengine_supported: bool
-    note: str
-
-
-@frozen
-class IndexNowKeyCheck(IndexNowStatus):
-    """`check-key` and `PUT key`: `result` of fetching the key file, `reason` (`not_found`,
-    `wrong_content`, `fetch_error`) and `detail` when it failed, and the status after."""
-
-    result: KeyCheckResult
-    reason: KeyCheckReason | None
-    detail: str | None
-
-
-@frozen
-class IndexNowBatch:
-    """One request to the IndexNow endpoint: URLs carried, its answer (null: none), `error_code` when not
-    accepted (`bad_request`, `key_not_valid`, `urls_not_for_key`, `too_many_requests`, `network_error`,
-    `http_<status>`)."""
-
-    urls: int
-    status_code: int | None
-    error_code: str | None
-    accepted: bool
-
-
-@frozen
-class IndexNowSubmitResult:
-    """`POST /sites/{id}/indexnow`: URLs `submitted` (accepted, including URLs accepted earlier today and
-    not sent again), `requests` made, `skipped` URLs of other hosts, `capped` URLs left out by the daily
-    allowance, one entry per request in `batches`."""
-
-    submitted: int
-    requests: int
-    status: SubmitStatus
-    status_code: int | None
-    error_code: str | None
-    skipped: int
-    capped: int
-    batches: tuple[IndexNowBatch, ...]
-    reason: str | None
-    today: IndexNowToday
-
-
-def _indexnow_fields(status: IndexNowStatusResult) -> dict[str, Any]:
-    state, site = status.state, status.site
-    key_file_url = state.key_file_url(site.origin)
-    detection = state.detection
-    return {
-        "key": state.key,
-        "key_source": state.key_source,
-        "key_location": state.key_location,
-        "key_file_url": key_file_url,
-        "key_file_content": state.key,
-        "key_verified": state.key_verified,
-        "key_verified_at": state.key_verified_at,
-        "auto": state.auto,
-        "last_submit_at": state.last_submit_at,
-        "today": IndexNowToday(used=status.used_today, limit=status.limit),
-        "recent": tuple(
-            IndexNowSubmission(
-                at=s.at,
-                trigger=s.trigger.value,
-                urls=s.urls,
-                submitted=s.submitted,
-                requests=s.requests,
-                status=s.status,
-                status_code=s.status_code,
-                crawl_id=s.audit_id,
-            )
-            for s in status.recent
-        ),
-        "agent_prompt": indexnow_agent_prompt(state.key, key_file_url),
-        "detection": None
-        if detection is None
-        else IndexNowDetection(
-            status=detection.status,
-            key=detection.key,
-            key_file_url=detection.key_file_url,
-            source=detection.source,
-            platform=detection.platform,
-            checked_at=detection.checked_at,
-        ),
-        "engines": INDEXNOW_ENGINES,
-        "google_supported": False,
-        "sengine_supported": False,
-        "note": INDEXNOW_NOTE,
-    }
-
-
-def indexnow_status_answer(status: IndexNowStatusResult) -> dict[str, Any]:
-    return _json(IndexNowStatus(**_indexnow_fields(status)))
-
-
-def indexnow_key_check_answer(checked: IndexNowKeyChecked) -> dict[str, Any]:
-    check = checked.check
-    return _json(
-        IndexNowKeyCheck(
-            **_indexnow_fields(checked.status), result=check.result, reason=check.reason, detail=check.detail
-        )
-    )
-
-
-def indexnow_submit_answer(submitted: IndexNowSubmitted) -> dict[str, Any]:
-    return _json(
-        IndexNowSubmitResult(
-            submitted=submitted.submitted,
-            requests=submitted.requests,
-            status=submitted.status,
-            status_code=submitted.status_code,
-            error_code=submitted.error_code,
-            skipped=submitted.skipped,
-            capped=submitted.capped,
-            batches=tuple(
-                IndexNowBatch(
-                    urls=b.urls, status_code=b.status_code, error_code=b.error_code, accepted=b.accepted
-                )
-                for b in submitted.batches
-            ),
-            reason=submitted.reason,
-            today=IndexNowToday(used=submitted.used_today, limit=submitted.limit),
-        )
-    )
 
 
 # --- the search-console integration (docs/rest-api.md "Search console") ------------------------------

@@ -228,7 +228,7 @@ class SitePage(Page):
         except DomainError as refused:
             console, console_reason = None, _say(refused)
         try:
-            indexnow = application.indexnow_status(site_id, caller)
+            indexnow = run_declared(application, "GetIndexNowStatus", caller, site_id=site_id)
             indexnow_reason = ""
         except DomainError as refused:
             indexnow, indexnow_reason = None, _say(refused)

@@ -13,9 +13,11 @@ from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.indexnow import KeyCheckResult
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.indexnow.usecases import CheckIndexNowKey, GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
 
@@ -88,8 +90,8 @@ def recent_after(app: App, caller: Caller, site_id: SiteId, audit_id: AuditId) -
     """The status of the automatic submission after `audit_id` (it follows the audit's end at once)."""
     deadline = time.monotonic() + 30
     while True:
-        for submission in app.application.indexnow_status(site_id, caller).recent:
-            if submission.audit_id == audit_id:
+        for submission in app.application.handle(GetIndexNowStatus(site_id), caller).recent:
+            if submission.crawl_id == audit_id:
                 return submission.status
         assert time.monotonic() < deadline, "no automatic submission was recorded"
         time.sleep(0.05)
@@ -101,8 +103,8 @@ def test_new_and_changed_pages_are_submitted_after_each_audit_of_a_site_with_aut
     application, caller = app.application, owner(app)
     serve(httpserver, {1: "Brass.", 2: "Oak."})
     site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=20), caller)
-    status = application.indexnow_status(site.id, caller)
-    key = status.state.key
+    status = application.handle(GetIndexNowStatus(site.id), caller)
+    key = status.key
 
     def publish_proofs() -> None:
         httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
@@ -110,22 +112,23 @@ def test_new_and_changed_pages_are_submitted_after_each_audit_of_a_site_with_aut
 
     publish_proofs()
     application.verify_site(site.id, VerifyMethod.FILE, caller)
-    checked = application.check_indexnow_key(site.id, caller)
-    assert checked.check.verified, checked.check
-    assert checked.status.state.key_file_url(site.origin) == httpserver.url_for(f"/{key}.txt")
+    checked = application.handle(CheckIndexNowKey(site.id), caller)
+    assert checked.result is KeyCheckResult.VERIFIED, checked
+    assert checked.key_file_url == httpserver.url_for(f"/{key}.txt")
 
     # Auto off: an audit submits nothing.
     first = audited(app, caller, site.id)
     application.finalize_audit(first)
     assert endpoint.received == []
 
-    application.set_indexnow_auto(site.id, True, caller)
+    application.handle(SetIndexNowAuto(site.id, True), caller)
     # The first audit ended before auto was turned on: its finalisation, however late (here: again,
     # perhaps while the worker's own is still running), submits nothing.
     application.finalize_audit(first)
     assert endpoint.received == []
     assert all(
-        submission.audit_id != first for submission in application.indexnow_status(site.id, caller).recent
+        submission.crawl_id != first
+        for submission in application.handle(GetIndexNowStatus(site.id), caller).recent
     )
 
     second = audited(app, caller, site.id)
@@ -148,9 +151,9 @@ def test_new_and_changed_pages_are_submitted_after_each_audit_of_a_site_with_aut
     application.finalize_audit(third)
     time.sleep(0.2)
     assert len(endpoint.received) == 1
-    after = application.indexnow_status(site.id, caller)
-    assert after.used_today == 3 and after.state.last_submit_at is not None
-    assert [s.audit_id for s in after.recent][:2] == [third, second]
+    after = application.handle(GetIndexNowStatus(site.id), caller)
+    assert after.today.used == 3 and after.last_submit_at is not None
+    assert [s.crawl_id for s in after.recent][:2] == [third, second]
 
 
 def test_a_plain_url_audit_and_an_unverified_key_submit_nothing(
@@ -161,7 +164,7 @@ def test_a_plain_url_audit_and_an_unverified_key_submit_nothing(
     site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=20), caller)
     httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
     application.verify_site(site.id, VerifyMethod.FILE, caller)
-    application.set_indexnow_auto(site.id, True, caller)  # the key file is not served
+    application.handle(SetIndexNowAuto(site.id, True), caller)  # the key file is not served
     audit = audited(app, caller, site.id)
     assert recent_after(app, caller, site.id, audit) == "key_unverified"
     plain = application.start_audit(AuditRequest(url=httpserver.url_for("/"), max_pages=5), caller)

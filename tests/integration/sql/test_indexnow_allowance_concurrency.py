@@ -16,9 +16,12 @@ from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError
 from siteaudit.domain.ids import SiteId
+from siteaudit.domain.indexnow import KeyCheckResult
 from siteaudit.domain.site import VerifyMethod
-from siteaudit.ports.application import IndexNowSubmitted, SiteRegistration
+from siteaudit.ports.application import SiteRegistration
 from siteaudit.ports.site import ProofPage
+from siteaudit.services.indexnow.answers import IndexNowSubmitResult
+from siteaudit.services.indexnow.usecases import CheckIndexNowKey, GetIndexNowStatus, SubmitToIndexNow
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
 from tests.unit.application.test_application_doors import owner
@@ -53,22 +56,22 @@ def _ready(database_url: str, endpoint: LocalIndexNow) -> tuple[App, Caller, Sit
     site = application.register_site(SiteRegistration(f"https://{HOST}/"), caller)
     proofs.pages[site.proofs.file.url] = ProofPage(site.proofs.file.url, status=200, text=site.verify_token)
     application.verify_site(site.id, VerifyMethod.FILE, caller)
-    status = application.indexnow_status(site.id, caller)
-    key_url = status.state.key_file_url(site.origin)
-    proofs.pages[key_url] = ProofPage(key_url, status=200, text=status.state.key)
-    assert application.check_indexnow_key(site.id, caller).check.verified
+    status = application.handle(GetIndexNowStatus(site.id), caller)
+    key_url = status.key_file_url
+    proofs.pages[key_url] = ProofPage(key_url, status=200, text=status.key)
+    assert application.handle(CheckIndexNowKey(site.id), caller).result is KeyCheckResult.VERIFIED
     return app, caller, site.id
 
 
-def _at_once(app: App, caller: Caller, site_id: SiteId) -> list[IndexNowSubmitted | str]:
-    results: list[IndexNowSubmitted | str] = [""] * REQUESTS
+def _at_once(app: App, caller: Caller, site_id: SiteId) -> list[IndexNowSubmitResult | str]:
+    results: list[IndexNowSubmitResult | str] = [""] * REQUESTS
     start = threading.Barrier(REQUESTS)
 
     def submit(n: int) -> None:
         urls = [f"https://{HOST}/clock/{n}/{i}" for i in range(URLS_EACH)]
         start.wait()
         try:
-            results[n] = app.application.submit_to_indexnow(site_id, urls, caller)
+            results[n] = app.application.handle(SubmitToIndexNow(site_id, tuple(urls)), caller)
         except DomainError as exc:
             results[n] = exc.code.value
 
@@ -83,19 +86,19 @@ def _at_once(app: App, caller: Caller, site_id: SiteId) -> list[IndexNowSubmitte
 def _check(database_url: str, endpoint: LocalIndexNow) -> None:
     app, caller, site_id = _ready(database_url, endpoint)
     first = _at_once(app, caller, site_id)
-    submitted = [r for r in first if isinstance(r, IndexNowSubmitted)]
+    submitted = [r for r in first if isinstance(r, IndexNowSubmitResult)]
     refused = [r for r in first if isinstance(r, str)]
     assert set(refused) <= {"indexnow_cap"}, refused
     assert sum(r.submitted for r in submitted) == 10_000
     assert sum(r.capped for r in submitted) + URLS_EACH * len(refused) == REQUESTS * URLS_EACH - 10_000
     sent = endpoint.urls_sent()
     assert len(sent) == len(set(sent)) == 10_000
-    assert app.application.indexnow_status(site_id, caller).used_today == 10_000
+    assert app.application.handle(GetIndexNowStatus(site_id), caller).today.used == 10_000
 
     again = _at_once(app, caller, site_id)  # every request retried at once
     assert len(endpoint.urls_sent()) == 10_000  # nothing sent twice
-    assert app.application.indexnow_status(site_id, caller).used_today == 10_000
-    assert sum(r.submitted for r in again if isinstance(r, IndexNowSubmitted)) == 10_000
+    assert app.application.handle(GetIndexNowStatus(site_id), caller).today.used == 10_000
+    assert sum(r.submitted for r in again if isinstance(r, IndexNowSubmitResult)) == 10_000
 
 
 @pytest.mark.postgres

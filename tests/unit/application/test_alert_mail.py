@@ -27,6 +27,7 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
 from siteaudit.services import events
+from siteaudit.services.indexnow.usecases import GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.settings import Settings
 from tests.unit.application.test_application_doors import owner
 from tests.unit.web.conftest import PASSWORD, Browser
@@ -211,7 +212,7 @@ def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_
         return application.account(caller).balance
 
     application.finalize_audit(crawled(0))
-    application.set_indexnow_auto(site.id, True, caller)  # its handler runs after the mail's
+    application.handle(SetIndexNowAuto(site.id, True), caller)  # its handler runs after the mail's
     serve_site(httpserver, broken=True)
     worse = crawled(1)
 
@@ -234,8 +235,8 @@ def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_
     application.finalize_audit(worse)  # the last delivery: the IndexNow handler does its part
     application.finalize_audit(worse)  # and once more: nothing more
     assert len(inbox.mails) == 1 and balance() == charged
-    recent = application.indexnow_status(site.id, caller).recent
-    assert [(s.audit_id, s.status) for s in recent] == [(worse, "key_unverified")]
+    recent = application.handle(GetIndexNowStatus(site.id), caller).recent
+    assert [(s.crawl_id, s.status) for s in recent] == [(worse, "key_unverified")]
 
 
 def test_the_smtp_mailer_uses_starttls_and_logs_in(tmp_path: Any) -> None:

@@ -9,16 +9,19 @@ from pathlib import Path
 from typing import Any, Final
 
 import falcon.inspect
+import falcon.testing
 import pytest
 from attrs import field, frozen
 
+from siteaudit.adapters.mcp.derived import declared_limits, derived_tools, param
 from siteaudit.adapters.mcp.spec import Call
 from siteaudit.adapters.mcp.tools import tool_specs
-from siteaudit.adapters.rest.derived import Declaring, route
-from siteaudit.adapters.rest.openapi import document
+from siteaudit.adapters.rest.derived import Declaring, read_use_case, route
+from siteaudit.adapters.rest.openapi import declared_paths, document
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import ValidationFailed
+from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.ports.usecases import (
     Field,
@@ -307,3 +310,73 @@ def test_a_tasks_use_case_reads_from_every_door_as_declared() -> None:
     parameter = document(USE_CASES)["paths"]["/v1/sites/{site_id}/tasks"]["get"]["parameters"][0]
     assert parameter["schema"] == {"type": "integer", "minimum": 1, "maximum": 100, "default": 10}
     assert [f.name for f in fields_of(GetTask)] == ["site_id", "task_key", "page"]
+
+
+@frozen
+class Switch(UseCase[int]):
+    """A use case of these tests only: a required true or false in the body."""
+
+    number: int = field(metadata=path("A number.", low=1, high=9))
+    on: bool = field(metadata=body("true: on; false: off."))
+
+    http = Http("PATCH", "/v1/switch/{number}", "switch", "A test's")
+    tool = NotOffered("mcp", "a test's")
+
+
+@pytest.mark.parametrize(
+    ("sent", "read", "bad"),
+    [
+        (b'{"on": true}', True, None),
+        (b'{"on": false}', False, None),
+        (b'{"on": "yes"}', None, "must be true or false"),
+        (b"{}", None, "required"),
+    ],
+)
+def test_a_true_or_false_input_is_read_as_declared_at_every_door(
+    sent: bytes, read: bool | None, bad: str | None
+) -> None:
+    (_, on) = fields_of(Switch)
+    assert (on.kind, on.required, unbounded(on)) == ("boolean", True, None)
+    request = falcon.testing.create_req(
+        method="PATCH", path="/v1/switch/1", body=sent, headers={"Content-Type": "application/json"}
+    )
+    if bad is None:
+        assert read_use_case(Switch, request, {"number": 1}) == Switch(1, bool(read))
+    else:
+        with pytest.raises(ValidationFailed) as refused:
+            read_use_case(Switch, request, {"number": 1})
+        assert refused.value.fields == {"on": bad}
+    operation = declared_paths([Switch])["/v1/switch/{number}"]["patch"]
+    schema = operation["requestBody"]["content"]["application/json"]["schema"]
+    assert schema["properties"]["on"] == {"type": "boolean"} and schema["required"] == ["on"]
+    assert param(on).schema() == {"type": "boolean", "description": "true: on; false: off."}
+
+
+@frozen
+class Limited(UseCase[int]):
+    """A use case of these tests only: a stricter limit on its endpoint, which its tool shares."""
+
+    site_id: int = field(metadata=path("A site.", low=1, high=9))
+
+    http = Http("POST", "/v1/sites/{site_id}/poke", "poke", "A test's", limit=("poke", Limit(2, 60.0)))
+    tool = Tool("poke_site", "Poke", "A test's.", lambda answer: "")
+
+
+def test_a_declared_stricter_limit_is_the_endpoints_and_its_tools() -> None:
+    app = bootstrap(Settings(database_url="memory://"))
+    assert Declaring(app.application, app.clock, [Limited]).extra_limits == {"POST": ("poke", Limit(2, 60.0))}
+    (tool,) = derived_tools([Limited])
+    assert tool.limited == ("poke", "POST /sites/{id}/poke")
+    assert declared_limits([Limited, Plain]) == {"poke_site": ("poke", Limit(2, 60.0))}
+
+
+def test_a_declared_tool_naming_the_tool_it_comes_after_is_listed_right_after_it() -> None:
+    @frozen
+    class Early(UseCase[int]):
+        site_id: int = field(metadata=path("A site.", low=1, high=9))
+
+        http = NotOffered("rest", "a test's")
+        tool = Tool("early_tool", "Early", "A test's.", lambda answer: "", after="ping")
+
+    names = [t.name for t in tool_specs([Limited, Early])]
+    assert names[:2] == ["ping", "early_tool"] and names[-1] == "poke_site"

@@ -3,6 +3,8 @@ service: the same results, the same error codes. And what the client reads back 
 
 import inspect
 from datetime import UTC, datetime
+from functools import partial
+from urllib.parse import urlsplit
 
 import pytest
 from attrs import frozen
@@ -34,6 +36,14 @@ from siteaudit.ports.application import (
 )
 from siteaudit.ports.usecases import UseCase
 from siteaudit.services.impact.usecases import GetSiteFixImpact, GetTeamFixImpact
+from siteaudit.services.indexnow.usecases import (
+    CheckIndexNowKey,
+    DetectIndexNowKey,
+    GetIndexNowStatus,
+    SetIndexNowAuto,
+    SetIndexNowKey,
+    SubmitToIndexNow,
+)
 from siteaudit.services.tasks.answers import RecheckStarted, SiteTaskList
 from siteaudit.services.tasks.usecases import (
     CancelRecheck,
@@ -253,40 +263,38 @@ def test_the_search_console_and_index_triage_read_the_same(service: Service, doo
 def test_indexnow_from_key_to_submission_through_both(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
     site_id = service.audited_site()
-    status = app.indexnow_status(site_id, owner)
-    assert status.site.id == site_id and not status.state.key_verified and status.limit == 10_000
-    failed = app.check_indexnow_key(site_id, owner)
-    assert failed.check.result is KeyCheckResult.FAILED and failed.check.reason is not None
-    assert code_of(lambda: app.submit_to_indexnow(site_id, [service.site_url], owner)) is (
-        ErrorCode.INDEXNOW_KEY_UNVERIFIED
-    )
-    url = status.state.key_file_url(status.site.origin)
-    service.publish(url.removeprefix(status.site.origin), status.state.key)
-    checked = app.check_indexnow_key(site_id, owner)
-    assert checked.check.result is KeyCheckResult.VERIFIED and checked.status.state.key_verified
-    submitted = app.submit_to_indexnow(
-        site_id, [service.site_url + "about", "https://elsewhere.example/"], owner
+    status = app.handle(GetIndexNowStatus(site_id), owner)
+    assert not status.key_verified and status.today.limit == 10_000
+    failed = app.handle(CheckIndexNowKey(site_id), owner)
+    assert failed.result is KeyCheckResult.FAILED and failed.reason is not None
+    submit = SubmitToIndexNow(site_id, (service.site_url,))
+    assert code_of(lambda: app.handle(submit, owner)) is ErrorCode.INDEXNOW_KEY_UNVERIFIED
+    service.publish(urlsplit(status.key_file_url).path, status.key)
+    checked = app.handle(CheckIndexNowKey(site_id), owner)
+    assert checked.result is KeyCheckResult.VERIFIED and checked.key_verified
+    submitted = app.handle(
+        SubmitToIndexNow(site_id, (service.site_url + "about", "https://elsewhere.example/")), owner
     )
     assert (submitted.submitted, submitted.skipped, submitted.status) == (1, 1, SubmitStatus.OK)
-    assert submitted.used_today == 1 and service.indexnow.received
-    assert app.set_indexnow_auto(site_id, True, door.member).state.auto is True
-    assert app.indexnow_status(site_id, owner).recent[0].submitted == 1
-    detected = app.detect_indexnow_key(site_id, owner)
-    assert detected.state.detection is not None
-    assert code_of(lambda: app.set_indexnow_key(site_id, "no!", None, owner)) is (
-        ErrorCode.INVALID_INDEXNOW_KEY
+    assert submitted.today.used == 1 and service.indexnow.received
+    assert app.handle(SetIndexNowAuto(site_id, True), door.member).auto is True
+    assert app.handle(GetIndexNowStatus(site_id), owner).recent[0].submitted == 1
+    detected = app.handle(DetectIndexNowKey(site_id), owner)
+    assert detected.detection is not None
+    assert (
+        code_of(lambda: app.handle(SetIndexNowKey(site_id, "no!"), owner)) is ErrorCode.INVALID_INDEXNOW_KEY
     )
-    other = app.set_indexnow_key(site_id, "retro-clock-key-1", None, owner)
-    assert other.status.state.key == "retro-clock-key-1" and other.check.result is KeyCheckResult.FAILED
-    for call in (
-        lambda: app.indexnow_status(site_id, door.rival),
-        lambda: app.check_indexnow_key(site_id, door.rival),
-        lambda: app.detect_indexnow_key(site_id, door.rival),
-        lambda: app.set_indexnow_auto(site_id, False, door.rival),
-        lambda: app.set_indexnow_key(site_id, "retro-clock-key-2", None, door.rival),
-        lambda: app.submit_to_indexnow(site_id, [service.site_url], door.rival),
+    other = app.handle(SetIndexNowKey(site_id, "retro-clock-key-1"), owner)
+    assert other.key == "retro-clock-key-1" and other.result is KeyCheckResult.FAILED
+    for asked in (
+        GetIndexNowStatus(site_id),
+        CheckIndexNowKey(site_id),
+        DetectIndexNowKey(site_id),
+        SetIndexNowAuto(site_id, False),
+        SetIndexNowKey(site_id, "retro-clock-key-2"),
+        submit,
     ):
-        assert code_of(call) is ErrorCode.NOT_FOUND
+        assert code_of(partial(app.handle, asked, door.rival)) is ErrorCode.NOT_FOUND
 
 
 def test_billing_links_are_for_the_team_owner_through_both(service: Service, door: Door) -> None:
@@ -318,14 +326,11 @@ def test_console_and_indexnow_answers_read_back_render_as_the_service_wrote_them
     same(views.console_url_answer, lambda a, c: a.console_url(site_id, service.site_url, c))
     same(views.console_answer, lambda a, c: a.console_opportunities(site_id, c))
     same(views.console_answer, lambda a, c: a.index_triage(site_id, c))
-    same(views.indexnow_status_answer, lambda a, c: a.indexnow_status(site_id, c))
-    detected = views.indexnow_status_answer(remote.detect_indexnow_key(site_id, theirs))
-    assert detected["detection"] is not None  # a detection is stamped with its time: read it back once
-    assert views.indexnow_status_answer(local.indexnow_status(site_id, mine)) == detected
-    answers = [
-        views.indexnow_key_check_answer(a.check_indexnow_key(site_id, c))
-        for a, c in ((local, mine), (remote, theirs))
-    ]
+    assert local.handle(GetIndexNowStatus(site_id), mine) == remote.handle(GetIndexNowStatus(site_id), theirs)
+    detected = remote.handle(DetectIndexNowKey(site_id), theirs)
+    assert detected.detection is not None  # a detection is stamped with its time: read it back once
+    assert local.handle(GetIndexNowStatus(site_id), mine) == detected
+    answers = [a.handle(CheckIndexNowKey(site_id), c) for a, c in ((local, mine), (remote, theirs))]
     assert answers[0] == answers[1]
     inspected = [
         views.console_answer(a.inspect_urls(site_id, [service.site_url], c))

@@ -612,3 +612,22 @@ def test_a_submission_body_larger_than_10000_long_urls_answers_413(inw: World) -
         headers={**inw.auth(inw.owner_key), "Content-Type": "application/json"},
     )
     assert error(result) == (413, "payload_too_large")
+
+
+def test_a_submission_of_10000_urls_of_the_longest_length_is_read_not_refused_as_too_large(
+    inw: World,
+) -> None:
+    site_id, _ = ready(inw)
+    prefix = "https://elsewhere.example/"
+    urls = [f"{prefix}{n:05d}".ljust(2_048, "a") for n in range(10_000)]  # 20 MB, within the allowance
+    result = post(inw, f"/sites/{site_id}/indexnow", {"urls": urls})
+    assert error(result) == (422, "url_not_in_site")
+
+
+@pytest.mark.parametrize("path", ["/sites/{id}/indexnow/check-key", "/sites/{id}/indexnow/detect-key"])
+def test_a_call_without_inputs_refuses_a_body_with_a_field(inw: World, path: str) -> None:
+    site_id, _ = ready(inw)
+    result = post(inw, path.format(id=site_id), {"force": True})
+    assert error(result) == (422, "validation_failed") and result.json["error"]["fields"] == {
+        "force": "unknown field"
+    }

@@ -1,4 +1,4 @@
-# Over 500 lines: the IndexNow use cases share one key, allowance and submission flow; status, key checks and submit are one job.
+# Over 500 lines: the IndexNow use cases share one key, allowance and submission flow; status, key checks and submit are one job, and their declared handlers with the answers they build sit beside them.
 """IndexNow use cases (docs/rest-api.md "IndexNow"): a site's key (generated on first use, or an existing
 one), key checks and key detection through the SSRF-guarded proof reader, auto-submit, and submissions within
 the site's daily URL allowance, also automatically after each audit of a site with auto-submit on.
@@ -15,7 +15,9 @@ import logging
 from collections.abc import Callable, Sequence
 from datetime import date
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from attrs import frozen
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
@@ -26,8 +28,10 @@ from siteaudit.domain.indexnow import (
     BATCH_URLS,
     DAILY_URL_LIMIT,
     DETECT_MAX_REQUESTS,
+    ENGINES,
     GENERATED_KEY_LENGTH,
     KEY_ALPHABET,
+    NOTE,
     RECENT_SUBMISSIONS,
     BatchResult,
     Detection,
@@ -41,6 +45,7 @@ from siteaudit.domain.indexnow import (
     Submission,
     SubmitStatus,
     SubmitTrigger,
+    agent_prompt,
     batches,
     default_key_file_url,
     detection_candidates,
@@ -53,15 +58,143 @@ from siteaudit.domain.indexnow import (
     submit_status,
 )
 from siteaudit.domain.site import Site, VerifiedOnly
-from siteaudit.ports.application import IndexNowKeyChecked, IndexNowStatus, IndexNowSubmitted
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.indexnow import IndexNowClient
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
+from siteaudit.services.indexnow import answers
+from siteaudit.services.indexnow.usecases import (
+    CheckIndexNowKey,
+    DetectIndexNowKey,
+    GetIndexNowStatus,
+    SetIndexNowAuto,
+    SetIndexNowKey,
+    SubmitToIndexNow,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+@frozen
+class IndexNowStatus:
+    """A site's IndexNow status: the site, its IndexNow state, its latest submissions (newest first) and
+    today's (UTC) use of the daily URL allowance."""
+
+    site: Site
+    state: IndexNowSite
+    recent: Sequence[Submission]
+    used_today: int
+    limit: int
+
+
+@frozen
+class IndexNowKeyChecked:
+    """What fetching the key file found, and the status after."""
+
+    check: KeyCheck
+    status: IndexNowStatus
+
+
+@frozen
+class IndexNowSubmitted:
+    """`submitted` URLs accepted by the endpoint (URLs it had accepted earlier the same UTC day are not
+    sent again and count as submitted), `requests` made now, `skipped` URLs of other hosts, `capped` URLs
+    left out by the daily allowance, one `batches` entry per request."""
+
+    submitted: int
+    requests: int
+    status: SubmitStatus
+    status_code: int | None
+    error_code: str | None
+    skipped: int
+    capped: int
+    batches: Sequence[BatchResult]
+    reason: str | None
+    used_today: int
+    limit: int
+
+
+# --- the answers --------------------------------------------------------------------------------------
+
+
+def _status_fields(status: IndexNowStatus) -> dict[str, Any]:
+    state, site = status.state, status.site
+    key_file_url = state.key_file_url(site.origin)
+    detection = state.detection
+    return {
+        "key": state.key,
+        "key_source": state.key_source,
+        "key_location": state.key_location,
+        "key_file_url": key_file_url,
+        "key_file_content": state.key,
+        "key_verified": state.key_verified,
+        "key_verified_at": state.key_verified_at,
+        "auto": state.auto,
+        "last_submit_at": state.last_submit_at,
+        "today": answers.IndexNowToday(used=status.used_today, limit=status.limit),
+        "recent": tuple(
+            answers.IndexNowSubmission(
+                at=s.at,
+                trigger=s.trigger.value,
+                urls=s.urls,
+                submitted=s.submitted,
+                requests=s.requests,
+                status=s.status,
+                status_code=s.status_code,
+                crawl_id=s.audit_id,
+            )
+            for s in status.recent
+        ),
+        "agent_prompt": agent_prompt(state.key, key_file_url),
+        "detection": None
+        if detection is None
+        else answers.IndexNowDetection(
+            status=detection.status,
+            key=detection.key,
+            key_file_url=detection.key_file_url,
+            source=detection.source,
+            platform=detection.platform,
+            checked_at=detection.checked_at,
+        ),
+        "engines": ENGINES,
+        "google_supported": False,
+        "sengine_supported": False,
+        "note": NOTE,
+    }
+
+
+def status_answer(status: IndexNowStatus) -> answers.IndexNowStatus:
+    return answers.IndexNowStatus(**_status_fields(status))
+
+
+def key_check_answer(checked: IndexNowKeyChecked) -> answers.IndexNowKeyCheck:
+    check = checked.check
+    return answers.IndexNowKeyCheck(
+        **_status_fields(checked.status), result=check.result, reason=check.reason, detail=check.detail
+    )
+
+
+def submit_answer(submitted: IndexNowSubmitted) -> answers.IndexNowSubmitResult:
+    return answers.IndexNowSubmitResult(
+        submitted=submitted.submitted,
+        requests=submitted.requests,
+        status=submitted.status,
+        status_code=submitted.status_code,
+        error_code=submitted.error_code,
+        skipped=submitted.skipped,
+        capped=submitted.capped,
+        batches=tuple(
+            answers.IndexNowBatch(
+                urls=b.urls, status_code=b.status_code, error_code=b.error_code, accepted=b.accepted
+            )
+            for b in submitted.batches
+        ),
+        reason=submitted.reason,
+        today=answers.IndexNowToday(used=submitted.used_today, limit=submitted.limit),
+    )
+
 
 _ATTEMPTS = 3
 
@@ -443,6 +576,98 @@ def submit(
         client=client,
         batch_size=batch_size,
     )
+
+
+# --- the declared use cases' handlers ------------------------------------------------------------------
+
+
+def get_indexnow_status(
+    asked: GetIndexNowStatus, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> answers.IndexNowStatus:
+    return status_answer(indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets))
+
+
+def set_indexnow_auto(
+    asked: SetIndexNowAuto, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
+) -> answers.IndexNowStatus:
+    return status_answer(set_auto(asked.site_id, caller, asked.auto, uow=uow, clock=clock, secrets=secrets))
+
+
+def check_indexnow_key(
+    asked: CheckIndexNowKey,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+    reader: ProofReader,
+) -> answers.IndexNowKeyCheck:
+    checked = check_key(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader)
+    return key_check_answer(checked)
+
+
+def detect_indexnow_key(
+    asked: DetectIndexNowKey,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+    reader: ProofReader,
+    crawl: CrawlStore,
+) -> answers.IndexNowStatus:
+    found = detect_key(
+        asked.site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader, crawl=crawl
+    )
+    return status_answer(found)
+
+
+def set_indexnow_key(
+    asked: SetIndexNowKey,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+    reader: ProofReader,
+) -> answers.IndexNowKeyCheck:
+    checked = set_key(
+        asked.site_id,
+        caller,
+        asked.key,
+        asked.key_location,
+        uow=uow,
+        clock=clock,
+        secrets=secrets,
+        reader=reader,
+    )
+    return key_check_answer(checked)
+
+
+def submit_to_indexnow(
+    asked: SubmitToIndexNow,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    secrets: Secrets,
+    indexnow_client: IndexNowClient | None,
+    indexnow_batch_urls: int = BATCH_URLS,
+) -> answers.IndexNowSubmitResult:
+    """Raises IndexNowRejected when the service has no IndexNow client (none is configured)."""
+    if indexnow_client is None:
+        raise IndexNowRejected("no IndexNow client is configured")
+    submitted = submit(
+        asked.site_id,
+        caller,
+        asked.urls,
+        uow=uow,
+        clock=clock,
+        secrets=secrets,
+        client=indexnow_client,
+        batch_size=indexnow_batch_urls,
+    )
+    return submit_answer(submitted)
 
 
 # --- after an audit -----------------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""IndexNow (docs/rest-api.md "IndexNow"): the feature package (docs/architecture.md)."""

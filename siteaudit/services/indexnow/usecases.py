@@ -1,0 +1,263 @@
+"""The IndexNow use cases (docs/rest-api.md "IndexNow"), each declared once: its inputs with their bounds,
+its result, and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md,
+"Adding a use case"); the handlers are in `indexnow.py`. The four calls that reach out (check-key,
+detect-key, PUT key, submit) share one stricter limit of 10 requests a minute per key, on top of the
+shared 60 (docs/rest-api.md "Errors and limits")."""
+
+from typing import Final
+
+from attrs import field, frozen
+
+from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.ids import SiteId
+from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
+from siteaudit.domain.site import MAX_URL_LENGTH
+from siteaudit.ports.ratelimit import Limit
+from siteaudit.ports.usecases import Http, Tool, UseCase, body
+from siteaudit.services.indexnow import doors
+from siteaudit.services.indexnow.answers import IndexNowKeyCheck, IndexNowStatus, IndexNowSubmitResult
+from siteaudit.services.tasks.usecases import SITE_ID
+
+INDEXNOW_LIMIT: Final = ("indexnow", Limit(10, 60.0))
+LIMIT_NOTE: Final = "10 requests a minute per key on check-key, detect-key, PUT key and submit together"
+CALLS_NOTE: Final = "at most 10 IndexNow calls a minute"
+_BODY_ERRORS: Final = (
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+)
+
+
+@frozen
+class GetIndexNowStatus(UseCase[IndexNowStatus]):
+    """The site's IndexNow status (any site of the team; its key is generated on first use). Raises
+    NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+
+    http = Http(
+        "GET",
+        "/v1/sites/{site_id}/indexnow",
+        "getIndexNow",
+        "IndexNow status: key, key file, allowance, recent submissions (not the largest engine)",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+    )
+    tool = Tool(
+        "get_indexnow_status",
+        "IndexNow status",
+        "A site's IndexNow key (to notify Bing, Yandex and others of new or changed pages; the largest "
+        "search engine is not notified), the key file to publish, whether it is verified, auto-submit, "
+        "today's use of the daily allowance and recent submissions. Costs nothing. Publish the key "
+        "file (agent_prompt says how), then check_indexnow_key, then submit_to_indexnow.",
+        doors.indexnow_text,
+        after="get_index_triage",
+    )
+
+
+@frozen
+class CheckIndexNowKey(UseCase[IndexNowKeyCheck]):
+    """Fetch the key file now (through the SSRF guard); a failed check unverifies the key. Raises
+    NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+
+    http = Http(
+        "POST",
+        "/v1/sites/{site_id}/indexnow/check-key",
+        "checkIndexNowKey",
+        f"Fetch the key file now ({LIMIT_NOTE})",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),
+        limit=INDEXNOW_LIMIT,
+    )
+    tool = Tool(
+        "check_indexnow_key",
+        "Check the IndexNow key file",
+        f"Fetch the site's IndexNow key file now and verify it holds the key. Costs nothing; {CALLS_NOTE}. "
+        "Answers result verified, or failed with the reason; then submit_to_indexnow once verified.",
+        doors.key_check_text,
+        read_only=False,
+        open_world=True,
+        untrusted=True,
+        after="get_indexnow_status",
+    )
+
+
+@frozen
+class DetectIndexNowKey(UseCase[IndexNowStatus]):
+    """Whether the site's platform submits for it, else a key the site already serves (at most 10
+    requests); a found key is only a suggestion, in `detection`. Raises NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+
+    http = Http(
+        "POST",
+        "/v1/sites/{site_id}/indexnow/detect-key",
+        "detectIndexNowKey",
+        "Whether the site's platform submits for it (detection.status managed, detection.platform), "
+        "else look for a key the site already serves, at most 10 requests in all; a found key is a "
+        f"suggestion ({LIMIT_NOTE})",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),
+        limit=INDEXNOW_LIMIT,
+    )
+    tool = Tool(
+        "detect_indexnow_key",
+        "Find an existing IndexNow key",
+        "Check whether the site's platform submits to IndexNow for it (status managed, with its "
+        "platform: wix, yoast; cloudflare is named but never managed), else look for an IndexNow key "
+        "the site already serves (its own key, keys of the team's other verified sites, key files "
+        f"seen in the latest audit), with at most 10 requests in all. Costs nothing; {CALLS_NOTE}. "
+        "A found key is only a suggestion: call set_indexnow_key to use it.",
+        doors.detect_text,
+        read_only=False,
+        open_world=True,
+        untrusted=True,
+        after="check_indexnow_key",
+    )
+
+
+@frozen
+class SetIndexNowKey(UseCase[IndexNowKeyCheck]):
+    """Use an existing key, checked at once. Raises NotFound, InvalidIndexNowKey,
+    InvalidIndexNowKeyLocation (422) or SiteNotVerified (409)."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    # Any string within its length reaches the key rules, which answer 422 invalid_indexnow_key for a
+    # malformed one (the pattern is what the document shows).
+    key: str = field(
+        metadata=body(
+            "The key: 8-128 characters of A-Z a-z 0-9 and -.",
+            doc="422 invalid_indexnow_key",
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            pattern="^[A-Za-z0-9-]{8,128}$",
+        )
+    )
+    key_location: str | None = field(
+        default=None,
+        metadata=body(
+            "Only when the file is not at https://<host>/<key>.txt: an https URL on the site's host "
+            "ending in .txt.",
+            doc="only when the file is not at https://<host>/<key>.txt: an https URL on the site's host "
+            "ending in .txt, on port 80, 443 or the site's own port (422 invalid_indexnow_key_location)",
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+        ),
+    )
+
+    http = Http(
+        "PUT",
+        "/v1/sites/{site_id}/indexnow/key",
+        "setIndexNowKey",
+        f"Use an existing key on a verified site, checked at once ({LIMIT_NOTE})",
+        errors=(
+            ErrorCode.NOT_FOUND,
+            ErrorCode.CONFLICT,
+            ErrorCode.SITE_NOT_VERIFIED,
+            ErrorCode.INVALID_INDEXNOW_KEY,
+            ErrorCode.INVALID_INDEXNOW_KEY_LOCATION,
+            *_BODY_ERRORS,
+        ),
+        examples=({"key": "4f6a1c0e9b8d4e2f8a7b6c5d4e3f2a1b"},),
+        limit=INDEXNOW_LIMIT,
+    )
+    tool = Tool(
+        "set_indexnow_key",
+        "Use an existing IndexNow key",
+        "Use a key the site already serves instead of the generated one (verified sites only), and "
+        f"check its file now. Costs nothing; {CALLS_NOTE}. Answers "
+        "invalid_indexnow_key or invalid_indexnow_key_location for a malformed key or location.",
+        doors.key_check_text,
+        read_only=False,
+        open_world=True,
+        untrusted=True,
+        after="detect_indexnow_key",
+    )
+
+
+@frozen
+class SetIndexNowAuto(UseCase[IndexNowStatus]):
+    """Turn auto-submit after each audit on or off. Raises NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    auto: bool = field(metadata=body("true: submit after each audit; false: do not."))
+
+    http = Http(
+        "PATCH",
+        "/v1/sites/{site_id}/indexnow",
+        "updateIndexNow",
+        "Turn auto-submit of new and changed pages after each audit on or off",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),
+        examples=({"auto": True},),
+    )
+    tool = Tool(
+        "set_indexnow_auto",
+        "IndexNow auto-submit",
+        "Turn on or off submitting a site's new and changed pages to IndexNow after each of its "
+        "audits. Costs nothing. Returns the IndexNow status.",
+        doors.indexnow_text,
+        read_only=False,
+        after="set_indexnow_key",
+    )
+
+
+@frozen
+class SubmitToIndexNow(UseCase[IndexNowSubmitResult]):
+    """Send the site's URLs to IndexNow. Raises NotFound, SiteNotVerified, IndexNowKeyUnverified (409),
+    IndexNowUrlNotInSite (422), IndexNowCap (429) or IndexNowRejected (502)."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    urls: tuple[str, ...] = field(
+        metadata=body(
+            f"1-{MAX_SUBMIT_URLS:,} URLs of the site.",
+            doc="URLs on other hosts are skipped (422 url_not_in_site when none is on the host); 10,000 "
+            "URLs per site per UTC day, each counted once a day",
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            min_items=1,
+            max_items=MAX_SUBMIT_URLS,
+            counted=True,
+        )
+    )
+
+    http = Http(
+        "POST",
+        "/v1/sites/{site_id}/indexnow",
+        "submitIndexNow",
+        f"Submit URLs of a verified site with a verified key ({LIMIT_NOTE})",
+        errors=(
+            ErrorCode.NOT_FOUND,
+            ErrorCode.CONFLICT,
+            ErrorCode.SITE_NOT_VERIFIED,
+            ErrorCode.INDEXNOW_KEY_UNVERIFIED,
+            ErrorCode.URL_NOT_IN_SITE,
+            ErrorCode.INDEXNOW_CAP,
+            ErrorCode.INDEXNOW_REJECTED,
+            *_BODY_ERRORS,
+        ),
+        examples=({"urls": ["https://retro-clock.example/blog/first-post"]},),
+        limit=INDEXNOW_LIMIT,
+    )
+    tool = Tool(
+        "submit_to_indexnow",
+        "Submit URLs to IndexNow",
+        f"Notify the IndexNow engines (not the largest search engine) of 1-{MAX_SUBMIT_URLS:,} new or "
+        "changed URLs of a verified site with a verified key; URLs of other hosts are skipped. Costs "
+        "nothing in credits; counts against the site's daily URL allowance (indexnow_cap when used up); "
+        f"{CALLS_NOTE}. Errors: indexnow_key_unverified (call check_indexnow_key), indexnow_rejected.",
+        doors.submit_text,
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        after="set_indexnow_auto",
+    )
+
+
+# In the order the doors list them (the tool list, the remote CLI's commands).
+USE_CASES: Final = (
+    GetIndexNowStatus,
+    CheckIndexNowKey,
+    DetectIndexNowKey,
+    SetIndexNowKey,
+    SetIndexNowAuto,
+    SubmitToIndexNow,
+)
