@@ -1,3 +1,4 @@
+# Over 400 lines: the one composition root; each adapter's choice from settings is a few lines, and there is one per port.
 """The composition root: the one place that chooses adapters, from settings, and builds the application
 over them. It holds no business logic: no unit of work opened, no key derived, nothing unsealed."""
 

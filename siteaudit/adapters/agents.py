@@ -1,3 +1,4 @@
+# Over 400 lines: one table of every agent's files and entry format, and the merge in and out of each.
 """AI agents' MCP configuration files: where each agent keeps them, the siteaudit entry in each one's own
 format, and merging that entry in (or out) without touching anything else in the file.
 

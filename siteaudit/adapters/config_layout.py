@@ -1,3 +1,4 @@
+# Over 400 lines: layout-keeping edits of TOML and JSON, each checked to mean the old settings plus the entry.
 """Edits of a person's TOML and JSON configuration files that keep the file as it was written: only the
 lines of the edited table (TOML) or the characters of the edited member (JSON) change; comments stay with
 the table they sit above, blank lines elsewhere are neither added nor removed, CRLF stays CRLF, and a JSON

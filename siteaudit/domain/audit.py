@@ -1,3 +1,4 @@
+# Over 400 lines: the audit's status machine, request rules and progress are one lifecycle.
 """Audits (crawls): the status machine, the request rules (docs/rest-api.md), progress."""
 
 import enum

@@ -1,3 +1,4 @@
+# Over 400 lines: packs, plans, tiers, subscriptions and payment events are one set of money rules.
 """Billing (docs/rest-api.md "Billing"): credit packs, plan subscriptions, the billing account, and payment
 events.
 

@@ -1,3 +1,4 @@
+# Over 400 lines: the console's values and the rules its answers are built by belong together; split by answer when one grows.
 """The search-engine console integration (docs/rest-api.md "Search console"): properties and permissions,
 stored figures and inspections, the inspection budget, and the rules the console answers are built by (funnel,
 not-indexed groups, opportunities). Pure: the clock and the data arrive as arguments."""

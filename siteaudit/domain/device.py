@@ -1,3 +1,4 @@
+# Over 400 lines: the device login's codes, lifecycle, poll decision and guard are one RFC 8628 flow.
 """Device login (RFC 8628, as docs/app.md describes it): codes, the lifecycle, the poll decision, the guard.
 
 Decisions this module makes, so that every adapter answers alike:

@@ -1,3 +1,4 @@
+# Over 400 lines: the outbound address table (every special range and its mapped forms) is one security rule.
 """Outbound HTTP as values: which addresses may be connected to, and what one fetch asked and got.
 
 The address policy (docs/security.md "Outbound requests: the SSRF guard"), written out as tables rather than

@@ -1,3 +1,4 @@
+# Over 400 lines: the fix prompt's sections and the cleaning of the site's text they quote are one document's rules.
 """The fix prompt: a markdown brief for a coding agent, with the site's own text fenced off as data.
 
 Rules (docs/security.md "Crawled text in the fix prompt"):

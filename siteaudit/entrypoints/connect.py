@@ -1,3 +1,4 @@
+# Over 400 lines: connect and disconnect share the device login, the agents' files and the one-line errors and exit codes.
 """`siteaudit connect` and `siteaudit disconnect`: a device login (docs/app.md) whose key is written into AI
 agents' MCP configuration files only (docs/security.md), and the removal of those entries.
 

@@ -1,3 +1,4 @@
+# Over 400 lines: one fulfilment for every provider's events (packs, subscriptions, tier months) keeps the money rules in one place; split by provider event when one grows.
 """Billing use cases (docs/rest-api.md "Billing"): the team owner's payment links, and one fulfilment for
 every provider.
 

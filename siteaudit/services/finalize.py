@@ -1,3 +1,4 @@
+# Over 400 lines: finalisation is one ordered pass over the stored audit (site checks, templates, report, diff, prompt) ending in one transaction.
 """Finalising an audit: site-wide checks over the stored graph, templates, score, report, diff, fix prompt,
 fix tasks, then `done` with credits settled in the same transaction.
 

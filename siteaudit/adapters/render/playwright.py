@@ -1,3 +1,4 @@
+# Over 400 lines: the rendering pool's browser, its loop thread, contexts, budgets and replacement are one lifecycle.
 """The rendering pool: Debian's chromium driven by Playwright's Python API (docs/rendering.md).
 
 One browser per process, launched on first use from the installed executable (nothing is downloaded),
