@@ -75,7 +75,7 @@ class NewIssue:
 
 @frozen
 class Diff:
-    """The diff of an audit against the previous one (SPEC 2.5); the report holds None for a first audit."""
+    """The diff of an audit against the previous one; the report holds None for a first audit."""
 
     previous_crawl_id: int
     health_delta: int | None

@@ -32,7 +32,7 @@ def priority(
 
 
 class CheckScope(enum.StrEnum):
-    """What a check needs to be judged (CHECKS.md): only page-level scopes can be rechecked."""
+    """What a check needs to be judged (docs/checks.md): only page-level scopes can be rechecked."""
 
     PAGE = "page"
     PAGE_TARGETS = "page+targets"

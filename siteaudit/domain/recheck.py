@@ -226,7 +226,7 @@ class UrlOutcome:
 
 @frozen
 class TaskOutcome:
-    """SPEC 2.8 `tasks[]`; `status` is the task's status after the recheck."""
+    """One task of a recheck (its `tasks[]`); `status` is the task's status after the recheck."""
 
     task_key: TaskKey
     code: str

@@ -208,7 +208,7 @@ SITE_MOVES: Final[Mapping[tuple[SiteStatus, SiteMove], SiteStatus]] = MappingPro
 
 class VerifyMethod(enum.StrEnum):
     """Ownership proofs. The console and CDN methods carry their vendors' names (`gsc`, `cloudflare`);
-    SPEC's `sc` and `cdn` are read as the same methods."""
+    The aliases `sc` and `cdn` are read as the same methods."""
 
     SC = "gsc"
     DNS = "dns"

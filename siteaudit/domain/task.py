@@ -117,7 +117,7 @@ TASK_MOVES: Final[Mapping[tuple[TaskStatus, TaskMove], TaskStatus]] = MappingPro
 
 
 class TaskResult(enum.StrEnum):
-    """A recheck's verdict on one task (SPEC 2.8 `tasks[].result`)."""
+    """A recheck's verdict on one task (`tasks[].result`)."""
 
     FIXED = "fixed"
     STILL_FAILING = "still_failing"

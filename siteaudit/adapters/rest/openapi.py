@@ -1,3 +1,4 @@
+# Over 500 lines: the one OpenAPI document, its hand-written paths for the use cases not declared yet and the derived ones; it shrinks as features are declared.
 """The OpenAPI 3.1 document of `/v1`, kept true by a test that compares it with the routes.
 (Over 500 lines: most of it is the one `PATHS` literal, read top to bottom like the document.)
 
@@ -881,7 +882,7 @@ PATHS["/v1/sites/{site_id}/index-triage"] = {
         {**_ok(ref("IndexTriage")), **_errors(*_CONSOLE_ERRORS)},
     ),
 }
-PATHS.update(_console_paths("sengine", "Sengine", " (SPEC's name of the gsc path)"))
+PATHS.update(_console_paths("sengine", "Sengine", " (the alias of the gsc path)"))
 
 
 # --- billing (docs/rest-api.md "Billing") ------------------------------------------------------------------

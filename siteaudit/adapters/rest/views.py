@@ -55,7 +55,7 @@ for _site_enum in (Monitoring, VerifyMethod, ProofOutcome):
 
 @frozen
 class AuditRow:
-    """An audit in the list (SPEC 2.3)."""
+    """An audit in the list."""
 
     crawl_id: int
     site_id: int | None
@@ -72,7 +72,7 @@ class AuditRow:
 
 @frozen
 class Audit:
-    """An audit's detail (SPEC 2.3)."""
+    """An audit's detail."""
 
     crawl_id: int
     site_id: int | None
@@ -99,7 +99,7 @@ class Audit:
 
 @frozen
 class Issue:
-    """An issue row (SPEC 2.5); `details` is what was seen, its inner structure not shown."""
+    """An issue row; `details` is what was seen, its inner structure not shown."""
 
     check_code: str
     severity: Severity
@@ -110,7 +110,7 @@ class Issue:
 
 @frozen
 class Page:
-    """A page row (SPEC 2.5). `excluded_by` is "robots.txt" for a URL robots.txt disallows: it was never
+    """A page row. `excluded_by` is "robots.txt" for a URL robots.txt disallows: it was never
     requested, so it is not a fetch error and is in no report total (`stats.excluded_by_robots`)."""
 
     url: str
@@ -126,7 +126,7 @@ class Page:
 
 @frozen
 class Account:
-    """Balances and usage (SPEC 2.2)."""
+    """Balances and usage."""
 
     balance: float
     team_id: int
@@ -287,7 +287,7 @@ CDN_TOKEN_LINK: Final = "https://dash.cloudflare.com/profile/api-tokens"
 
 @frozen
 class Site:
-    """A registered site (SPEC 2.6)."""
+    """A registered site."""
 
     id: int
     team_id: int
@@ -567,7 +567,7 @@ converter.register_unstructure_hook(ValueClass, lambda member: member.value)
 
 @frozen
 class ConsoleUrlAnswer:
-    """`GET /sites/{id}/gsc/url`: crawl facts, console facts (`gsc`, also as SPEC's `sengine`) and search
+    """`GET /sites/{id}/gsc/url`: crawl facts, console facts (`gsc`, also as its alias `sengine`) and search
     figures of one URL of the site."""
 
     site_id: int

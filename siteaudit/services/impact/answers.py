@@ -14,7 +14,7 @@ from siteaudit.domain.impact import METHODOLOGY, NOTE, FixImpact, ImpactStatus
 
 @frozen
 class FixImpactEvent:
-    """A fix-impact event (SPEC 2.9). Day 0 is the UTC day of `verified_at`, left out of every window;
+    """A fix-impact event. Day 0 is the UTC day of `verified_at`, left out of every window;
     `baseline_*_28d` cover the 28 days before it, `d7`/`d14`/`d28` the clicks of the 7/14/28 days after
     it (null until the stored console data reaches the window's last day; `*_at` say when each was
     recorded), `delta_28d = d28 - baseline_clicks_28d`. `urls_count` is null until the first measuring

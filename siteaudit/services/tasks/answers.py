@@ -39,7 +39,7 @@ class Acceptance:
 
 @frozen
 class FixTask:
-    """A fix task (SPEC 2.7): one check on one URL template of the site's latest full audit. `fixed_by`
+    """A fix task: one check on one URL template of the site's latest full audit. `fixed_by`
     (`recheck` or `audit`) and `fixed_at` say what showed it fixed, null unless fixed."""
 
     id: str
@@ -90,7 +90,7 @@ class TeamTaskList:
 
 @frozen
 class TaskUrl:
-    """A task URL row (SPEC 2.7); `details` is what the audit saw there (`occurrences` when several)."""
+    """A task URL row; `details` is what the audit saw there (`occurrences` when several)."""
 
     url: str
     clicks_28d: int | None
@@ -138,7 +138,7 @@ class RecheckStarted:
 
 @frozen
 class RecheckUrl:
-    """SPEC 2.8 `urls[]`: `issues` the judged checks still failing, `new_issues` those failing only now."""
+    """One URL of a recheck (its `urls[]`): `issues` the judged checks still failing, `new_issues` those failing only now."""
 
     url: str
     status_code: int | None
@@ -152,7 +152,7 @@ class RecheckUrl:
 
 @frozen
 class RecheckTask:
-    """SPEC 2.8 `tasks[]`; `status` is the task's status after the recheck."""
+    """One task of a recheck (its `tasks[]`); `status` is the task's status after the recheck."""
 
     task_key: str
     code: str
@@ -169,7 +169,7 @@ class RecheckTask:
 
 @frozen
 class Recheck:
-    """`GET /rechecks/{id}` (SPEC 2.8). `urls` and `tasks` are filled once the recheck ended (done,
+    """`GET /rechecks/{id}`. `urls` and `tasks` are filled once the recheck ended (done,
     failed or cancelled), empty before; `parent_crawl_id` is null when the site had no audit."""
 
     recheck_id: int
