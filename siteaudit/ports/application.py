@@ -623,7 +623,7 @@ class CallerApi(Protocol):
 # --- the roles beyond the callers' API: each door is typed against those it uses ------------------------
 
 
-class KeyGate(Protocol):
+class RequestAdmission(Protocol):
     """The REST and MCP doors themselves: a key let in and its request counted."""
 
     def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
@@ -956,7 +956,7 @@ class WebSession(PersonKeys, Protocol):
 
 
 class Application(
-    CallerApi, KeyGate, Exports, DeviceFlow, Payments, Jobs, Admin, WebSession, Operations, Protocol
+    CallerApi, RequestAdmission, Exports, DeviceFlow, Payments, Jobs, Admin, WebSession, Operations, Protocol
 ):
     """The whole application interface, which `LocalApplication` implements: the callers' API and every role
     beyond it. Doors are typed against the roles they use (docs/architecture.md "Roles"); only the

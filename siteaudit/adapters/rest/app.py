@@ -44,8 +44,8 @@ from siteaudit.ports.application import (
     DeviceCancel,
     DeviceFlow,
     Exports,
-    KeyGate,
     Payments,
+    RequestAdmission,
     WebSession,
 )
 from siteaudit.ports.clock import Clock
@@ -62,7 +62,7 @@ def dumps(media: Any) -> bytes:
         return json.dumps(media).encode()
 
 
-class RestApplication(CallerApi, KeyGate, Exports, DeviceFlow, Payments, WebSession, Protocol):
+class RestApplication(CallerApi, RequestAdmission, Exports, DeviceFlow, Payments, WebSession, Protocol):
     """What `/v1` and the pages it serves beside it use (docs/architecture.md "Roles"): the callers' API,
     the key let in and counted, the export, the device flow, the payment provider's webhook and the local
     test checkout page, which reads the app's session."""
