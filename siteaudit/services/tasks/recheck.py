@@ -180,7 +180,7 @@ def _plan(
     return plan_recheck(
         recheck_id=RecheckId(0),  # numbered when stored
         site=site,
-        parent_crawl_id=parent,
+        parent_audit_id=parent,
         scopes=SCOPES,
         now=now,
         task_key=request.task_key,

@@ -73,7 +73,7 @@ def refresh_site_tasks(
         before.values(),
         findings,
         site_id=audit.site_id,
-        crawl_id=audit.id,
+        audit_id=audit.id,
         now=clock.now(),
         evidence=task_evidence(before.values(), issues, crawled, uow=uow, crawl=crawl),
         complete=proves_absence(audit),
