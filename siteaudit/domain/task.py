@@ -203,7 +203,7 @@ class TaskStatusChanged:
     move: TaskMove
     at: datetime
     recheck_id: RecheckId | None = None
-    crawl_id: AuditId | None = None
+    audit_id: AuditId | None = None
 
 
 # Weights of the impact score, a figure shown with each task; tasks are ranked by
@@ -222,7 +222,7 @@ class FixTask:
     template: str
     severity: Severity
     pages: int
-    crawl_id: AuditId  # the full audit the figures come from
+    audit_id: AuditId  # the full audit the figures come from
     created_at: datetime
     updated_at: datetime
     sample_urls: tuple[str, ...] = ()
@@ -257,7 +257,7 @@ class FixTask:
             template=finding.template,
             severity=finding.severity,
             pages=finding.pages,
-            crawl_id=audit_id,
+            audit_id=audit_id,
             created_at=now,
             updated_at=now,
             sample_urls=finding.sample_urls,
@@ -298,7 +298,7 @@ class FixTask:
             move=move,
             at=now,
             recheck_id=task.recheck_id if move is TaskMove.START_RECHECK else self.recheck_id,
-            crawl_id=task.crawl_id,
+            audit_id=task.audit_id,
         )
         return task, event
 
@@ -350,14 +350,14 @@ class FixTask:
             sample_urls=finding.sample_urls,
             clicks_28d=finding.clicks_28d,
             impressions_28d=finding.impressions_28d,
-            crawl_id=audit_id,
+            audit_id=audit_id,
             # Found again: a fixed task regresses and is no longer fixed by anything.
             fixed_by=None if self.status is TaskStatus.FIXED else self.fixed_by,
         )
         return self._move(TaskMove.AUDIT_FOUND, now=now, changed=changed)
 
     def not_found(self, *, audit_id: AuditId, now: datetime) -> tuple[Self, TaskStatusChanged]:
-        changed = evolve(self, crawl_id=audit_id, fixed_at=now, fixed_by=FixedBy.AUDIT)
+        changed = evolve(self, audit_id=audit_id, fixed_at=now, fixed_by=FixedBy.AUDIT)
         return self._move(TaskMove.AUDIT_MISSED, now=now, changed=changed)
 
 

@@ -193,7 +193,7 @@ def test_a_first_audit_opens_a_task_per_check_and_template() -> None:
     findings = [finding(), finding(template="/shop/[item]"), finding(code="h1_missing")]
     refresh = refresh_tasks([], findings, site_id=SITE, audit_id=CRAWL, now=NOW, evidence={})
     assert len(refresh.tasks) == 3 and len(refresh.opened) == 3
-    assert all(t.status is TaskStatus.OPEN and t.version == 0 and t.crawl_id == CRAWL for t in refresh.tasks)
+    assert all(t.status is TaskStatus.OPEN and t.version == 0 and t.audit_id == CRAWL for t in refresh.tasks)
     assert refresh.events == ()
 
 
