@@ -253,7 +253,7 @@ def _recheck(team: TeamId) -> Recheck:
         id=RecheckId(0),
         site_id=SiteId(7),
         team_id=team,
-        parent_crawl_id=AuditId(3),
+        parent_audit_id=AuditId(3),
         created_at=T0,
         urls=urls,
         targets=(target,),
