@@ -6,6 +6,10 @@ this and nothing else of the services. Each door turns its input into the typed 
 call, and renders the typed result. `siteaudit.services.application.LocalApplication` implements it once
 over the driven ports; `siteaudit.bootstrap.bootstrap(settings).application` builds it.
 
+`Application` is the union of roles: `CallerApi` (a key holder's), `Jobs`, `Admin`, `WebSession` and the
+small ones between them; each door is typed against the roles it uses (docs/architecture.md "Roles"). They
+share this module because they share its inputs and results.
+
 Errors are `siteaudit.domain.error.DomainError`s carrying the error code that the REST interface answers
 (docs/rest-api.md "Errors and limits"): NotFound, Conflict, InsufficientCredits, ...; each door maps them
 its own way (an HTTP status, an exit code).

@@ -16,7 +16,7 @@ from siteaudit.adapters.rest import app as rest_app
 from siteaudit.adapters.rest import billing, derived, device, export, resources
 from siteaudit.adapters.web import create_web_app, guard, pages
 from siteaudit.bootstrap import App
-from siteaudit.entrypoints import cli, oneshot, scheduler, worker
+from siteaudit.entrypoints import cli, embedded, oneshot, scheduler, worker
 from siteaudit.ports import application as application_port
 from siteaudit.ports.application import (
     Admin,
@@ -39,6 +39,7 @@ DOORS: list[tuple[Callable[..., Any], str, Any]] = [
     (scheduler.scheduler_pass, "application", Jobs),
     (cli._application, "return", Admin),
     (cli._admin, "return", Admin),
+    (embedded._admin, "return", Admin),
     (oneshot.run_audit, "application", oneshot.OneShot),
     (rest_app.create_api, "application", rest_app.RestApplication),
     (resources.Resource.__init__, "application", CallerApi),
