@@ -87,14 +87,14 @@ class Figures:
 @frozen
 class FixImpact:
     """One fix-impact event. `urls` is None until the measuring pass read the task's URLs from the audit
-    that found the issue (`source_crawl_id`)."""
+    that found the issue (`source_audit_id`)."""
 
     id: int
     site_id: SiteId
     task_key: TaskKey
     code: str
     template: str
-    source_crawl_id: AuditId
+    source_audit_id: AuditId
     verified_at: datetime
     recheck_id: RecheckId | None = None
     sampled: bool = False

@@ -357,7 +357,7 @@ class Recheck:
     id: RecheckId
     site_id: SiteId
     team_id: TeamId
-    parent_crawl_id: AuditId  # the full audit whose issues are the baseline
+    parent_audit_id: AuditId  # the full audit whose issues are the baseline
     created_at: datetime
     urls: tuple[RecheckUrl, ...]
     targets: tuple[RecheckTarget, ...] = ()
@@ -581,7 +581,7 @@ def request_recheck(
     *,
     recheck_id: RecheckId,
     site: Site,
-    parent_crawl_id: AuditId,
+    parent_audit_id: AuditId,
     scopes: Mapping[str, CheckScope],
     now: datetime,
     task_key: str | None = None,
@@ -651,7 +651,7 @@ def request_recheck(
             id=recheck_id,
             site_id=site.id,
             team_id=site.team_id,
-            parent_crawl_id=parent_crawl_id,
+            parent_audit_id=parent_audit_id,
             created_at=now,
             # The task's own URLs had its issue in the parent audit, whatever else the baseline holds.
             urls=tuple(
@@ -700,7 +700,7 @@ def request_recheck(
         id=recheck_id,
         site_id=site.id,
         team_id=site.team_id,
-        parent_crawl_id=parent_crawl_id,
+        parent_audit_id=parent_audit_id,
         created_at=now,
         urls=tuple(recheck_url(u) for u in listed),
         targets=tuple(targets),

@@ -203,7 +203,7 @@ class TaskStatusChanged:
     move: TaskMove
     at: datetime
     recheck_id: RecheckId | None = None
-    crawl_id: AuditId | None = None
+    audit_id: AuditId | None = None
 
 
 # Weights of the impact score, a figure shown with each task; tasks are ranked by
@@ -222,7 +222,7 @@ class FixTask:
     template: str
     severity: Severity
     pages: int
-    crawl_id: AuditId  # the full audit the figures come from
+    audit_id: AuditId  # the full audit the figures come from
     created_at: datetime
     updated_at: datetime
     sample_urls: tuple[str, ...] = ()
@@ -244,7 +244,7 @@ class FixTask:
         site_id: SiteId,
         finding: TaskFinding,
         *,
-        crawl_id: AuditId,
+        audit_id: AuditId,
         now: datetime,
         key: TaskKey | None = None,
         previous_template: str | None = None,
@@ -257,7 +257,7 @@ class FixTask:
             template=finding.template,
             severity=finding.severity,
             pages=finding.pages,
-            crawl_id=crawl_id,
+            audit_id=audit_id,
             created_at=now,
             updated_at=now,
             sample_urls=finding.sample_urls,
@@ -298,7 +298,7 @@ class FixTask:
             move=move,
             at=now,
             recheck_id=task.recheck_id if move is TaskMove.START_RECHECK else self.recheck_id,
-            crawl_id=task.crawl_id,
+            audit_id=task.audit_id,
         )
         return task, event
 
@@ -336,7 +336,7 @@ class FixTask:
     # full audits
 
     def found_again(
-        self, finding: TaskFinding, *, crawl_id: AuditId, now: datetime
+        self, finding: TaskFinding, *, audit_id: AuditId, now: datetime
     ) -> tuple[Self, TaskStatusChanged]:
         if finding.code != self.code:
             raise ValueError(f"finding {finding.code}/{finding.template} is not task {self.key}")
@@ -350,14 +350,14 @@ class FixTask:
             sample_urls=finding.sample_urls,
             clicks_28d=finding.clicks_28d,
             impressions_28d=finding.impressions_28d,
-            crawl_id=crawl_id,
+            audit_id=audit_id,
             # Found again: a fixed task regresses and is no longer fixed by anything.
             fixed_by=None if self.status is TaskStatus.FIXED else self.fixed_by,
         )
         return self._move(TaskMove.AUDIT_FOUND, now=now, changed=changed)
 
-    def not_found(self, *, crawl_id: AuditId, now: datetime) -> tuple[Self, TaskStatusChanged]:
-        changed = evolve(self, crawl_id=crawl_id, fixed_at=now, fixed_by=FixedBy.AUDIT)
+    def not_found(self, *, audit_id: AuditId, now: datetime) -> tuple[Self, TaskStatusChanged]:
+        changed = evolve(self, audit_id=audit_id, fixed_at=now, fixed_by=FixedBy.AUDIT)
         return self._move(TaskMove.AUDIT_MISSED, now=now, changed=changed)
 
 
@@ -389,7 +389,7 @@ def refresh_tasks(
     findings: Iterable[TaskFinding],
     *,
     site_id: SiteId,
-    crawl_id: AuditId,
+    audit_id: AuditId,
     now: datetime,
     evidence: Mapping[TaskKey, TaskEvidence],
     complete: bool = True,
@@ -439,7 +439,7 @@ def refresh_tasks(
     for (code, template), finding in sorted(found.items()):
         mine = owner.get((code, template))
         if mine is not None:
-            task, event = by_key[mine].found_again(finding, crawl_id=crawl_id, now=now)
+            task, event = by_key[mine].found_again(finding, audit_id=audit_id, now=now)
             result[mine] = task
             if event.before is not event.after:
                 events.append(event)
@@ -453,7 +453,7 @@ def refresh_tasks(
         result[key] = FixTask.open(
             site_id,
             finding,
-            crawl_id=crawl_id,
+            audit_id=audit_id,
             now=now,
             key=key,
             previous_template=by_key[parents[0]].template if parents else None,
@@ -469,7 +469,7 @@ def refresh_tasks(
                 merged.append(key)  # still failing, now under a task that carries its URLs
                 continue
             if complete and seen.audited > 0:
-                task, event = task.not_found(crawl_id=crawl_id, now=now)
+                task, event = task.not_found(audit_id=audit_id, now=now)
                 events.append(event)
         result[key] = task
 

@@ -15,7 +15,7 @@ from siteaudit.entrypoints.output import echo, error_line
 
 if TYPE_CHECKING:
     from siteaudit.bootstrap import App
-    from siteaudit.ports.application import Application
+    from siteaudit.ports.application import Admin
     from siteaudit.settings import Settings
 
 T = TypeVar("T")
@@ -49,8 +49,13 @@ def _app(settings: "Settings | None" = None) -> "App":
     return _starting(lambda: bootstrap(settings))
 
 
-def _application() -> "Application":
-    return _app().application
+def _admin(app: "App") -> "Admin":
+    """The administration role of the application: all the admin commands use (docs/architecture.md "Roles")."""
+    return app.application
+
+
+def _application() -> "Admin":
+    return _admin(_app())
 
 
 def _out(as_json: bool, data: dict[str, Any], text: str) -> None:
@@ -211,7 +216,7 @@ def archive(older_than_days: int | None, keep_last: int | None, as_json: bool) -
             raise click.UsageError(
                 "give --older-than-days or --keep-last (or set the SITEAUDIT_ARCHIVE_* settings)"
             )
-        done = app.application.archive_audits(policy)
+        done = _admin(app).archive_audits(policy)
         _out(as_json, {"archived": [int(i) for i in done]}, f"archived {len(done)} audits")
 
     _run(act)
@@ -531,7 +536,7 @@ def password_link(email: str) -> None:
     settings = _settings()
 
     def act() -> None:
-        link = _app(settings).application.password_link(email)
+        link = _admin(_app(settings)).password_link(email)
         running = None if settings.public_url else running_origin(settings)
         echo(link if running is None else running + link[link.index("/app/") :])
 

@@ -20,7 +20,7 @@ from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.entrypoints.output import echo
 from siteaudit.entrypoints.scheduler import start_scheduler
 from siteaudit.entrypoints.worker import start_worker
-from siteaudit.ports.application import IssuedKey
+from siteaudit.ports.application import Admin, IssuedKey
 from siteaudit.settings import Settings
 
 KEY_VARIABLE = "SITEAUDIT_API_KEY"  # the variable the CLI client reads, and the curl examples use
@@ -126,12 +126,18 @@ def listen(app: App, host: str, port: int) -> WSGIServer:
         raise CannotListen(f"cannot listen on {host}:{port}: {why}") from None
 
 
+def _admin(app: App) -> Admin:
+    """What the embedded server's first run and greetings use of the application: the local owner, whose
+    key it is and the password link (docs/architecture.md "Roles")."""
+    return app.application
+
+
 def greeting(app: App, base: str, issued: IssuedKey | None) -> str:
     """What serve prints once listening: whose the new key is, and curl lines that work when pasted."""
     settings = app.settings
     lines = [f"siteaudit is serving {base} (database: {settings.database_url})", ""]
     if issued is not None:
-        holder = app.application.whoami(issued.raw)
+        holder = _admin(app).whoami(issued.raw)
         lines += [
             f"A local owner account was created with {settings.starting_credits:,} credits: "
             f"{holder.email}, team {holder.team_name}, plan {settings.local_owner_plan}.",
@@ -164,7 +170,7 @@ def app_greeting(app: App, origin: str, *, first_run: bool) -> str:
             f"The app: {base}/app/ (a password for someone? "
             f"`siteaudit admin password-link EMAIL` or `siteaudit admin set-password EMAIL`)"
         )
-    link = app.application.password_link(LOCAL_OWNER_EMAIL)
+    link = _admin(app).password_link(LOCAL_OWNER_EMAIL)
     path = link[link.index("/app/") :]
     return (
         f"The app: {base}/app/ . Choose the local owner's password there with this link "
@@ -213,7 +219,7 @@ def running_origin(settings: Settings) -> str | None:
 def serve(app: App, server: WSGIServer, *, host: str) -> None:
     """Create the local owner on an empty database, say how to call the API, and serve until Ctrl-C."""
     settings = app.settings
-    issued = app.application.ensure_local_owner(
+    issued = _admin(app).ensure_local_owner(
         plan=settings.local_owner_plan, starting_credits=settings.starting_credits
     )
     echo(greeting(app, f"http://{host}:{server.server_port}/v1", issued))

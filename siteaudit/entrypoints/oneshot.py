@@ -1,6 +1,6 @@
 """`siteaudit audit URL`: one audit in this process (in-memory database, inline crawl), then its report."""
 
-from typing import IO
+from typing import IO, Protocol
 
 from attrs import evolve
 from rich.console import Console
@@ -16,7 +16,7 @@ from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import CheckSummary, Report, TemplateIssue
 from siteaudit.entrypoints.output import ProgressBar, echo
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import Application, CallerApi, Jobs, LocalOwner
 from siteaudit.settings import Settings
 
 # Piped output (CI logs) is not cut to a terminal's width: lines are as long as they need to be.
@@ -27,6 +27,11 @@ EXIT_NO_SCORE = 5
 HOST_FILE_GROUPS = frozenset({"robots", "sitemaps"})
 
 
+class OneShot(CallerApi, Jobs, LocalOwner, Protocol):
+    """What the one-shot audit uses (docs/architecture.md "Roles"): it is the local owner, the key's holder
+    and the worker at once."""
+
+
 def one_shot_application(settings: Settings) -> Application:
     """An application on an in-memory database whose crawl slices run when called. Raises ValueError for a
     setting that stops the start (an unreadable SITEAUDIT_CA_BUNDLE)."""
@@ -35,7 +40,7 @@ def one_shot_application(settings: Settings) -> Application:
 
 
 def run_audit(
-    application: Application,
+    application: OneShot,
     url: str,
     *,
     max_pages: int | None,

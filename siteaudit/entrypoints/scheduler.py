@@ -11,12 +11,12 @@ from datetime import datetime
 
 from siteaudit.bootstrap import App
 from siteaudit.entrypoints.worker import Periodic
-from siteaudit.ports.application import Application, ScheduledAudits
+from siteaudit.ports.application import Jobs, ScheduledAudits
 
 log = logging.getLogger("siteaudit.scheduler")
 
 
-def scheduler_pass(application: Application, now: Callable[[], datetime]) -> Callable[[], ScheduledAudits]:
+def scheduler_pass(application: Jobs, now: Callable[[], datetime]) -> Callable[[], ScheduledAudits]:
     """One pass: start the scheduled audits that came due, re-check the proofs due a check, then sync
         the search console of the verified sites due a sync, then measure the fix-impact events due, then grant the subscription
     months that began. The

@@ -18,7 +18,7 @@ from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHO
 from siteaudit.bootstrap import App
 from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.entrypoints.slice_loop import Again, SliceLoop
-from siteaudit.ports.application import Application, Reaped
+from siteaudit.ports.application import Jobs, Reaped
 
 log = logging.getLogger("siteaudit.worker")
 
@@ -26,7 +26,7 @@ SLICE_TIME_LIMIT_MS = 15 * 60 * 1000
 
 
 def declare_actors(
-    broker: dramatiq.Broker, application: Application, slices: SliceLoop | None = None
+    broker: dramatiq.Broker, application: Jobs, slices: SliceLoop | None = None
 ) -> dict[str, dramatiq.Actor]:  # type: ignore[type-arg]
     """The actors on `broker`. With `slices`, a crawl slice runs on that loop and its message is
     acknowledged once it is there (`siteaudit.entrypoints.slice_loop`); without, on the actor's thread."""
@@ -106,7 +106,7 @@ def _sender(broker: dramatiq.Broker, message: "dramatiq.Message[Any] | None") ->
     return again
 
 
-def reaper(application: Application) -> Callable[[], Reaped]:
+def reaper(application: Jobs) -> Callable[[], Reaped]:
     """The periodic reaper job of this process (every worker process runs one; they do not collide)."""
 
     def reap_stalled_audits() -> Reaped:

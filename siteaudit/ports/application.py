@@ -6,6 +6,10 @@ this and nothing else of the services. Each door turns its input into the typed 
 call, and renders the typed result. `siteaudit.services.application.LocalApplication` implements it once
 over the driven ports; `siteaudit.bootstrap.bootstrap(settings).application` builds it.
 
+`Application` is the union of roles: `CallerApi` (a key holder's), `Jobs`, `Admin`, `WebSession` and the
+small ones between them; each door is typed against the roles it uses (docs/architecture.md "Roles"). They
+share this module because they share its inputs and results.
+
 Errors are `siteaudit.domain.error.DomainError`s carrying the error code that the REST interface answers
 (docs/rest-api.md "Errors and limits"): NotFound, Conflict, InsufficientCredits, ...; each door maps them
 its own way (an HTTP status, an exit code).
@@ -620,25 +624,11 @@ class CallerApi(Protocol):
         ...
 
 
-class Application(CallerApi, Protocol):
-    """The whole application interface: the callers' API, and what the service's own doors call beyond it:
-    the app's sign-in and pages, administration, the workers, the scheduler and the metrics."""
+# --- the roles beyond the callers' API: each door is typed against those it uses ------------------------
 
-    # The app's own reads of an audit (its live progress and downloads; the REST export streams too).
 
-    def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
-        """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
-        `get_audit` does."""
-        ...
-
-    def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
-        """Every row of one kind of the audit, read from the crawl store in batches (memory stays
-        bounded however large the audit). The audit is checked before this returns: raises NotFound
-        (another team's audit) or CrawlArchived. Exhaust or close the iterator: it holds a database
-        connection until then."""
-        ...
-
-    # The REST and MCP doors themselves: a key let in and its request counted.
+class RequestAdmission(Protocol):
+    """The REST and MCP doors themselves: a key let in and its request counted."""
 
     def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
         """`authenticate`, and one request of the key counted against the rate-limit `bucket` (shared by
@@ -647,7 +637,101 @@ class Application(CallerApi, Protocol):
         False."""
         ...
 
-    # Work: what actors and periodic jobs run.
+
+class Exports(Protocol):
+    """An audit's rows streamed to a file: the REST export and the app's downloads."""
+
+    def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
+        """Every row of one kind of the audit, read from the crawl store in batches (memory stays
+        bounded however large the audit). The audit is checked before this returns: raises NotFound
+        (another team's audit) or CrawlArchived. Exhaust or close the iterator: it holds a database
+        connection until then."""
+        ...
+
+
+class DeviceFlow(DeviceCancel, Protocol):
+    """The device's side of a device login (docs/security.md "Device login"): start, poll and cancel, by the
+    REST door's `/v1/device/*` without a key; the app's approval page decides (`WebSession`)."""
+
+    def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
+        """A pending login. `client_name` (at most 64 characters, ValidationFailed beyond) names the
+        machine and agents as `siteaudit.domain.device.CONNECT_FORM` says."""
+        ...
+
+    def poll_device_login(self, device_code: str) -> DeviceGranted:
+        """One poll. Raises AuthorizationPending, SlowDown, AccessDenied, ExpiredToken or InvalidGrant;
+        after approval returns the CLI key once (it replaces the key of the same machine, agents and
+        team)."""
+        ...
+
+
+class Payments(Protocol):
+    """What no key calls in billing: the payment provider's webhook and the local provider's test checkout
+    page (docs/billing.md), served by the REST door."""
+
+    def receive_payment_event(self, payload: bytes, signature: str, client: str) -> Fulfilment:
+        """A provider webhook from address `client`: the signature checked over the raw bytes, then
+        the address's webhook limit counted (validly signed posts only), then applied once per event
+        id (a paid pack credits once; subscription events set and end the plan). Raises
+        InvalidPaymentSignature, RateLimited."""
+        ...
+
+    def open_test_checkout(self, session_id: str, buyer: UserId) -> LocalCheckout:
+        """The local provider's checkout page for an open session `buyer` asked for, with a fresh
+        single-use form token. Raises NotFound (unknown, completed or someone else's session, or the
+        local provider is not in use)."""
+        ...
+
+    def complete_test_checkout(self, session_id: str, form_token: str, buyer: UserId) -> LocalCheckoutDone:
+        """Complete a local test purchase `buyer` asked for, through the same fulfilment as the
+        provider's webhooks.
+        Raises NotFound as above, InvalidPaymentSignature for a wrong or used form token."""
+        ...
+
+
+class PersonKeys(Protocol):
+    """A person's Settings keys and webhook secret, by their email: the admin CLI and the app's key pages."""
+
+    def create_key(self, email: str, team_name: str) -> IssuedKey:
+        """The person's Settings key for the team. Raises SettingsKeyExists when one is active."""
+        ...
+
+    def rotate_key(self, email: str, team_name: str) -> IssuedKey:
+        """Revoke the person's Settings key for the team at once and issue its successor."""
+        ...
+
+    def list_keys(self, email: str) -> Sequence[ApiKey]: ...
+
+    def revoke_key(self, email: str, prefix: str) -> ApiKey:
+        """Raises NotFound for a prefix that is not one of the person's active keys."""
+        ...
+
+    def webhook_secret(self, email: str, *, rotate: bool = False) -> str:
+        """The person's webhook signing secret, replaced first when `rotate` (effective at once)."""
+        ...
+
+
+class LocalOwner(Protocol):
+    """The first run of a local service (the embedded server, the one-shot audit, the stdio tools): its owner
+    and key."""
+
+    def ensure_local_owner(self, *, plan: str, starting_credits: int) -> IssuedKey | None:
+        """On an empty database: a local owner with a team, the plan, `starting_credits` (whole
+        credits) and a Settings key, returned once. None when the database already has people."""
+        ...
+
+
+class Operations(Protocol):
+    """What the service's metrics read at scrape time."""
+
+    def audits_by_status(self) -> Mapping[AuditStatus, int]:
+        """How many audits of every team are in each status now (every status present, 0 when none)."""
+        ...
+
+
+class Jobs(Protocol):
+    """What the service does by itself: the Dramatiq actors (crawl slices, finalisation, webhooks, rechecks),
+    the reapers and the scheduler's periodic passes."""
 
     def run_crawl_slice(
         self,
@@ -684,7 +768,14 @@ class Application(CallerApi, Protocol):
         """Re-dispatch stalled work (or end its audit `failed`) as the reaper settings say."""
         ...
 
-    # The monitoring scheduler (`siteaudit scheduler`, or in-process in `serve`).
+    def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
+        """The worker's job: fetch the recheck's remaining URLs under its lease, then end it, settle its
+        credits and its tasks. Idempotent under redelivery."""
+        ...
+
+    def reap_stalled_rechecks(self) -> RecheckReaped:
+        """Re-dispatch stalled rechecks (or end them `failed`) as the reaper settings say."""
+        ...
 
     def dispatch_due_site_audits(self, now: datetime) -> ScheduledAudits:
         """Start each scheduled audit due at `now` once, even with several schedulers running (trigger
@@ -696,29 +787,25 @@ class Application(CallerApi, Protocol):
         the grace period (SITEAUDIT_PROOF_GRACE_DAYS) loses the verification and pauses monitoring."""
         ...
 
-    # Registered sites for support (`siteaudit admin list-sites`, `verify-site --by-hand`).
-
-    def list_team_sites(self, team_name: str) -> Sequence[Site]:
-        """Every site of the named team. Raises NotFound."""
+    def grant_subscription_months(self, now: datetime) -> int:
+        """The scheduler's pass granting every begun month of every paid subscription period once (a
+        yearly subscription's later months); the number of months granted."""
         ...
 
-    def verify_site_by_hand(self, site_id: SiteId, reason: str) -> Site:
-        """Mark a site verified without a proof, logging `reason` (the daily re-check keeps it so).
-        Raises NotFound."""
+    def sync_search_consoles(self, now: datetime) -> int:
+        """The daily sync (run by the scheduler): every verified site not synced for a day gets 28 days
+        of page figures and sampled inspections. How many sites were synced."""
         ...
 
-    def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
-        """Archive what `policy` selects (by default the SITEAUDIT_ARCHIVE_* settings); the audits whose
-        rows this run deleted."""
+    def measure_fix_impacts(self, now: datetime) -> int:
+        """The scheduler's daily pass: fix-impact events not looked at for a day are brought up to date
+        with the stored console figures. How many were measured."""
         ...
 
-    # Operations: what the service's metrics read at scrape time.
 
-    def audits_by_status(self) -> Mapping[AuditStatus, int]:
-        """How many audits of every team are in each status now (every status present, 0 when none)."""
-        ...
-
-    # Administration: people, teams, plans, credits and keys (the CLI until the web app exists).
+class Admin(PersonKeys, LocalOwner, Protocol):
+    """Administration (the `siteaudit admin` CLI and the `archive` command): people, teams, plans, credits,
+    keys and passwords, sites for support, the console connection, the archive."""
 
     def create_user(self, email: str, *, plan: str = "free") -> User:
         """A person with their webhook signing secret. An unknown plan is refused (validation_failed)."""
@@ -738,29 +825,6 @@ class Application(CallerApi, Protocol):
         """Add credits to a person's own balance (a repeated key is a no-op); the balance, in tenths."""
         ...
 
-    def create_key(self, email: str, team_name: str) -> IssuedKey:
-        """The person's Settings key for the team. Raises SettingsKeyExists when one is active."""
-        ...
-
-    def rotate_key(self, email: str, team_name: str) -> IssuedKey:
-        """Revoke the person's Settings key for the team at once and issue its successor."""
-        ...
-
-    def revoke_key(self, email: str, prefix: str) -> ApiKey:
-        """Raises NotFound for a prefix that is not one of the person's active keys."""
-        ...
-
-    def list_keys(self, email: str) -> Sequence[ApiKey]: ...
-
-    def webhook_secret(self, email: str, *, rotate: bool = False) -> str:
-        """The person's webhook signing secret, replaced first when `rotate` (effective at once)."""
-        ...
-
-    def ensure_local_owner(self, *, plan: str, starting_credits: int) -> IssuedKey | None:
-        """On an empty database: a local owner with a team, the plan, `starting_credits` (whole
-        credits) and a Settings key, returned once. None when the database already has people."""
-        ...
-
     def list_users(self) -> Sequence[PersonView]:
         """Every person, oldest first."""
         ...
@@ -774,54 +838,26 @@ class Application(CallerApi, Protocol):
         characters). Raises NotFound for an unknown key, and Conflict when a prefix fits several keys."""
         ...
 
-    # Billing (docs/rest-api.md "Billing"): the team owner's links, the provider's events, the local test
-    # checkout.
-
-    def billing_status(self, caller: Caller) -> BillingStatus:
-        """The caller's plan, subscription and purchases (the app's billing page)."""
+    def set_password(self, email: str, password: str) -> User:
+        """Administration: set a person's password; every session of theirs ends."""
         ...
 
-    def billing_change_plan(self, choice: PlanChoice, caller: Caller) -> BillingStatus:
-        """Move the caller's live subscription to another plan, tier or interval (changes are made
-        in the app, docs/billing.md "In the app"), applied at once. Raises NotTeamOwner, PriceNotConfigured,
-        NoSubscription (none live: subscribe instead), PaymentProviderFailed."""
+    def password_link(self, email: str) -> str:
+        """Administration: a one-time link (valid an hour) where the person chooses a password."""
         ...
 
-    def receive_payment_event(self, payload: bytes, signature: str, client: str) -> Fulfilment:
-        """A provider webhook from address `client`: the signature checked over the raw bytes, then
-        the address's webhook limit counted (validly signed posts only), then applied once per event
-        id (a paid pack credits once; subscription events set and end the plan). Raises
-        InvalidPaymentSignature, RateLimited."""
+    def list_team_sites(self, team_name: str) -> Sequence[Site]:
+        """Every site of the named team. Raises NotFound."""
         ...
 
-    def open_test_checkout(self, session_id: str, buyer: UserId) -> LocalCheckout:
-        """The local provider's checkout page for an open session `buyer` asked for, with a fresh
-        single-use form token. Raises NotFound (unknown, completed or someone else's session, or the
-        local provider is not in use)."""
+    def verify_site_by_hand(self, site_id: SiteId, reason: str) -> Site:
+        """Mark a site verified without a proof, logging `reason` (the daily re-check keeps it so).
+        Raises NotFound."""
         ...
 
-    def complete_test_checkout(self, session_id: str, form_token: str, buyer: UserId) -> LocalCheckoutDone:
-        """Complete a local test purchase `buyer` asked for, through the same fulfilment as the
-        provider's webhooks.
-        Raises NotFound as above, InvalidPaymentSignature for a wrong or used form token."""
-        ...
-
-    def renew_test_subscription(self, paid_from: str, caller: Caller) -> Fulfilment:
-        """The local provider's TEST renewal of the team owner's live subscription: the period that
-        began at `paid_from` (ISO time, as the billing page shows it) is followed by a new one paid now.
-        DUPLICATE when that period was renewed before. Raises NotTeamOwner, NoSubscription."""
-        ...
-
-    def grant_subscription_months(self, now: datetime) -> int:
-        """The scheduler's pass granting every begun month of every paid subscription period once (a
-        yearly subscription's later months); the number of months granted."""
-        ...
-
-    # --- the search-console integration (docs/rest-api.md "Search console"): the sync and the connection
-
-    def sync_search_consoles(self, now: datetime) -> int:
-        """The daily sync (run by the scheduler): every verified site not synced for a day gets 28 days
-        of page figures and sampled inspections. How many sites were synced."""
+    def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
+        """Archive what `policy` selects (by default the SITEAUDIT_ARCHIVE_* settings); the audits whose
+        rows this run deleted."""
         ...
 
     def connect_search_console(self, team_name: str, refresh_token: str, *, account: str) -> None:
@@ -833,49 +869,10 @@ class Application(CallerApi, Protocol):
         """Forget and revoke the team's OAuth grant; False when there was none."""
         ...
 
-    def console_page_totals(
-        self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
-    ) -> Mapping[str, PageTotals]:
-        """Clicks and impressions (and impression-weighted position) per URL of the caller's site, summed
-        over `start` to `end` inclusive from the figures the daily sync stored (one row per page and
-        day). `urls` None: every URL with figures. A URL without stored figures is left out: no data,
-        not zero. For fix impact and task traffic; services read the same through
-        `uow.console.page_totals(site_id, urls, start, end)`. Raises NotFound for another team's site."""
-        ...
 
-    # --- device login (docs/security.md "Device login"): the REST door starts and polls, the app's approval
-    # page decides ---
-
-    def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
-        """A pending login. `client_name` (at most 64 characters, ValidationFailed beyond) names the
-        machine and agents as `siteaudit.domain.device.CONNECT_FORM` says."""
-        ...
-
-    def poll_device_login(self, device_code: str) -> DeviceGranted:
-        """One poll. Raises AuthorizationPending, SlowDown, AccessDenied, ExpiredToken or InvalidGrant;
-        after approval returns the CLI key once (it replaces the key of the same machine, agents and
-        team)."""
-        ...
-
-    def cancel_device_login(self, device_code: str) -> DeviceLogin:
-        """The device's own cancel (`DeviceCancel`, which the REST door is typed against)."""
-        ...
-
-    def device_login_to_decide(self, user_code: str) -> DeviceLogin:
-        """The live login with this user code (case, spaces and dashes ignored), to show before a
-        decision. Raises ValidationFailed for a malformed code, NotFound for no live login."""
-        ...
-
-    def approve_device_login(self, user_code: str, caller: Caller) -> DeviceLogin:
-        """Approve for the caller's team (the team chosen on the approval page); the caller must be in it
-        (NotFound otherwise). Raises ExpiredToken, NotFound, or Conflict for a decided login."""
-        ...
-
-    def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
-        """Deny; the next poll answers AccessDenied. Raises like `approve_device_login`."""
-        ...
-
-    # --- the app: signing in and sessions (docs/app.md); the app's pages call these ----------------------
+class WebSession(PersonKeys, Protocol):
+    """The app (docs/app.md) beyond the callers' API: signing in and sessions, passwords, the team's members,
+    device approval, the billing page and an audit's live progress."""
 
     def sign_up_open(self) -> bool:
         """Whether anyone may sign up (SITEAUDIT_APP_SIGN_UP=open), or only invited people come in."""
@@ -912,14 +909,6 @@ class Application(CallerApi, Protocol):
         ends. Raises LinkInvalid, ValidationFailed."""
         ...
 
-    def set_password(self, email: str, password: str) -> User:
-        """Administration: set a person's password; every session of theirs ends."""
-        ...
-
-    def password_link(self, email: str) -> str:
-        """Administration: a one-time link (valid an hour) where the person chooses a password."""
-        ...
-
     def team_members(self, caller: Caller) -> Sequence[MemberView]:
         """The caller's team's members, owner first."""
         ...
@@ -934,22 +923,57 @@ class Application(CallerApi, Protocol):
         NotTeamOwner, Conflict for the owner, NotFound for a non-member."""
         ...
 
-    # Fix tasks and rechecks (docs/rest-api.md "Fix tasks and rechecks"): the callers' use cases are declared
-    # (`handle`); the workers' are here.
-
-    def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
-        """The worker's job: fetch the recheck's remaining URLs under its lease, then end it, settle its
-        credits and its tasks. Idempotent under redelivery."""
+    def device_login_to_decide(self, user_code: str) -> DeviceLogin:
+        """The live login with this user code (case, spaces and dashes ignored), to show before a
+        decision. Raises ValidationFailed for a malformed code, NotFound for no live login."""
         ...
 
-    def reap_stalled_rechecks(self) -> RecheckReaped:
-        """Re-dispatch stalled rechecks (or end them `failed`) as the reaper settings say."""
+    def approve_device_login(self, user_code: str, caller: Caller) -> DeviceLogin:
+        """Approve for the caller's team (the team chosen on the approval page); the caller must be in it
+        (NotFound otherwise). Raises ExpiredToken, NotFound, or Conflict for a decided login."""
         ...
 
-    # Fix impact (docs/rest-api.md "Fix impact"): the callers' reads are declared (`handle`); the scheduler's
-    # pass is here.
+    def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
+        """Deny; the next poll answers AccessDenied. Raises like `approve_device_login`."""
+        ...
 
-    def measure_fix_impacts(self, now: datetime) -> int:
-        """The scheduler's daily pass: fix-impact events not looked at for a day are brought up to date
-        with the stored console figures. How many were measured."""
+    def billing_status(self, caller: Caller) -> BillingStatus:
+        """The caller's plan, subscription and purchases (the app's billing page)."""
+        ...
+
+    def billing_change_plan(self, choice: PlanChoice, caller: Caller) -> BillingStatus:
+        """Move the caller's live subscription to another plan, tier or interval (changes are made
+        in the app, docs/billing.md "In the app"), applied at once. Raises NotTeamOwner, PriceNotConfigured,
+        NoSubscription (none live: subscribe instead), PaymentProviderFailed."""
+        ...
+
+    def renew_test_subscription(self, paid_from: str, caller: Caller) -> Fulfilment:
+        """The local provider's TEST renewal of the team owner's live subscription: the period that
+        began at `paid_from` (ISO time, as the billing page shows it) is followed by a new one paid now.
+        DUPLICATE when that period was renewed before. Raises NotTeamOwner, NoSubscription."""
+        ...
+
+    def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
+        """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
+        `get_audit` does."""
+        ...
+
+
+class Application(
+    CallerApi, RequestAdmission, Exports, DeviceFlow, Payments, Jobs, Admin, WebSession, Operations, Protocol
+):
+    """The whole application interface, which `LocalApplication` implements: the callers' API and every role
+    beyond it. Doors are typed against the roles they use (docs/architecture.md "Roles"); only the
+    composition root holds the whole."""
+
+    # No door calls it: fix impact reads the same inside the service; embedders and tests read it here.
+
+    def console_page_totals(
+        self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
+    ) -> Mapping[str, PageTotals]:
+        """Clicks and impressions (and impression-weighted position) per URL of the caller's site, summed
+        over `start` to `end` inclusive from the figures the daily sync stored (one row per page and
+        day). `urls` None: every URL with figures. A URL without stored figures is left out: no data,
+        not zero. For fix impact and task traffic; services read the same through
+        `uow.console.page_totals(site_id, urls, start, end)`. Raises NotFound for another team's site."""
         ...

@@ -104,7 +104,6 @@ from siteaudit.services import billing as billing_services
 from siteaudit.services import console as console_services
 from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
-from siteaudit.services import device as device_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
 from siteaudit.services import reaper as reaper_services
@@ -114,6 +113,8 @@ from siteaudit.services import signin as signin_services
 from siteaudit.services import site as site_services
 from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
+from siteaudit.services.device import approval as device_approval
+from siteaudit.services.device import flow as device_flow
 from siteaudit.services.events import MessageBus
 from siteaudit.services.impact import impact as impact_services
 from siteaudit.services.registry import USE_CASES, Handlers
@@ -674,38 +675,29 @@ class LocalApplication:
     # --- device login -----------------------------------------------------------------------------------
 
     def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
-        started = device_services.start_device_login(
+        started = device_flow.start_device_login(
             client_name, requested_ip, uow=self.uow(), clock=self.clock, secrets=self.secrets
         )
-        login = started.login
-        page = f"{self.public_url.rstrip('/')}/app/device"
-        return DeviceLoginStarted(
-            device_code=started.device_code,
-            user_code=login.display_user_code,
-            verification_uri=page,
-            verification_uri_complete=f"{page}?code={login.display_user_code}",
-            interval=int(login.interval.total_seconds()),
-            expires_in=login.seconds_left(login.created_at),
-        )
+        return started.answer(self.public_url)
 
     def poll_device_login(self, device_code: str) -> DeviceGranted:
-        return device_services.poll_device_login(
+        return device_flow.poll_device_login(
             device_code, uow=self.uow(), clock=self.clock, secrets=self.secrets
         )
 
     def cancel_device_login(self, device_code: str) -> DeviceLogin:
-        return device_services.cancel_device_login(device_code, uow=self.uow(), clock=self.clock)
+        return device_flow.cancel_device_login(device_code, uow=self.uow(), clock=self.clock)
 
     def device_login_to_decide(self, user_code: str) -> DeviceLogin:
-        return device_services.login_to_decide(user_code, uow=self.uow(), clock=self.clock)
+        return device_approval.login_to_decide(user_code, uow=self.uow(), clock=self.clock)
 
     def approve_device_login(self, user_code: str, caller: Caller) -> DeviceLogin:
-        return device_services.approve_device_login(
+        return device_approval.approve_device_login(
             user_code, caller.user_id, caller.team_id, uow=self.uow(), clock=self.clock
         )
 
     def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
-        return device_services.deny_device_login(user_code, uow=self.uow(), clock=self.clock)
+        return device_approval.deny_device_login(user_code, uow=self.uow(), clock=self.clock)
 
     # --- the app: signing in, sessions, team members ------------------------------------------------------
 

@@ -81,7 +81,7 @@ def refresh_fix_tasks(event: FindingsPublished, *, uow: UnitOfWork, crawl: Crawl
     refresh stamps every task it opens, finds again or fixes with the audit, so a site with a task stamped
     with this audit was refreshed by it already."""
     audit = event.audit
-    if audit.site_id is not None and any(t.crawl_id == audit.id for t in uow.tasks.of_site(audit.site_id)):
+    if audit.site_id is not None and any(t.audit_id == audit.id for t in uow.tasks.of_site(audit.site_id)):
         return
     refresh_site_tasks(
         audit,

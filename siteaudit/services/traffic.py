@@ -82,7 +82,7 @@ def open_fix_impacts(
             task_key=task.key,
             code=task.code,
             template=task.template,
-            source_crawl_id=task.crawl_id,
+            source_audit_id=task.audit_id,
             verified_at=change.at,
             recheck_id=None if recheck is None else RecheckId(recheck.id),
             sampled=sampled.get(task.key, False),

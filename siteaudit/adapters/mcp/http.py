@@ -44,7 +44,7 @@ from siteaudit.adapters.rest.middleware import Authentication
 from siteaudit.adapters.rest.sites import VERIFY_LIMIT
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import Unauthenticated, ValidationFailed
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import CallerApi
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
@@ -262,7 +262,7 @@ class McpEndpoint:
 
 def mount_mcp(
     api: "falcon.App[Any, Any]",
-    application: Application,
+    application: CallerApi,
     *,
     clock: Clock,
     limiter: RateLimiter,

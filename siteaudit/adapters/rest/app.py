@@ -2,7 +2,7 @@
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import falcon
 import falcon.media
@@ -39,7 +39,15 @@ from siteaudit.adapters.rest.resources import (
 )
 from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
 from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
-from siteaudit.ports.application import Application, DeviceCancel
+from siteaudit.ports.application import (
+    CallerApi,
+    DeviceCancel,
+    DeviceFlow,
+    Exports,
+    Payments,
+    RequestAdmission,
+    WebSession,
+)
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import RateLimiter
 
@@ -54,8 +62,14 @@ def dumps(media: Any) -> bytes:
         return json.dumps(media).encode()
 
 
+class RestApplication(CallerApi, RequestAdmission, Exports, DeviceFlow, Payments, WebSession, Protocol):
+    """What `/v1` and the pages it serves beside it use (docs/architecture.md "Roles"): the callers' API,
+    the key let in and counted, the export, the device flow, the payment provider's webhook and the local
+    test checkout page, which reads the app's session."""
+
+
 def create_api(
-    application: Application,
+    application: RestApplication,
     *,
     clock: Clock,
     limiter: RateLimiter,
@@ -108,7 +122,7 @@ def create_api(
         f"/v1/crawls/{{crawl_id:{ID}}}/fix-prompt",
         ReportPart(application, clock, view=fix_prompt_answer),
     )
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application, clock))
+    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
     # Registered sites (docs/rest-api.md "Registered sites").
     api.add_route("/v1/sites", Sites(application, clock))

@@ -3,7 +3,7 @@ local provider's TEST PURCHASE page. Each turns its input into one call of the a
 
 import re
 import secrets
-from typing import Any, Final
+from typing import Any, Final, Protocol
 from urllib.parse import urlencode, urlsplit
 
 import falcon
@@ -16,7 +16,7 @@ from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, Unauthenticated
 from siteaudit.domain.ids import UserId
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import Payments, WebSession
 
 STRIPE_WEBHOOK_PATH: Final = "/billing/stripe/webhook"
 TEST_CHECKOUT_PATH: Final = "/app/test-checkout/{session_id}"
@@ -64,7 +64,7 @@ class StripeWebhook:
 
     public = True
 
-    def __init__(self, application: Application) -> None:
+    def __init__(self, application: Payments) -> None:
         self.application = application
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -122,6 +122,10 @@ def _same_origin(req: falcon.Request) -> bool:
     return urlsplit(origin).netloc == req.netloc
 
 
+class TestCheckoutApplication(Payments, WebSession, Protocol):
+    """The test checkout page's roles: the local provider's checkout, for the person the app's session is."""
+
+
 class TestCheckoutPage:
     """`/app/test-checkout/{session}` (the local provider only): GET shows what is bought, clearly marked
     as a test purchase, with a single-use token in its form; POST with that token completes it. Only for
@@ -131,7 +135,7 @@ class TestCheckoutPage:
     public = True
     __test__ = False  # not a pytest test class, whatever its name
 
-    def __init__(self, application: Application, *, session_cookie: str) -> None:
+    def __init__(self, application: TestCheckoutApplication, *, session_cookie: str) -> None:
         self.application = application
         self.session_cookie = session_cookie  # the app's (`/app`) session cookie
 

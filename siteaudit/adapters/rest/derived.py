@@ -14,7 +14,7 @@ from siteaudit.adapters.answers import converter
 from siteaudit.adapters.rest.params import MAX_BODY_BYTES, Fields, json_body, known_query
 from siteaudit.adapters.rest.resources import Resource
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import CallerApi
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import (
@@ -142,7 +142,7 @@ def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, A
 class Declaring(Resource):
     """The resource of one path: a responder (`on_get`, `on_post`, ...) per use case declared on it."""
 
-    def __init__(self, application: Application, clock: Clock, declared: Sequence[Declared]) -> None:
+    def __init__(self, application: CallerApi, clock: Clock, declared: Sequence[Declared]) -> None:
         super().__init__(application, clock)
         # The stricter limits by method, which the authentication middleware reads.
         self.extra_limits: dict[str, tuple[str, Limit]] = {}
@@ -168,7 +168,7 @@ class Declaring(Resource):
         resp.media = converter.unstructure(result)
 
 
-def routes(application: Application, clock: Clock) -> Iterator[tuple[str, Declaring]]:
+def routes(application: CallerApi, clock: Clock) -> Iterator[tuple[str, Declaring]]:
     """(route, resource) of every path the application's declared use cases are served at."""
     by_path: dict[str, list[Declared]] = {}
     for declared in application.use_cases():

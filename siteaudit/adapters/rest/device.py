@@ -11,7 +11,7 @@ from siteaudit.adapters.rest.middleware import enforce
 from siteaudit.adapters.rest.params import Fields, json_body
 from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
 from siteaudit.domain.error import ErrorCode
-from siteaudit.ports.application import Application, DeviceCancel
+from siteaudit.ports.application import DeviceCancel, DeviceFlow
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
@@ -24,7 +24,7 @@ MAX_DEVICE_CODE_LENGTH: Final = 128
 class _DeviceResource:
     public = True  # no key: the device login is how a machine gets one
 
-    def __init__(self, application: Application, clock: Clock, limiter: RateLimiter) -> None:
+    def __init__(self, application: DeviceFlow, clock: Clock, limiter: RateLimiter) -> None:
         self.application = application
         self.clock = clock
         self.limiter = limiter

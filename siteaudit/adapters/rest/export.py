@@ -4,11 +4,14 @@ streamed from the crawl store (docs/app.md, "Reports")."""
 import falcon
 
 from siteaudit.adapters import export
-from siteaudit.adapters.rest.resources import Resource
 from siteaudit.domain.ids import AuditId
+from siteaudit.ports.application import Exports
 
 
-class CrawlExport(Resource):
+class CrawlExport:
+    def __init__(self, application: Exports) -> None:
+        self.application = application
+
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
         kind, format = export.chosen(req.params)
         # Checked (team, archival) before the first byte: a refusal answers the error envelope.

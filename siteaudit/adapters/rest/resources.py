@@ -19,14 +19,14 @@ from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import MAX_PAGES_CEILING
-from siteaudit.ports.application import Application, AuditQuery, IssueQuery, PageQuery
+from siteaudit.ports.application import AuditQuery, CallerApi, IssueQuery, PageQuery
 from siteaudit.ports.clock import Clock
 
 ID: Final = f"int(min=1, max={MAX_ID})"
 
 
 class Resource:
-    def __init__(self, application: Application, clock: Clock) -> None:
+    def __init__(self, application: CallerApi, clock: Clock) -> None:
         self.application = application
         self.clock = clock
 
@@ -120,7 +120,7 @@ class Report(Resource):
 class ReportPart(Resource):
     """`/templates`, `/diff` and `/fix-prompt`: one part of the stored report, as `view` shows it."""
 
-    def __init__(self, application: Application, clock: Clock, *, view: ReportPartView) -> None:
+    def __init__(self, application: CallerApi, clock: Clock, *, view: ReportPartView) -> None:
         super().__init__(application, clock)
         self.view = view
 

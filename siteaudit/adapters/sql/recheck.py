@@ -45,7 +45,7 @@ def recheck_from_row(row: Any) -> Recheck:
         id=RecheckId(row.id),
         site_id=SiteId(row.site_id),
         team_id=TeamId(row.team_id),
-        parent_crawl_id=AuditId(row.parent_crawl_id),
+        parent_audit_id=AuditId(row.parent_crawl_id),
         created_at=row.created_at,
         urls=_from_json(row.urls, _URLS),
         targets=_from_json(row.targets, _TARGETS),
@@ -72,7 +72,7 @@ def recheck_values(recheck: Recheck) -> dict[str, Any]:
     return {
         "site_id": recheck.site_id,
         "team_id": recheck.team_id,
-        "parent_crawl_id": recheck.parent_crawl_id,
+        "parent_crawl_id": recheck.parent_audit_id,
         "created_at": recheck.created_at,
         "task_key": recheck.task_key,
         "codes": None if recheck.codes is None else sorted(recheck.codes),

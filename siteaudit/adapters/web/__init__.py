@@ -12,7 +12,6 @@ from siteaudit.adapters.web import audits, pages, sites
 from siteaudit.adapters.web.guard import CookieNames, FormRefused, Guard
 from siteaudit.adapters.web.remembered import RememberedBrowsers
 from siteaudit.domain.error import DomainError
-from siteaudit.ports.application import Application
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.ratelimit import RateLimiter
 from siteaudit.ports.sealing import Sealing
@@ -38,7 +37,7 @@ class Stylesheet:
 
 
 def create_web_app(
-    application: Application,
+    application: pages.WebApplication,
     *,
     clock: Clock,
     limiter: RateLimiter,

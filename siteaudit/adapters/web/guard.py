@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import falcon
 
 from siteaudit.domain.error import Unauthenticated
-from siteaudit.ports.application import Application
+from siteaudit.ports.application import WebSession
 
 MAX_FORM_BYTES: Final = 64 * 1024
 # C0 controls but tab, line feed and carriage return; DEL and the C1 controls.
@@ -78,7 +78,7 @@ class Guard:
 
     def __init__(
         self,
-        application: Application,
+        application: WebSession,
         *,
         cookies: CookieNames,
         public_url: str,

@@ -4,7 +4,7 @@
 import string
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import falcon
@@ -29,7 +29,7 @@ from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import MAX_ID, TeamId, UserId
 from siteaudit.domain.signin import MIN_PASSWORD_LENGTH, SignInRefused
-from siteaudit.ports.application import Application, AppViewer
+from siteaudit.ports.application import AppViewer, CallerApi, Exports, WebSession
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
@@ -197,10 +197,15 @@ class Page:
         return False
 
 
+class WebApplication(CallerApi, WebSession, Exports, Protocol):
+    """What the app uses (docs/architecture.md "Roles"): the callers' API, its own sessions and pages, and the
+    audits' downloads."""
+
+
 class WebParts:
     def __init__(
         self,
-        application: Application,
+        application: WebApplication,
         clock: Clock,
         limiter: RateLimiter,
         cookies: CookieNames,

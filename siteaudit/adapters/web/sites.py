@@ -19,8 +19,8 @@ from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId, TaskKey
 from siteaudit.domain.site import Monitoring, ProofCheck, VerificationFailed, VerifyMethod
 from siteaudit.ports.application import (
-    Application,
     AuditQuery,
+    CallerApi,
     SiteChanges,
     SiteRegistration,
 )
@@ -52,7 +52,7 @@ def _id(text: str | None) -> int | None:
 # --- the health trend ------------------------------------------------------------------------------------
 
 
-def _no_score_reason(application: Application, audit: Audit, caller: Caller) -> str:
+def _no_score_reason(application: CallerApi, audit: Audit, caller: Caller) -> str:
     if audit.status is AuditStatus.FAILED:
         return f"The audit failed: {audit.failure_reason or 'no reason recorded'}."
     if audit.status is AuditStatus.CANCELLED:
@@ -64,7 +64,7 @@ def _no_score_reason(application: Application, audit: Audit, caller: Caller) -> 
     return warning.message if warning is not None else "The audit has no score."
 
 
-def trend_points(application: Application, site_id: SiteId, caller: Caller) -> list[Point]:
+def trend_points(application: CallerApi, site_id: SiteId, caller: Caller) -> list[Point]:
     """The site's ended audits, oldest first: their health score, or a gap saying why there is none."""
     audits = application.list_audits(AuditQuery(site_id=site_id, limit=TREND_AUDITS), caller).items
     points = []
@@ -111,7 +111,7 @@ def impact_plot(event: Any, ident: str) -> Markup:
 # the services' modules) and renders their answers, the values `/v1` shows (`_tasks.html`, `_recheck.html`).
 
 
-def run_declared(application: Application, name: str, caller: Caller, **inputs: Any) -> Any:
+def run_declared(application: CallerApi, name: str, caller: Caller, **inputs: Any) -> Any:
     """The answer of the declared use case named `name` run with `inputs` for `caller`."""
     declared = next(d for d in application.use_cases() if d.__name__ == name)
     return application.handle(declared(**inputs), caller)
@@ -124,9 +124,7 @@ class TaskBoard:
     recheck: Any  # `GetRecheck`'s answer for the recheck the page follows (`?recheck=`), None for none
 
 
-def task_board(
-    application: Application, site_id: SiteId, caller: Caller, recheck_id: int | None
-) -> TaskBoard:
+def task_board(application: CallerApi, site_id: SiteId, caller: Caller, recheck_id: int | None) -> TaskBoard:
     try:
         tasks = run_declared(application, "ListSiteTasks", caller, site_id=site_id, limit=10)
         reason = ""
@@ -143,7 +141,7 @@ def task_board(
     return TaskBoard(tasks, reason, recheck)
 
 
-def start_recheck(application: Application, site_id: SiteId, task_key: str, caller: Caller) -> RecheckId:
+def start_recheck(application: CallerApi, site_id: SiteId, task_key: str, caller: Caller) -> RecheckId:
     accepted = run_declared(
         application, "RequestRecheck", caller, site_id=site_id, task_key=TaskKey(task_key)
     )

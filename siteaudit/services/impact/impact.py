@@ -45,7 +45,7 @@ def _event_urls(event: FixImpact, uow: Callable[[], UnitOfWork], crawl: CrawlSto
     """The task's URLs in the audit that found it; its sample URLs when that audit's rows are gone."""
     with uow() as work:
         task = work.tasks.get(event.site_id, event.task_key)
-    source = evolve(task, crawl_id=event.source_crawl_id)
+    source = evolve(task, audit_id=event.source_audit_id)
     try:
         return tuple(sorted(affected_urls(source, uow=uow(), crawl=crawl)))
     except NotFound:

@@ -276,7 +276,7 @@ def recheck(found: RecheckRecord) -> Recheck:
         recheck_id=found.id,
         site_id=found.site_id,
         status=found.status,
-        parent_crawl_id=found.parent_crawl_id or None,
+        parent_crawl_id=found.parent_audit_id or None,
         urls_total=found.urls_total,
         pages_crawled=found.pages_crawled,
         sampled=found.sampled,

@@ -80,7 +80,7 @@ def _parent(site: Site, tasks: list[FixTask], uow: UnitOfWork) -> AuditId:
     """The full audit the recheck compares with: the one the site's tasks come from, else the latest
     done audit of the site (AuditId(0): none yet, nothing to compare with). Call inside `with uow:`."""
     if tasks:
-        return AuditId(max(t.crawl_id for t in tasks))
+        return AuditId(max(t.audit_id for t in tasks))
     latest = uow.audits.latest_done(
         team=site.team_id, origin=site.origin, site=site.id, before=AuditId(2**31 - 1)
     )
@@ -109,7 +109,7 @@ def _baseline(
     """One pass over the parent audit's issues on `urls` (None: every URL). A task is found by its check
     and template: its key stays when an audit regroups its URLs (docs/templates.md), so it need not be
     the key of those two."""
-    keys = {(t.code, t.template): t.key for t in tasks if t.crawl_id == parent}
+    keys = {(t.code, t.template): t.key for t in tasks if t.audit_id == parent}
     found = _Baseline()
     if parent == 0:
         return found
@@ -149,7 +149,7 @@ def _load(site_id: SiteId, caller: Caller, uow: UnitOfWork) -> _Loaded:
         site = uow.sites.get(site_id, team=caller.team_id)
         tasks = tuple(uow.tasks.of_site(site.id))
         parent = _parent(site, list(tasks), uow)
-        audits = {t.crawl_id for t in tasks} | ({parent} if parent else set())
+        audits = {t.audit_id for t in tasks} | ({parent} if parent else set())
         archived = {a: uow.audits.get_any(a).archived_at is not None for a in audits}
         team = uow.teams.get(caller.team_id)
     return _Loaded(site, tasks, parent, archived, team.owner_id, team.id)
@@ -166,7 +166,7 @@ def _plan(
         asked = {t.key: t for t in tasks}.get(parse_task_key(request.task_key))
         all_urls: tuple[TaskUrl, ...] = ()
         if asked is not None:
-            found_urls = issue_urls(asked, archived=loaded.archived[asked.crawl_id], crawl=crawl)
+            found_urls = issue_urls(asked, archived=loaded.archived[asked.audit_id], crawl=crawl)
             all_urls = with_traffic(asked, found_urls, traffic)
         found = _baseline(parent, parent_archived, {u.url for u in all_urls}, site.id, crawl)
         urls_of: dict[TaskKey, tuple[TaskUrl, ...]] = {asked.key: all_urls} if asked is not None else {}
@@ -180,7 +180,7 @@ def _plan(
     return plan_recheck(
         recheck_id=RecheckId(0),  # numbered when stored
         site=site,
-        parent_crawl_id=parent,
+        parent_audit_id=parent,
         scopes=SCOPES,
         now=now,
         task_key=request.task_key,

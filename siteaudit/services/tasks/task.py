@@ -73,7 +73,7 @@ def refresh_site_tasks(
         before.values(),
         findings,
         site_id=audit.site_id,
-        crawl_id=audit.id,
+        audit_id=audit.id,
         now=clock.now(),
         evidence=task_evidence(before.values(), issues, crawled, uow=uow, crawl=crawl),
         complete=proves_absence(audit),
@@ -117,15 +117,15 @@ def task_evidence(
     rows: dict[AuditId, dict[tuple[str, str], TaskKey]] = {}
     kept: dict[AuditId, bool] = {}  # whether an audit's issue rows are still there (not archived)
     for task in tasks:
-        if task.status is not TaskStatus.FIXED and task.crawl_id not in kept:
-            kept[task.crawl_id] = uow.audits.get_any(task.crawl_id).archived_at is None
-        if task.status is not TaskStatus.FIXED and kept[task.crawl_id]:
-            rows.setdefault(task.crawl_id, {})[(task.code, task.template)] = task.key
+        if task.status is not TaskStatus.FIXED and task.audit_id not in kept:
+            kept[task.audit_id] = uow.audits.get_any(task.audit_id).archived_at is None
+        if task.status is not TaskStatus.FIXED and kept[task.audit_id]:
+            rows.setdefault(task.audit_id, {})[(task.code, task.template)] = task.key
         else:
             for url in task.sample_urls:
                 saw(task.key, task.code, url)
-    for crawl_id, owners in rows.items():
-        for line in crawl.stream_issue_lines(crawl_id):
+    for audit_id, owners in rows.items():
+        for line in crawl.stream_issue_lines(audit_id):
             key = owners.get((line.check_code, line.template))
             if key is not None:
                 saw(key, line.check_code, line.url)
@@ -136,10 +136,10 @@ def list_site_tasks(asked: ListSiteTasks, caller: Caller, *, uow: UnitOfWork) ->
     with uow:
         site = uow.sites.get(asked.site_id, team=caller.team_id)
         tasks = uow.tasks.of_site(site.id)
-    crawl_id = max((t.crawl_id for t in tasks), default=None)
+    audit_id = max((t.audit_id for t in tasks), default=None)
     return SiteTaskList(
         site_id=site.id,
-        crawl_id=None if crawl_id is None else AuditId(crawl_id),
+        crawl_id=None if audit_id is None else AuditId(audit_id),
         has_traffic_data=any(t.clicks_28d is not None for t in tasks),
         total=len(tasks),
         open_total=count_open(tasks),
@@ -171,7 +171,7 @@ def affected_urls(task: FixTask, *, uow: UnitOfWork, crawl: CrawlStore) -> dict[
     issue per broken target). When the audit's rows were archived, the task's sample URLs are all that
     is left."""
     with uow:
-        audit = uow.audits.get_any(task.crawl_id)
+        audit = uow.audits.get_any(task.audit_id)
     return issue_urls(task, archived=audit.archived_at is not None, crawl=crawl)
 
 
@@ -189,7 +189,7 @@ def _task_issues(task: FixTask, crawl: CrawlStore) -> Iterator[Issue]:
     offset = 0
     while True:
         rows, total = crawl.list_issues(
-            task.crawl_id, check_code=task.code, template=task.template, offset=offset, limit=_CHUNK
+            task.audit_id, check_code=task.code, template=task.template, offset=offset, limit=_CHUNK
         )
         yield from rows
         offset += len(rows)

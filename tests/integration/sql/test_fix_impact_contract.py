@@ -22,7 +22,7 @@ def _event(site: SiteId, n: int, **changes: Any) -> FixImpact:
         task_key=TaskKey(f"{n:016x}"),
         code="title_missing",
         template="/clocks/*",
-        source_crawl_id=AuditId(3),
+        source_audit_id=AuditId(3),
         verified_at=T0 + timedelta(hours=n),
     )
     return evolve(event, **changes)

@@ -180,7 +180,7 @@ def test_saving_a_site_changed_by_someone_else_is_a_concurrent_update(backend: B
 
 def _task(site: SiteId, code: str, template: str = "/products/[slug]") -> FixTask:
     finding = TaskFinding(code, template, Severity.WARNING, 12, ("https://retro-clock.example/products/a",))
-    return FixTask.open(site, finding, crawl_id=AuditId(3), now=T0)
+    return FixTask.open(site, finding, audit_id=AuditId(3), now=T0)
 
 
 def test_tasks_are_saved_new_and_read_back_in_key_order(backend: Backend) -> None:
@@ -253,7 +253,7 @@ def _recheck(team: TeamId) -> Recheck:
         id=RecheckId(0),
         site_id=SiteId(7),
         team_id=team,
-        parent_crawl_id=AuditId(3),
+        parent_audit_id=AuditId(3),
         created_at=T0,
         urls=urls,
         targets=(target,),
@@ -338,7 +338,7 @@ def test_a_task_fixed_by_a_recheck_or_an_audit_reads_back_saying_which(backend: 
     site = SiteId(7)
     by_recheck, _ = _task(site, "title_too_long").start_verifying(RecheckId(4), now=T0)
     by_recheck, _ = by_recheck.finish_verifying(TaskResult.FIXED, RecheckId(4), now=T0)
-    by_audit, _ = _task(site, "thin_content").not_found(crawl_id=AuditId(5), now=T0)
+    by_audit, _ = _task(site, "thin_content").not_found(audit_id=AuditId(5), now=T0)
     with backend.uow() as uow:
         uow.tasks.save(by_recheck)
         uow.tasks.save(by_audit)
@@ -353,7 +353,7 @@ def test_a_task_moved_to_another_template_reads_back_and_a_merged_one_is_deleted
     site = SiteId(7)
     task = _task(site, "thin_content", "/products/a")
     moved, _ = task.found_again(
-        TaskFinding("thin_content", "/products/[slug]", Severity.WARNING, 3), crawl_id=AuditId(5), now=T0
+        TaskFinding("thin_content", "/products/[slug]", Severity.WARNING, 3), audit_id=AuditId(5), now=T0
     )
     merged = _task(site, "thin_content", "/products/b")
     with backend.uow() as uow:

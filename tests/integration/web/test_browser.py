@@ -131,7 +131,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
                 task_key=TaskKey("0123456789abcdef"),
                 code="meta_description_missing",
                 template="/products/[slug]",
-                source_crawl_id=audit_ids[0],
+                source_audit_id=audit_ids[0],
                 verified_at=datetime(2026, 10, 1, 9, 0, tzinfo=UTC),
                 baseline_clicks_28d=280,
                 baseline_impressions_28d=9_000,

@@ -29,7 +29,7 @@ def event(**changes: Any) -> FixImpact:
         task_key=TaskKey("0123456789abcdef"),
         code="meta_description_missing",
         template="/products/[slug]",
-        source_crawl_id=AuditId(4),
+        source_audit_id=AuditId(4),
         verified_at=FIXED_AT,
         urls=("https://shop.example/products/a",),
     )

@@ -84,7 +84,7 @@ SITE = a_site()
 
 def a_task(code: str = "title_missing", template: str = "/blog/[slug]", pages: int = 3) -> FixTask:
     found = TaskFinding(code=code, template=template, severity=Severity.ERROR, pages=pages)
-    return FixTask.open(SITE.id, found, crawl_id=PARENT, now=NOW)
+    return FixTask.open(SITE.id, found, audit_id=PARENT, now=NOW)
 
 
 def blog_urls(count: int) -> list[TaskUrl]:
@@ -119,7 +119,7 @@ def request(**kwargs: object) -> Recheck:
     arguments: dict[str, object] = {
         "recheck_id": RecheckId(1),
         "site": SITE,
-        "parent_crawl_id": PARENT,
+        "parent_audit_id": PARENT,
         "scopes": SCOPES,
         "now": NOW,
     } | kwargs
@@ -150,7 +150,7 @@ def test_a_recheck_of_an_unknown_task_answers_not_found() -> None:
 
 def test_another_sites_task_is_not_found_either() -> None:
     foreign = FixTask.open(
-        SiteId(8), TaskFinding("title_missing", "/", Severity.ERROR, 1), crawl_id=PARENT, now=NOW
+        SiteId(8), TaskFinding("title_missing", "/", Severity.ERROR, 1), audit_id=PARENT, now=NOW
     )
     with pytest.raises(NotFound):
         request(task_key=foreign.key, tasks=[foreign], task_urls={foreign.key: [TaskUrl(ORIGIN + "/")]})
@@ -176,7 +176,7 @@ def test_a_plan_decided_before_the_store_numbered_it_is_the_plan_decided_with_th
     same as deciding with the id from the start (the recheck, the task it claims and its event)."""
     task = a_task()
     asked: dict[str, object] = {"task_key": task.key, "tasks": [task], "task_urls": {task.key: blog_urls(3)}}
-    common: dict[str, object] = {"site": SITE, "parent_crawl_id": PARENT, "scopes": SCOPES, "now": NOW}
+    common: dict[str, object] = {"site": SITE, "parent_audit_id": PARENT, "scopes": SCOPES, "now": NOW}
     unnumbered = request_recheck(recheck_id=RecheckId(0), **common, **asked)  # type: ignore[arg-type]
     with_id = request_recheck(recheck_id=RecheckId(9), **common, **asked)  # type: ignore[arg-type]
     assert unnumbered.numbered(RecheckId(9)) == with_id
@@ -204,7 +204,7 @@ def test_recheck_urls_are_normalised_deduplicated_and_cost_one_credit_each() -> 
     plan = request_recheck(
         recheck_id=RecheckId(1),
         site=SITE,
-        parent_crawl_id=PARENT,
+        parent_audit_id=PARENT,
         scopes=SCOPES,
         now=NOW,
         urls=[ORIGIN + "/blog/first-post", "HTTPS://RETRO-CLOCK.EXAMPLE:443/blog/first-post#x", ORIGIN],
@@ -219,7 +219,7 @@ def test_a_task_with_more_than_200_urls_rechecks_the_200_most_clicked() -> None:
     plan = request_recheck(
         recheck_id=RecheckId(5),
         site=SITE,
-        parent_crawl_id=PARENT,
+        parent_audit_id=PARENT,
         scopes=SCOPES,
         now=NOW,
         task_key=task.key.upper(),
@@ -384,7 +384,7 @@ def a_task_recheck() -> tuple[Recheck, FixTask]:
     plan = request_recheck(
         recheck_id=RecheckId(3),
         site=SITE,
-        parent_crawl_id=PARENT,
+        parent_audit_id=PARENT,
         scopes=SCOPES,
         now=NOW,
         task_key=task.key,
@@ -460,7 +460,7 @@ def test_a_url_list_claims_only_the_open_recheckable_tasks_it_covers_completely(
     plan = request_recheck(
         recheck_id=RecheckId(8),
         site=SITE,
-        parent_crawl_id=PARENT,
+        parent_audit_id=PARENT,
         scopes=SCOPES,
         now=NOW,
         urls=[A, B, ORIGIN + "/shop/x", old],
@@ -556,7 +556,7 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
             self.tasks.values(),
             findings,
             site_id=SITE.id,
-            crawl_id=AuditId(self.crawl),
+            audit_id=AuditId(self.crawl),
             now=self.tick(),
             evidence={key: TaskEvidence(audited=1) for key in self.tasks},
         )
@@ -593,7 +593,7 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
             return request_recheck(
                 recheck_id=recheck_id,
                 site=SITE,
-                parent_crawl_id=AuditId(self.crawl),
+                parent_audit_id=AuditId(self.crawl),
                 scopes=SCOPES,
                 now=self.tick(),
                 task_key=key,
@@ -616,7 +616,7 @@ class FixTaskAndRecheckMachine(RuleBasedStateMachine):
         plan = request_recheck(
             recheck_id=RecheckId(len(self.rechecks) + 1),
             site=SITE,
-            parent_crawl_id=AuditId(self.crawl),
+            parent_audit_id=AuditId(self.crawl),
             scopes=SCOPES,
             now=self.tick(),
             urls=urls,
@@ -832,7 +832,7 @@ def test_a_link_task_recheck_keeps_only_the_targets_its_check_was_reported_about
         return request_recheck(
             recheck_id=RecheckId(9),
             site=SITE,
-            parent_crawl_id=PARENT,
+            parent_audit_id=PARENT,
             scopes=SCOPES,
             now=NOW,
             task_key=task.key,

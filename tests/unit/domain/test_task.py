@@ -57,14 +57,14 @@ def finding(
 
 
 def a_task(status: TaskStatus = TaskStatus.OPEN, **kwargs: object) -> FixTask:
-    task = FixTask.open(SITE, finding(**kwargs), crawl_id=CRAWL, now=NOW)  # type: ignore[arg-type]
+    task = FixTask.open(SITE, finding(**kwargs), audit_id=CRAWL, now=NOW)  # type: ignore[arg-type]
     if status is TaskStatus.OPEN:
         return task
     if status is TaskStatus.FIXED:
-        return task.not_found(crawl_id=NEXT_CRAWL, now=NOW)[0]
+        return task.not_found(audit_id=NEXT_CRAWL, now=NOW)[0]
     if status is TaskStatus.REGRESSED:
-        fixed = task.not_found(crawl_id=NEXT_CRAWL, now=NOW)[0]
-        return fixed.found_again(finding(**kwargs), crawl_id=NEXT_CRAWL, now=NOW)[0]  # type: ignore[arg-type]
+        fixed = task.not_found(audit_id=NEXT_CRAWL, now=NOW)[0]
+        return fixed.found_again(finding(**kwargs), audit_id=NEXT_CRAWL, now=NOW)[0]  # type: ignore[arg-type]
     return task.start_verifying(RecheckId(1), now=NOW)[0]
 
 
@@ -191,9 +191,9 @@ def seen_again(tasks: Iterable[FixTask]) -> dict[TaskKey, TaskEvidence]:
 
 def test_a_first_audit_opens_a_task_per_check_and_template() -> None:
     findings = [finding(), finding(template="/shop/[item]"), finding(code="h1_missing")]
-    refresh = refresh_tasks([], findings, site_id=SITE, crawl_id=CRAWL, now=NOW, evidence={})
+    refresh = refresh_tasks([], findings, site_id=SITE, audit_id=CRAWL, now=NOW, evidence={})
     assert len(refresh.tasks) == 3 and len(refresh.opened) == 3
-    assert all(t.status is TaskStatus.OPEN and t.version == 0 and t.crawl_id == CRAWL for t in refresh.tasks)
+    assert all(t.status is TaskStatus.OPEN and t.version == 0 and t.audit_id == CRAWL for t in refresh.tasks)
     assert refresh.events == ()
 
 
@@ -203,7 +203,7 @@ def test_a_later_audit_regresses_fixed_tasks_fixes_vanished_ones_and_refreshes_f
         [open_, fixed],
         [finding(template="/shop/[item]", pages=9)],
         site_id=SITE,
-        crawl_id=NEXT_CRAWL,
+        audit_id=NEXT_CRAWL,
         now=NOW + timedelta(days=7),
         evidence=seen_again([open_, fixed]),
     )
@@ -221,14 +221,14 @@ def test_an_audit_leaves_a_verifying_task_to_its_recheck() -> None:
         [verifying],
         [finding(pages=5)],
         site_id=SITE,
-        crawl_id=NEXT_CRAWL,
+        audit_id=NEXT_CRAWL,
         now=NOW,
         evidence=seen_again([verifying]),
     )
     assert found.tasks[0].status is TaskStatus.VERIFYING and found.tasks[0].pages == 5
     assert found.tasks[0].recheck_id == verifying.recheck_id
     missed = refresh_tasks(
-        [verifying], [], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW, evidence=seen_again([verifying])
+        [verifying], [], site_id=SITE, audit_id=NEXT_CRAWL, now=NOW, evidence=seen_again([verifying])
     )
     assert missed.tasks == (verifying,)
 
@@ -236,15 +236,15 @@ def test_an_audit_leaves_a_verifying_task_to_its_recheck() -> None:
 def test_an_audit_that_still_misses_a_fixed_task_leaves_it_untouched() -> None:
     fixed = a_task(TaskStatus.FIXED)
     assert refresh_tasks(
-        [fixed], [], site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW, evidence=seen_again([fixed])
+        [fixed], [], site_id=SITE, audit_id=NEXT_CRAWL, now=NOW, evidence=seen_again([fixed])
     ).tasks == (fixed,)
 
 
 def test_refreshing_refuses_another_sites_tasks_and_duplicate_findings() -> None:
     with pytest.raises(ValueError, match="belongs to site"):
-        refresh_tasks([a_task()], [], site_id=SiteId(8), crawl_id=CRAWL, now=NOW, evidence={})
+        refresh_tasks([a_task()], [], site_id=SiteId(8), audit_id=CRAWL, now=NOW, evidence={})
     with pytest.raises(ValueError, match="two findings"):
-        refresh_tasks([], [finding(), finding()], site_id=SITE, crawl_id=CRAWL, now=NOW, evidence={})
+        refresh_tasks([], [finding(), finding()], site_id=SITE, audit_id=CRAWL, now=NOW, evidence={})
 
 
 _FINDINGS = st.lists(
@@ -272,7 +272,7 @@ def test_after_any_audit_found_tasks_are_unfixed_and_vanished_tasks_are_fixed(
             tasks,
             findings,
             site_id=SITE,
-            crawl_id=AuditId(number),
+            audit_id=AuditId(number),
             now=NOW + timedelta(days=number),
             evidence=seen_again(tasks),
         )
@@ -379,7 +379,7 @@ def test_a_partial_audit_opens_and_regresses_tasks_but_never_fixes_one_by_absenc
         [],
         [finding("title_missing", "/a/[slug]"), finding("h1_missing", "/b/[slug]")],
         site_id=site,
-        crawl_id=AuditId(1),
+        audit_id=AuditId(1),
         now=NOW,
         evidence={},
     ).tasks
@@ -387,7 +387,7 @@ def test_a_partial_audit_opens_and_regresses_tasks_but_never_fixes_one_by_absenc
         old,
         [finding("thin_content", "/c/[slug]")],
         site_id=site,
-        crawl_id=AuditId(2),
+        audit_id=AuditId(2),
         now=NOW,
         evidence=seen_again(old),
         complete=False,
@@ -400,7 +400,7 @@ def test_a_partial_audit_opens_and_regresses_tasks_but_never_fixes_one_by_absenc
     }
     assert partial.fixed == () and partial.opened == (by_code["thin_content"].key,)
     complete = refresh_tasks(
-        partial.tasks, [], site_id=site, crawl_id=AuditId(3), now=NOW, evidence=seen_again(partial.tasks)
+        partial.tasks, [], site_id=site, audit_id=AuditId(3), now=NOW, evidence=seen_again(partial.tasks)
     )
     assert {t.status for t in complete.tasks} == {TaskStatus.FIXED}
     assert {t.fixed_by for t in complete.tasks} == {FixedBy.AUDIT}
@@ -412,7 +412,7 @@ def test_a_partial_audit_opens_and_regresses_tasks_but_never_fixes_one_by_absenc
 def refresh(
     tasks: Iterable[FixTask], findings: list[TaskFinding], evidence: dict[TaskKey, TaskEvidence]
 ) -> TaskRefresh:
-    return refresh_tasks(tasks, findings, site_id=SITE, crawl_id=NEXT_CRAWL, now=NOW, evidence=evidence)
+    return refresh_tasks(tasks, findings, site_id=SITE, audit_id=NEXT_CRAWL, now=NOW, evidence=evidence)
 
 
 def test_a_renamed_template_keeps_its_task_and_says_where_it_came_from() -> None:

@@ -8,8 +8,8 @@ from siteaudit.adapters.memory import MemoryStore, MemoryUnitOfWork
 from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.services import account as accounts
-from siteaudit.services import device as devices
 from siteaudit.services import key as keys
+from siteaudit.services.device import approval, flow
 
 
 @pytest.fixture
@@ -24,8 +24,8 @@ def setup() -> tuple[MemoryStore, FixedClock]:
     return store, clock
 
 
-def poll(store: MemoryStore, clock: FixedClock, code: str) -> devices.DeviceGranted:
-    return devices.poll_device_login(code, uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets())
+def poll(store: MemoryStore, clock: FixedClock, code: str) -> flow.DeviceGranted:
+    return flow.poll_device_login(code, uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets())
 
 
 def code_of(error: BaseException) -> ErrorCode:
@@ -37,14 +37,14 @@ def test_twenty_concurrent_polls_after_approval_give_exactly_one_key(
     setup: tuple[MemoryStore, FixedClock],
 ) -> None:
     store, clock = setup
-    started = devices.start_device_login(
+    started = flow.start_device_login(
         "laptop", "127.0.0.1", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
     )
-    devices.approve_device_login(
+    approval.approve_device_login(
         started.login.display_user_code.lower(), 1, 1, uow=MemoryUnitOfWork(store), clock=clock
     )
     clock.advance(5)
-    granted: list[devices.DeviceGranted] = []
+    granted: list[flow.DeviceGranted] = []
     refused: list[ErrorCode] = []
     barrier = threading.Barrier(20)
 
@@ -75,7 +75,7 @@ def test_twenty_concurrent_polls_after_approval_give_exactly_one_key(
 
 def test_polling_sooner_than_five_seconds_answers_slow_down(setup: tuple[MemoryStore, FixedClock]) -> None:
     store, clock = setup
-    started = devices.start_device_login(
+    started = flow.start_device_login(
         "laptop", "127.0.0.1", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
     )
     with pytest.raises(DomainError) as first:
@@ -89,7 +89,7 @@ def test_polling_sooner_than_five_seconds_answers_slow_down(setup: tuple[MemoryS
 
 def test_a_code_expires_at_exactly_600_seconds(setup: tuple[MemoryStore, FixedClock]) -> None:
     store, clock = setup
-    started = devices.start_device_login(
+    started = flow.start_device_login(
         "laptop", "127.0.0.1", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
     )
     clock.advance(599.999)
@@ -104,10 +104,10 @@ def test_a_code_expires_at_exactly_600_seconds(setup: tuple[MemoryStore, FixedCl
 
 def test_a_denied_login_answers_access_denied_and_never_a_key(setup: tuple[MemoryStore, FixedClock]) -> None:
     store, clock = setup
-    started = devices.start_device_login(
+    started = flow.start_device_login(
         "laptop", "127.0.0.1", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
     )
-    devices.deny_device_login(started.login.display_user_code, uow=MemoryUnitOfWork(store), clock=clock)
+    approval.deny_device_login(started.login.display_user_code, uow=MemoryUnitOfWork(store), clock=clock)
     with pytest.raises(DomainError) as denied:
         poll(store, clock, started.device_code)
     assert (code_of(denied.value), denied.value.status) == (ErrorCode.ACCESS_DENIED, 403)
@@ -119,10 +119,10 @@ def test_an_approver_who_left_the_team_gets_access_denied(setup: tuple[MemorySto
         "member@retro-clock.example", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
     )
     accounts.add_member("Retro Clock", "member@retro-clock.example", uow=MemoryUnitOfWork(store))
-    started = devices.start_device_login(
+    started = flow.start_device_login(
         "laptop", "127.0.0.1", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
     )
-    devices.approve_device_login(started.login.user_code, 2, 1, uow=MemoryUnitOfWork(store), clock=clock)
+    approval.approve_device_login(started.login.user_code, 2, 1, uow=MemoryUnitOfWork(store), clock=clock)
     accounts.remove_member("Retro Clock", "member@retro-clock.example", uow=MemoryUnitOfWork(store))
     with pytest.raises(DomainError) as refused:
         poll(store, clock, started.device_code)
@@ -142,10 +142,10 @@ def test_connecting_again_replaces_the_machines_previous_cli_key(
     store, clock = setup
     raw_keys = []
     for _ in range(2):
-        started = devices.start_device_login(
+        started = flow.start_device_login(
             "laptop", "127.0.0.1", uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets()
         )
-        devices.approve_device_login(started.login.user_code, 1, 1, uow=MemoryUnitOfWork(store), clock=clock)
+        approval.approve_device_login(started.login.user_code, 1, 1, uow=MemoryUnitOfWork(store), clock=clock)
         raw_keys.append(poll(store, clock, started.device_code).key.raw)
         clock.advance(10)
     with pytest.raises(DomainError) as old:

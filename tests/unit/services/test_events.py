@@ -281,7 +281,7 @@ def test_refreshing_the_fix_tasks_again_for_the_same_audit_changes_nothing(https
     audit_id = audit(app, site, caller)
     with app.uow() as uow:
         before = sorted(uow.tasks.of_site(site.id), key=lambda t: t.key)
-    assert before and all(t.crawl_id == audit_id for t in before)
+    assert before and all(t.audit_id == audit_id for t in before)
     findings = [
         Issue(i.check_code, i.severity, i.url, i.template) for i in app.crawl.stream_issue_lines(audit_id)
     ]

@@ -203,6 +203,6 @@ def test_finalising_a_site_audit_opens_one_fix_task_per_check_and_template_from_
     duplicate = next(i for i in group["issues"] if i["check_code"] == "title_duplicate")
     task = tasks[("title_duplicate", "/products/[id]")]
     assert task.pages == duplicate["pages"] == 4
-    assert task.crawl_id == audit_id
+    assert task.audit_id == audit_id
     stored, _ = crawl.list_issues(audit_id, limit=1_000)
     assert set(tasks) == {(i.check_code, i.template) for i in stored}

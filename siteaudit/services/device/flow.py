@@ -1,4 +1,5 @@
-"""Device login use cases (docs/app.md): start, poll, approve, deny. The key is returned exactly once."""
+"""The device's side of a device login (docs/security.md "Device login"): start, poll (the key returned
+exactly once) and cancel, which the REST door's `/v1/device/*` calls without a key (the `DeviceFlow` role)."""
 
 from attrs import frozen
 
@@ -10,22 +11,33 @@ from siteaudit.domain.device import (
     client_identity,
     device_code_hash,
     new_user_code,
-    normalise_user_code,
 )
-from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
-from siteaudit.domain.ids import DeviceLoginId, TeamId, UserId
-from siteaudit.ports.application import DeviceGranted
+from siteaudit.domain.error import ConcurrentUpdate, Conflict
+from siteaudit.domain.ids import DeviceLoginId
+from siteaudit.ports.application import DeviceGranted, DeviceLoginStarted
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.key import issue_cli_key
-
-__all__ = ["DeviceGranted", "DeviceStarted"]
 
 
 @frozen
 class DeviceStarted:
     login: DeviceLogin
     device_code: str  # shown once to the polling client; only its hash is stored
+
+    def answer(self, public_url: str) -> DeviceLoginStarted:
+        """What the device is told: its code, the user code as people see it, and the app's approval page
+        (at `public_url`) to enter it at."""
+        login = self.login
+        page = f"{public_url.rstrip('/')}/app/device"
+        return DeviceLoginStarted(
+            device_code=self.device_code,
+            user_code=login.display_user_code,
+            verification_uri=page,
+            verification_uri_complete=f"{page}?code={login.display_user_code}",
+            interval=int(login.interval.total_seconds()),
+            expires_in=login.seconds_left(login.created_at),
+        )
 
 
 def start_device_login(
@@ -106,38 +118,3 @@ def cancel_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock) -> D
                 raise InvalidGrant() from None
         uow.commit()
     return cancelled
-
-
-def _live(uow: UnitOfWork, user_code: str, clock: Clock) -> DeviceLogin:
-    login = uow.devices.live_by_user_code(normalise_user_code(user_code), clock.now())
-    if login is None:
-        raise NotFound("device login", user_code)
-    return login
-
-
-def login_to_decide(user_code: str, *, uow: UnitOfWork, clock: Clock) -> DeviceLogin:
-    """The live login a person typed the user code of (the approval page shows it before any decision).
-    Raises ValidationFailed for a code of the wrong shape, NotFound for no live login with it."""
-    with uow:
-        return _live(uow, user_code, clock)
-
-
-def approve_device_login(
-    user_code: str, user: UserId, team: TeamId, *, uow: UnitOfWork, clock: Clock
-) -> DeviceLogin:
-    """The person approves on the approval page, for a team they belong to."""
-    with uow:
-        if uow.teams.membership(team, user) is None:
-            raise NotFound("team", team)
-        login, _ = _live(uow, user_code, clock).approve(user=user, team=team, now=clock.now())
-        uow.devices.save(login)
-        uow.commit()
-    return login
-
-
-def deny_device_login(user_code: str, *, uow: UnitOfWork, clock: Clock) -> DeviceLogin:
-    with uow:
-        login, _ = _live(uow, user_code, clock).deny(now=clock.now())
-        uow.devices.save(login)
-        uow.commit()
-    return login
