@@ -90,6 +90,16 @@ def test_bad_arguments_name_each_field(arguments: dict[str, object], fields: dic
     assert raised.value.fields == fields
 
 
+def test_the_not_indexed_tool_takes_any_template_as_rest_does() -> None:
+    """An empty template is the group of inspected URLs outside the latest audit: REST has always taken
+    it, and the tool, declared with REST, takes it too; an empty reason is refused by both."""
+    params = TOOLS_BY_NAME["list_not_indexed"].params
+    assert read_arguments(params, {"site_id": 1, "reason": "Excluded", "template": ""})["template"] == ""
+    with pytest.raises(ValidationFailed) as raised:
+        read_arguments(params, {"site_id": 1, "reason": ""})
+    assert set(raised.value.fields) == {"reason"}
+
+
 def test_good_arguments_come_with_defaults_and_numbers_as_floats() -> None:
     values = read_arguments(
         (URL, LIMIT, CHOICE, FLAG, RATE), {"url": "u", "max_rps": 3, "alert_email": False}
