@@ -160,16 +160,6 @@ class UrlSearch:
 
 
 @frozen
-class UrlStatus:
-    site_id: int
-    demo: bool
-    url: str
-    crawl: UrlCrawl | None
-    console: UrlConsole | None
-    search: UrlSearch | None
-
-
-@frozen
 class OpportunityRow:
     url: str
     template: str

@@ -28,7 +28,6 @@ from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
 from siteaudit.domain.billing import (
     CheckoutSession,
     Fulfilment,
-    Pack,
     PackOffer,
     PaidPeriod,
     PlanChoice,
@@ -36,20 +35,12 @@ from siteaudit.domain.billing import (
     Subscription,
 )
 from siteaudit.domain.console import PageTotals
-from siteaudit.domain.console_answers import (
-    ConsoleSummary,
-    InspectAnswer,
-    NotIndexedAnswer,
-    Opportunities,
-    UrlStatus,
-)
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
 from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import Monitoring, MonitoringSkip, Notice, ProofCheck, Site, VerifyMethod
-from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.crawl import LinkLine, PageRow
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.ports.usecases import Declared, Result, UseCase
@@ -286,16 +277,6 @@ class OwnershipProved:
     checked: Sequence[ProofCheck]
 
 
-@frozen
-class NotIndexedQuery:
-    """`GET /sites/{id}/gsc/not-indexed`: a coverage state verbatim and a URL template; both: that
-    group's URLs."""
-
-    reason: str | None = None
-    template: str | None = None
-    page: int = 1
-
-
 # --- administration views (what `siteaudit admin list-users`, `list-teams` and `whoami` show) ----------
 
 
@@ -329,13 +310,6 @@ class KeyHolder:
 
 
 # --- billing (docs/rest-api.md "Billing") ----------------------------------------------------------------
-
-
-@frozen
-class PaymentLink:
-    """A payment-provider link to open in a browser; nothing is charged until checkout completes there."""
-
-    url: str
 
 
 @frozen
@@ -575,53 +549,11 @@ class CallerApi(Protocol):
         at the site's and at 3 while unverified, charged to the team owner, no webhook."""
         ...
 
-    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
-        """A checkout link for a credit pack, paid by the caller's own account (the team owner's).
-        Raises NotTeamOwner, PriceNotConfigured (no provider), PaymentProviderFailed."""
-        ...
-
-    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
-        """A subscription checkout link. Raises NotTeamOwner, PriceNotConfigured (combination not
-        offered), SubscriptionExists (one per account), PaymentProviderFailed."""
-        ...
-
-    def billing_portal(self, caller: Caller) -> PaymentLink:
-        """The provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first
-        completed purchase), PaymentProviderFailed."""
-        ...
+    # The billing links (docs/rest-api.md "Billing"): declared use cases (`handle`).
 
     # IndexNow (docs/rest-api.md "IndexNow"): declared use cases (`handle`).
 
-    # The search-console reads: every one needs the caller's verified site (404 not_found, 409
-    # site_not_verified) and answers `demo` true for the demo provider's data.
-
-    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
-        """Headline, indexing funnel, 28-day trend, per-template figures and sync status."""
-        ...
-
-    def console_not_indexed(
-        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
-    ) -> NotIndexedAnswer:
-        """Not-indexed groups (coverage state x template), or one group's URLs with both filters."""
-        ...
-
-    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
-        """One URL's crawl facts, latest inspection and search figures. Raises UrlNotInSite (422)."""
-        ...
-
-    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
-        """Low CTR, striking distance and canonical mismatches, with counts and the rules used."""
-        ...
-
-    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
-        """Fresh inspections of 1-20 URLs of the site within the property's daily budget (shared with
-        the daily sync). Raises UrlNotInSite (422), ScNotConnected (409), BudgetExhausted (429)."""
-        ...
-
-    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
-        """Crawled pages the console reports as not indexed, grouped by URL template and value class,
-        each group with why and an action (`task_code`/`task_id` null until fix tasks exist)."""
-        ...
+    # The search console (docs/rest-api.md "Search console"): declared use cases (`handle`).
 
 
 # --- the roles beyond the callers' API: each door is typed against those it uses ------------------------

@@ -29,7 +29,8 @@ Result = TypeVar("Result")
 INPUT: Final = "siteaudit.input"
 
 Where = Literal["path", "query", "body"]
-# What a door reads: an integer, a number, a string, true or false, or a list of URLs (strings).
+# What a door reads: an integer, a number, a string (an enumeration's value too), true or false, or a
+# list of URLs (strings).
 Kind = Literal["integer", "number", "string", "boolean", "urls"]
 
 
@@ -40,9 +41,9 @@ class Input:
     `min_length`/`max_length` for a string or each URL of a list; `min_items`/`max_items` for a list;
     `pattern` for a string (shown in the OpenAPI document, where it stands for the lengths; the handler
     checks it). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
-    the count to the handler (its own 422), unless `counted`: then it checks a list's count and each URL's
-    lengths itself, reads a body large enough for the longest list, and the document shows them; a tool's
-    schema carries every length and count."""
+    the count to the handler (its own 422), except a query string's `min_length`, and a `counted` list:
+    then it checks the list's count and each URL's lengths itself, reads a body large enough for the
+    longest list, and the document shows them; a tool's schema carries every length and count."""
 
     where: Where
     description: str = ""
@@ -73,10 +74,20 @@ def path(
     return {INPUT: spec}
 
 
-def query(description: str, *, low: float | None = None, high: float | None = None) -> dict[str, Input]:
+def query(
+    description: str,
+    *,
+    doc: str | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    min_length: int | None = None,
+    max_length: int | None = None,
+) -> dict[str, Input]:
     """attrs metadata of an input in the query string (REST) or an argument (tool); its default is the
-    attrs field's."""
-    return {INPUT: Input("query", description, low=low, high=high)}
+    attrs field's, and one without a default is required. A string's lengths are checked by the REST door
+    (both bounds, unlike a body's) and shown in the document; `doc` is the parameter's description there."""
+    spec = Input("query", description, doc, low=low, high=high, min_length=min_length, max_length=max_length)
+    return {INPUT: spec}
 
 
 def body(
@@ -106,11 +117,21 @@ def body(
 
 
 @frozen
+class Alias:
+    """One more path `/v1` serves a use case at (a renamed identifier's other name), with its own OpenAPI
+    operation id and summary; the typed client and the tools use the binding's own path."""
+
+    path: str
+    operation_id: str
+    summary: str
+
+
+@frozen
 class Http:
     """How `/v1` serves a use case: the method and path (`{name}` for a path input), the answer's status,
-    the OpenAPI operation (id, summary, description, the error codes it answers, body examples), and a
+    the OpenAPI operation (id, summary, description, the error codes it answers, body examples), a
     stricter limit on top of the shared per-key one (`limit`: the bucket's name and its `Limit`), which
-    its tool shares."""
+    its tool shares and its `aliases` too (the same bucket), and the other paths it is served at."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -121,6 +142,10 @@ class Http:
     description: str | None = None
     examples: tuple[Mapping[str, Any], ...] = ()
     limit: tuple[str, Limit] | None = None
+    aliases: tuple[Alias, ...] = ()
+    # The OpenAPI component its request body is named (None: written in place), so that a client
+    # generates one model for it whichever path, the binding's or an alias's, it calls.
+    body_name: str | None = None
 
 
 Summary = Callable[[Mapping[str, Any]], str]
@@ -200,6 +225,13 @@ class Field:
     spec: Input
     required: bool
     default: Any
+    # An enumeration's input: its class (the doors read one of its values and give the member).
+    enumeration: type[enum.Enum] | None = None
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The values an enumeration's input takes (none for any other input)."""
+        return () if self.enumeration is None else tuple(str(member.value) for member in self.enumeration)
 
 
 def _kind(hint: Any) -> tuple[Kind, bool]:
@@ -215,7 +247,7 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
     if hint is bool:
         return "boolean", False
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        raise TypeError(f"no input kind for {hint!r} yet")
+        return "string", False
     if hint is int:
         return "integer", False
     if hint is float:
@@ -223,6 +255,13 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
     if hint is str:
         return "string", False
     raise TypeError(f"no input kind for {hint!r}")
+
+
+def _enum_of(hint: Any) -> type[enum.Enum] | None:
+    """The enumeration of an input's type (`Pack`, `Pack | None`), or None."""
+    arguments = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
+    inner = arguments[0] if len(arguments) == 1 else None
+    return inner if isinstance(inner, type) and issubclass(inner, enum.Enum) else None
 
 
 def fields_of(declared: Declared) -> tuple[Field, ...]:
@@ -235,7 +274,8 @@ def fields_of(declared: Declared) -> tuple[Field, ...]:
             raise TypeError(f"{declared.__name__}.{attribute.name} says nowhere where a door finds it")
         kind, _ = _kind(hints[attribute.name])
         required = attribute.default is attrs.NOTHING
-        found.append(Field(attribute.name, kind, spec, required, None if required else attribute.default))
+        default = None if required else attribute.default
+        found.append(Field(attribute.name, kind, spec, required, default, _enum_of(hints[attribute.name])))
     return tuple(found)
 
 

@@ -15,15 +15,8 @@ from attrs import Factory, field, frozen
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
-from siteaudit.domain.billing import Fulfilment, Pack, PlanChoice
+from siteaudit.domain.billing import Fulfilment, PlanChoice
 from siteaudit.domain.console import ConsoleTerms, PageTotals
-from siteaudit.domain.console_answers import (
-    ConsoleSummary,
-    InspectAnswer,
-    NotIndexedAnswer,
-    Opportunities,
-    UrlStatus,
-)
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.hostlimit import HostLimits
@@ -35,7 +28,6 @@ from siteaudit.domain.render import RenderBudget
 from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
-from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     Admission,
@@ -59,10 +51,8 @@ from siteaudit.ports.application import (
     LocalCheckout,
     LocalCheckoutDone,
     MemberView,
-    NotIndexedQuery,
     OwnershipProved,
     PageQuery,
-    PaymentLink,
     PersonView,
     ProofRechecks,
     Reaped,
@@ -100,9 +90,6 @@ from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import account as account_services
 from siteaudit.services import archive as archive_services
 from siteaudit.services import audit as audit_services
-from siteaudit.services import billing as billing_services
-from siteaudit.services import console as console_services
-from siteaudit.services import console_read
 from siteaudit.services import crawl as crawl_services
 from siteaudit.services import finalize as finalize_services
 from siteaudit.services import key as key_services
@@ -113,6 +100,9 @@ from siteaudit.services import signin as signin_services
 from siteaudit.services import site as site_services
 from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
+from siteaudit.services.billing import billing as billing_services
+from siteaudit.services.console import read as console_read
+from siteaudit.services.console import source as console_services
 from siteaudit.services.device import approval as device_approval
 from siteaudit.services.device import flow as device_flow
 from siteaudit.services.events import MessageBus
@@ -192,6 +182,10 @@ class LocalApplication:
                 "reader": lambda: self.proof_reader,
                 "indexnow_client": lambda: self.indexnow_client,
                 "indexnow_batch_urls": lambda: self.indexnow_batch_urls,
+                "console": lambda: self.console_deps,
+                "uows": lambda: self.uow,
+                "payments": lambda: self.payments,
+                "public_url": lambda: self.public_url,
             }
         )
 
@@ -567,21 +561,6 @@ class LocalApplication:
 
     # --- billing (docs/rest-api.md "Billing") -----------------------------------------------------------
 
-    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
-        return billing_services.checkout_pack(
-            pack, caller, uow=self.uow, provider=self.payments, clock=self.clock, public_url=self.public_url
-        )
-
-    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
-        return billing_services.subscribe(
-            choice, caller, uow=self.uow, provider=self.payments, clock=self.clock, public_url=self.public_url
-        )
-
-    def billing_portal(self, caller: Caller) -> PaymentLink:
-        return billing_services.portal(
-            caller, uow=self.uow, provider=self.payments, public_url=self.public_url
-        )
-
     def billing_status(self, caller: Caller) -> BillingStatus:
         return billing_services.status(caller, uow=self.uow(), provider=self.payments)
 
@@ -636,25 +615,6 @@ class LocalApplication:
     def _console_proof(self, site: Site) -> ProofCheck:
         return console_services.console_proof(site, self.console_deps)
 
-    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
-        return console_read.summary(site_id, caller, self.console_deps)
-
-    def console_not_indexed(
-        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
-    ) -> NotIndexedAnswer:
-        return console_read.not_indexed(
-            site_id, caller, self.console_deps, reason=query.reason, template=query.template, page=query.page
-        )
-
-    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
-        return console_read.url_status(site_id, caller, url, self.console_deps)
-
-    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
-        return console_read.opportunities(site_id, caller, self.console_deps)
-
-    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
-        return console_read.inspect(site_id, caller, urls, self.console_deps)
-
     def sync_search_consoles(self, now: datetime) -> int:
         return console_services.sync_due_sites(now, self.console_deps)
 
@@ -663,9 +623,6 @@ class LocalApplication:
 
     def disconnect_search_console(self, team_name: str) -> bool:
         return console_services.disconnect(team_name, self.console_deps)
-
-    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
-        return console_read.index_triage(site_id, caller, self.console_deps)
 
     def console_page_totals(
         self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date

@@ -5,7 +5,7 @@ A handler is a plain function `handler(use_case, caller, *, <ports by name>) -> 
 feature package's handler modules (`HANDLER_MODULES`); the type of its first parameter says which use
 case it handles, so a new use case needs no line here. `bind` reads a handler's keyword parameters once
 and ties each to the provider of that name (`uow` a fresh unit of work per call, `clock`, `crawl`,
-`queue`, ...); `Handlers.handle` then runs the handler of a use case's class.
+`queue`, `console`, ...); `Handlers.handle` then runs the handler of a use case's class.
 """
 
 import inspect
@@ -18,6 +18,10 @@ from attrs import frozen
 
 from siteaudit.domain.account import Caller
 from siteaudit.ports.usecases import Declared, UseCase
+from siteaudit.services.billing import billing
+from siteaudit.services.billing import usecases as billing_links
+from siteaudit.services.console import read as console_read
+from siteaudit.services.console import usecases as console
 from siteaudit.services.impact import impact
 from siteaudit.services.impact import usecases as fix_impact
 from siteaudit.services.indexnow import indexnow
@@ -31,8 +35,14 @@ Handler = Callable[..., Any]
 
 # The modules holding handlers, per feature package; and every declared use case, in the order the doors
 # list them.
-HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (task, recheck, impact, indexnow)
-USE_CASES: Final[tuple[Declared, ...]] = (*tasks.USE_CASES, *fix_impact.USE_CASES, *index_now.USE_CASES)
+HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (task, recheck, impact, console_read, indexnow, billing)
+USE_CASES: Final[tuple[Declared, ...]] = (
+    *tasks.USE_CASES,
+    *fix_impact.USE_CASES,
+    *console.USE_CASES,
+    *index_now.USE_CASES,
+    *billing_links.USE_CASES,
+)
 
 
 def handlers_in(modules: Iterable[ModuleType]) -> dict[Declared, Handler]:

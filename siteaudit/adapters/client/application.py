@@ -17,6 +17,7 @@ callers' API not declared yet is one method here: the path, the query or body, a
 `convert.py`; mypy refuses the client while one is missing.
 """
 
+import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -26,20 +27,11 @@ from siteaudit.adapters.client import convert
 from siteaudit.adapters.client.transport import Transport
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditRequest
-from siteaudit.domain.billing import Pack, PlanChoice
-from siteaudit.domain.console_answers import (
-    ConsoleSummary,
-    InspectAnswer,
-    NotIndexedAnswer,
-    Opportunities,
-    UrlStatus,
-)
 from siteaudit.domain.error import Unauthenticated
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.report import Report
 from siteaudit.domain.site import Site, VerifyMethod
-from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
@@ -48,10 +40,8 @@ from siteaudit.ports.application import (
     CallerApi,
     IssueQuery,
     Listing,
-    NotIndexedQuery,
     OwnershipProved,
     PageQuery,
-    PaymentLink,
     SiteChanges,
     SiteDetail,
     SiteOwnership,
@@ -111,6 +101,8 @@ class HttpApplication(CallerApi):
         path, query, body = http.path.removeprefix("/v1"), {}, {}
         for found in fields_of(declared):
             value = getattr(use_case, found.name)
+            if isinstance(value, enum.Enum):
+                value = value.value
             if found.spec.where == "path":
                 path = path.replace(f"{{{found.name}}}", quote(str(value), safe=""))
             elif value is None:
@@ -259,45 +251,3 @@ class HttpApplication(CallerApi):
         return self._started(
             self._send("POST", caller, f"/sites/{int(request.site_id)}/crawls", body), caller
         )
-
-    # --- search console and index triage (docs/rest-api.md "Search console") ----------------------------
-
-    def console_summary(self, site_id: SiteId, caller: Caller) -> ConsoleSummary:
-        return convert.console_summary(self._get(caller, f"/sites/{int(site_id)}/gsc"))
-
-    def console_not_indexed(
-        self, site_id: SiteId, query: NotIndexedQuery, caller: Caller
-    ) -> NotIndexedAnswer:
-        answer = self._get(
-            caller,
-            f"/sites/{int(site_id)}/gsc/not-indexed",
-            reason=query.reason,
-            template=query.template,
-            page=query.page,
-        )
-        return convert.not_indexed(answer)
-
-    def console_url(self, site_id: SiteId, url: str, caller: Caller) -> UrlStatus:
-        return convert.console_url(self._get(caller, f"/sites/{int(site_id)}/gsc/url", url=url))
-
-    def console_opportunities(self, site_id: SiteId, caller: Caller) -> Opportunities:
-        return convert.opportunities(self._get(caller, f"/sites/{int(site_id)}/gsc/opportunities"))
-
-    def inspect_urls(self, site_id: SiteId, urls: Sequence[str], caller: Caller) -> InspectAnswer:
-        answer = self._send("POST", caller, f"/sites/{int(site_id)}/gsc/inspect", {"urls": list(urls)})
-        return convert.inspected(answer)
-
-    def index_triage(self, site_id: SiteId, caller: Caller) -> IndexTriage:
-        return convert.index_triage(self._get(caller, f"/sites/{int(site_id)}/index-triage"))
-
-    # --- billing links (docs/rest-api.md "Billing") ----------------------------------------------------
-
-    def billing_checkout(self, pack: Pack, caller: Caller) -> PaymentLink:
-        return convert.payment_link(self._send("POST", caller, "/billing/checkout", {"pack": pack.value}))
-
-    def billing_subscribe(self, choice: PlanChoice, caller: Caller) -> PaymentLink:
-        body = {"plan": choice.plan.value, "tier": choice.tier.value, "interval": choice.interval.value}
-        return convert.payment_link(self._send("POST", caller, "/billing/subscribe", body))
-
-    def billing_portal(self, caller: Caller) -> PaymentLink:
-        return convert.payment_link(self._send("POST", caller, "/billing/portal"))

@@ -13,17 +13,9 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from siteaudit.adapters.report_json import converter as report_converter
 from siteaudit.adapters.report_json import report_from_json
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus, AuditTrigger
-from siteaudit.domain.console_answers import (
-    ConsoleSummary,
-    InspectAnswer,
-    NotIndexedAnswer,
-    Opportunities,
-    UrlStatus,
-)
 from siteaudit.domain.facts import FetchError
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
@@ -38,13 +30,11 @@ from siteaudit.domain.site import (
     SiteStatus,
     VerifyMethod,
 )
-from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
     Listing,
     OwnershipProved,
-    PaymentLink,
     SiteDetail,
     SiteOwnership,
 )
@@ -236,40 +226,3 @@ def ownership_proved(answer: J) -> OwnershipProved:
         for c in answer["checked"]
     ]
     return OwnershipProved(site=site(answer), checked=checked)
-
-
-# --- search console, index triage, billing links (docs/rest-api.md "Search console", "Billing") ----------
-
-# The console answers are the domain's values as REST unstructured them: structured back with the
-# report's converter plus ISO times.
-_values: Final = report_converter.copy()
-_values.register_structure_hook(datetime, lambda value, _: moment(value))
-
-
-def console_summary(answer: J) -> ConsoleSummary:
-    return _values.structure(answer, ConsoleSummary)
-
-
-def not_indexed(answer: J) -> NotIndexedAnswer:
-    return _values.structure(answer, NotIndexedAnswer)
-
-
-def console_url(answer: J) -> UrlStatus:
-    """`GET .../gsc/url`: the console facts are under `gsc` (and its alias `sengine`)."""
-    return _values.structure({**answer, "console": answer["gsc"]}, UrlStatus)
-
-
-def opportunities(answer: J) -> Opportunities:
-    return _values.structure(answer, Opportunities)
-
-
-def inspected(answer: J) -> InspectAnswer:
-    return _values.structure(answer, InspectAnswer)
-
-
-def index_triage(answer: J) -> IndexTriage:
-    return _values.structure(answer, IndexTriage)
-
-
-def payment_link(answer: J) -> PaymentLink:
-    return PaymentLink(url=str(answer["url"]))

@@ -42,6 +42,8 @@ def param(found: Field) -> Param:
             min_length=spec.min_length,
             max_length=spec.max_length,
         )
+    if found.choices:  # the values stand for the lengths
+        return Param(found.name, found.kind, spec.description, found.required, choices=found.choices)
     return Param(
         found.name,
         found.kind,
@@ -63,7 +65,11 @@ def use_case_of(declared: Declared, call: Call) -> UseCase[Any]:
     values = {}
     for found in fields_of(declared):
         value = call.args[found.name]
-        values[found.name] = tuple(value) if found.kind == "urls" and value is not None else value
+        if found.kind == "urls" and value is not None:
+            value = tuple(value)
+        elif found.enumeration is not None and value is not None:
+            value = found.enumeration(value)  # one of its values: the tool's arguments were checked
+        values[found.name] = value
     return declared(**values)
 
 

@@ -38,7 +38,6 @@ from siteaudit.adapters import strict_json
 from siteaudit.adapters.mcp.derived import declared_limits
 from siteaudit.adapters.mcp.server import build_server
 from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
-from siteaudit.adapters.rest.console import INSPECT_LIMIT
 from siteaudit.adapters.rest.errors import answer, envelope
 from siteaudit.adapters.rest.middleware import Authentication
 from siteaudit.adapters.rest.sites import VERIFY_LIMIT
@@ -52,11 +51,10 @@ MCP_PATH: Final = "/mcp"
 REALM: Final = "siteaudit"
 MAX_BODY: Final = 4 * 1024 * 1024
 CALLER_KEY: Final = "siteaudit.caller"
-# The stricter REST limits some tools share with their endpoint (docs/rest-api.md "Endpoints"), by the
-# bucket name REST uses.
+# The stricter REST limits some hand-written tools share with their endpoint (docs/rest-api.md
+# "Endpoints"), by the bucket name REST uses; the declared use cases' are their bindings' (`declared_limits`).
 _LIMITS: Final[dict[str, Limit]] = {
     "verify": VERIFY_LIMIT,
-    "inspect": INSPECT_LIMIT,
 }
 EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {
     name: (spec.limited[0], _LIMITS[spec.limited[0]])

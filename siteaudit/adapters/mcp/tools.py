@@ -4,8 +4,7 @@
 A tool names the application methods it calls (`uses`). `NOT_TOOLS` is the one list of application
 methods that have no tool, each with the reason; a test fails when an application method is in neither,
 so a use case added to the interface cannot be forgotten here. Every tool answers with the JSON its REST
-endpoint answers (the same views render it) and a short text summary saying what to call next. The run
-functions and summaries of the console and billing-link tools are in `search_tools.py`.
+endpoint answers (the same views render it) and a short text summary saying what to call next.
 """
 
 # Over 400 lines: the tool table itself, one declaration per tool with the text a model reads.
@@ -14,15 +13,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from siteaudit.adapters.mcp import search_tools as search
 from siteaudit.adapters.mcp.derived import derived_tools
 from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.mcp.spec import Call, ToolSpec
 from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.params import MAX_PAGE, paginated
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
-from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
-from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
@@ -829,180 +825,6 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         read_only=False,
         idempotent=False,
         open_world=True,
-    ),
-    # --- search console and index triage (docs/rest-api.md "Search console") ---
-    ToolSpec(
-        name="get_console_summary",
-        title="Search console summary",
-        description=(
-            "A verified site's search-engine console figures: clicks and impressions in 28 days, the "
-            "indexing funnel (found, in sitemap, inspected, indexed), a daily trend, figures per URL "
-            "template and the sync status. Costs nothing. "
-            + search.CONSOLE_TEXT
-            + " Then list_not_indexed or "
-            "get_index_triage."
-        ),
-        uses=("console_summary",),
-        run=search.console_summary,
-        summary=search.console_summary_text,
-        params=(SITE_ID,),
-        untrusted=True,
-    ),
-    ToolSpec(
-        name="list_not_indexed",
-        title="Pages not indexed",
-        description=(
-            "Pages the search engine does not index, grouped by the engine's reason and URL template, "
-            "each group with a diagnosis and a fix; with both reason and template, that group's URLs (100 "
-            "a page). Costs nothing. " + search.CONSOLE_TEXT
-        ),
-        uses=("console_not_indexed",),
-        run=search.console_not_indexed,
-        summary=search.not_indexed_text,
-        params=(
-            SITE_ID,
-            Param(
-                "reason",
-                "string",
-                "The engine's coverage state, verbatim from a group.",
-                min_length=1,
-                max_length=FILTER_MAX,
-            ),
-            Param("template", "string", "A URL template, from a group.", min_length=1, max_length=FILTER_MAX),
-            Param("page", "integer", "Page of a group's URLs, from 1.", low=1, high=100_000, default=1),
-        ),
-        untrusted=True,
-    ),
-    ToolSpec(
-        name="get_console_url",
-        title="One URL in search",
-        description=(
-            "One URL of a verified site: what the latest audit found, the console's last inspection "
-            "(indexed or why not, canonicals) and its search figures and queries. Costs nothing. "
-            + search.CONSOLE_TEXT
-            + " Call inspect_urls to inspect it again now."
-        ),
-        uses=("console_url",),
-        run=search.console_url,
-        summary=search.console_url_text,
-        params=(
-            SITE_ID,
-            Param(
-                "url",
-                "string",
-                "A URL of the site (url_not_in_site otherwise).",
-                True,
-                min_length=1,
-                max_length=URL_MAX,
-            ),
-        ),
-        untrusted=True,
-    ),
-    ToolSpec(
-        name="get_console_opportunities",
-        title="Search opportunities",
-        description=(
-            "Pages worth work: low click-through for their impressions, ranking just off the first page "
-            "(striking distance), and pages whose canonical the engine chose differently. Costs nothing. "
-            + search.CONSOLE_TEXT
-        ),
-        uses=("console_opportunities",),
-        run=search.console_opportunities,
-        summary=search.opportunities_text,
-        params=(SITE_ID,),
-        untrusted=True,
-    ),
-    ToolSpec(
-        name="inspect_urls",
-        title="Inspect URLs now",
-        description=(
-            "Ask the search engine now whether 1-20 URLs of a verified site are indexed. Costs nothing in "
-            "credits but uses the property's daily inspection budget (budget_exhausted with resets_at when "
-            "spent); at most 10 calls a minute. Needs a console connection (sc_not_connected otherwise). "
-            + search.CONSOLE_TEXT
-        ),
-        uses=("inspect_urls",),
-        run=search.inspect_urls,
-        summary=search.inspect_text,
-        params=(
-            SITE_ID,
-            Param(
-                "urls",
-                "urls",
-                f"1-{INSPECT_MAX_URLS} URLs of the site.",
-                True,
-                low=1,
-                high=INSPECT_MAX_URLS,
-                min_length=1,
-                max_length=URL_MAX,
-            ),
-        ),
-        read_only=False,
-        idempotent=False,
-        open_world=True,
-        untrusted=True,
-        limited=("inspect", "POST /sites/{id}/gsc/inspect"),
-    ),
-    ToolSpec(
-        name="get_index_triage",
-        title="Why pages are not indexed, and what to do",
-        description=(
-            "The latest audit's pages the engine does not index, grouped by URL pattern and value "
-            "(valuable_not_indexed first, then low-value parameters, thin pages, duplicates, intended "
-            "exclusions), each with why and the action to take. Costs nothing. " + search.CONSOLE_TEXT
-        ),
-        uses=("index_triage",),
-        run=search.index_triage,
-        summary=search.triage_text,
-        params=(SITE_ID,),
-        untrusted=True,
-    ),
-    # --- billing links (docs/rest-api.md "Billing"), the team owner only ---
-    ToolSpec(
-        name="get_credit_pack_link",
-        title="Buy a credit pack",
-        description=(
-            "A payment link for a one-time credit pack: small is 5,000 credits for 9 USD, large 25,000 "
-            "for 29 USD. " + search.BILLING_TEXT
-        ),
-        uses=("billing_checkout",),
-        run=search.billing_checkout,
-        summary=search.link_text,
-        params=(Param("pack", "string", "small or large.", True, choices=tuple(p.value for p in Pack)),),
-        read_only=False,
-        idempotent=False,
-    ),
-    ToolSpec(
-        name="get_subscription_link",
-        title="Subscribe to a plan",
-        description=(
-            "A payment link for a subscription (plan, monthly credits tier, billing interval). "
-            "price_not_configured when the combination is not offered, subscription_exists when the "
-            "account has one (changes are made in the app). " + search.BILLING_TEXT
-        ),
-        uses=("billing_subscribe",),
-        run=search.billing_subscribe,
-        summary=search.link_text,
-        params=(
-            Param("plan", "string", "starter or growth.", True, choices=tuple(p.value for p in PlanName)),
-            Param("tier", "string", "Credits a month.", True, choices=tuple(t.value for t in Tier)),
-            Param("interval", "string", "monthly or yearly.", True, choices=tuple(i.value for i in Interval)),
-        ),
-        read_only=False,
-        idempotent=False,
-    ),
-    ToolSpec(
-        name="get_billing_portal_link",
-        title="Billing portal",
-        description=(
-            "A link to the payment provider's customer portal (invoices, payment method, cancellation); "
-            "no_billing_account before the first purchase. " + search.BILLING_TEXT
-        ),
-        uses=("billing_portal",),
-        run=search.billing_portal,
-        summary=search.link_text,
-        read_only=False,
-        idempotent=False,
     ),
 )
 HAND_WRITTEN_BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in HAND_WRITTEN}

@@ -13,13 +13,9 @@ from siteaudit.adapters.rest import errors
 from siteaudit.adapters.rest.billing import (
     STRIPE_WEBHOOK_PATH,
     TEST_CHECKOUT_PATH,
-    BillingCheckout,
-    BillingPortal,
-    BillingSubscribe,
     StripeWebhook,
     TestCheckoutPage,
 )
-from siteaudit.adapters.rest.console import console_routes
 from siteaudit.adapters.rest.derived import routes
 from siteaudit.adapters.rest.export import CrawlExport
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
@@ -130,17 +126,10 @@ def create_api(
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
     api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
-    # Billing (docs/rest-api.md "Billing"); Stripe's webhook and the local provider's test checkout page sit
-    # outside /v1.
-    api.add_route("/v1/billing/checkout", BillingCheckout(application, clock))
-    api.add_route("/v1/billing/subscribe", BillingSubscribe(application, clock))
-    api.add_route("/v1/billing/portal", BillingPortal(application, clock))
+    # Billing (docs/rest-api.md "Billing"): Stripe's webhook and the local provider's test checkout page,
+    # outside /v1 (the links are declared, below).
     api.add_route(STRIPE_WEBHOOK_PATH, StripeWebhook(application))
     api.add_route(TEST_CHECKOUT_PATH, TestCheckoutPage(application, session_cookie=app_session_cookie))
-    # The search-console integration (docs/rest-api.md "Search console"): /gsc/... and its /sengine/...
-    # alias alike.
-    for path, resource in console_routes(f"/v1/sites/{{site_id:{ID}}}"):
-        api.add_route(path, resource(application, clock))
     # Device login (docs/app.md "The app at"): no key, limited per client address.
     from siteaudit.adapters.rest.device import DeviceCancelResource, DeviceStart, DeviceToken
 
@@ -148,8 +137,8 @@ def create_api(
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
     if devices is not None:  # the device's own cancel (bootstrap gives the application, which does it)
         api.add_route("/v1/device/cancel", DeviceCancelResource(devices, clock, limiter))
-    # The declared use cases (docs/rest-api.md "Fix tasks and rechecks" and "Fix impact"): their routes
-    # derived.
+    # The declared use cases (docs/rest-api.md "Fix tasks and rechecks", "Fix impact", "Search console",
+    # "IndexNow", "Billing"): their routes derived, aliases too.
     for path, declaring in routes(application, clock):
         api.add_route(path, declaring)
     return api

@@ -1,5 +1,6 @@
-"""Billing doors (docs/rest-api.md "Billing"): the three `/v1/billing` links, the Stripe webhook, and the
-local provider's TEST PURCHASE page. Each turns its input into one call of the application."""
+"""Billing doors of their own (docs/rest-api.md "Billing"): the Stripe webhook (its raw body and signature)
+and the local provider's TEST PURCHASE page; the three `/v1/billing` links are declared use cases, their
+routes derived. Each turns its input into one call of the application."""
 
 import re
 import secrets
@@ -9,10 +10,7 @@ from urllib.parse import urlencode, urlsplit
 import falcon
 import jinja2
 
-from siteaudit.adapters.rest.params import MAX_BODY_BYTES, Fields, PayloadTooLarge, json_body
-from siteaudit.adapters.rest.resources import Resource
-from siteaudit.adapters.rest.views import payment_link_answer
-from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
+from siteaudit.adapters.rest.params import MAX_BODY_BYTES, PayloadTooLarge
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, Unauthenticated
 from siteaudit.domain.ids import UserId
@@ -21,40 +19,6 @@ from siteaudit.ports.application import Payments, WebSession
 STRIPE_WEBHOOK_PATH: Final = "/billing/stripe/webhook"
 TEST_CHECKOUT_PATH: Final = "/app/test-checkout/{session_id}"
 _SESSION_ID: Final = re.compile(r"[A-Za-z0-9_]{1,255}")
-
-
-class BillingCheckout(Resource):
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        fields = Fields(json_body(req, allowed=("pack",)))
-        pack = fields.string("pack", max_length=10, choices=tuple(p.value for p in Pack))
-        if pack is None and "pack" not in fields.bad:
-            fields.bad["pack"] = "required"
-        fields.done()
-        assert pack is not None
-        resp.media = payment_link_answer(self.application.billing_checkout(Pack(pack), req.context.caller))
-
-
-class BillingSubscribe(Resource):
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        fields = Fields(json_body(req, allowed=("plan", "tier", "interval")))
-        given = {
-            name: fields.string(name, max_length=10, choices=tuple(m.value for m in kind))
-            for name, kind in (("plan", PlanName), ("tier", Tier), ("interval", Interval))
-        }
-        for name, value in given.items():
-            if value is None and name not in fields.bad:
-                fields.bad[name] = "required"
-        fields.done()
-        plan, tier, interval = given["plan"], given["tier"], given["interval"]
-        assert plan is not None and tier is not None and interval is not None
-        choice = PlanChoice(PlanName(plan), Tier(tier), Interval(interval))
-        resp.media = payment_link_answer(self.application.billing_subscribe(choice, req.context.caller))
-
-
-class BillingPortal(Resource):
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        json_body(req, allowed=(), required=False)
-        resp.media = payment_link_answer(self.application.billing_portal(req.context.caller))
 
 
 class StripeWebhook:

@@ -33,11 +33,13 @@ def http_of(declared: Declared) -> Http | None:
     return binding if isinstance(binding, Http) else None
 
 
-def route(declared: Declared) -> str:
-    """The binding's path with Falcon's converter for each integer path input (its bounds)."""
-    http = http_of(declared)
-    assert http is not None
-    path = http.path
+def route(declared: Declared, path: str | None = None) -> str:
+    """`path` (an alias's; None: the binding's) with Falcon's converter for each integer path input (its
+    bounds)."""
+    if path is None:
+        http = http_of(declared)
+        assert http is not None
+        path = http.path
     for found in fields_of(declared):
         if found.spec.where == "path" and found.kind == "integer":
             low, high = int(found.spec.low or 0), int(found.spec.high or 0)
@@ -57,8 +59,14 @@ def _scalar(fields: Fields, found: Field) -> Any:
     if found.kind == "boolean":
         given = fields.boolean(found.name)
         return found.default if given is None else given
-    text = fields.string(found.name, max_length=spec.max_length or 0)
-    return found.default if text is None else text
+    # A query string's lower bound is checked here too (docs/architecture.md, "Adding a use case").
+    shortest = spec.min_length or 0 if spec.where == "query" else 0
+    text = fields.string(
+        found.name, max_length=spec.max_length or 0, min_length=shortest, choices=found.choices
+    )
+    if text is None:
+        return found.default
+    return text if found.enumeration is None else found.enumeration(text)
 
 
 def _counted_urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...]:
@@ -117,6 +125,8 @@ def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, A
     for found in inputs:
         if found.spec.where == "query":
             values[found.name] = _scalar(query, found)
+            if values[found.name] is None and found.required and found.name not in query.bad:
+                query.bad[found.name] = "required"
     query.done()
     in_body = [f for f in inputs if f.spec.where == "body"]
     if not in_body and http.method in ("POST", "PUT", "PATCH"):
@@ -169,10 +179,13 @@ class Declaring(Resource):
 
 
 def routes(application: CallerApi, clock: Clock) -> Iterator[tuple[str, Declaring]]:
-    """(route, resource) of every path the application's declared use cases are served at."""
+    """(route, resource) of every path the application's declared use cases are served at, their aliases'
+    too."""
     by_path: dict[str, list[Declared]] = {}
     for declared in application.use_cases():
-        if http_of(declared) is not None:
-            by_path.setdefault(route(declared), []).append(declared)
+        http = http_of(declared)
+        if http is not None:
+            for path in (http.path, *(alias.path for alias in http.aliases)):
+                by_path.setdefault(route(declared, path), []).append(declared)
     for path, on_path in by_path.items():
         yield path, Declaring(application, clock, on_path)

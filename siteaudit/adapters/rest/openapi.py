@@ -20,14 +20,6 @@ import attrs
 import falcon
 
 from siteaudit.adapters.rest import views
-from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
-from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
-from siteaudit.domain.console_answers import (
-    ConsoleSummary,
-    InspectAnswer,
-    NotIndexedAnswer,
-    Opportunities,
-)
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
@@ -38,7 +30,6 @@ from siteaudit.domain.site import (
     MIN_RPS,
     VERIFY_METHOD_NAMES,
 )
-from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.usecases import Declared, Field, Http, fields_of, result_of
 
 REF: Final = "#/components/schemas/"
@@ -759,188 +750,6 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
 }
 PATHS.update(SITE_PATHS)
 
-# --- the search-console integration (docs/rest-api.md "Search console"): /gsc/... and /sengine/... alike
-
-for _console_answer in (
-    ConsoleSummary,
-    NotIndexedAnswer,
-    views.ConsoleUrlAnswer,
-    Opportunities,
-    InspectAnswer,
-    IndexTriage,
-):
-    _schemas.of(_console_answer)
-SCHEMAS.update(_schemas.components)
-# One request body for both path names (a client generates one model).
-SCHEMAS["InspectRequest"] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["urls"],
-    "properties": {
-        "urls": {
-            "type": "array",
-            "minItems": 1,
-            "maxItems": INSPECT_MAX_URLS,
-            "items": {"type": "string", "minLength": 1, "maxLength": URL_MAX},
-        }
-    },
-}
-
-_CONSOLE_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.SITE_NOT_VERIFIED, ErrorCode.VALIDATION_FAILED)
-_FILTER: Final = {"type": "string", "maxLength": FILTER_MAX}
-
-
-def _console_paths(segment: str, name: str, note: str) -> dict[str, dict[str, Any]]:
-    base = f"/v1/sites/{{site_id}}/{segment}"
-    return {
-        base: {
-            "parameters": [SITE_ID],
-            "get": _op(
-                f"get{name}Summary",
-                f"Search-console summary: headline, indexing funnel, trend, templates, sync{note}",
-                {**_ok(ref("ConsoleSummary")), **_errors(*_CONSOLE_ERRORS)},
-            ),
-        },
-        f"{base}/not-indexed": {
-            "parameters": [SITE_ID],
-            "get": _op(
-                f"get{name}NotIndexed",
-                f"Not-indexed groups, or one group's URLs with both reason and template{note}",
-                {**_ok(ref("NotIndexedAnswer")), **_errors(*_CONSOLE_ERRORS)},
-                parameters=[
-                    {
-                        "name": "reason",
-                        "in": "query",
-                        "schema": {**_FILTER, "minLength": 1},
-                        "description": "the engine's coverage state, verbatim",
-                    },
-                    {"name": "template", "in": "query", "schema": _FILTER},
-                    {
-                        "name": "page",
-                        "in": "query",
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1},
-                    },
-                ],
-            ),
-        },
-        f"{base}/url": {
-            "parameters": [SITE_ID],
-            "get": _op(
-                f"get{name}Url",
-                f"One URL's crawl facts, console facts and search figures{note}",
-                {**_ok(ref("ConsoleUrlAnswer")), **_errors(*_CONSOLE_ERRORS, ErrorCode.URL_NOT_IN_SITE)},
-                parameters=[
-                    {
-                        "name": "url",
-                        "in": "query",
-                        "required": True,
-                        "schema": {"type": "string", "minLength": 1, "maxLength": URL_MAX},
-                    }
-                ],
-            ),
-        },
-        f"{base}/opportunities": {
-            "parameters": [SITE_ID],
-            "get": _op(
-                f"get{name}Opportunities",
-                f"Low CTR, striking distance and canonical mismatches, with the rules used{note}",
-                {**_ok(ref("Opportunities")), **_errors(*_CONSOLE_ERRORS)},
-            ),
-        },
-        f"{base}/inspect": {
-            "parameters": [SITE_ID],
-            "post": _op(
-                f"inspect{name}Urls",
-                "Fresh inspection of 1-20 URLs within the property's daily budget (10 requests a minute "
-                f"per key besides the shared limit){note}",
-                {
-                    **_ok(ref("InspectAnswer")),
-                    **_errors(
-                        *_CONSOLE_ERRORS,
-                        ErrorCode.SC_NOT_CONNECTED,
-                        ErrorCode.URL_NOT_IN_SITE,
-                        ErrorCode.BUDGET_EXHAUSTED,
-                        ErrorCode.PAYLOAD_TOO_LARGE,
-                        ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-                    ),
-                },
-                requestBody={
-                    "required": True,
-                    "content": {"application/json": {"schema": ref("InspectRequest")}},
-                },
-            ),
-        },
-    }
-
-
-PATHS.update(_console_paths("gsc", "Gsc", ""))
-PATHS["/v1/sites/{site_id}/index-triage"] = {
-    "parameters": [SITE_ID],
-    "get": _op(
-        "getIndexTriage",
-        "Crawled pages not indexed, by URL template and value class, with why and what to do",
-        {**_ok(ref("IndexTriage")), **_errors(*_CONSOLE_ERRORS)},
-    ),
-}
-PATHS.update(_console_paths("sengine", "Sengine", " (the alias of the gsc path)"))
-
-
-# --- billing (docs/rest-api.md "Billing") ------------------------------------------------------------------
-
-_schemas.of(views.PaymentLink)
-SCHEMAS.update(_schemas.components)
-_BILLING_ERRORS: Final = (ErrorCode.NOT_TEAM_OWNER, ErrorCode.PAYMENT_PROVIDER_FAILED)
-
-
-def _enum_of(kind: type[enum.Enum]) -> dict[str, Any]:
-    return {"type": "string", "enum": [member.value for member in kind]}
-
-
-BILLING_PATHS: Final[dict[str, dict[str, Any]]] = {
-    "/v1/billing/checkout": {
-        "post": _op(
-            "billingCheckout",
-            "Credit pack link (small: 5,000 credits for 9 USD; large: 25,000 for 29 USD); team owner only",
-            {
-                **_ok(ref("PaymentLink")),
-                **_errors(*_BILLING_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, *_BODY_ERRORS),
-            },
-            requestBody=_body({"pack": _enum_of(Pack)}, required=("pack",)),
-        )
-    },
-    "/v1/billing/subscribe": {
-        "post": _op(
-            "billingSubscribe",
-            "Plan subscription link (one subscription per account); team owner only",
-            {
-                **_ok(ref("PaymentLink")),
-                **_errors(
-                    *_BILLING_ERRORS,
-                    ErrorCode.PRICE_NOT_CONFIGURED,
-                    ErrorCode.SUBSCRIPTION_EXISTS,
-                    *_BODY_ERRORS,
-                ),
-            },
-            requestBody=_body(
-                {"plan": _enum_of(PlanName), "tier": _enum_of(Tier), "interval": _enum_of(Interval)},
-                required=("plan", "tier", "interval"),
-            ),
-        )
-    },
-    "/v1/billing/portal": {
-        "post": _op(
-            "billingPortal",
-            "Billing portal link (invoices, payment method, cancellation); team owner only",
-            {
-                **_ok(ref("PaymentLink")),
-                **_errors(*_BILLING_ERRORS, ErrorCode.NO_BILLING_ACCOUNT, *_BODY_ERRORS),
-            },
-        )
-    },
-}
-PATHS.update(BILLING_PATHS)
-
-
 # --- device login (docs/security.md "Device login"): no key; limited per client address ------------------
 
 _DEVICE_ERRORS: Final = (
@@ -1076,12 +885,16 @@ def _input_schema(found: Field) -> dict[str, Any]:
         }
     elif found.kind == "urls":
         schema = {"type": "array", "items": {"type": "string", "maxLength": spec.max_length}}
+    elif found.choices:  # the values stand for the lengths
+        schema = {"type": "string", "enum": list(found.choices)}
     elif found.kind == "string":
         schema = {"type": "string"}
         if spec.pattern is not None:
             schema["pattern"] = spec.pattern
         elif spec.max_length is not None:
             schema["maxLength"] = spec.max_length
+        if spec.where == "query" and spec.min_length is not None:  # the door checks it (derived.py)
+            schema["minLength"] = spec.min_length
     elif found.kind == "boolean":
         schema = dict(BOOL)
         if found.default is not None:
@@ -1094,9 +907,20 @@ def _input_schema(found: Field) -> dict[str, Any]:
             schema["maximum"] = spec.high
         if found.default is not None:
             schema["default"] = found.default
-    if spec.doc is not None:
+    if spec.doc is not None and spec.where == "body":  # a parameter's is the parameter's (below)
         schema["description"] = spec.doc
     return schema
+
+
+def _parameter(found: Field) -> dict[str, Any]:
+    """A path or query parameter: its schema, whether it is required, what the document says of it."""
+    parameter: dict[str, Any] = {"name": found.name, "in": found.spec.where}
+    if found.spec.where == "path" or found.required:
+        parameter["required"] = True
+    parameter["schema"] = _input_schema(found)
+    if found.spec.doc is not None:
+        parameter["description"] = found.spec.doc
+    return parameter
 
 
 def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
@@ -1121,49 +945,43 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
     assert isinstance(http, Http)
     if http.examples:
         schema["examples"] = [dict(example) for example in http.examples]
+    if http.body_name is not None:
+        _schemas.components[http.body_name] = schema
+        schema = ref(http.body_name)
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
 def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
-    """The path items of the declared use cases: each operation from its `Http` binding, its answer's
-    schema generated from its result class, its parameters and body from its inputs."""
+    """The path items of the declared use cases: each operation from its `Http` binding (and one per
+    alias, with the alias's id and summary), its answer's schema generated from its result class, its
+    parameters and body from its inputs."""
     paths: dict[str, dict[str, Any]] = {}
     for declared in use_cases:
         http = declared.http
         if not isinstance(http, Http):
             continue
         inputs = list(fields_of(declared))
-        item = paths.setdefault(http.path, {})
-        in_path = [
-            {"name": f.name, "in": "path", "required": True, "schema": _input_schema(f)}
-            for f in inputs
-            if f.spec.where == "path"
-        ]
-        if in_path:
-            item["parameters"] = in_path
-        operation = _op(
-            http.operation_id,
-            http.summary,
-            {
-                **_ok(
-                    _schemas.of(result_of(declared)), http.status, "Accepted" if http.status == 202 else "OK"
-                ),
-                **_errors(*http.errors),
-            },
-        )
-        if http.description is not None:
-            operation["description"] = http.description
-        in_query = [
-            {"name": f.name, "in": "query", "schema": _input_schema(f)}
-            for f in inputs
-            if f.spec.where == "query"
-        ]
-        if in_query:
-            operation["parameters"] = in_query
-        in_body = [f for f in inputs if f.spec.where == "body"]
-        if in_body:
-            operation["requestBody"] = _request_body(declared, in_body)
-        item[http.method.lower()] = operation
+        in_path = [_parameter(f) for f in inputs if f.spec.where == "path"]
+        answer = {
+            **_ok(_schemas.of(result_of(declared)), http.status, "Accepted" if http.status == 202 else "OK"),
+            **_errors(*http.errors),
+        }
+        named = [(http.path, http.operation_id, http.summary)]
+        named += [(alias.path, alias.operation_id, alias.summary) for alias in http.aliases]
+        for path, operation_id, summary in named:
+            item = paths.setdefault(path, {})
+            if in_path:
+                item["parameters"] = in_path
+            operation = _op(operation_id, summary, answer)
+            if http.description is not None:
+                operation["description"] = http.description
+            in_query = [_parameter(f) for f in inputs if f.spec.where == "query"]
+            if in_query:
+                operation["parameters"] = in_query
+            in_body = [f for f in inputs if f.spec.where == "body"]
+            if in_body:
+                operation["requestBody"] = _request_body(declared, in_body)
+            item[http.method.lower()] = operation
     return paths
 
 

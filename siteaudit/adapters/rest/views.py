@@ -17,16 +17,6 @@ from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.console import SyncStatus
-from siteaudit.domain.console_answers import (
-    ConsoleSummary,
-    InspectAnswer,
-    NotIndexedAnswer,
-    Opportunities,
-    UrlConsole,
-    UrlCrawl,
-    UrlSearch,
-    UrlStatus,
-)
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.diff import Diff
 from siteaudit.domain.issue import Issue as IssueRecord
@@ -34,7 +24,7 @@ from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
 from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import Site as SiteRecord
-from siteaudit.domain.triage import IndexTriage, ValueClass
+from siteaudit.domain.triage import ValueClass
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
@@ -44,7 +34,6 @@ from siteaudit.ports.application import (
     SiteOwnership,
     SiteUpdated,
 )
-from siteaudit.ports.application import PaymentLink as PaymentLinkRecord
 from siteaudit.ports.crawl import PageRow
 
 converter: Final = answers_converter
@@ -542,58 +531,9 @@ def verified_site_answer(proved: OwnershipProved) -> dict[str, Any]:
     return _json(VerifiedSite(**_site_fields(proved.site), checked=checked))
 
 
-# --- billing (docs/rest-api.md "Billing") ----------------------------------------------------------------
-
-
-@frozen
-class PaymentLink:
-    """A payment-provider link to open in a browser; nothing is charged until checkout completes there."""
-
-    url: str
-
-
-def payment_link_answer(link: PaymentLinkRecord) -> dict[str, Any]:
-    return {"url": link.url}
-
-
 # --- the search-console integration (docs/rest-api.md "Search console") ------------------------------
-# The answers are the domain's values (`domain/console_answers.py`) as they are; the single-URL answer
-# carries the console facts under both `gsc` and its alias `sengine`
-# (docs/rest-api.md "Renamed identifiers").
+# The answers are the domain's values (`domain/console_answers.py`, `domain/triage.py`) as they are, and
+# the console package's (`services/console/answers.py`), through the one converter: their enums by value.
 
 converter.register_unstructure_hook(SyncStatus, lambda member: member.value)
 converter.register_unstructure_hook(ValueClass, lambda member: member.value)
-
-
-@frozen
-class ConsoleUrlAnswer:
-    """`GET /sites/{id}/gsc/url`: crawl facts, console facts (`gsc`, also as its alias `sengine`) and search
-    figures of one URL of the site."""
-
-    site_id: int
-    demo: bool
-    url: str
-    crawl: UrlCrawl | None
-    gsc: UrlConsole | None
-    sengine: UrlConsole | None
-    search: UrlSearch | None
-
-
-def console_answer(
-    value: ConsoleSummary | NotIndexedAnswer | Opportunities | InspectAnswer | IndexTriage,
-) -> dict[str, Any]:
-    return _json(value)
-
-
-def console_url_answer(status: UrlStatus) -> dict[str, Any]:
-    return _json(
-        ConsoleUrlAnswer(
-            site_id=status.site_id,
-            demo=status.demo,
-            url=status.url,
-            crawl=status.crawl,
-            gsc=status.console,
-            sengine=status.console,
-            search=status.search,
-        )
-    )

@@ -58,6 +58,14 @@ NOTICES: Final = {
 }
 
 
+def run_declared(application: CallerApi, name: str, caller: Caller, **inputs: Any) -> Any:
+    """The answer of the declared use case named `name` run with `inputs` for `caller`: the app finds a
+    declared use case by name among `application.use_cases()` (a door reaches declarations at run time,
+    never the services' modules)."""
+    declared = next(d for d in application.use_cases() if d.__name__ == name)
+    return application.handle(declared(**inputs), caller)
+
+
 def _when(moment: datetime | None) -> str:
     return "never" if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
 
@@ -697,7 +705,8 @@ class BillingPage(Page):
         action = form.get("action", "")
         try:
             if action == "checkout":
-                link = self.application.billing_checkout(Pack(form.get("pack", "")), viewer.caller)
+                pack = Pack(form.get("pack", ""))
+                link = run_declared(self.application, "GetCreditPackLink", viewer.caller, pack=pack)
             elif action in ("subscribe", "change"):
                 choice = PlanChoice(
                     PlanName(form.get("plan", "")),
@@ -715,9 +724,16 @@ class BillingPage(Page):
                 if action == "change":
                     self.application.billing_change_plan(choice, viewer.caller)
                     raise _redirect("/app/billing?checkout=changed")
-                link = self.application.billing_subscribe(choice, viewer.caller)
+                link = run_declared(
+                    self.application,
+                    "GetSubscriptionLink",
+                    viewer.caller,
+                    plan=choice.plan,
+                    tier=choice.tier,
+                    interval=choice.interval,
+                )
             elif action == "portal":
-                link = self.application.billing_portal(viewer.caller)
+                link = run_declared(self.application, "GetBillingPortalLink", viewer.caller)
             elif action == "renew":
                 outcome = self.application.renew_test_subscription(
                     form.get("paid_from", "")[:64], viewer.caller

@@ -10,7 +10,7 @@ import falcon
 from attrs import frozen
 from markupsafe import Markup
 
-from siteaudit.adapters.web.pages import Page, _redirect, _say
+from siteaudit.adapters.web.pages import Page, _redirect, _say, run_declared
 from siteaudit.adapters.web.plots import Bar, Point, bar_plot, line_plot
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
@@ -109,12 +109,6 @@ def impact_plot(event: Any, ident: str) -> Markup:
 # One small fragment over the declared use cases of fix tasks and rechecks (docs/architecture.md): the
 # app finds them by name among `application.use_cases()` (a door reaches declarations at run time, never
 # the services' modules) and renders their answers, the values `/v1` shows (`_tasks.html`, `_recheck.html`).
-
-
-def run_declared(application: CallerApi, name: str, caller: Caller, **inputs: Any) -> Any:
-    """The answer of the declared use case named `name` run with `inputs` for `caller`."""
-    declared = next(d for d in application.use_cases() if d.__name__ == name)
-    return application.handle(declared(**inputs), caller)
 
 
 @frozen
@@ -221,7 +215,7 @@ class SitePage(Page):
         account = application.account(caller)
         impact = run_declared(application, "GetSiteFixImpact", caller, site_id=site_id, limit=10)
         try:
-            console = application.console_summary(site_id, caller)
+            console = run_declared(application, "GetConsoleSummary", caller, site_id=site_id)
             console_reason = ""
         except DomainError as refused:
             console, console_reason = None, _say(refused)

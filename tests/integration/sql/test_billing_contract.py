@@ -32,7 +32,7 @@ from siteaudit.domain.billing import (
 )
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.billing import fulfil, grant_subscription_months
+from siteaudit.services.billing.billing import fulfil, grant_subscription_months
 
 GROWTH = PlanChoice(PlanName.GROWTH, Tier.T150K, Interval.MONTHLY)
 

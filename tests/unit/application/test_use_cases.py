@@ -2,6 +2,7 @@
 injection (`services/registry.py`), every door derived from the declarations, and docs/architecture.md's
 walkthrough of adding one, kept true."""
 
+import enum
 import inspect
 import re
 import types
@@ -13,10 +14,10 @@ import falcon.testing
 import pytest
 from attrs import field, frozen
 
-from siteaudit.adapters.mcp.derived import declared_limits, derived_tools, param
+from siteaudit.adapters.mcp.derived import declared_limits, derived_tools, param, use_case_of
 from siteaudit.adapters.mcp.spec import Call
 from siteaudit.adapters.mcp.tools import tool_specs
-from siteaudit.adapters.rest.derived import Declaring, read_use_case, route
+from siteaudit.adapters.rest.derived import Declaring, read_use_case, route, routes
 from siteaudit.adapters.rest.openapi import declared_paths, document
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.account import Caller
@@ -24,6 +25,7 @@ from siteaudit.domain.error import ValidationFailed
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.ports.usecases import (
+    Alias,
     Field,
     Http,
     NotOffered,
@@ -216,6 +218,9 @@ def test_every_declared_use_case_is_served_by_each_door_its_bindings_name() -> N
         if isinstance(declared.http, Http):
             http = declared.http
             assert (http.method, route(declared)) in routed, declared.__name__
+            for alias in http.aliases:
+                assert (http.method, route(declared, alias.path)) in routed, declared.__name__
+                assert served[alias.path][http.method.lower()]["operationId"] == alias.operation_id
             assert set(re.findall(r"{(\w+)}", http.path)) == {
                 f.name for f in inputs if f.spec.where == "path"
             }
@@ -380,3 +385,157 @@ def test_a_declared_tool_naming_the_tool_it_comes_after_is_listed_right_after_it
 
     names = [t.name for t in tool_specs([Limited, Early])]
     assert names[:2] == ["ping", "early_tool"] and names[-1] == "poke_site"
+
+
+class Flavour(enum.Enum):
+    """A test's enumeration."""
+
+    SWEET = "sweet"
+    SOUR = "sour"
+
+
+@frozen
+class Pick(UseCase[int]):
+    """A use case of these tests only: one value of an enumeration in the body."""
+
+    flavour: Flavour = field(metadata=body("sweet or sour.", max_length=10))
+
+    http = Http("POST", "/v1/pick", "pick", "A test's")
+    tool = Tool("pick", "Pick", "A test's.", lambda answer: "")
+
+
+@pytest.mark.parametrize(
+    ("sent", "bad"),
+    [
+        (b'{"flavour": "sour"}', None),
+        (b'{"flavour": "salty"}', "must be one of: sweet, sour"),
+        (b'{"flavour": "x"}', "must be one of: sweet, sour"),
+        (b'{"flavour": "far too long"}', "must have 0-10 characters"),
+        (b"{}", "required"),
+    ],
+)
+def test_an_enumerations_input_is_one_of_its_values_at_every_door(sent: bytes, bad: str | None) -> None:
+    (flavour,) = fields_of(Pick)
+    assert (flavour.kind, flavour.choices, flavour.enumeration) == ("string", ("sweet", "sour"), Flavour)
+    request = falcon.testing.create_req(
+        method="POST", path="/v1/pick", body=sent, headers={"Content-Type": "application/json"}
+    )
+    if bad is None:
+        assert read_use_case(Pick, request, {}) == Pick(Flavour.SOUR)
+    else:
+        with pytest.raises(ValidationFailed) as refused:
+            read_use_case(Pick, request, {})
+        assert refused.value.fields == {"flavour": bad}
+    schema = declared_paths([Pick])["/v1/pick"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ]
+    assert schema["properties"]["flavour"] == {"type": "string", "enum": ["sweet", "sour"]}
+    assert param(flavour).schema() == {
+        "type": "string",
+        "description": "sweet or sour.",
+        "enum": ["sweet", "sour"],
+    }
+    app = bootstrap(Settings(database_url="memory://"))
+    call = Call(app.application, CALLER, {"flavour": "sweet"}, now=app.clock.now)
+    assert use_case_of(Pick, call) == Pick(Flavour.SWEET)
+
+
+@frozen
+class Look(UseCase[int]):
+    """A use case of these tests only: served at a path and its alias, a required query string with both
+    lengths, an optional one, and the body of its other method named in the document."""
+
+    site_id: int = field(metadata=path("A site.", low=1, high=9))
+    word: str = field(metadata=query("A word.", doc="any word", min_length=2, max_length=9))
+    note: str | None = field(default=None, metadata=query("A note.", max_length=9))
+
+    http = Http(
+        "GET",
+        "/v1/sites/{site_id}/look",
+        "lookHere",
+        "Look",
+        aliases=(Alias("/v1/sites/{site_id}/peek", "lookThere", "Look (the alias)"),),
+    )
+    tool = NotOffered("mcp", "a test's")
+
+
+@frozen
+class Send(UseCase[int]):
+    """A use case of these tests only: its body named in the document, at its path and its alias."""
+
+    site_id: int = field(metadata=path("A site.", low=1, high=9))
+    words: tuple[str, ...] = field(metadata=body("Words.", max_length=9))
+
+    http = Http(
+        "POST",
+        "/v1/sites/{site_id}/look",
+        "sendHere",
+        "Send",
+        aliases=(Alias("/v1/sites/{site_id}/peek", "sendThere", "Send (the alias)"),),
+        body_name="SendRequest",
+    )
+    tool = NotOffered("mcp", "a test's")
+
+
+@pytest.mark.parametrize(
+    ("query_string", "read", "bad"),
+    [
+        ("word=ab", Look(1, "ab"), None),
+        (
+            "word=ab&note=",
+            Look(1, "ab", ""),
+            None,
+        ),  # a body or optional string's lower bound is the handler's
+        ("", None, {"word": "required"}),
+        ("word=a", None, {"word": "must have 2-9 characters"}),
+        ("word=", None, {"word": "must have 2-9 characters"}),
+        (
+            "word=abcdefghij&note=abcdefghij",
+            None,
+            {"word": "must have 2-9 characters", "note": "must have 0-9 characters"},
+        ),
+    ],
+)
+def test_a_required_query_string_is_read_with_both_its_lengths(
+    query_string: str, read: Look | None, bad: dict[str, str] | None
+) -> None:
+    request = falcon.testing.create_req(method="GET", path="/v1/sites/1/look", query_string=query_string)
+    if bad is None:
+        assert read_use_case(Look, request, {"site_id": 1}) == read
+    else:
+        with pytest.raises(ValidationFailed) as refused:
+            read_use_case(Look, request, {"site_id": 1})
+        assert refused.value.fields == bad
+
+
+def test_a_use_case_is_served_and_documented_at_its_aliases_too() -> None:
+    app = bootstrap(Settings(database_url="memory://"))
+
+    class Declares:
+        def use_cases(self) -> list[type[UseCase[int]]]:
+            return [Look, Send]
+
+    served = dict(routes(Declares(), app.clock))  # type: ignore[arg-type]
+    here, there = "/v1/sites/{site_id:int(min=1, max=9)}/look", "/v1/sites/{site_id:int(min=1, max=9)}/peek"
+    assert set(served) == {here, there}
+    assert all(hasattr(served[p], "on_get") and hasattr(served[p], "on_post") for p in (here, there))
+    paths = declared_paths([Look, Send])
+    assert paths["/v1/sites/{site_id}/look"]["get"]["operationId"] == "lookHere"
+    assert (
+        paths["/v1/sites/{site_id}/peek"]["get"]["operationId"],
+        paths["/v1/sites/{site_id}/peek"]["get"]["summary"],
+    ) == ("lookThere", "Look (the alias)")
+    assert paths["/v1/sites/{site_id}/peek"]["post"]["operationId"] == "sendThere"
+    word, note = paths["/v1/sites/{site_id}/peek"]["get"]["parameters"]
+    assert word == {
+        "name": "word",
+        "in": "query",
+        "required": True,
+        "schema": {"type": "string", "maxLength": 9, "minLength": 2},
+        "description": "any word",
+    }
+    assert note == {"name": "note", "in": "query", "schema": {"type": "string", "maxLength": 9}}
+    for where in ("look", "peek"):
+        sent = paths[f"/v1/sites/{{site_id}}/{where}"]["post"]["requestBody"]["content"]["application/json"]
+        assert sent["schema"] == {"$ref": "#/components/schemas/SendRequest"}
+    assert document([Send])["components"]["schemas"]["SendRequest"]["required"] == ["words"]

@@ -19,7 +19,7 @@ from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
 from siteaudit.domain.credit import credits
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
-from siteaudit.services.billing import WEBHOOK_LIMIT, webhook_bucket
+from siteaudit.services.billing.billing import WEBHOOK_LIMIT, webhook_bucket
 from siteaudit.settings import Settings
 from tests.unit.payment.stripe_standin import (
     StripeStandIn,

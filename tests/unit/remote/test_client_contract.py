@@ -14,7 +14,7 @@ from siteaudit.adapters.mcp.tools import NOT_TOOLS
 from siteaudit.adapters.rest import views
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
-from siteaudit.domain.billing import Interval, Pack, PlanChoice, PlanName, Tier
+from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId
@@ -29,12 +29,20 @@ from siteaudit.ports.application import (
     AuditQuery,
     CallerApi,
     IssueQuery,
-    NotIndexedQuery,
     PageQuery,
     SiteChanges,
     SiteRegistration,
 )
 from siteaudit.ports.usecases import UseCase
+from siteaudit.services.billing.usecases import GetBillingPortalLink, GetCreditPackLink, GetSubscriptionLink
+from siteaudit.services.console.usecases import (
+    GetConsoleOpportunities,
+    GetConsoleSummary,
+    GetConsoleUrl,
+    GetIndexTriage,
+    InspectUrls,
+    ListNotIndexed,
+)
 from siteaudit.services.impact.usecases import GetSiteFixImpact, GetTeamFixImpact
 from siteaudit.services.indexnow.usecases import (
     CheckIndexNowKey,
@@ -226,38 +234,37 @@ def test_what_acts_for_a_caller_beyond_the_callers_api_is_the_apps_own() -> None
 def test_the_search_console_and_index_triage_read_the_same(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
     site_id = service.audited_site()
-    summary = app.console_summary(site_id, owner)
+    summary = app.handle(GetConsoleSummary(site_id), owner)
     assert summary.demo and summary.connected and summary.funnel.found >= 3
     assert len(summary.trend) == 28
-    groups = app.console_not_indexed(site_id, NotIndexedQuery(), owner)
+    groups = app.handle(ListNotIndexed(site_id), owner)
     assert groups.urls is None and groups.total == len(groups.groups)
     if groups.groups:
         first = groups.groups[0]
-        urls = app.console_not_indexed(
-            site_id, NotIndexedQuery(reason=first.reason, template=first.template), owner
-        )
+        urls = app.handle(ListNotIndexed(site_id, reason=first.reason, template=first.template), owner)
         assert urls.urls is not None and len(urls.urls) == first.pages
-    one = app.console_url(site_id, service.site_url, door.member)
+    one = app.handle(GetConsoleUrl(site_id, service.site_url), door.member)
     assert one.url == service.site_url and one.crawl is not None and one.demo
-    assert code_of(lambda: app.console_url(site_id, "https://elsewhere.example/", owner)) is (
+    assert code_of(lambda: app.handle(GetConsoleUrl(site_id, "https://elsewhere.example/"), owner)) is (
         ErrorCode.URL_NOT_IN_SITE
     )
-    assert app.console_opportunities(site_id, owner).demo
-    inspected = app.inspect_urls(site_id, [service.site_url], owner)
+    assert app.handle(GetConsoleOpportunities(site_id), owner).demo
+    inspected = app.handle(InspectUrls(site_id, (service.site_url,)), owner)
     assert [r.url for r in inspected.results] == [service.site_url] and inspected.budget.used >= 1
-    triage = app.index_triage(site_id, owner)
+    triage = app.handle(GetIndexTriage(site_id), owner)
     assert triage.demo and triage.total_groups == len(triage.groups)
-    for call in (
-        lambda: app.console_summary(site_id, door.rival),
-        lambda: app.console_not_indexed(site_id, NotIndexedQuery(), door.rival),
-        lambda: app.console_opportunities(site_id, door.rival),
-        lambda: app.inspect_urls(site_id, [service.site_url], door.rival),
-        lambda: app.index_triage(site_id, door.rival),
+    for asked in (
+        GetConsoleSummary(site_id),
+        ListNotIndexed(site_id),
+        GetConsoleUrl(site_id, service.site_url),
+        GetConsoleOpportunities(site_id),
+        InspectUrls(site_id, (service.site_url,)),
+        GetIndexTriage(site_id),
     ):
-        assert code_of(call) is ErrorCode.NOT_FOUND
+        assert code_of(partial(app.handle, asked, door.rival)) is ErrorCode.NOT_FOUND
     elsewhere = service.site_url.replace("127.0.0.1", "localhost")  # another host, the same server
     unverified = app.register_site(SiteRegistration(url=elsewhere), owner)
-    assert code_of(lambda: app.console_summary(unverified.id, owner)) is ErrorCode.SITE_NOT_VERIFIED
+    assert code_of(lambda: app.handle(GetConsoleSummary(unverified.id), owner)) is ErrorCode.SITE_NOT_VERIFIED
 
 
 def test_indexnow_from_key_to_submission_through_both(service: Service, door: Door) -> None:
@@ -299,45 +306,38 @@ def test_indexnow_from_key_to_submission_through_both(service: Service, door: Do
 
 def test_billing_links_are_for_the_team_owner_through_both(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
-    assert app.billing_checkout(Pack.SMALL, owner).url.startswith("http")
-    choice = PlanChoice(PlanName.STARTER, Tier.T10K, Interval.MONTHLY)
-    assert app.billing_subscribe(choice, owner).url.startswith("http")
-    assert code_of(lambda: app.billing_portal(owner)) is ErrorCode.NO_BILLING_ACCOUNT
-    for call in (
-        lambda: app.billing_checkout(Pack.LARGE, door.member),
-        lambda: app.billing_subscribe(choice, door.member),
-        lambda: app.billing_portal(door.member),
-    ):
-        assert code_of(call) is ErrorCode.NOT_TEAM_OWNER
+    assert app.handle(GetCreditPackLink(Pack.SMALL), owner).url.startswith("http")
+    subscribe = GetSubscriptionLink(PlanName.STARTER, Tier.T10K, Interval.MONTHLY)
+    assert app.handle(subscribe, owner).url.startswith("http")
+    assert code_of(lambda: app.handle(GetBillingPortalLink(), owner)) is ErrorCode.NO_BILLING_ACCOUNT
+    for asked in (GetCreditPackLink(Pack.LARGE), subscribe, GetBillingPortalLink()):
+        assert code_of(partial(app.handle, asked, door.member)) is ErrorCode.NOT_TEAM_OWNER
 
 
-def test_console_and_indexnow_answers_read_back_render_as_the_service_wrote_them(service: Service) -> None:
+def test_console_and_indexnow_answers_read_back_are_the_values_the_service_answered(service: Service) -> None:
     local = service.app.application
     remote = HttpApplication(service.base_url)
     mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
     site_id = service.audited_site()
 
-    def same(render: object, read: object) -> None:
-        assert callable(render) and callable(read)
-        assert render(read(local, mine)) == render(read(remote, theirs))
-
-    same(views.console_answer, lambda a, c: a.console_summary(site_id, c))
-    same(views.console_answer, lambda a, c: a.console_not_indexed(site_id, NotIndexedQuery(), c))
-    same(views.console_url_answer, lambda a, c: a.console_url(site_id, service.site_url, c))
-    same(views.console_answer, lambda a, c: a.console_opportunities(site_id, c))
-    same(views.console_answer, lambda a, c: a.index_triage(site_id, c))
+    for asked in (
+        GetConsoleSummary(site_id),
+        ListNotIndexed(site_id),
+        GetConsoleUrl(site_id, service.site_url),
+        GetConsoleOpportunities(site_id),
+        GetIndexTriage(site_id),
+    ):
+        assert local.handle(asked, mine) == remote.handle(asked, theirs), type(asked).__name__
     assert local.handle(GetIndexNowStatus(site_id), mine) == remote.handle(GetIndexNowStatus(site_id), theirs)
     detected = remote.handle(DetectIndexNowKey(site_id), theirs)
     assert detected.detection is not None  # a detection is stamped with its time: read it back once
     assert local.handle(GetIndexNowStatus(site_id), mine) == detected
     answers = [a.handle(CheckIndexNowKey(site_id), c) for a, c in ((local, mine), (remote, theirs))]
     assert answers[0] == answers[1]
-    inspected = [
-        views.console_answer(a.inspect_urls(site_id, [service.site_url], c))
-        for a, c in ((local, mine), (remote, theirs))
-    ]
-    assert inspected[1]["results"] == inspected[0]["results"]
-    assert inspected[1]["budget"]["used"] == inspected[0]["budget"]["used"] + 1
+    inspect = InspectUrls(site_id, (service.site_url,))
+    inspected = [a.handle(inspect, c) for a, c in ((local, mine), (remote, theirs))]
+    assert inspected[1].results == inspected[0].results
+    assert inspected[1].budget.used == inspected[0].budget.used + 1
 
 
 # --- fix tasks and rechecks (SPEC 2.7, 2.8, 4.5, 4.6) -----------------------------------------------------

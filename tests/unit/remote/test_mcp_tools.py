@@ -6,11 +6,14 @@ import inspect
 import pytest
 
 from siteaudit.adapters.client import HttpApplication
+from siteaudit.adapters.mcp.derived import derived_tools
 from siteaudit.adapters.mcp.params import Param, input_schema, read_arguments
 from siteaudit.adapters.mcp.tools import NOT_TOOLS, tool_specs, tools_using
 from siteaudit.bootstrap import USE_CASES as DECLARED
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.ports.application import Application, CallerApi
+from siteaudit.services.billing import usecases as billing_links
+from siteaudit.services.console import usecases as console_reads
 
 TOOLS = tool_specs(DECLARED)
 TOOLS_BY_NAME = {t.name: t for t in TOOLS}
@@ -50,15 +53,10 @@ def test_every_tool_and_argument_is_described_for_a_model() -> None:
     assert {t.name for t in TOOLS if not t.read_only} >= costly
     quoting_sites = {"get_console_summary", "list_not_indexed", "get_console_url", "get_index_triage"}
     assert {t.name for t in TOOLS if t.untrusted} >= quoting_sites | {"get_report", "get_fix_prompt"}
-    billing = {
-        t.name for t in TOOLS if {"billing_checkout", "billing_subscribe", "billing_portal"} & set(t.uses)
-    }
-    assert all("Only the team owner" in TOOLS_BY_NAME[name].description for name in billing) and billing
-    console = {
-        t.name
-        for t in TOOLS
-        if any(u.startswith("console_") or u in ("inspect_urls", "index_triage") for u in t.uses)
-    }
+    billing = {t.name for t in derived_tools(billing_links.USE_CASES)}
+    assert all("Only the team owner" in TOOLS_BY_NAME[name].description for name in billing)
+    assert len(billing) == 3
+    console = {t.name for t in derived_tools(console_reads.USE_CASES)}
     assert all("demo" in TOOLS_BY_NAME[name].description for name in console) and len(console) == 6
 
 
@@ -90,6 +88,16 @@ def test_bad_arguments_name_each_field(arguments: dict[str, object], fields: dic
     with pytest.raises(ValidationFailed) as raised:
         read_arguments((URL, LIMIT, CHOICE, FLAG, RATE), arguments)
     assert raised.value.fields == fields
+
+
+def test_the_not_indexed_tool_takes_any_template_as_rest_does() -> None:
+    """An empty template is the group of inspected URLs outside the latest audit: REST has always taken
+    it, and the tool, declared with REST, takes it too; an empty reason is refused by both."""
+    params = TOOLS_BY_NAME["list_not_indexed"].params
+    assert read_arguments(params, {"site_id": 1, "reason": "Excluded", "template": ""})["template"] == ""
+    with pytest.raises(ValidationFailed) as raised:
+        read_arguments(params, {"site_id": 1, "reason": ""})
+    assert set(raised.value.fields) == {"reason"}
 
 
 def test_good_arguments_come_with_defaults_and_numbers_as_floats() -> None:

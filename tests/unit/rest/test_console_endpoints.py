@@ -125,6 +125,10 @@ def test_not_indexed_groups_and_one_groups_urls(world: World) -> None:
     assert {u["reason"] for u in urls["urls"]} == {first["reason"]}
     assert set(first["sample_urls"]) <= {u["url"] for u in urls["urls"]}
     assert ok(world, base.replace("gsc", "sengine")) == answer
+    # An empty template is a template (inspected URLs outside the latest audit); an empty reason is not.
+    outside = ok(world, base + "?" + _query(reason=first["reason"], template=""))
+    assert outside["groups"] == [] and outside["urls"] is not None
+    assert error(get(world, base + "?reason=")) == (422, "validation_failed")
 
 
 def _query(**params: str) -> str:

@@ -290,7 +290,7 @@ def test_a_lower_tier_says_what_it_takes_away_before_changing(site: Site) -> Non
 def test_a_crash_between_the_checkouts_events_is_mended_by_pressing_again_and_grants_once(
     site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from siteaudit.services import billing as billing_services
+    from siteaudit.services.billing import billing as billing_services
 
     browser = site.browser()
     browser.sign_in()

@@ -51,7 +51,6 @@ from siteaudit.domain.console_answers import (
     UrlConsole,
     UrlCrawl,
     UrlSearch,
-    UrlStatus,
 )
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import SiteId, TeamId
@@ -75,7 +74,8 @@ from siteaudit.ports.searchconsole import (
     ConsoleTokenInvalid,
     SearchConsole,
 )
-from siteaudit.services.console import (
+from siteaudit.services.console.answers import ConsoleUrlAnswer
+from siteaudit.services.console.source import (
     ConsoleDeps,
     audit_pages,
     console_source,
@@ -85,6 +85,14 @@ from siteaudit.services.console import (
     spend_inspections,
     stored_inspection,
     sync_site,
+)
+from siteaudit.services.console.usecases import (
+    GetConsoleOpportunities,
+    GetConsoleSummary,
+    GetConsoleUrl,
+    GetIndexTriage,
+    InspectUrls,
+    ListNotIndexed,
 )
 
 log = logging.getLogger(__name__)
@@ -172,8 +180,9 @@ def _sync_view(ready: _Ready, deps: ConsoleDeps) -> SyncView:
     )
 
 
-def summary(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> ConsoleSummary:
-    ready = _ready(site_id, caller, deps)
+def console_summary(asked: GetConsoleSummary, caller: Caller, *, console: ConsoleDeps) -> ConsoleSummary:
+    deps = console
+    ready = _ready(asked.site_id, caller, deps)
     start, end = _window(deps)
     with deps.uow() as uow:
         days = ready.days(uow, start, end)
@@ -249,10 +258,9 @@ def summary(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> ConsoleSummar
     )
 
 
-def not_indexed(
-    site_id: SiteId, caller: Caller, deps: ConsoleDeps, *, reason: str | None, template: str | None, page: int
-) -> NotIndexedAnswer:
-    ready = _ready(site_id, caller, deps)
+def list_not_indexed(asked: ListNotIndexed, caller: Caller, *, console: ConsoleDeps) -> NotIndexedAnswer:
+    deps, reason, template, page = console, asked.reason, asked.template, asked.page
+    ready = _ready(asked.site_id, caller, deps)
     with deps.uow() as uow:
         inspections = ready.inspections(uow)
     template_of = ready.template_of
@@ -301,8 +309,9 @@ def _require_on_site(site: Site, urls: Sequence[str]) -> None:
         raise UrlNotInSite(foreign, site.host)
 
 
-def url_status(site_id: SiteId, caller: Caller, url: str, deps: ConsoleDeps) -> UrlStatus:
-    ready = _ready(site_id, caller, deps)
+def console_url(asked: GetConsoleUrl, caller: Caller, *, console: ConsoleDeps) -> ConsoleUrlAnswer:
+    deps, url = console, asked.url
+    ready = _ready(asked.site_id, caller, deps)
     _require_on_site(ready.site, [url])
     start, end = _window(deps)
     with deps.uow() as uow:
@@ -320,7 +329,7 @@ def url_status(site_id: SiteId, caller: Caller, url: str, deps: ConsoleDeps) -> 
             audit_id, row.status_code, row.title, row.template, row.in_sitemap, row.word_count, row.depth
         )
     )
-    console = (
+    inspected = (
         None
         if inspection is None
         else UrlConsole(
@@ -343,10 +352,10 @@ def url_status(site_id: SiteId, caller: Caller, url: str, deps: ConsoleDeps) -> 
         prop = ready.sync.property_url if ready.sync is not None else None
         if prop is not None:
             try:
-                asked = ready.client.query_days(prop, start=start, end=end, page=url)
+                top = ready.client.query_days(prop, start=start, end=end, page=url)
                 queries = [
                     QueryFigures(q.query, q.clicks, q.impressions, q.position)
-                    for q in sorted(asked, key=lambda q: (-q.clicks, -q.impressions, q.query))[:20]
+                    for q in sorted(top, key=lambda q: (-q.clicks, -q.impressions, q.query))[:20]
                 ]
             except ConsoleError as exc:
                 log.info("top queries of %s not read: %s", url, exc)
@@ -358,11 +367,14 @@ def url_status(site_id: SiteId, caller: Caller, url: str, deps: ConsoleDeps) -> 
             figures.position,
             tuple(queries),
         )
-    return UrlStatus(int(ready.site.id), ready.demo, url, crawl, console, search)
+    return ConsoleUrlAnswer(int(ready.site.id), ready.demo, url, crawl, inspected, inspected, search)
 
 
-def opportunities(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> Opportunities:
-    ready = _ready(site_id, caller, deps)
+def console_opportunities(
+    asked: GetConsoleOpportunities, caller: Caller, *, console: ConsoleDeps
+) -> Opportunities:
+    deps = console
+    ready = _ready(asked.site_id, caller, deps)
     start, end = _window(deps)
     with deps.uow() as uow:
         figures = ready.totals(uow, None, start, end)
@@ -410,9 +422,10 @@ def _budget(property_url: str, deps: ConsoleDeps, now: datetime) -> Budget:
     return Budget(used, deps.terms.daily_budget, budget_resets_at(now))
 
 
-def inspect(site_id: SiteId, caller: Caller, urls: Sequence[str], deps: ConsoleDeps) -> InspectAnswer:
+def inspect_urls(asked: InspectUrls, caller: Caller, *, console: ConsoleDeps) -> InspectAnswer:
     """Fresh inspections of 1-20 URLs of the site (the door checks the count). Raises NotFound,
     SiteNotVerified, UrlNotInSite (422), ScNotConnected (409) or BudgetExhausted (429)."""
+    deps, site_id, urls = console, asked.site_id, asked.urls
     if not 1 <= len(urls) <= INSPECT_MAX_URLS:
         raise ValidationFailed({"urls": f"must hold 1 to {INSPECT_MAX_URLS} URLs"})
     with deps.uow() as uow:
@@ -490,9 +503,10 @@ def page_totals(
 # --- index triage ----------------------------------------------------------------------------------------
 
 
-def index_triage(site_id: SiteId, caller: Caller, deps: ConsoleDeps) -> IndexTriage:
+def index_triage(asked: GetIndexTriage, caller: Caller, *, console: ConsoleDeps) -> IndexTriage:
     """Crawled pages the console reports as not indexed, by template and value class (domain/triage)."""
-    ready = _ready(site_id, caller, deps)
+    deps = console
+    ready = _ready(asked.site_id, caller, deps)
     start, end = _window(deps)
     with deps.uow() as uow:
         inspections = {i.url: i for i in ready.inspections(uow)}

@@ -1,6 +1,7 @@
 # Over 400 lines: one fulfilment for every provider's events (packs, subscriptions, tier months) keeps the money rules in one place; split by provider event when one grows.
-"""Billing use cases (docs/rest-api.md "Billing"): the team owner's payment links, and one fulfilment for
-every provider.
+"""Billing use cases (docs/rest-api.md "Billing"): the team owner's payment links (declared in
+`usecases.py`), the app's billing page and plan changes, and one fulfilment for every provider (Stripe's
+webhook, the local test checkout).
 
 The provider is called outside any transaction (a slow payment API never holds the SQLite writer or a
 PostgreSQL row lock). Every payment event, whether Stripe's webhook or the local test checkout's button,
@@ -45,11 +46,13 @@ from siteaudit.domain.billing import (
 from siteaudit.domain.credit import credits
 from siteaudit.domain.error import ConcurrentUpdate, NotFound, RateLimited
 from siteaudit.domain.ids import UserId
-from siteaudit.ports.application import BillingStatus, LocalCheckout, LocalCheckoutDone, PaymentLink
+from siteaudit.ports.application import BillingStatus, LocalCheckout, LocalCheckoutDone
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.payment import CheckoutOrder, PaymentProvider
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.services.billing.answers import PaymentLink
+from siteaudit.services.billing.usecases import GetBillingPortalLink, GetCreditPackLink, GetSubscriptionLink
 
 log = logging.getLogger("siteaudit.billing")
 
@@ -152,15 +155,17 @@ def _provider(provider: PaymentProvider | None, what: str) -> PaymentProvider:
     return provider
 
 
-def checkout_pack(
-    pack: Pack,
+def credit_pack_link(
+    asked: GetCreditPackLink,
     caller: Caller,
     *,
-    uow: UowFactory,
-    provider: PaymentProvider | None,
+    uows: UowFactory,
+    payments: PaymentProvider | None,
     clock: Clock,
     public_url: str,
 ) -> PaymentLink:
+    """A checkout link for a credit pack. Raises NotTeamOwner, PriceNotConfigured, PaymentProviderFailed."""
+    pack, uow, provider = asked.pack, uows, payments
     user, account = _owner(caller, uow())
     seller = _provider(provider, f"the {pack} pack")
     account = _customer(user, account, uow=uow, provider=seller)
@@ -177,15 +182,18 @@ def checkout_pack(
     )
 
 
-def subscribe(
-    choice: PlanChoice,
+def subscription_link(
+    asked: GetSubscriptionLink,
     caller: Caller,
     *,
-    uow: UowFactory,
-    provider: PaymentProvider | None,
+    uows: UowFactory,
+    payments: PaymentProvider | None,
     clock: Clock,
     public_url: str,
 ) -> PaymentLink:
+    """A subscription checkout link. Raises NotTeamOwner, PriceNotConfigured (combination not offered),
+    SubscriptionExists (one per account), PaymentProviderFailed."""
+    choice, uow, provider = PlanChoice(asked.plan, asked.tier, asked.interval), uows, payments
     user, account = _owner(caller, uow())
     seller = _provider(provider, f"the {choice.key} subscription")
     if not seller.offers(choice):
@@ -244,9 +252,17 @@ def change_plan(
     return status(caller, uow=uow(), provider=provider)
 
 
-def portal(
-    caller: Caller, *, uow: UowFactory, provider: PaymentProvider | None, public_url: str
+def billing_portal_link(
+    asked: GetBillingPortalLink,
+    caller: Caller,
+    *,
+    uows: UowFactory,
+    payments: PaymentProvider | None,
+    public_url: str,
 ) -> PaymentLink:
+    """The provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first completed
+    purchase), PaymentProviderFailed."""
+    uow, provider = uows, payments
     _, account = _owner(caller, uow())
     if account is None or provider is None or account.provider != provider.name:
         raise NoBillingAccount()

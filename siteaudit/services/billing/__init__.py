@@ -1,0 +1,1 @@
+"""Billing (docs/rest-api.md "Billing"): the feature package (docs/architecture.md)."""

@@ -1,0 +1,112 @@
+"""The billing links (docs/rest-api.md "Billing"), each declared once: its inputs, its result, and how `/v1`
+and the tools offer it. Every door is derived from these (docs/architecture.md, "Adding a use case"); the
+handlers are in `billing.py`, with what only the service's own doors call (the app's billing page and plan
+changes, the payment provider's webhook, the local test checkout). Only the team owner gets a link."""
+
+from typing import Final
+
+from attrs import field, frozen
+
+from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
+from siteaudit.domain.error import ErrorCode
+from siteaudit.ports.usecases import Http, Tool, UseCase, body
+from siteaudit.services.billing import doors
+from siteaudit.services.billing.answers import PaymentLink
+
+# What every billing tool says of its answer.
+BILLING_TEXT: Final = (
+    "Only the team owner may call it (others get not_team_owner). Costs nothing: nothing is charged until "
+    "the user completes the payment in a browser; give them the link, do not open it yourself."
+)
+_ERRORS: Final = (ErrorCode.NOT_TEAM_OWNER, ErrorCode.PAYMENT_PROVIDER_FAILED)
+_BODY_ERRORS: Final = (
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+)
+# The longest value of a choice the REST door reads (longer: "must have 0-10 characters").
+_CHOICE_MAX: Final = 10
+
+
+@frozen
+class GetCreditPackLink(UseCase[PaymentLink]):
+    """A checkout link for a one-time credit pack. Raises NotTeamOwner, PriceNotConfigured or
+    PaymentProviderFailed."""
+
+    pack: Pack = field(metadata=body("small or large.", max_length=_CHOICE_MAX))
+
+    http = Http(
+        "POST",
+        "/v1/billing/checkout",
+        "billingCheckout",
+        "Credit pack link (small: 5,000 credits for 9 USD; large: 25,000 for 29 USD); team owner only",
+        errors=(*_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, *_BODY_ERRORS),
+    )
+    tool = Tool(
+        "get_credit_pack_link",
+        "Buy a credit pack",
+        "A payment link for a one-time credit pack: small is 5,000 credits for 9 USD, large 25,000 for 29 "
+        f"USD. {BILLING_TEXT}",
+        doors.link_text,
+        read_only=False,
+        idempotent=False,
+        after="submit_to_indexnow",
+    )
+
+
+@frozen
+class GetSubscriptionLink(UseCase[PaymentLink]):
+    """A checkout link for a subscription (plan, monthly credits tier, interval). Raises NotTeamOwner,
+    PriceNotConfigured (combination not offered), SubscriptionExists (one per account) or
+    PaymentProviderFailed."""
+
+    plan: PlanName = field(metadata=body("starter or growth.", max_length=_CHOICE_MAX))
+    tier: Tier = field(metadata=body("Credits a month.", max_length=_CHOICE_MAX))
+    interval: Interval = field(metadata=body("monthly or yearly.", max_length=_CHOICE_MAX))
+
+    http = Http(
+        "POST",
+        "/v1/billing/subscribe",
+        "billingSubscribe",
+        "Plan subscription link (one subscription per account); team owner only",
+        errors=(*_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, ErrorCode.SUBSCRIPTION_EXISTS, *_BODY_ERRORS),
+    )
+    tool = Tool(
+        "get_subscription_link",
+        "Subscribe to a plan",
+        "A payment link for a subscription (plan, monthly credits tier, billing interval). "
+        "price_not_configured when the combination is not offered, subscription_exists when the account "
+        f"has one (changes are made in the app). {BILLING_TEXT}",
+        doors.link_text,
+        read_only=False,
+        idempotent=False,
+        after="get_credit_pack_link",
+    )
+
+
+@frozen
+class GetBillingPortalLink(UseCase[PaymentLink]):
+    """The payment provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first
+    completed purchase) or PaymentProviderFailed."""
+
+    http = Http(
+        "POST",
+        "/v1/billing/portal",
+        "billingPortal",
+        "Billing portal link (invoices, payment method, cancellation); team owner only",
+        errors=(*_ERRORS, ErrorCode.NO_BILLING_ACCOUNT, *_BODY_ERRORS),
+    )
+    tool = Tool(
+        "get_billing_portal_link",
+        "Billing portal",
+        "A link to the payment provider's customer portal (invoices, payment method, cancellation); "
+        f"no_billing_account before the first purchase. {BILLING_TEXT}",
+        doors.link_text,
+        read_only=False,
+        idempotent=False,
+        after="get_subscription_link",
+    )
+
+
+# In the order the doors list them (the tool list, the remote CLI's commands).
+USE_CASES: Final = (GetCreditPackLink, GetSubscriptionLink, GetBillingPortalLink)

@@ -1,0 +1,1 @@
+"""The search console (docs/rest-api.md "Search console"): the feature package (docs/architecture.md)."""
