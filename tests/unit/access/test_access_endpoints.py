@@ -115,3 +115,10 @@ def test_bad_input_answers_422_naming_the_field_and_stores_nothing(
     assert answer.json["error"]["code"] == "validation_failed"
     assert field in answer.json["error"]["fields"], answer.json
     assert client.call("GET", client.verified.id).json["kinds"] == []
+
+
+def test_a_list_that_is_not_of_strings_is_named_for_what_it_holds(client: Client) -> None:
+    answer = client.call("PUT", client.verified.id, {"headers": "X-A: b"})
+    assert answer.json["error"]["fields"] == {
+        "headers": "must be a list of strings of at most 4,096 characters"
+    }
