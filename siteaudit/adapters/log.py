@@ -16,6 +16,8 @@ _SECRETS: Final = re.compile(
     r"|(sk_[A-Za-z0-9]{10,})"  # API keys (anything longer than the 12-character prefix)
     r"|(whsec_[A-Za-z0-9]{8,})"  # webhook signing secrets
     r"|((?i:bearer)\s+\S+)"  # Authorization headers
+    # basic auth in an Authorization header, a staging access's (docs/security.md), however it is quoted
+    r"|(?P<basic>(?i:authorization)[\"']?\s*[:,=]\s*[\"']?(?i:basic)\s+)[A-Za-z0-9+/=]+"
     r"|(gAAAAA[A-Za-z0-9_\-=]{20,})"  # sealed values (Fernet tokens)
     r"|((?i:verify_token|device_code|secret|password|token)[\"']?\s*[:=]\s*[\"']?[^\s\"',&}]+)"
 )
@@ -27,6 +29,8 @@ def redact(text: str) -> str:
         value = match.group(0)
         if match.group(1):
             return "[redacted]"
+        if match.group("basic"):
+            return match.group("basic") + "[redacted]"
         if value.startswith("sk_"):
             return value[:12] + "…[redacted]"
         for separator in ("=", ":", " "):

@@ -563,6 +563,16 @@ def _fixed_events(a: Answer) -> list[dict[str, Any]]:
 # --- the declarations --------------------------------------------------------------------------------
 
 
+def _access(a: Answer) -> str:
+    if not a["kinds"]:
+        return f"Site {a['site_id']}: no staging access set; audits reach {a['sent_to']} without credentials."
+    return (
+        f"Site {a['site_id']}: staging access set ({', '.join(a['kinds'])}; {a['headers']} headers, "
+        f"{a['cookies']} cookies) at {a['updated_at']}, sent only to {a['sent_to']}. The values are never "
+        f"shown: replace or remove them with PUT or DELETE /v1/sites/{a['site_id']}/access."
+    )
+
+
 VIEWS: Final[Mapping[str, View]] = {
     "ping": View(
         lambda a, inv: f"The key works (user {a['user_id']}).",
@@ -973,6 +983,7 @@ VIEWS: Final[Mapping[str, View]] = {
         tables=(Table("Fixed tasks", _fixed_events, (("host", "site_host"), *IMPACT_COLUMNS)),),
         next=lambda a, inv: f"Next: {run('get-site-fix-impact', 'SITE_ID')} for one site.",
     ),
+    "get_site_access": View(lambda a, inv: _access(a)),
 }
 
 

@@ -10,6 +10,7 @@ from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import LedgerEntry
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lease import Lease
+from siteaudit.ports.access import SiteAccessRepository
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.impact import FixImpactRepository
 from siteaudit.ports.indexnow import IndexNowRepository
@@ -214,6 +215,7 @@ class UnitOfWork(Protocol):
     console: ConsoleStore  # the search-console integration's stored data
     signins: SignInRepository  # the app's passwords, sessions and one-time links
     fix_impacts: FixImpactRepository  # fix-impact events
+    site_access: SiteAccessRepository  # sites' staging access, sealed
 
     def __enter__(self) -> Self: ...
 

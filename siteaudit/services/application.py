@@ -100,6 +100,7 @@ from siteaudit.services import signin as signin_services
 from siteaudit.services import site as site_services
 from siteaudit.services import team as team_services
 from siteaudit.services import webhook as webhook_services
+from siteaudit.services.access.sending import access_for_audit
 from siteaudit.services.billing import billing as billing_services
 from siteaudit.services.console import read as console_read
 from siteaudit.services.console import source as console_services
@@ -179,6 +180,7 @@ class LocalApplication:
                 "limiter": self._limiter,
                 "traffic": lambda: self.traffic,
                 "secrets": lambda: self.secrets,
+                "sealing": lambda: self.sealing,
                 "reader": lambda: self.proof_reader,
                 "indexnow_client": lambda: self.indexnow_client,
                 "indexnow_batch_urls": lambda: self.indexnow_batch_urls,
@@ -398,8 +400,9 @@ class LocalApplication:
         secret = await asyncio.to_thread(
             site_services.crawler_secret, audit_id, uow=self.uow(), sealing=self.sealing
         )
+        access = await asyncio.to_thread(access_for_audit, audit_id, uow=self.uow(), sealing=self.sealing)
         outcome = await crawl_services.arun_crawl_slice(
-            audit_id, self.crawl_deps, verify_token=verify_token, crawler_secret=secret
+            audit_id, self.crawl_deps, verify_token=verify_token, crawler_secret=secret, access=access
         )
         return CrawlProgress(audit_id, outcome.pages_crawled, outcome.next)
 

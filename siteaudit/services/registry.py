@@ -18,6 +18,8 @@ from attrs import frozen
 
 from siteaudit.domain.account import Caller
 from siteaudit.ports.usecases import Declared, UseCase
+from siteaudit.services.access import access
+from siteaudit.services.access import usecases as site_access
 from siteaudit.services.billing import billing
 from siteaudit.services.billing import usecases as billing_links
 from siteaudit.services.console import read as console_read
@@ -35,13 +37,22 @@ Handler = Callable[..., Any]
 
 # The modules holding handlers, per feature package; and every declared use case, in the order the doors
 # list them.
-HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (task, recheck, impact, console_read, indexnow, billing)
+HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
+    task,
+    recheck,
+    impact,
+    console_read,
+    indexnow,
+    billing,
+    access,
+)
 USE_CASES: Final[tuple[Declared, ...]] = (
     *tasks.USE_CASES,
     *fix_impact.USE_CASES,
     *console.USE_CASES,
     *index_now.USE_CASES,
     *billing_links.USE_CASES,
+    *site_access.USE_CASES,
 )
 
 

@@ -34,12 +34,20 @@ SECRET = "whsec_" + "q" * 40
         "POST /v1/crawls verify_token=abcdefghijklmnopqrstu",
         '{"device_code": "3f9c2d1e0b8a7f6e5d4c3b2a19080706"}',
         "sealed gAAAAABnZ1z3xYzabcdefghijklmnopqrstuvwxyz0123456789",
+        "sent ('authorization', 'Basic cHJldmlldzpzdGFnaW5nLXB3')",  # a staging access's basic auth
+        "Authorization: basic cHJldmlldzpzdGFnaW5nLXB3",
+        "Authorization: Basic cHJldmlldzpzdGFnaW5nLXB3==",
     ],
 )
 def test_secrets_are_redacted(line: str) -> None:
     out = redact(line)
-    for secret in (KEY, SECRET, "abcdefghijklmnopqrstu", "3f9c2d1e0b8a7f6e5d4c3b2a19080706", "xYzabcdefghij"):
+    secrets = (KEY, SECRET, "abcdefghijklmnopqrstu", "3f9c2d1e0b8a7f6e5d4c3b2a19080706", "xYzabcdefghij")
+    for secret in (*secrets, "cHJldmlldzpzdGFnaW5nLXB3"):
         assert secret not in out
+
+
+def test_basic_alone_is_a_word_not_a_secret() -> None:
+    assert redact("basic information about the audit") == "basic information about the audit"
 
 
 def test_a_key_keeps_only_its_prefix() -> None:

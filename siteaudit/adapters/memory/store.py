@@ -9,6 +9,7 @@ from typing import Self
 
 from attrs import evolve
 
+from siteaudit.adapters.memory.access import MemorySiteAccessRepository
 from siteaudit.adapters.memory.billing import MemoryBillingRepository, MemoryBillingStore
 from siteaudit.adapters.memory.console import MemoryConsoleStore, MemoryConsoleTables
 from siteaudit.adapters.memory.impact import MemoryFixImpactRepository
@@ -22,6 +23,7 @@ from siteaudit.adapters.memory.webhook import (
     MemoryWebhookSecrets,
     MemoryWebhookStore,
 )
+from siteaudit.domain.access import StoredAccess
 from siteaudit.domain.account import Membership, Role, Team, User
 from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.audit import Audit, AuditStatus
@@ -35,6 +37,7 @@ from siteaudit.domain.recheck import Recheck
 from siteaudit.domain.signin import AppSession, OneTimeLink
 from siteaudit.domain.site import Site, SiteExists
 from siteaudit.domain.task import FixTask
+from siteaudit.ports.access import SiteAccessRepository
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.impact import FixImpactRepository
 from siteaudit.ports.indexnow import IndexNowRepository
@@ -78,6 +81,8 @@ class MemoryStore:
         self.app_links: Table[str, OneTimeLink] = Table()
         # Fix-impact events.
         self.fix_impacts: Table[int, FixImpact] = Table()
+        # Sites' staging access, sealed (docs/security.md).
+        self.site_access: Table[SiteId, StoredAccess] = Table()
 
     def tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         own = [value for value in vars(self).values() if isinstance(value, Table)]
@@ -412,6 +417,7 @@ class MemorySiteRepository(_Versioned):
         super().__init__(seen)
         self._t = store.sites
         self._alerts = store.site_alerts
+        self._access = store.site_access
 
     def add(self, site: Site) -> Site:
         if any(s.team_id == site.team_id and s.origin == site.origin for s in self._t.values()):
@@ -449,6 +455,7 @@ class MemorySiteRepository(_Versioned):
     def delete(self, site_id: SiteId, *, team: TeamId) -> None:
         self.get(site_id, team=team)
         self._t.delete(site_id)
+        self._access.delete(site_id)  # as the SQL row's ON DELETE CASCADE
 
     def verified_for_origin(self, *, team: TeamId, origin: str) -> Site | None:
         for site in self._t.values():
@@ -637,6 +644,7 @@ class MemoryUnitOfWork(MemoryTransaction):
             MemorySignInRepository(store.app_passwords, store.app_sessions, store.app_links)
         )
         self.fix_impacts: FixImpactRepository = g(MemoryFixImpactRepository(store.fix_impacts))
+        self.site_access: SiteAccessRepository = g(MemorySiteAccessRepository(store.site_access))
 
     def _tables(self) -> Sequence[Table]:  # type: ignore[type-arg]
         return self.store.tables()

@@ -106,10 +106,12 @@ def _urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...] | None:
     if found.name not in body:
         return None
     value, most = body[found.name], found.spec.max_length or 0
+    # A list of strings that are not URLs (a staging access's headers) is named for what it holds.
+    what = "URLs" if found.name.endswith("urls") else "strings"
     if value is None:
-        raise ValidationFailed({found.name: "must be a list of URLs, not null"})
+        raise ValidationFailed({found.name: f"must be a list of {what}, not null"})
     if not isinstance(value, list) or not all(isinstance(u, str) and len(u) <= most for u in value):
-        raise ValidationFailed({found.name: f"must be a list of URLs of at most {most:,} characters"})
+        raise ValidationFailed({found.name: f"must be a list of {what} of at most {most:,} characters"})
     return tuple(value)
 
 

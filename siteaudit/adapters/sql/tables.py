@@ -756,3 +756,19 @@ fix_impacts = Table(
     Column("status", String(10), nullable=False, index=True),
     Column("demo", Boolean, nullable=False),
 )
+
+# Sites' staging access (docs/security.md "Staging access"): the values only sealed, in the clear which kinds
+# are set and when. Deleting the site deletes it.
+site_access = Table(
+    "site_access",
+    metadata,
+    Column(
+        "site_id", Integer, ForeignKey("sites.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    ),
+    Column("team_id", Integer, nullable=False),
+    Column("sealed", Text, nullable=False),
+    Column("kinds", String(40), nullable=False),  # comma-separated: basic_auth, headers, cookies
+    Column("headers", Integer, nullable=False),
+    Column("cookies", Integer, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+)

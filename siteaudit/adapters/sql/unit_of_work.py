@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
 from siteaudit.adapters.secretbox import SecretBox
+from siteaudit.adapters.sql.access import SqlSiteAccessRepository
 from siteaudit.adapters.sql.account import SqlTeamRepository, SqlUserRepository
 from siteaudit.adapters.sql.apikey import SqlApiKeyRepository
 from siteaudit.adapters.sql.audit import SqlAuditRepository
@@ -28,6 +29,7 @@ from siteaudit.adapters.sql.signin import SqlSignInRepository
 from siteaudit.adapters.sql.site import SqlSiteRepository
 from siteaudit.adapters.sql.task import SqlFixTaskRepository
 from siteaudit.adapters.sql.webhook import SqlWebhookRepository, SqlWebhookSecrets
+from siteaudit.ports.access import SiteAccessRepository
 from siteaudit.ports.device import DeviceLoginRepository
 from siteaudit.ports.impact import FixImpactRepository
 from siteaudit.ports.indexnow import IndexNowRepository
@@ -135,6 +137,7 @@ class SqlUnitOfWork:
         self.console: ConsoleStore = SqlConsoleStore(self._current)
         self.signins: SignInRepository = SqlSignInRepository(self._current)
         self.fix_impacts: FixImpactRepository = SqlFixImpactRepository(self._current)
+        self.site_access: SiteAccessRepository = SqlSiteAccessRepository(self._current)
 
     def _current(self) -> Connection:
         if self._connection is None:

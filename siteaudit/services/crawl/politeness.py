@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from attrs import evolve
 
+from siteaudit.domain.access import SiteAccess
 from siteaudit.domain.crawl import (
     RATE_LIMIT_STATUSES,
     CrawlLimits,
@@ -138,6 +139,7 @@ class Politely:
         scope: Scope,
         secret_headers: Headers,
         gate: HostGate = NO_GATE,
+        access: SiteAccess | None = None,
     ) -> None:
         self.fetcher = fetcher
         self.gate = gate  # the host's rate shared with every other audit, after this audit's own pace
@@ -146,6 +148,9 @@ class Politely:
         self.clock = clock
         self.scope = scope
         self.secret_headers = secret_headers
+        # The site's staging access: only to its own origin (scheme, host and port), never to the other
+        # scheme or the `www.` twin the scope also crawls (docs/security.md "Staging access").
+        self.access = access
         self.semaphore = asyncio.Semaphore(limits.concurrency)
 
     def request(self, url: str, *, max_bytes: int, validators: Headers = ()) -> FetchRequest:
@@ -154,6 +159,9 @@ class Politely:
             # Only to the audited site: next_request drops them on any hop to another origin (and the
             # validators on every hop).
             headers += self.secret_headers + validators
+        if self.access is not None:
+            # next_request drops these too on any hop to another origin.
+            headers += self.access.for_url(url)
         return FetchRequest(
             url, headers=headers, max_bytes=max_bytes, deadline_s=self.limits.request_deadline_s
         )

@@ -14,6 +14,7 @@ from typing import Final
 
 from attrs import evolve
 
+from siteaudit.domain.access import SiteAccess
 from siteaudit.domain.crawl import Scope
 from siteaudit.domain.facts import FetchError, HtmlFacts, LinkKind, PageFacts
 from siteaudit.domain.network import MAX_REDIRECTS, FetchRequest, FetchResponse, redirect_target
@@ -43,6 +44,7 @@ class BrowserGuard:
         scope: Callable[[], Scope],
         allowed: Callable[[str], bool],
         secret_headers: Headers = (),
+        access: SiteAccess | None = None,
         gate: HostGate = NO_GATE,
         third_party: bool = False,
         max_bytes: int = 5 * 1024 * 1024,
@@ -52,6 +54,7 @@ class BrowserGuard:
         self.scope = scope  # the audit's scope as it stands (the start URL may move it)
         self.allowed = allowed  # robots.txt, for the audited site's URLs
         self.secret_headers = secret_headers
+        self.access = access  # the site's staging access, to its own origin only (docs/security.md)
         self.gate = gate
         self.third_party = third_party
         self.max_bytes = max_bytes
@@ -71,6 +74,9 @@ class BrowserGuard:
             headers: Headers = (("Accept", _ACCEPT_ANY),)
             if own:
                 headers += self.secret_headers
+            if self.access is not None:
+                # Judged again on every hop: a redirect to another origin carries none.
+                headers += self.access.for_url(url)
             fetch = FetchRequest(
                 url,
                 method=request.method.upper(),

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 from attrs import evolve, frozen
 
+from siteaudit.domain.access import SiteAccess
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.crawl import ROBOTS_AGENT, CrawlState, Phase, Scope, StopReason
 from siteaudit.domain.ids import AuditId
@@ -58,6 +59,7 @@ def run_crawl_slice(
     verify_token: str | None = None,
     crawler_secret: str | None = None,
     holder: str | None = None,
+    access: SiteAccess | None = None,
 ) -> SliceOutcome:
     """Run one bounded slice of an audit's crawl, then queue the next slice or the finalisation.
 
@@ -66,14 +68,20 @@ def run_crawl_slice(
     crawl stops: frontier empty, page cap, time cap (both `partial`), or the audit no longer running
     (cancelled between batches: nothing more is queued). `verify_token` (plain audits) or
     `crawler_secret` (verified sites) is sent in `X-Service-Verify` to the audited origin only; it is
-    never stored or logged. An audit that already ended is left alone.
+    never stored or logged. `access`, the site's staging access, goes to the site's own origin only
+    (docs/security.md "Staging access"). An audit that already ended is left alone.
 
     The slice holds the audit's lease as `holder` (a fresh name by default) while it works: a message
     for an audit whose lease another live slice holds returns at once (`lease_lost`), doing nothing.
     """
     return asyncio.run(
         arun_crawl_slice(
-            audit_id, deps, verify_token=verify_token, crawler_secret=crawler_secret, holder=holder
+            audit_id,
+            deps,
+            verify_token=verify_token,
+            crawler_secret=crawler_secret,
+            holder=holder,
+            access=access,
         )
     )
 
@@ -85,6 +93,7 @@ async def arun_crawl_slice(
     verify_token: str | None = None,
     crawler_secret: str | None = None,
     holder: str | None = None,
+    access: SiteAccess | None = None,
 ) -> SliceOutcome:
     """`run_crawl_slice` for callers already inside an event loop."""
     lease = SliceLease(audit_id, holder or slice_holder(), uow=deps.uow, clock=deps.clock, limits=deps.limits)
@@ -92,7 +101,7 @@ async def arun_crawl_slice(
         return SliceOutcome(audit_id, lease_lost=True)
     try:
         return await _claimed_slice(
-            audit_id, lease, deps, verify_token=verify_token, crawler_secret=crawler_secret
+            audit_id, lease, deps, verify_token=verify_token, crawler_secret=crawler_secret, access=access
         )
     except LeaseLost:
         log.warning("audit %s: the lease was taken over; this slice stops here", audit_id)
@@ -111,6 +120,7 @@ async def _claimed_slice(
     *,
     verify_token: str | None,
     crawler_secret: str | None,
+    access: SiteAccess | None,
 ) -> SliceOutcome:
     # The database work of a slice runs in threads (`asyncio.to_thread`), never on the event loop: the
     # loop carries other slices' fetches, and a turn of a host's shared rate taken by one of them must
@@ -146,6 +156,7 @@ async def _claimed_slice(
             state.scope,
             secret_headers(verify_token, crawler_secret),
             gate=gate,
+            access=access,
         )
         if state.phase is Phase.SETUP:
             state = evolve(state, previous_audit=await asyncio.to_thread(_previous_audit, audit, deps))
@@ -170,6 +181,7 @@ async def _claimed_slice(
             scope=lambda: politely.scope,
             allowed=lambda url: visits.allowed(url),
             secret_headers=politely.secret_headers,
+            access=access,
             gate=gate,
             third_party=deps.render_third_party,
             max_bytes=min(limits.page_bytes, deps.render_budget.max_bytes),

@@ -40,6 +40,7 @@ from siteaudit.ports.network import Fetcher
 from siteaudit.ports.parse import PageParser, RobotsReading
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
+from siteaudit.services.access.sending import access_for_site
 from siteaudit.services.crawl.host_files import ROBOTS_BYTES, ROBOTS_MAX_HOPS
 from siteaudit.services.crawl.lease import slice_holder
 from siteaudit.services.crawl.politeness import Pacer, Politely, secret_headers
@@ -135,6 +136,7 @@ async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDep
     judged without a fetch, as the crawler does."""
     limits = evolve(deps.limits, concurrency=deps.terms.concurrency, max_rps=site.max_rps)
     scope = Scope.of(site.url)
+    access = await asyncio.to_thread(access_for_site, site, uow=deps.uow(), sealing=deps.sealing)
     fetcher = deps.fetcher_factory(limits.concurrency)
     judged = 0
     capped = ended = False
@@ -147,6 +149,7 @@ async def _fetch_all(recheck: Recheck, site: Site, holder: str, deps: RecheckDep
             deps.clock,
             scope,
             secret_headers(None, crawler_secret(site, deps.sealing)),
+            access=access,
         )
         context = PageContext(start_url=site.url, referenced=True, site_https=site.url.startswith("https:"))
         targets = _targets_needed(recheck)

@@ -198,6 +198,8 @@ def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service:
             team_impact = await call("get_team_fix_impact", limit=50)
             assert {e["site_id"] for e in team_impact["events"]} <= {site["id"]}
             assert team_impact["note"] == impact["note"]
+            access = await call("get_site_access", **sid)
+            assert access["kinds"] == [] and access["site_id"] == site["id"] and access["updated_at"] is None
             by_url = await call("request_recheck", **sid, urls=[service.site_url])
             assert by_url["urls_total"] == 1 and by_url["estimated_credits"] == 1
             cancelled = await call("cancel_recheck", recheck_id=by_url["recheck_id"])

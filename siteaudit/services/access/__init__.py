@@ -1,0 +1,1 @@
+"""Staging access of verified sites (docs/security.md "Staging access")."""

@@ -1,0 +1,136 @@
+"""The staging-access use cases (docs/security.md "Staging access"), each declared once: its inputs with
+their bounds, its result, and how `/v1` and the tools offer it (docs/architecture.md, "Adding a use case");
+the handlers are in `access.py`.
+
+Only reading the status is a tool. Setting and removing are not: the values are credentials, and a
+model's context (with the host's logs and transcripts of it) is no place to pass them through; a person
+sets them over `/v1` with their key."""
+
+from typing import Final
+
+from attrs import field, frozen
+
+from siteaudit.domain.access import (
+    MAX_COOKIES,
+    MAX_ENTRY_LENGTH,
+    MAX_HEADERS,
+    MAX_PASSWORD_LENGTH,
+    MAX_USER_LENGTH,
+)
+from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.ids import SiteId
+from siteaudit.ports.usecases import Http, NotOffered, Tool, UseCase, body
+from siteaudit.services.access import doors
+from siteaudit.services.access.answers import SiteAccessStatus
+from siteaudit.services.tasks.usecases import SITE_ID
+
+_PATH: Final = "/v1/sites/{site_id}/access"
+_BODY_ERRORS: Final = (
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+)
+_NO_SECRETS_TOOL: Final = (
+    "the values are credentials: a model's context, and its host's logs and transcripts, are no place "
+    "for them; a person sets or removes them over /v1"
+)
+
+
+@frozen
+class GetSiteAccess(UseCase[SiteAccessStatus]):
+    """Which kinds of staging access a site of the team has, and when they were set; never a value.
+    Raises NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+
+    http = Http(
+        "GET",
+        _PATH,
+        "getSiteAccess",
+        "Which staging access (basic auth, headers, cookies) the site has and when it was set; never a value",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+    )
+    tool = Tool(
+        "get_site_access",
+        "Staging access of a site",
+        "Whether a registered site's audits send staging access (basic auth, extra headers, cookies) to "
+        "its own origin, which kinds and since when. Never shows a value; people set or remove it over "
+        "the API (PUT or DELETE /v1/sites/{id}/access), not through a tool. Costs nothing.",
+        doors.access_text,
+    )
+
+
+@frozen
+class SetSiteAccess(UseCase[SiteAccessStatus]):
+    """Set or replace a verified site's staging access, sealed. Raises NotFound, ValidationFailed (422)
+    or SiteNotVerified (409)."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    basic_auth_user: str | None = field(
+        default=None,
+        metadata=body(
+            f"Basic auth user name, 1-{MAX_USER_LENGTH} characters without a colon; with basic_auth_password.",
+            doc=f"basic auth user name, 1-{MAX_USER_LENGTH} characters without a colon or control character; "
+            "given with basic_auth_password",
+            max_length=MAX_USER_LENGTH,
+        ),
+    )
+    basic_auth_password: str | None = field(
+        default=None,
+        metadata=body(
+            "Basic auth password; with basic_auth_user.",
+            doc=f"basic auth password, at most {MAX_PASSWORD_LENGTH:,} characters, no control character",
+            max_length=MAX_PASSWORD_LENGTH,
+        ),
+    )
+    headers: tuple[str, ...] | None = field(
+        default=None,
+        metadata=body(
+            f'Extra request headers, at most {MAX_HEADERS}, each "Name: value".',
+            doc=f'at most {MAX_HEADERS} extra request headers, each "Name: value" (printable ASCII); '
+            "hop-by-hop headers, Host, Content-Length, Authorization, Cookie and the headers the crawler "
+            "sets itself are refused",
+            max_length=MAX_ENTRY_LENGTH,
+        ),
+    )
+    cookies: tuple[str, ...] | None = field(
+        default=None,
+        metadata=body(
+            f'Cookies, at most {MAX_COOKIES}, each "name=value".',
+            doc=f'at most {MAX_COOKIES} cookies, each "name=value" (RFC 6265 characters), sent in one Cookie '
+            "header",
+            max_length=MAX_ENTRY_LENGTH,
+        ),
+    )
+
+    http = Http(
+        "PUT",
+        _PATH,
+        "setSiteAccess",
+        "Set or replace the staging access of a verified site: basic auth, headers, cookies, sent only to "
+        "the site's own origin",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.SITE_NOT_VERIFIED, *_BODY_ERRORS),
+        examples=({"basic_auth_user": "preview", "basic_auth_password": "correct horse battery staple"},),
+    )
+    tool = NotOffered("mcp", _NO_SECRETS_TOOL)
+
+
+@frozen
+class RemoveSiteAccess(UseCase[SiteAccessStatus]):
+    """Remove a site's staging access (any site of the team: one that lost its verification too). Raises
+    NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+
+    http = Http(
+        "DELETE",
+        _PATH,
+        "removeSiteAccess",
+        "Remove the site's staging access; its audits send none from then on",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+    )
+    tool = NotOffered("mcp", _NO_SECRETS_TOOL)
+
+
+# In the order the doors list them (the tool list, the remote CLI's commands).
+USE_CASES: Final = (GetSiteAccess, SetSiteAccess, RemoveSiteAccess)
