@@ -209,6 +209,25 @@ class _Normaliser:
         return found
 
 
+def _join(groups: dict[str, str | list[str]], key: str, url: str) -> bool:
+    """Add `url` to the group `key`; True when it is the group's first URL. A group of one is its URL, a
+    list only from the second member on."""
+    members = groups.get(key)
+    if members is None:
+        groups[key] = url
+        return True
+    if isinstance(members, str):
+        groups[key] = [members, url]
+    else:
+        members.append(url)
+    return False
+
+
+def _members(group: str | list[str]) -> list[str]:
+    """A duplicate group's URLs (see `_join`)."""
+    return [group] if isinstance(group, str) else group
+
+
 def check_site(facts: AuditFacts, *, thresholds: Thresholds | None = None) -> list[Issue]:
     """Every link-graph, target, sitemap, duplicate and host-level check of one audit."""
     limits = thresholds if thresholds is not None else Thresholds()
@@ -240,13 +259,15 @@ class _SiteRun:
         self.issues: list[Issue] = []
         self.canonicals: list[tuple[str, str]] = []  # (page url, canonical elsewhere)
         self.hreflangs: list[tuple[str, str, str, str]] = []  # (page url, own url, lang, target)
-        self.titles: dict[str, list[str]] = {}
-        self.descriptions: dict[str, list[str]] = {}
-        self.h1s: dict[str, list[str]] = {}
+        # Duplicate groups: text (or fingerprint) -> its URLs. A group is its one URL until a second page
+        # joins it (`_join`), so the many groups of one page each cost no list.
+        self.titles: dict[str, str | list[str]] = {}
+        self.descriptions: dict[str, str | list[str]] = {}
+        self.h1s: dict[str, str | list[str]] = {}
         # The text as the first page of a group wrote it (whitespace collapsed, case kept), where it
         # differs from the comparison form: what a duplicate issue quotes.
         self.written: dict[tuple[str, str], str] = {}
-        self.fingerprints: dict[str, list[str]] = {}
+        self.fingerprints: dict[str, str | list[str]] = {}
         self.sketches: list[tuple[str, bytes | tuple[int, ...]]] = []  # (fingerprint group key, sketch)
 
     def run(self) -> list[Issue]:
@@ -322,9 +343,7 @@ class _SiteRun:
                 if texts and texts[0].strip():
                     self._group_text(label, groups, texts[0], page.url)
             group = html.fingerprint or f"url:{page.url}"
-            members = self.fingerprints.setdefault(group, [])
-            members.append(page.url)
-            if html.sketch and len(members) == 1:
+            if _join(self.fingerprints, group, page.url) and html.sketch:
                 self.sketches.append((group, _compact(html.sketch)))
 
     def _sitemap_entry(self, page: PageFacts, record: _Known) -> None:
@@ -580,15 +599,12 @@ class _SiteRun:
                 details["status"] = target.first_status
             self.issues.append(issue(code, page_url, **details))
 
-    def _group_text(self, label: str, groups: dict[str, list[str]], text: str, url: str) -> None:
+    def _group_text(self, label: str, groups: dict[str, str | list[str]], text: str, url: str) -> None:
         key = pagecheck.normalise_text(text)
-        urls = groups.get(key)
-        if urls is None:
-            urls = groups[key] = []
+        if _join(groups, key, url):
             written = " ".join(text.split())
             if written != key:
                 self.written[(label, key)] = written
-        urls.append(url)
 
     def _duplicates(self) -> None:
         for code, groups, label in (
@@ -603,9 +619,9 @@ class _SiteRun:
             if not group.startswith("url:"):
                 self._emit_group("duplicate_content_exact", urls, fingerprint=group)
 
-    def _emit_group(self, code: str, urls: list[str], **details: object) -> None:
-        if len(urls) < 2:
-            return
+    def _emit_group(self, code: str, urls: str | list[str], **details: object) -> None:
+        if isinstance(urls, str):
+            return  # one page alone: no duplicate
         for page_url in urls:
             others = [other for other in urls[: DETAIL_SAMPLE + 1] if other != page_url][:DETAIL_SAMPLE]
             self.issues.append(issue(code, page_url, count=len(urls), others=others, **details))
@@ -680,10 +696,10 @@ class _SiteRun:
             group = self.sketches[index][0]
             similar: list[str] = []
             for other in sorted(found, key=lambda o: -found[o]):
-                similar.extend(self.fingerprints[self.sketches[other][0]])
+                similar.extend(_members(self.fingerprints[self.sketches[other][0]]))
                 if len(similar) >= DETAIL_SAMPLE:
                     break
-            for page_url in self.fingerprints[group]:
+            for page_url in _members(self.fingerprints[group]):
                 self.issues.append(
                     issue(
                         "duplicate_content_near",
