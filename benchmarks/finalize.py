@@ -33,6 +33,7 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
+from attrs import evolve
 from psycopg import sql
 
 from siteaudit.adapters.sql import dispose_engines, migrate, sql_crawl_store, sql_unit_of_work_factory
@@ -198,6 +199,12 @@ def main() -> None:
     parser.add_argument("--links-per-page", type=int, default=10)
     parser.add_argument("--profile", action="store_true", help="print the top of a cProfile listing")
     parser.add_argument("--no-site", action="store_true", help="audits of a plain URL: no fix tasks")
+    parser.add_argument(
+        "--dump",
+        metavar="FILE",
+        help="write what finalisation made (report but its timings, issues, templates, fix tasks) to FILE,"
+        " to compare two versions' runs with diff",
+    )
     args = parser.parse_args()
     if args.links_per_page < 6:
         parser.error("--links-per-page must be at least 6 (4 navigation links, 1 image, 1 content link)")
@@ -291,12 +298,29 @@ def main() -> None:
                 f"  {what:<19} {time.perf_counter() - streamed:8.2f} s  (CPU {time.process_time() - cpu:6.2f} s)"
                 f"  {rows:>9,} rows"
             )
+        if args.dump:
+            dump(args.dump, uow, crawl, audit)
         if profiler is not None:
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
     finally:
         dispose_engines()
         with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def dump(path: str, uow: Any, crawl: Any, audit: Audit) -> None:
+    """What finalisation made, in a stable order: two runs of the same size compare line for line."""
+    report = crawl.report(audit.id)
+    with open(path, "w") as out:
+        out.write(f"{evolve(report, stats=evolve(report.stats, timings=None))!r}\n")
+        for line in sorted(repr(i) for _, i in crawl.stream_issues(audit.id)):
+            out.write(line + "\n")
+        for row in crawl.stream_page_rows(audit.id):
+            out.write(f"{row.url} {row.template}\n")
+        if audit.site_id is not None:
+            with uow() as work:
+                for task in sorted(work.tasks.of_site(audit.site_id), key=lambda t: t.key):
+                    out.write(f"{task!r}\n")
 
 
 def prepare(
