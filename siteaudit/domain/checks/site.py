@@ -266,9 +266,13 @@ class _SiteRun:
         self.h1s: dict[str, str | list[str]] = {}
         # The text as the first page of a group wrote it (whitespace collapsed, case kept), where it
         # differs from the comparison form: what a duplicate issue quotes.
-        self.written: dict[tuple[str, str], str] = {}
+        # One dict per label, keyed by the group's own key string (no (label, key) tuple per page).
+        self.written: dict[str, dict[str, str]] = {"title": {}, "description": {}, "h1": {}}
         self.fingerprints: dict[str, str | list[str]] = {}
-        self.sketches: list[tuple[str, bytes | tuple[int, ...]]] = []  # (fingerprint group key, sketch)
+        # One sketch per fingerprint group, and that group's key at the same index (two lists: no tuple
+        # per page).
+        self.sketches: list[bytes | tuple[int, ...]] = []
+        self.sketch_groups: list[str] = []
 
     def run(self) -> list[Issue]:
         for page in self.facts.pages:
@@ -344,7 +348,8 @@ class _SiteRun:
                     self._group_text(label, groups, texts[0], page.url)
             group = html.fingerprint or f"url:{page.url}"
             if _join(self.fingerprints, group, page.url) and html.sketch:
-                self.sketches.append((group, _compact(html.sketch)))
+                self.sketches.append(_compact(html.sketch))
+                self.sketch_groups.append(group)
 
     def _sitemap_entry(self, page: PageFacts, record: _Known) -> None:
         if record.transient:
@@ -604,7 +609,7 @@ class _SiteRun:
         if _join(groups, key, url):
             written = " ".join(text.split())
             if written != key:
-                self.written[(label, key)] = written
+                self.written[label][key] = written
 
     def _duplicates(self) -> None:
         for code, groups, label in (
@@ -614,7 +619,7 @@ class _SiteRun:
         ):
             for key, urls in groups.items():
                 # Quoted as the first page wrote it: the comparison form is case-folded.
-                self._emit_group(code, urls, **{label: self.written.get((label, key), key)})
+                self._emit_group(code, urls, **{label: self.written[label].get(key, key)})
         for group, urls in self.fingerprints.items():
             if not group.startswith("url:"):
                 self._emit_group("duplicate_content_exact", urls, fingerprint=group)
@@ -644,7 +649,7 @@ class _SiteRun:
             get = table.get
             low, high = band * width, (band + 1) * width  # in bytes; in values for a tuple
             first, last = band * rows, (band + 1) * rows
-            for index, (_, sketch) in enumerate(sketches):
+            for index, sketch in enumerate(sketches):
                 if sketch.__class__ is bytes:
                     if len(sketch) < high:
                         continue
@@ -688,15 +693,15 @@ class _SiteRun:
                 if pair in compared:
                     continue
                 compared.add(pair)
-                similarity = _similarity(self.sketches[a][1], self.sketches[b][1])
+                similarity = _similarity(self.sketches[a], self.sketches[b])
                 if similarity >= self.limits.near_duplicate_similarity:
                     partners.setdefault(a, {})[b] = similarity
                     partners.setdefault(b, {})[a] = similarity
         for index, found in sorted(partners.items()):
-            group = self.sketches[index][0]
+            group = self.sketch_groups[index]
             similar: list[str] = []
             for other in sorted(found, key=lambda o: -found[o]):
-                similar.extend(_members(self.fingerprints[self.sketches[other][0]]))
+                similar.extend(_members(self.fingerprints[self.sketch_groups[other]]))
                 if len(similar) >= DETAIL_SAMPLE:
                     break
             for page_url in _members(self.fingerprints[group]):
