@@ -192,7 +192,7 @@ class TaskIssues:
 
     def __len__(self) -> int:
         """The (check, template, URL) entries: the issues, but a URL's repeats of one check counted once."""
-        return sum(len(urls) for urls in self._templates.values()) + len(self._others)
+        return sum(1 for _ in self.entries())
 
     def entries(self) -> Iterator[tuple[str, str, str]]:
         """Each (check, template, URL) once."""
