@@ -1,13 +1,16 @@
 """Finalising a large audit on PostgreSQL, against one `SELECT count(*)` pass over its link rows.
 
-    python benchmarks/finalize.py [--pages 100000] [--links-per-page 10] [--profile]
+    python benchmarks/finalize.py [--pages 100000] [--links-per-page 10] [--no-site] [--profile]
 
 Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
 user postgres), migrates it, and drops it at the end. A synthetic site (products, blog, docs in two
 languages, categories; 1% broken pages, 1% redirects, duplicate titles and near-duplicate sketches, 10
 links a page of which 1 an image) is written through the project's SQL crawl store, with the page checks'
 own issues, into an audit that is then `finalizing`. The same site's previous audit exists as an archived
-audit (report only, with its issue identities), so the diff is part of the work.
+audit (report only, with its issue identities), so the diff is part of the work. Both audits are of a
+registered, verified site, as in production (`scale_audit.py`), so the site's fix tasks are refreshed
+from the findings too: the previous audit opens them, this one refreshes them (`--no-site`: an audit of
+a plain URL, no tasks).
 
 Then, in the same run: `finalize_audit` end to end (site checks over 1,000,000 links, templates, report,
 diff, fix prompt, audit done, credits settled), and one `SELECT count(*)` over the same link rows as the
@@ -30,6 +33,7 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
+from attrs import evolve
 from psycopg import sql
 
 from siteaudit.adapters.sql import dispose_engines, migrate, sql_crawl_store, sql_unit_of_work_factory
@@ -40,8 +44,9 @@ from siteaudit.domain.checks import PageContext, check_page
 from siteaudit.domain.checks.site import LinkBatch
 from siteaudit.domain.credit import credits
 from siteaudit.domain.facts import Hop, HtmlFacts, Image, Link, LinkKind, PageFacts
-from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue
+from siteaudit.domain.site import Site, VerifyMethod
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.services import account as accounts
 from siteaudit.services import archive as archival
@@ -193,6 +198,13 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=100_000)
     parser.add_argument("--links-per-page", type=int, default=10)
     parser.add_argument("--profile", action="store_true", help="print the top of a cProfile listing")
+    parser.add_argument("--no-site", action="store_true", help="audits of a plain URL: no fix tasks")
+    parser.add_argument(
+        "--dump",
+        metavar="FILE",
+        help="write what finalisation made (report but its timings, issues, templates, fix tasks) to FILE,"
+        " to compare two versions' runs with diff",
+    )
     args = parser.parse_args()
     if args.links_per_page < 6:
         parser.error("--links-per-page must be at least 6 (4 navigation links, 1 image, 1 content link)")
@@ -208,7 +220,9 @@ def main() -> None:
         uow = sql_unit_of_work_factory(url, secret_key="bench-secret-key-not-for-production")
         crawl = sql_crawl_store(url)
         clock = FixedClock()
-        previous, audit_id = prepare(uow, crawl, clock, args.pages, args.links_per_page)
+        previous, audit_id = prepare(
+            uow, crawl, clock, args.pages, args.links_per_page, site=not args.no_site
+        )
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("ANALYZE")
 
@@ -224,6 +238,10 @@ def main() -> None:
         took, cpu_took = time.perf_counter() - started, time.process_time() - cpu_started
         memory.stop()
         assert audit.status is AuditStatus.DONE, audit.status
+        tasks = 0
+        if audit.site_id is not None:
+            with uow() as work:
+                tasks = len(work.tasks.of_site(audit.site_id))
 
         with psycopg.connect(dsn) as conn:
             floor_started = time.perf_counter()
@@ -241,6 +259,9 @@ def main() -> None:
             f"{counts.error + counts.warning + counts.notice:,} issues, score {report.health_score}"
         )
         print(f"  diff against archived audit {previous}: new {diff.new:,}, fixed {diff.fixed:,}")
+        print(
+            f"  the site's fix tasks: {tasks:,}" if audit.site_id is not None else "  no site: no fix tasks"
+        )
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
         print(
             f"  machine load average (1, 5, 15 min) {load} on {os.cpu_count()} cores: figures scale with it"
@@ -277,6 +298,8 @@ def main() -> None:
                 f"  {what:<19} {time.perf_counter() - streamed:8.2f} s  (CPU {time.process_time() - cpu:6.2f} s)"
                 f"  {rows:>9,} rows"
             )
+        if args.dump:
+            dump(args.dump, uow, crawl, audit)
         if profiler is not None:
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
     finally:
@@ -285,14 +308,44 @@ def main() -> None:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
+def dump(path: str, uow: Any, crawl: Any, audit: Audit) -> None:
+    """What finalisation made, in a stable order: two runs of the same size compare line for line."""
+    report = crawl.report(audit.id)
+    with open(path, "w") as out:
+        out.write(f"{evolve(report, stats=evolve(report.stats, timings=None))!r}\n")
+        for line in sorted(repr(i) for _, i in crawl.stream_issues(audit.id)):
+            out.write(line + "\n")
+        for row in crawl.stream_page_rows(audit.id):
+            out.write(f"{row.url} {row.template}\n")
+        if audit.site_id is not None:
+            with uow() as work:
+                for task in sorted(work.tasks.of_site(audit.site_id), key=lambda t: t.key):
+                    out.write(f"{task!r}\n")
+
+
 def prepare(
-    uow: Any, crawl: Any, clock: FixedClock, pages: int, links_per_page: int
+    uow: Any, crawl: Any, clock: FixedClock, pages: int, links_per_page: int, *, site: bool
 ) -> tuple[AuditId, AuditId]:
     """An archived previous audit of the site (report and identities only) and the audit to finalise."""
     email = "bench@retro-clock.example"
     accounts.create_user(email, plan="scale", uow=uow(), clock=clock, secrets=SystemSecrets())
     accounts.create_team("Bench", owner_email=email, uow=uow(), clock=clock)
     accounts.grant_credits(email, credits(1_000_000), key="bench", uow=uow(), clock=clock)
+    site_id = None
+    if site:
+        registered = Site.register(
+            site_id=SiteId(0),
+            team_id=TeamId(1),
+            url=SITE + "/",
+            verify_token="bench_verify_token_0123456789",
+            crawler_secret_ref="bench-crawler-ref",
+            plan_page_limit=pages + 10,
+            now=clock.now(),
+            max_pages=pages + 10,
+        )
+        with uow() as work:
+            site_id = work.sites.add(registered.verify(VerifyMethod.FILE, now=clock.now())[0]).id
+            work.commit()
     made = []
     for _ in range(2):
         with uow() as work:
@@ -304,6 +357,7 @@ def prepare(
                     payer_id=UserId(1),
                     url=SITE + "/",
                     origin=SITE,
+                    site_id=site_id,
                     created_at=clock.now(),
                     max_pages=pages + 10,
                     credits_reserved=credits(pages + 10),

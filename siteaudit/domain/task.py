@@ -1,10 +1,11 @@
 # Over 500 lines: a task's lifecycle and its refresh after an audit (carry-over by shared URLs) share one set of rules.
 """Fix tasks: one check on one URL template of a site, their lifecycle, refresh after audits and ranking."""
 
+import bisect
 import enum
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final, Self
@@ -144,41 +145,112 @@ class Traffic:
     impressions_28d: int
 
 
+class TaskIssues:
+    """An audit's issues as the fix tasks need them, gathered while the issues stream by: for each check,
+    the URLs it fails with each one's template, and the most severe severity of each (check, template).
+    No issue is kept, and a URL failing a check twice (a page's broken links) is one entry: this is what
+    finalisation holds of the issues for the tasks (docs/templates.md).
+
+    A URL's template is the one its last issue of the check gave; the rare earlier other template of the
+    same (check, URL) is kept apart, so the groups are those of every issue given."""
+
+    __slots__ = ("_others", "_severity", "_templates")
+
+    def __init__(self) -> None:
+        self._templates: dict[str, dict[str, str]] = {}  # check -> URL -> template
+        self._others: set[tuple[str, str, str]] = set()  # (check, template, URL) a later issue replaced
+        self._severity: dict[tuple[str, str], Severity] = {}  # (check, template) -> most severe
+
+    @classmethod
+    def of(cls, issues: Iterable[Issue]) -> "TaskIssues":
+        gathered = cls()
+        for issue in issues:
+            gathered.add(issue.check_code, issue.severity, issue.url, issue.template)
+        return gathered
+
+    def add(self, check_code: str, severity: Severity, url: str, template: str) -> None:
+        urls = self._templates.get(check_code)
+        if urls is None:
+            urls = self._templates[check_code] = {}
+        before = urls.get(url)
+        if before is not None and before != template:
+            self._others.add((check_code, before, url))
+        urls[url] = template
+        group = (check_code, template)
+        known = self._severity.get(group)
+        if known is None or severity.rank < known.rank:
+            self._severity[group] = severity
+
+    def template_of(self, check_code: str, url: str) -> str | None:
+        """The template `url` fails `check_code` on (its last issue's), None when it does not fail it."""
+        urls = self._templates.get(check_code)
+        return None if urls is None else urls.get(url)
+
+    def urls(self) -> set[str]:
+        """Every URL with an issue."""
+        return {url for urls in self._templates.values() for url in urls}
+
+    def __len__(self) -> int:
+        """The (check, template, URL) entries: the issues, but a URL's repeats of one check counted once."""
+        return sum(1 for _ in self.entries())
+
+    def entries(self) -> Iterator[tuple[str, str, str]]:
+        """Each (check, template, URL) once."""
+        for code, urls in self._templates.items():
+            for url, template in urls.items():
+                yield code, template, url
+        for code, template, url in self._others:
+            if self._templates[code][url] != template:
+                yield code, template, url
+
+    def severity(self, check_code: str, template: str) -> Severity:
+        return self._severity[(check_code, template)]
+
+
 def findings_from_issues(
-    issues: Iterable[Issue], traffic: Mapping[str, Traffic] | None = None, *, samples: int = SAMPLE_URLS
+    issues: Iterable[Issue] | TaskIssues,
+    traffic: Mapping[str, Traffic] | None = None,
+    *,
+    samples: int = SAMPLE_URLS,
 ) -> tuple[TaskFinding, ...]:
     """Group an audit's issues by check and template. Without console data clicks stay None.
 
-    Samples are the URLs with most clicks first, then in URL order, so they are stable between runs.
+    Samples are the URLs with most clicks first, then in URL order, so they are stable between runs. One
+    pass over the issues, each group keeping its count, its figures and its best `samples` URLs only.
     """
+    gathered = issues if isinstance(issues, TaskIssues) else TaskIssues.of(issues)
 
     def busiest_first(url: str) -> tuple[int, str]:
         found = traffic.get(url) if traffic is not None else None
         return (-(found.clicks_28d if found else 0), url)
 
-    groups: dict[tuple[str, str], tuple[Severity, set[str]]] = {}
-    for issue in issues:
-        severity, urls = groups.setdefault((issue.check_code, issue.template), (issue.severity, set()))
-        if issue.severity.rank < severity.rank:
-            groups[(issue.check_code, issue.template)] = (issue.severity, urls)
-        urls.add(issue.url)
+    # (check, template) -> [pages, clicks, impressions, best sample keys in order]
+    groups: dict[tuple[str, str], tuple[list[int], list[tuple[int, str]]]] = {}
+    for code, template, url in gathered.entries():
+        group = groups.get((code, template))
+        if group is None:
+            group = groups[(code, template)] = ([0, 0, 0], [])
+        figures, best = group
+        figures[0] += 1
+        if traffic is not None and (seen := traffic.get(url)) is not None:
+            figures[1] += seen.clicks_28d
+            figures[2] += seen.impressions_28d
+        if samples > 0:
+            key = busiest_first(url)
+            if len(best) < samples or key < best[-1]:
+                bisect.insort(best, key)
+                del best[samples:]
     findings = []
-    for (code, template), (severity, urls) in sorted(groups.items()):
-        clicks = impressions = None
-        if traffic is not None:
-            seen = [traffic[u] for u in urls if u in traffic]
-            clicks = sum(t.clicks_28d for t in seen)
-            impressions = sum(t.impressions_28d for t in seen)
-
+    for (code, template), (figures, best) in sorted(groups.items()):
         findings.append(
             TaskFinding(
                 code=code,
                 template=template,
-                severity=severity,
-                pages=len(urls),
-                sample_urls=tuple(sorted(urls, key=busiest_first)[:samples]),
-                clicks_28d=clicks,
-                impressions_28d=impressions,
+                severity=gathered.severity(code, template),
+                pages=figures[0],
+                sample_urls=tuple(url for _, url in best),
+                clicks_28d=None if traffic is None else figures[1],
+                impressions_28d=None if traffic is None else figures[2],
             )
         )
     return tuple(findings)

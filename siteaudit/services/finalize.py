@@ -46,6 +46,7 @@ from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.prompt import QUOTED_DETAILS
 from siteaudit.domain.report import AllowListAdvice, Report, Timings
 from siteaudit.domain.tally import AuditIdentity, PageOutcome, ReportTally
+from siteaudit.domain.task import TaskIssues
 from siteaudit.domain.template import infer_site_templates, url_role
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
@@ -290,25 +291,25 @@ def build_report(
     timings: Timings,
     keep_findings: bool = False,
     robots: RobotsFacts | None = None,
-) -> tuple[Report, list[Issue]]:
+) -> tuple[Report, TaskIssues]:
     """The report, from the page summaries given and one pass over the stored issues; with
-    `keep_findings`, also the issues stripped to what fix tasks need (no details)."""
+    `keep_findings`, also what the fix tasks need of the issues (empty without)."""
     previous = _previous(audit, uow, crawl)
     archived = _ArchivedDiff(previous) if isinstance(previous, ArchivedPrevious) else None
     tally = ReportTally(previous=previous if isinstance(previous, PreviousAudit) else None)
     for page in pages:
         tally.add_page(page)
-    kept: list[Issue] = []
+    kept = TaskIssues()
     for batch in _batches(crawl.stream_issue_lines(audit.id, quote=QUOTED_DETAILS)):
         tally.add_issues((i.check_code, i.severity, i.url, i.template, i.quote) for i in batch)
         if archived is not None:
             archived.add(batch)
         if keep_findings:
-            # Interned: one string per distinct URL, check and template, where each row brings its own copy
-            # (at 500,000 pages, 2.3 million kept issues held about 300 MB of repeated strings).
-            kept.extend(
-                Issue(intern(i.check_code), i.severity, intern(i.url), intern(i.template)) for i in batch
-            )
+            # Gathered, not kept: one entry per (check, URL). Interned: one string per distinct URL, check
+            # and template, where each row brings its own copy.
+            add = kept.add
+            for i in batch:
+                add(intern(i.check_code), i.severity, intern(i.url), intern(i.template))
     report = tally.build(
         AuditIdentity(crawl_id=audit.id, site_url=audit.url, partial=audit.partial),
         catalogue=CATALOGUE,
@@ -394,7 +395,7 @@ def finalize_audit(
     )
     crawl.save_report(audit_id, report)
     # Console figures are read before the transaction that refreshes the tasks (one writer on SQLite).
-    figures = None if audit.site_id is None else traffic.traffic(audit.site_id, {i.url for i in findings})
+    figures = None if audit.site_id is None else traffic.traffic(audit.site_id, findings.urls())
     with uow:
         audit = uow.audits.get_any(audit_id)
         if audit.status is not AuditStatus.FINALIZING:  # cancelled meanwhile: the report stays for reading

@@ -209,6 +209,25 @@ class _Normaliser:
         return found
 
 
+def _join(groups: dict[str, str | list[str]], key: str, url: str) -> bool:
+    """Add `url` to the group `key`; True when it is the group's first URL. A group of one is its URL, a
+    list only from the second member on."""
+    members = groups.get(key)
+    if members is None:
+        groups[key] = url
+        return True
+    if isinstance(members, str):
+        groups[key] = [members, url]
+    else:
+        members.append(url)
+    return False
+
+
+def _members(group: str | list[str]) -> list[str]:
+    """A duplicate group's URLs (see `_join`)."""
+    return [group] if isinstance(group, str) else group
+
+
 def check_site(facts: AuditFacts, *, thresholds: Thresholds | None = None) -> list[Issue]:
     """Every link-graph, target, sitemap, duplicate and host-level check of one audit."""
     limits = thresholds if thresholds is not None else Thresholds()
@@ -240,14 +259,20 @@ class _SiteRun:
         self.issues: list[Issue] = []
         self.canonicals: list[tuple[str, str]] = []  # (page url, canonical elsewhere)
         self.hreflangs: list[tuple[str, str, str, str]] = []  # (page url, own url, lang, target)
-        self.titles: dict[str, list[str]] = {}
-        self.descriptions: dict[str, list[str]] = {}
-        self.h1s: dict[str, list[str]] = {}
+        # Duplicate groups: text (or fingerprint) -> its URLs. A group is its one URL until a second page
+        # joins it (`_join`), so the many groups of one page each cost no list.
+        self.titles: dict[str, str | list[str]] = {}
+        self.descriptions: dict[str, str | list[str]] = {}
+        self.h1s: dict[str, str | list[str]] = {}
         # The text as the first page of a group wrote it (whitespace collapsed, case kept), where it
         # differs from the comparison form: what a duplicate issue quotes.
-        self.written: dict[tuple[str, str], str] = {}
-        self.fingerprints: dict[str, list[str]] = {}
-        self.sketches: list[tuple[str, bytes | tuple[int, ...]]] = []  # (fingerprint group key, sketch)
+        # One dict per label, keyed by the group's own key string (no (label, key) tuple per page).
+        self.written: dict[str, dict[str, str]] = {"title": {}, "description": {}, "h1": {}}
+        self.fingerprints: dict[str, str | list[str]] = {}
+        # One sketch per fingerprint group, and that group's key at the same index (two lists: no tuple
+        # per page).
+        self.sketches: list[bytes | tuple[int, ...]] = []
+        self.sketch_groups: list[str] = []
 
     def run(self) -> list[Issue]:
         for page in self.facts.pages:
@@ -322,10 +347,9 @@ class _SiteRun:
                 if texts and texts[0].strip():
                     self._group_text(label, groups, texts[0], page.url)
             group = html.fingerprint or f"url:{page.url}"
-            members = self.fingerprints.setdefault(group, [])
-            members.append(page.url)
-            if html.sketch and len(members) == 1:
-                self.sketches.append((group, _compact(html.sketch)))
+            if _join(self.fingerprints, group, page.url) and html.sketch:
+                self.sketches.append(_compact(html.sketch))
+                self.sketch_groups.append(group)
 
     def _sitemap_entry(self, page: PageFacts, record: _Known) -> None:
         if record.transient:
@@ -580,15 +604,12 @@ class _SiteRun:
                 details["status"] = target.first_status
             self.issues.append(issue(code, page_url, **details))
 
-    def _group_text(self, label: str, groups: dict[str, list[str]], text: str, url: str) -> None:
+    def _group_text(self, label: str, groups: dict[str, str | list[str]], text: str, url: str) -> None:
         key = pagecheck.normalise_text(text)
-        urls = groups.get(key)
-        if urls is None:
-            urls = groups[key] = []
+        if _join(groups, key, url):
             written = " ".join(text.split())
             if written != key:
-                self.written[(label, key)] = written
-        urls.append(url)
+                self.written[label][key] = written
 
     def _duplicates(self) -> None:
         for code, groups, label in (
@@ -598,14 +619,14 @@ class _SiteRun:
         ):
             for key, urls in groups.items():
                 # Quoted as the first page wrote it: the comparison form is case-folded.
-                self._emit_group(code, urls, **{label: self.written.get((label, key), key)})
+                self._emit_group(code, urls, **{label: self.written[label].get(key, key)})
         for group, urls in self.fingerprints.items():
             if not group.startswith("url:"):
                 self._emit_group("duplicate_content_exact", urls, fingerprint=group)
 
-    def _emit_group(self, code: str, urls: list[str], **details: object) -> None:
-        if len(urls) < 2:
-            return
+    def _emit_group(self, code: str, urls: str | list[str], **details: object) -> None:
+        if isinstance(urls, str):
+            return  # one page alone: no duplicate
         for page_url in urls:
             others = [other for other in urls[: DETAIL_SAMPLE + 1] if other != page_url][:DETAIL_SAMPLE]
             self.issues.append(issue(code, page_url, count=len(urls), others=others, **details))
@@ -628,7 +649,7 @@ class _SiteRun:
             get = table.get
             low, high = band * width, (band + 1) * width  # in bytes; in values for a tuple
             first, last = band * rows, (band + 1) * rows
-            for index, (_, sketch) in enumerate(sketches):
+            for index, sketch in enumerate(sketches):
                 if sketch.__class__ is bytes:
                     if len(sketch) < high:
                         continue
@@ -672,18 +693,18 @@ class _SiteRun:
                 if pair in compared:
                     continue
                 compared.add(pair)
-                similarity = _similarity(self.sketches[a][1], self.sketches[b][1])
+                similarity = _similarity(self.sketches[a], self.sketches[b])
                 if similarity >= self.limits.near_duplicate_similarity:
                     partners.setdefault(a, {})[b] = similarity
                     partners.setdefault(b, {})[a] = similarity
         for index, found in sorted(partners.items()):
-            group = self.sketches[index][0]
+            group = self.sketch_groups[index]
             similar: list[str] = []
             for other in sorted(found, key=lambda o: -found[o]):
-                similar.extend(self.fingerprints[self.sketches[other][0]])
+                similar.extend(_members(self.fingerprints[self.sketch_groups[other]]))
                 if len(similar) >= DETAIL_SAMPLE:
                     break
-            for page_url in self.fingerprints[group]:
+            for page_url in _members(self.fingerprints[group]):
                 self.issues.append(
                     issue(
                         "duplicate_content_near",

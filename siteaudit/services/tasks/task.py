@@ -19,6 +19,7 @@ from siteaudit.domain.task import (
     FIXED_BY_UNLINKING,
     FixTask,
     TaskEvidence,
+    TaskIssues,
     TaskRefresh,
     TaskStatus,
     count_open,
@@ -51,7 +52,7 @@ _CHUNK: Final = 1_000
 
 def refresh_site_tasks(
     audit: Audit,
-    issues: Sequence[Issue],
+    issues: TaskIssues,
     *,
     crawled: Container[str],
     uow: UnitOfWork,
@@ -66,7 +67,7 @@ def refresh_site_tasks(
     if not is_full_audit(audit):
         return None
     assert audit.site_id is not None
-    figures = traffic.traffic(audit.site_id, {i.url for i in issues})
+    figures = traffic.traffic(audit.site_id, issues.urls())
     before = {t.key: t for t in uow.tasks.of_site(audit.site_id)}
     findings = findings_from_issues(issues, figures)
     refreshed = refresh_tasks(
@@ -88,7 +89,7 @@ def refresh_site_tasks(
 
 def task_evidence(
     tasks: Iterable[FixTask],
-    issues: Iterable[Issue],
+    issues: TaskIssues,
     crawled: Container[str],
     *,
     uow: UnitOfWork,
@@ -99,14 +100,11 @@ def task_evidence(
     An unfixed task's URLs are its issue rows in the audit it was last refreshed by, read once in a stream;
     a fixed task's, or any task's whose audit was archived, are its sample URLs. Call inside `with uow:`.
     """
-    failing: dict[str, dict[str, str]] = {}  # check -> URL -> template now
-    for issue in issues:
-        failing.setdefault(issue.check_code, {})[issue.url] = issue.template
     audited: dict[TaskKey, int] = {}
     still: dict[TaskKey, dict[str, int]] = {}
 
     def saw(key: TaskKey, code: str, url: str) -> None:
-        template = failing.get(code, {}).get(url)
+        template = issues.template_of(code, url)  # now
         if template is not None:
             counts = still.setdefault(key, {})
             counts[template] = counts.get(template, 0) + 1

@@ -17,6 +17,7 @@ from siteaudit.domain.task import (
     FixTask,
     TaskEvidence,
     TaskFinding,
+    TaskIssues,
     TaskMove,
     TaskRefresh,
     TaskResult,
@@ -311,6 +312,84 @@ def test_issues_group_into_findings_with_the_most_clicked_urls_as_samples() -> N
     assert title.sample_urls == (base + "c", base + "a")
     assert (title.clicks_28d, title.impressions_28d) == (43, 950)
     assert findings_from_issues(issues)[1].clicks_28d is None
+
+
+def _findings_by_sets(
+    issues: list[Issue], traffic: dict[str, Traffic] | None, samples: int
+) -> tuple[TaskFinding, ...]:
+    """The grouping as it was written before `TaskIssues`: every issue kept, a set of URLs per group."""
+    groups: dict[tuple[str, str], tuple[Severity, set[str]]] = {}
+    for issue in issues:
+        severity, urls = groups.setdefault((issue.check_code, issue.template), (issue.severity, set()))
+        if issue.severity.rank < severity.rank:
+            groups[(issue.check_code, issue.template)] = (issue.severity, urls)
+        urls.add(issue.url)
+    found = []
+    for (code, template), (severity, urls) in sorted(groups.items()):
+        seen = [traffic[u] for u in urls if u in traffic] if traffic is not None else []
+        found.append(
+            TaskFinding(
+                code=code,
+                template=template,
+                severity=severity,
+                pages=len(urls),
+                sample_urls=tuple(
+                    sorted(
+                        urls, key=lambda u: (-(traffic[u].clicks_28d if traffic and u in traffic else 0), u)
+                    )[:samples]
+                ),
+                clicks_28d=None if traffic is None else sum(t.clicks_28d for t in seen),
+                impressions_28d=None if traffic is None else sum(t.impressions_28d for t in seen),
+            )
+        )
+    return tuple(found)
+
+
+_ISSUES = st.lists(
+    st.builds(
+        Issue,
+        st.sampled_from(["title_missing", "h1_missing", "link_broken"]),
+        st.sampled_from(list(Severity)),
+        st.sampled_from([f"https://retro-clock.example/p/{n}" for n in range(12)]),
+        st.sampled_from(["/p/[id]", "/", ""]),
+    ),
+    max_size=60,
+)
+
+
+@given(
+    issues=_ISSUES,
+    traffic=st.none()
+    | st.dictionaries(
+        st.sampled_from([f"https://retro-clock.example/p/{n}" for n in range(12)]),
+        st.builds(Traffic, st.integers(0, 50), st.integers(0, 500)),
+    ),
+    samples=st.integers(0, 6),
+)
+def test_gathered_issues_group_as_the_issues_themselves_would(
+    issues: list[Issue], traffic: dict[str, Traffic] | None, samples: int
+) -> None:
+    """Finalisation gathers what the tasks need as the issues stream by (one entry per check and URL, no
+    issue kept): the findings are those of every issue kept, and a URL's template under a check is its
+    last issue's (what the evidence of a task's URLs reads)."""
+    gathered = TaskIssues.of(issues)
+    assert findings_from_issues(gathered, traffic, samples=samples) == _findings_by_sets(
+        issues, traffic, samples
+    )
+    last = {(i.check_code, i.url): i.template for i in issues}
+    for code in ("title_missing", "h1_missing", "link_broken", "other"):
+        for n in range(13):
+            url = f"https://retro-clock.example/p/{n}"
+            assert gathered.template_of(code, url) == last.get((code, url))
+    assert gathered.urls() == {i.url for i in issues}
+    assert len(gathered) == len({(i.check_code, i.template, i.url) for i in issues})
+
+
+def test_a_url_failing_one_check_many_times_is_gathered_once() -> None:
+    page = "https://retro-clock.example/blog/a"
+    gathered = TaskIssues.of(Issue("link_broken", Severity.ERROR, page, "/blog/[slug]") for _ in range(1_000))
+    assert len(gathered) == 1
+    assert [(f.code, f.pages) for f in findings_from_issues(gathered)] == [("link_broken", 1)]
 
 
 def test_impact_weighs_severity_pages_and_clicks() -> None:

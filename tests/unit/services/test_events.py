@@ -22,6 +22,7 @@ from siteaudit.domain.error import Conflict
 from siteaudit.domain.events import CreditsCharged, Event, FindingsPublished
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.issue import Issue
+from siteaudit.domain.task import TaskIssues
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.repository import UnitOfWork
@@ -282,9 +283,9 @@ def test_refreshing_the_fix_tasks_again_for_the_same_audit_changes_nothing(https
     with app.uow() as uow:
         before = sorted(uow.tasks.of_site(site.id), key=lambda t: t.key)
     assert before and all(t.audit_id == audit_id for t in before)
-    findings = [
+    findings = TaskIssues.of(
         Issue(i.check_code, i.severity, i.url, i.template) for i in app.crawl.stream_issue_lines(audit_id)
-    ]
+    )
     crawled = {p.facts.url for p in app.crawl.stream_site_pages(audit_id)}
     app.clock.advance(3600)  # type: ignore[attr-defined]
     with app.uow() as uow:
