@@ -29,8 +29,9 @@ Result = TypeVar("Result")
 INPUT: Final = "siteaudit.input"
 
 Where = Literal["path", "query", "body"]
-# What a door reads: an integer, a number, a string, true or false, or a list of URLs (strings).
-Kind = Literal["integer", "number", "string", "boolean", "urls"]
+# What a door reads: an integer, a number, a string, true or false, one of an enum's values, or a list
+# of URLs (strings).
+Kind = Literal["integer", "number", "string", "boolean", "enum", "urls"]
 
 
 @frozen
@@ -42,7 +43,11 @@ class Input:
     checks it). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
     the count to the handler (its own 422), unless `counted`: then it checks a list's count and each URL's
     lengths itself, reads a body large enough for the longest list, and the document shows them; a tool's
-    schema carries every length and count."""
+    schema carries every length and count. `strict`: the REST door checks a string's `min_length` too,
+    and the document shows it. An enum's input takes `choices` (shown inline in the document), or every
+    member's value (shown as the enum's component); its `max_length` bounds what the REST door reads.
+    `shown_default`: the default the document shows when the field's is None because the domain decides
+    it; `format`: the document's format of a string."""
 
     where: Where
     description: str = ""
@@ -55,6 +60,10 @@ class Input:
     max_items: int | None = None
     pattern: str | None = None
     counted: bool = False
+    strict: bool = False
+    choices: tuple[str, ...] = ()
+    shown_default: Any = None
+    format: str | None = None
 
 
 def path(
@@ -89,28 +98,53 @@ def body(
     max_items: int | None = None,
     pattern: str | None = None,
     counted: bool = False,
+    strict: bool = False,
+    low: float | None = None,
+    high: float | None = None,
+    choices: tuple[str, ...] = (),
+    shown_default: Any = None,
+    format: str | None = None,
 ) -> dict[str, Input]:
     """attrs metadata of a field of the JSON body (REST) or an argument (tool)."""
     spec = Input(
         "body",
         description,
         doc,
+        low=low,
+        high=high,
         min_length=min_length,
         max_length=max_length,
         min_items=min_items,
         max_items=max_items,
         pattern=pattern,
         counted=counted,
+        strict=strict,
+        choices=choices,
+        shown_default=shown_default,
+        format=format,
     )
     return {INPUT: spec}
 
 
 @frozen
+class Link:
+    """An OpenAPI link of an answer: the operation `operation_id` takes `parameter` from the answer's
+    `source` field."""
+
+    name: str
+    operation_id: str
+    parameter: str
+    source: str
+    description: str
+
+
+@frozen
 class Http:
     """How `/v1` serves a use case: the method and path (`{name}` for a path input), the answer's status,
-    the OpenAPI operation (id, summary, description, the error codes it answers, body examples), and a
-    stricter limit on top of the shared per-key one (`limit`: the bucket's name and its `Limit`), which
-    its tool shares."""
+    the OpenAPI operation (id, summary, description, the error codes it answers, body examples, the
+    answer's `links` and its description `answer`, else the status's phrase), and a stricter limit on
+    top of the shared per-key one (`limit`: the bucket's name and its `Limit`), which its tool shares.
+    A 204 answers no body at REST: its result (what the tools show) is built from the path's inputs."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -121,6 +155,8 @@ class Http:
     description: str | None = None
     examples: tuple[Mapping[str, Any], ...] = ()
     limit: tuple[str, Limit] | None = None
+    links: tuple[Link, ...] = ()
+    answer: str | None = None
 
 
 Summary = Callable[[Mapping[str, Any]], str]
@@ -200,6 +236,29 @@ class Field:
     spec: Input
     required: bool
     default: Any
+    enum_type: type[enum.Enum] | None = None  # the enum of an "enum" input
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The values an enum input takes."""
+        if self.spec.choices or self.enum_type is None:
+            return self.spec.choices
+        return tuple(str(member.value) for member in self.enum_type)
+
+    def read(self, value: Any) -> Any:
+        """An enum input's member from its value (None stays None); any other input as it is."""
+        return value if self.enum_type is None or value is None else self.enum_type(value)
+
+    def shown(self, value: Any) -> Any:
+        """What a door writes of a value (an enum's member as its value)."""
+        return value.value if isinstance(value, enum.Enum) else value
+
+
+def _enum_of(hint: Any) -> type[enum.Enum] | None:
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union) and type(None) in arguments:
+        (hint,) = [a for a in arguments if a is not type(None)]
+    return hint if isinstance(hint, type) and issubclass(hint, enum.Enum) else None
 
 
 def _kind(hint: Any) -> tuple[Kind, bool]:
@@ -215,7 +274,7 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
     if hint is bool:
         return "boolean", False
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        raise TypeError(f"no input kind for {hint!r} yet")
+        return "enum", False
     if hint is int:
         return "integer", False
     if hint is float:
@@ -235,7 +294,8 @@ def fields_of(declared: Declared) -> tuple[Field, ...]:
             raise TypeError(f"{declared.__name__}.{attribute.name} says nowhere where a door finds it")
         kind, _ = _kind(hints[attribute.name])
         required = attribute.default is attrs.NOTHING
-        found.append(Field(attribute.name, kind, spec, required, None if required else attribute.default))
+        default = None if required else attribute.default
+        found.append(Field(attribute.name, kind, spec, required, default, _enum_of(hints[attribute.name])))
     return tuple(found)
 
 
@@ -245,7 +305,7 @@ def unbounded(found: Field) -> str | None:
     spec = found.spec
     if found.kind in ("integer", "number") and (spec.low is None or spec.high is None):
         return "a number needs low and high"
-    if found.kind in ("string", "urls") and spec.max_length is None:
+    if found.kind in ("string", "urls", "enum") and spec.max_length is None:
         return "a string needs max_length"
     return None  # true or false needs no bound
 

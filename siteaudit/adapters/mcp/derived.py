@@ -42,6 +42,15 @@ def param(found: Field) -> Param:
             min_length=spec.min_length,
             max_length=spec.max_length,
         )
+    if found.kind == "enum":
+        return Param(
+            found.name,
+            "string",
+            spec.description,
+            found.required,
+            choices=found.choices,
+            default=found.shown(found.default),
+        )
     return Param(
         found.name,
         found.kind,
@@ -63,7 +72,7 @@ def use_case_of(declared: Declared, call: Call) -> UseCase[Any]:
     values = {}
     for found in fields_of(declared):
         value = call.args[found.name]
-        values[found.name] = tuple(value) if found.kind == "urls" and value is not None else value
+        values[found.name] = tuple(value) if found.kind == "urls" and value is not None else found.read(value)
     return declared(**values)
 
 

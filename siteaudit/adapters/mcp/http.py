@@ -41,7 +41,6 @@ from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
 from siteaudit.adapters.rest.console import INSPECT_LIMIT
 from siteaudit.adapters.rest.errors import answer, envelope
 from siteaudit.adapters.rest.middleware import Authentication
-from siteaudit.adapters.rest.sites import VERIFY_LIMIT
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import Unauthenticated, ValidationFailed
 from siteaudit.ports.application import Application
@@ -55,7 +54,6 @@ CALLER_KEY: Final = "siteaudit.caller"
 # The stricter REST limits some tools share with their endpoint (docs/rest-api.md "Endpoints"), by the
 # bucket name REST uses.
 _LIMITS: Final[dict[str, Limit]] = {
-    "verify": VERIFY_LIMIT,
     "inspect": INSPECT_LIMIT,
 }
 EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {

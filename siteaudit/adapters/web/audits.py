@@ -12,6 +12,7 @@ import falcon
 from siteaudit.adapters import export
 from siteaudit.adapters.text import pairs
 from siteaudit.adapters.web.pages import Page, WebParts, form_id
+from siteaudit.adapters.web.sites import run_declared
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
@@ -89,7 +90,7 @@ class AuditsPage(Page):
             self.render(req, resp, "audits.html", **_empty_list())
             return
         caller = viewer.caller
-        sites = self.application.list_sites(caller)
+        sites = run_declared(self.application, "ListSites", caller).data
         audits = self.application.list_audits(
             AuditQuery(
                 site_id=site_id,
