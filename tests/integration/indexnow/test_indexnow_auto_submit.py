@@ -80,10 +80,10 @@ def owner(app: App) -> Caller:
 def audited(app: App, caller: Caller, site_id: SiteId) -> AuditId:
     started = app.application.handle(CrawlSite(site_id=site_id, max_pages=20), caller)
     deadline = time.monotonic() + 60
-    while app.application.get_audit(started.audit.id, caller).audit.status is not AuditStatus.DONE:
+    while app.application.get_audit(AuditId(started.crawl_id), caller).audit.status is not AuditStatus.DONE:
         assert time.monotonic() < deadline, "the audit did not finish"
         time.sleep(0.05)
-    return started.audit.id
+    return AuditId(started.crawl_id)
 
 
 def recent_after(app: App, caller: Caller, site_id: SiteId, audit_id: AuditId) -> str:
@@ -107,7 +107,7 @@ def test_new_and_changed_pages_are_submitted_after_each_audit_of_a_site_with_aut
     key = status.key
 
     def publish_proofs() -> None:
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
         httpserver.expect_request(f"/{key}.txt").respond_with_data(key, content_type="text/plain")
 
     publish_proofs()
@@ -162,7 +162,7 @@ def test_a_plain_url_audit_and_an_unverified_key_submit_nothing(
     application, caller = app.application, owner(app)
     serve(httpserver, {1: "Brass."})
     site = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=20), caller)
-    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+    httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
     application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
     application.handle(SetIndexNowAuto(site.id, True), caller)  # the key file is not served
     audit = audited(app, caller, site.id)

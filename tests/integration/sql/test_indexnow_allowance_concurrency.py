@@ -54,7 +54,7 @@ def _ready(database_url: str, endpoint: LocalIndexNow) -> tuple[App, Caller, Sit
     caller = owner(app)
     application = app.application
     site = application.handle(RegisterSite(f"https://{HOST}/"), caller)
-    proofs.pages[site.proofs.file.url] = ProofPage(site.proofs.file.url, status=200, text=site.verify_token)
+    proofs.pages[site.verify.url] = ProofPage(site.verify.url, status=200, text=site.verify_token)
     application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
     status = application.handle(GetIndexNowStatus(site.id), caller)
     key_url = status.key_file_url

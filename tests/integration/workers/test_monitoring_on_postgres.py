@@ -47,7 +47,7 @@ def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
         caller = owner(app)
         serve_site(httpserver, broken=False)
         site = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=10), caller)
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
         application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
         application.handle(UpdateSite(site.id, monitoring=Monitoring.DAILY), caller)
         schedulers = [scheduler_pass(application, clock.now) for _ in range(2)]
@@ -73,11 +73,11 @@ def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
 
         assert len(day()) == 1 and inbox.mails == []
         serve_site(httpserver, broken=True)
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
         worse = day()
         assert len(worse) == 1 and len(inbox.mails) == 1
         assert f"/app/audits/{worse[0]}" in (inbox.mails[0].original_content or b"").decode()
         detail = application.handle(GetSite(site.id), caller)
-        assert detail.site.last_dispatched_at == clock.now() and detail.site.last_skip_reason is None
+        assert detail.last_dispatched_at == clock.now() and detail.last_skip_reason is None
     finally:
         controller.stop()

@@ -52,7 +52,7 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
         caller = owner(app)
         serve_site(httpserver, broken=False)
         site = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=10), caller)
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
         application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
         application.handle(UpdateSite(site.id, monitoring=Monitoring.DAILY), caller)
         schedulers = [scheduler_pass(application, clock.now) for _ in range(2)]
@@ -80,7 +80,7 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
         time.sleep(0.5)  # a mail, if any, would have gone with the finalisation
         assert inbox.mails == []
         serve_site(httpserver, broken=True)
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
         worse = day()
         assert len(worse) == 1
         deadline = time.monotonic() + 10
@@ -91,7 +91,7 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
         assert len(inbox.mails) == 1
         assert f"/app/audits/{worse[0]}" in (inbox.mails[0].original_content or b"").decode()
         detail = application.handle(GetSite(site.id), caller)
-        assert detail.site.last_dispatched_at == clock.now() and detail.site.last_skip_reason is None
+        assert detail.last_dispatched_at == clock.now() and detail.last_skip_reason is None
         assert application.list_audits(AuditQuery(site_id=site.id), caller).total == 2
     finally:
         periodic.stop()

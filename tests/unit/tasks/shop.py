@@ -161,4 +161,4 @@ def verified_site(app: App, shop: Shop, caller: Caller) -> Site:
 def audit(app: App, site: Site, caller: Caller) -> AuditId:
     started = app.application.handle(CrawlSite(site_id=site.id, max_pages=50), caller)
     drain(app)
-    return started.audit.id
+    return AuditId(started.crawl_id)

@@ -136,7 +136,7 @@ def test_another_teams_site_is_a_404_page_for_every_request(sites: Sites) -> Non
         refused = browser.post(f"/app/sites/{sites.rival_site.id}", form)
         assert refused.status_code == 404, form
     rival_view = sites.app.application.handle(GetSite(sites.rival_site.id), sites.rival)
-    assert rival_view.site.monitoring.value == "off" and rival_view.site.max_pages != 10
+    assert rival_view.monitoring.value == "off" and rival_view.max_pages != 10
     for recheck in ("\u00b2", "1" * 40, "-1", sites.rival_site.id):  # not a recheck of this page: none shown
         shown = browser.get(f"/app/sites/{sites.site.id}", recheck=str(recheck))
         assert shown.status_code == 200 and 'id="recheck-status"' not in shown.text
