@@ -128,8 +128,9 @@ def tool_command(spec: "ToolSpec") -> click.Command:
     lines, tables and the next `siteaudit` command to run (`remote_views.VIEWS`)."""
     from siteaudit.adapters.mcp.params import read_arguments
     from siteaudit.adapters.mcp.spec import Call
-    from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
+    from siteaudit.adapters.mcp.tools import tool_specs
     from siteaudit.adapters.system import SystemClock
+    from siteaudit.bootstrap import USE_CASES
     from siteaudit.entrypoints.remote_views import VIEWS, Invocation, render
 
     params: list[click.Parameter] = []
@@ -196,7 +197,8 @@ def tool_command(spec: "ToolSpec") -> click.Command:
             invocation = Invocation(spec.name.replace("_", "-"), positional, given)
             parts = render(view, answer, invocation)
             if view.also and not answer.get("verified", True):
-                also = HAND_WRITTEN_BY_NAME[view.also]
+                # The tool shown too may be declared (`get_site_verification`): looked up among all.
+                also = next(tool for tool in tool_specs(USE_CASES) if tool.name == view.also)
                 more = guarded(lambda: also.run(evolve(call, args={"site_id": answer["id"]})))
                 site = Invocation(also.name, ("site_id",), {"site_id": answer["id"]})
                 proofs = render(VIEWS[view.also], more, site)

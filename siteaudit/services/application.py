@@ -27,7 +27,7 @@ from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.render import RenderBudget
 from siteaudit.domain.report import AllowListAdvice, Report
 from siteaudit.domain.signin import AppSession, SignInTerms
-from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
+from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site
 from siteaudit.ports.application import (
     AccountView,
     Admission,
@@ -51,7 +51,6 @@ from siteaudit.ports.application import (
     LocalCheckout,
     LocalCheckoutDone,
     MemberView,
-    OwnershipProved,
     PageQuery,
     PersonView,
     ProofRechecks,
@@ -60,11 +59,6 @@ from siteaudit.ports.application import (
     RecheckRun,
     ScheduledAudits,
     SignedIn,
-    SiteChanges,
-    SiteDetail,
-    SiteOwnership,
-    SiteRegistration,
-    SiteUpdated,
     TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
@@ -188,6 +182,9 @@ class LocalApplication:
                 "uows": lambda: self.uow,
                 "payments": lambda: self.payments,
                 "public_url": lambda: self.public_url,
+                "public_only": lambda: (self.resolver, self.policy),
+                "console_proof": lambda: self._console_proof,
+                "console_connection": lambda: self._console_connection,
             }
         )
 
@@ -304,74 +301,6 @@ class LocalApplication:
 
     def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
         return report_services.export_rows(audit_id, kind, caller, uow=self.uow(), crawl=self.crawl)
-
-    # --- registered sites ------------------------------------------------------------------------------
-
-    def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
-        return site_services.register_site(
-            registration.url,
-            caller,
-            max_pages=registration.max_pages,
-            max_rps=registration.max_rps,
-            alert_email=registration.alert_email,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            public_only=(self.resolver, self.policy),
-        )
-
-    def list_sites(self, caller: Caller) -> Sequence[Site]:
-        return site_services.list_sites(caller, uow=self.uow())
-
-    def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail:
-        return SiteDetail(*site_services.get_site(site_id, caller, uow=self.uow()))
-
-    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> SiteUpdated:
-        return SiteUpdated(
-            *site_services.update_site(
-                site_id,
-                caller,
-                monitoring=changes.monitoring,
-                max_pages=changes.max_pages,
-                max_rps=changes.max_rps,
-                alert_email=changes.alert_email,
-                render=changes.render,
-                uow=self.uow(),
-                clock=self.clock,
-            )
-        )
-
-    def delete_site(self, site_id: SiteId, caller: Caller) -> None:
-        site_services.delete_site(site_id, caller, uow=self.uow())
-
-    def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership:
-        site = site_services.read_site(site_id, caller, uow=self.uow())
-        connected, prop = console_services.console_connection_view(site, self.console_deps)
-        return SiteOwnership(site, console_connected=connected, console_property=prop)
-
-    def verify_site(self, site_id: SiteId, method: VerifyMethod | None, caller: Caller) -> OwnershipProved:
-        return OwnershipProved(
-            *site_services.verify_site(
-                site_id,
-                caller,
-                method=method,
-                uow=self.uow(),
-                clock=self.clock,
-                reader=self.proof_reader,
-                console=self._console_proof,
-            )
-        )
-
-    def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
-        return audit_services.start_audit(
-            request,
-            caller,
-            uow=self.uow(),
-            clock=self.clock,
-            queue=self.queue,
-            site_endpoint=True,
-            public_only=(self.resolver, self.policy),
-        )
 
     # --- work ------------------------------------------------------------------------------------------
 
@@ -617,6 +546,9 @@ class LocalApplication:
 
     def _console_proof(self, site: Site) -> ProofCheck:
         return console_services.console_proof(site, self.console_deps)
+
+    def _console_connection(self, site: Site) -> tuple[bool, str | None]:
+        return console_services.console_connection_view(site, self.console_deps)
 
     def sync_search_consoles(self, now: datetime) -> int:
         return console_services.sync_due_sites(now, self.console_deps)

@@ -28,6 +28,8 @@ from siteaudit.services.impact import impact
 from siteaudit.services.impact import usecases as fix_impact
 from siteaudit.services.indexnow import indexnow
 from siteaudit.services.indexnow import usecases as index_now
+from siteaudit.services.sites import site
+from siteaudit.services.sites import usecases as sites
 from siteaudit.services.tasks import recheck, task
 from siteaudit.services.tasks import usecases as tasks
 
@@ -38,6 +40,7 @@ Handler = Callable[..., Any]
 # The modules holding handlers, per feature package; and every declared use case, in the order the doors
 # list them.
 HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
+    site,
     task,
     recheck,
     impact,
@@ -47,6 +50,7 @@ HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
     access,
 )
 USE_CASES: Final[tuple[Declared, ...]] = (
+    *sites.USE_CASES,
     *tasks.USE_CASES,
     *fix_impact.USE_CASES,
     *console.USE_CASES,

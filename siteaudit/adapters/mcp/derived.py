@@ -42,8 +42,15 @@ def param(found: Field) -> Param:
             min_length=spec.min_length,
             max_length=spec.max_length,
         )
-    if found.choices:  # the values stand for the lengths
-        return Param(found.name, found.kind, spec.description, found.required, choices=found.choices)
+    if found.kind == "enum":
+        return Param(
+            found.name,
+            "string",
+            spec.description,
+            found.required,
+            choices=found.choices,
+            default=found.shown(found.default),
+        )
     return Param(
         found.name,
         found.kind,
@@ -65,11 +72,7 @@ def use_case_of(declared: Declared, call: Call) -> UseCase[Any]:
     values = {}
     for found in fields_of(declared):
         value = call.args[found.name]
-        if found.kind == "urls" and value is not None:
-            value = tuple(value)
-        elif found.enumeration is not None and value is not None:
-            value = found.enumeration(value)  # one of its values: the tool's arguments were checked
-        values[found.name] = value
+        values[found.name] = tuple(value) if found.kind == "urls" and value is not None else found.read(value)
     return declared(**values)
 
 

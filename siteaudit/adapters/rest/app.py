@@ -33,7 +33,6 @@ from siteaudit.adapters.rest.resources import (
     Report,
     ReportPart,
 )
-from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
 from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
 from siteaudit.ports.application import (
     CallerApi,
@@ -120,12 +119,6 @@ def create_api(
     )
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
-    # Registered sites (docs/rest-api.md "Registered sites").
-    api.add_route("/v1/sites", Sites(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}", Site(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
     # Billing (docs/rest-api.md "Billing"): Stripe's webhook and the local provider's test checkout page,
     # outside /v1 (the links are declared, below).
     api.add_route(STRIPE_WEBHOOK_PATH, StripeWebhook(application))

@@ -6,7 +6,7 @@ The OpenAPI document's `components.schemas` are generated from these classes and
 values (`openapi.py`), so an answer and its schema cannot drift apart.
 """
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Final
 
@@ -22,17 +22,12 @@ from siteaudit.domain.diff import Diff
 from siteaudit.domain.issue import Issue as IssueRecord
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report, TemplateGroup
-from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
-from siteaudit.domain.site import Site as SiteRecord
+from siteaudit.domain.site import Monitoring, ProofOutcome, VerifyMethod
 from siteaudit.domain.triage import ValueClass
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
     AuditStarted,
-    OwnershipProved,
-    SiteDetail,
-    SiteOwnership,
-    SiteUpdated,
 )
 from siteaudit.ports.crawl import PageRow
 
@@ -269,196 +264,7 @@ def fix_prompt_answer(crawl_id: int, report: Report) -> dict[str, Any]:
 ReportPartView = Callable[[int, Report], dict[str, Any]]
 
 
-# --- registered sites (docs/rest-api.md "Registered sites") -------------------------------------------
-
-CDN_TOKEN_LINK: Final = "https://dash.cloudflare.com/profile/api-tokens"
-
-
-@frozen
-class Site:
-    """A registered site."""
-
-    id: int
-    team_id: int
-    url: str
-    host: str
-    verified: bool
-    verified_at: datetime | None
-    verified_via: VerifyMethod | None
-    monitoring: Monitoring
-    next_crawl_at: datetime | None
-    last_dispatched_at: datetime | None
-    last_skip_reason: str | None
-    max_pages: int
-    max_rps: float
-    alert_email: bool
-    render: bool  # its audits render pages in a browser unless they say otherwise (docs/rendering.md)
-
-
-@frozen
-class UpdatedSite(Site):
-    """`PATCH /sites/{id}`: the site as saved, and `warnings`: what its settings will not do
-    (scheduled audits the owner's credits cannot cover, a max_rps capped until the site is verified)."""
-
-    warnings: tuple[Notice, ...]
-
-
-@frozen
-class SiteList:
-    """`GET /sites`: the team's sites, oldest first (not paginated)."""
-
-    data: tuple[Site, ...]
-
-
-@frozen
-class FileProofSteps:
-    """The file proof: serve `content` at `url` (`path` on the site) as `content_type`."""
-
-    path: str
-    url: str
-    content: str
-    content_type: str
-    instructions: str
-
-
-@frozen
-class RegisteredSite(Site):
-    """`POST /sites`: the site, its ownership token and the file proof to publish."""
-
-    verify_token: str
-    verify: FileProofSteps
-
-
-@frozen
-class SiteWithAudits(RegisteredSite):
-    """`GET /sites/{id}`: also the latest audit and the health scores of up to 12 recent audits, oldest
-    first."""
-
-    latest_crawl: AuditRow | None
-    trend: tuple[int, ...]
-
-
-@frozen
-class ConsoleProof:
-    """Search-console method: verified when the team's console connection lists the property."""
-
-    connected: bool
-    property: str | None
-
-
-@frozen
-class DnsProofSteps:
-    """A TXT record `name` with `value`; `steps` for common DNS hosts."""
-
-    name: str
-    value: str
-    steps: Mapping[str, str]
-
-
-@frozen
-class MetaProofSteps:
-    """`tag` inside `<head>` of the home page `url`."""
-
-    url: str
-    tag: str
-
-
-@frozen
-class FileProof:
-    """A file at `url` whose body is `body`."""
-
-    url: str
-    body: str
-
-
-@frozen
-class CdnProof:
-    """CDN method: `connected`, the site's `zone` when found, and where to create an API token."""
-
-    connected: bool
-    zone: str | None
-    token_link: str
-
-
-@frozen
-class VerificationMethods:
-    """Every ownership method. `gsc` and `sc` are the same search-console method, `cloudflare` and
-    `cdn` the same CDN method, under both names."""
-
-    gsc: ConsoleProof
-    sc: ConsoleProof
-    dns: DnsProofSteps
-    meta: MetaProofSteps
-    file: FileProof
-    cloudflare: CdnProof
-    cdn: CdnProof
-    agent_prompt: str
-
-
-@frozen
-class SiteVerification:
-    """`GET /sites/{id}/verification`: ownership status and what to publish."""
-
-    verified: bool
-    via: VerifyMethod | None
-    checked_at: datetime | None
-    lost_at: datetime | None
-    methods: VerificationMethods
-
-
-@frozen
-class ProofCheck:
-    """One method tried by `POST /sites/{id}/verify`: `result`, and `detail` on why it did not match."""
-
-    method: VerifyMethod
-    result: ProofOutcome
-    detail: str | None
-
-
-@frozen
-class VerifiedSite(Site):
-    """`POST /sites/{id}/verify` that matched: the site, and every method tried, in order."""
-
-    checked: tuple[ProofCheck, ...]
-
-
-def _site_fields(site: SiteRecord) -> dict[str, Any]:
-    return {
-        "id": site.id,
-        "team_id": site.team_id,
-        "url": site.url,
-        "host": site.host,
-        "verified": site.verified,
-        "verified_at": site.verified_at,
-        "verified_via": site.verified_via,
-        "monitoring": site.monitoring,
-        "next_crawl_at": site.next_crawl_at,
-        "last_dispatched_at": site.last_dispatched_at,
-        "last_skip_reason": site.last_skip_reason,
-        "max_pages": site.max_pages,
-        "max_rps": site.max_rps,
-        "alert_email": site.alert_email,
-        "render": site.render,
-    }
-
-
-def _file_steps(site: SiteRecord) -> FileProofSteps:
-    proof = site.proofs.file
-    return FileProofSteps(
-        path=proof.path,
-        url=proof.url,
-        content=proof.content,
-        content_type=proof.content_type,
-        instructions=proof.instructions,
-    )
-
-
-def site_answer(site: SiteRecord) -> dict[str, Any]:
-    return _json(Site(**_site_fields(site)))
-
-
-def updated_site_answer(updated: SiteUpdated) -> dict[str, Any]:
-    return _json(UpdatedSite(**_site_fields(updated.site), warnings=updated.notices))
+# --- audits started (docs/rest-api.md "Endpoints") --------------------------------------------------------
 
 
 def started_answer(started: AuditStarted) -> dict[str, Any]:
@@ -470,65 +276,6 @@ def started_answer(started: AuditStarted) -> dict[str, Any]:
         "max_rps": started.audit.max_rps,
         "warnings": [_json(notice) for notice in started.notices],
     }
-
-
-def site_list_answer(sites: Sequence[SiteRecord]) -> dict[str, Any]:
-    return _json(SiteList(data=tuple(Site(**_site_fields(s)) for s in sites)))
-
-
-def registered_site_answer(site: SiteRecord) -> dict[str, Any]:
-    return _json(
-        RegisteredSite(**_site_fields(site), verify_token=site.verify_token, verify=_file_steps(site))
-    )
-
-
-def site_detail_answer(detail: SiteDetail) -> dict[str, Any]:
-    site, latest = detail.site, detail.latest_audit
-    answer = _json(
-        SiteWithAudits(
-            **_site_fields(site),
-            verify_token=site.verify_token,
-            verify=_file_steps(site),
-            latest_crawl=None,
-            trend=tuple(detail.trend),
-        )
-    )
-    # The latest audit is the row GET /crawls lists, converted by its one function.
-    answer["latest_crawl"] = None if latest is None else audit_row(latest)
-    return answer
-
-
-def verification_answer(ownership: SiteOwnership) -> dict[str, Any]:
-    site = ownership.site
-    proofs = site.proofs
-    console = ConsoleProof(connected=ownership.console_connected, property=ownership.console_property)
-    cdn = CdnProof(connected=ownership.cdn_connected, zone=ownership.cdn_zone, token_link=CDN_TOKEN_LINK)
-    methods = VerificationMethods(
-        gsc=console,
-        sc=console,
-        dns=DnsProofSteps(
-            name=proofs.dns.name, value=proofs.dns.value, steps=dict(dns_steps(proofs.dns, site.host))
-        ),
-        meta=MetaProofSteps(url=proofs.meta.url, tag=proofs.meta.tag),
-        file=FileProof(url=proofs.file.url, body=proofs.file.content),
-        cloudflare=cdn,
-        cdn=cdn,
-        agent_prompt=proofs.agent_prompt,
-    )
-    return _json(
-        SiteVerification(
-            verified=site.verified,
-            via=site.verified_via,
-            checked_at=site.checked_at,
-            lost_at=site.lost_at,
-            methods=methods,
-        )
-    )
-
-
-def verified_site_answer(proved: OwnershipProved) -> dict[str, Any]:
-    checked = tuple(ProofCheck(method=c.method, result=c.outcome, detail=c.detail) for c in proved.checked)
-    return _json(VerifiedSite(**_site_fields(proved.site), checked=checked))
 
 
 # --- the search-console integration (docs/rest-api.md "Search console") ------------------------------

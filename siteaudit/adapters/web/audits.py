@@ -16,7 +16,7 @@ from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
-from siteaudit.ports.application import AuditProgress, AuditQuery, IssueQuery, PageQuery
+from siteaudit.ports.application import AuditProgress, AuditQuery, IssueQuery, PageQuery, run_declared
 
 ID: Final = f"int(min=1, max={MAX_ID})"
 PER_PAGE: Final = 20
@@ -89,7 +89,7 @@ class AuditsPage(Page):
             self.render(req, resp, "audits.html", **_empty_list())
             return
         caller = viewer.caller
-        sites = self.application.list_sites(caller)
+        sites = run_declared(self.application, "ListSites", caller).data
         audits = self.application.list_audits(
             AuditQuery(
                 site_id=site_id,

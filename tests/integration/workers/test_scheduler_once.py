@@ -22,6 +22,7 @@ from siteaudit.domain.credit import credits
 from siteaudit.domain.site import SCHEDULED_HEADROOM_MIN
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import AuditQuery
+from siteaudit.services.sites.usecases import GetSite
 from siteaudit.settings import Settings
 from tests.unit.application.test_monitoring_default import PAGES, audited_daily_site, balance, local_owner
 
@@ -71,7 +72,7 @@ def test_scheduler_once_starts_the_due_audit_and_exits(
     scheduled = listed[0]
     assert scheduled.credits_reserved == credits(PAGES + SCHEDULED_HEADROOM_MIN)
     assert balance(app, owner) == credits(starting - PAGES - PAGES - SCHEDULED_HEADROOM_MIN)
-    shown = app.application.get_site(site.id, owner).site
+    shown = app.application.handle(GetSite(site.id), owner)
     assert shown.last_skip_reason is None and shown.last_dispatched_at is not None
 
     worker, periodic = start_worker(app, threads=1, webhooks_every_s=3600.0)

@@ -22,8 +22,9 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import Application
-from siteaudit.services import site as sites
 from siteaudit.services.application import LocalApplication
+from siteaudit.services.sites import site as sites
+from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
 
 PAGE = (
@@ -102,7 +103,7 @@ def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_s
     )
     caller = owner(app)
     registered = sites.register_site(
-        site.url_for("/"), caller, uow=app.uow(), clock=app.clock, secrets=app.secrets
+        RegisterSite(site.url_for("/")), caller, uow=app.uow(), clock=app.clock, secrets=app.secrets
     )
     with app.uow() as uow:
         verified, _ = uow.sites.get(registered.id, team=caller.team_id).verify(
@@ -110,10 +111,11 @@ def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_s
         )
         uow.sites.save(verified)
         uow.commit()
+    secret_ref = verified.crawler_secret_ref
     started = app.application.start_audit(AuditRequest(site_id=registered.id, max_pages=5), caller)
     app.application.run_crawl_slice(started.audit.id)
 
-    expected = hmac.new(key.encode(), f"crawler:{registered.crawler_secret_ref}".encode(), hashlib.sha256)
+    expected = hmac.new(key.encode(), f"crawler:{secret_ref}".encode(), hashlib.sha256)
     assert {r.headers.get(VERIFY_HEADER) for r in fetched(site, "/")} == {expected.hexdigest()}
 
 

@@ -17,6 +17,7 @@ from siteaudit.adapters.mcp.server import UNTRUSTED_META
 from siteaudit.adapters.mcp.spec import UNTRUSTED_NOTE, ToolSpec
 from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.bootstrap import USE_CASES
+from siteaudit.services.sites.usecases import RegisterSite
 from tests.unit.remote.conftest import ALLOWED_ORIGIN, Crawler, Service
 
 TOOLS = tool_specs(USE_CASES)
@@ -438,11 +439,8 @@ def test_a_browser_origin_must_be_allowed(service: Service) -> None:
 
 
 def test_verify_site_shares_the_stricter_limit_of_its_endpoint(service: Service) -> None:
-    site = service.app.application.register_site(
-        __import__("siteaudit.ports.application", fromlist=["SiteRegistration"]).SiteRegistration(
-            url=service.site_url
-        ),
-        service.app.application.authenticate(service.keys.owner),
+    site = service.app.application.handle(
+        RegisterSite(url=service.site_url), service.app.application.authenticate(service.keys.owner)
     )
     call = {"method": "tools/call", "params": {"name": "verify_site", "arguments": {"site_id": site.id}}}
     answers = [raw(service, service.keys.owner, call) for _ in range(11)]
