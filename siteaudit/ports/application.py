@@ -14,7 +14,7 @@ its own way (an HTTP status, an exit code).
 import enum
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from attrs import field, frozen
 
@@ -42,7 +42,6 @@ from siteaudit.domain.console_answers import (
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.report import Report
 from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import Monitoring, MonitoringSkip, Notice, ProofCheck, Site, VerifyMethod
 from siteaudit.domain.triage import IndexTriage
@@ -518,19 +517,6 @@ class CallerApi(Protocol):
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
 
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        """The audit and whether it stalled now. Raises NotFound for another team's audit as for an
-        unknown one."""
-        ...
-
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        """Raises Conflict when the audit already ended."""
-        ...
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        """The stored report (`GET /crawls/{id}/report`). Raises ReportNotReady until the audit is done."""
-        ...
-
     def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
         """Raises CrawlArchived when the audit's rows were archived."""
         ...
@@ -620,6 +606,13 @@ class CallerApi(Protocol):
         ...
 
 
+def run_declared(application: CallerApi, name: str, caller: Caller, **inputs: Any) -> Any:
+    """The answer of the declared use case named `name` run with `inputs` for `caller`: how a door reaches
+    a declaration at run time, never importing the services' modules (docs/architecture.md)."""
+    declared = next(d for d in application.use_cases() if d.__name__ == name)
+    return application.handle(declared(**inputs), caller)
+
+
 class Application(CallerApi, Protocol):
     """The whole application interface: the callers' API, and what the service's own doors call beyond it:
     the app's sign-in and pages, administration, the workers, the scheduler and the metrics."""
@@ -627,8 +620,8 @@ class Application(CallerApi, Protocol):
     # The app's own reads of an audit (its live progress and downloads; the REST export streams too).
 
     def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
-        """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
-        `get_audit` does."""
+        """The audit's detail (`GetAudit`'s) and the URLs its crawl has queued (the app's live progress).
+        Raises NotFound for another team's audit as for an unknown one."""
         ...
 
     def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:

@@ -27,6 +27,9 @@ R = TypeVar("R", covariant=True)
 Result = TypeVar("Result")
 
 INPUT: Final = "siteaudit.input"
+# attrs metadata of a result's field: its JSON schema where the field's type alone says too little (a
+# string's greatest length), read by the OpenAPI document.
+SCHEMA: Final = "siteaudit.schema"
 
 Where = Literal["path", "query", "body"]
 # What a door reads: an integer, a number, a string, true or false, or a list of URLs (strings).
@@ -105,12 +108,18 @@ def body(
     return {INPUT: spec}
 
 
+def answer_schema(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """attrs metadata of a result's field: the JSON schema the OpenAPI document shows for it."""
+    return {SCHEMA: schema}
+
+
 @frozen
 class Http:
     """How `/v1` serves a use case: the method and path (`{name}` for a path input), the answer's status,
-    the OpenAPI operation (id, summary, description, the error codes it answers, body examples), and a
+    the OpenAPI operation (id, summary, description, the error codes it answers, body examples), a
     stricter limit on top of the shared per-key one (`limit`: the bucket's name and its `Limit`), which
-    its tool shares."""
+    its tool shares, and `link`: what the operation is to an answer naming its path input (the OpenAPI
+    link every answer naming that id carries to it: an audit started leads to its status)."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -121,6 +130,7 @@ class Http:
     description: str | None = None
     examples: tuple[Mapping[str, Any], ...] = ()
     limit: tuple[str, Limit] | None = None
+    link: str | None = None
 
 
 Summary = Callable[[Mapping[str, Any]], str]
@@ -145,7 +155,8 @@ class Tool:
     """How the MCP door (HTTP and stdio, and so the remote CLI) offers a use case: the tool's name, title,
     description and annotations, the summary of its answer a model reads first, and door-own tools
     built on it (`waits`). `after`: the tool it is listed after (empty: after the hand-written ones, in
-    declaration order), so a moved tool keeps its place in the list."""
+    declaration order), so a moved tool keeps its place in the list. `terminal`: what a terminal (the
+    remote CLI) prints after the summary, when the answer holds text meant to be read whole."""
 
     name: str
     title: str
@@ -158,6 +169,7 @@ class Tool:
     untrusted: bool = False  # quotes text taken from crawled sites
     waits: tuple[Wait, ...] = ()
     after: str = ""
+    terminal: Callable[[Mapping[str, Any]], str] | None = None
 
 
 @frozen

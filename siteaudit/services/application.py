@@ -32,7 +32,7 @@ from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.render import RenderBudget
-from siteaudit.domain.report import AllowListAdvice, Report
+from siteaudit.domain.report import AllowListAdvice
 from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
 from siteaudit.domain.triage import IndexTriage
@@ -41,7 +41,6 @@ from siteaudit.ports.application import (
     Admission,
     AppViewer,
     ArchivePolicy,
-    AuditDetail,
     AuditProgress,
     AuditQuery,
     AuditStarted,
@@ -183,6 +182,7 @@ class LocalApplication:
             {
                 "uow": self.uow,
                 "clock": lambda: self.clock,
+                "metrics": lambda: self.metrics,
                 "crawl": lambda: self.crawl,
                 "queue": lambda: self.queue,
                 "limiter": self._limiter,
@@ -264,20 +264,9 @@ class LocalApplication:
         )
         return Listing(audits, total)
 
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        return audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
-
     def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
         detail = audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
         return report_services.audit_progress(detail, crawl=self.crawl)
-
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        return audit_services.cancel_audit(
-            audit_id, caller, uow=self.uow(), clock=self.clock, metrics=self.metrics
-        )
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        return report_services.report(audit_id, caller, uow=self.uow(), crawl=self.crawl)
 
     def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
         rows, total = report_services.issues(

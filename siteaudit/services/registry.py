@@ -18,6 +18,8 @@ from attrs import frozen
 
 from siteaudit.domain.account import Caller
 from siteaudit.ports.usecases import Declared, UseCase
+from siteaudit.services.audits import audit
+from siteaudit.services.audits import usecases as audits
 from siteaudit.services.impact import impact
 from siteaudit.services.impact import usecases as fix_impact
 from siteaudit.services.indexnow import indexnow
@@ -31,8 +33,13 @@ Handler = Callable[..., Any]
 
 # The modules holding handlers, per feature package; and every declared use case, in the order the doors
 # list them.
-HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (task, recheck, impact, indexnow)
-USE_CASES: Final[tuple[Declared, ...]] = (*tasks.USE_CASES, *fix_impact.USE_CASES, *index_now.USE_CASES)
+HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (audit, task, recheck, impact, indexnow)
+USE_CASES: Final[tuple[Declared, ...]] = (
+    *audits.USE_CASES,
+    *tasks.USE_CASES,
+    *fix_impact.USE_CASES,
+    *index_now.USE_CASES,
+)
 
 
 def handlers_in(modules: Iterable[ModuleType]) -> dict[Declared, Handler]:

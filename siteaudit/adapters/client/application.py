@@ -37,12 +37,10 @@ from siteaudit.domain.console_answers import (
 from siteaudit.domain.error import Unauthenticated
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue
-from siteaudit.domain.report import Report
 from siteaudit.domain.site import Site, VerifyMethod
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
     AccountView,
-    AuditDetail,
     AuditQuery,
     AuditStarted,
     CallerApi,
@@ -161,7 +159,7 @@ class HttpApplication(CallerApi):
 
     def _started(self, answer: Mapping[str, Any], caller: Caller) -> AuditStarted:
         # The 202 names the audit; the stored audit is read back so the result is the whole value.
-        detail = self.get_audit(AuditId(int(answer["crawl_id"])), caller)
+        detail = convert.audit_detail(self._get(caller, f"/crawls/{int(answer['crawl_id'])}"), caller)
         return AuditStarted(audit=detail.audit, notices=convert.notices(answer))
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
@@ -180,16 +178,6 @@ class HttpApplication(CallerApi):
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
         answer = self._get(caller, "/crawls", site_id=query.site_id, **_page(query.offset, query.limit))
         return convert.listing(answer, lambda row: convert.audit_row(row, caller))
-
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        return convert.audit_detail(self._get(caller, f"/crawls/{int(audit_id)}"), caller)
-
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        self._send("DELETE", caller, f"/crawls/{int(audit_id)}")
-        return self.get_audit(audit_id, caller).audit
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        return convert.report(self._get(caller, f"/crawls/{int(audit_id)}/report"))
 
     def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
         answer = self._get(

@@ -14,7 +14,6 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from siteaudit.adapters.report_json import converter as report_converter
-from siteaudit.adapters.report_json import report_from_json
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus, AuditTrigger
 from siteaudit.domain.console_answers import (
@@ -27,7 +26,6 @@ from siteaudit.domain.console_answers import (
 from siteaudit.domain.facts import FetchError
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.report import Report
 from siteaudit.domain.site import (
     Monitoring,
     Notice,
@@ -116,7 +114,8 @@ def audit_row(answer: J, caller: Caller) -> Audit:
 
 
 def audit_detail(answer: J, caller: Caller) -> AuditDetail:
-    """`GET /crawls/{id}`: the detail carries no health score (the list rows do)."""
+    """`GET /crawls/{id}`, read back after `POST /crawls` (the 202 names the audit): the detail carries no
+    health score (the list rows do)."""
     audit = _audit(
         answer,
         caller,
@@ -130,10 +129,6 @@ def audit_detail(answer: J, caller: Caller) -> AuditDetail:
         render=bool(answer.get("render", False)),
     )
     return AuditDetail(audit=audit, stalled=bool(answer.get("stalled", False)))
-
-
-def report(answer: J) -> Report:
-    return report_from_json(answer)
 
 
 def issue(answer: J) -> Issue:

@@ -131,6 +131,7 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
                 open_world=tool.open_world,
                 untrusted=tool.untrusted,
                 limited=limited(declared),
+                terminal=tool.terminal,
             )
         )
         specs.extend(

@@ -28,17 +28,13 @@ from siteaudit.adapters.rest.openapi import OpenApi, document
 from siteaudit.adapters.rest.resources import (
     ID,
     Account,
-    Crawl,
     Crawls,
     Health,
     Issues,
     Pages,
     Ping,
-    Report,
-    ReportPart,
 )
 from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
-from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
 from siteaudit.ports.application import Application, DeviceCancel
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import RateLimiter
@@ -95,19 +91,8 @@ def create_api(
     api.add_route("/v1/ping", Ping(application, clock))
     api.add_route("/v1/account", Account(application, clock))
     api.add_route("/v1/crawls", Crawls(application, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}", Crawl(application, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/report", Report(application, clock))
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/issues", Issues(application, clock))
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/pages", Pages(application, clock))
-    api.add_route(
-        f"/v1/crawls/{{crawl_id:{ID}}}/templates",
-        ReportPart(application, clock, view=templates_answer),
-    )
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/diff", ReportPart(application, clock, view=diff_answer))
-    api.add_route(
-        f"/v1/crawls/{{crawl_id:{ID}}}/fix-prompt",
-        ReportPart(application, clock, view=fix_prompt_answer),
-    )
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application, clock))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
     # Registered sites (docs/rest-api.md "Registered sites").
@@ -134,8 +119,7 @@ def create_api(
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
     if devices is not None:  # the device's own cancel (bootstrap gives the application, which does it)
         api.add_route("/v1/device/cancel", DeviceCancelResource(devices, clock, limiter))
-    # The declared use cases (docs/rest-api.md "Fix tasks and rechecks" and "Fix impact"): their routes
-    # derived.
+    # The declared use cases (audits, fix tasks and rechecks, fix impact, IndexNow): their routes derived.
     for path, declaring in routes(application, clock):
         api.add_route(path, declaring)
     return api

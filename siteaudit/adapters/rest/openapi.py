@@ -39,7 +39,7 @@ from siteaudit.domain.site import (
     VERIFY_METHOD_NAMES,
 )
 from siteaudit.domain.triage import IndexTriage
-from siteaudit.ports.usecases import Declared, Field, Http, fields_of, result_of
+from siteaudit.ports.usecases import SCHEMA, Declared, Field, Http, fields_of, result_of
 
 REF: Final = "#/components/schemas/"
 
@@ -84,7 +84,6 @@ _REFINED: Final[Mapping[tuple[type, str], dict[str, Any]]] = {
     (Report, "health_score"): {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
     (CoverageWarning, "code"): {"type": "string", "enum": list(COVERAGE_CODES)},
     (Report, "fix_prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
-    (views.FixPrompt, "prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
 }
 # Fields left out of the JSON when None (so optional, never null).
 _OMITTED_WHEN_NONE: Final = frozenset({(Stats, "diff_basis")})
@@ -105,6 +104,8 @@ class _Schemas:
         if attrs.has(kind):
             return self._component(kind)
         origin, arguments = typing.get_origin(kind), typing.get_args(kind)
+        if origin is typing.Literal:
+            return {"type": "string", "enum": list(arguments)}
         if origin in (types.UnionType, typing.Union) and type(None) in arguments:
             (inner,) = [a for a in arguments if a is not type(None)]
             return _nullable(self.of(inner))
@@ -141,7 +142,9 @@ class _Schemas:
                     (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
                 else:
                     required.append(field.name)
-                properties[field.name] = _REFINED.get((kind, field.name)) or self.of(hint)
+                declared = field.metadata.get(SCHEMA)
+                refined = dict(declared) if declared is not None else _REFINED.get((kind, field.name))
+                properties[field.name] = refined or self.of(hint)
             schema: dict[str, Any] = {
                 "type": "object",
                 "properties": properties,
@@ -157,14 +160,10 @@ class _Schemas:
 _schemas = _Schemas()
 for _answer in (
     views.AuditRow,
-    views.Audit,
     views.Issue,
     views.Page,
     views.Account,
     Report,
-    views.ReportTemplates,
-    views.ReportDiff,
-    views.FixPrompt,
     # Registered sites.
     views.SiteList,
     views.UpdatedSite,
@@ -208,7 +207,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "warnings": {"type": "array", "items": ref("Notice")},
         }
     ),
-    "AuditCancelled": _obj({"status": {"type": "string", "enum": ["cancelled"]}}),
     "Health": _obj({"ok": BOOL}),
     "Ping": _obj({"user_id": INT}),
     "OpenApiDocument": {"type": "object", "description": "an OpenAPI 3.1 document"},
@@ -304,28 +302,25 @@ def _op(operation_id: str, summary: str, responses: dict[str, Any], **more: Any)
     return {"operationId": operation_id, "summary": summary, "responses": responses, **more}
 
 
-def _crawl_link(operation_id: str, description: str) -> dict[str, Any]:
+def _link(operation_id: str, name: str, description: str) -> dict[str, Any]:
     return {
         "operationId": operation_id,
-        "parameters": {"crawl_id": "$response.body#/crawl_id"},
+        "parameters": {name: f"$response.body#/{name}"},
         "description": description,
     }
 
 
-# Where the id an audit answers leads: clients (and stateful fuzzers) follow these.
+def _crawl_link(operation_id: str, description: str) -> dict[str, Any]:
+    return _link(operation_id, "crawl_id", description)
+
+
+# Where the id an audit answers leads: clients (and stateful fuzzers) follow these; the declared
+# operations taking the id join them (`Http.link`, `_with_declared_links`).
 _CRAWL_LINKS: Final = {
-    "GetCrawl": _crawl_link("getCrawl", "the audit's status"),
-    "CancelCrawl": _crawl_link("cancelCrawl", "cancel the audit"),
-    "GetReport": _crawl_link("getReport", "the audit's report, once it exists"),
     "ListIssues": _crawl_link("listIssues", "the audit's issues"),
     "ListPages": _crawl_link("listPages", "the audit's pages"),
-    "GetTemplates": _crawl_link("getTemplates", "issues by template, once the report exists"),
-    "GetDiff": _crawl_link("getDiff", "changes against the previous audit, once the report exists"),
-    "GetFixPrompt": _crawl_link("getFixPrompt", "the fix prompt, once the report exists"),
 }
 
-
-_REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
 
 PATHS: Final[dict[str, dict[str, Any]]] = {
     "/v1/health": {"get": _op("health", "Liveness", _ok(ref("Health"), public=True), security=[])},
@@ -425,22 +420,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             },
         ),
     },
-    "/v1/crawls/{crawl_id}": {
-        "parameters": [CRAWL_ID],
-        "get": _op("getCrawl", "Audit status", {**_ok(ref("Audit")), **_errors(ErrorCode.NOT_FOUND)}),
-        "delete": _op(
-            "cancelCrawl",
-            "Cancel an audit",
-            {
-                **_ok(ref("AuditCancelled")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT),
-            },
-        ),
-    },
-    "/v1/crawls/{crawl_id}/report": {
-        "parameters": [CRAWL_ID],
-        "get": _op("getReport", "Full report", {**_ok(ref("Report")), **_errors(*_REPORT_ERRORS)}),
-    },
     "/v1/crawls/{crawl_id}/issues": {
         "parameters": [CRAWL_ID],
         "get": _op(
@@ -488,36 +467,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                 },
                 *_page_params(50, 200),
             ],
-        ),
-    },
-    "/v1/crawls/{crawl_id}/templates": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getTemplates",
-            "Issues by template",
-            {
-                **_ok(ref("ReportTemplates")),
-                **_errors(*_REPORT_ERRORS),
-            },
-        ),
-    },
-    "/v1/crawls/{crawl_id}/diff": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getDiff",
-            "Changes against the previous audit",
-            {**_ok(ref("ReportDiff")), **_errors(*_REPORT_ERRORS)},
-        ),
-    },
-    "/v1/crawls/{crawl_id}/fix-prompt": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getFixPrompt",
-            "Markdown fix prompt for a coding agent (contains data from the crawled site)",
-            {
-                **_ok(ref("FixPrompt")),
-                **_errors(*_REPORT_ERRORS),
-            },
         ),
     },
     "/v1/crawls/{crawl_id}/export": {
@@ -1167,9 +1116,43 @@ def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
     return paths
 
 
+def declared_links(use_cases: Sequence[Declared], name: str) -> dict[str, Any]:
+    """The links to every declared operation with a `link` taking `name` in its path, by the operation's
+    id capitalised (`getCrawl`: `GetCrawl`)."""
+    links: dict[str, Any] = {}
+    for declared in use_cases:
+        http = declared.http
+        if not isinstance(http, Http) or http.link is None:
+            continue
+        if any(f.name == name and f.spec.where == "path" for f in fields_of(declared)):
+            key = http.operation_id[:1].upper() + http.operation_id[1:]
+            links[key] = _link(http.operation_id, name, http.link)
+    return links
+
+
+def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]) -> dict[str, Any]:
+    """`paths` with every answer that links by an id also linking to the declared operations taking it."""
+    linked: dict[str, Any] = {}
+    for where, item in paths.items():
+        linked[where] = item
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, response in operation["responses"].items():
+                links = response.get("links")
+                if not links:
+                    continue
+                names = {name for link in links.values() for name in link["parameters"]}
+                more = {k: v for name in sorted(names) for k, v in declared_links(use_cases, name).items()}
+                response = {**response, "links": {**links, **more}}
+                operation = {**operation, "responses": {**operation["responses"], status: response}}
+                linked[where] = item = {**item, method: operation}
+    return linked
+
+
 def document(use_cases: Sequence[Declared]) -> dict[str, Any]:
     """The document `/v1` serves: the paths written here and those of the declared use cases."""
-    paths = {**PATHS, **declared_paths(use_cases)}
+    paths = _with_declared_links({**PATHS, **declared_paths(use_cases)}, use_cases)
     schemas = {**SCHEMAS, **_schemas.components}
     return {
         **WRITTEN_DOCUMENT,

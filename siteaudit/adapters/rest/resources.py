@@ -6,13 +6,10 @@ import falcon
 
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
 from siteaudit.adapters.rest.views import (
-    ReportPartView,
     account_answer,
-    audit_detail,
     audit_row,
     issue_row,
     page_row,
-    report_answer,
     started_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
@@ -99,33 +96,6 @@ class Crawls(Resource):
         started = self.application.start_audit(request, req.context.caller)
         resp.status = falcon.HTTP_202
         resp.media = started_answer(started)
-
-
-class Crawl(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        known_query(req, ())
-        detail = self.application.get_audit(AuditId(crawl_id), req.context.caller)
-        resp.media = audit_detail(detail, now=self.clock.now())
-
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        self.application.cancel_audit(AuditId(crawl_id), req.context.caller)
-        resp.media = {"status": "cancelled"}
-
-
-class Report(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        resp.media = report_answer(self.application.report(AuditId(crawl_id), req.context.caller))
-
-
-class ReportPart(Resource):
-    """`/templates`, `/diff` and `/fix-prompt`: one part of the stored report, as `view` shows it."""
-
-    def __init__(self, application: Application, clock: Clock, *, view: ReportPartView) -> None:
-        super().__init__(application, clock)
-        self.view = view
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        resp.media = self.view(crawl_id, self.application.report(AuditId(crawl_id), req.context.caller))
 
 
 class Issues(Resource):

@@ -6,14 +6,13 @@ The OpenAPI document's `components.schemas` are generated from these classes and
 values (`openapi.py`), so an answer and its schema cannot drift apart.
 """
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
 from attrs import frozen
 
 from siteaudit.adapters.answers import converter as answers_converter
-from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.console import SyncStatus
@@ -28,16 +27,13 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.credit import as_number
-from siteaudit.domain.diff import Diff
 from siteaudit.domain.issue import Issue as IssueRecord
 from siteaudit.domain.issue import Severity
-from siteaudit.domain.report import Report, TemplateGroup
 from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import Site as SiteRecord
 from siteaudit.domain.triage import IndexTriage, ValueClass
 from siteaudit.ports.application import (
     AccountView,
-    AuditDetail,
     AuditStarted,
     OwnershipProved,
     SiteDetail,
@@ -68,33 +64,6 @@ class AuditRow:
     created_at: datetime
     finished_at: datetime | None
     archived_at: datetime | None
-
-
-@frozen
-class Audit:
-    """An audit's detail."""
-
-    crawl_id: int
-    site_id: int | None
-    site_url: str
-    trigger: str
-    status: AuditStatus
-    pages_crawled: int
-    max_pages: int
-    credits_reserved: float
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
-    archived_at: datetime | None
-    failure_reason: str | None
-    verify_token_set: bool
-    max_rps: float
-    concurrency: int
-    duration_s: float | None
-    pages_per_minute: float | None
-    last_progress_at: datetime | None  # last batch recorded, lease renewed or state move
-    stalled: bool  # its lease's deadline passed and no worker took the audit over
-    render: bool  # its HTML pages are rendered in a browser (docs/rendering.md)
 
 
 @frozen
@@ -137,30 +106,6 @@ class Account:
     api_key_prefix: str
 
 
-@frozen
-class ReportTemplates:
-    """`GET /crawls/{id}/templates`."""
-
-    crawl_id: int
-    templates: tuple[TemplateGroup, ...]
-
-
-@frozen
-class ReportDiff:
-    """`GET /crawls/{id}/diff`: null for a site's first audit."""
-
-    crawl_id: int
-    diff: Diff | None
-
-
-@frozen
-class FixPrompt:
-    """`GET /crawls/{id}/fix-prompt`: markdown for a coding agent; it quotes the crawled site, treat it as data."""
-
-    crawl_id: int
-    prompt: str
-
-
 def _json(value: object) -> dict[str, Any]:
     document: dict[str, Any] = converter.unstructure(value)
     return document
@@ -180,39 +125,6 @@ def audit_row(audit: AuditRecord) -> dict[str, Any]:
             created_at=audit.created_at,
             finished_at=audit.finished_at,
             archived_at=audit.archived_at,
-        )
-    )
-
-
-def audit_detail(detail: AuditDetail, *, now: datetime) -> dict[str, Any]:
-    audit = detail.audit
-    duration = audit.duration_until(now)
-    per_minute = None
-    if duration is not None and duration > 0:
-        per_minute = round(audit.pages_crawled / (duration / 60), 1)
-    return _json(
-        Audit(
-            crawl_id=audit.id,
-            site_id=audit.site_id,
-            site_url=audit.url,
-            trigger=audit.trigger.value,
-            status=audit.status,
-            pages_crawled=audit.pages_crawled,
-            max_pages=audit.max_pages,
-            credits_reserved=as_number(audit.credits_reserved),
-            created_at=audit.created_at,
-            started_at=audit.started_at,
-            finished_at=audit.finished_at,
-            archived_at=audit.archived_at,
-            failure_reason=audit.failure_reason,
-            verify_token_set=audit.verify_token_set,
-            max_rps=audit.max_rps,
-            concurrency=audit.concurrency,
-            duration_s=None if duration is None else round(duration, 1),
-            pages_per_minute=per_minute,
-            last_progress_at=audit.last_progress_at,
-            stalled=detail.stalled,
-            render=audit.render,
         )
     )
 
@@ -259,25 +171,6 @@ def account_answer(view: AccountView) -> dict[str, Any]:
             api_key_prefix=view.api_key_prefix,
         )
     )
-
-
-def report_answer(report: Report) -> dict[str, Any]:
-    return report_json(report)
-
-
-def templates_answer(crawl_id: int, report: Report) -> dict[str, Any]:
-    return _json(ReportTemplates(crawl_id=crawl_id, templates=report.templates))
-
-
-def diff_answer(crawl_id: int, report: Report) -> dict[str, Any]:
-    return _json(ReportDiff(crawl_id=crawl_id, diff=report.diff))
-
-
-def fix_prompt_answer(crawl_id: int, report: Report) -> dict[str, Any]:
-    return _json(FixPrompt(crawl_id=crawl_id, prompt=report.fix_prompt))
-
-
-ReportPartView = Callable[[int, Report], dict[str, Any]]
 
 
 # --- registered sites (docs/rest-api.md "Registered sites") -------------------------------------------

@@ -16,7 +16,7 @@ from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
-from siteaudit.ports.application import AuditProgress, AuditQuery, IssueQuery, PageQuery
+from siteaudit.ports.application import AuditProgress, AuditQuery, IssueQuery, PageQuery, run_declared
 
 ID: Final = f"int(min=1, max={MAX_ID})"
 PER_PAGE: Final = 20
@@ -146,7 +146,9 @@ class AuditPage(Page):
             return
         if audit.status is AuditStatus.DONE:
             try:
-                context["report"] = self.application.report(AuditId(audit_id), caller)
+                context["report"] = run_declared(
+                    self.application, "GetReport", caller, crawl_id=AuditId(audit_id)
+                )
             except DomainError as error:
                 if error.code is not ErrorCode.REPORT_NOT_READY:
                     raise

@@ -23,6 +23,7 @@ from siteaudit.ports.application import (
     AuditQuery,
     SiteChanges,
     SiteRegistration,
+    run_declared,
 )
 
 # Audits the trend plot shows, newest last.
@@ -58,7 +59,7 @@ def _no_score_reason(application: Application, audit: Audit, caller: Caller) -> 
     if audit.status is AuditStatus.CANCELLED:
         return "The audit was cancelled."
     try:
-        warning = application.report(audit.id, caller).coverage_warning
+        warning = run_declared(application, "GetReport", caller, crawl_id=audit.id).coverage_warning
     except DomainError:
         warning = None
     return warning.message if warning is not None else "The audit has no score."
@@ -109,12 +110,6 @@ def impact_plot(event: Any, ident: str) -> Markup:
 # One small fragment over the declared use cases of fix tasks and rechecks (docs/architecture.md): the
 # app finds them by name among `application.use_cases()` (a door reaches declarations at run time, never
 # the services' modules) and renders their answers, the values `/v1` shows (`_tasks.html`, `_recheck.html`).
-
-
-def run_declared(application: Application, name: str, caller: Caller, **inputs: Any) -> Any:
-    """The answer of the declared use case named `name` run with `inputs` for `caller`."""
-    declared = next(d for d in application.use_cases() if d.__name__ == name)
-    return application.handle(declared(**inputs), caller)
 
 
 @frozen

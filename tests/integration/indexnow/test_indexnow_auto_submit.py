@@ -17,6 +17,7 @@ from siteaudit.domain.indexnow import KeyCheckResult
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.indexnow.usecases import CheckIndexNowKey, GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
@@ -80,7 +81,7 @@ def owner(app: App) -> Caller:
 def audited(app: App, caller: Caller, site_id: SiteId) -> AuditId:
     started = app.application.start_site_audit(AuditRequest(site_id=site_id, max_pages=20), caller)
     deadline = time.monotonic() + 60
-    while app.application.get_audit(started.audit.id, caller).audit.status is not AuditStatus.DONE:
+    while app.application.handle(GetAudit(started.audit.id), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline, "the audit did not finish"
         time.sleep(0.05)
     return started.audit.id
@@ -169,7 +170,7 @@ def test_a_plain_url_audit_and_an_unverified_key_submit_nothing(
     assert recent_after(app, caller, site.id, audit) == "key_unverified"
     plain = application.start_audit(AuditRequest(url=httpserver.url_for("/"), max_pages=5), caller)
     deadline = time.monotonic() + 60
-    while application.get_audit(plain.audit.id, caller).audit.status is not AuditStatus.DONE:
+    while application.handle(GetAudit(plain.audit.id), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert endpoint.received == []

@@ -13,6 +13,7 @@ from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.identity import VERIFY_HEADER
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.settings import Settings
 from tests.unit.application.test_application_doors import PAGE, fetched, owner
 
@@ -68,6 +69,6 @@ def test_an_audit_of_a_deleted_site_runs_to_its_end_without_the_secret(httpserve
     httpserver.clear_log()
     application.run_crawl_slice(started.audit.id)
     application.finalize_audit(started.audit.id)
-    audit = application.get_audit(started.audit.id, caller).audit
+    audit = application.handle(GetAudit(started.audit.id), caller)
     assert (audit.status.value, audit.site_id) == ("done", site.id)
     assert {r.headers.get(VERIFY_HEADER) for r in fetched(httpserver, "/")} == {None}

@@ -38,6 +38,7 @@ from siteaudit.domain.ids import SiteId
 from siteaudit.domain.site import Monitoring
 from siteaudit.ports.application import SiteChanges, SiteRegistration
 from siteaudit.ports.site import ProofPage
+from siteaudit.services.audits.usecases import CancelAudit
 from siteaudit.settings import Settings
 from tests.unit.rest.conftest import ScriptedProofs
 
@@ -222,7 +223,7 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
             )
             return
         assert verified or (started.audit.max_rps <= 3 and started.audit.max_pages <= 500)
-        self.app.application.cancel_audit(started.audit.id, self.caller)
+        self.app.application.handle(CancelAudit(started.audit.id), self.caller)
 
     @rule(site_id=consumes(sites))
     def delete(self, site_id: int) -> None:

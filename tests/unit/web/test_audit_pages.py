@@ -16,6 +16,7 @@ from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.ports.application import IssueQuery
 from siteaudit.services import audit as audits
+from siteaudit.services.audits.usecases import GetReport
 from tests.unit.services.test_archive import a_site, run_audit
 from tests.unit.web.conftest import MEMBER, PASSWORD, Site
 
@@ -121,7 +122,7 @@ def test_the_report_page_shows_score_totals_diff_templates_and_drill_down(site: 
     answer = browser.get(f"/app/audits/{second}")
     page = answer.text
     assert answer.status_code == 200 and _h1s(page) == [f"Audit #{second}"]
-    report = site.app.application.report(second, OWNER_CALLER)
+    report = site.app.application.handle(GetReport(second), OWNER_CALLER)
     assert f'id="health-score">{report.health_score}<' in page
     assert "audited pages have an error-level issue" in page
     assert report.diff is not None and report.diff.previous_crawl_id == first
@@ -156,7 +157,7 @@ def test_an_audit_without_a_score_says_why(site: Site) -> None:
         PageFacts(f"{SITE}/", depth=0, fetch_error=None, status_code=200, content_type="application/json")
     ]
     audit_id = run_audit(app.uow, app.crawl, site.clock, OWNER_CALLER, down)
-    report = app.application.report(audit_id, OWNER_CALLER)
+    report = app.application.handle(GetReport(audit_id), OWNER_CALLER)
     assert report.health_score is None and report.coverage_warning is not None
     browser = site.browser()
     browser.sign_in()

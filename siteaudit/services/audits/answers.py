@@ -1,0 +1,106 @@
+"""The results of the audit use cases (docs/rest-api.md "Endpoints"): what every door shows, one attrs class
+per answer, built here from the domain's records. REST answers `converter.unstructure(result)`, the HTTP
+client reads it back with `converter.structure`, and the OpenAPI components are generated from these
+classes (a field's `answer_schema` says what its type alone does not)."""
+
+from datetime import datetime
+from typing import Literal
+
+from attrs import field, frozen
+
+from siteaudit.domain.audit import AuditStatus
+from siteaudit.domain.credit import as_number
+from siteaudit.domain.diff import Diff
+from siteaudit.domain.prompt import MAX_PROMPT_CHARS
+from siteaudit.domain.report import TemplateGroup
+from siteaudit.ports.application import AuditDetail
+from siteaudit.ports.usecases import answer_schema
+
+
+@frozen
+class Audit:
+    """An audit's detail."""
+
+    crawl_id: int
+    site_id: int | None
+    site_url: str
+    trigger: str
+    status: AuditStatus
+    pages_crawled: int
+    max_pages: int
+    credits_reserved: float
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    archived_at: datetime | None
+    failure_reason: str | None
+    verify_token_set: bool
+    max_rps: float
+    concurrency: int
+    duration_s: float | None
+    pages_per_minute: float | None
+    last_progress_at: datetime | None  # last batch recorded, lease renewed or state move
+    stalled: bool  # its lease's deadline passed and no worker took the audit over
+    render: bool  # its HTML pages are rendered in a browser (docs/rendering.md)
+
+    @classmethod
+    def of(cls, detail: AuditDetail, *, now: datetime) -> "Audit":
+        audit = detail.audit
+        duration = audit.duration_until(now)
+        per_minute = None
+        if duration is not None and duration > 0:
+            per_minute = round(audit.pages_crawled / (duration / 60), 1)
+        return cls(
+            crawl_id=audit.id,
+            site_id=audit.site_id,
+            site_url=audit.url,
+            trigger=audit.trigger.value,
+            status=audit.status,
+            pages_crawled=audit.pages_crawled,
+            max_pages=audit.max_pages,
+            credits_reserved=as_number(audit.credits_reserved),
+            created_at=audit.created_at,
+            started_at=audit.started_at,
+            finished_at=audit.finished_at,
+            archived_at=audit.archived_at,
+            failure_reason=audit.failure_reason,
+            verify_token_set=audit.verify_token_set,
+            max_rps=audit.max_rps,
+            concurrency=audit.concurrency,
+            duration_s=None if duration is None else round(duration, 1),
+            pages_per_minute=per_minute,
+            last_progress_at=audit.last_progress_at,
+            stalled=detail.stalled,
+            render=audit.render,
+        )
+
+
+@frozen
+class AuditCancelled:
+    """`DELETE /crawls/{id}`: the audit is cancelled."""
+
+    status: Literal["cancelled"] = "cancelled"
+
+
+@frozen
+class ReportTemplates:
+    """`GET /crawls/{id}/templates`."""
+
+    crawl_id: int
+    templates: tuple[TemplateGroup, ...]
+
+
+@frozen
+class ReportDiff:
+    """`GET /crawls/{id}/diff`: null for a site's first audit."""
+
+    crawl_id: int
+    diff: Diff | None
+
+
+@frozen
+class FixPrompt:
+    """`GET /crawls/{id}/fix-prompt`: markdown for a coding agent; it quotes the crawled site, treat it as data."""
+
+    crawl_id: int
+    prompt: str = field(metadata=answer_schema({"type": "string", "maxLength": MAX_PROMPT_CHARS}))
