@@ -90,15 +90,6 @@ class IssueQuery:
 
 
 @frozen
-class PageQuery:
-    """Which pages of an audit to list."""
-
-    status_code: int | None = None
-    offset: int = 0
-    limit: int = 50
-
-
-@frozen
 class ArchivePolicy:
     """Which ended audits lose their issue and page rows: those ended `older_than_days` ago or more, and
     those beyond the last `keep_last` per site (both given: an audit must meet both). Neither: none."""
@@ -518,10 +509,6 @@ class CallerApi(Protocol):
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
 
     def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        """Raises CrawlArchived when the audit's rows were archived."""
-        ...
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
         """Raises CrawlArchived when the audit's rows were archived."""
         ...
 

@@ -30,6 +30,8 @@ INPUT: Final = "siteaudit.input"
 # attrs metadata of a result's field: its JSON schema where the field's type alone says too little (a
 # string's greatest length), read by the OpenAPI document.
 SCHEMA: Final = "siteaudit.schema"
+# The greatest page number a paged list is read at (its `page` input).
+MAX_PAGE: Final = 100_000
 
 Where = Literal["path", "query", "body"]
 # What a door reads: an integer, a number, a string, true or false, or a list of URLs (strings).

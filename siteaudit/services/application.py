@@ -60,7 +60,6 @@ from siteaudit.ports.application import (
     MemberView,
     NotIndexedQuery,
     OwnershipProved,
-    PageQuery,
     PaymentLink,
     PersonView,
     ProofRechecks,
@@ -77,7 +76,7 @@ from siteaudit.ports.application import (
     TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
-from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.indexnow import IndexNowClient
 from siteaudit.ports.keys import KeyGate
 from siteaudit.ports.mailer import Mailer
@@ -275,18 +274,6 @@ class LocalApplication:
             check=query.check,
             severity=query.severity,
             template=query.template,
-            offset=query.offset,
-            limit=query.limit,
-            uow=self.uow(),
-            crawl=self.crawl,
-        )
-        return Listing(rows, total)
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
-        rows, total = report_services.pages(
-            audit_id,
-            caller,
-            status_code=query.status_code,
             offset=query.offset,
             limit=query.limit,
             uow=self.uow(),

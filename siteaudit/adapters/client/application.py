@@ -48,7 +48,6 @@ from siteaudit.ports.application import (
     Listing,
     NotIndexedQuery,
     OwnershipProved,
-    PageQuery,
     PaymentLink,
     SiteChanges,
     SiteDetail,
@@ -56,7 +55,6 @@ from siteaudit.ports.application import (
     SiteRegistration,
     SiteUpdated,
 )
-from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.usecases import Declared, Http, Result, UseCase, fields_of, result_of
 
 
@@ -189,17 +187,6 @@ class HttpApplication(CallerApi):
             **_page(query.offset, query.limit),
         )
         return convert.listing(answer, convert.issue)
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
-        answer = self._get(
-            caller,
-            f"/crawls/{int(audit_id)}/pages",
-            status_code=query.status_code,
-            **_page(query.offset, query.limit),
-        )
-        return convert.listing(answer, convert.page)
-
-    # --- registered sites ---------------------------------------------------------------------------
 
     def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
         body = {

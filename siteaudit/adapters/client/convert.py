@@ -23,7 +23,6 @@ from siteaudit.domain.console_answers import (
     Opportunities,
     UrlStatus,
 )
-from siteaudit.domain.facts import FetchError
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.site import (
@@ -46,7 +45,6 @@ from siteaudit.ports.application import (
     SiteDetail,
     SiteOwnership,
 )
-from siteaudit.ports.crawl import PageRow
 
 UNSHOWN_USER: Final = UserId(0)
 UNSHOWN_TIME: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -138,21 +136,6 @@ def issue(answer: J) -> Issue:
         url=answer["url"],
         template=answer["template"],
         details=dict(answer["details"] or {}),
-    )
-
-
-def page(answer: J) -> PageRow:
-    return PageRow(
-        url_id=0,
-        url=answer["url"],
-        status_code=answer["status_code"],
-        depth=int(answer["depth"]),
-        title=answer["title"],
-        meta_description=answer["meta_description"],
-        word_count=answer["word_count"] or 0,
-        blocked_by=answer["blocked_by"],
-        fetch_error=None if answer["fetch_error"] is None else FetchError(answer["fetch_error"]),
-        excluded_by=answer.get("excluded_by"),
     )
 
 

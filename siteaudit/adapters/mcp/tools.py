@@ -18,7 +18,7 @@ from siteaudit.adapters.mcp.derived import derived_tools
 from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.mcp.spec import Call, ToolSpec
 from siteaudit.adapters.rest import views
-from siteaudit.adapters.rest.params import MAX_PAGE, paginated
+from siteaudit.adapters.rest.params import paginated
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
@@ -38,11 +38,10 @@ from siteaudit.ports.application import (
     AuditQuery,
     AuditStarted,
     IssueQuery,
-    PageQuery,
     SiteChanges,
     SiteRegistration,
 )
-from siteaudit.ports.usecases import Declared, Tool
+from siteaudit.ports.usecases import MAX_PAGE, Declared, Tool
 
 # Application methods with no tool, and why. The only list of its kind (docs/agents.md "Agents and MCP": key
 # management, the webhook secret and device approval stay in the app).
@@ -221,13 +220,6 @@ def _issues(call: Call) -> dict[str, Any]:
     )
     issues = call.application.issues(_audit_id(call), query, call.caller)
     return paginated([views.issue_row(x) for x in issues.items], page=page, per_page=size, total=issues.total)
-
-
-def _pages(call: Call) -> dict[str, Any]:
-    page, size, offset = _page(call)
-    query = PageQuery(status_code=call.args["status_code"], offset=offset, limit=size)
-    pages = call.application.pages(_audit_id(call), query, call.caller)
-    return paginated([views.page_row(x) for x in pages.items], page=page, per_page=size, total=pages.total)
 
 
 def _listed(noun: str, next_step: str) -> Callable[[dict[str, Any]], str]:
@@ -436,24 +428,6 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
                 min_length=1,
                 max_length=2048,
             ),
-            PAGE,
-            per_page(50, 200),
-        ),
-        untrusted=True,
-    ),
-    ToolSpec(
-        name="list_pages",
-        title="Pages of an audit",
-        description=(
-            "The audit's crawled pages: status code, title, description, words, depth, firewall or fetch "
-            "error. Costs nothing."
-        ),
-        uses=("pages",),
-        run=_pages,
-        summary=_listed("pages", "Filter with status_code (404 finds broken pages)."),
-        params=(
-            CRAWL_ID,
-            Param("status_code", "integer", "Only pages that answered this HTTP status.", low=0, high=999),
             PAGE,
             per_page(50, 200),
         ),

@@ -31,7 +31,6 @@ from siteaudit.adapters.rest.resources import (
     Crawls,
     Health,
     Issues,
-    Pages,
     Ping,
 )
 from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
@@ -92,7 +91,6 @@ def create_api(
     api.add_route("/v1/account", Account(application, clock))
     api.add_route("/v1/crawls", Crawls(application, clock))
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/issues", Issues(application, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/pages", Pages(application, clock))
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application, clock))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
     # Registered sites (docs/rest-api.md "Registered sites").

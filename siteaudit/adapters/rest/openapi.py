@@ -161,7 +161,6 @@ _schemas = _Schemas()
 for _answer in (
     views.AuditRow,
     views.Issue,
-    views.Page,
     views.Account,
     Report,
     # Registered sites.
@@ -198,7 +197,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "ListMeta": META,
     "AuditList": _list_of("AuditRow"),
     "IssueList": _list_of("Issue"),
-    "PageList": _list_of("Page"),
     "AuditStarted": _obj(
         {
             "crawl_id": INT,
@@ -318,7 +316,6 @@ def _crawl_link(operation_id: str, description: str) -> dict[str, Any]:
 # operations taking the id join them (`Http.link`, `_with_declared_links`).
 _CRAWL_LINKS: Final = {
     "ListIssues": _crawl_link("listIssues", "the audit's issues"),
-    "ListPages": _crawl_link("listPages", "the audit's pages"),
 }
 
 
@@ -445,25 +442,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                     "name": "template",
                     "in": "query",
                     "schema": {"type": "string", "minLength": 1, "maxLength": 2048},
-                },
-                *_page_params(50, 200),
-            ],
-        ),
-    },
-    "/v1/crawls/{crawl_id}/pages": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "listPages",
-            "Pages, paginated",
-            {
-                **_ok(ref("PageList")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
-            },
-            parameters=[
-                {
-                    "name": "status_code",
-                    "in": "query",
-                    "schema": {"type": "integer", "minimum": 0, "maximum": 999},
                 },
                 *_page_params(50, 200),
             ],

@@ -9,14 +9,13 @@ from siteaudit.adapters.rest.views import (
     account_answer,
     audit_row,
     issue_row,
-    page_row,
     started_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import MAX_PAGES_CEILING
-from siteaudit.ports.application import Application, AuditQuery, IssueQuery, PageQuery
+from siteaudit.ports.application import Application, AuditQuery, IssueQuery
 from siteaudit.ports.clock import Clock
 
 ID: Final = f"int(min=1, max={MAX_ID})"
@@ -121,17 +120,3 @@ class Issues(Resource):
             # Both filter the same field and filters combine: two different codes match no issue.
             rows, total = [], 0
         resp.media = paginated([issue_row(r) for r in rows], page=page, per_page=per_page, total=total)
-
-
-class Pages(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        known_query(req, ("status_code", "page", "per_page"))
-        fields = Fields(req.params, query=True)
-        status_code = fields.integer("status_code", low=0, high=999)
-        fields.done()
-        page, per_page = page_params(req, default=50, maximum=200)
-        query = PageQuery(status_code=status_code, offset=(page - 1) * per_page, limit=per_page)
-        pages = self.application.pages(AuditId(crawl_id), query, req.context.caller)
-        resp.media = paginated(
-            [page_row(r) for r in pages.items], page=page, per_page=per_page, total=pages.total
-        )

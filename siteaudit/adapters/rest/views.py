@@ -41,7 +41,6 @@ from siteaudit.ports.application import (
     SiteUpdated,
 )
 from siteaudit.ports.application import PaymentLink as PaymentLinkRecord
-from siteaudit.ports.crawl import PageRow
 
 converter: Final = answers_converter
 converter.register_unstructure_hook(AuditStatus, lambda member: member.value)
@@ -75,22 +74,6 @@ class Issue:
     url: str
     template: str
     details: Mapping[str, Any]
-
-
-@frozen
-class Page:
-    """A page row. `excluded_by` is "robots.txt" for a URL robots.txt disallows: it was never
-    requested, so it is not a fetch error and is in no report total (`stats.excluded_by_robots`)."""
-
-    url: str
-    status_code: int | None
-    title: str | None
-    meta_description: str | None
-    word_count: int | None
-    depth: int
-    blocked_by: str | None
-    fetch_error: str | None
-    excluded_by: str | None
 
 
 @frozen
@@ -140,22 +123,6 @@ def issue_row(issue: IssueRecord) -> dict[str, Any]:
         "template": issue.template,
         "details": dict(issue.details),
     }
-
-
-def page_row(page: PageRow) -> dict[str, Any]:
-    return _json(
-        Page(
-            url=page.url,
-            status_code=page.status_code,
-            title=page.title,
-            meta_description=page.meta_description,
-            word_count=page.word_count,
-            depth=page.depth,
-            blocked_by=page.blocked_by,
-            fetch_error=None if page.fetch_error is None else page.fetch_error.value,
-            excluded_by=page.excluded_by,
-        )
-    )
 
 
 def account_answer(view: AccountView) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
-from siteaudit.ports.application import AuditProgress, AuditQuery, IssueQuery, PageQuery, run_declared
+from siteaudit.ports.application import AuditProgress, AuditQuery, IssueQuery, run_declared
 
 ID: Final = f"int(min=1, max={MAX_ID})"
 PER_PAGE: Final = 20
@@ -194,12 +194,14 @@ class AuditPage(Page):
                 ),
                 caller,
             )
-            pages = self.application.pages(
-                audit_id,
-                PageQuery(
-                    status_code=status_code, offset=(page_page - 1) * ROWS_PER_PAGE, limit=ROWS_PER_PAGE
-                ),
+            pages = run_declared(
+                self.application,
+                "ListPages",
                 caller,
+                crawl_id=audit_id,
+                status_code=status_code,
+                page=page_page,
+                per_page=ROWS_PER_PAGE,
             )
         except DomainError as error:
             if error.code is not ErrorCode.CRAWL_ARCHIVED:
@@ -208,8 +210,8 @@ class AuditPage(Page):
         return {
             "chosen": chosen, "here": here, "issues": issues.items, "issue_total": issues.total,
             "issue_page": issue_page, "issue_last": _pages(issues.total, ROWS_PER_PAGE),
-            "page_rows": pages.items, "page_total": pages.total, "page_page": page_page,
-            "page_last": _pages(pages.total, ROWS_PER_PAGE), "severities": SEVERITIES,
+            "page_rows": pages.data, "page_total": pages.meta.total, "page_page": page_page,
+            "page_last": pages.meta.last_page, "severities": SEVERITIES,
             "downloads": [(kind, fmt) for kind in export.KINDS for fmt in export.FORMATS], "pairs": pairs,
         }  # fmt: skip
 

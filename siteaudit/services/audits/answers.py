@@ -14,6 +14,7 @@ from siteaudit.domain.diff import Diff
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import TemplateGroup
 from siteaudit.ports.application import AuditDetail
+from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.usecases import answer_schema
 
 
@@ -104,3 +105,53 @@ class FixPrompt:
 
     crawl_id: int
     prompt: str = field(metadata=answer_schema({"type": "string", "maxLength": MAX_PROMPT_CHARS}))
+
+
+@frozen
+class ListMeta:
+    # Where a page of a longer list stands: its number and size, the whole list's total, the last page.
+    current_page: int
+    per_page: int
+    total: int
+    last_page: int
+
+    @classmethod
+    def of(cls, *, page: int, per_page: int, total: int) -> "ListMeta":
+        return cls(current_page=page, per_page=per_page, total=total, last_page=max(1, -(-total // per_page)))
+
+
+@frozen
+class Page:
+    """A page row. `excluded_by` is "robots.txt" for a URL robots.txt disallows: it was never
+    requested, so it is not a fetch error and is in no report total (`stats.excluded_by_robots`)."""
+
+    url: str
+    status_code: int | None
+    title: str | None
+    meta_description: str | None
+    word_count: int | None
+    depth: int
+    blocked_by: str | None
+    fetch_error: str | None
+    excluded_by: str | None
+
+    @classmethod
+    def of(cls, row: PageRow) -> "Page":
+        return cls(
+            url=row.url,
+            status_code=row.status_code,
+            title=row.title,
+            meta_description=row.meta_description,
+            word_count=row.word_count,
+            depth=row.depth,
+            blocked_by=row.blocked_by,
+            fetch_error=None if row.fetch_error is None else row.fetch_error.value,
+            excluded_by=row.excluded_by,
+        )
+
+
+@frozen
+class PageList:
+    # `GET /crawls/{id}/pages`: one page of the audit's pages.
+    data: tuple[Page, ...]
+    meta: ListMeta

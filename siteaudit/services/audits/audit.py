@@ -9,7 +9,16 @@ from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services import audit as audit_services
 from siteaudit.services import report as report_services
-from siteaudit.services.audits.answers import Audit, AuditCancelled, FixPrompt, ReportDiff, ReportTemplates
+from siteaudit.services.audits.answers import (
+    Audit,
+    AuditCancelled,
+    FixPrompt,
+    ListMeta,
+    Page,
+    PageList,
+    ReportDiff,
+    ReportTemplates,
+)
 from siteaudit.services.audits.usecases import (
     CancelAudit,
     GetAudit,
@@ -17,6 +26,7 @@ from siteaudit.services.audits.usecases import (
     GetFixPrompt,
     GetReport,
     GetTemplates,
+    ListPages,
 )
 
 
@@ -51,3 +61,17 @@ def get_diff(asked: GetDiff, caller: Caller, *, uow: UnitOfWork, crawl: CrawlSto
 def get_fix_prompt(asked: GetFixPrompt, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> FixPrompt:
     report = report_services.report(asked.crawl_id, caller, uow=uow, crawl=crawl)
     return FixPrompt(crawl_id=asked.crawl_id, prompt=report.fix_prompt)
+
+
+def list_pages(asked: ListPages, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> PageList:
+    rows, total = report_services.pages(
+        asked.crawl_id,
+        caller,
+        status_code=asked.status_code,
+        offset=(asked.page - 1) * asked.per_page,
+        limit=asked.per_page,
+        uow=uow,
+        crawl=crawl,
+    )
+    meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
+    return PageList(data=tuple(Page.of(row) for row in rows), meta=meta)

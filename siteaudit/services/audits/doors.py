@@ -2,12 +2,25 @@
 first (each says what to call next), and the progress of the door-own `wait_for_audit`. They read the
 answer as every door shows it (its JSON)."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from siteaudit.domain.audit import AuditStatus
 
 A = Mapping[str, Any]
+
+
+def listed(noun: str, next_step: str) -> Callable[[A], str]:
+    """The summary of one page of a list: how many of how many, which page, and what to call next."""
+
+    def summary(a: A) -> str:
+        meta = a["meta"]
+        return (
+            f"{len(a['data'])} of {meta['total']} {noun} (page {meta['current_page']} of "
+            f"{meta['last_page']}). {next_step}"
+        )
+
+    return summary
 
 
 def audit_ended(a: A) -> bool:

@@ -1,7 +1,7 @@
 """The audit use cases (docs/rest-api.md "Endpoints"), each declared once: its inputs with their bounds, its
 result, and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md,
-"Adding a use case"); the handlers are in `audit.py`. Starting an audit, listing audits, their issues and
-pages are not declared yet; the export (a file streamed) and the app's live progress stay door-own."""
+"Adding a use case"); the handlers are in `audit.py`. Starting an audit, listing audits and their issues
+are not declared yet; the export (a file streamed) and the app's live progress stay door-own."""
 
 from typing import Final
 
@@ -10,12 +10,25 @@ from attrs import field, frozen
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import MAX_ID, AuditId
 from siteaudit.domain.report import Report
-from siteaudit.ports.usecases import Http, Tool, UseCase, Wait, path
+from siteaudit.ports.usecases import MAX_PAGE, Http, Input, Tool, UseCase, Wait, path, query
 from siteaudit.services.audits import doors
-from siteaudit.services.audits.answers import Audit, AuditCancelled, FixPrompt, ReportDiff, ReportTemplates
+from siteaudit.services.audits.answers import (
+    Audit,
+    AuditCancelled,
+    FixPrompt,
+    PageList,
+    ReportDiff,
+    ReportTemplates,
+)
 
 CRAWL_ID: Final = path("The audit's id (crawl_id from start_audit or list_audits).", low=1, high=MAX_ID)
 _REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
+_ROWS_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED)
+PAGE: Final = query("Page of the list, from 1.", low=1, high=MAX_PAGE)
+
+
+def per_page(most: int) -> dict[str, Input]:
+    return query(f"Rows per page, 1-{most}.", low=1, high=most)
 
 
 @frozen
@@ -110,6 +123,37 @@ class GetReport(UseCase[Report]):
 
 
 @frozen
+class ListPages(UseCase[PageList]):
+    """One page of the audit's crawled pages, by URL id. Raises NotFound, or CrawlArchived when the
+    audit's rows were archived."""
+
+    crawl_id: AuditId = field(metadata=CRAWL_ID)
+    status_code: int | None = field(
+        default=None, metadata=query("Only pages that answered this HTTP status.", low=0, high=999)
+    )
+    page: int = field(default=1, metadata=PAGE)
+    per_page: int = field(default=50, metadata=per_page(200))
+
+    http = Http(
+        "GET",
+        "/v1/crawls/{crawl_id}/pages",
+        "listPages",
+        "Pages, paginated",
+        errors=_ROWS_ERRORS,
+        link="the audit's pages",
+    )
+    tool = Tool(
+        "list_pages",
+        "Pages of an audit",
+        "The audit's crawled pages: status code, title, description, words, depth, firewall or fetch "
+        "error. Costs nothing.",
+        doors.listed("pages", "Filter with status_code (404 finds broken pages)."),
+        untrusted=True,
+        after="list_issues",
+    )
+
+
+@frozen
 class GetTemplates(UseCase[ReportTemplates]):
     """The report's issues grouped by URL template. Raises as GetReport does."""
 
@@ -188,4 +232,4 @@ class GetFixPrompt(UseCase[FixPrompt]):
 
 
 # In the order the doors list them (the tool list, the remote CLI's commands).
-USE_CASES: Final = (GetAudit, CancelAudit, GetReport, GetTemplates, GetDiff, GetFixPrompt)
+USE_CASES: Final = (GetAudit, CancelAudit, GetReport, ListPages, GetTemplates, GetDiff, GetFixPrompt)

@@ -30,12 +30,11 @@ from siteaudit.ports.application import (
     CallerApi,
     IssueQuery,
     NotIndexedQuery,
-    PageQuery,
     SiteChanges,
     SiteRegistration,
 )
 from siteaudit.ports.usecases import UseCase
-from siteaudit.services.audits.usecases import CancelAudit, GetAudit, GetReport
+from siteaudit.services.audits.usecases import CancelAudit, GetAudit, GetReport, ListPages
 from siteaudit.services.impact.usecases import GetSiteFixImpact, GetTeamFixImpact
 from siteaudit.services.indexnow.usecases import (
     CheckIndexNowKey,
@@ -125,8 +124,8 @@ def test_a_finished_audit_reads_the_same(service: Service, door: Door) -> None:
     assert issues.total >= 3 and len(issues.items) == 2
     warnings = app.issues(audit_id, IssueQuery(severity=Severity.WARNING, limit=200), owner)
     assert warnings.items and all(i.severity is Severity.WARNING for i in warnings.items)
-    pages = app.pages(audit_id, PageQuery(status_code=404, limit=50), owner)
-    assert sorted(p.url for p in pages.items) == [service.site_url + "gone", service.site_url + "shop.png"]
+    pages = app.handle(ListPages(audit_id, status_code=404, per_page=50), owner)
+    assert sorted(p.url for p in pages.data) == [service.site_url + "gone", service.site_url + "shop.png"]
     assert code_of(lambda: app.issues(audit_id, IssueQuery(), door.rival)) is ErrorCode.NOT_FOUND
 
 
@@ -188,7 +187,7 @@ def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Ser
     same(lambda ls: [views.audit_row(x) for x in ls.items], lambda a, c: a.list_audits(AuditQuery(), c))
     same(converter.unstructure, lambda a, c: a.handle(GetReport(audit_id), c))
     same(lambda ls: [views.issue_row(x) for x in ls.items], lambda a, c: a.issues(audit_id, IssueQuery(), c))
-    same(lambda ls: [views.page_row(x) for x in ls.items], lambda a, c: a.pages(audit_id, PageQuery(), c))
+    same(converter.unstructure, lambda a, c: a.handle(ListPages(audit_id), c))
     same(views.site_list_answer, lambda a, c: a.list_sites(c))
     same(views.site_detail_answer, lambda a, c: a.get_site(site.id, c))
     same(views.verification_answer, lambda a, c: a.site_ownership(site.id, c))
