@@ -41,7 +41,7 @@ from siteaudit.domain.console_answers import (
 )
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.issue import Issue
 from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import Monitoring, MonitoringSkip, Notice, ProofCheck, Site, VerifyMethod
 from siteaudit.domain.triage import IndexTriage
@@ -76,17 +76,6 @@ class ExportKind(enum.StrEnum):
 
 # One row of an export: a `PageRow`, an `Issue` or a `LinkLine`, as `ExportKind` says.
 ExportRow = PageRow | Issue | LinkLine
-
-
-@frozen
-class IssueQuery:
-    """Which issues of an audit to list; the filters combine."""
-
-    check: str | None = None  # a check code
-    severity: Severity | None = None
-    template: str | None = None
-    offset: int = 0
-    limit: int = 50
 
 
 @frozen
@@ -507,10 +496,6 @@ class CallerApi(Protocol):
         ...
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        """Raises CrawlArchived when the audit's rows were archived."""
-        ...
 
     def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
         """A new unverified site with a fresh token. Raises InvalidUrl (also for a host that is not

@@ -47,7 +47,9 @@ class Input:
     checks it). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
     the count to the handler (its own 422), unless `counted`: then it checks a list's count and each URL's
     lengths itself, reads a body large enough for the longest list, and the document shows them; a tool's
-    schema carries every length and count."""
+    schema carries every length and count. A query string's lengths are the REST door's to check, both.
+    An enum is read as one of its values. `rest_only`: an input only `/v1` reads (a second name kept for
+    its clients), not a tool's argument."""
 
     where: Where
     description: str = ""
@@ -60,6 +62,7 @@ class Input:
     max_items: int | None = None
     pattern: str | None = None
     counted: bool = False
+    rest_only: bool = False
 
 
 def path(
@@ -78,10 +81,27 @@ def path(
     return {INPUT: spec}
 
 
-def query(description: str, *, low: float | None = None, high: float | None = None) -> dict[str, Input]:
+def query(
+    description: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    rest_only: bool = False,
+) -> dict[str, Input]:
     """attrs metadata of an input in the query string (REST) or an argument (tool); its default is the
     attrs field's."""
-    return {INPUT: Input("query", description, low=low, high=high)}
+    spec = Input(
+        "query",
+        description,
+        low=low,
+        high=high,
+        min_length=min_length,
+        max_length=max_length,
+        rest_only=rest_only,
+    )
+    return {INPUT: spec}
 
 
 def body(
@@ -214,6 +234,17 @@ class Field:
     spec: Input
     required: bool
     default: Any
+    enum_type: type[enum.Enum] | None = None  # a string that is one of its values
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return () if self.enum_type is None else tuple(str(member.value) for member in self.enum_type)
+
+
+def _enum_of(hint: Any) -> type[enum.Enum] | None:
+    arguments = [a for a in typing.get_args(hint) if a is not type(None)]
+    inner = arguments[0] if len(arguments) == 1 else hint
+    return inner if isinstance(inner, type) and issubclass(inner, enum.Enum) else None
 
 
 def _kind(hint: Any) -> tuple[Kind, bool]:
@@ -229,7 +260,7 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
     if hint is bool:
         return "boolean", False
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        raise TypeError(f"no input kind for {hint!r} yet")
+        return "string", False
     if hint is int:
         return "integer", False
     if hint is float:
@@ -249,7 +280,8 @@ def fields_of(declared: Declared) -> tuple[Field, ...]:
             raise TypeError(f"{declared.__name__}.{attribute.name} says nowhere where a door finds it")
         kind, _ = _kind(hints[attribute.name])
         required = attribute.default is attrs.NOTHING
-        found.append(Field(attribute.name, kind, spec, required, None if required else attribute.default))
+        default = None if required else attribute.default
+        found.append(Field(attribute.name, kind, spec, required, default, _enum_of(hints[attribute.name])))
     return tuple(found)
 
 

@@ -28,7 +28,6 @@ from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.hostlimit import HostLimits
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.render import RenderBudget
@@ -52,7 +51,6 @@ from siteaudit.ports.application import (
     ExportRow,
     Invitation,
     IssuedKey,
-    IssueQuery,
     KeyHolder,
     Listing,
     LocalCheckout,
@@ -266,20 +264,6 @@ class LocalApplication:
     def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
         detail = audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
         return report_services.audit_progress(detail, crawl=self.crawl)
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        rows, total = report_services.issues(
-            audit_id,
-            caller,
-            check=query.check,
-            severity=query.severity,
-            template=query.template,
-            offset=query.offset,
-            limit=query.limit,
-            uow=self.uow(),
-            crawl=self.crawl,
-        )
-        return Listing(rows, total)
 
     def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
         return report_services.export_rows(audit_id, kind, caller, uow=self.uow(), crawl=self.crawl)

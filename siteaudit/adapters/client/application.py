@@ -35,8 +35,7 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.error import Unauthenticated
-from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue
+from siteaudit.domain.ids import SiteId, TeamId, UserId
 from siteaudit.domain.site import Site, VerifyMethod
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.application import (
@@ -44,7 +43,6 @@ from siteaudit.ports.application import (
     AuditQuery,
     AuditStarted,
     CallerApi,
-    IssueQuery,
     Listing,
     NotIndexedQuery,
     OwnershipProved,
@@ -176,17 +174,6 @@ class HttpApplication(CallerApi):
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
         answer = self._get(caller, "/crawls", site_id=query.site_id, **_page(query.offset, query.limit))
         return convert.listing(answer, lambda row: convert.audit_row(row, caller))
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        answer = self._get(
-            caller,
-            f"/crawls/{int(audit_id)}/issues",
-            check=query.check,
-            severity=None if query.severity is None else query.severity.value,
-            template=query.template,
-            **_page(query.offset, query.limit),
-        )
-        return convert.listing(answer, convert.issue)
 
     def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
         body = {

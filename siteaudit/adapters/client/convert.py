@@ -24,7 +24,6 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.site import (
     Monitoring,
     Notice,
@@ -127,16 +126,6 @@ def audit_detail(answer: J, caller: Caller) -> AuditDetail:
         render=bool(answer.get("render", False)),
     )
     return AuditDetail(audit=audit, stalled=bool(answer.get("stalled", False)))
-
-
-def issue(answer: J) -> Issue:
-    return Issue(
-        check_code=answer["check_code"],
-        severity=Severity(answer["severity"]),
-        url=answer["url"],
-        template=answer["template"],
-        details=dict(answer["details"] or {}),
-    )
 
 
 def notices(answer: J) -> tuple[Notice, ...]:

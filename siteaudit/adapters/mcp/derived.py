@@ -42,6 +42,11 @@ def param(found: Field) -> Param:
             min_length=spec.min_length,
             max_length=spec.max_length,
         )
+    if found.enum_type is not None:  # one of its values: the choices bound it
+        default = None if found.default is None else found.default.value
+        return Param(
+            found.name, "string", spec.description, found.required, choices=found.choices, default=default
+        )
     return Param(
         found.name,
         found.kind,
@@ -62,7 +67,11 @@ def use_case_of(declared: Declared, call: Call) -> UseCase[Any]:
         raise ValidationFailed(problem)
     values = {}
     for found in fields_of(declared):
+        if found.spec.rest_only:
+            continue  # not a tool's argument: its default
         value = call.args[found.name]
+        if found.enum_type is not None and value is not None:
+            value = found.enum_type(value)
         values[found.name] = tuple(value) if found.kind == "urls" and value is not None else value
     return declared(**values)
 
@@ -114,7 +123,7 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
         tool = declared.tool
         if not isinstance(tool, Tool):
             continue
-        params = tuple(param(found) for found in fields_of(declared))
+        params = tuple(param(found) for found in fields_of(declared) if not found.spec.rest_only)
         run = answer_of(declared)
         specs.append(
             ToolSpec(

@@ -24,7 +24,6 @@ from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
-from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
     MAX_RPS,
@@ -37,7 +36,6 @@ from siteaudit.domain.site import (
 from siteaudit.ports.application import (
     AuditQuery,
     AuditStarted,
-    IssueQuery,
     SiteChanges,
     SiteRegistration,
 )
@@ -206,20 +204,6 @@ def _list_audits(call: Call) -> dict[str, Any]:
     query = AuditQuery(site_id=None if site_id is None else SiteId(site_id), offset=offset, limit=size)
     audits = call.application.list_audits(query, call.caller)
     return paginated([views.audit_row(x) for x in audits.items], page=page, per_page=size, total=audits.total)
-
-
-def _issues(call: Call) -> dict[str, Any]:
-    page, size, offset = _page(call)
-    severity = call.args["severity"]
-    query = IssueQuery(
-        check=call.args["check"],
-        severity=None if severity is None else Severity(severity),
-        template=call.args["template"],
-        offset=offset,
-        limit=size,
-    )
-    issues = call.application.issues(_audit_id(call), query, call.caller)
-    return paginated([views.issue_row(x) for x in issues.items], page=page, per_page=size, total=issues.total)
 
 
 def _listed(noun: str, next_step: str) -> Callable[[dict[str, Any]], str]:
@@ -406,32 +390,6 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             PAGE,
             per_page(20, 100),
         ),
-    ),
-    ToolSpec(
-        name="list_issues",
-        title="Issues of an audit",
-        description=(
-            "The audit's issues, one row per check and URL, filtered by check code, severity or URL "
-            "template. Costs nothing. Use get_report first to see which checks fail."
-        ),
-        uses=("issues",),
-        run=_issues,
-        summary=_listed("issues", "Filter with check, severity or template; page through with page."),
-        params=(
-            CRAWL_ID,
-            Param("check", "string", "Only this check code (from get_report).", min_length=1, max_length=100),
-            Param("severity", "string", "Only this severity.", choices=tuple(s.value for s in Severity)),
-            Param(
-                "template",
-                "string",
-                "Only this URL template (from get_templates).",
-                min_length=1,
-                max_length=2048,
-            ),
-            PAGE,
-            per_page(50, 200),
-        ),
-        untrusted=True,
     ),
     ToolSpec(
         name="list_sites",

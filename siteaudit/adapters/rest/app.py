@@ -30,7 +30,6 @@ from siteaudit.adapters.rest.resources import (
     Account,
     Crawls,
     Health,
-    Issues,
     Ping,
 )
 from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
@@ -90,7 +89,6 @@ def create_api(
     api.add_route("/v1/ping", Ping(application, clock))
     api.add_route("/v1/account", Account(application, clock))
     api.add_route("/v1/crawls", Crawls(application, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/issues", Issues(application, clock))
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application, clock))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
     # Registered sites (docs/rest-api.md "Registered sites").

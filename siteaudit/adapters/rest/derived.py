@@ -57,8 +57,14 @@ def _scalar(fields: Fields, found: Field) -> Any:
     if found.kind == "boolean":
         given = fields.boolean(found.name)
         return found.default if given is None else given
-    text = fields.string(found.name, max_length=spec.max_length or 0)
-    return found.default if text is None else text
+    # A query string's lengths are both checked here; a body string's lower bound is the handler's.
+    shortest = (spec.min_length or 0) if spec.where == "query" else 0
+    text = fields.string(
+        found.name, max_length=spec.max_length or 0, min_length=shortest, choices=found.choices
+    )
+    if text is None:
+        return found.default
+    return text if found.enum_type is None else found.enum_type(text)
 
 
 def _counted_urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...]:

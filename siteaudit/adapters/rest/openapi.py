@@ -160,7 +160,6 @@ class _Schemas:
 _schemas = _Schemas()
 for _answer in (
     views.AuditRow,
-    views.Issue,
     views.Account,
     Report,
     # Registered sites.
@@ -196,7 +195,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "ErrorCode": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
     "ListMeta": META,
     "AuditList": _list_of("AuditRow"),
-    "IssueList": _list_of("Issue"),
     "AuditStarted": _obj(
         {
             "crawl_id": INT,
@@ -261,6 +259,14 @@ _RETRY_AFTER: Final = {
 }
 
 
+@attrs.frozen
+class LinksTo:
+    """The links of an answer naming the id `name`: to every declared operation taking it with a `link`
+    (`Http.link`), filled in by `document`. Clients (and stateful fuzzers) follow them."""
+
+    name: str
+
+
 def _errors(*codes: ErrorCode, public: bool = False) -> dict[str, Any]:
     by_status: dict[int, list[str]] = {}
     always = (
@@ -284,7 +290,7 @@ def _ok(
     description: str = "OK",
     *,
     public: bool = False,
-    links: dict[str, Any] | None = None,
+    links: dict[str, Any] | LinksTo | None = None,
 ) -> dict[str, Any]:
     response: dict[str, Any] = {
         "description": description,
@@ -308,15 +314,8 @@ def _link(operation_id: str, name: str, description: str) -> dict[str, Any]:
     }
 
 
-def _crawl_link(operation_id: str, description: str) -> dict[str, Any]:
-    return _link(operation_id, "crawl_id", description)
-
-
-# Where the id an audit answers leads: clients (and stateful fuzzers) follow these; the declared
-# operations taking the id join them (`Http.link`, `_with_declared_links`).
-_CRAWL_LINKS: Final = {
-    "ListIssues": _crawl_link("listIssues", "the audit's issues"),
-}
+# Where the id an audit answers leads.
+_CRAWL_LINKS: Final = LinksTo("crawl_id")
 
 
 PATHS: Final[dict[str, dict[str, Any]]] = {
@@ -415,36 +414,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                     }
                 },
             },
-        ),
-    },
-    "/v1/crawls/{crawl_id}/issues": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "listIssues",
-            "Issues, paginated",
-            {
-                **_ok(ref("IssueList")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
-            },
-            parameters=[
-                {
-                    "name": "check",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
-                },
-                {
-                    "name": "check_code",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
-                },
-                {"name": "severity", "in": "query", "schema": ref("Severity")},
-                {
-                    "name": "template",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 2048},
-                },
-                *_page_params(50, 200),
-            ],
         ),
     },
     "/v1/crawls/{crawl_id}/export": {
@@ -1003,12 +972,17 @@ def _input_schema(found: Field) -> dict[str, Any]:
         }
     elif found.kind == "urls":
         schema = {"type": "array", "items": {"type": "string", "maxLength": spec.max_length}}
+    elif found.enum_type is not None:
+        schema = _schemas.of(found.enum_type)
     elif found.kind == "string":
         schema = {"type": "string"}
         if spec.pattern is not None:
             schema["pattern"] = spec.pattern
-        elif spec.max_length is not None:
-            schema["maxLength"] = spec.max_length
+        else:
+            if spec.where == "query" and spec.min_length is not None:  # the door checks both lengths
+                schema["minLength"] = spec.min_length
+            if spec.max_length is not None:
+                schema["maxLength"] = spec.max_length
     elif found.kind == "boolean":
         schema = dict(BOOL)
         if found.default is not None:
@@ -1109,7 +1083,7 @@ def declared_links(use_cases: Sequence[Declared], name: str) -> dict[str, Any]:
 
 
 def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]) -> dict[str, Any]:
-    """`paths` with every answer that links by an id also linking to the declared operations taking it."""
+    """`paths` with each answer's `LinksTo` made the links to the declared operations taking its id."""
     linked: dict[str, Any] = {}
     for where, item in paths.items():
         linked[where] = item
@@ -1118,11 +1092,9 @@ def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]
                 continue
             for status, response in operation["responses"].items():
                 links = response.get("links")
-                if not links:
+                if not isinstance(links, LinksTo):
                     continue
-                names = {name for link in links.values() for name in link["parameters"]}
-                more = {k: v for name in sorted(names) for k, v in declared_links(use_cases, name).items()}
-                response = {**response, "links": {**links, **more}}
+                response = {**response, "links": declared_links(use_cases, links.name)}
                 operation = {**operation, "responses": {**operation["responses"], status: response}}
                 linked[where] = item = {**item, method: operation}
     return linked

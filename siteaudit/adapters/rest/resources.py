@@ -8,14 +8,12 @@ from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_
 from siteaudit.adapters.rest.views import (
     account_answer,
     audit_row,
-    issue_row,
     started_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
-from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
-from siteaudit.domain.issue import Severity
+from siteaudit.domain.ids import MAX_ID, SiteId
 from siteaudit.domain.site import MAX_PAGES_CEILING
-from siteaudit.ports.application import Application, AuditQuery, IssueQuery
+from siteaudit.ports.application import Application, AuditQuery
 from siteaudit.ports.clock import Clock
 
 ID: Final = f"int(min=1, max={MAX_ID})"
@@ -95,28 +93,3 @@ class Crawls(Resource):
         started = self.application.start_audit(request, req.context.caller)
         resp.status = falcon.HTTP_202
         resp.media = started_answer(started)
-
-
-class Issues(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        known_query(req, ("check", "check_code", "severity", "template", "page", "per_page"))
-        fields = Fields(req.params, query=True)
-        check = fields.string("check", max_length=100, min_length=1)
-        check_code = fields.string("check_code", max_length=100, min_length=1)
-        severity = fields.string("severity", max_length=10, choices=("error", "warning", "notice"))
-        template = fields.string("template", max_length=2048, min_length=1)
-        fields.done()
-        page, per_page = page_params(req, default=50, maximum=200)
-        query = IssueQuery(
-            check=check or check_code,
-            severity=Severity(severity) if severity else None,
-            template=template,
-            offset=(page - 1) * per_page,
-            limit=per_page,
-        )
-        issues = self.application.issues(AuditId(crawl_id), query, req.context.caller)
-        rows, total = issues.items, issues.total
-        if check and check_code and check != check_code:
-            # Both filter the same field and filters combine: two different codes match no issue.
-            rows, total = [], 0
-        resp.media = paginated([issue_row(r) for r in rows], page=page, per_page=per_page, total=total)

@@ -27,8 +27,6 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.credit import as_number
-from siteaudit.domain.issue import Issue as IssueRecord
-from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import Site as SiteRecord
 from siteaudit.domain.triage import IndexTriage, ValueClass
@@ -66,17 +64,6 @@ class AuditRow:
 
 
 @frozen
-class Issue:
-    """An issue row; `details` is what was seen, its inner structure not shown."""
-
-    check_code: str
-    severity: Severity
-    url: str
-    template: str
-    details: Mapping[str, Any]
-
-
-@frozen
 class Account:
     """Balances and usage."""
 
@@ -110,19 +97,6 @@ def audit_row(audit: AuditRecord) -> dict[str, Any]:
             archived_at=audit.archived_at,
         )
     )
-
-
-def issue_row(issue: IssueRecord) -> dict[str, Any]:
-    """`Issue` as the converter writes it, built directly: an issue page holds fifty, and the converter
-    walking every `details` document was half the page's CPU (`details` is JSON already, read from a JSON
-    column or made by the checks). A test keeps the two the same."""
-    return {
-        "check_code": issue.check_code,
-        "severity": issue.severity.value,
-        "url": issue.url,
-        "template": issue.template,
-        "details": dict(issue.details),
-    }
 
 
 def account_answer(view: AccountView) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
-from siteaudit.ports.application import AuditProgress, AuditQuery, IssueQuery, run_declared
+from siteaudit.ports.application import AuditProgress, AuditQuery, run_declared
 
 ID: Final = f"int(min=1, max={MAX_ID})"
 PER_PAGE: Final = 20
@@ -183,16 +183,16 @@ class AuditPage(Page):
             return f"/app/audits/{audit_id}" + (f"?{urlencode(query)}" if query else "") + f"#{anchor}"
 
         try:
-            issues = self.application.issues(
-                audit_id,
-                IssueQuery(
-                    check=chosen["check"] or None,
-                    severity=Severity(chosen["severity"]) if chosen["severity"] else None,
-                    template=chosen["template"] or None,
-                    offset=(issue_page - 1) * ROWS_PER_PAGE,
-                    limit=ROWS_PER_PAGE,
-                ),
+            issues = run_declared(
+                self.application,
+                "ListIssues",
                 caller,
+                crawl_id=audit_id,
+                check=chosen["check"] or None,
+                severity=Severity(chosen["severity"]) if chosen["severity"] else None,
+                template=chosen["template"] or None,
+                page=issue_page,
+                per_page=ROWS_PER_PAGE,
             )
             pages = run_declared(
                 self.application,
@@ -208,8 +208,8 @@ class AuditPage(Page):
                 raise
             return {"archived": True, "chosen": chosen, "here": here}
         return {
-            "chosen": chosen, "here": here, "issues": issues.items, "issue_total": issues.total,
-            "issue_page": issue_page, "issue_last": _pages(issues.total, ROWS_PER_PAGE),
+            "chosen": chosen, "here": here, "issues": issues.data, "issue_total": issues.meta.total,
+            "issue_page": issue_page, "issue_last": issues.meta.last_page,
             "page_rows": pages.data, "page_total": pages.meta.total, "page_page": page_page,
             "page_last": pages.meta.last_page, "severities": SEVERITIES,
             "downloads": [(kind, fmt) for kind in export.KINDS for fmt in export.FORMATS], "pairs": pairs,

@@ -3,14 +3,17 @@ per answer, built here from the domain's records. REST answers `converter.unstru
 client reads it back with `converter.structure`, and the OpenAPI components are generated from these
 classes (a field's `answer_schema` says what its type alone does not)."""
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from attrs import field, frozen
 
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.diff import Diff
+from siteaudit.domain.issue import Issue as IssueRecord
+from siteaudit.domain.issue import Severity
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import TemplateGroup
 from siteaudit.ports.application import AuditDetail
@@ -154,4 +157,32 @@ class Page:
 class PageList:
     # `GET /crawls/{id}/pages`: one page of the audit's pages.
     data: tuple[Page, ...]
+    meta: ListMeta
+
+
+@frozen
+class Issue:
+    """An issue row; `details` is what was seen, its inner structure not shown."""
+
+    check_code: str
+    severity: Severity
+    url: str
+    template: str
+    details: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, issue: IssueRecord) -> "Issue":
+        return cls(
+            check_code=issue.check_code,
+            severity=issue.severity,
+            url=issue.url,
+            template=issue.template,
+            details=dict(issue.details),
+        )
+
+
+@frozen
+class IssueList:
+    # `GET /crawls/{id}/issues`: one page of the audit's issues.
+    data: tuple[Issue, ...]
     meta: ListMeta

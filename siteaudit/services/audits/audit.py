@@ -13,6 +13,8 @@ from siteaudit.services.audits.answers import (
     Audit,
     AuditCancelled,
     FixPrompt,
+    Issue,
+    IssueList,
     ListMeta,
     Page,
     PageList,
@@ -26,6 +28,7 @@ from siteaudit.services.audits.usecases import (
     GetFixPrompt,
     GetReport,
     GetTemplates,
+    ListIssues,
     ListPages,
 )
 
@@ -75,3 +78,22 @@ def list_pages(asked: ListPages, caller: Caller, *, uow: UnitOfWork, crawl: Craw
     )
     meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
     return PageList(data=tuple(Page.of(row) for row in rows), meta=meta)
+
+
+def list_issues(asked: ListIssues, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> IssueList:
+    rows, total = report_services.issues(
+        asked.crawl_id,
+        caller,
+        check=asked.check or asked.check_code,
+        severity=asked.severity,
+        template=asked.template,
+        offset=(asked.page - 1) * asked.per_page,
+        limit=asked.per_page,
+        uow=uow,
+        crawl=crawl,
+    )
+    if asked.check and asked.check_code and asked.check != asked.check_code:
+        # Both filter the same field and filters combine: two different codes match no issue.
+        rows, total = [], 0
+    meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
+    return IssueList(data=tuple(Issue.of(row) for row in rows), meta=meta)

@@ -1,7 +1,7 @@
 """The audit use cases (docs/rest-api.md "Endpoints"), each declared once: its inputs with their bounds, its
 result, and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md,
-"Adding a use case"); the handlers are in `audit.py`. Starting an audit, listing audits and their issues
-are not declared yet; the export (a file streamed) and the app's live progress stay door-own."""
+"Adding a use case"); the handlers are in `audit.py`. Starting an audit and listing audits are not declared
+yet; the export (a file streamed) and the app's live progress stay door-own."""
 
 from typing import Final
 
@@ -9,6 +9,7 @@ from attrs import field, frozen
 
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import MAX_ID, AuditId
+from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report
 from siteaudit.ports.usecases import MAX_PAGE, Http, Input, Tool, UseCase, Wait, path, query
 from siteaudit.services.audits import doors
@@ -16,6 +17,7 @@ from siteaudit.services.audits.answers import (
     Audit,
     AuditCancelled,
     FixPrompt,
+    IssueList,
     PageList,
     ReportDiff,
     ReportTemplates,
@@ -119,6 +121,47 @@ class GetReport(UseCase[Report]):
         doors.report_text,
         untrusted=True,
         after="cancel_audit",
+    )
+
+
+@frozen
+class ListIssues(UseCase[IssueList]):
+    """One page of the audit's issues, in writing order; the filters combine (`check` and `check_code`
+    both filter the check code: two different codes match no issue). Raises NotFound, or CrawlArchived
+    when the audit's rows were archived."""
+
+    crawl_id: AuditId = field(metadata=CRAWL_ID)
+    check: str | None = field(
+        default=None,
+        metadata=query("Only this check code (from get_report).", min_length=1, max_length=100),
+    )
+    check_code: str | None = field(
+        default=None, metadata=query("The same as check.", min_length=1, max_length=100, rest_only=True)
+    )
+    severity: Severity | None = field(default=None, metadata=query("Only this severity.", max_length=10))
+    template: str | None = field(
+        default=None,
+        metadata=query("Only this URL template (from get_templates).", min_length=1, max_length=2048),
+    )
+    page: int = field(default=1, metadata=PAGE)
+    per_page: int = field(default=50, metadata=per_page(200))
+
+    http = Http(
+        "GET",
+        "/v1/crawls/{crawl_id}/issues",
+        "listIssues",
+        "Issues, paginated",
+        errors=_ROWS_ERRORS,
+        link="the audit's issues",
+    )
+    tool = Tool(
+        "list_issues",
+        "Issues of an audit",
+        "The audit's issues, one row per check and URL, filtered by check code, severity or URL "
+        "template. Costs nothing. Use get_report first to see which checks fail.",
+        doors.listed("issues", "Filter with check, severity or template; page through with page."),
+        untrusted=True,
+        after="get_report",
     )
 
 
@@ -232,4 +275,13 @@ class GetFixPrompt(UseCase[FixPrompt]):
 
 
 # In the order the doors list them (the tool list, the remote CLI's commands).
-USE_CASES: Final = (GetAudit, CancelAudit, GetReport, ListPages, GetTemplates, GetDiff, GetFixPrompt)
+USE_CASES: Final = (
+    GetAudit,
+    CancelAudit,
+    GetReport,
+    ListIssues,
+    ListPages,
+    GetTemplates,
+    GetDiff,
+    GetFixPrompt,
+)

@@ -28,13 +28,12 @@ from siteaudit.ports.application import (
     Application,
     AuditQuery,
     CallerApi,
-    IssueQuery,
     NotIndexedQuery,
     SiteChanges,
     SiteRegistration,
 )
 from siteaudit.ports.usecases import UseCase
-from siteaudit.services.audits.usecases import CancelAudit, GetAudit, GetReport, ListPages
+from siteaudit.services.audits.usecases import CancelAudit, GetAudit, GetReport, ListIssues, ListPages
 from siteaudit.services.impact.usecases import GetSiteFixImpact, GetTeamFixImpact
 from siteaudit.services.indexnow.usecases import (
     CheckIndexNowKey,
@@ -120,13 +119,13 @@ def test_a_finished_audit_reads_the_same(service: Service, door: Door) -> None:
     report = app.handle(GetReport(audit_id), owner)
     assert 0 <= report.health_score <= 100
     assert report.totals.pages == detail.pages_crawled >= 5
-    issues = app.issues(audit_id, IssueQuery(limit=2), owner)
-    assert issues.total >= 3 and len(issues.items) == 2
-    warnings = app.issues(audit_id, IssueQuery(severity=Severity.WARNING, limit=200), owner)
-    assert warnings.items and all(i.severity is Severity.WARNING for i in warnings.items)
+    issues = app.handle(ListIssues(audit_id, per_page=2), owner)
+    assert issues.meta.total >= 3 and len(issues.data) == 2
+    warnings = app.handle(ListIssues(audit_id, severity=Severity.WARNING, per_page=200), owner)
+    assert warnings.data and all(i.severity is Severity.WARNING for i in warnings.data)
     pages = app.handle(ListPages(audit_id, status_code=404, per_page=50), owner)
     assert sorted(p.url for p in pages.data) == [service.site_url + "gone", service.site_url + "shop.png"]
-    assert code_of(lambda: app.issues(audit_id, IssueQuery(), door.rival)) is ErrorCode.NOT_FOUND
+    assert code_of(lambda: app.handle(ListIssues(audit_id), door.rival)) is ErrorCode.NOT_FOUND
 
 
 def test_refusals_carry_the_same_codes(service: Service, door: Door) -> None:
@@ -186,7 +185,7 @@ def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Ser
     same(converter.unstructure, lambda a, c: a.handle(GetAudit(audit_id), c))
     same(lambda ls: [views.audit_row(x) for x in ls.items], lambda a, c: a.list_audits(AuditQuery(), c))
     same(converter.unstructure, lambda a, c: a.handle(GetReport(audit_id), c))
-    same(lambda ls: [views.issue_row(x) for x in ls.items], lambda a, c: a.issues(audit_id, IssueQuery(), c))
+    same(converter.unstructure, lambda a, c: a.handle(ListIssues(audit_id), c))
     same(converter.unstructure, lambda a, c: a.handle(ListPages(audit_id), c))
     same(views.site_list_answer, lambda a, c: a.list_sites(c))
     same(views.site_detail_answer, lambda a, c: a.get_site(site.id, c))
