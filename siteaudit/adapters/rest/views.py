@@ -1,4 +1,4 @@
-# Over 500 lines: one attrs view per REST answer, from which the OpenAPI components are generated.
+# Over 400 lines: one attrs view per REST answer, from which the OpenAPI components are generated.
 """What the interface shows (docs/rest-api.md "Endpoints"): one attrs class per answer, converted with one
 cattrs converter.
 
