@@ -301,6 +301,7 @@ def remote_audit(
     from siteaudit.domain.audit import AuditRequest, AuditStatus
     from siteaudit.domain.issue import Severity
     from siteaudit.entrypoints.oneshot import exit_for, print_summary
+    from siteaudit.ports.application import run_declared
 
     application, caller = connect(server)
     request = AuditRequest(
@@ -325,8 +326,8 @@ def remote_audit(
     shown = ProgressBar.shown_on_terminal(quiet=as_json or as_csv)
     with ProgressBar(url, total=audit.max_pages, shown=shown) as bar:
         while True:
-            detail = guarded(lambda: application.get_audit(audit.id, caller))
-            current = detail.audit
+            # The audit as GET /crawls/{id} shows it (`GetAudit`'s answer).
+            current = guarded(lambda: run_declared(application, "GetAudit", caller, crawl_id=audit.id))
             waiting = "waiting in the queue" if current.status is AuditStatus.QUEUED else current.status.value
             started = current.started_at
             per_minute = 0.0
@@ -344,7 +345,7 @@ def remote_audit(
             time.sleep(poll_s)
     if current.status is not AuditStatus.DONE:
         fail(f"audit {audit.id} ended {current.status.value}: {current.failure_reason}", EXIT_ENDED_BADLY)
-    report = guarded(lambda: application.report(audit.id, caller))
+    report = guarded(lambda: run_declared(application, "GetReport", caller, crawl_id=audit.id))
     if as_json:
         echo(json_text(report_json(report)))
     elif as_csv:

@@ -37,8 +37,7 @@ from siteaudit.domain.billing import (
 from siteaudit.domain.console import PageTotals
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.report import Report
+from siteaudit.domain.issue import Issue
 from siteaudit.domain.signin import AppSession
 from siteaudit.domain.site import MonitoringSkip, Notice, Site
 from siteaudit.ports.crawl import LinkLine, PageRow
@@ -72,26 +71,6 @@ class ExportKind(enum.StrEnum):
 
 # One row of an export: a `PageRow`, an `Issue` or a `LinkLine`, as `ExportKind` says.
 ExportRow = PageRow | Issue | LinkLine
-
-
-@frozen
-class IssueQuery:
-    """Which issues of an audit to list; the filters combine."""
-
-    check: str | None = None  # a check code
-    severity: Severity | None = None
-    template: str | None = None
-    offset: int = 0
-    limit: int = 50
-
-
-@frozen
-class PageQuery:
-    """Which pages of an audit to list."""
-
-    status_code: int | None = None
-    offset: int = 0
-    limit: int = 50
 
 
 @frozen
@@ -436,27 +415,6 @@ class CallerApi(Protocol):
         ...
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
-
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        """The audit and whether it stalled now. Raises NotFound for another team's audit as for an
-        unknown one."""
-        ...
-
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        """Raises Conflict when the audit already ended."""
-        ...
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        """The stored report (`GET /crawls/{id}/report`). Raises ReportNotReady until the audit is done."""
-        ...
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        """Raises CrawlArchived when the audit's rows were archived."""
-        ...
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
-        """Raises CrawlArchived when the audit's rows were archived."""
-        ...
 
     # The billing links (docs/rest-api.md "Billing"): declared use cases (`handle`).
 

@@ -27,6 +27,11 @@ R = TypeVar("R", covariant=True)
 Result = TypeVar("Result")
 
 INPUT: Final = "siteaudit.input"
+# attrs metadata of a result's field: its JSON schema where the field's type alone says too little (a
+# string's greatest length), read by the OpenAPI document.
+SCHEMA: Final = "siteaudit.schema"
+# The greatest page number a paged list is read at (its `page` input).
+MAX_PAGE: Final = 100_000
 
 Where = Literal["path", "query", "body"]
 # What a door reads: an integer, a number, a string, true or false, one of an enum's values, or a list
@@ -48,7 +53,8 @@ class Input:
     inline in the document), or every member's value (shown inline, or as the enum's component when
     `named`: the type its answers name too); its `max_length` bounds what the REST door reads.
     `shown_default`: the default the document shows when the field's is None because the domain decides
-    it; `format`: the document's format of a string."""
+    it; `format`: the document's format of a string. `rest_only`: an input only `/v1` reads (a second
+    name kept for its clients), not a tool's argument."""
 
     where: Where
     description: str = ""
@@ -66,6 +72,7 @@ class Input:
     named: bool = False
     shown_default: Any = None
     format: str | None = None
+    rest_only: bool = False
 
 
 def path(
@@ -92,6 +99,8 @@ def query(
     high: float | None = None,
     min_length: int | None = None,
     max_length: int | None = None,
+    named: bool = False,
+    rest_only: bool = False,
 ) -> dict[str, Input]:
     """attrs metadata of an input in the query string (REST) or an argument (tool); its default is the
     attrs field's, and one without a default is required. A string's lengths are checked by the REST door
@@ -105,6 +114,8 @@ def query(
         min_length=min_length,
         max_length=max_length,
         strict=True,
+        named=named,
+        rest_only=rest_only,
     )
     return {INPUT: spec}
 
@@ -149,6 +160,11 @@ def body(
     return {INPUT: spec}
 
 
+def answer_schema(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """attrs metadata of a result's field: the JSON schema the OpenAPI document shows for it."""
+    return {SCHEMA: schema}
+
+
 @frozen
 class Alias:
     """One more path `/v1` serves a use case at (a renamed identifier's other name), with its own OpenAPI
@@ -178,7 +194,9 @@ class Http:
     answer's `links` and its description `answer`, else the status's phrase), a stricter limit on top of
     the shared per-key one (`limit`: the bucket's name and its `Limit`), which its tool shares and its
     `aliases` too (the same bucket), and the other paths it is served at. A 204 answers no body at REST:
-    its result (what the tools show) is built from the path's inputs."""
+    its result (what the tools show) is built from the path's inputs. `link`: what the operation is to
+    an answer naming its path input (the OpenAPI link every answer naming that id carries to it: an audit
+    started leads to its status)."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -195,6 +213,7 @@ class Http:
     body_name: str | None = None
     links: tuple[Link, ...] = ()
     answer: str | None = None
+    link: str | None = None
 
 
 Summary = Callable[[Mapping[str, Any]], str]
@@ -219,7 +238,8 @@ class Tool:
     """How the MCP door (HTTP and stdio, and so the remote CLI) offers a use case: the tool's name, title,
     description and annotations, the summary of its answer a model reads first, and door-own tools
     built on it (`waits`). `after`: the tool it is listed after (empty: after the hand-written ones, in
-    declaration order), so a moved tool keeps its place in the list."""
+    declaration order), so a moved tool keeps its place in the list. `terminal`: what a terminal (the
+    remote CLI) prints after the summary, when the answer holds text meant to be read whole."""
 
     name: str
     title: str
@@ -232,6 +252,7 @@ class Tool:
     untrusted: bool = False  # quotes text taken from crawled sites
     waits: tuple[Wait, ...] = ()
     after: str = ""
+    terminal: Callable[[Mapping[str, Any]], str] | None = None
 
 
 @frozen

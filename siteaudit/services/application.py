@@ -21,11 +21,10 @@ from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.hostlimit import HostLimits
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.render import RenderBudget
-from siteaudit.domain.report import AllowListAdvice, Report
+from siteaudit.domain.report import AllowListAdvice
 from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site
 from siteaudit.ports.application import (
@@ -33,7 +32,6 @@ from siteaudit.ports.application import (
     Admission,
     AppViewer,
     ArchivePolicy,
-    AuditDetail,
     AuditProgress,
     AuditQuery,
     AuditStarted,
@@ -45,13 +43,11 @@ from siteaudit.ports.application import (
     ExportRow,
     Invitation,
     IssuedKey,
-    IssueQuery,
     KeyHolder,
     Listing,
     LocalCheckout,
     LocalCheckoutDone,
     MemberView,
-    PageQuery,
     PersonView,
     ProofRechecks,
     Reaped,
@@ -62,7 +58,7 @@ from siteaudit.ports.application import (
     TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
-from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.indexnow import IndexNowClient
 from siteaudit.ports.keys import KeyGate
 from siteaudit.ports.mailer import Mailer
@@ -169,6 +165,7 @@ class LocalApplication:
             {
                 "uow": self.uow,
                 "clock": lambda: self.clock,
+                "metrics": lambda: self.metrics,
                 "crawl": lambda: self.crawl,
                 "queue": lambda: self.queue,
                 "limiter": self._limiter,
@@ -258,46 +255,9 @@ class LocalApplication:
         )
         return Listing(audits, total)
 
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        return audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
-
     def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
         detail = audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
         return report_services.audit_progress(detail, crawl=self.crawl)
-
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        return audit_services.cancel_audit(
-            audit_id, caller, uow=self.uow(), clock=self.clock, metrics=self.metrics
-        )
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        return report_services.report(audit_id, caller, uow=self.uow(), crawl=self.crawl)
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        rows, total = report_services.issues(
-            audit_id,
-            caller,
-            check=query.check,
-            severity=query.severity,
-            template=query.template,
-            offset=query.offset,
-            limit=query.limit,
-            uow=self.uow(),
-            crawl=self.crawl,
-        )
-        return Listing(rows, total)
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
-        rows, total = report_services.pages(
-            audit_id,
-            caller,
-            status_code=query.status_code,
-            offset=query.offset,
-            limit=query.limit,
-            uow=self.uow(),
-            crawl=self.crawl,
-        )
-        return Listing(rows, total)
 
     def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
         return report_services.export_rows(audit_id, kind, caller, uow=self.uow(), crawl=self.crawl)

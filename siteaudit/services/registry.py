@@ -20,6 +20,8 @@ from siteaudit.domain.account import Caller
 from siteaudit.ports.usecases import Declared, UseCase
 from siteaudit.services.access import access
 from siteaudit.services.access import usecases as site_access
+from siteaudit.services.audits import audit
+from siteaudit.services.audits import usecases as audits
 from siteaudit.services.billing import billing
 from siteaudit.services.billing import usecases as billing_links
 from siteaudit.services.console import read as console_read
@@ -40,6 +42,7 @@ Handler = Callable[..., Any]
 # The modules holding handlers, per feature package; and every declared use case, in the order the doors
 # list them.
 HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
+    audit,
     site,
     task,
     recheck,
@@ -50,6 +53,7 @@ HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
     access,
 )
 USE_CASES: Final[tuple[Declared, ...]] = (
+    *audits.USE_CASES,
     *sites.USE_CASES,
     *tasks.USE_CASES,
     *fix_impact.USE_CASES,

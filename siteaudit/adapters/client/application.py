@@ -28,20 +28,14 @@ from siteaudit.adapters.client.transport import Transport
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.error import Unauthenticated
-from siteaudit.domain.ids import AuditId, TeamId, UserId
-from siteaudit.domain.issue import Issue
-from siteaudit.domain.report import Report
+from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.ports.application import (
     AccountView,
-    AuditDetail,
     AuditQuery,
     AuditStarted,
     CallerApi,
-    IssueQuery,
     Listing,
-    PageQuery,
 )
-from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.usecases import Declared, Http, Result, UseCase, fields_of, result_of
 
 
@@ -150,7 +144,7 @@ class HttpApplication(CallerApi):
 
     def _started(self, answer: Mapping[str, Any], caller: Caller) -> AuditStarted:
         # The 202 names the audit; the stored audit is read back so the result is the whole value.
-        detail = self.get_audit(AuditId(int(answer["crawl_id"])), caller)
+        detail = convert.audit_detail(self._get(caller, f"/crawls/{int(answer['crawl_id'])}"), caller)
         return AuditStarted(audit=detail.audit, notices=convert.notices(answer))
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
@@ -169,33 +163,3 @@ class HttpApplication(CallerApi):
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
         answer = self._get(caller, "/crawls", site_id=query.site_id, **_page(query.offset, query.limit))
         return convert.listing(answer, lambda row: convert.audit_row(row, caller))
-
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        return convert.audit_detail(self._get(caller, f"/crawls/{int(audit_id)}"), caller)
-
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        self._send("DELETE", caller, f"/crawls/{int(audit_id)}")
-        return self.get_audit(audit_id, caller).audit
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        return convert.report(self._get(caller, f"/crawls/{int(audit_id)}/report"))
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        answer = self._get(
-            caller,
-            f"/crawls/{int(audit_id)}/issues",
-            check=query.check,
-            severity=None if query.severity is None else query.severity.value,
-            template=query.template,
-            **_page(query.offset, query.limit),
-        )
-        return convert.listing(answer, convert.issue)
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
-        answer = self._get(
-            caller,
-            f"/crawls/{int(audit_id)}/pages",
-            status_code=query.status_code,
-            **_page(query.offset, query.limit),
-        )
-        return convert.listing(answer, convert.page)

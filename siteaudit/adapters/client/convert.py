@@ -13,13 +13,9 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from siteaudit.adapters.report_json import report_from_json
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus, AuditTrigger
-from siteaudit.domain.facts import FetchError
 from siteaudit.domain.ids import AuditId, SiteId, UserId
-from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.report import Report
 from siteaudit.domain.site import (
     Notice,
     NoticeCode,
@@ -29,7 +25,6 @@ from siteaudit.ports.application import (
     AuditDetail,
     Listing,
 )
-from siteaudit.ports.crawl import PageRow
 
 UNSHOWN_USER: Final = UserId(0)
 UNSHOWN_TIME: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -97,7 +92,8 @@ def audit_row(answer: J, caller: Caller) -> Audit:
 
 
 def audit_detail(answer: J, caller: Caller) -> AuditDetail:
-    """`GET /crawls/{id}`: the detail carries no health score (the list rows do)."""
+    """`GET /crawls/{id}`, read back after `POST /crawls` (the 202 names the audit): the detail carries no
+    health score (the list rows do)."""
     audit = _audit(
         answer,
         caller,
@@ -111,35 +107,6 @@ def audit_detail(answer: J, caller: Caller) -> AuditDetail:
         render=bool(answer.get("render", False)),
     )
     return AuditDetail(audit=audit, stalled=bool(answer.get("stalled", False)))
-
-
-def report(answer: J) -> Report:
-    return report_from_json(answer)
-
-
-def issue(answer: J) -> Issue:
-    return Issue(
-        check_code=answer["check_code"],
-        severity=Severity(answer["severity"]),
-        url=answer["url"],
-        template=answer["template"],
-        details=dict(answer["details"] or {}),
-    )
-
-
-def page(answer: J) -> PageRow:
-    return PageRow(
-        url_id=0,
-        url=answer["url"],
-        status_code=answer["status_code"],
-        depth=int(answer["depth"]),
-        title=answer["title"],
-        meta_description=answer["meta_description"],
-        word_count=answer["word_count"] or 0,
-        blocked_by=answer["blocked_by"],
-        fetch_error=None if answer["fetch_error"] is None else FetchError(answer["fetch_error"]),
-        excluded_by=answer.get("excluded_by"),
-    )
 
 
 def notices(answer: J) -> tuple[Notice, ...]:

@@ -71,6 +71,8 @@ def use_case_of(declared: Declared, call: Call) -> UseCase[Any]:
         raise ValidationFailed(problem)
     values = {}
     for found in fields_of(declared):
+        if found.spec.rest_only:
+            continue  # not a tool's argument: its default
         value = call.args[found.name]
         values[found.name] = tuple(value) if found.kind == "urls" and value is not None else found.read(value)
     return declared(**values)
@@ -123,7 +125,7 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
         tool = declared.tool
         if not isinstance(tool, Tool):
             continue
-        params = tuple(param(found) for found in fields_of(declared))
+        params = tuple(param(found) for found in fields_of(declared) if not found.spec.rest_only)
         run = answer_of(declared)
         specs.append(
             ToolSpec(
@@ -140,6 +142,7 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
                 open_world=tool.open_world,
                 untrusted=tool.untrusted,
                 limited=limited(declared),
+                terminal=tool.terminal,
             )
         )
         specs.extend(

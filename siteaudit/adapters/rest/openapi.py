@@ -26,7 +26,7 @@ from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Sta
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
 )
-from siteaudit.ports.usecases import Declared, Field, Http, body_required, fields_of, result_of
+from siteaudit.ports.usecases import SCHEMA, Declared, Field, Http, body_required, fields_of, result_of
 
 REF: Final = "#/components/schemas/"
 
@@ -71,7 +71,6 @@ _REFINED: Final[Mapping[tuple[type, str], dict[str, Any]]] = {
     (Report, "health_score"): {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
     (CoverageWarning, "code"): {"type": "string", "enum": list(COVERAGE_CODES)},
     (Report, "fix_prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
-    (views.FixPrompt, "prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
 }
 # Fields left out of the JSON when None (so optional, never null).
 _OMITTED_WHEN_NONE: Final = frozenset({(Stats, "diff_basis")})
@@ -92,6 +91,8 @@ class _Schemas:
         if attrs.has(kind):
             return self._component(kind)
         origin, arguments = typing.get_origin(kind), typing.get_args(kind)
+        if origin is typing.Literal:
+            return {"type": "string", "enum": list(arguments)}
         if origin in (types.UnionType, typing.Union) and type(None) in arguments:
             (inner,) = [a for a in arguments if a is not type(None)]
             return _nullable(self.of(inner))
@@ -128,7 +129,9 @@ class _Schemas:
                     (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
                 else:
                     required.append(field.name)
-                properties[field.name] = _REFINED.get((kind, field.name)) or self.of(hint)
+                declared = field.metadata.get(SCHEMA)
+                refined = dict(declared) if declared is not None else _REFINED.get((kind, field.name))
+                properties[field.name] = refined or self.of(hint)
             schema: dict[str, Any] = {
                 "type": "object",
                 "properties": properties,
@@ -144,14 +147,8 @@ class _Schemas:
 _schemas = _Schemas()
 for _answer in (
     views.AuditRow,
-    views.Audit,
-    views.Issue,
-    views.Page,
     views.Account,
     Report,
-    views.ReportTemplates,
-    views.ReportDiff,
-    views.FixPrompt,
 ):
     _schemas.of(_answer)
 
@@ -178,8 +175,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "ErrorCode": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
     "ListMeta": META,
     "AuditList": _list_of("AuditRow"),
-    "IssueList": _list_of("Issue"),
-    "PageList": _list_of("Page"),
     "AuditStarted": _obj(
         {
             "crawl_id": INT,
@@ -188,7 +183,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "warnings": {"type": "array", "items": ref("Notice")},
         }
     ),
-    "AuditCancelled": _obj({"status": {"type": "string", "enum": ["cancelled"]}}),
     "Health": _obj({"ok": BOOL}),
     "Ping": _obj({"user_id": INT}),
     "OpenApiDocument": {"type": "object", "description": "an OpenAPI 3.1 document"},
@@ -245,6 +239,14 @@ _RETRY_AFTER: Final = {
 }
 
 
+@attrs.frozen
+class LinksTo:
+    """The links of an answer naming the id `name`: to every declared operation taking it with a `link`
+    (`Http.link`), filled in by `document`. Clients (and stateful fuzzers) follow them."""
+
+    name: str
+
+
 def _errors(*codes: ErrorCode, public: bool = False) -> dict[str, Any]:
     by_status: dict[int, list[str]] = {}
     always = (
@@ -268,7 +270,7 @@ def _ok(
     description: str = "OK",
     *,
     public: bool = False,
-    links: dict[str, Any] | None = None,
+    links: dict[str, Any] | LinksTo | None = None,
 ) -> dict[str, Any]:
     response: dict[str, Any] = {
         "description": description,
@@ -284,28 +286,17 @@ def _op(operation_id: str, summary: str, responses: dict[str, Any], **more: Any)
     return {"operationId": operation_id, "summary": summary, "responses": responses, **more}
 
 
-def _crawl_link(operation_id: str, description: str) -> dict[str, Any]:
+def _link(operation_id: str, name: str, description: str) -> dict[str, Any]:
     return {
         "operationId": operation_id,
-        "parameters": {"crawl_id": "$response.body#/crawl_id"},
+        "parameters": {name: f"$response.body#/{name}"},
         "description": description,
     }
 
 
-# Where the id an audit answers leads: clients (and stateful fuzzers) follow these.
-_CRAWL_LINKS: Final = {
-    "GetCrawl": _crawl_link("getCrawl", "the audit's status"),
-    "CancelCrawl": _crawl_link("cancelCrawl", "cancel the audit"),
-    "GetReport": _crawl_link("getReport", "the audit's report, once it exists"),
-    "ListIssues": _crawl_link("listIssues", "the audit's issues"),
-    "ListPages": _crawl_link("listPages", "the audit's pages"),
-    "GetTemplates": _crawl_link("getTemplates", "issues by template, once the report exists"),
-    "GetDiff": _crawl_link("getDiff", "changes against the previous audit, once the report exists"),
-    "GetFixPrompt": _crawl_link("getFixPrompt", "the fix prompt, once the report exists"),
-}
+# Where the id an audit answers leads.
+_CRAWL_LINKS: Final = LinksTo("crawl_id")
 
-
-_REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
 
 PATHS: Final[dict[str, dict[str, Any]]] = {
     "/v1/health": {"get": _op("health", "Liveness", _ok(ref("Health"), public=True), security=[])},
@@ -402,101 +393,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                         }
                     }
                 },
-            },
-        ),
-    },
-    "/v1/crawls/{crawl_id}": {
-        "parameters": [CRAWL_ID],
-        "get": _op("getCrawl", "Audit status", {**_ok(ref("Audit")), **_errors(ErrorCode.NOT_FOUND)}),
-        "delete": _op(
-            "cancelCrawl",
-            "Cancel an audit",
-            {
-                **_ok(ref("AuditCancelled")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT),
-            },
-        ),
-    },
-    "/v1/crawls/{crawl_id}/report": {
-        "parameters": [CRAWL_ID],
-        "get": _op("getReport", "Full report", {**_ok(ref("Report")), **_errors(*_REPORT_ERRORS)}),
-    },
-    "/v1/crawls/{crawl_id}/issues": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "listIssues",
-            "Issues, paginated",
-            {
-                **_ok(ref("IssueList")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
-            },
-            parameters=[
-                {
-                    "name": "check",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
-                },
-                {
-                    "name": "check_code",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
-                },
-                {"name": "severity", "in": "query", "schema": ref("Severity")},
-                {
-                    "name": "template",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 2048},
-                },
-                *_page_params(50, 200),
-            ],
-        ),
-    },
-    "/v1/crawls/{crawl_id}/pages": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "listPages",
-            "Pages, paginated",
-            {
-                **_ok(ref("PageList")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
-            },
-            parameters=[
-                {
-                    "name": "status_code",
-                    "in": "query",
-                    "schema": {"type": "integer", "minimum": 0, "maximum": 999},
-                },
-                *_page_params(50, 200),
-            ],
-        ),
-    },
-    "/v1/crawls/{crawl_id}/templates": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getTemplates",
-            "Issues by template",
-            {
-                **_ok(ref("ReportTemplates")),
-                **_errors(*_REPORT_ERRORS),
-            },
-        ),
-    },
-    "/v1/crawls/{crawl_id}/diff": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getDiff",
-            "Changes against the previous audit",
-            {**_ok(ref("ReportDiff")), **_errors(*_REPORT_ERRORS)},
-        ),
-    },
-    "/v1/crawls/{crawl_id}/fix-prompt": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getFixPrompt",
-            "Markdown fix prompt for a coding agent (contains data from the crawled site)",
-            {
-                **_ok(ref("FixPrompt")),
-                **_errors(*_REPORT_ERRORS),
             },
         ),
     },
@@ -824,9 +720,41 @@ def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
     return paths
 
 
+def declared_links(use_cases: Sequence[Declared], name: str) -> dict[str, Any]:
+    """The links to every declared operation with a `link` taking `name` in its path, by the operation's
+    id capitalised (`getCrawl`: `GetCrawl`)."""
+    links: dict[str, Any] = {}
+    for declared in use_cases:
+        http = declared.http
+        if not isinstance(http, Http) or http.link is None:
+            continue
+        if any(f.name == name and f.spec.where == "path" for f in fields_of(declared)):
+            key = http.operation_id[:1].upper() + http.operation_id[1:]
+            links[key] = _link(http.operation_id, name, http.link)
+    return links
+
+
+def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]) -> dict[str, Any]:
+    """`paths` with each answer's `LinksTo` made the links to the declared operations taking its id."""
+    linked: dict[str, Any] = {}
+    for where, item in paths.items():
+        linked[where] = item
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, response in operation["responses"].items():
+                links = response.get("links")
+                if not isinstance(links, LinksTo):
+                    continue
+                response = {**response, "links": declared_links(use_cases, links.name)}
+                operation = {**operation, "responses": {**operation["responses"], status: response}}
+                linked[where] = item = {**item, method: operation}
+    return linked
+
+
 def document(use_cases: Sequence[Declared]) -> dict[str, Any]:
     """The document `/v1` serves: the paths written here and those of the declared use cases."""
-    paths = {**PATHS, **declared_paths(use_cases)}
+    paths = _with_declared_links({**PATHS, **declared_paths(use_cases)}, use_cases)
     schemas = {**SCHEMAS, **_schemas.components}
     return {
         **WRITTEN_DOCUMENT,

@@ -53,7 +53,7 @@ def _no_score_reason(application: CallerApi, audit: Audit, caller: Caller) -> st
     if audit.status is AuditStatus.CANCELLED:
         return "The audit was cancelled."
     try:
-        warning = application.report(audit.id, caller).coverage_warning
+        warning = run_declared(application, "GetReport", caller, crawl_id=audit.id).coverage_warning
     except DomainError:
         warning = None
     return warning.message if warning is not None else "The audit has no score."

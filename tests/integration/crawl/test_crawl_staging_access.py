@@ -35,6 +35,7 @@ from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.network import Fetcher
 from siteaudit.ports.render import BrowserRequest
 from siteaudit.services.access.usecases import GetSiteAccess, RemoveSiteAccess, SetSiteAccess
+from siteaudit.services.audits.usecases import GetAudit, GetReport
 from siteaudit.services.crawl import run_crawl_slice
 from siteaudit.services.crawl.render import BrowserGuard
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
@@ -166,7 +167,7 @@ def owner(app: App) -> Caller:
 
 def finished(app: App, caller: Caller, audit_id: AuditId) -> None:
     deadline = time.monotonic() + 60
-    while app.application.get_audit(audit_id, caller).audit.status is not AuditStatus.DONE:
+    while app.application.handle(GetAudit(audit_id), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline, "the audit did not finish"
         time.sleep(0.05)
 
@@ -214,7 +215,7 @@ def test_a_newcomer_audits_a_staging_site_behind_basic_auth_and_the_other_origin
     for path, headers in elsewhere.hits:
         assert not {"authorization", "x-preview-token", "cookie"} & set(headers), (path, headers)
         assert not any(secret in value for value in headers.values() for secret in SECRETS)
-    report = str(converter.unstructure(application.report(AuditId(started.crawl_id), caller)))
+    report = str(converter.unstructure(application.handle(GetReport(AuditId(started.crawl_id)), caller)))
     assert "Clock 2" in report or "clocks/2" in report
     assert not any(secret in report for secret in SECRETS)
 

@@ -16,6 +16,7 @@ from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.indexnow import KeyCheckResult
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.indexnow.usecases import CheckIndexNowKey, GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
@@ -80,7 +81,7 @@ def owner(app: App) -> Caller:
 def audited(app: App, caller: Caller, site_id: SiteId) -> AuditId:
     started = app.application.handle(CrawlSite(site_id=site_id, max_pages=20), caller)
     deadline = time.monotonic() + 60
-    while app.application.get_audit(AuditId(started.crawl_id), caller).audit.status is not AuditStatus.DONE:
+    while app.application.handle(GetAudit(AuditId(started.crawl_id)), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline, "the audit did not finish"
         time.sleep(0.05)
     return AuditId(started.crawl_id)
@@ -169,7 +170,7 @@ def test_a_plain_url_audit_and_an_unverified_key_submit_nothing(
     assert recent_after(app, caller, site.id, audit) == "key_unverified"
     plain = application.start_audit(AuditRequest(url=httpserver.url_for("/"), max_pages=5), caller)
     deadline = time.monotonic() + 60
-    while application.get_audit(plain.audit.id, caller).audit.status is not AuditStatus.DONE:
+    while application.handle(GetAudit(plain.audit.id), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert endpoint.received == []

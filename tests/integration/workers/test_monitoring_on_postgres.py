@@ -15,6 +15,7 @@ from siteaudit.domain.audit import AuditStatus, AuditTrigger
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.entrypoints.scheduler import scheduler_pass
 from siteaudit.ports.application import AuditQuery
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.sites.usecases import GetSite, RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
 from tests.unit.application.test_alert_mail import Inbox, free_port, serve_site
@@ -67,8 +68,8 @@ def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
                     if application.run_crawl_slice(audit_id).next != "slice":
                         break
                 application.finalize_audit(audit_id)
-                audit = application.get_audit(audit_id, caller).audit
-                assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE)
+                audit = application.handle(GetAudit(audit_id), caller)
+                assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE.value)
             return [int(a) for a in started]
 
         assert len(day()) == 1 and inbox.mails == []

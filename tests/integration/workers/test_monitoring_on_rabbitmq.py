@@ -17,6 +17,7 @@ from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.entrypoints.scheduler import scheduler_pass
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import AuditQuery
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.sites.usecases import GetSite, RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
 from tests.unit.application.test_alert_mail import Inbox, free_port, serve_site
@@ -69,11 +70,11 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
             ]
             for audit_id in started:
                 deadline = time.monotonic() + 60
-                while application.get_audit(audit_id, caller).audit.status is not AuditStatus.DONE:
-                    assert time.monotonic() < deadline, application.get_audit(audit_id, caller).audit
+                while application.handle(GetAudit(audit_id), caller).status is not AuditStatus.DONE:
+                    assert time.monotonic() < deadline, application.handle(GetAudit(audit_id), caller)
                     time.sleep(0.05)
-                audit = application.get_audit(audit_id, caller).audit
-                assert audit.trigger is AuditTrigger.SCHEDULE and audit.pages_crawled > 0
+                audit = application.handle(GetAudit(audit_id), caller)
+                assert audit.trigger == AuditTrigger.SCHEDULE and audit.pages_crawled > 0
             return [int(a) for a in started]
 
         assert len(day()) == 1

@@ -27,6 +27,7 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.ports.application import AuditQuery
 from siteaudit.services import events
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.indexnow.usecases import GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.services.sites.usecases import RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
@@ -119,8 +120,8 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
             if application.run_crawl_slice(audit_id).next != "slice":
                 break
         application.finalize_audit(audit_id)
-        audit = application.get_audit(audit_id, caller).audit
-        assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE)
+        audit = application.handle(GetAudit(audit_id), caller)
+        assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE.value)
         return int(audit_id)
 
     scheduled_audit(0)  # the first: nothing to compare with
@@ -226,7 +227,7 @@ def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_
         patched.setattr(events, "mail_site_alert", dies)
         with pytest.raises(Crash):
             application.finalize_audit(worse)
-    assert application.get_audit(worse, caller).audit.status is AuditStatus.DONE and inbox.mails == []
+    assert application.handle(GetAudit(worse), caller).status is AuditStatus.DONE and inbox.mails == []
     charged = balance()
     # The redelivery sends it, and then dies after the mail (in the IndexNow handler): retried again.
     with monkeypatch.context() as patched:

@@ -23,6 +23,7 @@ from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import Application
 from siteaudit.services.application import LocalApplication
+from siteaudit.services.audits.usecases import GetAudit, GetReport
 from siteaudit.services.sites import site as sites
 from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
@@ -80,7 +81,7 @@ def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_
             AuditRequest(url=site.url_for("/"), max_pages=5, verify_token=token), caller
         )
         deadline = time.monotonic() + 30
-        while app.application.get_audit(started.audit.id, caller).audit.status is not AuditStatus.DONE:
+        while app.application.handle(GetAudit(started.audit.id), caller).status is not AuditStatus.DONE:
             assert time.monotonic() < deadline, "the audit did not finish"
             time.sleep(0.05)
     finally:
@@ -90,7 +91,7 @@ def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_
     assert requests
     assert {r.headers.get(VERIFY_HEADER) for r in requests} == {token}
     assert {r.headers.get("User-Agent") for r in requests} == {USER_AGENT}
-    assert app.application.report(started.audit.id, caller).totals.pages == 1
+    assert app.application.handle(GetReport(started.audit.id), caller).totals.pages == 1
 
 
 def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_secret_key(

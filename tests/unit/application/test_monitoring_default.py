@@ -9,10 +9,12 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import Audit, AuditStatus, AuditTrigger
+from siteaudit.domain.audit import AuditStatus, AuditTrigger
 from siteaudit.domain.credit import credits
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import DEFAULT_MAX_PAGES, SCHEDULED_HEADROOM_MIN, Monitoring, VerifyMethod
+from siteaudit.services.audits.answers import Audit as AuditAnswer
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.sites.answers import UpdatedSite
 from siteaudit.services.sites.usecases import CrawlSite, GetSite, RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
@@ -31,12 +33,12 @@ def local_owner(app: App) -> Caller:
     return app.application.authenticate(issued.raw)
 
 
-def run_to_end(app: App, audit_id: AuditId, caller: Caller) -> Audit:
+def run_to_end(app: App, audit_id: AuditId, caller: Caller) -> AuditAnswer:
     for _ in range(10):
         if app.application.run_crawl_slice(audit_id).next != "slice":
             break
     app.application.finalize_audit(audit_id)
-    audit = app.application.get_audit(audit_id, caller).audit
+    audit = app.application.handle(GetAudit(audit_id), caller)
     assert audit.status is AuditStatus.DONE
     return audit
 
@@ -76,13 +78,13 @@ def test_a_site_registered_with_defaults_is_monitored_after_its_first_audit(http
     assert app.application.handle(GetSite(site.id), owner).last_skip_reason is None
 
     # Reserved: the last audit's pages plus headroom, the page cap of the scheduled audit.
-    scheduled = app.application.get_audit(dispatched.started[0], owner).audit
+    scheduled = app.application.handle(GetAudit(dispatched.started[0]), owner)
     needed = PAGES + SCHEDULED_HEADROOM_MIN
     assert (scheduled.trigger, scheduled.max_pages) == (AuditTrigger.SCHEDULE, needed)
-    assert scheduled.credits_reserved == credits(needed)
+    assert scheduled.credits_reserved == needed  # whole credits, as /v1 shows them
     assert balance(app, owner) == credits(Settings().starting_credits - PAGES - needed)
     # Settled to the pages fetched: the rest of the reservation comes back, nothing twice.
-    assert run_to_end(app, scheduled.id, owner).pages_crawled == PAGES
+    assert run_to_end(app, AuditId(scheduled.crawl_id), owner).pages_crawled == PAGES
     assert balance(app, owner) == credits(Settings().starting_credits - 2 * PAGES)
-    app.application.finalize_audit(scheduled.id)
+    app.application.finalize_audit(AuditId(scheduled.crawl_id))
     assert balance(app, owner) == credits(Settings().starting_credits - 2 * PAGES)

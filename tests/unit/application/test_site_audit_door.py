@@ -13,6 +13,7 @@ from siteaudit.domain.audit import AuditTrigger
 from siteaudit.domain.identity import VERIFY_HEADER
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.site import VerifyMethod
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.sites.usecases import CrawlSite, DeleteSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
 from tests.unit.application.test_application_doors import PAGE, fetched, owner
@@ -43,7 +44,7 @@ def test_a_site_proved_by_its_file_is_audited_with_the_crawler_secret(httpserver
     started = application.handle(
         CrawlSite(site_id=site.id, max_pages=5, max_rps=9, trigger=AuditTrigger.CI), caller
     )
-    audit = application.get_audit(AuditId(started.crawl_id), caller).audit
+    audit = application.audit_progress(AuditId(started.crawl_id), caller).detail.audit
     assert (audit.max_rps, audit.trigger, audit.webhook_url) == (
         5.0,
         AuditTrigger.CI,
@@ -72,6 +73,6 @@ def test_an_audit_of_a_deleted_site_runs_to_its_end_without_the_secret(httpserve
     httpserver.clear_log()
     application.run_crawl_slice(AuditId(started.crawl_id))
     application.finalize_audit(AuditId(started.crawl_id))
-    audit = application.get_audit(AuditId(started.crawl_id), caller).audit
+    audit = application.handle(GetAudit(AuditId(started.crawl_id)), caller)
     assert (audit.status.value, audit.site_id) == ("done", site.id)
     assert {r.headers.get(VERIFY_HEADER) for r in fetched(httpserver, "/")} == {None}

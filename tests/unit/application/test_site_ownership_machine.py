@@ -36,6 +36,7 @@ from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.site import Monitoring
 from siteaudit.ports.site import ProofPage
+from siteaudit.services.audits.usecases import CancelAudit, GetAudit
 from siteaudit.services.sites.usecases import (
     CrawlSite,
     DeleteSite,
@@ -227,9 +228,9 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
                 or (self.plan == "free" and self._code(error) == "plan_limit_max_pages")
             )
             return
-        audit = self.app.application.get_audit(AuditId(started.crawl_id), self.caller).audit
+        audit = self.app.application.handle(GetAudit(AuditId(started.crawl_id)), self.caller)
         assert verified or (started.max_rps <= 3 and audit.max_pages <= 500)
-        self.app.application.cancel_audit(audit.id, self.caller)
+        self.app.application.handle(CancelAudit(AuditId(started.crawl_id)), self.caller)
 
     @rule(site_id=consumes(sites))
     def delete(self, site_id: int) -> None:

@@ -2,13 +2,13 @@
 service: the same results, the same error codes. And what the client reads back renders as REST wrote it."""
 
 import inspect
-from datetime import UTC, datetime
 from functools import partial
 from urllib.parse import urlsplit
 
 import pytest
 from attrs import frozen
 
+from siteaudit.adapters.answers import converter
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.tools import NOT_TOOLS
 from siteaudit.adapters.rest import views
@@ -28,10 +28,9 @@ from siteaudit.ports.application import (
     Application,
     AuditQuery,
     CallerApi,
-    IssueQuery,
-    PageQuery,
 )
 from siteaudit.ports.usecases import UseCase
+from siteaudit.services.audits.usecases import CancelAudit, GetAudit, GetReport, ListIssues, ListPages
 from siteaudit.services.billing.usecases import GetBillingPortalLink, GetCreditPackLink, GetSubscriptionLink
 from siteaudit.services.console.usecases import (
     GetConsoleOpportunities,
@@ -70,8 +69,6 @@ from siteaudit.services.tasks.usecases import (
     RequestRecheck,
 )
 from tests.unit.remote.conftest import Service
-
-NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
 
 @frozen
@@ -120,30 +117,31 @@ def test_an_audit_from_start_to_cancel(service: Service, door: Door) -> None:
     assert started.audit.url == service.site_url
     listed = app.list_audits(AuditQuery(limit=10), owner)
     assert listed.total == 1 and listed.items[0].id == audit_id
-    assert app.get_audit(audit_id, door.member).audit.max_pages == 5
-    assert code_of(lambda: app.get_audit(audit_id, door.rival)) is ErrorCode.NOT_FOUND
-    assert code_of(lambda: app.report(audit_id, owner)) is ErrorCode.REPORT_NOT_READY
-    assert app.cancel_audit(audit_id, owner).status is AuditStatus.CANCELLED
-    assert code_of(lambda: app.cancel_audit(audit_id, owner)) is ErrorCode.CONFLICT
-    assert code_of(lambda: app.cancel_audit(AuditId(999_999), owner)) is ErrorCode.NOT_FOUND
+    assert app.handle(GetAudit(audit_id), door.member).max_pages == 5
+    assert code_of(lambda: app.handle(GetAudit(audit_id), door.rival)) is ErrorCode.NOT_FOUND
+    assert code_of(lambda: app.handle(GetReport(audit_id), owner)) is ErrorCode.REPORT_NOT_READY
+    assert app.handle(CancelAudit(audit_id), owner).status == "cancelled"
+    assert app.handle(GetAudit(audit_id), owner).status is AuditStatus.CANCELLED
+    assert code_of(lambda: app.handle(CancelAudit(audit_id), owner)) is ErrorCode.CONFLICT
+    assert code_of(lambda: app.handle(CancelAudit(AuditId(999_999)), owner)) is ErrorCode.NOT_FOUND
 
 
 def test_a_finished_audit_reads_the_same(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
     audit_id = app.start_audit(AuditRequest(url=service.site_url, max_pages=10), owner).audit.id
     service.crawl()
-    detail = app.get_audit(audit_id, owner)
-    assert detail.audit.status is AuditStatus.DONE
-    report = app.report(audit_id, owner)
+    detail = app.handle(GetAudit(audit_id), owner)
+    assert detail.status is AuditStatus.DONE
+    report = app.handle(GetReport(audit_id), owner)
     assert 0 <= report.health_score <= 100
-    assert report.totals.pages == detail.audit.pages_crawled >= 5
-    issues = app.issues(audit_id, IssueQuery(limit=2), owner)
-    assert issues.total >= 3 and len(issues.items) == 2
-    warnings = app.issues(audit_id, IssueQuery(severity=Severity.WARNING, limit=200), owner)
-    assert warnings.items and all(i.severity is Severity.WARNING for i in warnings.items)
-    pages = app.pages(audit_id, PageQuery(status_code=404, limit=50), owner)
-    assert sorted(p.url for p in pages.items) == [service.site_url + "gone", service.site_url + "shop.png"]
-    assert code_of(lambda: app.issues(audit_id, IssueQuery(), door.rival)) is ErrorCode.NOT_FOUND
+    assert report.totals.pages == detail.pages_crawled >= 5
+    issues = app.handle(ListIssues(audit_id, per_page=2), owner)
+    assert issues.meta.total >= 3 and len(issues.data) == 2
+    warnings = app.handle(ListIssues(audit_id, severity=Severity.WARNING, per_page=200), owner)
+    assert warnings.data and all(i.severity is Severity.WARNING for i in warnings.data)
+    pages = app.handle(ListPages(audit_id, status_code=404, per_page=50), owner)
+    assert sorted(p.url for p in pages.data) == [service.site_url + "gone", service.site_url + "shop.png"]
+    assert code_of(lambda: app.handle(ListIssues(audit_id), door.rival)) is ErrorCode.NOT_FOUND
 
 
 def test_refusals_carry_the_same_codes(service: Service, door: Door) -> None:
@@ -179,7 +177,7 @@ def test_a_site_from_registration_to_deletion(service: Service, door: Door) -> N
     )
     started = app.handle(CrawlSite(site_id=site.id, max_pages=5), owner)
     assert started.estimated_credits == 5  # credits, as every door shows them
-    assert app.get_audit(AuditId(started.crawl_id), owner).audit.site_id == site.id
+    assert app.handle(GetAudit(AuditId(started.crawl_id)), owner).site_id == site.id
     assert app.handle(GetSite(site.id), owner).latest_crawl is not None
     assert code_of(lambda: app.handle(GetSite(site.id), door.rival)) is ErrorCode.NOT_FOUND
     app.handle(DeleteSite(site.id), owner)
@@ -200,11 +198,11 @@ def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Ser
         assert render(read(local, mine)) == render(read(remote, theirs))
 
     same(views.account_answer, lambda a, c: a.account(c))
-    same(lambda d: views.audit_detail(d, now=NOW), lambda a, c: a.get_audit(audit_id, c))
+    same(converter.unstructure, lambda a, c: a.handle(GetAudit(audit_id), c))
     same(lambda ls: [views.audit_row(x) for x in ls.items], lambda a, c: a.list_audits(AuditQuery(), c))
-    same(views.report_answer, lambda a, c: a.report(audit_id, c))
-    same(lambda ls: [views.issue_row(x) for x in ls.items], lambda a, c: a.issues(audit_id, IssueQuery(), c))
-    same(lambda ls: [views.page_row(x) for x in ls.items], lambda a, c: a.pages(audit_id, PageQuery(), c))
+    same(converter.unstructure, lambda a, c: a.handle(GetReport(audit_id), c))
+    same(converter.unstructure, lambda a, c: a.handle(ListIssues(audit_id), c))
+    same(converter.unstructure, lambda a, c: a.handle(ListPages(audit_id), c))
     for asked in (ListSites(), GetSite(SiteId(site.id)), GetSiteVerification(SiteId(site.id))):
         assert local.handle(asked, mine) == remote.handle(asked, theirs)
 

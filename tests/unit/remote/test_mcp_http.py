@@ -490,15 +490,15 @@ def test_an_allowed_origin_is_compared_by_scheme_host_and_port() -> None:
 
 
 class CountingApplication:
-    """The application, counting `get_audit` calls (what a waiting tool does each poll)."""
+    """The application, counting `handle` calls (a waiting tool runs `GetAudit` each poll)."""
 
     def __init__(self, application: Any) -> None:
         self._application = application
         self.polls = 0
 
-    def get_audit(self, *args: Any) -> Any:
+    def handle(self, *args: Any) -> Any:
         self.polls += 1
-        return self._application.get_audit(*args)
+        return self._application.handle(*args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._application, name)

@@ -47,7 +47,8 @@ def test_a_due_site_is_audited_once_by_schedule_paid_by_the_owner_without_webhoo
     assert len(first.started) == 1 and first.skipped == {}
     assert application.dispatch_due_site_audits(due + timedelta(minutes=4)).started == ()
 
-    audit = application.get_audit(first.started[0], owner).audit
+    (audit,) = application.list_audits(AuditQuery(site_id=site.id), owner).items
+    assert audit.id == first.started[0]
     assert (audit.trigger, audit.site_id, audit.webhook_url) == (AuditTrigger.SCHEDULE, site.id, None)
     assert audit.payer_id == owner.user_id
     after = application.handle(GetSite(site.id), owner)
