@@ -11,3 +11,6 @@ from siteaudit.adapters.report_json import converter as report_converter
 converter: Final = report_converter.copy()
 converter.register_unstructure_hook(datetime, lambda moment: moment.isoformat().replace("+00:00", "Z"))
 converter.register_structure_hook(datetime, lambda text, _: datetime.fromisoformat(text))
+# The report's numbers that are whole or not (`int | float`): a copy does not keep the report
+# converter's hook for the union, so it is given again.
+converter.register_structure_hook(int | float, lambda value, _: value)

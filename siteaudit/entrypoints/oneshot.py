@@ -16,7 +16,7 @@ from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import CheckSummary, Report, TemplateIssue
 from siteaudit.entrypoints.output import ProgressBar, echo
-from siteaudit.ports.application import Application, CallerApi, Jobs, LocalOwner
+from siteaudit.ports.application import Application, CallerApi, Jobs, LocalOwner, run_declared
 from siteaudit.settings import Settings
 
 # Piped output (CI logs) is not cut to a terminal's width: lines are as long as they need to be.
@@ -72,7 +72,8 @@ def run_audit(
     ended = application.finalize_audit(audit.id)
     if ended.status is not AuditStatus.DONE:
         raise SystemExit(line(f"the audit ended {ended.status.value}: {ended.failure_reason}"))
-    return application.report(audit.id, caller)
+    report: Report = run_declared(application, "GetReport", caller, crawl_id=audit.id)
+    return report
 
 
 def output_console(file: IO[str] | None = None) -> Console:

@@ -128,8 +128,9 @@ def tool_command(spec: "ToolSpec") -> click.Command:
     lines, tables and the next `siteaudit` command to run (`remote_views.VIEWS`)."""
     from siteaudit.adapters.mcp.params import read_arguments
     from siteaudit.adapters.mcp.spec import Call
-    from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
+    from siteaudit.adapters.mcp.tools import tool_specs
     from siteaudit.adapters.system import SystemClock
+    from siteaudit.bootstrap import USE_CASES
     from siteaudit.entrypoints.remote_views import VIEWS, Invocation, render
 
     params: list[click.Parameter] = []
@@ -196,7 +197,8 @@ def tool_command(spec: "ToolSpec") -> click.Command:
             invocation = Invocation(spec.name.replace("_", "-"), positional, given)
             parts = render(view, answer, invocation)
             if view.also and not answer.get("verified", True):
-                also = HAND_WRITTEN_BY_NAME[view.also]
+                # The tool shown too may be declared (`get_site_verification`): looked up among all.
+                also = next(tool for tool in tool_specs(USE_CASES) if tool.name == view.also)
                 more = guarded(lambda: also.run(evolve(call, args={"site_id": answer["id"]})))
                 site = Invocation(also.name, ("site_id",), {"site_id": answer["id"]})
                 proofs = render(VIEWS[view.also], more, site)
@@ -299,6 +301,7 @@ def remote_audit(
     from siteaudit.domain.audit import AuditRequest, AuditStatus
     from siteaudit.domain.issue import Severity
     from siteaudit.entrypoints.oneshot import exit_for, print_summary
+    from siteaudit.ports.application import run_declared
 
     application, caller = connect(server)
     request = AuditRequest(
@@ -323,8 +326,8 @@ def remote_audit(
     shown = ProgressBar.shown_on_terminal(quiet=as_json or as_csv)
     with ProgressBar(url, total=audit.max_pages, shown=shown) as bar:
         while True:
-            detail = guarded(lambda: application.get_audit(audit.id, caller))
-            current = detail.audit
+            # The audit as GET /crawls/{id} shows it (`GetAudit`'s answer).
+            current = guarded(lambda: run_declared(application, "GetAudit", caller, crawl_id=audit.id))
             waiting = "waiting in the queue" if current.status is AuditStatus.QUEUED else current.status.value
             started = current.started_at
             per_minute = 0.0
@@ -342,7 +345,7 @@ def remote_audit(
             time.sleep(poll_s)
     if current.status is not AuditStatus.DONE:
         fail(f"audit {audit.id} ended {current.status.value}: {current.failure_reason}", EXIT_ENDED_BADLY)
-    report = guarded(lambda: application.report(audit.id, caller))
+    report = guarded(lambda: run_declared(application, "GetReport", caller, crawl_id=audit.id))
     if as_json:
         echo(json_text(report_json(report)))
     elif as_csv:

@@ -18,7 +18,7 @@ its own way (an HTTP status, an exit code).
 import enum
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from attrs import field, frozen
 
@@ -37,10 +37,9 @@ from siteaudit.domain.billing import (
 from siteaudit.domain.console import PageTotals
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.report import Report
+from siteaudit.domain.issue import Issue
 from siteaudit.domain.signin import AppSession
-from siteaudit.domain.site import Monitoring, MonitoringSkip, Notice, ProofCheck, Site, VerifyMethod
+from siteaudit.domain.site import MonitoringSkip, Notice, Site
 from siteaudit.ports.crawl import LinkLine, PageRow
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.ports.usecases import Declared, Result, UseCase
@@ -72,26 +71,6 @@ class ExportKind(enum.StrEnum):
 
 # One row of an export: a `PageRow`, an `Issue` or a `LinkLine`, as `ExportKind` says.
 ExportRow = PageRow | Issue | LinkLine
-
-
-@frozen
-class IssueQuery:
-    """Which issues of an audit to list; the filters combine."""
-
-    check: str | None = None  # a check code
-    severity: Severity | None = None
-    template: str | None = None
-    offset: int = 0
-    limit: int = 50
-
-
-@frozen
-class PageQuery:
-    """Which pages of an audit to list."""
-
-    status_code: int | None = None
-    offset: int = 0
-    limit: int = 50
 
 
 @frozen
@@ -215,66 +194,7 @@ class Reaped:
         return self.slices + self.finalizations + self.failed + self.forgotten
 
 
-# --- registered sites (docs/rest-api.md "Registered sites") ------------------------------------------
-
-
-@frozen
-class SiteRegistration:
-    """`POST /sites`: None takes the default (max_pages 10,000 capped by the plan, max_rps 2)."""
-
-    url: str
-    max_pages: int | None = None
-    max_rps: float | None = None
-    alert_email: bool = True
-
-
-@frozen
-class SiteChanges:
-    """`PATCH /sites/{id}`: None leaves a setting as it is."""
-
-    monitoring: Monitoring | None = None
-    max_pages: int | None = None
-    max_rps: float | None = None
-    alert_email: bool | None = None
-    render: bool | None = None  # docs/rendering.md
-
-
-@frozen
-class SiteUpdated:
-    """`PATCH /sites/{id}`: the site as saved, and what its settings will not do (`warnings`)."""
-
-    site: Site
-    notices: tuple[Notice, ...] = ()
-
-
-@frozen
-class SiteDetail:
-    """A site with its latest audit (any status) and the health scores of up to 12 of its recent
-    finished audits, oldest first."""
-
-    site: Site
-    latest_audit: Audit | None
-    trend: Sequence[int]
-
-
-@frozen
-class SiteOwnership:
-    """What `GET /sites/{id}/verification` shows beyond the site: the team's console and CDN
-    connections as far as this service has them (not connected until the console issue builds them)."""
-
-    site: Site
-    console_connected: bool = False
-    console_property: str | None = None
-    cdn_connected: bool = False
-    cdn_zone: str | None = None
-
-
-@frozen
-class OwnershipProved:
-    """`POST /sites/{id}/verify` that matched: the site, and every method tried, in order."""
-
-    site: Site
-    checked: Sequence[ProofCheck]
+# --- the search-console reads (docs/rest-api.md "Search console") ---------------------------------------
 
 
 # --- administration views (what `siteaudit admin list-users`, `list-teams` and `whoami` show) ----------
@@ -496,64 +416,18 @@ class CallerApi(Protocol):
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
 
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        """The audit and whether it stalled now. Raises NotFound for another team's audit as for an
-        unknown one."""
-        ...
-
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        """Raises Conflict when the audit already ended."""
-        ...
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        """The stored report (`GET /crawls/{id}/report`). Raises ReportNotReady until the audit is done."""
-        ...
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        """Raises CrawlArchived when the audit's rows were archived."""
-        ...
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
-        """Raises CrawlArchived when the audit's rows were archived."""
-        ...
-
-    def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
-        """A new unverified site with a fresh token. Raises InvalidUrl (also for a host that is not
-        public), ValidationFailed, PlanLimitMaxPages, PlanLimitSites or SiteExists."""
-        ...
-
-    def list_sites(self, caller: Caller) -> Sequence[Site]:
-        """The caller's team's sites, oldest first."""
-        ...
-
-    def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail: ...
-
-    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> SiteUpdated:
-        """The site saved, and what it warns about (`Site.notices`). Raises ValidationFailed,
-        PlanLimitMaxPages, PlanLimitMonitoring or SiteNotVerified."""
-        ...
-
-    def delete_site(self, site_id: SiteId, caller: Caller) -> None:
-        """The site goes; its audits stay, listed with their site_id (docs/rest-api.md "Registered sites")."""
-        ...
-
-    def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership: ...
-
-    def verify_site(self, site_id: SiteId, method: VerifyMethod | None, caller: Caller) -> OwnershipProved:
-        """Try `method` or all of VERIFY_ORDER, first match wins. Raises VerificationFailed (422) with
-        every check's outcome and what to publish."""
-        ...
-
-    def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
-        """`POST /sites/{id}/crawls` (`request.site_id` set): the site's saved settings, max_rps capped
-        at the site's and at 3 while unverified, charged to the team owner, no webhook."""
-        ...
-
     # The billing links (docs/rest-api.md "Billing"): declared use cases (`handle`).
 
     # IndexNow (docs/rest-api.md "IndexNow"): declared use cases (`handle`).
 
     # The search console (docs/rest-api.md "Search console"): declared use cases (`handle`).
+
+
+def run_declared(application: CallerApi, name: str, caller: Caller, **inputs: Any) -> Any:
+    """The answer of the declared use case named `name` run with `inputs` for `caller`: how a door reaches
+    a declaration at run time, never importing the services' modules (docs/architecture.md)."""
+    declared = next(d for d in application.use_cases() if d.__name__ == name)
+    return application.handle(declared(**inputs), caller)
 
 
 # --- the roles beyond the callers' API: each door is typed against those it uses ------------------------

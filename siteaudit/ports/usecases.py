@@ -27,11 +27,16 @@ R = TypeVar("R", covariant=True)
 Result = TypeVar("Result")
 
 INPUT: Final = "siteaudit.input"
+# attrs metadata of a result's field: its JSON schema where the field's type alone says too little (a
+# string's greatest length), read by the OpenAPI document.
+SCHEMA: Final = "siteaudit.schema"
+# The greatest page number a paged list is read at (its `page` input).
+MAX_PAGE: Final = 100_000
 
 Where = Literal["path", "query", "body"]
-# What a door reads: an integer, a number, a string (an enumeration's value too), true or false, or a
-# list of URLs (strings).
-Kind = Literal["integer", "number", "string", "boolean", "urls"]
+# What a door reads: an integer, a number, a string, true or false, one of an enum's values, or a list
+# of URLs (strings).
+Kind = Literal["integer", "number", "string", "boolean", "enum", "urls"]
 
 
 @frozen
@@ -41,9 +46,15 @@ class Input:
     `min_length`/`max_length` for a string or each URL of a list; `min_items`/`max_items` for a list;
     `pattern` for a string (shown in the OpenAPI document, where it stands for the lengths; the handler
     checks it). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
-    the count to the handler (its own 422), except a query string's `min_length`, and a `counted` list:
-    then it checks the list's count and each URL's lengths itself, reads a body large enough for the
-    longest list, and the document shows them; a tool's schema carries every length and count."""
+    the count to the handler (its own 422), unless `counted`: then it checks a list's count and each URL's
+    lengths itself, reads a body large enough for the longest list, and the document shows them; a tool's
+    schema carries every length and count. `strict`: the REST door checks a string's `min_length` too,
+    and the document shows it (a query string is always strict). An enum's input takes `choices` (shown
+    inline in the document), or every member's value (shown inline, or as the enum's component when
+    `named`: the type its answers name too); its `max_length` bounds what the REST door reads.
+    `shown_default`: the default the document shows when the field's is None because the domain decides
+    it; `format`: the document's format of a string. `rest_only`: an input only `/v1` reads (a second
+    name kept for its clients), not a tool's argument."""
 
     where: Where
     description: str = ""
@@ -56,6 +67,12 @@ class Input:
     max_items: int | None = None
     pattern: str | None = None
     counted: bool = False
+    strict: bool = False
+    choices: tuple[str, ...] = ()
+    named: bool = False
+    shown_default: Any = None
+    format: str | None = None
+    rest_only: bool = False
 
 
 def path(
@@ -82,11 +99,24 @@ def query(
     high: float | None = None,
     min_length: int | None = None,
     max_length: int | None = None,
+    named: bool = False,
+    rest_only: bool = False,
 ) -> dict[str, Input]:
     """attrs metadata of an input in the query string (REST) or an argument (tool); its default is the
     attrs field's, and one without a default is required. A string's lengths are checked by the REST door
     (both bounds, unlike a body's) and shown in the document; `doc` is the parameter's description there."""
-    spec = Input("query", description, doc, low=low, high=high, min_length=min_length, max_length=max_length)
+    spec = Input(
+        "query",
+        description,
+        doc,
+        low=low,
+        high=high,
+        min_length=min_length,
+        max_length=max_length,
+        strict=True,
+        named=named,
+        rest_only=rest_only,
+    )
     return {INPUT: spec}
 
 
@@ -100,20 +130,39 @@ def body(
     max_items: int | None = None,
     pattern: str | None = None,
     counted: bool = False,
+    strict: bool = False,
+    low: float | None = None,
+    high: float | None = None,
+    choices: tuple[str, ...] = (),
+    named: bool = False,
+    shown_default: Any = None,
+    format: str | None = None,
 ) -> dict[str, Input]:
     """attrs metadata of a field of the JSON body (REST) or an argument (tool)."""
     spec = Input(
         "body",
         description,
         doc,
+        low=low,
+        high=high,
         min_length=min_length,
         max_length=max_length,
         min_items=min_items,
         max_items=max_items,
         pattern=pattern,
         counted=counted,
+        strict=strict,
+        choices=choices,
+        named=named,
+        shown_default=shown_default,
+        format=format,
     )
     return {INPUT: spec}
+
+
+def answer_schema(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """attrs metadata of a result's field: the JSON schema the OpenAPI document shows for it."""
+    return {SCHEMA: schema}
 
 
 @frozen
@@ -127,11 +176,27 @@ class Alias:
 
 
 @frozen
+class Link:
+    """An OpenAPI link of an answer: the operation `operation_id` takes `parameter` from the answer's
+    `source` field."""
+
+    name: str
+    operation_id: str
+    parameter: str
+    source: str
+    description: str
+
+
+@frozen
 class Http:
     """How `/v1` serves a use case: the method and path (`{name}` for a path input), the answer's status,
-    the OpenAPI operation (id, summary, description, the error codes it answers, body examples), a
-    stricter limit on top of the shared per-key one (`limit`: the bucket's name and its `Limit`), which
-    its tool shares and its `aliases` too (the same bucket), and the other paths it is served at."""
+    the OpenAPI operation (id, summary, description, the error codes it answers, body examples, the
+    answer's `links` and its description `answer`, else the status's phrase), a stricter limit on top of
+    the shared per-key one (`limit`: the bucket's name and its `Limit`), which its tool shares and its
+    `aliases` too (the same bucket), and the other paths it is served at. A 204 answers no body at REST:
+    its result (what the tools show) is built from the path's inputs. `link`: what the operation is to
+    an answer naming its path input (the OpenAPI link every answer naming that id carries to it: an audit
+    started leads to its status)."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -146,6 +211,9 @@ class Http:
     # The OpenAPI component its request body is named (None: written in place), so that a client
     # generates one model for it whichever path, the binding's or an alias's, it calls.
     body_name: str | None = None
+    links: tuple[Link, ...] = ()
+    answer: str | None = None
+    link: str | None = None
 
 
 Summary = Callable[[Mapping[str, Any]], str]
@@ -170,7 +238,8 @@ class Tool:
     """How the MCP door (HTTP and stdio, and so the remote CLI) offers a use case: the tool's name, title,
     description and annotations, the summary of its answer a model reads first, and door-own tools
     built on it (`waits`). `after`: the tool it is listed after (empty: after the hand-written ones, in
-    declaration order), so a moved tool keeps its place in the list."""
+    declaration order), so a moved tool keeps its place in the list. `terminal`: what a terminal (the
+    remote CLI) prints after the summary, when the answer holds text meant to be read whole."""
 
     name: str
     title: str
@@ -183,6 +252,7 @@ class Tool:
     untrusted: bool = False  # quotes text taken from crawled sites
     waits: tuple[Wait, ...] = ()
     after: str = ""
+    terminal: Callable[[Mapping[str, Any]], str] | None = None
 
 
 @frozen
@@ -225,13 +295,29 @@ class Field:
     spec: Input
     required: bool
     default: Any
-    # An enumeration's input: its class (the doors read one of its values and give the member).
-    enumeration: type[enum.Enum] | None = None
+    enum_type: type[enum.Enum] | None = None  # the enum of an "enum" input
 
     @property
     def choices(self) -> tuple[str, ...]:
-        """The values an enumeration's input takes (none for any other input)."""
-        return () if self.enumeration is None else tuple(str(member.value) for member in self.enumeration)
+        """The values an enum input takes."""
+        if self.spec.choices or self.enum_type is None:
+            return self.spec.choices
+        return tuple(str(member.value) for member in self.enum_type)
+
+    def read(self, value: Any) -> Any:
+        """An enum input's member from its value (None stays None); any other input as it is."""
+        return value if self.enum_type is None or value is None else self.enum_type(value)
+
+    def shown(self, value: Any) -> Any:
+        """What a door writes of a value (an enum's member as its value)."""
+        return value.value if isinstance(value, enum.Enum) else value
+
+
+def _enum_of(hint: Any) -> type[enum.Enum] | None:
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union) and type(None) in arguments:
+        (hint,) = [a for a in arguments if a is not type(None)]
+    return hint if isinstance(hint, type) and issubclass(hint, enum.Enum) else None
 
 
 def _kind(hint: Any) -> tuple[Kind, bool]:
@@ -247,7 +333,7 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
     if hint is bool:
         return "boolean", False
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return "string", False
+        return "enum", False
     if hint is int:
         return "integer", False
     if hint is float:
@@ -255,13 +341,6 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
     if hint is str:
         return "string", False
     raise TypeError(f"no input kind for {hint!r}")
-
-
-def _enum_of(hint: Any) -> type[enum.Enum] | None:
-    """The enumeration of an input's type (`Pack`, `Pack | None`), or None."""
-    arguments = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
-    inner = arguments[0] if len(arguments) == 1 else None
-    return inner if isinstance(inner, type) and issubclass(inner, enum.Enum) else None
 
 
 def fields_of(declared: Declared) -> tuple[Field, ...]:
@@ -285,9 +364,19 @@ def unbounded(found: Field) -> str | None:
     spec = found.spec
     if found.kind in ("integer", "number") and (spec.low is None or spec.high is None):
         return "a number needs low and high"
-    if found.kind in ("string", "urls") and spec.max_length is None:
+    if found.kind in ("string", "urls", "enum") and spec.max_length is None:
         return "a string needs max_length"
     return None  # true or false needs no bound
+
+
+def body_required(declared: Declared) -> bool:
+    """Whether the REST door requires a JSON body (and the document says so): when an input in it is
+    required, or one of `exactly_one_of`, or the method is PUT (the body is the whole resource put); else
+    none reads as `{}`."""
+    http = declared.http
+    in_body = [f for f in fields_of(declared) if f.spec.where == "body"]
+    put = isinstance(http, Http) and http.method == "PUT"
+    return any(f.required for f in in_body) or bool(declared.exactly_one_of) or put
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

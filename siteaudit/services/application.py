@@ -21,19 +21,17 @@ from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.device import DeviceLogin
 from siteaudit.domain.hostlimit import HostLimits
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue
 from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.render import RenderBudget
-from siteaudit.domain.report import AllowListAdvice, Report
+from siteaudit.domain.report import AllowListAdvice
 from siteaudit.domain.signin import AppSession, SignInTerms
-from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site, VerifyMethod
+from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site
 from siteaudit.ports.application import (
     AccountView,
     Admission,
     AppViewer,
     ArchivePolicy,
-    AuditDetail,
     AuditProgress,
     AuditQuery,
     AuditStarted,
@@ -45,14 +43,11 @@ from siteaudit.ports.application import (
     ExportRow,
     Invitation,
     IssuedKey,
-    IssueQuery,
     KeyHolder,
     Listing,
     LocalCheckout,
     LocalCheckoutDone,
     MemberView,
-    OwnershipProved,
-    PageQuery,
     PersonView,
     ProofRechecks,
     Reaped,
@@ -60,15 +55,10 @@ from siteaudit.ports.application import (
     RecheckRun,
     ScheduledAudits,
     SignedIn,
-    SiteChanges,
-    SiteDetail,
-    SiteOwnership,
-    SiteRegistration,
-    SiteUpdated,
     TeamView,
 )
 from siteaudit.ports.clock import Clock, Secrets
-from siteaudit.ports.crawl import CrawlStore, PageRow
+from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.indexnow import IndexNowClient
 from siteaudit.ports.keys import KeyGate
 from siteaudit.ports.mailer import Mailer
@@ -175,6 +165,7 @@ class LocalApplication:
             {
                 "uow": self.uow,
                 "clock": lambda: self.clock,
+                "metrics": lambda: self.metrics,
                 "crawl": lambda: self.crawl,
                 "queue": lambda: self.queue,
                 "limiter": self._limiter,
@@ -188,6 +179,9 @@ class LocalApplication:
                 "uows": lambda: self.uow,
                 "payments": lambda: self.payments,
                 "public_url": lambda: self.public_url,
+                "public_only": lambda: (self.resolver, self.policy),
+                "console_proof": lambda: self._console_proof,
+                "console_connection": lambda: self._console_connection,
             }
         )
 
@@ -261,117 +255,12 @@ class LocalApplication:
         )
         return Listing(audits, total)
 
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        return audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
-
     def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
         detail = audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
         return report_services.audit_progress(detail, crawl=self.crawl)
 
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        return audit_services.cancel_audit(
-            audit_id, caller, uow=self.uow(), clock=self.clock, metrics=self.metrics
-        )
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        return report_services.report(audit_id, caller, uow=self.uow(), crawl=self.crawl)
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        rows, total = report_services.issues(
-            audit_id,
-            caller,
-            check=query.check,
-            severity=query.severity,
-            template=query.template,
-            offset=query.offset,
-            limit=query.limit,
-            uow=self.uow(),
-            crawl=self.crawl,
-        )
-        return Listing(rows, total)
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
-        rows, total = report_services.pages(
-            audit_id,
-            caller,
-            status_code=query.status_code,
-            offset=query.offset,
-            limit=query.limit,
-            uow=self.uow(),
-            crawl=self.crawl,
-        )
-        return Listing(rows, total)
-
     def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
         return report_services.export_rows(audit_id, kind, caller, uow=self.uow(), crawl=self.crawl)
-
-    # --- registered sites ------------------------------------------------------------------------------
-
-    def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
-        return site_services.register_site(
-            registration.url,
-            caller,
-            max_pages=registration.max_pages,
-            max_rps=registration.max_rps,
-            alert_email=registration.alert_email,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            public_only=(self.resolver, self.policy),
-        )
-
-    def list_sites(self, caller: Caller) -> Sequence[Site]:
-        return site_services.list_sites(caller, uow=self.uow())
-
-    def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail:
-        return SiteDetail(*site_services.get_site(site_id, caller, uow=self.uow()))
-
-    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> SiteUpdated:
-        return SiteUpdated(
-            *site_services.update_site(
-                site_id,
-                caller,
-                monitoring=changes.monitoring,
-                max_pages=changes.max_pages,
-                max_rps=changes.max_rps,
-                alert_email=changes.alert_email,
-                render=changes.render,
-                uow=self.uow(),
-                clock=self.clock,
-            )
-        )
-
-    def delete_site(self, site_id: SiteId, caller: Caller) -> None:
-        site_services.delete_site(site_id, caller, uow=self.uow())
-
-    def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership:
-        site = site_services.read_site(site_id, caller, uow=self.uow())
-        connected, prop = console_services.console_connection_view(site, self.console_deps)
-        return SiteOwnership(site, console_connected=connected, console_property=prop)
-
-    def verify_site(self, site_id: SiteId, method: VerifyMethod | None, caller: Caller) -> OwnershipProved:
-        return OwnershipProved(
-            *site_services.verify_site(
-                site_id,
-                caller,
-                method=method,
-                uow=self.uow(),
-                clock=self.clock,
-                reader=self.proof_reader,
-                console=self._console_proof,
-            )
-        )
-
-    def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
-        return audit_services.start_audit(
-            request,
-            caller,
-            uow=self.uow(),
-            clock=self.clock,
-            queue=self.queue,
-            site_endpoint=True,
-            public_only=(self.resolver, self.policy),
-        )
 
     # --- work ------------------------------------------------------------------------------------------
 
@@ -617,6 +506,9 @@ class LocalApplication:
 
     def _console_proof(self, site: Site) -> ProofCheck:
         return console_services.console_proof(site, self.console_deps)
+
+    def _console_connection(self, site: Site) -> tuple[bool, str | None]:
+        return console_services.console_connection_view(site, self.console_deps)
 
     def sync_search_consoles(self, now: datetime) -> int:
         return console_services.sync_due_sites(now, self.console_deps)

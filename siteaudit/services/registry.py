@@ -20,6 +20,8 @@ from siteaudit.domain.account import Caller
 from siteaudit.ports.usecases import Declared, UseCase
 from siteaudit.services.access import access
 from siteaudit.services.access import usecases as site_access
+from siteaudit.services.audits import audit
+from siteaudit.services.audits import usecases as audits
 from siteaudit.services.billing import billing
 from siteaudit.services.billing import usecases as billing_links
 from siteaudit.services.console import read as console_read
@@ -28,6 +30,8 @@ from siteaudit.services.impact import impact
 from siteaudit.services.impact import usecases as fix_impact
 from siteaudit.services.indexnow import indexnow
 from siteaudit.services.indexnow import usecases as index_now
+from siteaudit.services.sites import site
+from siteaudit.services.sites import usecases as sites
 from siteaudit.services.tasks import recheck, task
 from siteaudit.services.tasks import usecases as tasks
 
@@ -38,6 +42,8 @@ Handler = Callable[..., Any]
 # The modules holding handlers, per feature package; and every declared use case, in the order the doors
 # list them.
 HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
+    audit,
+    site,
     task,
     recheck,
     impact,
@@ -47,6 +53,8 @@ HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
     access,
 )
 USE_CASES: Final[tuple[Declared, ...]] = (
+    *audits.USE_CASES,
+    *sites.USE_CASES,
     *tasks.USE_CASES,
     *fix_impact.USE_CASES,
     *console.USE_CASES,

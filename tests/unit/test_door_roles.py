@@ -43,7 +43,6 @@ DOORS: list[tuple[Callable[..., Any], str, Any]] = [
     (oneshot.run_audit, "application", oneshot.OneShot),
     (rest_app.create_api, "application", rest_app.RestApplication),
     (resources.Resource.__init__, "application", CallerApi),
-    (resources.ReportPart.__init__, "application", CallerApi),
     (derived.routes, "application", CallerApi),
     (device._DeviceResource.__init__, "application", DeviceFlow),
     (export.CrawlExport.__init__, "application", Exports),

@@ -28,27 +28,14 @@ from siteaudit.adapters.client.transport import Transport
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditRequest
 from siteaudit.domain.error import Unauthenticated
-from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue
-from siteaudit.domain.report import Report
-from siteaudit.domain.site import Site, VerifyMethod
+from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.ports.application import (
     AccountView,
-    AuditDetail,
     AuditQuery,
     AuditStarted,
     CallerApi,
-    IssueQuery,
     Listing,
-    OwnershipProved,
-    PageQuery,
-    SiteChanges,
-    SiteDetail,
-    SiteOwnership,
-    SiteRegistration,
-    SiteUpdated,
 )
-from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.usecases import Declared, Http, Result, UseCase, fields_of, result_of
 
 
@@ -108,13 +95,17 @@ class HttpApplication(CallerApi):
             elif value is None:
                 continue
             elif found.spec.where == "query":
-                query[found.name] = value
+                query[found.name] = found.shown(value)
             else:
-                body[found.name] = list(value) if isinstance(value, tuple) else value
+                body[found.name] = list(value) if isinstance(value, tuple) else found.shown(value)
         has_body = any(found.spec.where == "body" for found in fields_of(declared))
         answer = self.transport.call(
             http.method, path, key=self._key(caller), params=query, body=body if has_body else None
         )
+        if http.status == 204:  # no body: the result is built from the path's inputs
+            answer = {
+                f.name: getattr(use_case, f.name) for f in fields_of(declared) if f.spec.where == "path"
+            }
         result: Result = converter.structure(answer, result_of(declared))
         return result
 
@@ -153,7 +144,7 @@ class HttpApplication(CallerApi):
 
     def _started(self, answer: Mapping[str, Any], caller: Caller) -> AuditStarted:
         # The 202 names the audit; the stored audit is read back so the result is the whole value.
-        detail = self.get_audit(AuditId(int(answer["crawl_id"])), caller)
+        detail = convert.audit_detail(self._get(caller, f"/crawls/{int(answer['crawl_id'])}"), caller)
         return AuditStarted(audit=detail.audit, notices=convert.notices(answer))
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
@@ -172,82 +163,3 @@ class HttpApplication(CallerApi):
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
         answer = self._get(caller, "/crawls", site_id=query.site_id, **_page(query.offset, query.limit))
         return convert.listing(answer, lambda row: convert.audit_row(row, caller))
-
-    def get_audit(self, audit_id: AuditId, caller: Caller) -> AuditDetail:
-        return convert.audit_detail(self._get(caller, f"/crawls/{int(audit_id)}"), caller)
-
-    def cancel_audit(self, audit_id: AuditId, caller: Caller) -> Audit:
-        self._send("DELETE", caller, f"/crawls/{int(audit_id)}")
-        return self.get_audit(audit_id, caller).audit
-
-    def report(self, audit_id: AuditId, caller: Caller) -> Report:
-        return convert.report(self._get(caller, f"/crawls/{int(audit_id)}/report"))
-
-    def issues(self, audit_id: AuditId, query: IssueQuery, caller: Caller) -> Listing[Issue]:
-        answer = self._get(
-            caller,
-            f"/crawls/{int(audit_id)}/issues",
-            check=query.check,
-            severity=None if query.severity is None else query.severity.value,
-            template=query.template,
-            **_page(query.offset, query.limit),
-        )
-        return convert.listing(answer, convert.issue)
-
-    def pages(self, audit_id: AuditId, query: PageQuery, caller: Caller) -> Listing[PageRow]:
-        answer = self._get(
-            caller,
-            f"/crawls/{int(audit_id)}/pages",
-            status_code=query.status_code,
-            **_page(query.offset, query.limit),
-        )
-        return convert.listing(answer, convert.page)
-
-    # --- registered sites ---------------------------------------------------------------------------
-
-    def register_site(self, registration: SiteRegistration, caller: Caller) -> Site:
-        body = {
-            "url": registration.url,
-            "max_pages": registration.max_pages,
-            "max_rps": registration.max_rps,
-            "alert_email": registration.alert_email,
-        }
-        answer = self._send("POST", caller, "/sites", {k: v for k, v in body.items() if v is not None})
-        return convert.site(answer)
-
-    def list_sites(self, caller: Caller) -> Sequence[Site]:
-        return convert.sites(self._get(caller, "/sites"))
-
-    def get_site(self, site_id: SiteId, caller: Caller) -> SiteDetail:
-        return convert.site_detail(self._get(caller, f"/sites/{int(site_id)}"), caller)
-
-    def update_site(self, site_id: SiteId, changes: SiteChanges, caller: Caller) -> SiteUpdated:
-        body = {
-            "monitoring": None if changes.monitoring is None else changes.monitoring.value,
-            "max_pages": changes.max_pages,
-            "max_rps": changes.max_rps,
-            "alert_email": changes.alert_email,
-            "render": changes.render,
-        }
-        answer = self._send(
-            "PATCH", caller, f"/sites/{int(site_id)}", {k: v for k, v in body.items() if v is not None}
-        )
-        return SiteUpdated(convert.site(answer), convert.notices(answer))
-
-    def delete_site(self, site_id: SiteId, caller: Caller) -> None:
-        self._send("DELETE", caller, f"/sites/{int(site_id)}")
-
-    def site_ownership(self, site_id: SiteId, caller: Caller) -> SiteOwnership:
-        detail = self._get(caller, f"/sites/{int(site_id)}")
-        return convert.site_ownership(detail, self._get(caller, f"/sites/{int(site_id)}/verification"))
-
-    def verify_site(self, site_id: SiteId, method: VerifyMethod | None, caller: Caller) -> OwnershipProved:
-        body = None if method is None else {"method": method.value}
-        return convert.ownership_proved(self._send("POST", caller, f"/sites/{int(site_id)}/verify", body))
-
-    def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
-        assert request.site_id is not None, "a site audit names its site"
-        body = _request_body(request, ("max_pages", "max_rps", "trigger", "render"))
-        return self._started(
-            self._send("POST", caller, f"/sites/{int(request.site_id)}/crawls", body), caller
-        )

@@ -8,37 +8,23 @@ site's creation time (`UNSHOWN_TIME`) and crawler secret reference (empty), a li
 (0). Rendering a read-back value through the REST views gives the JSON it was read from.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from siteaudit.adapters.report_json import report_from_json
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus, AuditTrigger
-from siteaudit.domain.facts import FetchError
-from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
-from siteaudit.domain.issue import Issue, Severity
-from siteaudit.domain.report import Report
+from siteaudit.domain.ids import AuditId, SiteId, UserId
 from siteaudit.domain.site import (
-    Monitoring,
     Notice,
     NoticeCode,
-    ProofCheck,
-    ProofOutcome,
-    Site,
-    SiteStatus,
-    VerifyMethod,
 )
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
     Listing,
-    OwnershipProved,
-    SiteDetail,
-    SiteOwnership,
 )
-from siteaudit.ports.crawl import PageRow
 
 UNSHOWN_USER: Final = UserId(0)
 UNSHOWN_TIME: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -106,7 +92,8 @@ def audit_row(answer: J, caller: Caller) -> Audit:
 
 
 def audit_detail(answer: J, caller: Caller) -> AuditDetail:
-    """`GET /crawls/{id}`: the detail carries no health score (the list rows do)."""
+    """`GET /crawls/{id}`, read back after `POST /crawls` (the 202 names the audit): the detail carries no
+    health score (the list rows do)."""
     audit = _audit(
         answer,
         caller,
@@ -122,107 +109,6 @@ def audit_detail(answer: J, caller: Caller) -> AuditDetail:
     return AuditDetail(audit=audit, stalled=bool(answer.get("stalled", False)))
 
 
-def report(answer: J) -> Report:
-    return report_from_json(answer)
-
-
-def issue(answer: J) -> Issue:
-    return Issue(
-        check_code=answer["check_code"],
-        severity=Severity(answer["severity"]),
-        url=answer["url"],
-        template=answer["template"],
-        details=dict(answer["details"] or {}),
-    )
-
-
-def page(answer: J) -> PageRow:
-    return PageRow(
-        url_id=0,
-        url=answer["url"],
-        status_code=answer["status_code"],
-        depth=int(answer["depth"]),
-        title=answer["title"],
-        meta_description=answer["meta_description"],
-        word_count=answer["word_count"] or 0,
-        blocked_by=answer["blocked_by"],
-        fetch_error=None if answer["fetch_error"] is None else FetchError(answer["fetch_error"]),
-        excluded_by=answer.get("excluded_by"),
-    )
-
-
 def notices(answer: J) -> tuple[Notice, ...]:
     """The `warnings` of an answer (none from a server that sends none)."""
     return tuple(Notice(NoticeCode(w["code"]), w["message"]) for w in answer.get("warnings", ()))
-
-
-def site(answer: J, *, lost_at: datetime | None = None, checked_at: datetime | None = None) -> Site:
-    """A site answer; `verify_token` only where the answer has it (create and detail)."""
-    verified = bool(answer["verified"])
-    if verified:
-        status = SiteStatus.VERIFIED
-    elif lost_at is not None:
-        status = SiteStatus.LOST
-    else:
-        status = SiteStatus.UNVERIFIED
-    via = answer["verified_via"]
-    return Site(
-        id=SiteId(int(answer["id"])),
-        team_id=TeamId(int(answer["team_id"])),
-        url=answer["url"],
-        host=answer["host"],
-        origin=origin_of(answer["url"]),
-        created_at=UNSHOWN_TIME,
-        verify_token=answer.get("verify_token", ""),
-        crawler_secret_ref="",
-        status=status,
-        verified_at=moment(answer["verified_at"]),
-        verified_via=None if via is None else VerifyMethod(via),
-        checked_at=checked_at,
-        lost_at=lost_at,
-        monitoring=Monitoring(answer["monitoring"]),
-        next_crawl_at=moment(answer["next_crawl_at"]),
-        last_dispatched_at=moment(answer["last_dispatched_at"]),
-        last_skip_reason=answer["last_skip_reason"],
-        max_pages=int(answer["max_pages"]),
-        max_rps=float(answer["max_rps"]),
-        alert_email=bool(answer["alert_email"]),
-        render=bool(answer.get("render", False)),
-    )
-
-
-def sites(answer: J) -> Sequence[Site]:
-    return [site(row) for row in answer["data"]]
-
-
-def site_detail(answer: J, caller: Caller) -> SiteDetail:
-    latest = answer["latest_crawl"]
-    return SiteDetail(
-        site=site(answer),
-        latest_audit=None if latest is None else audit_row(latest, caller),
-        trend=[int(score) for score in answer["trend"]],
-    )
-
-
-def site_ownership(detail: J, verification: J) -> SiteOwnership:
-    """`GET /sites/{id}` (the token the proofs derive from) with `GET /sites/{id}/verification`."""
-    methods = verification["methods"]
-    return SiteOwnership(
-        site=site(
-            detail, lost_at=moment(verification["lost_at"]), checked_at=moment(verification["checked_at"])
-        ),
-        console_connected=bool(methods["gsc"]["connected"]),
-        console_property=methods["gsc"]["property"],
-        cdn_connected=bool(methods["cloudflare"]["connected"]),
-        cdn_zone=methods["cloudflare"]["zone"],
-    )
-
-
-def ownership_proved(answer: J) -> OwnershipProved:
-    checked = [
-        ProofCheck(
-            method=VerifyMethod(c["method"]), outcome=ProofOutcome(c["result"]), detail=c.get("detail")
-        )
-        for c in answer["checked"]
-    ]
-    return OwnershipProved(site=site(answer), checked=checked)

@@ -42,8 +42,15 @@ def param(found: Field) -> Param:
             min_length=spec.min_length,
             max_length=spec.max_length,
         )
-    if found.choices:  # the values stand for the lengths
-        return Param(found.name, found.kind, spec.description, found.required, choices=found.choices)
+    if found.kind == "enum":
+        return Param(
+            found.name,
+            "string",
+            spec.description,
+            found.required,
+            choices=found.choices,
+            default=found.shown(found.default),
+        )
     return Param(
         found.name,
         found.kind,
@@ -64,12 +71,10 @@ def use_case_of(declared: Declared, call: Call) -> UseCase[Any]:
         raise ValidationFailed(problem)
     values = {}
     for found in fields_of(declared):
+        if found.spec.rest_only:
+            continue  # not a tool's argument: its default
         value = call.args[found.name]
-        if found.kind == "urls" and value is not None:
-            value = tuple(value)
-        elif found.enumeration is not None and value is not None:
-            value = found.enumeration(value)  # one of its values: the tool's arguments were checked
-        values[found.name] = value
+        values[found.name] = tuple(value) if found.kind == "urls" and value is not None else found.read(value)
     return declared(**values)
 
 
@@ -120,7 +125,7 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
         tool = declared.tool
         if not isinstance(tool, Tool):
             continue
-        params = tuple(param(found) for found in fields_of(declared))
+        params = tuple(param(found) for found in fields_of(declared) if not found.spec.rest_only)
         run = answer_of(declared)
         specs.append(
             ToolSpec(
@@ -137,6 +142,7 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
                 open_world=tool.open_world,
                 untrusted=tool.untrusted,
                 limited=limited(declared),
+                terminal=tool.terminal,
             )
         )
         specs.extend(

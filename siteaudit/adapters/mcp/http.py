@@ -40,7 +40,6 @@ from siteaudit.adapters.mcp.server import build_server
 from siteaudit.adapters.mcp.tools import HAND_WRITTEN_BY_NAME
 from siteaudit.adapters.rest.errors import answer, envelope
 from siteaudit.adapters.rest.middleware import Authentication
-from siteaudit.adapters.rest.sites import VERIFY_LIMIT
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import Unauthenticated, ValidationFailed
 from siteaudit.ports.application import CallerApi
@@ -53,9 +52,7 @@ MAX_BODY: Final = 4 * 1024 * 1024
 CALLER_KEY: Final = "siteaudit.caller"
 # The stricter REST limits some hand-written tools share with their endpoint (docs/rest-api.md
 # "Endpoints"), by the bucket name REST uses; the declared use cases' are their bindings' (`declared_limits`).
-_LIMITS: Final[dict[str, Limit]] = {
-    "verify": VERIFY_LIMIT,
-}
+_LIMITS: Final[dict[str, Limit]] = {}
 EXTRA_LIMITS: Final[dict[str, tuple[str, Limit]]] = {
     name: (spec.limited[0], _LIMITS[spec.limited[0]])
     for name, spec in HAND_WRITTEN_BY_NAME.items()

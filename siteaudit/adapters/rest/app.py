@@ -24,17 +24,10 @@ from siteaudit.adapters.rest.openapi import OpenApi, document
 from siteaudit.adapters.rest.resources import (
     ID,
     Account,
-    Crawl,
     Crawls,
     Health,
-    Issues,
-    Pages,
     Ping,
-    Report,
-    ReportPart,
 )
-from siteaudit.adapters.rest.sites import Site, SiteCrawls, Sites, SiteVerification, SiteVerify
-from siteaudit.adapters.rest.views import diff_answer, fix_prompt_answer, templates_answer
 from siteaudit.ports.application import (
     CallerApi,
     DeviceCancel,
@@ -105,27 +98,8 @@ def create_api(
     api.add_route("/v1/ping", Ping(application, clock))
     api.add_route("/v1/account", Account(application, clock))
     api.add_route("/v1/crawls", Crawls(application, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}", Crawl(application, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/report", Report(application, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/issues", Issues(application, clock))
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/pages", Pages(application, clock))
-    api.add_route(
-        f"/v1/crawls/{{crawl_id:{ID}}}/templates",
-        ReportPart(application, clock, view=templates_answer),
-    )
-    api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/diff", ReportPart(application, clock, view=diff_answer))
-    api.add_route(
-        f"/v1/crawls/{{crawl_id:{ID}}}/fix-prompt",
-        ReportPart(application, clock, view=fix_prompt_answer),
-    )
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
-    # Registered sites (docs/rest-api.md "Registered sites").
-    api.add_route("/v1/sites", Sites(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}", Site(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/verification", SiteVerification(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/verify", SiteVerify(application, clock))
-    api.add_route(f"/v1/sites/{{site_id:{ID}}}/crawls", SiteCrawls(application, clock))
     # Billing (docs/rest-api.md "Billing"): Stripe's webhook and the local provider's test checkout page,
     # outside /v1 (the links are declared, below).
     api.add_route(STRIPE_WEBHOOK_PATH, StripeWebhook(application))
@@ -137,8 +111,9 @@ def create_api(
     api.add_route("/v1/device/token", DeviceToken(application, clock, limiter))
     if devices is not None:  # the device's own cancel (bootstrap gives the application, which does it)
         api.add_route("/v1/device/cancel", DeviceCancelResource(devices, clock, limiter))
-    # The declared use cases (docs/rest-api.md "Fix tasks and rechecks", "Fix impact", "Search console",
-    # "IndexNow", "Billing"): their routes derived, aliases too.
+    # The declared use cases (docs/rest-api.md "Endpoints", "Registered sites", "Fix tasks and rechecks",
+    # "Fix impact", "Search console", "IndexNow", "Billing", "Staging access"): their routes derived,
+    # aliases too.
     for path, declaring in routes(application, clock):
         api.add_route(path, declaring)
     return api

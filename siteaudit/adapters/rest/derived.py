@@ -1,8 +1,9 @@
 """The `/v1` routes of the declared use cases (`siteaudit.ports.usecases`), derived: one resource per path
 with a responder per declared method. A responder reads the use case's inputs where its `Http` binding
 says (the path; a GET's query string, unknown parameters refused; the strict JSON body, unknown fields
-refused), checks their bounds into one 422 `validation_failed` naming each bad field, calls
-`application.handle` and answers the result through the converter with the binding's status."""
+refused; required when one of its inputs is), checks their bounds into one 422 `validation_failed` naming
+each bad field, calls `application.handle` and answers the result through the converter with the
+binding's status (a 204 without a body)."""
 
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
@@ -22,6 +23,7 @@ from siteaudit.ports.usecases import (
     Field,
     Http,
     UseCase,
+    body_required,
     exactly_one_problem,
     fields_of,
     unbounded,
@@ -59,14 +61,14 @@ def _scalar(fields: Fields, found: Field) -> Any:
     if found.kind == "boolean":
         given = fields.boolean(found.name)
         return found.default if given is None else given
-    # A query string's lower bound is checked here too (docs/architecture.md, "Adding a use case").
-    shortest = spec.min_length or 0 if spec.where == "query" else 0
-    text = fields.string(
-        found.name, max_length=spec.max_length or 0, min_length=shortest, choices=found.choices
-    )
-    if text is None:
-        return found.default
-    return text if found.enumeration is None else found.enumeration(text)
+    if found.kind == "enum":
+        chosen = fields.string(found.name, max_length=spec.max_length or 0, choices=found.choices)
+        return found.default if chosen is None else found.read(chosen)
+    # A strict string's lower bound (a query string's always) is checked here (docs/architecture.md,
+    # "Adding a use case").
+    shortest = (spec.min_length or 0) if spec.strict else 0
+    text = fields.string(found.name, max_length=spec.max_length or 0, min_length=shortest)
+    return found.default if text is None else text
 
 
 def _counted_urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...]:
@@ -134,7 +136,12 @@ def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, A
     if not in_body and http.method in ("POST", "PUT", "PATCH"):
         json_body(req, allowed=(), required=False)  # none or an empty object: no field is unknown
     if in_body:
-        document = json_body(req, allowed=[f.name for f in in_body], max_bytes=_max_body_bytes(in_body))
+        document = json_body(
+            req,
+            allowed=[f.name for f in in_body],
+            required=body_required(declared),
+            max_bytes=_max_body_bytes(in_body),
+        )
         fields = Fields(document)
         for found in in_body:
             if found.kind != "urls":
@@ -177,7 +184,8 @@ class Declaring(Resource):
     ) -> None:
         result = self.application.handle(read_use_case(declared, req, given), req.context.caller)
         resp.status = falcon.code_to_http_status(http.status)
-        resp.media = converter.unstructure(result)
+        if http.status != 204:  # a 204 answers no body (docs/architecture.md, "Feature packages")
+            resp.media = converter.unstructure(result)
 
 
 def routes(application: CallerApi, clock: Clock) -> Iterator[tuple[str, Declaring]]:

@@ -25,12 +25,8 @@ from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
-    MAX_RPS,
-    MAX_URL_LENGTH,
-    MIN_RPS,
-    VERIFY_METHOD_NAMES,
 )
-from siteaudit.ports.usecases import Declared, Field, Http, fields_of, result_of
+from siteaudit.ports.usecases import SCHEMA, Declared, Field, Http, body_required, fields_of, result_of
 
 REF: Final = "#/components/schemas/"
 
@@ -75,7 +71,6 @@ _REFINED: Final[Mapping[tuple[type, str], dict[str, Any]]] = {
     (Report, "health_score"): {"type": ["integer", "null"], "minimum": 0, "maximum": 100},
     (CoverageWarning, "code"): {"type": "string", "enum": list(COVERAGE_CODES)},
     (Report, "fix_prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
-    (views.FixPrompt, "prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
 }
 # Fields left out of the JSON when None (so optional, never null).
 _OMITTED_WHEN_NONE: Final = frozenset({(Stats, "diff_basis")})
@@ -96,6 +91,8 @@ class _Schemas:
         if attrs.has(kind):
             return self._component(kind)
         origin, arguments = typing.get_origin(kind), typing.get_args(kind)
+        if origin is typing.Literal:
+            return {"type": "string", "enum": list(arguments)}
         if origin in (types.UnionType, typing.Union) and type(None) in arguments:
             (inner,) = [a for a in arguments if a is not type(None)]
             return _nullable(self.of(inner))
@@ -132,7 +129,9 @@ class _Schemas:
                     (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
                 else:
                     required.append(field.name)
-                properties[field.name] = _REFINED.get((kind, field.name)) or self.of(hint)
+                declared = field.metadata.get(SCHEMA)
+                refined = dict(declared) if declared is not None else _REFINED.get((kind, field.name))
+                properties[field.name] = refined or self.of(hint)
             schema: dict[str, Any] = {
                 "type": "object",
                 "properties": properties,
@@ -148,21 +147,8 @@ class _Schemas:
 _schemas = _Schemas()
 for _answer in (
     views.AuditRow,
-    views.Audit,
-    views.Issue,
-    views.Page,
     views.Account,
     Report,
-    views.ReportTemplates,
-    views.ReportDiff,
-    views.FixPrompt,
-    # Registered sites.
-    views.SiteList,
-    views.UpdatedSite,
-    views.RegisteredSite,
-    views.SiteWithAudits,
-    views.SiteVerification,
-    views.VerifiedSite,
 ):
     _schemas.of(_answer)
 
@@ -189,8 +175,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "ErrorCode": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
     "ListMeta": META,
     "AuditList": _list_of("AuditRow"),
-    "IssueList": _list_of("Issue"),
-    "PageList": _list_of("Page"),
     "AuditStarted": _obj(
         {
             "crawl_id": INT,
@@ -199,7 +183,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
             "warnings": {"type": "array", "items": ref("Notice")},
         }
     ),
-    "AuditCancelled": _obj({"status": {"type": "string", "enum": ["cancelled"]}}),
     "Health": _obj({"ok": BOOL}),
     "Ping": _obj({"user_id": INT}),
     "OpenApiDocument": {"type": "object", "description": "an OpenAPI 3.1 document"},
@@ -256,6 +239,14 @@ _RETRY_AFTER: Final = {
 }
 
 
+@attrs.frozen
+class LinksTo:
+    """The links of an answer naming the id `name`: to every declared operation taking it with a `link`
+    (`Http.link`), filled in by `document`. Clients (and stateful fuzzers) follow them."""
+
+    name: str
+
+
 def _errors(*codes: ErrorCode, public: bool = False) -> dict[str, Any]:
     by_status: dict[int, list[str]] = {}
     always = (
@@ -279,7 +270,7 @@ def _ok(
     description: str = "OK",
     *,
     public: bool = False,
-    links: dict[str, Any] | None = None,
+    links: dict[str, Any] | LinksTo | None = None,
 ) -> dict[str, Any]:
     response: dict[str, Any] = {
         "description": description,
@@ -295,28 +286,17 @@ def _op(operation_id: str, summary: str, responses: dict[str, Any], **more: Any)
     return {"operationId": operation_id, "summary": summary, "responses": responses, **more}
 
 
-def _crawl_link(operation_id: str, description: str) -> dict[str, Any]:
+def _link(operation_id: str, name: str, description: str) -> dict[str, Any]:
     return {
         "operationId": operation_id,
-        "parameters": {"crawl_id": "$response.body#/crawl_id"},
+        "parameters": {name: f"$response.body#/{name}"},
         "description": description,
     }
 
 
-# Where the id an audit answers leads: clients (and stateful fuzzers) follow these.
-_CRAWL_LINKS: Final = {
-    "GetCrawl": _crawl_link("getCrawl", "the audit's status"),
-    "CancelCrawl": _crawl_link("cancelCrawl", "cancel the audit"),
-    "GetReport": _crawl_link("getReport", "the audit's report, once it exists"),
-    "ListIssues": _crawl_link("listIssues", "the audit's issues"),
-    "ListPages": _crawl_link("listPages", "the audit's pages"),
-    "GetTemplates": _crawl_link("getTemplates", "issues by template, once the report exists"),
-    "GetDiff": _crawl_link("getDiff", "changes against the previous audit, once the report exists"),
-    "GetFixPrompt": _crawl_link("getFixPrompt", "the fix prompt, once the report exists"),
-}
+# Where the id an audit answers leads.
+_CRAWL_LINKS: Final = LinksTo("crawl_id")
 
-
-_REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
 
 PATHS: Final[dict[str, dict[str, Any]]] = {
     "/v1/health": {"get": _op("health", "Liveness", _ok(ref("Health"), public=True), security=[])},
@@ -416,101 +396,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
             },
         ),
     },
-    "/v1/crawls/{crawl_id}": {
-        "parameters": [CRAWL_ID],
-        "get": _op("getCrawl", "Audit status", {**_ok(ref("Audit")), **_errors(ErrorCode.NOT_FOUND)}),
-        "delete": _op(
-            "cancelCrawl",
-            "Cancel an audit",
-            {
-                **_ok(ref("AuditCancelled")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT),
-            },
-        ),
-    },
-    "/v1/crawls/{crawl_id}/report": {
-        "parameters": [CRAWL_ID],
-        "get": _op("getReport", "Full report", {**_ok(ref("Report")), **_errors(*_REPORT_ERRORS)}),
-    },
-    "/v1/crawls/{crawl_id}/issues": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "listIssues",
-            "Issues, paginated",
-            {
-                **_ok(ref("IssueList")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
-            },
-            parameters=[
-                {
-                    "name": "check",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
-                },
-                {
-                    "name": "check_code",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 100},
-                },
-                {"name": "severity", "in": "query", "schema": ref("Severity")},
-                {
-                    "name": "template",
-                    "in": "query",
-                    "schema": {"type": "string", "minLength": 1, "maxLength": 2048},
-                },
-                *_page_params(50, 200),
-            ],
-        ),
-    },
-    "/v1/crawls/{crawl_id}/pages": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "listPages",
-            "Pages, paginated",
-            {
-                **_ok(ref("PageList")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED),
-            },
-            parameters=[
-                {
-                    "name": "status_code",
-                    "in": "query",
-                    "schema": {"type": "integer", "minimum": 0, "maximum": 999},
-                },
-                *_page_params(50, 200),
-            ],
-        ),
-    },
-    "/v1/crawls/{crawl_id}/templates": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getTemplates",
-            "Issues by template",
-            {
-                **_ok(ref("ReportTemplates")),
-                **_errors(*_REPORT_ERRORS),
-            },
-        ),
-    },
-    "/v1/crawls/{crawl_id}/diff": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getDiff",
-            "Changes against the previous audit",
-            {**_ok(ref("ReportDiff")), **_errors(*_REPORT_ERRORS)},
-        ),
-    },
-    "/v1/crawls/{crawl_id}/fix-prompt": {
-        "parameters": [CRAWL_ID],
-        "get": _op(
-            "getFixPrompt",
-            "Markdown fix prompt for a coding agent (contains data from the crawled site)",
-            {
-                **_ok(ref("FixPrompt")),
-                **_errors(*_REPORT_ERRORS),
-            },
-        ),
-    },
     "/v1/crawls/{crawl_id}/export": {
         "parameters": [CRAWL_ID],
         "get": _op(
@@ -547,7 +432,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
     },
 }
 
-# --- registered sites (docs/rest-api.md "Registered sites") -------------------------------------------
+# --- registered sites (docs/rest-api.md "Registered sites"): declared; what other paths under a site share
 
 SITE_ID: Final = {"name": "site_id", "in": "path", "required": True, "schema": ID_SCHEMA}
 _BODY_ERRORS: Final = (
@@ -555,13 +440,6 @@ _BODY_ERRORS: Final = (
     ErrorCode.PAYLOAD_TOO_LARGE,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
 )
-_SITE_MAX_PAGES: Final = {
-    "type": "integer",
-    "minimum": 1,
-    "maximum": MAX_PAGES_CEILING,
-    "description": "at most the plan's per-audit limit (403 plan_limit_max_pages)",
-}
-_SITE_MAX_RPS: Final = {"type": "number", "minimum": MIN_RPS, "maximum": MAX_RPS}
 
 
 def _body(
@@ -575,180 +453,9 @@ def _body(
     return {"required": bool(required), "content": {"application/json": {"schema": schema}}}
 
 
-def _site_link(operation_id: str, description: str) -> dict[str, Any]:
-    return {
-        "operationId": operation_id,
-        "parameters": {"site_id": "$response.body#/id"},
-        "description": description,
-    }
-
-
-# Where a registered site's id leads.
-_SITE_LINKS: Final = {
-    "GetSite": _site_link("getSite", "the site with its latest audit and trend"),
-    "UpdateSite": _site_link("updateSite", "change its monitoring and settings"),
-    "GetSiteVerification": _site_link("getSiteVerification", "what to publish to prove ownership"),
-    "VerifySite": _site_link("verifySite", "check ownership"),
-    "StartSiteCrawl": _site_link("startSiteCrawl", "audit the site"),
-    "DeleteSite": _site_link("deleteSite", "delete the site"),
-}
-
-
 def _no_content(description: str) -> dict[str, Any]:
     return {"204": {"description": description, "headers": _REQUEST_ID | _RATE_HEADERS}}
 
-
-SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
-    "/v1/sites": {
-        "get": _op(
-            "listSites",
-            "The team's registered sites",
-            {**_ok(ref("SiteList")), **_errors(ErrorCode.VALIDATION_FAILED)},
-        ),
-        "post": _op(
-            "registerSite",
-            "Register a site",
-            {
-                **_ok(ref("RegisteredSite"), 201, "Created", links=_SITE_LINKS),
-                **_errors(
-                    ErrorCode.PLAN_LIMIT_SITES,
-                    ErrorCode.PLAN_LIMIT_MAX_PAGES,
-                    ErrorCode.SITE_EXISTS,
-                    ErrorCode.INVALID_URL,
-                    *_BODY_ERRORS,
-                ),
-            },
-            requestBody=_body(
-                {
-                    "url": {
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": MAX_URL_LENGTH,
-                        "format": "uri",
-                        "description": "http or https, a public address; others answer 422 invalid_url",
-                    },
-                    "max_pages": _SITE_MAX_PAGES,
-                    "max_rps": {**_SITE_MAX_RPS, "default": 2},
-                    "alert_email": {"type": "boolean", "default": True},
-                },
-                required=("url",),
-                examples=({"url": "https://retro-clock.example/", "max_pages": 2_000, "max_rps": 2},),
-            ),
-        ),
-    },
-    "/v1/sites/{site_id}": {
-        "parameters": [SITE_ID],
-        "get": _op(
-            "getSite",
-            "A site with its token, latest audit and health trend",
-            {**_ok(ref("SiteWithAudits")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
-        ),
-        "patch": _op(
-            "updateSite",
-            "Change a site's monitoring and saved audit settings",
-            {
-                **_ok(ref("UpdatedSite")),
-                **_errors(
-                    ErrorCode.PLAN_LIMIT_MAX_PAGES,
-                    ErrorCode.PLAN_LIMIT_MONITORING,
-                    ErrorCode.NOT_FOUND,
-                    ErrorCode.CONFLICT,
-                    ErrorCode.SITE_NOT_VERIFIED,
-                    *_BODY_ERRORS,
-                ),
-            },
-            requestBody=_body(
-                {
-                    "monitoring": ref("Monitoring"),
-                    "max_pages": _SITE_MAX_PAGES,
-                    "max_rps": _SITE_MAX_RPS,
-                    "alert_email": BOOL,
-                    "render": {
-                        "type": "boolean",
-                        "description": "the site's audits render pages in a browser unless they say otherwise",
-                    },
-                }
-            ),
-        ),
-        "delete": _op(
-            "deleteSite",
-            "Delete a site (its audits stay)",
-            {**_no_content("Deleted"), **_errors(ErrorCode.NOT_FOUND)},
-        ),
-    },
-    "/v1/sites/{site_id}/verification": {
-        "parameters": [SITE_ID],
-        "get": _op(
-            "getSiteVerification",
-            "Ownership status and the proofs to publish",
-            {**_ok(ref("SiteVerification")), **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)},
-        ),
-    },
-    "/v1/sites/{site_id}/verify": {
-        "parameters": [SITE_ID],
-        "post": _op(
-            "verifySite",
-            "Check ownership (10 requests a minute per key besides the shared limit)",
-            {
-                **_ok(ref("VerifiedSite")),
-                **_errors(
-                    ErrorCode.NOT_FOUND,
-                    ErrorCode.CONFLICT,
-                    ErrorCode.VERIFICATION_FAILED,
-                    *_BODY_ERRORS,
-                ),
-            },
-            requestBody=_body(
-                {
-                    "method": {
-                        "type": "string",
-                        "enum": list(VERIFY_METHOD_NAMES),
-                        "description": "one method; none: gsc, dns, meta, file in that order "
-                        "(sc is gsc, cdn is cloudflare)",
-                    }
-                }
-            ),
-        ),
-    },
-    "/v1/sites/{site_id}/crawls": {
-        "parameters": [SITE_ID],
-        "post": _op(
-            "startSiteCrawl",
-            "Audit a registered site with its saved settings (charged to the team owner)",
-            {
-                **_ok(ref("AuditStarted"), 202, "Accepted", links=_CRAWL_LINKS),
-                **_errors(
-                    ErrorCode.INSUFFICIENT_CREDITS,
-                    ErrorCode.PLAN_LIMIT_MAX_PAGES,
-                    ErrorCode.NOT_FOUND,
-                    ErrorCode.SITE_NOT_VERIFIED,
-                    ErrorCode.INVALID_URL,
-                    *_BODY_ERRORS,
-                    ErrorCode.DISPATCH_FAILED,
-                ),
-            },
-            requestBody=_body(
-                {
-                    "max_pages": {
-                        **_SITE_MAX_PAGES,
-                        "description": "above 500 on an unverified site: 409 site_not_verified",
-                    },
-                    "max_rps": {
-                        **_SITE_MAX_RPS,
-                        "description": "capped at the site's max_rps, and at 3 while unverified",
-                    },
-                    "trigger": {"type": "string", "enum": ["api", "ci"], "default": "api"},
-                    "render": {
-                        "type": "boolean",
-                        "description": "render each HTML page in a browser (5 credits a page instead of 1); "
-                        "default: the site's setting",
-                    },
-                }
-            ),
-        ),
-    },
-}
-PATHS.update(SITE_PATHS)
 
 # --- device login (docs/security.md "Device login"): no key; limited per client address ------------------
 
@@ -885,16 +592,24 @@ def _input_schema(found: Field) -> dict[str, Any]:
         }
     elif found.kind == "urls":
         schema = {"type": "array", "items": {"type": "string", "maxLength": spec.max_length}}
-    elif found.choices:  # the values stand for the lengths
+    elif found.kind == "enum" and spec.named:
+        assert found.enum_type is not None
+        schema = _schemas.of(found.enum_type)  # every member: the enum's component
+    elif found.kind == "enum":  # the values stand for the lengths
         schema = {"type": "string", "enum": list(found.choices)}
+        if found.default is not None:
+            schema["default"] = found.shown(found.default)
     elif found.kind == "string":
         schema = {"type": "string"}
         if spec.pattern is not None:
             schema["pattern"] = spec.pattern
-        elif spec.max_length is not None:
-            schema["maxLength"] = spec.max_length
-        if spec.where == "query" and spec.min_length is not None:  # the door checks it (derived.py)
-            schema["minLength"] = spec.min_length
+        else:
+            if spec.strict and spec.min_length is not None:
+                schema["minLength"] = spec.min_length
+            if spec.max_length is not None:
+                schema["maxLength"] = spec.max_length
+        if spec.format is not None:
+            schema["format"] = spec.format
     elif found.kind == "boolean":
         schema = dict(BOOL)
         if found.default is not None:
@@ -907,6 +622,8 @@ def _input_schema(found: Field) -> dict[str, Any]:
             schema["maximum"] = spec.high
         if found.default is not None:
             schema["default"] = found.default
+    if spec.shown_default is not None:
+        schema["default"] = spec.shown_default
     if spec.doc is not None and spec.where == "body":  # a parameter's is the parameter's (below)
         schema["description"] = spec.doc
     return schema
@@ -941,6 +658,8 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
     else:
         schema = _obj({f.name: _input_schema(f) for f in inputs}, tuple(f.name for f in inputs if f.required))
         schema["additionalProperties"] = False  # the door refuses an unknown field
+        if not schema["required"] and not body_required(declared):
+            del schema["required"]
     http = declared.http
     assert isinstance(http, Http)
     if http.examples:
@@ -948,7 +667,26 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
     if http.body_name is not None:
         _schemas.components[http.body_name] = schema
         schema = ref(http.body_name)
-    return {"required": True, "content": {"application/json": {"schema": schema}}}
+    return {"required": body_required(declared), "content": {"application/json": {"schema": schema}}}
+
+
+_STATUS_PHRASES: Final = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content"}
+
+
+def _declared_answer(declared: Declared, http: Http) -> dict[str, Any]:
+    """The answer of a declared operation: its result's schema (none for a 204), its links."""
+    description = http.answer or _STATUS_PHRASES[http.status]
+    if http.status == 204:
+        return _no_content(description)
+    links = {
+        link.name: {
+            "operationId": link.operation_id,
+            "parameters": {link.parameter: f"$response.body#/{link.source}"},
+            "description": link.description,
+        }
+        for link in http.links
+    }
+    return _ok(_schemas.of(result_of(declared)), http.status, description, links=links)
 
 
 def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
@@ -962,10 +700,7 @@ def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
             continue
         inputs = list(fields_of(declared))
         in_path = [_parameter(f) for f in inputs if f.spec.where == "path"]
-        answer = {
-            **_ok(_schemas.of(result_of(declared)), http.status, "Accepted" if http.status == 202 else "OK"),
-            **_errors(*http.errors),
-        }
+        answer = {**_declared_answer(declared, http), **_errors(*http.errors)}
         named = [(http.path, http.operation_id, http.summary)]
         named += [(alias.path, alias.operation_id, alias.summary) for alias in http.aliases]
         for path, operation_id, summary in named:
@@ -985,9 +720,41 @@ def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
     return paths
 
 
+def declared_links(use_cases: Sequence[Declared], name: str) -> dict[str, Any]:
+    """The links to every declared operation with a `link` taking `name` in its path, by the operation's
+    id capitalised (`getCrawl`: `GetCrawl`)."""
+    links: dict[str, Any] = {}
+    for declared in use_cases:
+        http = declared.http
+        if not isinstance(http, Http) or http.link is None:
+            continue
+        if any(f.name == name and f.spec.where == "path" for f in fields_of(declared)):
+            key = http.operation_id[:1].upper() + http.operation_id[1:]
+            links[key] = _link(http.operation_id, name, http.link)
+    return links
+
+
+def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]) -> dict[str, Any]:
+    """`paths` with each answer's `LinksTo` made the links to the declared operations taking its id."""
+    linked: dict[str, Any] = {}
+    for where, item in paths.items():
+        linked[where] = item
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, response in operation["responses"].items():
+                links = response.get("links")
+                if not isinstance(links, LinksTo):
+                    continue
+                response = {**response, "links": declared_links(use_cases, links.name)}
+                operation = {**operation, "responses": {**operation["responses"], status: response}}
+                linked[where] = item = {**item, method: operation}
+    return linked
+
+
 def document(use_cases: Sequence[Declared]) -> dict[str, Any]:
     """The document `/v1` serves: the paths written here and those of the declared use cases."""
-    paths = {**PATHS, **declared_paths(use_cases)}
+    paths = _with_declared_links({**PATHS, **declared_paths(use_cases)}, use_cases)
     schemas = {**SCHEMAS, **_schemas.components}
     return {
         **WRITTEN_DOCUMENT,

@@ -8,9 +8,9 @@ import falcon
 
 from siteaudit.adapters import strict_json
 from siteaudit.domain.error import DomainError, ErrorCode, ValidationFailed
+from siteaudit.ports.usecases import MAX_PAGE
 
 MAX_BODY_BYTES: Final = 1_048_576
-MAX_PAGE: Final = 100_000
 
 
 class PayloadTooLarge(DomainError):

@@ -6,20 +6,14 @@ import falcon
 
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
 from siteaudit.adapters.rest.views import (
-    ReportPartView,
     account_answer,
-    audit_detail,
     audit_row,
-    issue_row,
-    page_row,
-    report_answer,
     started_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
-from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
-from siteaudit.domain.issue import Severity
+from siteaudit.domain.ids import MAX_ID, SiteId
 from siteaudit.domain.site import MAX_PAGES_CEILING
-from siteaudit.ports.application import AuditQuery, CallerApi, IssueQuery, PageQuery
+from siteaudit.ports.application import AuditQuery, CallerApi
 from siteaudit.ports.clock import Clock
 
 ID: Final = f"int(min=1, max={MAX_ID})"
@@ -99,69 +93,3 @@ class Crawls(Resource):
         started = self.application.start_audit(request, req.context.caller)
         resp.status = falcon.HTTP_202
         resp.media = started_answer(started)
-
-
-class Crawl(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        known_query(req, ())
-        detail = self.application.get_audit(AuditId(crawl_id), req.context.caller)
-        resp.media = audit_detail(detail, now=self.clock.now())
-
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        self.application.cancel_audit(AuditId(crawl_id), req.context.caller)
-        resp.media = {"status": "cancelled"}
-
-
-class Report(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        resp.media = report_answer(self.application.report(AuditId(crawl_id), req.context.caller))
-
-
-class ReportPart(Resource):
-    """`/templates`, `/diff` and `/fix-prompt`: one part of the stored report, as `view` shows it."""
-
-    def __init__(self, application: CallerApi, clock: Clock, *, view: ReportPartView) -> None:
-        super().__init__(application, clock)
-        self.view = view
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        resp.media = self.view(crawl_id, self.application.report(AuditId(crawl_id), req.context.caller))
-
-
-class Issues(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        known_query(req, ("check", "check_code", "severity", "template", "page", "per_page"))
-        fields = Fields(req.params, query=True)
-        check = fields.string("check", max_length=100, min_length=1)
-        check_code = fields.string("check_code", max_length=100, min_length=1)
-        severity = fields.string("severity", max_length=10, choices=("error", "warning", "notice"))
-        template = fields.string("template", max_length=2048, min_length=1)
-        fields.done()
-        page, per_page = page_params(req, default=50, maximum=200)
-        query = IssueQuery(
-            check=check or check_code,
-            severity=Severity(severity) if severity else None,
-            template=template,
-            offset=(page - 1) * per_page,
-            limit=per_page,
-        )
-        issues = self.application.issues(AuditId(crawl_id), query, req.context.caller)
-        rows, total = issues.items, issues.total
-        if check and check_code and check != check_code:
-            # Both filter the same field and filters combine: two different codes match no issue.
-            rows, total = [], 0
-        resp.media = paginated([issue_row(r) for r in rows], page=page, per_page=per_page, total=total)
-
-
-class Pages(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        known_query(req, ("status_code", "page", "per_page"))
-        fields = Fields(req.params, query=True)
-        status_code = fields.integer("status_code", low=0, high=999)
-        fields.done()
-        page, per_page = page_params(req, default=50, maximum=200)
-        query = PageQuery(status_code=status_code, offset=(page - 1) * per_page, limit=per_page)
-        pages = self.application.pages(AuditId(crawl_id), query, req.context.caller)
-        resp.media = paginated(
-            [page_row(r) for r in pages.items], page=page, per_page=per_page, total=pages.total
-        )

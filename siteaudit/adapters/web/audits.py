@@ -16,7 +16,7 @@ from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
-from siteaudit.ports.application import AuditProgress, AuditQuery, IssueQuery, PageQuery
+from siteaudit.ports.application import AuditProgress, AuditQuery, run_declared
 
 ID: Final = f"int(min=1, max={MAX_ID})"
 PER_PAGE: Final = 20
@@ -89,7 +89,7 @@ class AuditsPage(Page):
             self.render(req, resp, "audits.html", **_empty_list())
             return
         caller = viewer.caller
-        sites = self.application.list_sites(caller)
+        sites = run_declared(self.application, "ListSites", caller).data
         audits = self.application.list_audits(
             AuditQuery(
                 site_id=site_id,
@@ -146,7 +146,9 @@ class AuditPage(Page):
             return
         if audit.status is AuditStatus.DONE:
             try:
-                context["report"] = self.application.report(AuditId(audit_id), caller)
+                context["report"] = run_declared(
+                    self.application, "GetReport", caller, crawl_id=AuditId(audit_id)
+                )
             except DomainError as error:
                 if error.code is not ErrorCode.REPORT_NOT_READY:
                     raise
@@ -181,33 +183,35 @@ class AuditPage(Page):
             return f"/app/audits/{audit_id}" + (f"?{urlencode(query)}" if query else "") + f"#{anchor}"
 
         try:
-            issues = self.application.issues(
-                audit_id,
-                IssueQuery(
-                    check=chosen["check"] or None,
-                    severity=Severity(chosen["severity"]) if chosen["severity"] else None,
-                    template=chosen["template"] or None,
-                    offset=(issue_page - 1) * ROWS_PER_PAGE,
-                    limit=ROWS_PER_PAGE,
-                ),
+            issues = run_declared(
+                self.application,
+                "ListIssues",
                 caller,
+                crawl_id=audit_id,
+                check=chosen["check"] or None,
+                severity=Severity(chosen["severity"]) if chosen["severity"] else None,
+                template=chosen["template"] or None,
+                page=issue_page,
+                per_page=ROWS_PER_PAGE,
             )
-            pages = self.application.pages(
-                audit_id,
-                PageQuery(
-                    status_code=status_code, offset=(page_page - 1) * ROWS_PER_PAGE, limit=ROWS_PER_PAGE
-                ),
+            pages = run_declared(
+                self.application,
+                "ListPages",
                 caller,
+                crawl_id=audit_id,
+                status_code=status_code,
+                page=page_page,
+                per_page=ROWS_PER_PAGE,
             )
         except DomainError as error:
             if error.code is not ErrorCode.CRAWL_ARCHIVED:
                 raise
             return {"archived": True, "chosen": chosen, "here": here}
         return {
-            "chosen": chosen, "here": here, "issues": issues.items, "issue_total": issues.total,
-            "issue_page": issue_page, "issue_last": _pages(issues.total, ROWS_PER_PAGE),
-            "page_rows": pages.items, "page_total": pages.total, "page_page": page_page,
-            "page_last": _pages(pages.total, ROWS_PER_PAGE), "severities": SEVERITIES,
+            "chosen": chosen, "here": here, "issues": issues.data, "issue_total": issues.meta.total,
+            "issue_page": issue_page, "issue_last": issues.meta.last_page,
+            "page_rows": pages.data, "page_total": pages.meta.total, "page_page": page_page,
+            "page_last": pages.meta.last_page, "severities": SEVERITIES,
             "downloads": [(kind, fmt) for kind in export.KINDS for fmt in export.FORMATS], "pairs": pairs,
         }  # fmt: skip
 

@@ -29,7 +29,7 @@ from siteaudit.domain.credit import as_number
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import MAX_ID, TeamId, UserId
 from siteaudit.domain.signin import MIN_PASSWORD_LENGTH, SignInRefused
-from siteaudit.ports.application import AppViewer, CallerApi, Exports, WebSession
+from siteaudit.ports.application import AppViewer, CallerApi, Exports, WebSession, run_declared
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 
@@ -56,14 +56,6 @@ NOTICES: Final = {
     "invited": "Invitation mailed.",
     "removed": "Member removed: their keys for this team answer 403 from now on.",
 }
-
-
-def run_declared(application: CallerApi, name: str, caller: Caller, **inputs: Any) -> Any:
-    """The answer of the declared use case named `name` run with `inputs` for `caller`: the app finds a
-    declared use case by name among `application.use_cases()` (a door reaches declarations at run time,
-    never the services' modules)."""
-    declared = next(d for d in application.use_cases() if d.__name__ == name)
-    return application.handle(declared(**inputs), caller)
 
 
 def _when(moment: datetime | None) -> str:

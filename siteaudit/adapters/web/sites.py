@@ -10,7 +10,7 @@ import falcon
 from attrs import frozen
 from markupsafe import Markup
 
-from siteaudit.adapters.web.pages import Page, _redirect, _say, run_declared
+from siteaudit.adapters.web.pages import Page, _redirect, _say
 from siteaudit.adapters.web.plots import Bar, Point, bar_plot, line_plot
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
@@ -18,12 +18,7 @@ from siteaudit.domain.credit import NOT_MODIFIED_PAGE_COST, page_cost
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId, TaskKey
 from siteaudit.domain.site import Monitoring, ProofCheck, VerificationFailed, VerifyMethod
-from siteaudit.ports.application import (
-    AuditQuery,
-    CallerApi,
-    SiteChanges,
-    SiteRegistration,
-)
+from siteaudit.ports.application import AuditQuery, CallerApi, run_declared
 
 # Audits the trend plot shows, newest last.
 TREND_AUDITS: Final = 24
@@ -58,7 +53,7 @@ def _no_score_reason(application: CallerApi, audit: Audit, caller: Caller) -> st
     if audit.status is AuditStatus.CANCELLED:
         return "The audit was cancelled."
     try:
-        warning = application.report(audit.id, caller).coverage_warning
+        warning = run_declared(application, "GetReport", caller, crawl_id=audit.id).coverage_warning
     except DomainError:
         warning = None
     return warning.message if warning is not None else "The audit has no score."
@@ -157,7 +152,8 @@ class SitesList(Page):
         if viewer.team is not None:
             caller = viewer.caller
             details = [
-                self.application.get_site(site.id, caller) for site in self.application.list_sites(caller)
+                run_declared(self.application, "GetSite", caller, site_id=site.id)
+                for site in run_declared(self.application, "ListSites", caller).data
             ]
         self.render(
             req, resp, "sites.html", details=details, spark=sparkline, url=context.pop("url", ""), **context
@@ -169,7 +165,7 @@ class SitesList(Page):
         if viewer.team is None:
             raise falcon.HTTPBadRequest()
         try:
-            site = self.application.register_site(SiteRegistration(url), viewer.caller)
+            site = run_declared(self.application, "RegisterSite", viewer.caller, url=url)
         except DomainError as refused:
             resp.status = falcon.HTTP_422 if isinstance(refused, ValidationFailed) else refused.status
             self.show(req, resp, url=url, error=_say(refused))
@@ -210,8 +206,10 @@ class SitePage(Page):
             raise falcon.HTTPNotFound(title="There is no such site in this team.")
         caller = viewer.caller
         application = self.application
-        detail = application.get_site(site_id, caller)  # NotFound for another team's site: a 404 page
-        ownership = application.site_ownership(site_id, caller)
+        # The answers `/v1` shows: the site with its latest audit, and its ownership and proofs. NotFound
+        # for another team's site: a 404 page.
+        site = run_declared(application, "GetSite", caller, site_id=site_id)
+        verification = run_declared(application, "GetSiteVerification", caller, site_id=site_id)
         account = application.account(caller)
         impact = run_declared(application, "GetSiteFixImpact", caller, site_id=site_id, limit=10)
         try:
@@ -225,17 +223,15 @@ class SitePage(Page):
         except DomainError as refused:
             indexnow, indexnow_reason = None, _say(refused)
         board = task_board(application, site_id, caller, _id(req.get_param("recheck")))
-        site = detail.site
         owner = viewer.team.owner_id == viewer.user.id
         max_cost = site.max_pages * page_cost(render=site.render)
         self.render(
             req,
             resp,
             "site.html",
-            detail=detail,
             site=site,
-            proofs=site.proofs,
-            ownership=ownership,
+            verification=verification,
+            proofs=verification.methods,
             account=account,
             owner=owner,
             owner_email=self.owner_email(viewer, owner),
@@ -295,7 +291,7 @@ class SitePage(Page):
             raise falcon.HTTPBadRequest() from None
         checks: Sequence[ProofCheck]
         try:
-            proved = self.application.verify_site(site, chosen, caller)
+            proved = run_declared(self.application, "VerifySite", caller, site_id=site, method=chosen)
         except VerificationFailed as failed:
             resp.status = falcon.HTTP_422
             self.show(
@@ -303,32 +299,32 @@ class SitePage(Page):
                 error="No proof was found yet: each method's reason is below.",
             )  # fmt: skip
             return
-        checks = proved.checked
-        via = proved.site.verified_via.value if proved.site.verified_via else "a proof"
+        checks = [ProofCheck(c.method, c.result, c.detail) for c in proved.checked]
+        via = proved.verified_via.value if proved.verified_via else "a proof"
         self.show(req, resp, site, checks=checks, notice=f"Ownership proved through {via}.")
 
     def save(
         self, req: falcon.Request, resp: falcon.Response, site: SiteId, form: dict[str, str], caller: Caller
     ) -> None:
         try:
-            changes = SiteChanges(
-                monitoring=Monitoring(form.get("monitoring", "")),
-                max_pages=int(form.get("max_pages", "")),
-                max_rps=float(form.get("max_rps", "")),
-                alert_email=form.get("alert_email") == "on",
-                render=form.get("render") == "on",
-            )
+            changes = {
+                "monitoring": Monitoring(form.get("monitoring", "")),
+                "max_pages": int(form.get("max_pages", "")),
+                "max_rps": float(form.get("max_rps", "")),
+                "alert_email": form.get("alert_email") == "on",
+                "render": form.get("render") == "on",
+            }
         except ValueError:
             resp.status = falcon.HTTP_422
             self.show(req, resp, site, error="Pages and requests a second must be numbers.")
             return
         try:
-            updated = self.application.update_site(site, changes, caller)
+            updated = run_declared(self.application, "UpdateSite", caller, site_id=site, **changes)
         except DomainError as refused:
             resp.status = falcon.HTTP_422 if isinstance(refused, ValidationFailed) else refused.status
             self.show(req, resp, site, error=_say(refused))
             return
-        if updated.notices:
-            self.show(req, resp, site, notice=" ".join(n.message for n in updated.notices))
+        if updated.warnings:
+            self.show(req, resp, site, notice=" ".join(n.message for n in updated.warnings))
             return
         raise _redirect(f"/app/sites/{site}?done=saved")

@@ -16,6 +16,7 @@ from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.webhook import SendOutcome
+from siteaudit.ports.application import AuditQuery
 from siteaudit.settings import Settings
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -139,7 +140,9 @@ def test_metrics_count_what_an_audit_fetched_charged_and_delivered(site: SiteSer
         if name == "siteaudit_fetch_errors_total" and count
     }
     assert errors == {"protocol": 1}
-    ended = shop.app.application.get_audit(audit_id, shop.caller).audit
+    (ended,) = [
+        a for a in shop.app.application.list_audits(AuditQuery(), shop.caller).items if a.id == audit_id
+    ]
     assert value(samples, "siteaudit_credits_charged_tenths_total") == ended.pages_fetched_in_full * 10 > 0
     assert value(samples, "siteaudit_webhook_deliveries_total", result="failed_attempt") == 1
     assert value(samples, "siteaudit_webhook_deliveries_total", result="delivered") == 1

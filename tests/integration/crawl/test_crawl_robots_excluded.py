@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 import pytest
 from crawl_doubles import Answer, Crawl, SiteServer, html
 
+from siteaudit.adapters.answers import converter
 from siteaudit.adapters.report_json import report_json
-from siteaudit.adapters.rest.views import page_row
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.ids import UserId
 from siteaudit.ports.crawl import EXCLUDED_BY_ROBOTS_TXT
+from siteaudit.services.audits.answers import Page
 from siteaudit.services.finalize import finalize_audit
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -89,7 +90,7 @@ def test_page_rows_mark_the_excluded_urls(site: SiteServer) -> None:
     marked = {row.url.removeprefix(path): row.excluded_by for row in rows}
     assert marked == {"/": None, "/about": None, **dict.fromkeys(EXCLUDED, EXCLUDED_BY_ROBOTS_TXT)}
     for row in rows:
-        served = page_row(row)
+        served = converter.unstructure(Page.of(row))
         if row.excluded_by is not None:
             assert (served["excluded_by"], served["status_code"], served["fetch_error"]) == (
                 "robots.txt",

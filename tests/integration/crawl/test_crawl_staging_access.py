@@ -27,17 +27,18 @@ from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.crawl import Scope
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.domain.ids import AuditId
+from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.network import AddressPolicy, FetchResponse
 from siteaudit.domain.render import RenderBudget
 from siteaudit.domain.site import SiteNotVerified, VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
-from siteaudit.ports.application import SiteRegistration
 from siteaudit.ports.network import Fetcher
 from siteaudit.ports.render import BrowserRequest
 from siteaudit.services.access.usecases import GetSiteAccess, RemoveSiteAccess, SetSiteAccess
+from siteaudit.services.audits.usecases import GetAudit, GetReport
 from siteaudit.services.crawl import run_crawl_slice
 from siteaudit.services.crawl.render import BrowserGuard
+from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
 
 USER, PASSWORD = "preview", "staging-password-5b9e"
@@ -166,7 +167,7 @@ def owner(app: App) -> Caller:
 
 def finished(app: App, caller: Caller, audit_id: AuditId) -> None:
     deadline = time.monotonic() + 60
-    while app.application.get_audit(audit_id, caller).audit.status is not AuditStatus.DONE:
+    while app.application.handle(GetAudit(audit_id), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline, "the audit did not finish"
         time.sleep(0.05)
 
@@ -178,9 +179,10 @@ def test_a_newcomer_audits_a_staging_site_behind_basic_auth_and_the_other_origin
     application, caller = app.application, owner(app)
     staging_site(site, elsewhere.url)
     home = site.url("/", host="127.0.0.1")
-    registered = application.register_site(SiteRegistration(home, max_pages=20), caller)
+    registered = application.handle(RegisterSite(home, max_pages=20), caller)
+    site_id = SiteId(registered.id)
     asked = SetSiteAccess(
-        registered.id,
+        site_id,
         basic_auth_user=USER,
         basic_auth_password=PASSWORD,
         headers=(f"X-Preview-Token: {TOKEN}",),
@@ -193,16 +195,16 @@ def test_a_newcomer_audits_a_staging_site_behind_basic_auth_and_the_other_origin
     assert list(refused.value.fields) == ["headers"]
     # The proof is served outside the gate (or use the dns proof): then the access can be set.
     site.routes[PROOF] = Answer(200, registered.verify_token, {"Content-Type": "text/plain"})
-    application.verify_site(registered.id, VerifyMethod.FILE, caller)
+    application.handle(VerifySite(site_id, VerifyMethod.FILE), caller)
     status = application.handle(asked, caller)
     assert (status.kinds, status.headers, status.cookies) == (("basic_auth", "headers", "cookies"), 1, 1)
     assert status.sent_to == home.rstrip("/")
-    shown = converter.unstructure(application.handle(GetSiteAccess(registered.id), caller))
+    shown = converter.unstructure(application.handle(GetSiteAccess(site_id), caller))
     assert shown["kinds"] == ["basic_auth", "headers", "cookies"]
     assert not any(secret in str(shown) for secret in (*SECRETS, USER))
 
-    started = application.start_site_audit(AuditRequest(site_id=registered.id, max_pages=20), caller)
-    finished(app, caller, started.audit.id)
+    started = application.handle(CrawlSite(site_id, max_pages=20), caller)
+    finished(app, caller, AuditId(started.crawl_id))
 
     answered = dict(site.statuses)
     for path in ("/", "/clocks/1", "/clocks/2", "/robots.txt", "/map.xml", "/moved.xml", "/away"):
@@ -213,7 +215,7 @@ def test_a_newcomer_audits_a_staging_site_behind_basic_auth_and_the_other_origin
     for path, headers in elsewhere.hits:
         assert not {"authorization", "x-preview-token", "cookie"} & set(headers), (path, headers)
         assert not any(secret in value for value in headers.values() for secret in SECRETS)
-    report = str(converter.unstructure(application.report(started.audit.id, caller)))
+    report = str(converter.unstructure(application.handle(GetReport(AuditId(started.crawl_id)), caller)))
     assert "Clock 2" in report or "clocks/2" in report
     assert not any(secret in report for secret in SECRETS)
 
@@ -224,11 +226,11 @@ def test_a_newcomer_audits_a_staging_site_behind_basic_auth_and_the_other_origin
     assert site.hits and all(let_in(hit.headers) for hit in site.hits)
 
     # Removed: the next audit sends nothing (and is refused by the staging server).
-    application.handle(RemoveSiteAccess(registered.id), caller)
-    assert application.handle(GetSiteAccess(registered.id), caller).kinds == ()
+    application.handle(RemoveSiteAccess(site_id), caller)
+    assert application.handle(GetSiteAccess(site_id), caller).kinds == ()
     site.hits.clear()
-    again = application.start_site_audit(AuditRequest(site_id=registered.id, max_pages=5), caller)
-    finished(app, caller, again.audit.id)
+    again = application.handle(CrawlSite(site_id, max_pages=5), caller)
+    finished(app, caller, AuditId(again.crawl_id))
     assert site.hits and not any("authorization" in hit.headers for hit in site.hits)
 
     logged = caplog.text + "\n".join(str(r.args) for r in caplog.records)

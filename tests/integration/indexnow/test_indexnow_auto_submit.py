@@ -16,8 +16,9 @@ from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.indexnow import KeyCheckResult
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
-from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.indexnow.usecases import CheckIndexNowKey, GetIndexNowStatus, SetIndexNowAuto
+from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
 
@@ -78,12 +79,12 @@ def owner(app: App) -> Caller:
 
 
 def audited(app: App, caller: Caller, site_id: SiteId) -> AuditId:
-    started = app.application.start_site_audit(AuditRequest(site_id=site_id, max_pages=20), caller)
+    started = app.application.handle(CrawlSite(site_id=site_id, max_pages=20), caller)
     deadline = time.monotonic() + 60
-    while app.application.get_audit(started.audit.id, caller).audit.status is not AuditStatus.DONE:
+    while app.application.handle(GetAudit(AuditId(started.crawl_id)), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline, "the audit did not finish"
         time.sleep(0.05)
-    return started.audit.id
+    return AuditId(started.crawl_id)
 
 
 def recent_after(app: App, caller: Caller, site_id: SiteId, audit_id: AuditId) -> str:
@@ -102,16 +103,16 @@ def test_new_and_changed_pages_are_submitted_after_each_audit_of_a_site_with_aut
 ) -> None:
     application, caller = app.application, owner(app)
     serve(httpserver, {1: "Brass.", 2: "Oak."})
-    site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=20), caller)
+    site = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=20), caller)
     status = application.handle(GetIndexNowStatus(site.id), caller)
     key = status.key
 
     def publish_proofs() -> None:
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
         httpserver.expect_request(f"/{key}.txt").respond_with_data(key, content_type="text/plain")
 
     publish_proofs()
-    application.verify_site(site.id, VerifyMethod.FILE, caller)
+    application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
     checked = application.handle(CheckIndexNowKey(site.id), caller)
     assert checked.result is KeyCheckResult.VERIFIED, checked
     assert checked.key_file_url == httpserver.url_for(f"/{key}.txt")
@@ -161,15 +162,15 @@ def test_a_plain_url_audit_and_an_unverified_key_submit_nothing(
 ) -> None:
     application, caller = app.application, owner(app)
     serve(httpserver, {1: "Brass."})
-    site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=20), caller)
-    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
-    application.verify_site(site.id, VerifyMethod.FILE, caller)
+    site = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=20), caller)
+    httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
+    application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
     application.handle(SetIndexNowAuto(site.id, True), caller)  # the key file is not served
     audit = audited(app, caller, site.id)
     assert recent_after(app, caller, site.id, audit) == "key_unverified"
     plain = application.start_audit(AuditRequest(url=httpserver.url_for("/"), max_pages=5), caller)
     deadline = time.monotonic() + 60
-    while application.get_audit(plain.audit.id, caller).audit.status is not AuditStatus.DONE:
+    while application.handle(GetAudit(plain.audit.id), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert endpoint.received == []

@@ -30,6 +30,7 @@ from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.ids import AuditId
 from siteaudit.ports.ratelimit import Limit, RateDecision, RateLimiter
 from siteaudit.ports.site import ProofPage
+from siteaudit.services.audits.usecases import GetReport
 from siteaudit.settings import Settings
 
 HERE = Path(__file__).parent
@@ -96,8 +97,8 @@ def seeded() -> Seeded:
         )
         crawler.application.start_audit(queued, owner)
         crawler.application.start_audit(queued, rival)
-    assert crawler.application.report(AuditId(1), owner).totals.pages >= 4
-    assert crawler.application.report(AuditId(2), owner).diff is not None
+    assert crawler.application.handle(GetReport(AuditId(1)), owner).totals.pages >= 4
+    assert crawler.application.handle(GetReport(AuditId(2)), owner).diff is not None
     return Seeded(crawler, keys)
 
 

@@ -18,10 +18,10 @@ from siteaudit.domain.error import DomainError
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.indexnow import KeyCheckResult
 from siteaudit.domain.site import VerifyMethod
-from siteaudit.ports.application import SiteRegistration
 from siteaudit.ports.site import ProofPage
 from siteaudit.services.indexnow.answers import IndexNowSubmitResult
 from siteaudit.services.indexnow.usecases import CheckIndexNowKey, GetIndexNowStatus, SubmitToIndexNow
+from siteaudit.services.sites.usecases import RegisterSite, VerifySite
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
 from tests.unit.application.test_application_doors import owner
@@ -53,9 +53,9 @@ def _ready(database_url: str, endpoint: LocalIndexNow) -> tuple[App, Caller, Sit
     )
     caller = owner(app)
     application = app.application
-    site = application.register_site(SiteRegistration(f"https://{HOST}/"), caller)
-    proofs.pages[site.proofs.file.url] = ProofPage(site.proofs.file.url, status=200, text=site.verify_token)
-    application.verify_site(site.id, VerifyMethod.FILE, caller)
+    site = application.handle(RegisterSite(f"https://{HOST}/"), caller)
+    proofs.pages[site.verify.url] = ProofPage(site.verify.url, status=200, text=site.verify_token)
+    application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
     status = application.handle(GetIndexNowStatus(site.id), caller)
     key_url = status.key_file_url
     proofs.pages[key_url] = ProofPage(key_url, status=200, text=status.key)

@@ -28,7 +28,7 @@ from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import credits
 from siteaudit.domain.ids import AuditId, TaskKey, TeamId, UserId
 from siteaudit.domain.impact import FixImpact, ImpactStatus
-from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
 from tests.integration.rest import live  # its threaded WSGI server
 
@@ -97,8 +97,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     application.grant_credits(OWNER, credits(5_000), idempotency_key="start")
     member_key = application.create_key(MEMBER, "Retro Clock").raw
     owner = Caller(UserId(1), TeamId(1))
-    site = application.register_site(SiteRegistration("https://retro-clock.example/"), owner)
-    application.register_site(SiteRegistration("https://shop.retro-clock.example/"), owner)
+    site = application.handle(RegisterSite("https://retro-clock.example/"), owner)
+    application.handle(RegisterSite("https://shop.retro-clock.example/"), owner)
     audit_ids = []
     for n, score in enumerate((62, 68, 71, None, 69, 78, 84)):
         moment = datetime(2026, 11, 1 + n, 9, 0, tzinfo=UTC)

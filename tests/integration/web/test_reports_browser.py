@@ -25,6 +25,7 @@ from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import credits
 from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.services.audits.usecases import GetReport
 from siteaudit.settings import Settings
 from tests.integration.rest import live
 from tests.integration.web.test_browser import (
@@ -244,7 +245,10 @@ def test_the_fix_prompt_is_copied_by_its_button(browser: Any, service: Service) 
     copied = browser.execute_async_script(
         "const done = arguments[0]; navigator.clipboard.readText().then(done, e => done('error ' + e));"
     )
-    assert copied == service.app.application.report(service.worse, Caller(UserId(1), TeamId(1))).fix_prompt
+    assert (
+        copied
+        == service.app.application.handle(GetReport(service.worse), Caller(UserId(1), TeamId(1))).fix_prompt
+    )
 
 
 def test_the_mail_link_on_a_phone_signs_in_and_downloads_the_issues(browser: Any, service: Service) -> None:

@@ -14,7 +14,9 @@ from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.audit import AuditStatus, AuditTrigger
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.entrypoints.scheduler import scheduler_pass
-from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
+from siteaudit.ports.application import AuditQuery
+from siteaudit.services.audits.usecases import GetAudit
+from siteaudit.services.sites.usecases import GetSite, RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
 from tests.unit.application.test_alert_mail import Inbox, free_port, serve_site
 from tests.unit.application.test_application_doors import owner
@@ -45,10 +47,10 @@ def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
         application = app.application
         caller = owner(app)
         serve_site(httpserver, broken=False)
-        site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
-        application.verify_site(site.id, VerifyMethod.FILE, caller)
-        application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller)
+        site = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=10), caller)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
+        application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
+        application.handle(UpdateSite(site.id, monitoring=Monitoring.DAILY), caller)
         schedulers = [scheduler_pass(application, clock.now) for _ in range(2)]
 
         def day() -> list[int]:
@@ -66,17 +68,17 @@ def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
                     if application.run_crawl_slice(audit_id).next != "slice":
                         break
                 application.finalize_audit(audit_id)
-                audit = application.get_audit(audit_id, caller).audit
-                assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE)
+                audit = application.handle(GetAudit(audit_id), caller)
+                assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE.value)
             return [int(a) for a in started]
 
         assert len(day()) == 1 and inbox.mails == []
         serve_site(httpserver, broken=True)
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
         worse = day()
         assert len(worse) == 1 and len(inbox.mails) == 1
         assert f"/app/audits/{worse[0]}" in (inbox.mails[0].original_content or b"").decode()
-        detail = application.get_site(site.id, caller)
-        assert detail.site.last_dispatched_at == clock.now() and detail.site.last_skip_reason is None
+        detail = application.handle(GetSite(site.id), caller)
+        assert detail.last_dispatched_at == clock.now() and detail.last_skip_reason is None
     finally:
         controller.stop()

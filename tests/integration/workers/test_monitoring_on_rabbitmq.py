@@ -16,7 +16,9 @@ from siteaudit.domain.audit import AuditStatus, AuditTrigger
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.entrypoints.scheduler import scheduler_pass
 from siteaudit.entrypoints.worker import start_worker
-from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
+from siteaudit.ports.application import AuditQuery
+from siteaudit.services.audits.usecases import GetAudit
+from siteaudit.services.sites.usecases import GetSite, RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
 from tests.unit.application.test_alert_mail import Inbox, free_port, serve_site
 from tests.unit.application.test_application_doors import owner
@@ -50,10 +52,10 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
         application = app.application
         caller = owner(app)
         serve_site(httpserver, broken=False)
-        site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
-        application.verify_site(site.id, VerifyMethod.FILE, caller)
-        application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller)
+        site = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=10), caller)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
+        application.handle(VerifySite(site.id, VerifyMethod.FILE), caller)
+        application.handle(UpdateSite(site.id, monitoring=Monitoring.DAILY), caller)
         schedulers = [scheduler_pass(application, clock.now) for _ in range(2)]
 
         def day() -> list[int]:
@@ -68,18 +70,18 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
             ]
             for audit_id in started:
                 deadline = time.monotonic() + 60
-                while application.get_audit(audit_id, caller).audit.status is not AuditStatus.DONE:
-                    assert time.monotonic() < deadline, application.get_audit(audit_id, caller).audit
+                while application.handle(GetAudit(audit_id), caller).status is not AuditStatus.DONE:
+                    assert time.monotonic() < deadline, application.handle(GetAudit(audit_id), caller)
                     time.sleep(0.05)
-                audit = application.get_audit(audit_id, caller).audit
-                assert audit.trigger is AuditTrigger.SCHEDULE and audit.pages_crawled > 0
+                audit = application.handle(GetAudit(audit_id), caller)
+                assert audit.trigger == AuditTrigger.SCHEDULE and audit.pages_crawled > 0
             return [int(a) for a in started]
 
         assert len(day()) == 1
         time.sleep(0.5)  # a mail, if any, would have gone with the finalisation
         assert inbox.mails == []
         serve_site(httpserver, broken=True)
-        httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+        httpserver.expect_request(site.verify.path).respond_with_data(site.verify_token)
         worse = day()
         assert len(worse) == 1
         deadline = time.monotonic() + 10
@@ -89,8 +91,8 @@ def test_a_daily_site_is_dispatched_once_through_rabbitmq_audited_by_workers_and
         time.sleep(0.5)  # a second mail, if any, would arrive now
         assert len(inbox.mails) == 1
         assert f"/app/audits/{worse[0]}" in (inbox.mails[0].original_content or b"").decode()
-        detail = application.get_site(site.id, caller)
-        assert detail.site.last_dispatched_at == clock.now() and detail.site.last_skip_reason is None
+        detail = application.handle(GetSite(site.id), caller)
+        assert detail.last_dispatched_at == clock.now() and detail.last_skip_reason is None
         assert application.list_audits(AuditQuery(site_id=site.id), caller).total == 2
     finally:
         periodic.stop()

@@ -22,6 +22,8 @@ from siteaudit.domain.credit import credits
 from siteaudit.domain.site import SCHEDULED_HEADROOM_MIN
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import AuditQuery
+from siteaudit.services.audits.usecases import GetAudit
+from siteaudit.services.sites.usecases import GetSite
 from siteaudit.settings import Settings
 from tests.unit.application.test_monitoring_default import PAGES, audited_daily_site, balance, local_owner
 
@@ -71,18 +73,18 @@ def test_scheduler_once_starts_the_due_audit_and_exits(
     scheduled = listed[0]
     assert scheduled.credits_reserved == credits(PAGES + SCHEDULED_HEADROOM_MIN)
     assert balance(app, owner) == credits(starting - PAGES - PAGES - SCHEDULED_HEADROOM_MIN)
-    shown = app.application.get_site(site.id, owner).site
+    shown = app.application.handle(GetSite(site.id), owner)
     assert shown.last_skip_reason is None and shown.last_dispatched_at is not None
 
     worker, periodic = start_worker(app, threads=1, webhooks_every_s=3600.0)
     try:
         deadline = time.monotonic() + 60
-        while not app.application.get_audit(scheduled.id, owner).audit.status.ended:
+        while not app.application.handle(GetAudit(scheduled.id), owner).status.ended:
             assert time.monotonic() < deadline, "the scheduled audit did not end"
             time.sleep(0.2)
     finally:
         periodic.stop()
         worker.stop()
-    ended = app.application.get_audit(scheduled.id, owner).audit
+    ended = app.application.handle(GetAudit(scheduled.id), owner)
     assert (ended.status, ended.pages_crawled) == (AuditStatus.DONE, PAGES)
     assert balance(app, owner) == credits(starting - 2 * PAGES)

@@ -9,7 +9,8 @@ import pytest
 
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.credit import credits
-from siteaudit.ports.application import SiteRegistration
+from siteaudit.domain.ids import SiteId
+from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
 
 BODY = {
@@ -30,9 +31,9 @@ class Client:
         assert issued is not None
         self.owner = issued.raw
         caller = application.authenticate(self.owner)
-        self.verified = application.register_site(SiteRegistration("http://127.0.0.1:8001/"), caller)
-        application.verify_site_by_hand(self.verified.id, "the test owns it")
-        self.unverified = application.register_site(SiteRegistration("http://127.0.0.1:8002/"), caller)
+        self.verified = application.handle(RegisterSite("http://127.0.0.1:8001/"), caller)
+        application.verify_site_by_hand(SiteId(self.verified.id), "the test owns it")
+        self.unverified = application.handle(RegisterSite("http://127.0.0.1:8002/"), caller)
         application.create_user("rival@other-shop.example", plan="growth")
         application.create_team("Other Shop", owner_email="rival@other-shop.example")
         application.grant_credits("rival@other-shop.example", credits(100), idempotency_key="rival")

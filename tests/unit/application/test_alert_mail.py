@@ -25,9 +25,11 @@ from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditStatus, AuditTrigger
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import Monitoring, VerifyMethod
-from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
+from siteaudit.ports.application import AuditQuery
 from siteaudit.services import events
+from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.indexnow.usecases import GetIndexNowStatus, SetIndexNowAuto
+from siteaudit.services.sites.usecases import RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
 from tests.unit.application.test_application_doors import owner
 from tests.unit.web.conftest import PASSWORD, Browser
@@ -102,10 +104,11 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
     application = app.application
     caller = owner(app)
     serve_site(httpserver, broken=False)
-    site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
-    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
-    application.verify_site(site.id, VerifyMethod.FILE, caller)
-    site = application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller).site
+    registered = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=10), caller)
+    proof = registered.verify
+    httpserver.expect_request(proof.path).respond_with_data(registered.verify_token)
+    application.handle(VerifySite(registered.id, VerifyMethod.FILE), caller)
+    site = application.handle(UpdateSite(registered.id, monitoring=Monitoring.DAILY), caller)
     assert site.next_crawl_at is not None
 
     def scheduled_audit(at_days: int) -> int:
@@ -117,14 +120,14 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
             if application.run_crawl_slice(audit_id).next != "slice":
                 break
         application.finalize_audit(audit_id)
-        audit = application.get_audit(audit_id, caller).audit
-        assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE)
+        audit = application.handle(GetAudit(audit_id), caller)
+        assert (audit.status, audit.trigger) == (AuditStatus.DONE, AuditTrigger.SCHEDULE.value)
         return int(audit_id)
 
     scheduled_audit(0)  # the first: nothing to compare with
     assert inbox.mails == []
     serve_site(httpserver, broken=True)
-    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+    httpserver.expect_request(proof.path).respond_with_data(registered.verify_token)
     worse = scheduled_audit(1)
     application.finalize_audit(type(site.id)(worse))  # finalised again: still one mail
     assert len(inbox.mails) == 1
@@ -144,9 +147,9 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
     )
 
     # alert_email off: the next worse audit mails nobody.
-    application.update_site(site.id, SiteChanges(alert_email=False), caller)
+    application.handle(UpdateSite(site.id, alert_email=False), caller)
     serve_site(httpserver, broken=False)
-    httpserver.expect_request(site.proofs.file.path).respond_with_data(site.verify_token)
+    httpserver.expect_request(proof.path).respond_with_data(registered.verify_token)
     scheduled_audit(2)
     serve_site(httpserver, broken=True)
     scheduled_audit(3)
@@ -197,9 +200,9 @@ def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_
     application = app.application
     caller = owner(app)
     serve_site(httpserver, broken=False)
-    site = application.register_site(SiteRegistration(httpserver.url_for("/"), max_pages=10), caller)
+    site = application.handle(RegisterSite(httpserver.url_for("/"), max_pages=10), caller)
     application.verify_site_by_hand(site.id, "the test serves the site")
-    site = application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), caller).site
+    site = application.handle(UpdateSite(site.id, monitoring=Monitoring.DAILY), caller)
 
     def crawled(at_days: int) -> AuditId:
         assert site.next_crawl_at is not None
@@ -224,7 +227,7 @@ def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_
         patched.setattr(events, "mail_site_alert", dies)
         with pytest.raises(Crash):
             application.finalize_audit(worse)
-    assert application.get_audit(worse, caller).audit.status is AuditStatus.DONE and inbox.mails == []
+    assert application.handle(GetAudit(worse), caller).status is AuditStatus.DONE and inbox.mails == []
     charged = balance()
     # The redelivery sends it, and then dies after the mail (in the IndexNow handler): retried again.
     with monkeypatch.context() as patched:

@@ -22,8 +22,10 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import Application
-from siteaudit.services import site as sites
 from siteaudit.services.application import LocalApplication
+from siteaudit.services.audits.usecases import GetAudit, GetReport
+from siteaudit.services.sites import site as sites
+from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
 
 PAGE = (
@@ -79,7 +81,7 @@ def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_
             AuditRequest(url=site.url_for("/"), max_pages=5, verify_token=token), caller
         )
         deadline = time.monotonic() + 30
-        while app.application.get_audit(started.audit.id, caller).audit.status is not AuditStatus.DONE:
+        while app.application.handle(GetAudit(started.audit.id), caller).status is not AuditStatus.DONE:
             assert time.monotonic() < deadline, "the audit did not finish"
             time.sleep(0.05)
     finally:
@@ -89,7 +91,7 @@ def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_
     assert requests
     assert {r.headers.get(VERIFY_HEADER) for r in requests} == {token}
     assert {r.headers.get("User-Agent") for r in requests} == {USER_AGENT}
-    assert app.application.report(started.audit.id, caller).totals.pages == 1
+    assert app.application.handle(GetReport(started.audit.id), caller).totals.pages == 1
 
 
 def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_secret_key(
@@ -102,7 +104,7 @@ def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_s
     )
     caller = owner(app)
     registered = sites.register_site(
-        site.url_for("/"), caller, uow=app.uow(), clock=app.clock, secrets=app.secrets
+        RegisterSite(site.url_for("/")), caller, uow=app.uow(), clock=app.clock, secrets=app.secrets
     )
     with app.uow() as uow:
         verified, _ = uow.sites.get(registered.id, team=caller.team_id).verify(
@@ -110,10 +112,11 @@ def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_s
         )
         uow.sites.save(verified)
         uow.commit()
+    secret_ref = verified.crawler_secret_ref
     started = app.application.start_audit(AuditRequest(site_id=registered.id, max_pages=5), caller)
     app.application.run_crawl_slice(started.audit.id)
 
-    expected = hmac.new(key.encode(), f"crawler:{registered.crawler_secret_ref}".encode(), hashlib.sha256)
+    expected = hmac.new(key.encode(), f"crawler:{secret_ref}".encode(), hashlib.sha256)
     assert {r.headers.get(VERIFY_HEADER) for r in fetched(site, "/")} == {expected.hexdigest()}
 
 

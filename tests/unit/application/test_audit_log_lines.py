@@ -15,6 +15,7 @@ from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
 from siteaudit.domain.webhook import MAX_ATTEMPTS, SendOutcome
+from siteaudit.services.audits.usecases import CancelAudit, GetReport
 from siteaudit.settings import Settings
 
 LINKS = {"/": ("/clocks", "/about"), "/clocks": ("/clocks/cuckoo",), "/about": (), "/clocks/cuckoo": ()}
@@ -84,7 +85,7 @@ def test_a_whole_audit_logs_one_readable_info_line_per_event_in_order(
     assert siteaudit.deliver_webhooks() == 1
 
     assert done.status is AuditStatus.DONE and receiver.sent == [HOOK]
-    score = siteaudit.report(audit.id, me).health_score
+    score = siteaudit.handle(GetReport(audit.id), me).health_score
     assert audit_lines(caplog) == [
         f"audit {audit.id} started: {url} (max 20 pages, trigger ci)",
         f"audit {audit.id} handed over to the next slice: 2 pages so far",
@@ -108,7 +109,7 @@ def test_a_cancelled_audit_and_a_webhook_given_up_are_one_line_each(caplog: pyte
     request = AuditRequest(url="http://127.0.0.1:9/", max_pages=10, webhook_url=HOOK)
     audit = siteaudit.start_audit(request, me).audit
     clock.advance(7)
-    siteaudit.cancel_audit(audit.id, me)
+    siteaudit.handle(CancelAudit(audit.id), me)
     for _ in range(MAX_ATTEMPTS):
         assert siteaudit.deliver_webhooks() == 1
         clock.advance(3_600)

@@ -18,11 +18,10 @@ from siteaudit.adapters.sql import migrate
 from siteaudit.adapters.sql.migration import head_revision
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.audit import AuditRequest, AuditStatus
-from siteaudit.domain.credit import credits
 from siteaudit.domain.error import DomainError, ErrorCode, Unauthenticated
 from siteaudit.entrypoints.cli import main
 from siteaudit.entrypoints.embedded import KEY_VARIABLE, LOST_KEY_COMMAND, greeting
-from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.sites.usecases import CrawlSite, RegisterSite
 from siteaudit.settings import Settings
 
 ALICE = "alice@retro-clock.example"
@@ -90,10 +89,10 @@ def test_the_production_walkthrough_in_its_order_reaches_a_first_audit(cli: CliR
     assert started.audit.status is AuditStatus.QUEUED
     assert started.estimated_credits == 1_000
     # The credits granted also cover an audit of a site registered with defaults (its page cap, 10,000).
-    site = app.application.register_site(SiteRegistration("https://retro-clock.example/"), caller)
+    site = app.application.handle(RegisterSite("https://retro-clock.example/"), caller)
     app.application.verify_site_by_hand(site.id, "the production walkthrough")
-    site_audit = app.application.start_site_audit(AuditRequest(site_id=site.id), caller)
-    assert site_audit.estimated_credits == credits(10_000)
+    site_audit = app.application.handle(CrawlSite(site_id=site.id), caller)
+    assert site_audit.estimated_credits == 10_000  # credits, as every door shows them
 
 
 def test_the_order_matters_a_key_needs_the_team_and_an_audit_needs_credits(

@@ -13,7 +13,8 @@ from siteaudit.domain.audit import AuditTrigger
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.entrypoints.cli import main
 from siteaudit.entrypoints.scheduler import scheduler_pass, start_scheduler
-from siteaudit.ports.application import AuditQuery, SiteChanges, SiteRegistration
+from siteaudit.ports.application import AuditQuery
+from siteaudit.services.sites.usecases import GetSiteVerification, RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
 from tests.unit.rest.conftest import ScriptedProofs
 
@@ -34,10 +35,11 @@ def test_the_in_process_scheduler_starts_a_due_monitoring_audit_once() -> None:
     issued = application.ensure_local_owner(plan="scale", starting_credits=1_000)
     assert issued is not None
     owner = application.authenticate(issued.raw)
-    site = application.register_site(SiteRegistration(f"https://{HOST}/", max_pages=10), owner)
-    proofs.txt[site.proofs.dns.name] = (site.proofs.dns.value,)
-    application.verify_site(site.id, VerifyMethod.DNS, owner)
-    application.update_site(site.id, SiteChanges(monitoring=Monitoring.DAILY), owner)
+    site = application.handle(RegisterSite(f"https://{HOST}/", max_pages=10), owner)
+    dns = application.handle(GetSiteVerification(site.id), owner).methods.dns
+    proofs.txt[dns.name] = (dns.value,)
+    application.handle(VerifySite(site.id, VerifyMethod.DNS), owner)
+    application.handle(UpdateSite(site.id, monitoring=Monitoring.DAILY), owner)
     scheduler_pass(application, clock.now)()  # nothing due yet
     assert application.list_audits(AuditQuery(site_id=site.id), owner).total == 0
 

@@ -31,13 +31,22 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.account import DEFAULT_PLANS
-from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.credit import credits
 from siteaudit.domain.error import DomainError, ErrorCode
-from siteaudit.domain.ids import SiteId
+from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.site import Monitoring
-from siteaudit.ports.application import SiteChanges, SiteRegistration
 from siteaudit.ports.site import ProofPage
+from siteaudit.services.audits.usecases import CancelAudit, GetAudit
+from siteaudit.services.sites.usecases import (
+    CrawlSite,
+    DeleteSite,
+    GetSite,
+    GetSiteVerification,
+    ListSites,
+    RegisterSite,
+    UpdateSite,
+    VerifySite,
+)
 from siteaudit.settings import Settings
 from tests.unit.rest.conftest import ScriptedProofs
 
@@ -80,7 +89,7 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
         elif any(s["host"] == host for s in self.model.values()):
             expected = ErrorCode.SITE_EXISTS.value
         try:
-            site = self.app.application.register_site(SiteRegistration(f"https://{host}/"), self.caller)
+            site = self.app.application.handle(RegisterSite(f"https://{host}/"), self.caller)
         except DomainError as error:
             assert self._code(error) == expected
             return multiple()
@@ -116,11 +125,11 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
         # A file left by a deleted site of the same host carries that site's token, not this one's.
         published = page is not None and page.text == site["token"]
         try:
-            proved = self.app.application.verify_site(SiteId(site_id), None, self.caller)
+            proved = self.app.application.handle(VerifySite(SiteId(site_id), None), self.caller)
         except DomainError as error:
             assert not published and self._code(error) == "verification_failed"
             return
-        assert published and proved.site.verified
+        assert published and proved.verified
         event(
             "a lost site was verified again"
             if site["verified"] is False and site.get("was_lost")
@@ -140,9 +149,7 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
         elif mode is not Monitoring.OFF and not site["verified"]:
             expected = ErrorCode.SITE_NOT_VERIFIED.value
         try:
-            changed = self.app.application.update_site(
-                SiteId(site_id), SiteChanges(monitoring=mode), self.caller
-            ).site
+            changed = self.app.application.handle(UpdateSite(SiteId(site_id), monitoring=mode), self.caller)
         except DomainError as error:
             assert self._code(error) == expected
             return
@@ -212,23 +219,24 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
         if site_id not in self.model:
             return
         verified = bool(self.model[site_id]["verified"])
-        request = AuditRequest(site_id=SiteId(site_id), max_rps=max_rps, max_pages=max_pages)
+        asked = CrawlSite(SiteId(site_id), max_rps=max_rps, max_pages=max_pages)
         try:
-            started = self.app.application.start_site_audit(request, self.caller)
+            started = self.app.application.handle(asked, self.caller)
         except DomainError as error:
             assert max_pages == 501 and (
                 (not verified and self._code(error) == "site_not_verified")
                 or (self.plan == "free" and self._code(error) == "plan_limit_max_pages")
             )
             return
-        assert verified or (started.audit.max_rps <= 3 and started.audit.max_pages <= 500)
-        self.app.application.cancel_audit(started.audit.id, self.caller)
+        audit = self.app.application.handle(GetAudit(AuditId(started.crawl_id)), self.caller)
+        assert verified or (started.max_rps <= 3 and audit.max_pages <= 500)
+        self.app.application.handle(CancelAudit(AuditId(started.crawl_id)), self.caller)
 
     @rule(site_id=consumes(sites))
     def delete(self, site_id: int) -> None:
         if site_id not in self.model:
             return
-        self.app.application.delete_site(SiteId(site_id), self.caller)
+        self.app.application.handle(DeleteSite(SiteId(site_id)), self.caller)
         del self.model[site_id]
         self.deleted.append(site_id)
 
@@ -236,12 +244,13 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
     def the_team_sees_the_model(self) -> None:
         if not hasattr(self, "app"):
             return
-        listed = {s.id: s for s in self.app.application.list_sites(self.caller)}
+        listed = {s.id: s for s in self.app.application.handle(ListSites(), self.caller).data}
         assert set(listed) == set(self.model)
         allows = DEFAULT_PLANS[self.plan].monitoring
         for site_id, site in listed.items():
             assert site.verified == self.model[site_id]["verified"]
-            assert site.lost_at == self.model[site_id]["lost_at"]
+            ownership = self.app.application.handle(GetSiteVerification(SiteId(site_id)), self.caller)
+            assert ownership.lost_at == self.model[site_id]["lost_at"]
             assert site.monitoring.value == self.model[site_id]["monitoring"]
             if site.monitoring is not Monitoring.OFF:
                 if not allows:
@@ -250,7 +259,7 @@ class SiteOwnershipMachine(RuleBasedStateMachine):
                     assert site.last_skip_reason == "site_not_verified"
         for gone in self.deleted:
             try:
-                self.app.application.get_site(SiteId(gone), self.caller)
+                self.app.application.handle(GetSite(SiteId(gone)), self.caller)
             except DomainError as error:
                 assert self._code(error) == "not_found"
             else:

@@ -229,7 +229,9 @@ def test_every_declared_use_case_is_served_by_each_door_its_bindings_name() -> N
             assert isinstance(declared.http, NotOffered) and declared.http.reason
         if isinstance(declared.tool, Tool):
             tool = tools[declared.tool.name]
-            assert [p.name for p in tool.params] == [f.name for f in inputs], declared.__name__
+            # Every input but those only /v1 reads (a second name kept for its clients).
+            offered = [f.name for f in inputs if not f.spec.rest_only]
+            assert [p.name for p in tool.params] == offered, declared.__name__
             assert tool.uses == ("handle",) and tool.summary is declared.tool.summary
             assert all(wait.name in tools for wait in declared.tool.waits)
         else:
@@ -416,7 +418,7 @@ class Pick(UseCase[int]):
 )
 def test_an_enumerations_input_is_one_of_its_values_at_every_door(sent: bytes, bad: str | None) -> None:
     (flavour,) = fields_of(Pick)
-    assert (flavour.kind, flavour.choices, flavour.enumeration) == ("string", ("sweet", "sour"), Flavour)
+    assert (flavour.kind, flavour.choices, flavour.enum_type) == ("enum", ("sweet", "sour"), Flavour)
     request = falcon.testing.create_req(
         method="POST", path="/v1/pick", body=sent, headers={"Content-Type": "application/json"}
     )
@@ -539,3 +541,89 @@ def test_a_use_case_is_served_and_documented_at_its_aliases_too() -> None:
         sent = paths[f"/v1/sites/{{site_id}}/{where}"]["post"]["requestBody"]["content"]["application/json"]
         assert sent["schema"] == {"$ref": "#/components/schemas/SendRequest"}
     assert document([Send])["components"]["schemas"]["SendRequest"]["required"] == ["words"]
+
+
+class Colour(enum.StrEnum):
+    RED = "red"
+    BLUE = "blue"
+    GREEN = "green"
+
+
+@frozen
+class Paint(UseCase[int]):
+    """A use case of these tests only: enum inputs (every member, or some), a strict string, every body
+    input optional."""
+
+    number: int = field(metadata=path("A number.", low=1, high=9))
+    colour: Colour | None = field(default=None, metadata=body("A colour.", max_length=10, named=True))
+    primary: Colour = field(
+        default=Colour.RED, metadata=body("red or blue.", max_length=10, choices=("red", "blue"))
+    )
+    name: str | None = field(
+        default=None, metadata=body("A name.", min_length=2, max_length=8, strict=True, format="uri")
+    )
+
+    http = Http("PATCH", "/v1/paint/{number}", "paint", "A test's")
+    tool = NotOffered("mcp", "a test's")
+
+
+def _paint(sent: bytes) -> UseCase[Any]:
+    request = falcon.testing.create_req(
+        method="PATCH", path="/v1/paint/1", body=sent, headers={"Content-Type": "application/json"}
+    )
+    return read_use_case(Paint, request, {"number": 1})
+
+
+@pytest.mark.parametrize(
+    ("sent", "read", "bad"),
+    [
+        (b"", Paint(1), None),  # no input is required: neither is the body
+        (b'{"colour": "green", "primary": "blue"}', Paint(1, Colour.GREEN, Colour.BLUE), None),
+        (b'{"primary": "green"}', None, {"primary": "must be one of: red, blue"}),
+        (b'{"colour": "purple"}', None, {"colour": "must be one of: red, blue, green"}),
+        (b'{"colour": null}', None, {"colour": "must be a string, not null"}),
+        (b'{"name": "a"}', None, {"name": "must have 2-8 characters"}),
+        (b'{"name": "ab"}', Paint(1, name="ab"), None),
+    ],
+)
+def test_enum_inputs_and_a_strict_string_are_read_as_declared_at_every_door(
+    sent: bytes, read: Any, bad: dict[str, str] | None
+) -> None:
+    (_, colour, primary, name) = fields_of(Paint)
+    assert (colour.kind, colour.enum_type, colour.choices) == ("enum", Colour, ("red", "blue", "green"))
+    assert (primary.read("blue"), primary.shown(Colour.BLUE)) == (Colour.BLUE, "blue")
+    assert (name.kind, name.spec.strict, unbounded(name)) == ("string", True, None)
+    if bad is None:
+        assert _paint(sent) == read
+    else:
+        with pytest.raises(ValidationFailed) as refused:
+            _paint(sent)
+        assert refused.value.fields == bad
+    operation = declared_paths([Paint])["/v1/paint/{number}"]["patch"]
+    assert operation["requestBody"]["required"] is False
+    schema = operation["requestBody"]["content"]["application/json"]["schema"]
+    assert "required" not in schema
+    assert schema["properties"]["colour"] == {"$ref": "#/components/schemas/Colour"}
+    assert schema["properties"]["primary"] == {"type": "string", "enum": ["red", "blue"], "default": "red"}
+    assert schema["properties"]["name"] == {"type": "string", "minLength": 2, "maxLength": 8, "format": "uri"}
+    assert param(primary).schema() == {
+        "type": "string",
+        "description": "red or blue.",
+        "enum": ["red", "blue"],
+        "default": "red",
+    }
+
+
+@frozen
+class Gone(UseCase[Plain]):
+    """A use case of these tests only: a 204, with links on no answer."""
+
+    number: int = field(metadata=path("A number.", low=1, high=9))
+
+    http = Http("DELETE", "/v1/gone/{number}", "gone", "A test's", status=204, answer="Deleted")
+    tool = NotOffered("mcp", "a test's")
+
+
+def test_a_204_answers_no_content_in_the_document() -> None:
+    answered = declared_paths([Gone])["/v1/gone/{number}"]["delete"]["responses"]["204"]
+    assert answered["description"] == "Deleted" and "content" not in answered

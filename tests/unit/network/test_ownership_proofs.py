@@ -16,6 +16,7 @@ from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.adapters.proofs import GuardedProofReader, NameServer, head_metas
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.ports.site import TxtLookupFailed
+from siteaudit.services.sites.usecases import RegisterSite, VerifySite
 
 NAME = "_siteaudit-challenge.retro-clock.example"
 LOOPBACK = AddressPolicy.from_setting(LOOPBACK_ALLOWED)
@@ -188,7 +189,6 @@ def test_verification_through_the_application_reads_dns_at_the_configured_server
     from siteaudit.adapters.memory.queue import MemoryTaskQueue
     from siteaudit.bootstrap import bootstrap
     from siteaudit.domain.site import VerificationFailed, VerifyMethod
-    from siteaudit.ports.application import SiteRegistration
     from siteaudit.settings import Settings
 
     records: dict[str, list[tuple[bytes, ...]]] = {NAME: [(b"siteaudit-site-verification=wrong",)]}
@@ -202,10 +202,10 @@ def test_verification_through_the_application_reads_dns_at_the_configured_server
     application.create_user("owner@retro-clock.example", plan="growth")
     application.create_team("Retro Clock", owner_email="owner@retro-clock.example")
     caller = application.authenticate(application.create_key("owner@retro-clock.example", "Retro Clock").raw)
-    registered = application.register_site(SiteRegistration(site(httpserver)), caller)
+    registered = application.handle(RegisterSite(site(httpserver)), caller)
 
     with pytest.raises(VerificationFailed) as failed:
-        application.verify_site(registered.id, None, caller)
+        application.handle(VerifySite(registered.id, None), caller)
     outcomes = [(c.method, c.outcome.value) for c in failed.value.checked]
     assert outcomes == [
         (VerifyMethod.SC, "not_connected"),
@@ -215,11 +215,11 @@ def test_verification_through_the_application_reads_dns_at_the_configured_server
     ]
 
     records[NAME] = [(b"siteaudit-site-verification=", registered.verify_token.encode())]
-    proved = application.verify_site(registered.id, VerifyMethod.DNS, caller)
-    assert proved.site.verified and proved.site.verified_via is VerifyMethod.DNS
+    proved = application.handle(VerifySite(registered.id, VerifyMethod.DNS), caller)
+    assert proved.verified and proved.verified_via is VerifyMethod.DNS
 
     httpserver.expect_request("/.well-known/siteaudit-site-verification.txt").respond_with_data(
         registered.verify_token
     )
-    again = application.verify_site(registered.id, VerifyMethod("file"), caller)
-    assert again.site.verified_via is VerifyMethod.FILE
+    again = application.handle(VerifySite(registered.id, VerifyMethod("file")), caller)
+    assert again.verified_via is VerifyMethod.FILE

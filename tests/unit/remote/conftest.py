@@ -12,10 +12,9 @@ from attrs import frozen
 from siteaudit.adapters.mcp.http import mount_mcp
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import App, bootstrap
-from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.ids import AuditId, SiteId
-from siteaudit.ports.application import SiteRegistration
 from siteaudit.ports.ratelimit import RateLimiter
+from siteaudit.services.sites.usecases import CrawlSite, RegisterSite
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
 from tests.integration.rest.live import Keys, drain, retro_clock_site, seed, serve
@@ -37,9 +36,9 @@ class Service:
         """The small site registered by the owner's team, verified (by hand), with one finished audit."""
         application = self.app.application
         owner = application.authenticate(self.keys.owner)
-        site = application.register_site(SiteRegistration(url=self.site_url), owner)
+        site = application.handle(RegisterSite(url=self.site_url), owner)
         application.verify_site_by_hand(site.id, "tests")
-        application.start_site_audit(AuditRequest(site_id=site.id, max_pages=10), owner)
+        application.handle(CrawlSite(site_id=site.id, max_pages=10), owner)
         self.crawl()
         return site.id
 

@@ -2,13 +2,13 @@
 service: the same results, the same error codes. And what the client reads back renders as REST wrote it."""
 
 import inspect
-from datetime import UTC, datetime
 from functools import partial
 from urllib.parse import urlsplit
 
 import pytest
 from attrs import frozen
 
+from siteaudit.adapters.answers import converter
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.tools import NOT_TOOLS
 from siteaudit.adapters.rest import views
@@ -28,12 +28,9 @@ from siteaudit.ports.application import (
     Application,
     AuditQuery,
     CallerApi,
-    IssueQuery,
-    PageQuery,
-    SiteChanges,
-    SiteRegistration,
 )
 from siteaudit.ports.usecases import UseCase
+from siteaudit.services.audits.usecases import CancelAudit, GetAudit, GetReport, ListIssues, ListPages
 from siteaudit.services.billing.usecases import GetBillingPortalLink, GetCreditPackLink, GetSubscriptionLink
 from siteaudit.services.console.usecases import (
     GetConsoleOpportunities,
@@ -52,6 +49,16 @@ from siteaudit.services.indexnow.usecases import (
     SetIndexNowKey,
     SubmitToIndexNow,
 )
+from siteaudit.services.sites.usecases import (
+    CrawlSite,
+    DeleteSite,
+    GetSite,
+    GetSiteVerification,
+    ListSites,
+    RegisterSite,
+    UpdateSite,
+    VerifySite,
+)
 from siteaudit.services.tasks.answers import RecheckStarted, SiteTaskList
 from siteaudit.services.tasks.usecases import (
     CancelRecheck,
@@ -62,8 +69,6 @@ from siteaudit.services.tasks.usecases import (
     RequestRecheck,
 )
 from tests.unit.remote.conftest import Service
-
-NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
 
 @frozen
@@ -107,35 +112,36 @@ def test_an_audit_from_start_to_cancel(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
     started = app.start_audit(AuditRequest(url=service.site_url, max_pages=5), owner)
     audit_id = started.audit.id
-    assert started.estimated_credits == 50
+    assert started.estimated_credits == 50  # tenths of a credit, as the interface counts them
     assert started.audit.status is AuditStatus.QUEUED
     assert started.audit.url == service.site_url
     listed = app.list_audits(AuditQuery(limit=10), owner)
     assert listed.total == 1 and listed.items[0].id == audit_id
-    assert app.get_audit(audit_id, door.member).audit.max_pages == 5
-    assert code_of(lambda: app.get_audit(audit_id, door.rival)) is ErrorCode.NOT_FOUND
-    assert code_of(lambda: app.report(audit_id, owner)) is ErrorCode.REPORT_NOT_READY
-    assert app.cancel_audit(audit_id, owner).status is AuditStatus.CANCELLED
-    assert code_of(lambda: app.cancel_audit(audit_id, owner)) is ErrorCode.CONFLICT
-    assert code_of(lambda: app.cancel_audit(AuditId(999_999), owner)) is ErrorCode.NOT_FOUND
+    assert app.handle(GetAudit(audit_id), door.member).max_pages == 5
+    assert code_of(lambda: app.handle(GetAudit(audit_id), door.rival)) is ErrorCode.NOT_FOUND
+    assert code_of(lambda: app.handle(GetReport(audit_id), owner)) is ErrorCode.REPORT_NOT_READY
+    assert app.handle(CancelAudit(audit_id), owner).status == "cancelled"
+    assert app.handle(GetAudit(audit_id), owner).status is AuditStatus.CANCELLED
+    assert code_of(lambda: app.handle(CancelAudit(audit_id), owner)) is ErrorCode.CONFLICT
+    assert code_of(lambda: app.handle(CancelAudit(AuditId(999_999)), owner)) is ErrorCode.NOT_FOUND
 
 
 def test_a_finished_audit_reads_the_same(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
     audit_id = app.start_audit(AuditRequest(url=service.site_url, max_pages=10), owner).audit.id
     service.crawl()
-    detail = app.get_audit(audit_id, owner)
-    assert detail.audit.status is AuditStatus.DONE
-    report = app.report(audit_id, owner)
+    detail = app.handle(GetAudit(audit_id), owner)
+    assert detail.status is AuditStatus.DONE
+    report = app.handle(GetReport(audit_id), owner)
     assert 0 <= report.health_score <= 100
-    assert report.totals.pages == detail.audit.pages_crawled >= 5
-    issues = app.issues(audit_id, IssueQuery(limit=2), owner)
-    assert issues.total >= 3 and len(issues.items) == 2
-    warnings = app.issues(audit_id, IssueQuery(severity=Severity.WARNING, limit=200), owner)
-    assert warnings.items and all(i.severity is Severity.WARNING for i in warnings.items)
-    pages = app.pages(audit_id, PageQuery(status_code=404, limit=50), owner)
-    assert sorted(p.url for p in pages.items) == [service.site_url + "gone", service.site_url + "shop.png"]
-    assert code_of(lambda: app.issues(audit_id, IssueQuery(), door.rival)) is ErrorCode.NOT_FOUND
+    assert report.totals.pages == detail.pages_crawled >= 5
+    issues = app.handle(ListIssues(audit_id, per_page=2), owner)
+    assert issues.meta.total >= 3 and len(issues.data) == 2
+    warnings = app.handle(ListIssues(audit_id, severity=Severity.WARNING, per_page=200), owner)
+    assert warnings.data and all(i.severity is Severity.WARNING for i in warnings.data)
+    pages = app.handle(ListPages(audit_id, status_code=404, per_page=50), owner)
+    assert sorted(p.url for p in pages.data) == [service.site_url + "gone", service.site_url + "shop.png"]
+    assert code_of(lambda: app.handle(ListIssues(audit_id), door.rival)) is ErrorCode.NOT_FOUND
 
 
 def test_refusals_carry_the_same_codes(service: Service, door: Door) -> None:
@@ -153,38 +159,38 @@ def test_refusals_carry_the_same_codes(service: Service, door: Door) -> None:
 
 def test_a_site_from_registration_to_deletion(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
-    site = app.register_site(SiteRegistration(url=service.site_url, max_pages=50), owner)
+    site = app.handle(RegisterSite(url=service.site_url, max_pages=50), owner)
     assert not site.verified and site.max_pages == 50 and len(site.verify_token) >= 16
-    assert code_of(lambda: app.register_site(SiteRegistration(url=service.site_url), owner)) is (
-        ErrorCode.SITE_EXISTS
-    )
-    assert [s.id for s in app.list_sites(door.member)] == [site.id]
-    assert app.list_sites(door.rival) == []
-    detail = app.get_site(site.id, owner)
-    assert detail.site.verify_token == site.verify_token and detail.latest_audit is None
-    assert app.update_site(site.id, SiteChanges(max_pages=40, alert_email=False), owner).site.max_pages == 40
-    monitoring = SiteChanges(monitoring=Monitoring.DAILY)
-    assert code_of(lambda: app.update_site(site.id, monitoring, owner)) is ErrorCode.SITE_NOT_VERIFIED
-    ownership = app.site_ownership(site.id, owner)
-    assert ownership.site.proofs.file.content.strip() == site.verify_token
+    assert code_of(lambda: app.handle(RegisterSite(url=service.site_url), owner)) is (ErrorCode.SITE_EXISTS)
+    assert [s.id for s in app.handle(ListSites(), door.member).data] == [site.id]
+    assert app.handle(ListSites(), door.rival).data == ()
+    detail = app.handle(GetSite(site.id), owner)
+    assert detail.verify_token == site.verify_token and detail.latest_crawl is None
+    assert app.handle(UpdateSite(site.id, max_pages=40, alert_email=False), owner).max_pages == 40
+    monitoring = UpdateSite(site.id, monitoring=Monitoring.DAILY)
+    assert code_of(lambda: app.handle(monitoring, owner)) is ErrorCode.SITE_NOT_VERIFIED
+    ownership = app.handle(GetSiteVerification(site.id), owner)
+    assert ownership.methods.file.body.strip() == site.verify_token
     assert (
-        code_of(lambda: app.verify_site(site.id, VerifyMethod.FILE, owner)) is ErrorCode.VERIFICATION_FAILED
+        code_of(lambda: app.handle(VerifySite(site.id, VerifyMethod.FILE), owner))
+        is ErrorCode.VERIFICATION_FAILED
     )
-    started = app.start_site_audit(AuditRequest(site_id=site.id, max_pages=5), owner)
-    assert started.audit.site_id == site.id and started.estimated_credits == 50
-    assert app.get_site(site.id, owner).latest_audit is not None
-    assert code_of(lambda: app.get_site(site.id, door.rival)) is ErrorCode.NOT_FOUND
-    app.delete_site(site.id, owner)
-    assert code_of(lambda: app.get_site(site.id, owner)) is ErrorCode.NOT_FOUND
-    assert code_of(lambda: app.delete_site(SiteId(site.id), owner)) is ErrorCode.NOT_FOUND
+    started = app.handle(CrawlSite(site_id=site.id, max_pages=5), owner)
+    assert started.estimated_credits == 5  # credits, as every door shows them
+    assert app.handle(GetAudit(AuditId(started.crawl_id)), owner).site_id == site.id
+    assert app.handle(GetSite(site.id), owner).latest_crawl is not None
+    assert code_of(lambda: app.handle(GetSite(site.id), door.rival)) is ErrorCode.NOT_FOUND
+    app.handle(DeleteSite(site.id), owner)
+    assert code_of(lambda: app.handle(GetSite(site.id), owner)) is ErrorCode.NOT_FOUND
+    assert code_of(lambda: app.handle(DeleteSite(SiteId(site.id)), owner)) is ErrorCode.NOT_FOUND
 
 
 def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Service) -> None:
     local = service.app.application
     remote = HttpApplication(service.base_url)
     mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
-    site = local.register_site(SiteRegistration(url=service.site_url), mine)
-    audit_id = local.start_site_audit(AuditRequest(site_id=site.id, max_pages=10), mine).audit.id
+    site = local.handle(RegisterSite(url=service.site_url), mine)
+    audit_id = AuditId(local.handle(CrawlSite(site_id=site.id, max_pages=10), mine).crawl_id)
     service.crawl()
 
     def same(render: object, read: object) -> None:
@@ -192,14 +198,13 @@ def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Ser
         assert render(read(local, mine)) == render(read(remote, theirs))
 
     same(views.account_answer, lambda a, c: a.account(c))
-    same(lambda d: views.audit_detail(d, now=NOW), lambda a, c: a.get_audit(audit_id, c))
+    same(converter.unstructure, lambda a, c: a.handle(GetAudit(audit_id), c))
     same(lambda ls: [views.audit_row(x) for x in ls.items], lambda a, c: a.list_audits(AuditQuery(), c))
-    same(views.report_answer, lambda a, c: a.report(audit_id, c))
-    same(lambda ls: [views.issue_row(x) for x in ls.items], lambda a, c: a.issues(audit_id, IssueQuery(), c))
-    same(lambda ls: [views.page_row(x) for x in ls.items], lambda a, c: a.pages(audit_id, PageQuery(), c))
-    same(views.site_list_answer, lambda a, c: a.list_sites(c))
-    same(views.site_detail_answer, lambda a, c: a.get_site(site.id, c))
-    same(views.verification_answer, lambda a, c: a.site_ownership(site.id, c))
+    same(converter.unstructure, lambda a, c: a.handle(GetReport(audit_id), c))
+    same(converter.unstructure, lambda a, c: a.handle(ListIssues(audit_id), c))
+    same(converter.unstructure, lambda a, c: a.handle(ListPages(audit_id), c))
+    for asked in (ListSites(), GetSite(SiteId(site.id)), GetSiteVerification(SiteId(site.id))):
+        assert local.handle(asked, mine) == remote.handle(asked, theirs)
 
 
 def public_functions(cls: type) -> set[str]:
@@ -263,7 +268,7 @@ def test_the_search_console_and_index_triage_read_the_same(service: Service, doo
     ):
         assert code_of(partial(app.handle, asked, door.rival)) is ErrorCode.NOT_FOUND
     elsewhere = service.site_url.replace("127.0.0.1", "localhost")  # another host, the same server
-    unverified = app.register_site(SiteRegistration(url=elsewhere), owner)
+    unverified = app.handle(RegisterSite(url=elsewhere), owner)
     assert code_of(lambda: app.handle(GetConsoleSummary(unverified.id), owner)) is ErrorCode.SITE_NOT_VERIFIED
 
 

@@ -17,6 +17,7 @@ from siteaudit.adapters.mcp.server import UNTRUSTED_META
 from siteaudit.adapters.mcp.spec import UNTRUSTED_NOTE, ToolSpec
 from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.bootstrap import USE_CASES
+from siteaudit.services.sites.usecases import RegisterSite
 from tests.unit.remote.conftest import ALLOWED_ORIGIN, Crawler, Service
 
 TOOLS = tool_specs(USE_CASES)
@@ -438,11 +439,8 @@ def test_a_browser_origin_must_be_allowed(service: Service) -> None:
 
 
 def test_verify_site_shares_the_stricter_limit_of_its_endpoint(service: Service) -> None:
-    site = service.app.application.register_site(
-        __import__("siteaudit.ports.application", fromlist=["SiteRegistration"]).SiteRegistration(
-            url=service.site_url
-        ),
-        service.app.application.authenticate(service.keys.owner),
+    site = service.app.application.handle(
+        RegisterSite(url=service.site_url), service.app.application.authenticate(service.keys.owner)
     )
     call = {"method": "tools/call", "params": {"name": "verify_site", "arguments": {"site_id": site.id}}}
     answers = [raw(service, service.keys.owner, call) for _ in range(11)]
@@ -492,15 +490,15 @@ def test_an_allowed_origin_is_compared_by_scheme_host_and_port() -> None:
 
 
 class CountingApplication:
-    """The application, counting `get_audit` calls (what a waiting tool does each poll)."""
+    """The application, counting `handle` calls (a waiting tool runs `GetAudit` each poll)."""
 
     def __init__(self, application: Any) -> None:
         self._application = application
         self.polls = 0
 
-    def get_audit(self, *args: Any) -> Any:
+    def handle(self, *args: Any) -> Any:
         self.polls += 1
-        return self._application.get_audit(*args)
+        return self._application.handle(*args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._application, name)

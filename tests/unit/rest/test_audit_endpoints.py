@@ -298,3 +298,11 @@ def test_an_audit_without_a_webhook_url_queues_nothing(world: World) -> None:
 def test_urls_that_are_not_public_addresses_answer_invalid_url(world: World, url: str) -> None:
     result = start(world, world.owner_key, url=url)
     assert (result.status_code, result.json["error"]["code"]) == (422, "invalid_url")
+
+
+@pytest.mark.parametrize("suffix", ["", "/report", "/templates", "/diff", "/fix-prompt"])
+def test_an_audit_read_refuses_an_unknown_query_parameter_by_name(world: World, suffix: str) -> None:
+    start(world, world.owner_key)
+    result = world.client.simulate_get(f"/v1/crawls/1{suffix}?color=red", headers=world.auth(world.owner_key))
+    assert result.status_code == 422
+    assert result.json["error"]["fields"] == {"color": "unknown parameter"}

@@ -33,6 +33,7 @@ from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.credit import credits
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.ports.site import ProofPage
+from siteaudit.services.audits.usecases import CancelAudit
 from siteaudit.settings import Settings
 
 DOCUMENT: Final = document(USE_CASES)
@@ -273,7 +274,7 @@ def door(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Door]:
     audit = application.start_audit(
         AuditRequest(url=HOME, max_pages=5, trigger=AuditTrigger.API), caller
     ).audit
-    application.cancel_audit(audit.id, caller)  # ended: a tool that waits on it answers at once
+    application.handle(CancelAudit(audit.id), caller)  # ended: a tool that waits on it answers at once
     ids = {"site_id": site, "crawl_id": audit.id, "recheck_id": 1}
     engine = sa.create_engine(url)
     yield Door(app, client, engine, key, ids, sign_in(client))

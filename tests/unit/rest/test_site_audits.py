@@ -4,15 +4,13 @@ from siteaudit.domain.account import Caller
 from siteaudit.domain.credit import credits
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.domain.site import VerifyMethod
-from siteaudit.services import site as sites
+from siteaudit.services.sites.usecases import RegisterSite
 from tests.unit.rest.conftest import World
 
 
 def register(world: World, url: str, *, team: int = 1, owner: int = 1, verified: bool = False) -> int:
     app = world.app
-    site = sites.register_site(
-        url, Caller(UserId(owner), TeamId(team)), uow=app.uow(), clock=world.clock, secrets=app.secrets
-    )
+    site = app.application.handle(RegisterSite(url), Caller(UserId(owner), TeamId(team)))
     if verified:
         with app.uow() as uow:
             stored = uow.sites.get(site.id, team=TeamId(team))

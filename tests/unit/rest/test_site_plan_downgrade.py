@@ -5,7 +5,7 @@ resumes the schedule with nothing to redo."""
 from datetime import timedelta
 
 from siteaudit.domain.site import Monitoring
-from siteaudit.ports.application import SiteChanges
+from siteaudit.services.sites.usecases import UpdateSite
 from tests.unit.rest.conftest import World
 from tests.unit.rest.test_site_scheduler import a_daily_site
 from tests.unit.rest.test_sites import get
@@ -43,7 +43,7 @@ def test_a_site_without_monitoring_says_nothing_after_a_downgrade(world: World) 
     application = world.app.application
     site = a_daily_site(world)
     caller = application.authenticate(world.owner_key)
-    application.update_site(site.id, SiteChanges(monitoring=Monitoring.OFF), caller)
+    application.handle(UpdateSite(site.id, monitoring=Monitoring.OFF), caller)
     application.set_plan(OWNER, "free")
     shown = get(world, f"/sites/{site.id}").json
     assert (shown["monitoring"], shown["last_skip_reason"]) == ("off", None)

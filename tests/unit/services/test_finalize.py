@@ -15,7 +15,8 @@ from siteaudit.domain.thresholds import Thresholds
 from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
 from siteaudit.services import finalize
-from siteaudit.services import site as sites
+from siteaudit.services.sites import site as sites
+from siteaudit.services.sites.usecases import RegisterSite
 
 SITE = "https://retro-clock.example"
 
@@ -179,7 +180,9 @@ def test_finalising_a_site_audit_opens_one_fix_task_per_check_and_template_from_
     accounts.create_team("Retro Clock", owner_email="owner@retro-clock.example", uow=uow(), clock=clock)
     accounts.grant_credits("owner@retro-clock.example", credits(1_000), key="g", uow=uow(), clock=clock)
     caller = Caller(1, 1)  # type: ignore[arg-type]
-    site = sites.register_site(SITE + "/", caller, uow=uow(), clock=clock, secrets=SystemSecrets())
+    site = sites.register_site(
+        RegisterSite(SITE + "/"), caller, uow=uow(), clock=clock, secrets=SystemSecrets()
+    )
     audit_id = audits.start_audit(
         AuditRequest(site_id=site.id, max_pages=50), caller, uow=uow(), clock=clock, queue=MemoryTaskQueue()
     ).audit.id

@@ -13,10 +13,9 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.domain.site import Site
-from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.sites.usecases import CrawlSite, RegisterSite
 from siteaudit.settings import Settings
 
 PRODUCTS = ("brass-mantel", "oak-cuckoo", "walnut-longcase", "steel-wall", "pine-carriage", "gilt-bracket")
@@ -155,11 +154,11 @@ def drain(app: App, *, skip: Callable[[str], bool] = lambda actor: False) -> lis
 
 
 def verified_site(app: App, shop: Shop, caller: Caller) -> Site:
-    site = app.application.register_site(SiteRegistration(shop.url("/"), max_rps=10), caller)
+    site = app.application.handle(RegisterSite(shop.url("/"), max_rps=10), caller)
     return app.application.verify_site_by_hand(site.id, "the test owns the shop")
 
 
 def audit(app: App, site: Site, caller: Caller) -> AuditId:
-    started = app.application.start_site_audit(AuditRequest(site_id=site.id, max_pages=50), caller)
+    started = app.application.handle(CrawlSite(site_id=site.id, max_pages=50), caller)
     drain(app)
-    return started.audit.id
+    return AuditId(started.crawl_id)

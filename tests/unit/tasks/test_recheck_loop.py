@@ -10,7 +10,7 @@ from siteaudit.domain.ids import RecheckId, UserId
 from siteaudit.domain.recheck import RecheckStatus, UrlResult
 from siteaudit.domain.site import Site
 from siteaudit.domain.task import FixedBy, TaskResult, TaskStatus
-from siteaudit.ports.application import SiteRegistration
+from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.services.tasks.answers import FixTask
 from siteaudit.services.tasks.usecases import CancelRecheck, GetRecheck, ListSiteTasks, RequestRecheck
 from tests.unit.application.test_application_doors import owner
@@ -261,9 +261,7 @@ def test_a_members_recheck_is_charged_to_the_team_owner_and_an_unverified_site_i
     )
     assert (balance(app, owner_caller), balance(app, member)) == (owner_before - 10, member_before)
 
-    other = application.register_site(
-        SiteRegistration(shop.url("/").replace("localhost", "127.0.0.1")), owner_caller
-    )
+    other = application.handle(RegisterSite(shop.url("/").replace("localhost", "127.0.0.1")), owner_caller)
     with pytest.raises(DomainError) as unverified:
         application.handle(RequestRecheck(other.id, urls=(shop.url("/"),)), owner_caller)
     assert unverified.value.code is ErrorCode.SITE_NOT_VERIFIED

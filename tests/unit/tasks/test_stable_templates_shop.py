@@ -19,6 +19,7 @@ from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.task import FixedBy, TaskStatus
+from siteaudit.services.audits.usecases import GetReport
 from siteaudit.services.impact.usecases import GetSiteFixImpact
 from siteaudit.services.tasks.usecases import ListSiteTasks
 from siteaudit.settings import Settings
@@ -113,7 +114,7 @@ def test_removing_the_broken_links_fixes_exactly_their_tasks(
     product_urls = {shop.url(f"/products/{name}") for name in shop.products}
 
     # One product template: the newcomer sees one task per check on it, not one per product page.
-    report = app.application.report(first_audit, caller)
+    report = app.application.handle(GetReport(first_audit), caller)
     templates = {g.template for g in report.templates}
     assert "/products/[slug]" in templates
     assert not any(t.startswith("/products/") and t != "/products/[slug]" for t in templates)
@@ -129,7 +130,7 @@ def test_removing_the_broken_links_fixes_exactly_their_tasks(
     second_audit = audit(app, site, caller)
     second = {t.id: t for t in app.application.handle(ListSiteTasks(site.id, limit=100), caller).tasks}
 
-    report = app.application.report(second_audit, caller)
+    report = app.application.handle(GetReport(second_audit), caller)
     assert "/products/[slug]" in {g.template for g in report.templates}
     assert not any(
         g.template.startswith("/products/") and g.template != "/products/[slug]" for g in report.templates

@@ -11,10 +11,10 @@ from pytest_httpserver import HTTPServer
 
 from siteaudit.bootstrap import App
 from siteaudit.domain.account import LOCAL_OWNER_EMAIL, Caller
-from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.credit import credits
 from siteaudit.domain.site import Site
-from siteaudit.ports.application import AuditQuery, SiteRegistration
+from siteaudit.ports.application import AuditQuery
+from siteaudit.services.sites.usecases import CrawlSite, GetSite, RegisterSite
 from tests.unit.tasks.shop import PRODUCTS, Shop, audit, drain, shop_app, verified_site
 from tests.unit.web.conftest import PASSWORD, Browser
 
@@ -55,9 +55,7 @@ def sites(httpserver: HTTPServer) -> Sites:
     rival = Caller(
         application.authenticate(application.create_key(RIVAL, "Other Shop").raw).user_id, rival_team.id
     )
-    rival_site = application.register_site(
-        SiteRegistration(shop.url("/").replace("localhost", "127.0.0.2")), rival
-    )
+    rival_site = application.handle(RegisterSite(shop.url("/").replace("localhost", "127.0.0.2")), rival)
     return Sites(app, shop, caller, site, rival_site, rival)
 
 
@@ -137,8 +135,8 @@ def test_another_teams_site_is_a_404_page_for_every_request(sites: Sites) -> Non
         browser.get("/app/sites")  # a page with the session's form token
         refused = browser.post(f"/app/sites/{sites.rival_site.id}", form)
         assert refused.status_code == 404, form
-    rival_view = sites.app.application.get_site(sites.rival_site.id, sites.rival)
-    assert rival_view.site.monitoring.value == "off" and rival_view.site.max_pages != 10
+    rival_view = sites.app.application.handle(GetSite(sites.rival_site.id), sites.rival)
+    assert rival_view.monitoring.value == "off" and rival_view.max_pages != 10
     for recheck in ("\u00b2", "1" * 40, "-1", sites.rival_site.id):  # not a recheck of this page: none shown
         shown = browser.get(f"/app/sites/{sites.site.id}", recheck=str(recheck))
         assert shown.status_code == 200 and 'id="recheck-status"' not in shown.text
@@ -204,19 +202,19 @@ def test_render_javascript_is_saved_with_the_settings_and_counted_in_the_run_cos
     settings = {"action": "settings", "monitoring": "off", "max_pages": "200", "max_rps": "2"}
     saved = browser.post(path, {**settings, "render": "on"})
     assert saved.headers["Location"] == f"{path}?done=saved"
-    assert sites.app.application.get_site(sites.site.id, sites.caller).site.render
+    assert sites.app.application.handle(GetSite(sites.site.id), sites.caller).render
     page = browser.get(path, done="saved").text
     assert 'id="render" checked> Render JavaScript' in page
     assert 'id="run-cost">at most 1,000 credits: 5 a page fetched and rendered, 0.2 a page unchanged' in page
     browser.post(path, settings)  # an unticked box is not sent: rendering off
-    assert not sites.app.application.get_site(sites.site.id, sites.caller).site.render
+    assert not sites.app.application.handle(GetSite(sites.site.id), sites.caller).render
     assert 'id="run-cost">at most 200 credits: 1 a page fetched, 0.2' in browser.get(path).text
 
 
 def test_a_scoreless_audit_is_a_gap_with_its_reason(sites: Sites) -> None:
     shop = sites.shop
     shop.challenge = {"/", *(f"/products/{p}" for p in PRODUCTS), "/robots.txt"}
-    sites.app.application.start_site_audit(AuditRequest(site_id=sites.site.id, max_pages=50), sites.caller)
+    sites.app.application.handle(CrawlSite(site_id=sites.site.id, max_pages=50), sites.caller)
     drain(sites.app)
     page = sites.browser().get(f"/app/sites/{sites.site.id}").text
     gap = re.search(r'<g class="gap"><title>([^<]*)</title>', page)

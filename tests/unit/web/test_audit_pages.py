@@ -14,8 +14,8 @@ from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.credit import credits
 from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId, TeamId, UserId
-from siteaudit.ports.application import IssueQuery
 from siteaudit.services import audit as audits
+from siteaudit.services.audits.usecases import GetReport, ListIssues
 from tests.unit.services.test_archive import a_site, run_audit
 from tests.unit.web.conftest import MEMBER, PASSWORD, Site
 
@@ -121,7 +121,7 @@ def test_the_report_page_shows_score_totals_diff_templates_and_drill_down(site: 
     answer = browser.get(f"/app/audits/{second}")
     page = answer.text
     assert answer.status_code == 200 and _h1s(page) == [f"Audit #{second}"]
-    report = site.app.application.report(second, OWNER_CALLER)
+    report = site.app.application.handle(GetReport(second), OWNER_CALLER)
     assert f'id="health-score">{report.health_score}<' in page
     assert "audited pages have an error-level issue" in page
     assert report.diff is not None and report.diff.previous_crawl_id == first
@@ -134,9 +134,9 @@ def test_the_report_page_shows_score_totals_diff_templates_and_drill_down(site: 
     # Drill-down: one check's rows, paged by 25.
     check = report.issues[0].check_code
     rows = browser.get(f"/app/audits/{second}", check=check).text
-    listed = site.app.application.issues(second, _issue_query(check), OWNER_CALLER)
-    assert f"{listed.total:,} rows of <code>{check}</code>" in rows
-    for issue in listed.items:
+    listed = site.app.application.handle(_issues(second, check), OWNER_CALLER)
+    assert f"{listed.meta.total:,} rows of <code>{check}</code>" in rows
+    for issue in listed.data:
         assert issue.url in rows
     pages = browser.get(f"/app/audits/{second}", status_code="404").text
     assert "2 pages answered 404" in pages and f"{SITE}/lost" in pages
@@ -146,8 +146,8 @@ def test_the_report_page_shows_score_totals_diff_templates_and_drill_down(site: 
             assert f'href="/app/audits/{second}/export?kind={kind}&amp;format={fmt}"' in page
 
 
-def _issue_query(check: str) -> IssueQuery:
-    return IssueQuery(check=check or None, limit=25)
+def _issues(audit_id: AuditId, check: str) -> ListIssues:
+    return ListIssues(audit_id, check=check or None, per_page=25)
 
 
 def test_an_audit_without_a_score_says_why(site: Site) -> None:
@@ -156,7 +156,7 @@ def test_an_audit_without_a_score_says_why(site: Site) -> None:
         PageFacts(f"{SITE}/", depth=0, fetch_error=None, status_code=200, content_type="application/json")
     ]
     audit_id = run_audit(app.uow, app.crawl, site.clock, OWNER_CALLER, down)
-    report = app.application.report(audit_id, OWNER_CALLER)
+    report = app.application.handle(GetReport(audit_id), OWNER_CALLER)
     assert report.health_score is None and report.coverage_warning is not None
     browser = site.browser()
     browser.sign_in()
@@ -193,7 +193,7 @@ def test_the_downloads_are_the_exports_for_a_signed_in_member(site: Site) -> Non
     assert answer.headers["content-disposition"] == f'attachment; filename="crawl-{audit_id}-issues.csv"'
     rows = list(csv.reader(io.StringIO(answer.text)))
     assert rows[0] == ["check_code", "severity", "url", "template", "details"]
-    assert len(rows) - 1 == site.app.application.issues(audit_id, _issue_query(""), OWNER_CALLER).total
+    assert len(rows) - 1 == site.app.application.handle(_issues(audit_id, ""), OWNER_CALLER).meta.total
     refused = browser.get(f"/app/audits/{audit_id}/export", kind="everything")
     assert refused.status_code == 422 and "kind: must be one of: pages, issues, links" in refused.text
 

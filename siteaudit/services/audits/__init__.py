@@ -1,0 +1,1 @@
+"""Audits (docs/rest-api.md "Endpoints"): an audit's status, cancel, report and the report's parts; the feature package (docs/architecture.md)."""

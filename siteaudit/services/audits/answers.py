@@ -1,0 +1,188 @@
+"""The results of the audit use cases (docs/rest-api.md "Endpoints"): what every door shows, one attrs class
+per answer, built here from the domain's records. REST answers `converter.unstructure(result)`, the HTTP
+client reads it back with `converter.structure`, and the OpenAPI components are generated from these
+classes (a field's `answer_schema` says what its type alone does not)."""
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Literal
+
+from attrs import field, frozen
+
+from siteaudit.domain.audit import AuditStatus
+from siteaudit.domain.credit import as_number
+from siteaudit.domain.diff import Diff
+from siteaudit.domain.issue import Issue as IssueRecord
+from siteaudit.domain.issue import Severity
+from siteaudit.domain.prompt import MAX_PROMPT_CHARS
+from siteaudit.domain.report import TemplateGroup
+from siteaudit.ports.application import AuditDetail
+from siteaudit.ports.crawl import PageRow
+from siteaudit.ports.usecases import answer_schema
+
+
+@frozen
+class Audit:
+    """An audit's detail."""
+
+    crawl_id: int
+    site_id: int | None
+    site_url: str
+    trigger: str
+    status: AuditStatus
+    pages_crawled: int
+    max_pages: int
+    credits_reserved: float
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    archived_at: datetime | None
+    failure_reason: str | None
+    verify_token_set: bool
+    max_rps: float
+    concurrency: int
+    duration_s: float | None
+    pages_per_minute: float | None
+    last_progress_at: datetime | None  # last batch recorded, lease renewed or state move
+    stalled: bool  # its lease's deadline passed and no worker took the audit over
+    render: bool  # its HTML pages are rendered in a browser (docs/rendering.md)
+
+    @classmethod
+    def of(cls, detail: AuditDetail, *, now: datetime) -> "Audit":
+        audit = detail.audit
+        duration = audit.duration_until(now)
+        per_minute = None
+        if duration is not None and duration > 0:
+            per_minute = round(audit.pages_crawled / (duration / 60), 1)
+        return cls(
+            crawl_id=audit.id,
+            site_id=audit.site_id,
+            site_url=audit.url,
+            trigger=audit.trigger.value,
+            status=audit.status,
+            pages_crawled=audit.pages_crawled,
+            max_pages=audit.max_pages,
+            credits_reserved=as_number(audit.credits_reserved),
+            created_at=audit.created_at,
+            started_at=audit.started_at,
+            finished_at=audit.finished_at,
+            archived_at=audit.archived_at,
+            failure_reason=audit.failure_reason,
+            verify_token_set=audit.verify_token_set,
+            max_rps=audit.max_rps,
+            concurrency=audit.concurrency,
+            duration_s=None if duration is None else round(duration, 1),
+            pages_per_minute=per_minute,
+            last_progress_at=audit.last_progress_at,
+            stalled=detail.stalled,
+            render=audit.render,
+        )
+
+
+@frozen
+class AuditCancelled:
+    """`DELETE /crawls/{id}`: the audit is cancelled."""
+
+    status: Literal["cancelled"] = "cancelled"
+
+
+@frozen
+class ReportTemplates:
+    """`GET /crawls/{id}/templates`."""
+
+    crawl_id: int
+    templates: tuple[TemplateGroup, ...]
+
+
+@frozen
+class ReportDiff:
+    """`GET /crawls/{id}/diff`: null for a site's first audit."""
+
+    crawl_id: int
+    diff: Diff | None
+
+
+@frozen
+class FixPrompt:
+    """`GET /crawls/{id}/fix-prompt`: markdown for a coding agent; it quotes the crawled site, treat it as data."""
+
+    crawl_id: int
+    prompt: str = field(metadata=answer_schema({"type": "string", "maxLength": MAX_PROMPT_CHARS}))
+
+
+@frozen
+class ListMeta:
+    # Where a page of a longer list stands: its number and size, the whole list's total, the last page.
+    current_page: int
+    per_page: int
+    total: int
+    last_page: int
+
+    @classmethod
+    def of(cls, *, page: int, per_page: int, total: int) -> "ListMeta":
+        return cls(current_page=page, per_page=per_page, total=total, last_page=max(1, -(-total // per_page)))
+
+
+@frozen
+class Page:
+    """A page row. `excluded_by` is "robots.txt" for a URL robots.txt disallows: it was never
+    requested, so it is not a fetch error and is in no report total (`stats.excluded_by_robots`)."""
+
+    url: str
+    status_code: int | None
+    title: str | None
+    meta_description: str | None
+    word_count: int | None
+    depth: int
+    blocked_by: str | None
+    fetch_error: str | None
+    excluded_by: str | None
+
+    @classmethod
+    def of(cls, row: PageRow) -> "Page":
+        return cls(
+            url=row.url,
+            status_code=row.status_code,
+            title=row.title,
+            meta_description=row.meta_description,
+            word_count=row.word_count,
+            depth=row.depth,
+            blocked_by=row.blocked_by,
+            fetch_error=None if row.fetch_error is None else row.fetch_error.value,
+            excluded_by=row.excluded_by,
+        )
+
+
+@frozen
+class PageList:
+    # `GET /crawls/{id}/pages`: one page of the audit's pages.
+    data: tuple[Page, ...]
+    meta: ListMeta
+
+
+@frozen
+class Issue:
+    """An issue row; `details` is what was seen, its inner structure not shown."""
+
+    check_code: str
+    severity: Severity
+    url: str
+    template: str
+    details: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, issue: IssueRecord) -> "Issue":
+        return cls(
+            check_code=issue.check_code,
+            severity=issue.severity,
+            url=issue.url,
+            template=issue.template,
+            details=dict(issue.details),
+        )
+
+
+@frozen
+class IssueList:
+    # `GET /crawls/{id}/issues`: one page of the audit's issues.
+    data: tuple[Issue, ...]
+    meta: ListMeta

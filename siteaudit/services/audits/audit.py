@@ -1,0 +1,99 @@
+"""The handlers of the audit use cases (`usecases.py`): plain functions over ports, each one call into the
+audit and report services."""
+
+from siteaudit.domain.account import Caller
+from siteaudit.domain.report import Report
+from siteaudit.ports.clock import Clock
+from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.metrics import NO_METRICS, Metrics
+from siteaudit.ports.repository import UnitOfWork
+from siteaudit.services import audit as audit_services
+from siteaudit.services import report as report_services
+from siteaudit.services.audits.answers import (
+    Audit,
+    AuditCancelled,
+    FixPrompt,
+    Issue,
+    IssueList,
+    ListMeta,
+    Page,
+    PageList,
+    ReportDiff,
+    ReportTemplates,
+)
+from siteaudit.services.audits.usecases import (
+    CancelAudit,
+    GetAudit,
+    GetDiff,
+    GetFixPrompt,
+    GetReport,
+    GetTemplates,
+    ListIssues,
+    ListPages,
+)
+
+
+def get_audit(asked: GetAudit, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Audit:
+    detail = audit_services.get_audit(asked.crawl_id, caller, uow=uow, clock=clock)
+    return Audit.of(detail, now=clock.now())
+
+
+def cancel_audit(
+    asked: CancelAudit, caller: Caller, *, uow: UnitOfWork, clock: Clock, metrics: Metrics = NO_METRICS
+) -> AuditCancelled:
+    audit_services.cancel_audit(asked.crawl_id, caller, uow=uow, clock=clock, metrics=metrics)
+    return AuditCancelled()
+
+
+def get_report(asked: GetReport, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> Report:
+    return report_services.report(asked.crawl_id, caller, uow=uow, crawl=crawl)
+
+
+def get_templates(
+    asked: GetTemplates, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore
+) -> ReportTemplates:
+    report = report_services.report(asked.crawl_id, caller, uow=uow, crawl=crawl)
+    return ReportTemplates(crawl_id=asked.crawl_id, templates=report.templates)
+
+
+def get_diff(asked: GetDiff, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> ReportDiff:
+    report = report_services.report(asked.crawl_id, caller, uow=uow, crawl=crawl)
+    return ReportDiff(crawl_id=asked.crawl_id, diff=report.diff)
+
+
+def get_fix_prompt(asked: GetFixPrompt, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> FixPrompt:
+    report = report_services.report(asked.crawl_id, caller, uow=uow, crawl=crawl)
+    return FixPrompt(crawl_id=asked.crawl_id, prompt=report.fix_prompt)
+
+
+def list_pages(asked: ListPages, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> PageList:
+    rows, total = report_services.pages(
+        asked.crawl_id,
+        caller,
+        status_code=asked.status_code,
+        offset=(asked.page - 1) * asked.per_page,
+        limit=asked.per_page,
+        uow=uow,
+        crawl=crawl,
+    )
+    meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
+    return PageList(data=tuple(Page.of(row) for row in rows), meta=meta)
+
+
+def list_issues(asked: ListIssues, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> IssueList:
+    rows, total = report_services.issues(
+        asked.crawl_id,
+        caller,
+        check=asked.check or asked.check_code,
+        severity=asked.severity,
+        template=asked.template,
+        offset=(asked.page - 1) * asked.per_page,
+        limit=asked.per_page,
+        uow=uow,
+        crawl=crawl,
+    )
+    if asked.check and asked.check_code and asked.check != asked.check_code:
+        # Both filter the same field and filters combine: two different codes match no issue.
+        rows, total = [], 0
+    meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
+    return IssueList(data=tuple(Issue.of(row) for row in rows), meta=meta)

@@ -1,0 +1,1 @@
+"""Registered sites (docs/rest-api.md "Registered sites"): the feature package (docs/architecture.md)."""

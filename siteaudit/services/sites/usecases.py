@@ -1,0 +1,423 @@
+"""The site use cases (docs/rest-api.md "Registered sites"), each declared once: its inputs with their
+bounds, its result, and how `/v1` and the tools offer it. Every door is derived from these
+(docs/architecture.md, "Adding a use case"); the handlers are in `site.py`. Checking ownership has a
+stricter limit of 10 requests a minute per key, on top of the shared 60 (docs/rest-api.md "Errors and
+limits")."""
+
+from typing import Final
+
+from attrs import field, frozen
+
+from siteaudit.domain.audit import AuditTrigger
+from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.ids import SiteId
+from siteaudit.domain.site import (
+    MAX_PAGES_CEILING,
+    MAX_RPS,
+    MAX_URL_LENGTH,
+    MIN_RPS,
+    VERIFY_METHOD_NAMES,
+    Monitoring,
+    VerifyMethod,
+)
+from siteaudit.ports.ratelimit import Limit
+from siteaudit.ports.usecases import Http, Link, Tool, UseCase, body
+from siteaudit.services.sites import doors
+from siteaudit.services.sites.answers import (
+    AuditStarted,
+    RegisteredSite,
+    SiteDeleted,
+    SiteList,
+    SiteVerification,
+    SiteWithAudits,
+    UpdatedSite,
+    VerifiedSite,
+)
+from siteaudit.services.tasks.usecases import SITE_ID
+
+VERIFY_LIMIT: Final = ("verify", Limit(10, 60.0))
+_BODY_ERRORS: Final = (
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+)
+_PLAN_PAGES: Final = "at most the plan's per-audit limit (403 plan_limit_max_pages)"
+
+
+def _site_link(name: str, operation_id: str, description: str) -> Link:
+    return Link(name, operation_id, "site_id", "id", description)
+
+
+def _crawl_link(name: str, operation_id: str, description: str) -> Link:
+    return Link(name, operation_id, "crawl_id", "crawl_id", description)
+
+
+# Where a registered site's id leads.
+SITE_LINKS: Final = (
+    _site_link("GetSite", "getSite", "the site with its latest audit and trend"),
+    _site_link("UpdateSite", "updateSite", "change its monitoring and settings"),
+    _site_link("GetSiteVerification", "getSiteVerification", "what to publish to prove ownership"),
+    _site_link("VerifySite", "verifySite", "check ownership"),
+    _site_link("StartSiteCrawl", "startSiteCrawl", "audit the site"),
+    _site_link("DeleteSite", "deleteSite", "delete the site"),
+)
+# Where the id an audit answers leads: clients (and stateful fuzzers) follow these.
+CRAWL_LINKS: Final = (
+    _crawl_link("GetCrawl", "getCrawl", "the audit's status"),
+    _crawl_link("CancelCrawl", "cancelCrawl", "cancel the audit"),
+    _crawl_link("GetReport", "getReport", "the audit's report, once it exists"),
+    _crawl_link("ListIssues", "listIssues", "the audit's issues"),
+    _crawl_link("ListPages", "listPages", "the audit's pages"),
+    _crawl_link("GetTemplates", "getTemplates", "issues by template, once the report exists"),
+    _crawl_link("GetDiff", "getDiff", "changes against the previous audit, once the report exists"),
+    _crawl_link("GetFixPrompt", "getFixPrompt", "the fix prompt, once the report exists"),
+)
+
+MAX_PAGES_TEXT: Final = (
+    "Page cap, 1-500,000 and at most the plan's per-audit limit; the audit reserves this many credits "
+    "(1 per page) and refunds what it does not use. Default 10,000 capped by the plan, 500 without a "
+    "verified site (above 500 needs one)."
+)
+
+
+@frozen
+class ListSites(UseCase[SiteList]):
+    """The team's sites, oldest first."""
+
+    http = Http(
+        "GET",
+        "/v1/sites",
+        "listSites",
+        "The team's registered sites",
+        errors=(ErrorCode.VALIDATION_FAILED,),
+    )
+    tool = Tool(
+        "list_sites",
+        "Registered sites",
+        "The team's registered sites: ownership (verified), monitoring schedule, audit settings. "
+        "Costs nothing.",
+        doors.sites_text,
+        after="get_fix_prompt",
+    )
+
+
+@frozen
+class RegisterSite(UseCase[RegisteredSite]):
+    """A new unverified site with a fresh token (max_pages 10,000 capped by the plan and max_rps 2 when
+    not given). Raises InvalidUrl (also for a host that is not public), ValidationFailed,
+    PlanLimitMaxPages, PlanLimitSites or SiteExists."""
+
+    url: str = field(
+        metadata=body(
+            "The site's URL, http or https, a public address.",
+            doc="http or https, a public address; others answer 422 invalid_url",
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            strict=True,
+            format="uri",
+        )
+    )
+    max_pages: int | None = field(
+        default=None,
+        metadata=body(
+            "Page cap of its audits (default 10,000 capped by the plan).",
+            doc=_PLAN_PAGES,
+            low=1,
+            high=MAX_PAGES_CEILING,
+        ),
+    )
+    max_rps: float | None = field(
+        default=None,
+        metadata=body(
+            "Requests per second of its audits, 0.5-10 (default 2).",
+            low=MIN_RPS,
+            high=MAX_RPS,
+            shown_default=2,
+        ),
+    )
+    alert_email: bool = field(
+        default=True, metadata=body("Mail the team owner when a scheduled audit gets worse (default true).")
+    )
+
+    http = Http(
+        "POST",
+        "/v1/sites",
+        "registerSite",
+        "Register a site",
+        errors=(
+            ErrorCode.PLAN_LIMIT_SITES,
+            ErrorCode.PLAN_LIMIT_MAX_PAGES,
+            ErrorCode.SITE_EXISTS,
+            ErrorCode.INVALID_URL,
+            *_BODY_ERRORS,
+        ),
+        status=201,
+        examples=({"url": "https://retro-clock.example/", "max_pages": 2_000, "max_rps": 2},),
+        links=SITE_LINKS,
+    )
+    tool = Tool(
+        "register_site",
+        "Register a site",
+        "Register a website for the team, to prove ownership of it (needed for audits over 500 "
+        "pages, faster crawling and monitoring) and to audit it with saved settings. Costs nothing. "
+        "Returns the site with a file proof to publish; then call get_site_verification for every "
+        "method and verify_site once one is published.",
+        doors.registered_text,
+        read_only=False,
+        idempotent=False,
+        after="list_sites",
+    )
+
+
+@frozen
+class GetSite(UseCase[SiteWithAudits]):
+    """The site with its latest audit (any status) and the health scores of up to 12 of its recent
+    audits, oldest first. Raises NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+
+    http = Http(
+        "GET",
+        "/v1/sites/{site_id}",
+        "getSite",
+        "A site with its token, latest audit and health trend",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+    )
+    tool = Tool(
+        "get_site",
+        "A registered site",
+        "One registered site with its ownership token, file proof, latest audit and the health "
+        "scores of up to 12 recent audits. Costs nothing.",
+        doors.site_text,
+        after="register_site",
+    )
+
+
+@frozen
+class UpdateSite(UseCase[UpdatedSite]):
+    """The site saved with the given settings (None leaves one as it is), and what it warns about
+    (`Site.notices`). Raises NotFound, ValidationFailed, PlanLimitMaxPages, PlanLimitMonitoring or
+    SiteNotVerified."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    monitoring: Monitoring | None = field(
+        default=None,
+        metadata=body("Scheduled audits: off, weekly or daily.", max_length=10, named=True),
+    )
+    max_pages: int | None = field(
+        default=None,
+        metadata=body("Page cap of its audits.", doc=_PLAN_PAGES, low=1, high=MAX_PAGES_CEILING),
+    )
+    max_rps: float | None = field(
+        default=None, metadata=body("Requests per second, 0.5-10.", low=MIN_RPS, high=MAX_RPS)
+    )
+    alert_email: bool | None = field(
+        default=None, metadata=body("Mail the team owner when a scheduled audit gets worse.")
+    )
+    render: bool | None = field(
+        default=None,
+        metadata=body(
+            "Its audits render JavaScript (5 credits a page instead of 1).",
+            doc="the site's audits render pages in a browser unless they say otherwise",
+        ),
+    )
+
+    http = Http(
+        "PATCH",
+        "/v1/sites/{site_id}",
+        "updateSite",
+        "Change a site's monitoring and saved audit settings",
+        errors=(
+            ErrorCode.PLAN_LIMIT_MAX_PAGES,
+            ErrorCode.PLAN_LIMIT_MONITORING,
+            ErrorCode.NOT_FOUND,
+            ErrorCode.CONFLICT,
+            ErrorCode.SITE_NOT_VERIFIED,
+            *_BODY_ERRORS,
+        ),
+    )
+    tool = Tool(
+        "update_site",
+        "Change a site's settings",
+        "Change a site's monitoring (off, weekly, daily: each scheduled audit COSTS CREDITS, charged "
+        "to the team owner; needs a verified site and a plan with monitoring), page cap, speed or "
+        "alert mail. Only the given fields change.",
+        doors.updated_text,
+        read_only=False,
+        after="get_site",
+    )
+
+
+@frozen
+class DeleteSite(UseCase[SiteDeleted]):
+    """The site goes; its audits stay, listed with their site_id. Raises NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+
+    http = Http(
+        "DELETE",
+        "/v1/sites/{site_id}",
+        "deleteSite",
+        "Delete a site (its audits stay)",
+        errors=(ErrorCode.NOT_FOUND,),
+        status=204,
+        answer="Deleted",
+    )
+    tool = Tool(
+        "delete_site",
+        "Delete a site",
+        "Delete a registered site and its monitoring schedule; its audits stay. Costs nothing; cannot "
+        "be undone (register_site again starts a new, unverified site).",
+        doors.deleted_text,
+        read_only=False,
+        destructive=True,
+        after="update_site",
+    )
+
+
+@frozen
+class GetSiteVerification(UseCase[SiteVerification]):
+    """The site's ownership status and every proof to publish. Raises NotFound."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+
+    http = Http(
+        "GET",
+        "/v1/sites/{site_id}/verification",
+        "getSiteVerification",
+        "Ownership status and the proofs to publish",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+    )
+    tool = Tool(
+        "get_site_verification",
+        "How to prove ownership",
+        "Every way to prove ownership of a site (DNS TXT record, meta tag, file, search console, "
+        "CDN) with exactly what to publish, plus instructions for a coding agent. Costs nothing. "
+        "Publish one, then call verify_site.",
+        doors.verification_text,
+        after="delete_site",
+    )
+
+
+@frozen
+class VerifySite(UseCase[VerifiedSite]):
+    """Check the asked ownership proof, or each in turn, and mark the site verified at the first match.
+    Raises NotFound or VerificationFailed (422, naming what to publish)."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    method: VerifyMethod | None = field(
+        default=None,
+        metadata=body(
+            "Only this method.",
+            doc="one method; none: gsc, dns, meta, file in that order (sc is gsc, cdn is cloudflare)",
+            max_length=20,
+            choices=VERIFY_METHOD_NAMES,
+        ),
+    )
+
+    http = Http(
+        "POST",
+        "/v1/sites/{site_id}/verify",
+        "verifySite",
+        "Check ownership (10 requests a minute per key besides the shared limit)",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, ErrorCode.VERIFICATION_FAILED, *_BODY_ERRORS),
+        limit=VERIFY_LIMIT,
+    )
+    tool = Tool(
+        "verify_site",
+        "Check ownership",
+        "Check the published ownership proof now (the given method, or search console, DNS, meta tag "
+        "and file in that order). Costs nothing; at most 10 a minute. Answers verification_failed "
+        "with what to publish when none matches.",
+        doors.verified_text,
+        read_only=False,
+        open_world=True,
+        after="get_site_verification",
+    )
+
+
+@frozen
+class CrawlSite(UseCase[AuditStarted]):
+    """Audit the site with its saved settings: max_rps capped at the site's and at 3 while unverified,
+    charged to the team owner, no webhook. Raises NotFound, InsufficientCredits, PlanLimitMaxPages,
+    SiteNotVerified, InvalidUrl or DispatchFailed."""
+
+    site_id: SiteId = field(metadata=SITE_ID)
+    max_pages: int | None = field(
+        default=None,
+        metadata=body(
+            MAX_PAGES_TEXT,
+            doc="above 500 on an unverified site: 409 site_not_verified",
+            low=1,
+            high=MAX_PAGES_CEILING,
+        ),
+    )
+    max_rps: float | None = field(
+        default=None,
+        metadata=body(
+            "Requests per second, capped at the site's setting (3 while unverified).",
+            doc="capped at the site's max_rps, and at 3 while unverified",
+            low=MIN_RPS,
+            high=MAX_RPS,
+        ),
+    )
+    trigger: AuditTrigger = field(
+        default=AuditTrigger.API,
+        metadata=body(
+            "api (default) or ci, to label CI runs.",
+            max_length=10,
+            choices=(AuditTrigger.API.value, AuditTrigger.CI.value),
+        ),
+    )
+    render: bool | None = field(
+        default=None,
+        metadata=body(
+            "Render JavaScript in a browser: 5 credits a page instead of 1. Default: the site's setting, "
+            "else false.",
+            doc="render each HTML page in a browser (5 credits a page instead of 1); default: the site's "
+            "setting",
+        ),
+    )
+
+    http = Http(
+        "POST",
+        "/v1/sites/{site_id}/crawls",
+        "startSiteCrawl",
+        "Audit a registered site with its saved settings (charged to the team owner)",
+        errors=(
+            ErrorCode.INSUFFICIENT_CREDITS,
+            ErrorCode.PLAN_LIMIT_MAX_PAGES,
+            ErrorCode.NOT_FOUND,
+            ErrorCode.SITE_NOT_VERIFIED,
+            ErrorCode.INVALID_URL,
+            *_BODY_ERRORS,
+            ErrorCode.DISPATCH_FAILED,
+        ),
+        status=202,
+        links=CRAWL_LINKS,
+    )
+    tool = Tool(
+        "start_site_audit",
+        "Audit a registered site",
+        "Audit a registered site with its saved settings. COSTS CREDITS, charged to the team owner: "
+        "max_pages credits reserved, the unused part refunded. No webhook. Returns crawl_id; then "
+        "call wait_for_audit and get_report.",
+        doors.started_text,
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        after="verify_site",
+    )
+
+
+# In the order the doors list them (the tool list, the remote CLI's commands).
+USE_CASES: Final = (
+    ListSites,
+    RegisterSite,
+    GetSite,
+    UpdateSite,
+    DeleteSite,
+    GetSiteVerification,
+    VerifySite,
+    CrawlSite,
+)
