@@ -158,6 +158,12 @@ class Tool:
     untrusted: bool = False  # quotes text taken from crawled sites
     waits: tuple[Wait, ...] = ()
     after: str = ""
+    # Answers sized for agents (docs/agents.md): the lists of the answer cut to the size budget and read
+    # on with a `cursor`; the keys left out unless `detail` is full, each with the tool that answers it;
+    # the key whose markdown is the tool's text instead of structured content.
+    lists: tuple[str, ...] = ()
+    omits: tuple[tuple[str, str], ...] = ()
+    text: str = ""
 
 
 @frozen

@@ -22,6 +22,7 @@ from siteaudit.ports.usecases import (
     Wait,
     exactly_one_problem,
     fields_of,
+    result_of,
 )
 
 TIMEOUT: Final = Param(
@@ -131,6 +132,10 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
                 open_world=tool.open_world,
                 untrusted=tool.untrusted,
                 limited=limited(declared),
+                answer=result_of(declared),
+                lists=tool.lists,
+                omits=tool.omits,
+                text=tool.text,
             )
         )
         specs.extend(
@@ -143,6 +148,10 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
                 summary=wait.summary,
                 params=(*params, TIMEOUT),
                 untrusted=tool.untrusted,
+                answer=result_of(declared),
+                lists=tool.lists,
+                omits=tool.omits,
+                text=tool.text,
             )
             for wait in tool.waits
         )

@@ -130,7 +130,7 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
 CRAWL_ID = Param(
     "crawl_id",
     "integer",
-    "The audit's id (crawl_id from start_audit or list_audits).",
+    "Audit id (from start_audit, list_audits).",
     True,
     low=1,
     high=MAX_ID,
@@ -138,15 +138,13 @@ CRAWL_ID = Param(
 SITE_ID = Param(
     "site_id",
     "integer",
-    "The registered site's id (from list_sites or register_site).",
+    "Site id (from list_sites).",
     True,
     low=1,
     high=MAX_ID,
 )
-RECHECK_ID = Param(
-    "recheck_id", "integer", "The recheck's id (recheck_id from request_recheck).", True, low=1, high=MAX_ID
-)
-PAGE = Param("page", "integer", "Page of the list, from 1.", low=1, high=MAX_PAGE, default=1)
+RECHECK_ID = Param("recheck_id", "integer", "Recheck id (from request_recheck).", True, low=1, high=MAX_ID)
+PAGE = Param("page", "integer", "Page, from 1.", low=1, high=MAX_PAGE, default=1)
 
 
 def per_page(default: int, maximum: int) -> Param:
@@ -388,33 +386,37 @@ def _started_summary(answer: dict[str, Any]) -> str:
 
 
 MAX_PAGES_TEXT = (
-    "Page cap, 1-500,000 and at most the plan's per-audit limit; the audit reserves this many credits "
-    "(1 per page) and refunds what it does not use. Default 10,000 capped by the plan, 500 without a "
-    "verified site (above 500 needs one)."
+    "Page cap: reserves 1 credit a page, unused refunded. Default 10,000 capped by the plan; over 500 "
+    "needs a verified site."
 )
-MAX_RPS_TEXT = "Requests per second to the site, 0.5-10 (default 2); above 3 needs a verified site."
+MAX_RPS_TEXT = "Requests/s, default 2; over 3 needs a verified site."
 RENDER = Param(
     "render",
     "boolean",
-    "Render JavaScript in a browser: 5 credits a page instead of 1. Default: the site's setting, else false.",
+    "Render JavaScript: 5 credits a page instead of 1.",
 )
+
+DELETED: Final = {
+    "type": "object",
+    "properties": {"deleted": {"type": "boolean"}, "site_id": {"type": "integer"}},
+}
 
 HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="ping",
         title="Check the API key",
-        description="Check that the API key works. Costs nothing. Returns the key holder's user id.",
+        description="Check that the API key works (your user id). Costs nothing.",
         uses=(),
         run=_ping,
         summary=lambda a: f"The key works (user {a['user_id']}). Call get_account for credits.",
+        answer="Ping",
     ),
     ToolSpec(
         name="get_account",
         title="Credits and usage",
         description=(
-            "The key holder's credits (balance: pays for plain-URL audits), the team owner's credits "
-            "(team_credits: pays for site audits, scheduled audits and rechecks), audits started and "
-            "credits spent in 30 days. Costs nothing. Check it before start_audit."
+            "Your credits (plain-URL audits) and the team owner's (site audits, rechecks). Costs nothing. "
+            "Check before start_audit."
         ),
         uses=("account",),
         run=_account,
@@ -422,16 +424,14 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             f"Balance {a['balance']:g} credits; team {a['team_id']} owner has {a['team_credits']:g}; "
             f"{a['crawls_total']} audits started."
         ),
+        answer="Account",
     ),
     ToolSpec(
         name="start_audit",
         title="Start an audit",
         description=(
-            "Start crawling a public website (or a registered site with site_id) and checking it for "
-            "technical SEO problems. COSTS CREDITS: max_pages credits are reserved at once (1 per page; "
-            "0.2 per page unchanged since the site's last audit) and the unused part is refunded when it "
-            "ends. A plain URL is charged to you, a registered site to the team owner. Returns at once "
-            "with crawl_id; then call wait_for_audit, then get_report and get_fix_prompt."
+            "Audit a public website for technical SEO problems. COSTS CREDITS: max_pages reserved (1 a "
+            "page), unused refunded. Returns crawl_id at once; then wait_for_audit, get_report."
         ),
         uses=("start_audit",),
         run=_start_audit,
@@ -440,32 +440,31 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             Param(
                 "url",
                 "string",
-                "The start URL, http or https, a public address. Required unless site_id is given.",
+                "Start URL (http/https); or give site_id.",
                 min_length=1,
                 max_length=MAX_URL_LENGTH,
             ),
             Param(
                 "site_id",
                 "integer",
-                "A registered site of the team: uses its settings; url, if also given, must be on it.",
+                "A registered site: its settings, charged to the team owner.",
                 low=1,
                 high=MAX_ID,
             ),
             Param("max_pages", "integer", MAX_PAGES_TEXT, low=1, high=MAX_PAGES_CEILING),
-            Param("concurrency", "integer", "Requests in flight, 1-20 (default 2).", low=1, high=20),
+            Param("concurrency", "integer", "Requests in flight (default 2).", low=1, high=20),
             Param("max_rps", "number", MAX_RPS_TEXT, low=MIN_RPS, high=MAX_RPS),
             Param(
                 "webhook_url",
                 "string",
-                "An https URL called once when the audit ends, signed with your webhook secret.",
+                "https URL called when it ends.",
                 min_length=1,
                 max_length=MAX_URL_LENGTH,
             ),
             Param(
                 "verify_token",
                 "string",
-                "16-128 characters (A-Z a-z 0-9 _ -) sent as a request header so the site's firewall can "
-                "allow the crawler; never stored. Not with site_id.",
+                "Header value letting the site's firewall allow the crawler; not stored.",
                 min_length=16,
                 max_length=128,
             ),
@@ -474,11 +473,12 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         read_only=False,
         idempotent=False,
         open_world=True,
+        answer="AuditStarted",
     ),
     ToolSpec(
         name="list_audits",
         title="List audits",
-        description="The team's audits, newest first, with status and health score. Costs nothing.",
+        description="The team's audits, newest first. Costs nothing.",
         uses=("list_audits",),
         run=_list_audits,
         summary=_listed("audits", "Call get_report with a crawl_id for one audit's findings."),
@@ -487,26 +487,25 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             PAGE,
             per_page(20, 100),
         ),
+        answer="AuditList",
+        lists=("data",),
     ),
     ToolSpec(
         name="get_audit",
         title="Audit status",
-        description=(
-            "One audit's status and progress (pages crawled, pages per minute, failure reason). Costs "
-            "nothing. To wait until it ends, call wait_for_audit instead of calling this repeatedly."
-        ),
+        description=("An audit's status and progress. Costs nothing. To wait, call wait_for_audit instead."),
         uses=("get_audit",),
         run=_get_audit,
         summary=_wait_summary,
         params=(CRAWL_ID,),
+        answer="Audit",
     ),
     ToolSpec(
         name="wait_for_audit",
         title="Wait for an audit",
         description=(
-            "Wait until an audit ends, or until timeout_s passes, sending progress notifications (pages "
-            "crawled of the page cap) meanwhile. Costs nothing. Returns the audit's status; when it is "
-            "done call get_report, when still running call wait_for_audit again."
+            "Wait up to timeout_s for an audit to end, with progress. Costs nothing. Done: get_report; "
+            "still running: call again."
         ),
         uses=("get_audit",),
         run=_wait_for_audit,
@@ -516,60 +515,57 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             Param(
                 "timeout_s",
                 "number",
-                "How long to wait at most, in seconds (1-120).",
+                "Seconds to wait at most.",
                 low=1,
                 high=120,
                 default=25,
             ),
         ),
+        answer="Audit",
     ),
     ToolSpec(
         name="cancel_audit",
         title="Cancel an audit",
-        description=(
-            "Stop a queued or running audit. Costs nothing: the credits of pages not crawled are refunded. "
-            "An audit that already ended answers conflict. Then list_audits or start_audit."
-        ),
+        description=("Stop a running audit; unused credits refunded. Costs nothing. conflict if it ended."),
         uses=("cancel_audit",),
         run=_cancel_audit,
         summary=lambda a: "The audit is cancelled; unused credits are refunded.",
         params=(CRAWL_ID,),
         read_only=False,
         destructive=True,
+        answer="AuditCancelled",
     ),
     ToolSpec(
         name="get_report",
         title="Audit report",
         description=(
-            "The finished audit's report: health score 0-100 (null when no HTML page could be audited: "
-            "coverage_warning says why), totals, every failing check with its count "
-            "and fix, template groups, changes since the previous audit. Costs nothing. Answers "
-            "report_not_ready until the audit is done (call wait_for_audit)."
+            "Health score, totals, failing checks with fixes, diff. detail=full adds templates and fix "
+            "prompt. Costs nothing. report_not_ready until done."
         ),
         uses=("report",),
         run=_report,
         summary=_report_summary,
         params=(CRAWL_ID,),
         untrusted=True,
+        answer="Report",
+        lists=("issues", "templates"),
+        omits=(("templates", "get_templates"), ("fix_prompt", "get_fix_prompt")),
     ),
     ToolSpec(
         name="list_issues",
         title="Issues of an audit",
-        description=(
-            "The audit's issues, one row per check and URL, filtered by check code, severity or URL "
-            "template. Costs nothing. Use get_report first to see which checks fail."
-        ),
+        description=("Issue rows (check, URL), filtered by check, severity or template. Costs nothing."),
         uses=("issues",),
         run=_issues,
         summary=_listed("issues", "Filter with check, severity or template; page through with page."),
         params=(
             CRAWL_ID,
-            Param("check", "string", "Only this check code (from get_report).", min_length=1, max_length=100),
+            Param("check", "string", "A check code.", min_length=1, max_length=100),
             Param("severity", "string", "Only this severity.", choices=tuple(s.value for s in Severity)),
             Param(
                 "template",
                 "string",
-                "Only this URL template (from get_templates).",
+                "A URL template.",
                 min_length=1,
                 max_length=2048,
             ),
@@ -577,45 +573,42 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             per_page(50, 200),
         ),
         untrusted=True,
+        answer="IssueList",
+        lists=("data",),
     ),
     ToolSpec(
         name="list_pages",
         title="Pages of an audit",
-        description=(
-            "The audit's crawled pages: status code, title, description, words, depth, firewall or fetch "
-            "error. Costs nothing."
-        ),
+        description=("Crawled pages: status, title, words, depth, errors. Costs nothing."),
         uses=("pages",),
         run=_pages,
         summary=_listed("pages", "Filter with status_code (404 finds broken pages)."),
         params=(
             CRAWL_ID,
-            Param("status_code", "integer", "Only pages that answered this HTTP status.", low=0, high=999),
+            Param("status_code", "integer", "An HTTP status.", low=0, high=999),
             PAGE,
             per_page(50, 200),
         ),
         untrusted=True,
+        answer="PageList",
+        lists=("data",),
     ),
     ToolSpec(
         name="get_templates",
         title="Issues by URL template",
-        description=(
-            "The audit's issues grouped by URL template (for example /products/[id]): fixing a template "
-            "fixes all its pages. Costs nothing."
-        ),
+        description=("Issues by URL template (/products/[id]): one fix fixes its pages. Costs nothing."),
         uses=("report",),
         run=_report_part(views.templates_answer),
         summary=lambda a: f"{len(a['templates'])} URL templates. Call list_issues with template to see URLs.",
         params=(CRAWL_ID,),
         untrusted=True,
+        answer="ReportTemplates",
+        lists=("templates",),
     ),
     ToolSpec(
         name="get_diff",
         title="Changes since the previous audit",
-        description=(
-            "New and fixed issues compared with the site's previous audit, and the health score change; "
-            "null for a first audit. Costs nothing."
-        ),
+        description=("New and fixed issues since the site's previous audit. Costs nothing."),
         uses=("report",),
         run=_report_part(views.diff_answer),
         summary=lambda a: (
@@ -630,6 +623,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         ),
         params=(CRAWL_ID,),
         untrusted=True,
+        answer="ReportDiff",
     ),
     ToolSpec(
         name="get_fix_prompt",
@@ -645,6 +639,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         params=(CRAWL_ID,),
         untrusted=True,
         terminal=lambda a: str(a["prompt"]),
+        answer="FixPrompt",
+        text="prompt",
     ),
     ToolSpec(
         name="list_sites",
@@ -659,6 +655,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             "; ".join(_site_line(s) for s in a["data"])
             or "No registered sites. Call register_site to add one."
         ),
+        answer="SiteList",
     ),
     ToolSpec(
         name="register_site",
@@ -707,6 +704,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         ),
         read_only=False,
         idempotent=False,
+        answer="RegisteredSite",
     ),
     ToolSpec(
         name="get_site",
@@ -719,6 +717,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         run=_get_site,
         summary=lambda a: f"{_site_line(a)}; health trend {a['trend'] or 'none yet'}.",
         params=(SITE_ID,),
+        answer="SiteWithAudits",
     ),
     ToolSpec(
         name="update_site",
@@ -745,6 +744,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             Param("render", "boolean", "Its audits render JavaScript (5 credits a page instead of 1)."),
         ),
         read_only=False,
+        answer="UpdatedSite",
     ),
     ToolSpec(
         name="delete_site",
@@ -759,6 +759,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         params=(SITE_ID,),
         read_only=False,
         destructive=True,
+        answer=DELETED,
     ),
     ToolSpec(
         name="get_site_verification",
@@ -776,6 +777,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             else "Not verified yet: publish one method, then verify_site."
         ),
         params=(SITE_ID,),
+        answer="SiteVerification",
     ),
     ToolSpec(
         name="verify_site",
@@ -795,6 +797,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         read_only=False,
         open_world=True,
         limited=("verify", "POST /sites/{id}/verify"),
+        answer="VerifiedSite",
     ),
     ToolSpec(
         name="start_site_audit",
@@ -829,6 +832,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         read_only=False,
         idempotent=False,
         open_world=True,
+        answer="AuditStarted",
     ),
     # --- search console and index triage (docs/rest-api.md "Search console") ---
     ToolSpec(
@@ -847,6 +851,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         summary=search.console_summary_text,
         params=(SITE_ID,),
         untrusted=True,
+        answer="ConsoleSummary",
     ),
     ToolSpec(
         name="list_not_indexed",
@@ -872,6 +877,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             Param("page", "integer", "Page of a group's URLs, from 1.", low=1, high=100_000, default=1),
         ),
         untrusted=True,
+        answer="NotIndexedAnswer",
     ),
     ToolSpec(
         name="get_console_url",
@@ -897,6 +903,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             ),
         ),
         untrusted=True,
+        answer="ConsoleUrlAnswer",
     ),
     ToolSpec(
         name="get_console_opportunities",
@@ -911,6 +918,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         summary=search.opportunities_text,
         params=(SITE_ID,),
         untrusted=True,
+        answer="Opportunities",
     ),
     ToolSpec(
         name="inspect_urls",
@@ -942,6 +950,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         open_world=True,
         untrusted=True,
         limited=("inspect", "POST /sites/{id}/gsc/inspect"),
+        answer="InspectAnswer",
     ),
     ToolSpec(
         name="get_index_triage",
@@ -956,6 +965,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         summary=search.triage_text,
         params=(SITE_ID,),
         untrusted=True,
+        answer="IndexTriage",
     ),
     # --- billing links (docs/rest-api.md "Billing"), the team owner only ---
     ToolSpec(
@@ -971,6 +981,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         params=(Param("pack", "string", "small or large.", True, choices=tuple(p.value for p in Pack)),),
         read_only=False,
         idempotent=False,
+        answer="PaymentLink",
     ),
     ToolSpec(
         name="get_subscription_link",
@@ -990,6 +1001,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         ),
         read_only=False,
         idempotent=False,
+        answer="PaymentLink",
     ),
     ToolSpec(
         name="get_billing_portal_link",
@@ -1003,6 +1015,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         summary=search.link_text,
         read_only=False,
         idempotent=False,
+        answer="PaymentLink",
     ),
 )
 HAND_WRITTEN_BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in HAND_WRITTEN}
