@@ -117,10 +117,7 @@ def link_text(a: dict[str, Any]) -> str:
 
 
 BILLING_TEXT = (
-    "Only the team owner may call it (others get not_team_owner). Costs nothing: nothing is charged until "
-    "the user completes the payment in a browser; give them the link, do not open it yourself."
+    "Only the team owner may call it (not_team_owner). Costs nothing until paid in a browser: give the "
+    "user the link, do not open it."
 )
-CONSOLE_TEXT = (
-    "Needs a verified site (site_not_verified otherwise). The answer's demo is true when the data is "
-    "generated locally because no console is connected: say so, do not present it as real figures."
-)
+CONSOLE_TEXT = "Needs a verified site (site_not_verified). demo=true: generated data, say so."
