@@ -41,12 +41,17 @@ CallerOf = Callable[[ServerRequestContext[Any, Any]], Caller]
 
 def listed_schema(params: tuple[Param, ...]) -> dict[str, Any]:
     """The input schema as listed, kept short (docs/agents.md, "Answers sized for agents"): no empty
-    `required`, and no id maximum past what a JSON number holds exactly (the arguments are still checked
-    against it)."""
+    `required`, no id maximum past what a JSON number holds exactly and no least length of 1 (the
+    arguments are still checked against both)."""
     schema = input_schema(params)
-    for prop in schema["properties"].values():
+    for prop in (
+        *schema["properties"].values(),
+        *(p.get("items", {}) for p in schema["properties"].values()),
+    ):
         if prop.get("maximum", 0) > 2**53:
             del prop["maximum"]
+        if prop.get("minLength") == 1:
+            del prop["minLength"]
     if not schema["required"]:
         del schema["required"]
     return schema

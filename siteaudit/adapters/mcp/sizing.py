@@ -25,7 +25,7 @@ _RESERVE: Final = 600
 SUMMARY_MAX: Final = 2_000
 
 CURSOR: Final = Param(
-    "cursor", "string", "more.cursor of the last answer; same other arguments.", min_length=1, max_length=400
+    "cursor", "string", "From more.cursor; same other arguments.", min_length=1, max_length=400
 )
 DETAIL: Final = Param(
     "detail", "string", "brief (default) or full.", choices=("brief", "full"), default="brief"

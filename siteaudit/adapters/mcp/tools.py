@@ -412,10 +412,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="register_site",
         title="Register a site",
         description=(
-            "Register a website for the team, to prove ownership of it (needed for audits over 500 "
-            "pages, faster crawling and monitoring) and to audit it with saved settings. Costs nothing. "
-            "Returns the site with a file proof to publish; then call get_site_verification for every "
-            "method and verify_site once one is published."
+            "Register a website to prove ownership (needed over 500 pages, for speed and monitoring). "
+            "Costs nothing. Then get_site_verification, publish a proof, verify_site."
         ),
         uses=("register_site",),
         run=_register_site,
@@ -474,9 +472,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="update_site",
         title="Change a site's settings",
         description=(
-            "Change a site's monitoring (off, weekly, daily: each scheduled audit COSTS CREDITS, charged "
-            "to the team owner; needs a verified site and a plan with monitoring), page cap, speed or "
-            "alert mail. Only the given fields change."
+            "Change a site's monitoring (each scheduled audit COSTS CREDITS, team owner's; verified "
+            "site and plan needed), page cap, speed or alert mail. Only given fields change."
         ),
         uses=("update_site",),
         run=_update_site,
@@ -534,9 +531,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="verify_site",
         title="Check ownership",
         description=(
-            "Check the published ownership proof now (the given method, or search console, DNS, meta tag "
-            "and file in that order). Costs nothing; at most 10 a minute. Answers verification_failed "
-            "with what to publish when none matches."
+            "Check the published ownership proof now. Costs nothing; 10 a minute. verification_failed "
+            "says what to publish."
         ),
         uses=("verify_site",),
         run=_verify_site,
@@ -590,11 +586,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="get_console_summary",
         title="Search console summary",
         description=(
-            "A verified site's search-engine console figures: clicks and impressions in 28 days, the "
-            "indexing funnel (found, in sitemap, inspected, indexed), a daily trend, figures per URL "
-            "template and the sync status. Costs nothing. "
-            + search.CONSOLE_TEXT
-            + " Then list_not_indexed or "
+            "A site's console figures: 28-day clicks and impressions, indexing funnel, trend, per "
+            "template. Costs nothing. " + search.CONSOLE_TEXT + " Then list_not_indexed or "
             "get_index_triage."
         ),
         uses=("console_summary",),
@@ -608,9 +601,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="list_not_indexed",
         title="Pages not indexed",
         description=(
-            "Pages the search engine does not index, grouped by the engine's reason and URL template, "
-            "each group with a diagnosis and a fix; with both reason and template, that group's URLs (100 "
-            "a page). Costs nothing. " + search.CONSOLE_TEXT
+            "Pages not indexed, by the engine's reason and URL template, with a fix; with both, that "
+            "group's URLs (100 a page). Costs nothing. " + search.CONSOLE_TEXT
         ),
         uses=("console_not_indexed",),
         run=search.console_not_indexed,
@@ -634,10 +626,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="get_console_url",
         title="One URL in search",
         description=(
-            "One URL of a verified site: what the latest audit found, the console's last inspection "
-            "(indexed or why not, canonicals) and its search figures and queries. Costs nothing. "
-            + search.CONSOLE_TEXT
-            + " Call inspect_urls to inspect it again now."
+            "One URL: the latest audit's findings, its last inspection, its search figures. Costs "
+            "nothing. " + search.CONSOLE_TEXT + " Then inspect_urls."
         ),
         uses=("console_url",),
         run=search.console_url,
@@ -660,9 +650,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="get_console_opportunities",
         title="Search opportunities",
         description=(
-            "Pages worth work: low click-through for their impressions, ranking just off the first page "
-            "(striking distance), and pages whose canonical the engine chose differently. Costs nothing. "
-            + search.CONSOLE_TEXT
+            "Pages worth work: low click-through, ranking just off page one, canonical chosen "
+            "differently. Costs nothing. " + search.CONSOLE_TEXT
         ),
         uses=("console_opportunities",),
         run=search.console_opportunities,
@@ -675,10 +664,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="inspect_urls",
         title="Inspect URLs now",
         description=(
-            "Ask the search engine now whether 1-20 URLs of a verified site are indexed. Costs nothing in "
-            "credits but uses the property's daily inspection budget (budget_exhausted with resets_at when "
-            "spent); at most 10 calls a minute. Needs a console connection (sc_not_connected otherwise). "
-            + search.CONSOLE_TEXT
+            "Ask the engine now whether 1-20 URLs are indexed. Costs nothing; daily inspection budget "
+            "(budget_exhausted); 10 a minute; sc_not_connected. " + search.CONSOLE_TEXT
         ),
         uses=("inspect_urls",),
         run=search.inspect_urls,
@@ -707,9 +694,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="get_index_triage",
         title="Why pages are not indexed, and what to do",
         description=(
-            "The latest audit's pages the engine does not index, grouped by URL pattern and value "
-            "(valuable_not_indexed first, then low-value parameters, thin pages, duplicates, intended "
-            "exclusions), each with why and the action to take. Costs nothing. " + search.CONSOLE_TEXT
+            "The audit's pages not indexed, by URL pattern and value (valuable first), each with why "
+            "and the action. Costs nothing. " + search.CONSOLE_TEXT
         ),
         uses=("index_triage",),
         run=search.index_triage,
@@ -738,9 +724,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="get_subscription_link",
         title="Subscribe to a plan",
         description=(
-            "A payment link for a subscription (plan, monthly credits tier, billing interval). "
-            "price_not_configured when the combination is not offered, subscription_exists when the "
-            "account has one (changes are made in the app). " + search.BILLING_TEXT
+            "A payment link for a subscription. Errors: price_not_configured, subscription_exists. "
+            + search.BILLING_TEXT
         ),
         uses=("billing_subscribe",),
         run=search.billing_subscribe,
@@ -758,8 +743,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="get_billing_portal_link",
         title="Billing portal",
         description=(
-            "A link to the payment provider's customer portal (invoices, payment method, cancellation); "
-            "no_billing_account before the first purchase. " + search.BILLING_TEXT
+            "A link to the billing portal (invoices, cancellation); no_billing_account before a "
+            "purchase. " + search.BILLING_TEXT
         ),
         uses=("billing_portal",),
         run=search.billing_portal,

@@ -21,8 +21,8 @@ from siteaudit.services.tasks.answers import (
     TeamTaskList,
 )
 
-SITE_ID: Final = path("The registered site's id (from list_sites or register_site).", low=1, high=MAX_ID)
-RECHECK_ID: Final = path("The recheck's id (recheck_id from request_recheck).", low=1, high=MAX_ID)
+SITE_ID: Final = path("Site id (from list_sites).", low=1, high=MAX_ID)
+RECHECK_ID: Final = path("Recheck id (from request_recheck).", low=1, high=MAX_ID)
 TASK_KEY_PATTERN: Final = "^[0-9a-fA-F]{16}$"
 URLS_PER_PAGE: Final = 100
 
@@ -108,7 +108,7 @@ class GetTask(UseCase[TaskWithUrls]):
     site_id: SiteId = field(metadata=SITE_ID)
     task_key: str = field(
         metadata=path(
-            "The task's id (from list_site_tasks or list_team_tasks).",
+            "Task id (from list_site_tasks).",
             min_length=1,
             max_length=64,
             pattern=TASK_KEY_PATTERN,
