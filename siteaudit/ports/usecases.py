@@ -238,8 +238,7 @@ class Tool:
     """How the MCP door (HTTP and stdio, and so the remote CLI) offers a use case: the tool's name, title,
     description and annotations, the summary of its answer a model reads first, and door-own tools
     built on it (`waits`). `after`: the tool it is listed after (empty: after the hand-written ones, in
-    declaration order), so a moved tool keeps its place in the list. `terminal`: what a terminal (the
-    remote CLI) prints after the summary, when the answer holds text meant to be read whole."""
+    declaration order), so a moved tool keeps its place in the list."""
 
     name: str
     title: str
@@ -252,7 +251,12 @@ class Tool:
     untrusted: bool = False  # quotes text taken from crawled sites
     waits: tuple[Wait, ...] = ()
     after: str = ""
-    terminal: Callable[[Mapping[str, Any]], str] | None = None
+    # Answers sized for agents (docs/agents.md): the lists of the answer cut to the size budget and read
+    # on with a `cursor`; the keys left out unless `detail` is full, each with the tool that answers it;
+    # the key whose markdown is the tool's text instead of structured content.
+    lists: tuple[str, ...] = ()
+    omits: tuple[tuple[str, str], ...] = ()
+    text: str = ""
 
 
 @frozen

@@ -22,11 +22,10 @@ from siteaudit.ports.usecases import (
     Wait,
     exactly_one_problem,
     fields_of,
+    result_of,
 )
 
-TIMEOUT: Final = Param(
-    "timeout_s", "number", "How long to wait at most, in seconds (1-120).", low=1, high=120, default=25
-)
+TIMEOUT: Final = Param("timeout_s", "number", "Seconds to wait at most.", low=1, high=120, default=25)
 
 
 def param(found: Field) -> Param:
@@ -142,7 +141,10 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
                 open_world=tool.open_world,
                 untrusted=tool.untrusted,
                 limited=limited(declared),
-                terminal=tool.terminal,
+                answer=result_of(declared),
+                lists=tool.lists,
+                omits=tool.omits,
+                text=tool.text,
             )
         )
         specs.extend(
@@ -155,6 +157,10 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
                 summary=wait.summary,
                 params=(*params, TIMEOUT),
                 untrusted=tool.untrusted,
+                answer=result_of(declared),
+                lists=tool.lists,
+                omits=tool.omits,
+                text=tool.text,
             )
             for wait in tool.waits
         )

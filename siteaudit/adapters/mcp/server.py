@@ -3,7 +3,6 @@ call checked, run in a thread (the application blocks) and answered with the RES
 content, a short summary, and errors as tool errors carrying the REST code and message."""
 
 import importlib.metadata
-import json
 import logging
 import threading
 from collections.abc import Callable
@@ -17,7 +16,8 @@ from anyio import from_thread
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from siteaudit.adapters.mcp.params import input_schema, read_arguments
+from siteaudit.adapters.mcp import sizing
+from siteaudit.adapters.mcp.params import Param, input_schema, read_arguments
 from siteaudit.adapters.mcp.spec import UNTRUSTED_NOTE, Call, CallAbandoned, ToolSpec
 from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.adapters.rest.errors import envelope
@@ -39,18 +39,38 @@ UNTRUSTED_META: Final = "io.siteaudit/untrusted"
 CallerOf = Callable[[ServerRequestContext[Any, Any]], Caller]
 
 
+def listed_schema(params: tuple[Param, ...]) -> dict[str, Any]:
+    """The input schema as listed, kept short (docs/agents.md, "Answers sized for agents"): no empty
+    `required`, no id maximum past what a JSON number holds exactly and no least length of 1 (the
+    arguments are still checked against both)."""
+    schema = input_schema(params)
+    for prop in (
+        *schema["properties"].values(),
+        *(p.get("items", {}) for p in schema["properties"].values()),
+    ):
+        if prop.get("maximum", 0) > 2**53:
+            del prop["maximum"]
+        if prop.get("minLength") == 1:
+            del prop["minLength"]
+    if not schema["required"]:
+        del schema["required"]
+    return schema
+
+
 def tool_listing(spec: ToolSpec) -> types.Tool:
     return types.Tool(
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        input_schema=input_schema(spec.params),
+        input_schema=listed_schema(sizing.params_of(spec)),
+        output_schema=sizing.output_schema(spec),
+        # The hints that differ from MCP's defaults (not read-only, destructive, not idempotent,
+        # open-world), each a few bytes of every connection; destructive is always said of a writing tool.
         annotations=types.ToolAnnotations(
-            title=spec.title,
-            read_only_hint=spec.read_only,
-            destructive_hint=spec.destructive if not spec.read_only else None,
-            idempotent_hint=spec.idempotent if not spec.read_only else None,
-            open_world_hint=spec.open_world,
+            read_only_hint=True if spec.read_only else None,
+            destructive_hint=spec.destructive if not spec.read_only else None,  # said, either way
+            idempotent_hint=True if not spec.read_only and spec.idempotent else None,
+            open_world_hint=False if not spec.open_world else None,
         ),
     )
 
@@ -77,16 +97,19 @@ def error_result(body: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-def answer_result(spec: ToolSpec, answer: dict[str, Any]) -> types.CallToolResult:
-    document = json.dumps(answer, ensure_ascii=False, default=str)
-    content = [types.TextContent(text=spec.summary(answer))]
-    if spec.untrusted:
-        content.append(types.TextContent(text=f"{UNTRUSTED_NOTE}\n{document}"))
-    else:
-        content.append(types.TextContent(text=document))
+def answer_result(spec: ToolSpec, summary: str, shown: dict[str, Any]) -> types.CallToolResult:
+    """The summary of the whole answer (and, quoting crawled sites, the untrusted note) as text, and the
+    part `shown` within the budget as structured content, once; a `text` tool's markdown is its second
+    text instead (docs/agents.md, "Answers sized for agents")."""
+    summary += sizing.more_text(spec, shown)
+    content = [types.TextContent(text=f"{summary}\n{UNTRUSTED_NOTE}" if spec.untrusted else summary)]
+    if spec.text:
+        markdown = str(shown.pop(spec.text))
+        shown["characters"] = len(markdown)
+        content.append(types.TextContent(text=markdown))
     return types.CallToolResult(
         content=list(content),
-        structured_content=answer,
+        structured_content=shown,
         _meta={UNTRUSTED_META: True} if spec.untrusted else None,
     )
 
@@ -134,10 +157,13 @@ def build_server(
                 raise CallAbandoned()
 
         try:
+            args = read_arguments(sizing.params_of(spec), params.arguments)
+            cursor, detail = args.pop(sizing.CURSOR.name, None), args.pop(sizing.DETAIL.name, None)
+            at = None if cursor is None else sizing.decode_cursor(spec, {**args, "detail": detail}, cursor)
             call = Call(
                 application=application,
                 caller=caller_of(ctx),
-                args=read_arguments(spec.params, params.arguments),
+                args=args,
                 now=now,
                 progress=progress,
                 sleep=sleep,
@@ -148,12 +174,22 @@ def build_server(
             except anyio.get_cancelled_exc_class():
                 stop.set()  # a waiting tool stops at its next pause instead of polling on unheard
                 raise
+            summary = sizing.short(spec.summary(answer))
+            room = (
+                sizing.BUDGET_BYTES
+                - sizing.size(summary)
+                - len(UNTRUSTED_NOTE)
+                - sizing.size(answer.get(spec.text, "") if spec.text else "")
+            )
+            shown = sizing.fitted(
+                spec, sizing.briefed(spec, answer, detail), at, {**args, "detail": detail}, room
+            )
         except DomainError as error:
             return error_result(error_body(error))
         except Exception:
             log.exception("tool %s failed", spec.name)
             return error_result(envelope(ErrorCode.INTERNAL_ERROR, "something went wrong on our side"))
-        return answer_result(spec, answer)
+        return answer_result(spec, summary, shown)
 
     return Server(
         SERVER_NAME,

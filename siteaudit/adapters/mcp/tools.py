@@ -117,7 +117,7 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
 CRAWL_ID = Param(
     "crawl_id",
     "integer",
-    "The audit's id (crawl_id from start_audit or list_audits).",
+    "Audit id (from start_audit, list_audits).",
     True,
     low=1,
     high=MAX_ID,
@@ -125,15 +125,13 @@ CRAWL_ID = Param(
 SITE_ID = Param(
     "site_id",
     "integer",
-    "The registered site's id (from list_sites or register_site).",
+    "Site id (from list_sites).",
     True,
     low=1,
     high=MAX_ID,
 )
-RECHECK_ID = Param(
-    "recheck_id", "integer", "The recheck's id (recheck_id from request_recheck).", True, low=1, high=MAX_ID
-)
-PAGE = Param("page", "integer", "Page of the list, from 1.", low=1, high=MAX_PAGE, default=1)
+RECHECK_ID = Param("recheck_id", "integer", "Recheck id (from request_recheck).", True, low=1, high=MAX_ID)
+PAGE = Param("page", "integer", "Page, from 1.", low=1, high=MAX_PAGE, default=1)
 
 
 def per_page(default: int, maximum: int) -> Param:
@@ -217,33 +215,37 @@ def _started_summary(answer: dict[str, Any]) -> str:
 
 
 MAX_PAGES_TEXT = (
-    "Page cap, 1-500,000 and at most the plan's per-audit limit; the audit reserves this many credits "
-    "(1 per page) and refunds what it does not use. Default 10,000 capped by the plan, 500 without a "
-    "verified site (above 500 needs one)."
+    "Page cap: reserves 1 credit a page, unused refunded. Default 10,000 capped by the plan; over 500 "
+    "needs a verified site."
 )
-MAX_RPS_TEXT = "Requests per second to the site, 0.5-10 (default 2); above 3 needs a verified site."
+MAX_RPS_TEXT = "Requests/s, default 2; over 3 needs a verified site."
 RENDER = Param(
     "render",
     "boolean",
-    "Render JavaScript in a browser: 5 credits a page instead of 1. Default: the site's setting, else false.",
+    "Render JavaScript: 5 credits a page instead of 1.",
 )
+
+DELETED: Final = {
+    "type": "object",
+    "properties": {"deleted": {"type": "boolean"}, "site_id": {"type": "integer"}},
+}
 
 HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="ping",
         title="Check the API key",
-        description="Check that the API key works. Costs nothing. Returns the key holder's user id.",
+        description="Check that the API key works (your user id). Costs nothing.",
         uses=(),
         run=_ping,
         summary=lambda a: f"The key works (user {a['user_id']}). Call get_account for credits.",
+        answer="Ping",
     ),
     ToolSpec(
         name="get_account",
         title="Credits and usage",
         description=(
-            "The key holder's credits (balance: pays for plain-URL audits), the team owner's credits "
-            "(team_credits: pays for site audits, scheduled audits and rechecks), audits started and "
-            "credits spent in 30 days. Costs nothing. Check it before start_audit."
+            "Your credits (plain-URL audits) and the team owner's (site audits, rechecks). Costs nothing. "
+            "Check before start_audit."
         ),
         uses=("account",),
         run=_account,
@@ -251,16 +253,14 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             f"Balance {a['balance']:g} credits; team {a['team_id']} owner has {a['team_credits']:g}; "
             f"{a['crawls_total']} audits started."
         ),
+        answer="Account",
     ),
     ToolSpec(
         name="start_audit",
         title="Start an audit",
         description=(
-            "Start crawling a public website (or a registered site with site_id) and checking it for "
-            "technical SEO problems. COSTS CREDITS: max_pages credits are reserved at once (1 per page; "
-            "0.2 per page unchanged since the site's last audit) and the unused part is refunded when it "
-            "ends. A plain URL is charged to you, a registered site to the team owner. Returns at once "
-            "with crawl_id; then call wait_for_audit, then get_report and get_fix_prompt."
+            "Audit a public website for technical SEO problems. COSTS CREDITS: max_pages reserved (1 a "
+            "page), unused refunded. Returns crawl_id at once; then wait_for_audit, get_report."
         ),
         uses=("start_audit",),
         run=_start_audit,
@@ -269,32 +269,31 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             Param(
                 "url",
                 "string",
-                "The start URL, http or https, a public address. Required unless site_id is given.",
+                "Start URL (http/https); or give site_id.",
                 min_length=1,
                 max_length=MAX_URL_LENGTH,
             ),
             Param(
                 "site_id",
                 "integer",
-                "A registered site of the team: uses its settings; url, if also given, must be on it.",
+                "A registered site: its settings, charged to the team owner.",
                 low=1,
                 high=MAX_ID,
             ),
             Param("max_pages", "integer", MAX_PAGES_TEXT, low=1, high=MAX_PAGES_CEILING),
-            Param("concurrency", "integer", "Requests in flight, 1-20 (default 2).", low=1, high=20),
+            Param("concurrency", "integer", "Requests in flight (default 2).", low=1, high=20),
             Param("max_rps", "number", MAX_RPS_TEXT, low=MIN_RPS, high=MAX_RPS),
             Param(
                 "webhook_url",
                 "string",
-                "An https URL called once when the audit ends, signed with your webhook secret.",
+                "https URL called when it ends.",
                 min_length=1,
                 max_length=MAX_URL_LENGTH,
             ),
             Param(
                 "verify_token",
                 "string",
-                "16-128 characters (A-Z a-z 0-9 _ -) sent as a request header so the site's firewall can "
-                "allow the crawler; never stored. Not with site_id.",
+                "Header value letting the site's firewall allow the crawler; not stored.",
                 min_length=16,
                 max_length=128,
             ),
@@ -303,11 +302,12 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         read_only=False,
         idempotent=False,
         open_world=True,
+        answer="AuditStarted",
     ),
     ToolSpec(
         name="list_audits",
         title="List audits",
-        description="The team's audits, newest first, with status and health score. Costs nothing.",
+        description="The team's audits, newest first. Costs nothing.",
         uses=("list_audits",),
         run=_list_audits,
         summary=_listed("audits", "Call get_report with a crawl_id for one audit's findings."),
@@ -316,6 +316,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
             PAGE,
             per_page(20, 100),
         ),
+        answer="AuditList",
+        lists=("data",),
     ),
 )
 HAND_WRITTEN_BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in HAND_WRITTEN}

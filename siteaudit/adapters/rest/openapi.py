@@ -771,3 +771,21 @@ class OpenApi:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = self.served
+
+
+def answer_schema(answer: str | type | Mapping[str, Any]) -> dict[str, Any]:
+    """The schema of an answer, `$ref`s left to `resolved`: a component's name, a class generated as the
+    document generates it, or a schema written out (returned as is)."""
+    if isinstance(answer, str):
+        return ref(answer)
+    if isinstance(answer, Mapping):
+        return dict(answer)
+    return _schemas.of(answer)
+
+
+def resolved(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`schema` itself, or the component its `$ref` names."""
+    name = schema.get("$ref")
+    if not isinstance(name, str):
+        return dict(schema)
+    return resolved({**SCHEMAS, **_schemas.components}[name.removeprefix(REF)])

@@ -90,7 +90,3 @@ def diff_text(a: A) -> str:
 
 def fix_prompt_text(a: A) -> str:
     return f"Fix prompt for audit {a['crawl_id']} ({len(a['prompt'])} characters)."
-
-
-def fix_prompt_terminal(a: A) -> str:
-    return str(a["prompt"])

@@ -23,10 +23,10 @@ from siteaudit.services.audits.answers import (
     ReportTemplates,
 )
 
-CRAWL_ID: Final = path("The audit's id (crawl_id from start_audit or list_audits).", low=1, high=MAX_ID)
+CRAWL_ID: Final = path("Audit id (from start_audit, list_audits).", low=1, high=MAX_ID)
 _REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
 _ROWS_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED)
-PAGE: Final = query("Page of the list, from 1.", low=1, high=MAX_PAGE)
+PAGE: Final = query("Page, from 1.", low=1, high=MAX_PAGE)
 
 
 def per_page(most: int) -> dict[str, Input]:
@@ -51,16 +51,14 @@ class GetAudit(UseCase[Audit]):
     tool = Tool(
         "get_audit",
         "Audit status",
-        "One audit's status and progress (pages crawled, pages per minute, failure reason). Costs "
-        "nothing. To wait until it ends, call wait_for_audit instead of calling this repeatedly.",
+        "An audit's status and progress. Costs nothing. To wait, call wait_for_audit instead.",
         doors.audit_text,
         waits=(
             Wait(
                 "wait_for_audit",
                 "Wait for an audit",
-                "Wait until an audit ends, or until timeout_s passes, sending progress notifications "
-                "(pages crawled of the page cap) meanwhile. Costs nothing. Returns the audit's status; "
-                "when it is done call get_report, when still running call wait_for_audit again.",
+                "Wait up to timeout_s for an audit to end, with progress. Costs nothing. Done: get_report; "
+                "still running: call again.",
                 doors.audit_ended,
                 doors.audit_progress,
                 doors.audit_text,
@@ -88,8 +86,7 @@ class CancelAudit(UseCase[AuditCancelled]):
     tool = Tool(
         "cancel_audit",
         "Cancel an audit",
-        "Stop a queued or running audit. Costs nothing: the credits of pages not crawled are refunded. "
-        "An audit that already ended answers conflict. Then list_audits or start_audit.",
+        "Stop a running audit; unused credits refunded. Costs nothing. conflict if it ended.",
         doors.cancelled_text,
         read_only=False,
         destructive=True,
@@ -114,12 +111,12 @@ class GetReport(UseCase[Report]):
     tool = Tool(
         "get_report",
         "Audit report",
-        "The finished audit's report: health score 0-100 (null when no HTML page could be audited: "
-        "coverage_warning says why), totals, every failing check with its count "
-        "and fix, template groups, changes since the previous audit. Costs nothing. Answers "
-        "report_not_ready until the audit is done (call wait_for_audit).",
+        "Health score, totals, failing checks with fixes, diff. detail=full adds templates and fix "
+        "prompt. Costs nothing. report_not_ready until done.",
         doors.report_text,
         untrusted=True,
+        lists=("issues", "templates"),
+        omits=(("templates", "get_templates"), ("fix_prompt", "get_fix_prompt")),
         after="cancel_audit",
     )
 
@@ -133,7 +130,7 @@ class ListIssues(UseCase[IssueList]):
     crawl_id: AuditId = field(metadata=CRAWL_ID)
     check: str | None = field(
         default=None,
-        metadata=query("Only this check code (from get_report).", min_length=1, max_length=100),
+        metadata=query("A check code.", min_length=1, max_length=100),
     )
     check_code: str | None = field(
         default=None, metadata=query("The same as check.", min_length=1, max_length=100, rest_only=True)
@@ -143,7 +140,7 @@ class ListIssues(UseCase[IssueList]):
     )
     template: str | None = field(
         default=None,
-        metadata=query("Only this URL template (from get_templates).", min_length=1, max_length=2048),
+        metadata=query("A URL template.", min_length=1, max_length=2048),
     )
     page: int = field(default=1, metadata=PAGE)
     per_page: int = field(default=50, metadata=per_page(200))
@@ -159,10 +156,10 @@ class ListIssues(UseCase[IssueList]):
     tool = Tool(
         "list_issues",
         "Issues of an audit",
-        "The audit's issues, one row per check and URL, filtered by check code, severity or URL "
-        "template. Costs nothing. Use get_report first to see which checks fail.",
+        "Issue rows (check, URL), filtered by check, severity or template. Costs nothing.",
         doors.listed("issues", "Filter with check, severity or template; page through with page."),
         untrusted=True,
+        lists=("data",),
         after="get_report",
     )
 
@@ -173,9 +170,7 @@ class ListPages(UseCase[PageList]):
     audit's rows were archived."""
 
     crawl_id: AuditId = field(metadata=CRAWL_ID)
-    status_code: int | None = field(
-        default=None, metadata=query("Only pages that answered this HTTP status.", low=0, high=999)
-    )
+    status_code: int | None = field(default=None, metadata=query("An HTTP status.", low=0, high=999))
     page: int = field(default=1, metadata=PAGE)
     per_page: int = field(default=50, metadata=per_page(200))
 
@@ -190,10 +185,10 @@ class ListPages(UseCase[PageList]):
     tool = Tool(
         "list_pages",
         "Pages of an audit",
-        "The audit's crawled pages: status code, title, description, words, depth, firewall or fetch "
-        "error. Costs nothing.",
+        "Crawled pages: status, title, words, depth, errors. Costs nothing.",
         doors.listed("pages", "Filter with status_code (404 finds broken pages)."),
         untrusted=True,
+        lists=("data",),
         after="list_issues",
     )
 
@@ -215,10 +210,10 @@ class GetTemplates(UseCase[ReportTemplates]):
     tool = Tool(
         "get_templates",
         "Issues by URL template",
-        "The audit's issues grouped by URL template (for example /products/[id]): fixing a template "
-        "fixes all its pages. Costs nothing.",
+        "Issues by URL template (/products/[id]): one fix fixes its pages. Costs nothing.",
         doors.templates_text,
         untrusted=True,
+        lists=("templates",),
         after="list_pages",
     )
 
@@ -241,8 +236,7 @@ class GetDiff(UseCase[ReportDiff]):
     tool = Tool(
         "get_diff",
         "Changes since the previous audit",
-        "New and fixed issues compared with the site's previous audit, and the health score change; "
-        "null for a first audit. Costs nothing.",
+        "New and fixed issues since the site's previous audit. Costs nothing.",
         doors.diff_text,
         untrusted=True,
         after="get_templates",
@@ -272,7 +266,7 @@ class GetFixPrompt(UseCase[FixPrompt]):
         doors.fix_prompt_text,
         untrusted=True,
         after="get_diff",
-        terminal=doors.fix_prompt_terminal,
+        text="prompt",
     )
 
 

@@ -35,11 +35,10 @@ class GetSiteFixImpact(UseCase[SiteFixImpact]):
     tool = Tool(
         "get_site_fix_impact",
         "A site's measured fix impact",
-        "What fixing tasks did to a site's search traffic: per fixed task, clicks of its URLs in the 28 "
-        "days before the fix (baseline) and 7, 14 and 28 days after (d7, d14, d28, filled in as console "
-        "data arrives), delta_28d, and status (measuring, measured, no_data); plus the site's total. "
-        "Estimates, not adjusted for season. Costs nothing. Needs console data (demo data is marked).",
+        "Per fixed task, clicks 28 days before and 7/14/28 days after the fix (estimates). Costs "
+        "nothing. Needs console data.",
         doors.site_fix_impact_text,
+        lists=("events",),
     )
 
 
@@ -60,10 +59,9 @@ class GetTeamFixImpact(UseCase[TeamFixImpactList]):
     tool = Tool(
         "get_team_fix_impact",
         "The team's measured fix impact",
-        "The team's latest fix-impact events across its sites (each with site_id and site_host) and the "
-        "total delta_28d over measured events. Estimates, not adjusted for season. Costs nothing. Then "
-        "get_site_fix_impact for one site.",
+        "The team's latest fix-impact events and total delta_28d. Costs nothing. Then get_site_fix_impact.",
         doors.team_fix_impact_text,
+        lists=("events",),
     )
 
 

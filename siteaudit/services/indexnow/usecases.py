@@ -45,10 +45,8 @@ class GetIndexNowStatus(UseCase[IndexNowStatus]):
     tool = Tool(
         "get_indexnow_status",
         "IndexNow status",
-        "A site's IndexNow key (to notify Bing, Yandex and others of new or changed pages; the largest "
-        "search engine is not notified), the key file to publish, whether it is verified, auto-submit, "
-        "today's use of the daily allowance and recent submissions. Costs nothing. Publish the key "
-        "file (agent_prompt says how), then check_indexnow_key, then submit_to_indexnow.",
+        "A site's IndexNow key (Bing, Yandex), its key file, auto-submit, allowance, submissions. Costs "
+        "nothing. Publish the key file (agent_prompt), then check_indexnow_key.",
         doors.indexnow_text,
         after="get_index_triage",
     )
@@ -72,8 +70,7 @@ class CheckIndexNowKey(UseCase[IndexNowKeyCheck]):
     tool = Tool(
         "check_indexnow_key",
         "Check the IndexNow key file",
-        f"Fetch the site's IndexNow key file now and verify it holds the key. Costs nothing; {CALLS_NOTE}. "
-        "Answers result verified, or failed with the reason; then submit_to_indexnow once verified.",
+        f"Fetch the IndexNow key file now: verified or failed. Costs nothing; {CALLS_NOTE}.",
         doors.key_check_text,
         read_only=False,
         open_world=True,
@@ -102,11 +99,8 @@ class DetectIndexNowKey(UseCase[IndexNowStatus]):
     tool = Tool(
         "detect_indexnow_key",
         "Find an existing IndexNow key",
-        "Check whether the site's platform submits to IndexNow for it (status managed, with its "
-        "platform: wix, yoast; cloudflare is named but never managed), else look for an IndexNow key "
-        "the site already serves (its own key, keys of the team's other verified sites, key files "
-        f"seen in the latest audit), with at most 10 requests in all. Costs nothing; {CALLS_NOTE}. "
-        "A found key is only a suggestion: call set_indexnow_key to use it.",
+        "Whether the site's platform submits to IndexNow, else a key it already serves (a suggestion: "
+        f"set_indexnow_key). Costs nothing; {CALLS_NOTE}.",
         doors.detect_text,
         read_only=False,
         open_world=True,
@@ -163,9 +157,8 @@ class SetIndexNowKey(UseCase[IndexNowKeyCheck]):
     tool = Tool(
         "set_indexnow_key",
         "Use an existing IndexNow key",
-        "Use a key the site already serves instead of the generated one (verified sites only), and "
-        f"check its file now. Costs nothing; {CALLS_NOTE}. Answers "
-        "invalid_indexnow_key or invalid_indexnow_key_location for a malformed key or location.",
+        f"Use a key the site already serves and check it now. Costs nothing; {CALLS_NOTE}. Errors: "
+        "invalid_indexnow_key, invalid_indexnow_key_location.",
         doors.key_check_text,
         read_only=False,
         open_world=True,
@@ -240,10 +233,8 @@ class SubmitToIndexNow(UseCase[IndexNowSubmitResult]):
     tool = Tool(
         "submit_to_indexnow",
         "Submit URLs to IndexNow",
-        f"Notify the IndexNow engines (not the largest search engine) of 1-{MAX_SUBMIT_URLS:,} new or "
-        "changed URLs of a verified site with a verified key; URLs of other hosts are skipped. Costs "
-        "nothing in credits; counts against the site's daily URL allowance (indexnow_cap when used up); "
-        f"{CALLS_NOTE}. Errors: indexnow_key_unverified (call check_indexnow_key), indexnow_rejected.",
+        f"Notify IndexNow of 1-{MAX_SUBMIT_URLS:,} new or changed URLs. Costs nothing; daily allowance; "
+        f"{CALLS_NOTE}. Errors: indexnow_key_unverified, indexnow_cap, indexnow_rejected.",
         doors.submit_text,
         read_only=False,
         idempotent=False,

@@ -6,9 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 RECHECK_TEXT: Final = (
-    "A recheck fetches only the given URLs again (no crawl) and judges the task's check there: "
-    "COSTS CREDITS, 1 credit per URL fetched (reserved on the team owner when accepted, URLs not fetched "
-    "refunded); at most 30 rechecks an hour per team."
+    "COSTS CREDITS: 1 a URL fetched again (no crawl), team owner's, the rest refunded; 30 an hour."
 )
 ENDED: Final = ("done", "failed", "cancelled")
 

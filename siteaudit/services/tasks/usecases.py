@@ -21,8 +21,8 @@ from siteaudit.services.tasks.answers import (
     TeamTaskList,
 )
 
-SITE_ID: Final = path("The registered site's id (from list_sites or register_site).", low=1, high=MAX_ID)
-RECHECK_ID: Final = path("The recheck's id (recheck_id from request_recheck).", low=1, high=MAX_ID)
+SITE_ID: Final = path("Site id (from list_sites).", low=1, high=MAX_ID)
+RECHECK_ID: Final = path("Recheck id (from request_recheck).", low=1, high=MAX_ID)
 TASK_KEY_PATTERN: Final = "^[0-9a-fA-F]{16}$"
 URLS_PER_PAGE: Final = 100
 
@@ -58,10 +58,10 @@ class ListTeamTasks(UseCase[TeamTaskList]):
     tool = Tool(
         "list_team_tasks",
         "The team's top fix tasks",
-        "The team's highest-impact open fix tasks across all its sites, each with its site. Costs "
-        "nothing. Then get_task with the task's site_id and id (task_key).",
+        "The team's top open fix tasks across its sites. Costs nothing. Then get_task.",
         doors.team_tasks_text,
         untrusted=True,
+        lists=("tasks",),
     )
 
 
@@ -92,12 +92,11 @@ class ListSiteTasks(UseCase[SiteTaskList]):
     tool = Tool(
         "list_site_tasks",
         "A site's fix tasks",
-        "A registered site's fix tasks from its latest full audit, highest impact first: each a check "
-        "failing on one URL template, with pages, clicks, why, how to fix, sample URLs, when it counts "
-        "as done and its status (open, verifying, fixed, regressed). Costs nothing. Then get_task for "
-        "one task's URLs, fix it, and request_recheck with its task_key.",
+        "A site's fix tasks, highest impact first: a check failing on a URL template, why, how to fix, "
+        "status. Costs nothing. Then get_task, fix, request_recheck.",
         doors.site_tasks_text,
         untrusted=True,
+        lists=("tasks",),
     )
 
 
@@ -109,7 +108,7 @@ class GetTask(UseCase[TaskWithUrls]):
     site_id: SiteId = field(metadata=SITE_ID)
     task_key: str = field(
         metadata=path(
-            "The task's id (from list_site_tasks or list_team_tasks).",
+            "Task id (from list_site_tasks).",
             min_length=1,
             max_length=64,
             pattern=TASK_KEY_PATTERN,
@@ -127,9 +126,7 @@ class GetTask(UseCase[TaskWithUrls]):
     tool = Tool(
         "get_task",
         "One fix task and its URLs",
-        "One fix task: the check, why it matters, how to fix it, when it counts as done, and its "
-        "affected URLs (100 a page) with what the audit saw there and their traffic. Costs nothing. "
-        "After the fix is deployed call request_recheck with its task_key.",
+        "One fix task and its URLs (100 a page). Costs nothing. Once fixed: request_recheck.",
         doors.task_text,
         untrusted=True,
     )
@@ -188,12 +185,9 @@ class RequestRecheck(UseCase[RecheckStarted]):
     tool = Tool(
         "request_recheck",
         "Recheck fixed URLs",
-        "Check whether a fix worked, after it is deployed: give a task_key (its URLs, or a sample of "
-        f"{MAX_RECHECK_URLS} of them) or 1-{MAX_RECHECK_URLS} urls of the site, not both. "
+        "Check a deployed fix: a task_key or urls. "
         + doors.RECHECK_TEXT
-        + " The tasks covered move to verifying. Errors: insufficient_credits, rate_limited, conflict "
-        "(the task is already verifying), invalid_urls. Returns recheck_id at once; then call "
-        "wait_for_recheck (or get_recheck) for the result.",
+        + " Errors: insufficient_credits, rate_limited, conflict, invalid_urls. Then wait_for_recheck.",
         doors.recheck_started_text,
         read_only=False,
         idempotent=False,
@@ -217,18 +211,15 @@ class GetRecheck(UseCase[Recheck]):
     tool = Tool(
         "get_recheck",
         "Recheck status and result",
-        "A recheck's status and, once it ended, each URL's result (passing, failing, redirected, "
-        "unreachable, with the checks still failing) and each task's result and new status. Costs "
-        "nothing. To wait until it ends call wait_for_recheck instead of calling this repeatedly.",
+        "A recheck's status and each URL's and task's result. Costs nothing. To wait: wait_for_recheck.",
         doors.recheck_text,
         untrusted=True,
+        lists=("urls", "tasks"),
         waits=(
             Wait(
                 "wait_for_recheck",
                 "Wait for a recheck",
-                "Wait until a recheck ends, or until timeout_s passes, sending progress notifications (URLs "
-                "fetched of the total) meanwhile. Costs nothing. Returns what get_recheck returns; when "
-                "still running call wait_for_recheck again.",
+                "Wait up to timeout_s for a recheck to end, with progress. Costs nothing. Running: call again.",
                 ended=doors.recheck_ended,
                 progress=doors.recheck_progress,
                 summary=doors.recheck_text,
@@ -254,12 +245,12 @@ class CancelRecheck(UseCase[Recheck]):
     tool = Tool(
         "cancel_recheck",
         "Cancel a recheck",
-        "Stop a queued or running recheck. Costs nothing more: URLs fetched so far are charged and "
-        "judged, the rest refunded. A recheck that already ended answers conflict.",
+        "Stop a recheck; what it fetched is charged, the rest refunded. Costs nothing. conflict if ended.",
         doors.recheck_text,
         read_only=False,
         destructive=True,
         untrusted=True,
+        lists=("urls", "tasks"),
     )
 
 

@@ -74,7 +74,8 @@ def test_the_tools_are_listed_with_schemas_annotations_and_descriptions(service:
             "render",
         }
         assert "COSTS CREDITS" in (start.description or "")
-        assert start.annotations is not None and start.annotations.read_only_hint is False
+        assert start.annotations is not None and start.annotations.read_only_hint is not True
+        assert start.output_schema and "crawl_id" in start.output_schema["properties"]
         report = by_name["get_report"]
         assert report.annotations is not None and report.annotations.read_only_hint is True
         assert by_name["delete_site"].annotations.destructive_hint is True  # type: ignore[union-attr]
@@ -128,9 +129,14 @@ def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service:
             assert (await call("get_diff", crawl_id=crawl_id))["crawl_id"] == crawl_id
             prompt = await client.call_tool("get_fix_prompt", {"crawl_id": crawl_id})
             called.add("get_fix_prompt")
-            assert prompt.structured_content["prompt"]  # type: ignore[index]
+            # The prompt is the second text, as markdown; the structured content says its length only.
+            markdown = prompt.content[1].text  # type: ignore[union-attr]
+            assert markdown.startswith("#") and prompt.structured_content == {
+                "crawl_id": crawl_id,
+                "characters": len(markdown),
+            }
             assert prompt.meta is not None and prompt.meta[UNTRUSTED_META] is True
-            assert prompt.content[1].text.startswith(UNTRUSTED_NOTE)  # type: ignore[union-attr]
+            assert prompt.content[0].text.endswith(UNTRUSTED_NOTE)  # type: ignore[union-attr]
             # The search console (demo data), index triage, IndexNow and billing links on the site,
             # verified now (by hand) and audited above.
             await anyio.to_thread.run_sync(service.app.application.verify_site_by_hand, site["id"], "t")

@@ -51,7 +51,7 @@ def test_the_stdio_server_calls_the_service_with_the_key_of_its_environment(serv
             waited = await client.call_tool("wait_for_audit", {"crawl_id": crawl_id, "timeout_s": 10})
             assert waited.structured_content["status"] == "done"  # type: ignore[index]
             prompt = await client.call_tool("get_fix_prompt", {"crawl_id": crawl_id})
-            assert "/products/[id]" in prompt.structured_content["prompt"]  # type: ignore[index]
+            assert "/products/[id]" in prompt.content[1].text  # type: ignore[union-attr]  # markdown text
             bad = await client.call_tool("get_audit", {"crawl_id": 0})
             assert bad.structured_content["error"]["fields"] == {"crawl_id": "must be at least 1"}  # type: ignore[index]
             missing = await client.call_tool("get_report", {"crawl_id": 424242})
