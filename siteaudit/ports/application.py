@@ -40,6 +40,7 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.device import DeviceLogin
+from siteaudit.domain.extraction import ExtractMatch
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
@@ -97,6 +98,8 @@ class PageQuery:
     status_code: int | None = None
     offset: int = 0
     limit: int = 50
+    # Pages where an extraction rule read a value, or this value (docs/extraction.md).
+    extract: ExtractMatch | None = None
 
 
 @frozen

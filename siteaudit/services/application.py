@@ -251,6 +251,7 @@ class LocalApplication:
             queue=self.queue,
             metrics=self.metrics,
             public_only=(self.resolver, self.policy),
+            parser=self.parser,
         )
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
@@ -298,6 +299,7 @@ class LocalApplication:
             audit_id,
             caller,
             status_code=query.status_code,
+            extract=query.extract,
             offset=query.offset,
             limit=query.limit,
             uow=self.uow(),
@@ -374,6 +376,7 @@ class LocalApplication:
             queue=self.queue,
             site_endpoint=True,
             public_only=(self.resolver, self.policy),
+            parser=self.parser,
         )
 
     # --- work ------------------------------------------------------------------------------------------

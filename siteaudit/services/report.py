@@ -2,8 +2,11 @@
 
 from collections.abc import Iterator, Sequence
 
+from attrs import evolve
+
 from siteaudit.domain.account import Caller
-from siteaudit.domain.error import DomainError, ErrorCode
+from siteaudit.domain.error import DomainError, ErrorCode, ValidationFailed
+from siteaudit.domain.extraction import ExtractMatch, every_rule, filter_errors
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
@@ -75,12 +78,24 @@ def pages(
     limit: int,
     uow: UnitOfWork,
     crawl: CrawlStore,
+    extract: ExtractMatch | None = None,
 ) -> tuple[Sequence[PageRow], int]:
+    """A page of the audit's page rows; with extraction rules (docs/extraction.md) each row carries every
+    rule's values, and `extract` keeps the pages where a rule of the audit read a value (or that value)."""
     with uow:
         audit = uow.audits.get(audit_id, team=caller.team_id)
     if audit.archived_at is not None:
         raise CrawlArchived(audit_id)
-    return crawl.list_pages(audit_id, status_code=status_code, offset=offset, limit=limit)
+    if extract is not None:
+        bad = filter_errors(extract, audit.extract)
+        if bad:
+            raise ValidationFailed(bad)
+    rows, total = crawl.list_pages(
+        audit_id, status_code=status_code, extract=extract, offset=offset, limit=limit
+    )
+    if audit.extract:
+        rows = [evolve(row, extracted=every_rule(row.extracted, audit.extract)) for row in rows]
+    return rows, total
 
 
 def export_rows(
@@ -93,6 +108,12 @@ def export_rows(
     if audit.archived_at is not None:
         raise CrawlArchived(audit_id)
     if kind is ExportKind.PAGES:
+        rules = audit.extract
+        if rules:  # every row with every rule, so the export's columns are the first row's
+            return (
+                evolve(row, extracted=every_rule(row.extracted, rules))
+                for row in crawl.stream_page_rows(audit_id)
+            )
         return crawl.stream_page_rows(audit_id)
     if kind is ExportKind.ISSUES:
         return (issue for _, issue in crawl.stream_issues(audit_id))
