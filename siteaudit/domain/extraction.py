@@ -71,18 +71,25 @@ def rule_syntax(rules: Sequence[ExtractionRule], *, field: str = "extract") -> d
     seen: set[str] = set()
     for i, rule in enumerate(rules):
         at = f"{field}[{i}]"
-        if not NAME_PATTERN.fullmatch(rule.name):
-            bad[f"{at}.name"] = "must be 1-40 characters from a-z 0-9 _, starting with a letter"
-        elif rule.name in seen:
+        bad.update(rule_faults(rule, at=at))
+        if rule.name in seen and f"{at}.name" not in bad:
             bad[f"{at}.name"] = f"{rule.name!r} is already the name of another rule"
         seen.add(rule.name)
-        if not rule.expression.strip() or len(rule.expression) > MAX_EXPRESSION_CHARS:
-            bad[f"{at}.expression"] = f"must be 1-{MAX_EXPRESSION_CHARS} characters"
-        attribute = rule.attribute
-        if rule.take not in (TAKE_TEXT, TAKE_COUNT) and (
-            attribute is None or not _ATTRIBUTE.fullmatch(attribute)
-        ):
-            bad[f"{at}.take"] = 'must be "text", "count" or "attribute:<name>"'
+    return bad
+
+
+def rule_faults(rule: ExtractionRule, *, at: str) -> dict[str, str]:
+    """What is wrong with one rule on its own (its name, expression and take), by field under `at`."""
+    bad: dict[str, str] = {}
+    if not NAME_PATTERN.fullmatch(rule.name):
+        bad[f"{at}.name"] = "must be 1-40 characters from a-z 0-9 _, starting with a letter"
+    if not rule.expression.strip() or len(rule.expression) > MAX_EXPRESSION_CHARS:
+        bad[f"{at}.expression"] = f"must be 1-{MAX_EXPRESSION_CHARS} characters"
+    attribute = rule.attribute
+    if rule.take not in (TAKE_TEXT, TAKE_COUNT) and (
+        attribute is None or not _ATTRIBUTE.fullmatch(attribute)
+    ):
+        bad[f"{at}.take"] = 'must be "text", "count" or "attribute:<name>"'
     return bad
 
 

@@ -35,6 +35,7 @@ from siteaudit.domain.console_answers import (
     UrlStatus,
 )
 from siteaudit.domain.error import Unauthenticated
+from siteaudit.domain.extraction import ExtractMatch
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue
 from siteaudit.domain.report import Report
@@ -81,8 +82,20 @@ def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any
         "verify_token": request.verify_token,
         "trigger": request.trigger.value,
         "render": request.render,
+        "extract": [
+            {"name": r.name, "expression": r.expression, "kind": r.kind.value, "take": r.take, "all": r.all}
+            for r in request.extract
+        ]
+        or None,
     }
     return {name: values[name] for name in fields if values[name] is not None}
+
+
+def _extract_filter(match: ExtractMatch | None) -> dict[str, str]:
+    """The pages filter of docs/extraction.md as query parameters."""
+    if match is None:
+        return {}
+    return {"has_extract": match.name} if match.value is None else {f"extract.{match.name}": match.value}
 
 
 class HttpApplication(CallerApi):
@@ -174,6 +187,7 @@ class HttpApplication(CallerApi):
             "webhook_url",
             "verify_token",
             "render",
+            "extract",
         )
         return self._started(self._send("POST", caller, "/crawls", _request_body(request, fields)), caller)
 
@@ -208,6 +222,7 @@ class HttpApplication(CallerApi):
             f"/crawls/{int(audit_id)}/pages",
             status_code=query.status_code,
             **_page(query.offset, query.limit),
+            **_extract_filter(query.extract),
         )
         return convert.listing(answer, convert.page)
 
@@ -255,7 +270,7 @@ class HttpApplication(CallerApi):
 
     def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         assert request.site_id is not None, "a site audit names its site"
-        body = _request_body(request, ("max_pages", "max_rps", "trigger", "render"))
+        body = _request_body(request, ("max_pages", "max_rps", "trigger", "render", "extract"))
         return self._started(
             self._send("POST", caller, f"/sites/{int(request.site_id)}/crawls", body), caller
         )

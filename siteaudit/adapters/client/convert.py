@@ -24,6 +24,7 @@ from siteaudit.domain.console_answers import (
     Opportunities,
     UrlStatus,
 )
+from siteaudit.domain.extraction import Extracted
 from siteaudit.domain.facts import FetchError
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.issue import Issue, Severity
@@ -158,6 +159,9 @@ def page(answer: J) -> PageRow:
         blocked_by=answer["blocked_by"],
         fetch_error=None if answer["fetch_error"] is None else FetchError(answer["fetch_error"]),
         excluded_by=answer.get("excluded_by"),
+        extracted=tuple(
+            Extracted(name, tuple(values)) for name, values in (answer.get("extract") or {}).items()
+        ),
     )
 
 

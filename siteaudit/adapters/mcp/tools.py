@@ -24,6 +24,7 @@ from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.error import ValidationFailed
+from siteaudit.domain.extraction import MAX_VALUE_CHARS, ExtractMatch
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.site import (
@@ -279,7 +280,15 @@ def _issues(call: Call) -> dict[str, Any]:
 
 def _pages(call: Call) -> dict[str, Any]:
     page, size, offset = _page(call)
-    query = PageQuery(status_code=call.args["status_code"], offset=offset, limit=size)
+    rule, value = call.args["extract_rule"], call.args["extract_value"]
+    if value is not None and rule is None:
+        raise ValidationFailed({"extract_value": "give extract_rule too: the rule whose value it is"})
+    query = PageQuery(
+        status_code=call.args["status_code"],
+        offset=offset,
+        limit=size,
+        extract=None if rule is None else ExtractMatch(rule, value),
+    )
     pages = call.application.pages(_audit_id(call), query, call.caller)
     return paginated([views.page_row(x) for x in pages.items], page=page, per_page=size, total=pages.total)
 
@@ -583,7 +592,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         title="Pages of an audit",
         description=(
             "The audit's crawled pages: status code, title, description, words, depth, firewall or fetch "
-            "error. Costs nothing."
+            "error, and, for an audit with extraction rules, each rule's values (extract: the site's "
+            "text). Costs nothing."
         ),
         uses=("pages",),
         run=_pages,
@@ -591,6 +601,20 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         params=(
             CRAWL_ID,
             Param("status_code", "integer", "Only pages that answered this HTTP status.", low=0, high=999),
+            Param(
+                "extract_rule",
+                "string",
+                "Only pages where this extraction rule of the audit read a value (or extract_value).",
+                min_length=1,
+                max_length=40,
+            ),
+            Param(
+                "extract_value",
+                "string",
+                "With extract_rule: only pages where the rule read exactly this value.",
+                min_length=1,
+                max_length=MAX_VALUE_CHARS,
+            ),
             PAGE,
             per_page(50, 200),
         ),

@@ -20,6 +20,7 @@ import attrs
 import falcon
 
 from siteaudit.adapters.rest import views
+from siteaudit.adapters.rest.extraction import RULES_SCHEMA, VALUES_SCHEMA
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.console_answers import (
@@ -85,9 +86,10 @@ _REFINED: Final[Mapping[tuple[type, str], dict[str, Any]]] = {
     (CoverageWarning, "code"): {"type": "string", "enum": list(COVERAGE_CODES)},
     (Report, "fix_prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
     (views.FixPrompt, "prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
+    (views.Page, "extract"): VALUES_SCHEMA,
 }
 # Fields left out of the JSON when None (so optional, never null).
-_OMITTED_WHEN_NONE: Final = frozenset({(Stats, "diff_basis")})
+_OMITTED_WHEN_NONE: Final = frozenset({(Stats, "diff_basis"), (views.Page, "extract")})
 
 
 class _Schemas:
@@ -418,6 +420,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                                         "saved setting, else false"
                                     ),
                                 },
+                                "extract": RULES_SCHEMA,
                             },
                         }
                     }
@@ -485,6 +488,16 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                     "name": "status_code",
                     "in": "query",
                     "schema": {"type": "integer", "minimum": 0, "maximum": 999},
+                },
+                {
+                    "name": "has_extract",
+                    "in": "query",
+                    "description": (
+                        "only pages where this extraction rule read a value; or, instead, "
+                        "extract.<name>=<value>: pages where rule <name> read exactly <value> "
+                        "(docs/extraction.md); one extract filter at a time"
+                    ),
+                    "schema": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,39}$"},
                 },
                 *_page_params(50, 200),
             ],
@@ -752,6 +765,7 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
                         "description": "render each HTML page in a browser (5 credits a page instead of 1); "
                         "default: the site's setting",
                     },
+                    "extract": RULES_SCHEMA,
                 }
             ),
         ),

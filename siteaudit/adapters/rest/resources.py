@@ -4,6 +4,7 @@ from typing import Final
 
 import falcon
 
+from siteaudit.adapters.rest.extraction import filter_of, is_filter, rules_of
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
 from siteaudit.adapters.rest.views import (
     ReportPartView,
@@ -57,6 +58,7 @@ CRAWL_FIELDS: Final = (
     "webhook_url",
     "verify_token",
     "render",
+    "extract",
 )
 
 
@@ -92,6 +94,7 @@ class Crawls(Resource):
             verify_token=fields.string("verify_token", max_length=128, min_length=16),
             trigger=AuditTrigger.API,
             render=fields.boolean("render"),
+            extract=rules_of(body, fields.bad),
         )
         if url is None and site_id is None and "url" not in fields.bad:
             fields.bad["url"] = "url is required unless site_id is given"
@@ -155,12 +158,18 @@ class Issues(Resource):
 
 class Pages(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response, crawl_id: int) -> None:
-        known_query(req, ("status_code", "page", "per_page"))
+        filters = [name for name in req.params if is_filter(name)]  # docs/extraction.md
+        known_query(req, ("status_code", "page", "per_page", *filters))
         fields = Fields(req.params, query=True)
         status_code = fields.integer("status_code", low=0, high=999)
         fields.done()
         page, per_page = page_params(req, default=50, maximum=200)
-        query = PageQuery(status_code=status_code, offset=(page - 1) * per_page, limit=per_page)
+        query = PageQuery(
+            status_code=status_code,
+            offset=(page - 1) * per_page,
+            limit=per_page,
+            extract=filter_of(req.params),
+        )
         pages = self.application.pages(AuditId(crawl_id), query, req.context.caller)
         resp.media = paginated(
             [page_row(r) for r in pages.items], page=page, per_page=per_page, total=pages.total

@@ -122,6 +122,7 @@ class Page:
     blocked_by: str | None
     fetch_error: str | None
     excluded_by: str | None
+    extract: Mapping[str, tuple[str, ...]] | None = None  # left out without extraction rules
 
 
 @frozen
@@ -231,7 +232,7 @@ def issue_row(issue: IssueRecord) -> dict[str, Any]:
 
 
 def page_row(page: PageRow) -> dict[str, Any]:
-    return _json(
+    document = _json(
         Page(
             url=page.url,
             status_code=page.status_code,
@@ -242,8 +243,12 @@ def page_row(page: PageRow) -> dict[str, Any]:
             blocked_by=page.blocked_by,
             fetch_error=None if page.fetch_error is None else page.fetch_error.value,
             excluded_by=page.excluded_by,
+            extract={e.name: e.values for e in page.extracted} if page.extracted else None,
         )
     )
+    if document["extract"] is None:  # an audit without extraction rules (docs/extraction.md)
+        del document["extract"]
+    return document
 
 
 def account_answer(view: AccountView) -> dict[str, Any]:
