@@ -8,6 +8,7 @@ from typing import Final
 from attrs import field, frozen
 
 from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.extraction import MAX_VALUE_CHARS
 from siteaudit.domain.ids import MAX_ID, AuditId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report
@@ -174,6 +175,23 @@ class ListPages(UseCase[PageList]):
     status_code: int | None = field(
         default=None, metadata=query("Only pages that answered this HTTP status.", low=0, high=999)
     )
+    # The extraction filter (docs/extraction.md): two fixed names, the same on every door.
+    extract_rule: str | None = field(
+        default=None,
+        metadata=query(
+            "Only pages where this extraction rule of the audit read a value (or extract_value).",
+            min_length=1,
+            max_length=40,
+        ),
+    )
+    extract_value: str | None = field(
+        default=None,
+        metadata=query(
+            "With extract_rule: only pages where the rule read exactly this value.",
+            min_length=1,
+            max_length=MAX_VALUE_CHARS,
+        ),
+    )
     page: int = field(default=1, metadata=PAGE)
     per_page: int = field(default=50, metadata=per_page(200))
 
@@ -189,7 +207,8 @@ class ListPages(UseCase[PageList]):
         "list_pages",
         "Pages of an audit",
         "The audit's crawled pages: status code, title, description, words, depth, firewall or fetch "
-        "error. Costs nothing.",
+        "error, and, for an audit with extraction rules, each rule's values (extract: the site's "
+        "text). Costs nothing.",
         doors.listed("pages", "Filter with status_code (404 finds broken pages)."),
         untrusted=True,
         after="list_issues",
