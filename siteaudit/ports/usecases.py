@@ -87,6 +87,7 @@ def path(
 def query(
     description: str,
     *,
+    doc: str | None = None,
     low: float | None = None,
     high: float | None = None,
     min_length: int | None = None,
@@ -94,10 +95,11 @@ def query(
     rest_only: bool = False,
 ) -> dict[str, Input]:
     """attrs metadata of an input in the query string (REST) or an argument (tool); its default is the
-    attrs field's."""
+    attrs field's. `doc`: what the OpenAPI document says of the parameter (None: nothing)."""
     spec = Input(
         "query",
         description,
+        doc,
         low=low,
         high=high,
         min_length=min_length,

@@ -180,6 +180,8 @@ class ListPages(UseCase[PageList]):
         default=None,
         metadata=query(
             "Only pages where this extraction rule of the audit read a value (or extract_value).",
+            doc="only pages where this extraction rule read a value, or with extract_value that value "
+            "(docs/extraction.md)",
             min_length=1,
             max_length=40,
         ),
@@ -188,6 +190,8 @@ class ListPages(UseCase[PageList]):
         default=None,
         metadata=query(
             "With extract_rule: only pages where the rule read exactly this value.",
+            doc="with extract_rule: only pages where the rule read exactly this value (one of its values "
+            "when it takes every match)",
             min_length=1,
             max_length=MAX_VALUE_CHARS,
         ),
