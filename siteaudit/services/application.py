@@ -248,6 +248,7 @@ class LocalApplication:
             queue=self.queue,
             metrics=self.metrics,
             public_only=(self.resolver, self.policy),
+            parser=self.parser,
         )
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
@@ -334,6 +335,7 @@ class LocalApplication:
             queue=self.queue,
             site_endpoint=True,
             public_only=(self.resolver, self.policy),
+            parser=self.parser,
         )
 
     # --- work ------------------------------------------------------------------------------------------

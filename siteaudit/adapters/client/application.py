@@ -75,6 +75,11 @@ def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any
         "verify_token": request.verify_token,
         "trigger": request.trigger.value,
         "render": request.render,
+        "extract": [
+            {"name": r.name, "expression": r.expression, "kind": r.kind.value, "take": r.take, "all": r.all}
+            for r in request.extract
+        ]
+        or None,
     }
     return {name: values[name] for name in fields if values[name] is not None}
 
@@ -168,6 +173,7 @@ class HttpApplication(CallerApi):
             "webhook_url",
             "verify_token",
             "render",
+            "extract",
         )
         return self._started(self._send("POST", caller, "/crawls", _request_body(request, fields)), caller)
 
@@ -217,7 +223,7 @@ class HttpApplication(CallerApi):
 
     def start_site_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         assert request.site_id is not None, "a site audit names its site"
-        body = _request_body(request, ("max_pages", "max_rps", "trigger", "render"))
+        body = _request_body(request, ("max_pages", "max_rps", "trigger", "render", "extract"))
         return self._started(
             self._send("POST", caller, f"/sites/{int(request.site_id)}/crawls", body), caller
         )

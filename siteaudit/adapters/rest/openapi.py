@@ -20,6 +20,7 @@ import attrs
 import falcon
 
 from siteaudit.adapters.rest import views
+from siteaudit.adapters.rest.extraction import RULES_SCHEMA
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
 from siteaudit.domain.console_answers import (
@@ -39,7 +40,7 @@ from siteaudit.domain.site import (
     VERIFY_METHOD_NAMES,
 )
 from siteaudit.domain.triage import IndexTriage
-from siteaudit.ports.usecases import SCHEMA, Declared, Field, Http, fields_of, result_of
+from siteaudit.ports.usecases import OMITTED_WHEN_NONE, SCHEMA, Declared, Field, Http, fields_of, result_of
 
 REF: Final = "#/components/schemas/"
 
@@ -85,7 +86,8 @@ _REFINED: Final[Mapping[tuple[type, str], dict[str, Any]]] = {
     (CoverageWarning, "code"): {"type": "string", "enum": list(COVERAGE_CODES)},
     (Report, "fix_prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
 }
-# Fields left out of the JSON when None (so optional, never null).
+# Fields left out of the JSON when None (so optional, never null); a declared answer's field says so
+# itself (`answer_schema(..., omitted_when_none=True)`).
 _OMITTED_WHEN_NONE: Final = frozenset({(Stats, "diff_basis")})
 
 
@@ -138,7 +140,7 @@ class _Schemas:
             required: list[str] = []
             for field in attrs.fields(kind):
                 hint = hints[field.name]
-                if (kind, field.name) in _OMITTED_WHEN_NONE:
+                if (kind, field.name) in _OMITTED_WHEN_NONE or field.metadata.get(OMITTED_WHEN_NONE):
                     (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
                 else:
                     required.append(field.name)
@@ -409,6 +411,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                                         "saved setting, else false"
                                     ),
                                 },
+                                "extract": RULES_SCHEMA,
                             },
                         }
                     }
@@ -648,6 +651,7 @@ SITE_PATHS: Final[dict[str, dict[str, Any]]] = {
                         "description": "render each HTML page in a browser (5 credits a page instead of 1); "
                         "default: the site's setting",
                     },
+                    "extract": RULES_SCHEMA,
                 }
             ),
         ),

@@ -5,6 +5,7 @@ from typing import Final
 
 import falcon
 
+from siteaudit.adapters.rest.extraction import rules_of
 from siteaudit.adapters.rest.params import Fields, json_body, known_query
 from siteaudit.adapters.rest.resources import Resource
 from siteaudit.adapters.rest.views import (
@@ -34,7 +35,7 @@ from siteaudit.ports.ratelimit import Limit
 VERIFY_LIMIT: Final = Limit(10, 60.0)
 SITE_FIELDS: Final = ("url", "max_pages", "max_rps", "alert_email")
 CHANGE_FIELDS: Final = ("monitoring", "max_pages", "max_rps", "alert_email", "render")
-SITE_AUDIT_FIELDS: Final = ("max_pages", "max_rps", "trigger", "render")
+SITE_AUDIT_FIELDS: Final = ("max_pages", "max_rps", "trigger", "render", "extract")
 SITE_AUDIT_TRIGGERS: Final = (AuditTrigger.API.value, AuditTrigger.CI.value)
 
 
@@ -108,7 +109,8 @@ class SiteVerify(Resource):
 
 class SiteCrawls(Resource):
     def on_post(self, req: falcon.Request, resp: falcon.Response, site_id: int) -> None:
-        fields = Fields(json_body(req, allowed=SITE_AUDIT_FIELDS, required=False))
+        body = json_body(req, allowed=SITE_AUDIT_FIELDS, required=False)
+        fields = Fields(body)
         trigger = fields.string("trigger", max_length=10, choices=SITE_AUDIT_TRIGGERS)
         request = AuditRequest(
             site_id=SiteId(site_id),
@@ -116,6 +118,7 @@ class SiteCrawls(Resource):
             max_rps=fields.number("max_rps", low=MIN_RPS, high=MAX_RPS),
             trigger=AuditTrigger(trigger or AuditTrigger.API.value),
             render=fields.boolean("render"),
+            extract=rules_of(body, fields.bad),
         )
         fields.done()
         started = self.application.start_site_audit(request, req.context.caller)

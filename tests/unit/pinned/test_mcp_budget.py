@@ -31,7 +31,7 @@ from siteaudit.services import finalize
 from siteaudit.settings import Settings
 from tests.integration.rest.live import Keys, drain, seed, serve
 
-LIST_BUDGET: Final = 42_000
+LIST_BUDGET: Final = 42_100  # the extraction filter of list_pages added 226 bytes (docs/agents.md)
 HEADERS: Final = {
     "Content-Type": "application/json",
     "Accept": "application/json, text/event-stream",
