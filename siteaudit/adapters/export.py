@@ -5,6 +5,7 @@ Both are written a piece at a time from the iterator the application streams fro
 download holds one piece and one batch of rows in memory however large the audit (docs/app.md, "Reports").
 """
 
+import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
@@ -58,7 +59,8 @@ def chosen(params: Mapping[str, Any]) -> tuple[ExportKind, str]:
 
 
 def record(row: ExportRow) -> dict[str, Any]:
-    """One row as the export's JSON object (its keys are `COLUMNS` of its kind, in that order)."""
+    """One row as the export's JSON object (its keys are `COLUMNS` of its kind, in that order; a page of an
+    audit with extraction rules adds `extract`, each rule's values by its name)."""
     if isinstance(row, PageRow):
         return {
             "url": row.url,
@@ -73,6 +75,8 @@ def record(row: ExportRow) -> dict[str, Any]:
             "blocked_by": row.blocked_by,
             "fetch_error": None if row.fetch_error is None else row.fetch_error.value,
             "excluded_by": row.excluded_by,
+            # The audit's extraction rules (docs/extraction.md): only on the rows of an audit with rules.
+            **({"extract": {e.name: list(e.values) for e in row.extracted}} if row.extracted else {}),
         }
     if isinstance(row, Issue):
         return {
@@ -98,7 +102,22 @@ def _cells(rows: Iterable[ExportRow]) -> Iterator[list[Any]]:
         details = values.get("details")
         if isinstance(details, Mapping):
             values["details"] = text.pairs(details)
+        extracted = values.pop("extract", None)
+        if isinstance(extracted, Mapping):  # a column a rule, its values joined as a list's are
+            values.update({f"extract.{name}": text.LIST_SEPARATOR.join(v) for name, v in extracted.items()})
         yield list(values.values())
+
+
+def _header(kind: ExportKind, rows: Iterator[ExportRow]) -> tuple[tuple[str, ...], Iterator[ExportRow]]:
+    """The CSV header and the rows: the pages of an audit with extraction rules add a column a rule,
+    named by the first row (every row of such an audit carries every rule, in the rules' order)."""
+    if kind is not ExportKind.PAGES:
+        return COLUMNS[kind], rows
+    first = next(rows, None)
+    if first is None:
+        return COLUMNS[kind], rows
+    rules = tuple(f"extract.{e.name}" for e in first.extracted) if isinstance(first, PageRow) else ()
+    return COLUMNS[kind] + rules, itertools.chain((first,), rows)
 
 
 def _json_lines(rows: Iterable[ExportRow]) -> Iterator[str]:
@@ -119,7 +138,8 @@ def pieces(kind: ExportKind, format: str, rows: Iterable[ExportRow]) -> Iterator
     """The file's bytes, a piece at a time; `format` is one of `FORMATS`. Closing this closes `rows`."""
     try:
         if format == "csv":
-            for piece in text.csv_pieces(COLUMNS[kind], _cells(rows), size=PIECE):
+            header, streamed = _header(kind, iter(rows))
+            for piece in text.csv_pieces(header, _cells(streamed), size=PIECE):
                 yield piece.encode()
         else:
             for piece in _json_lines(rows):

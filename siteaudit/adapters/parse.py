@@ -1,11 +1,13 @@
 """LibraryPageParser: the PageParser port over selectolax, w3lib, protego, lxml and ada-url."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from siteaudit.adapters.html.extract import extract_page_facts
+from siteaudit.adapters.html.rules import compiled, rule_errors
 from siteaudit.adapters.robots import robots_from_response
 from siteaudit.adapters.sitemap import parse_sitemap
 from siteaudit.adapters.url import DEFAULT_POLICY, ParameterPolicy, normalise
+from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.facts import FetchError, Hop, PageFacts
 from siteaudit.domain.judgement import SITEMAP_MAX_URLS
 from siteaudit.ports.parse import RobotsReading, SitemapReading
@@ -29,6 +31,7 @@ class LibraryPageParser:
         truncated: bool = False,
         ttfb_ms: int | None = None,
         total_ms: int | None = None,
+        extract: tuple[ExtractionRule, ...] = (),
     ) -> PageFacts:
         return extract_page_facts(
             url=url,
@@ -43,7 +46,11 @@ class LibraryPageParser:
             ttfb_ms=ttfb_ms,
             total_ms=total_ms,
             policy=self.policy,
+            rules=compiled(extract) if extract else None,
         )
+
+    def rule_errors(self, rules: Sequence[ExtractionRule]) -> Mapping[int, str]:
+        return rule_errors(rules)
 
     def robots(
         self, *, url: str, status_code: int | None, body: bytes = b"", fetch_error: FetchError | None = None

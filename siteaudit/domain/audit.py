@@ -13,6 +13,7 @@ from attrs import evolve, frozen
 from siteaudit.domain.account import Plan
 from siteaudit.domain.credit import page_cost
 from siteaudit.domain.error import Conflict, DomainError, ErrorCode, ValidationFailed
+from siteaudit.domain.extraction import ExtractionRule, rule_syntax
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lifecycle import next_state
 from siteaudit.domain.site import (
@@ -143,6 +144,7 @@ class Audit:
     partial: bool = False
     version: int = 0
     render: bool = False  # each HTML page is rendered in a browser after its raw fetch (docs/rendering.md)
+    extract: tuple[ExtractionRule, ...] = ()  # read on each HTML page (docs/extraction.md)
 
     def _move(self, move: AuditMove) -> AuditStatus:
         if self.status.ended and move is AuditMove.CANCEL:
@@ -279,6 +281,8 @@ class AuditRequest:
     trigger: AuditTrigger = AuditTrigger.API
     # Render each HTML page in a browser (docs/rendering.md); None: the site's saved setting, else False.
     render: bool | None = None
+    # Extraction rules read on each HTML page (docs/extraction.md); their grammar is checked by the parser.
+    extract: tuple[ExtractionRule, ...] = ()
 
 
 @frozen
@@ -307,6 +311,7 @@ class AuditSettings:
     verified: bool
     notices: tuple[Notice, ...] = ()  # why it runs slower than asked (`warnings` of the answer)
     render: bool = False
+    extract: tuple[ExtractionRule, ...] = ()
 
     @property
     def estimated_credits(self) -> int:
@@ -334,6 +339,7 @@ def _syntax(request: AuditRequest, *, site_endpoint: bool) -> None:
             origin_of(request.webhook_url)
         except InvalidUrl:
             bad["webhook_url"] = "must be an http or https URL of at most 2,048 characters"
+    bad.update(rule_syntax(request.extract))
     if bad:
         raise ValidationFailed(bad)
 
@@ -407,6 +413,7 @@ def decide_audit_settings(
         verified=verified,
         notices=notices,
         render=request.render if request.render is not None else (site is not None and site.render),
+        extract=request.extract,
     )
 
 

@@ -9,6 +9,7 @@ import enum
 
 from attrs import field, frozen
 
+from siteaudit.domain.extraction import Extracted
 from siteaudit.domain.render import RenderFacts
 
 
@@ -149,6 +150,8 @@ class PageFacts:
     # Rendered in a browser (docs/rendering.md): `html` then holds the rendered DOM's facts, and this the
     # rendering's outcome with the raw page's declarations.
     rendering: RenderFacts | None = None
+    # What the audit's extraction rules read on the page (docs/extraction.md), in the rules' order.
+    extracted: tuple[Extracted, ...] = ()
 
     @property
     def is_html(self) -> bool:

@@ -27,6 +27,7 @@ from attrs import frozen
 
 from siteaudit.domain.checks.site import LinkBatch
 from siteaudit.domain.diff import ArchivedIdentities
+from siteaudit.domain.extraction import Extracted, ExtractMatch
 from siteaudit.domain.facts import FetchError, Link, LinkKind, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
@@ -82,6 +83,8 @@ class PageRow:
     template: str = ""
     in_sitemap: bool = False
     excluded_by: str | None = None  # `EXCLUDED_BY_ROBOTS_TXT` when robots.txt disallows it: never requested
+    # What the audit's extraction rules read (docs/extraction.md), each rule in its order; () without rules.
+    extracted: tuple[Extracted, ...] = ()
 
 
 @frozen
@@ -218,9 +221,15 @@ class CrawlStore(Protocol):
     def page_count(self, audit_id: AuditId) -> int: ...
 
     def list_pages(
-        self, audit_id: AuditId, *, status_code: int | None = None, offset: int = 0, limit: int = 50
+        self,
+        audit_id: AuditId,
+        *,
+        status_code: int | None = None,
+        extract: ExtractMatch | None = None,
+        offset: int = 0,
+        limit: int = 50,
     ) -> tuple[Sequence[PageRow], int]:
-        """One page of page rows in URL-id order, and the total matching the filter."""
+        """One page of page rows in URL-id order, and the total matching the filters (combined)."""
         ...
 
     def list_issues(

@@ -4,11 +4,12 @@ The crawl service sees only this port, so it never imports the parsing libraries
 protego, lxml, ada-url); `siteaudit.adapters.parse.LibraryPageParser` implements it with them.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from attrs import frozen
 
+from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.facts import FetchError, Hop, Hreflang, PageFacts, RobotsFacts, SitemapFacts
 from siteaudit.domain.judgement import SITEMAP_MAX_URLS
 
@@ -54,13 +55,22 @@ class PageParser(Protocol):
         truncated: bool = False,
         ttfb_ms: int | None = None,
         total_ms: int | None = None,
+        extract: tuple[ExtractionRule, ...] = (),
     ) -> PageFacts:
         """PageFacts of one final response: header facts, firewall detection, HtmlFacts for HTML bodies.
+
+        `extract`: the audit's extraction rules, read on an HTML body into `extracted` (docs/extraction.md);
+        compiled once per rule set, not per page.
 
         The body is decoded by HTTP charset, BOM or `<meta charset>`; links are resolved and normalised
         with the parser's parameter policy; `origin` (scheme://host[:port]) tells internal links apart.
         A challenged response (`blocked_by` set) gets no HTML facts. Never raises for bad markup.
         """
+        ...
+
+    def rule_errors(self, rules: Sequence[ExtractionRule]) -> Mapping[int, str]:
+        """What is wrong with each extraction rule's expression (a CSS selector or an XPath 1.0
+        expression), by the rule's index; the rules whose expression parses are absent."""
         ...
 
     def robots(

@@ -30,6 +30,9 @@ INPUT: Final = "siteaudit.input"
 # attrs metadata of a result's field: its JSON schema where the field's type alone says too little (a
 # string's greatest length), read by the OpenAPI document.
 SCHEMA: Final = "siteaudit.schema"
+# attrs metadata of a result's optional field (default None): left out of the answer when None, so every
+# door's JSON lacks it rather than showing null, and the OpenAPI document shows it as not required.
+OMITTED_WHEN_NONE: Final = "siteaudit.omitted_when_none"
 # The greatest page number a paged list is read at (its `page` input).
 MAX_PAGE: Final = 100_000
 
@@ -160,9 +163,10 @@ def body(
     return {INPUT: spec}
 
 
-def answer_schema(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """attrs metadata of a result's field: the JSON schema the OpenAPI document shows for it."""
-    return {SCHEMA: schema}
+def answer_schema(schema: Mapping[str, Any], *, omitted_when_none: bool = False) -> dict[str, Any]:
+    """attrs metadata of a result's field: the JSON schema the OpenAPI document shows for it;
+    `omitted_when_none`: the field (default None) is left out of the answer when None."""
+    return {SCHEMA: schema, OMITTED_WHEN_NONE: omitted_when_none}
 
 
 @frozen

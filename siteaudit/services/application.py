@@ -242,6 +242,7 @@ class LocalApplication:
             queue=self.queue,
             metrics=self.metrics,
             public_only=(self.resolver, self.policy),
+            parser=self.parser,
         )
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:

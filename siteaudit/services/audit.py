@@ -19,7 +19,8 @@ from siteaudit.domain.audit import (
 )
 from siteaudit.domain.credit import as_number, audit_cost
 from siteaudit.domain.credit import audit_reference as audit_reference  # where tests and callers look
-from siteaudit.domain.error import DomainError, ErrorCode
+from siteaudit.domain.error import DomainError, ErrorCode, ValidationFailed
+from siteaudit.domain.extraction import check_rules
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.lease import is_stalled
 from siteaudit.domain.network import AddressPolicy
@@ -27,6 +28,7 @@ from siteaudit.ports.application import AuditDetail, AuditStarted
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import HostResolver
+from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.events import MessageBus
@@ -52,6 +54,7 @@ def start_audit(
     metrics: Metrics = NO_METRICS,
     site_endpoint: bool = False,
     public_only: tuple[HostResolver, AddressPolicy] | None = None,
+    parser: PageParser | None = None,
 ) -> AuditStarted:
     """Validate, reserve `estimated_credits`, store the audit `queued`, commit, then dispatch it.
 
@@ -60,7 +63,14 @@ def start_audit(
     paid by the caller, site audits by the team owner (docs/rest-api.md "Credits"). A refused request (402,
     403, 404, 409, 422) creates nothing. When dispatching fails the audit ends `failed` (`dispatch_failed:
     ...`), the reservation is refunded in full, and DispatchFailed (503) is raised.
+
+    `parser` judges the grammar of the extraction rules (docs/extraction.md): a rule that does not parse
+    is refused (422) with the others' faults; without one, an audit with rules is refused.
     """
+    if request.extract:
+        if parser is None:
+            raise ValidationFailed({"extract": "this service cannot read extraction rules"})
+        check_rules(request.extract, parser.rule_errors(request.extract))
     now = clock.now()
     with uow:
         team = uow.teams.get(caller.team_id)
@@ -100,6 +110,7 @@ def start_audit(
                 verify_token_set=request.verify_token is not None,
                 webhook_url=request.webhook_url if not site_endpoint else None,
                 render=settings.render,
+                extract=settings.extract,
             )
         )
         uow.credits.reserve(

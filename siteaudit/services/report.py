@@ -1,14 +1,18 @@
-"""Reading an audit's results: the stored report and its parts, and the paginated issue and page rows."""
+"""Reading an audit's results: the stored report and its parts, the paginated issue rows and the exports
+(an audit's page rows are the declared ListPages', `services/audits/`)."""
 
 from collections.abc import Iterator, Sequence
 
+from attrs import evolve
+
 from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError, ErrorCode
+from siteaudit.domain.extraction import every_rule
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
 from siteaudit.domain.report import Report
 from siteaudit.ports.application import AuditDetail, AuditProgress, ExportKind, ExportRow
-from siteaudit.ports.crawl import CrawlStore, FrontierState, PageRow
+from siteaudit.ports.crawl import CrawlStore, FrontierState
 from siteaudit.ports.repository import UnitOfWork
 
 
@@ -66,23 +70,6 @@ def issues(
     )
 
 
-def pages(
-    audit_id: AuditId,
-    caller: Caller,
-    *,
-    status_code: int | None,
-    offset: int,
-    limit: int,
-    uow: UnitOfWork,
-    crawl: CrawlStore,
-) -> tuple[Sequence[PageRow], int]:
-    with uow:
-        audit = uow.audits.get(audit_id, team=caller.team_id)
-    if audit.archived_at is not None:
-        raise CrawlArchived(audit_id)
-    return crawl.list_pages(audit_id, status_code=status_code, offset=offset, limit=limit)
-
-
 def export_rows(
     audit_id: AuditId, kind: ExportKind, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore
 ) -> Iterator[ExportRow]:
@@ -93,6 +80,12 @@ def export_rows(
     if audit.archived_at is not None:
         raise CrawlArchived(audit_id)
     if kind is ExportKind.PAGES:
+        rules = audit.extract
+        if rules:  # every row with every rule, so the export's columns are the first row's
+            return (
+                evolve(row, extracted=every_rule(row.extracted, rules))
+                for row in crawl.stream_page_rows(audit_id)
+            )
         return crawl.stream_page_rows(audit_id)
     if kind is ExportKind.ISSUES:
         return (issue for _, issue in crawl.stream_issues(audit_id))

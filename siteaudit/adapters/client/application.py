@@ -58,6 +58,11 @@ def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any
         "verify_token": request.verify_token,
         "trigger": request.trigger.value,
         "render": request.render,
+        "extract": [
+            {"name": r.name, "expression": r.expression, "kind": r.kind.value, "take": r.take, "all": r.all}
+            for r in request.extract
+        ]
+        or None,
     }
     return {name: values[name] for name in fields if values[name] is not None}
 
@@ -157,6 +162,7 @@ class HttpApplication(CallerApi):
             "webhook_url",
             "verify_token",
             "render",
+            "extract",
         )
         return self._started(self._send("POST", caller, "/crawls", _request_body(request, fields)), caller)
 

@@ -18,6 +18,7 @@ from w3lib.encoding import (
     read_bom,
 )
 
+from siteaudit.adapters.html.rules import CompiledRules, extract_values
 from siteaudit.adapters.url import (
     DEFAULT_POLICY,
     ParameterPolicy,
@@ -25,6 +26,7 @@ from siteaudit.adapters.url import (
     host_of,
     normalise,
 )
+from siteaudit.domain.extraction import Extracted
 from siteaudit.domain.facts import (
     Hop,
     Hreflang,
@@ -670,6 +672,20 @@ def extract_html_facts(
     origin: str,
     policy: ParameterPolicy = DEFAULT_POLICY,
 ) -> HtmlFacts:
+    return html_facts_and_values(
+        body, url=url, content_type_header=content_type_header, origin=origin, policy=policy
+    )[0]
+
+
+def html_facts_and_values(
+    body: bytes,
+    *,
+    url: str,
+    content_type_header: str | None,
+    origin: str,
+    policy: ParameterPolicy = DEFAULT_POLICY,
+    rules: CompiledRules | None = None,
+) -> tuple[HtmlFacts, tuple[Extracted, ...]]:
     """Facts of one HTML page. `url` is the final response URL; `origin` the audited scheme://host[:port].
 
     The body is decoded by HTTP charset, BOM or `<meta charset>` (w3lib), parsed once by Lexbor, and read
@@ -680,7 +696,9 @@ def extract_html_facts(
     # Most bodies already are them.
     encoded = body if _reads_as_utf8(content_type_header, body) else _utf8_of(content_type_header, body)
     tree = LexborHTMLParser(encoded)
-    return facts_from_tree(tree, url=url, origin=origin, policy=policy, source=encoded)
+    # The extraction rules read the tree whole, before the facts remove its non-visible elements.
+    values = extract_values(tree, encoded, rules) if rules is not None and rules.rules else ()
+    return facts_from_tree(tree, url=url, origin=origin, policy=policy, source=encoded), values
 
 
 def facts_from_tree(
@@ -952,6 +970,7 @@ def extract_page_facts(
     total_ms: int | None = None,
     policy: ParameterPolicy = DEFAULT_POLICY,
     robots_agents: Iterable[str] = ("googlebot",),
+    rules: CompiledRules | None = None,
 ) -> PageFacts:
     """PageFacts of one final response: header facts, firewall detection, and HtmlFacts for HTML bodies.
 
@@ -966,9 +985,15 @@ def extract_page_facts(
     is_html = media_type in HTML_MEDIA_TYPES or (media_type is None and _sniffs_as_html(body))
     link_values = [v for n, v in pairs if n == "link"]
     html = None
+    extracted: tuple[Extracted, ...] = ()
     if is_html and blocked_by is None and not 300 <= status < 400 and body:
-        html = extract_html_facts(
-            body, url=page_url, content_type_header=content_type_header, origin=origin, policy=policy
+        html, extracted = html_facts_and_values(
+            body,
+            url=page_url,
+            content_type_header=content_type_header,
+            origin=origin,
+            policy=policy,
+            rules=rules,
         )
         header_hreflangs = link_header_hreflangs(link_values, base=page_url, policy=policy)
         if header_hreflangs:
@@ -994,4 +1019,5 @@ def extract_page_facts(
         etag=next((v for n, v in pairs if n == "etag"), None),
         last_modified=next((v for n, v in pairs if n == "last-modified"), None),
         html=html,
+        extracted=extracted,
     )

@@ -13,6 +13,7 @@ from attrs import define, evolve, field
 
 from siteaudit.domain.checks.site import LinkBatch, link_flags
 from siteaudit.domain.diff import ArchivedIdentities
+from siteaudit.domain.extraction import ExtractMatch
 from siteaudit.domain.facts import HtmlFacts, Link, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
@@ -189,13 +190,20 @@ class MemoryCrawlStore:
             return len(self._data(audit_id).pages)
 
     def list_pages(
-        self, audit_id: AuditId, *, status_code: int | None = None, offset: int = 0, limit: int = 50
+        self,
+        audit_id: AuditId,
+        *,
+        status_code: int | None = None,
+        extract: ExtractMatch | None = None,
+        offset: int = 0,
+        limit: int = 50,
     ) -> tuple[Sequence[PageRow], int]:
         with self._lock:
             rows = [
                 p
                 for _, p in sorted(self._data(audit_id).pages.items())
-                if status_code is None or p.facts.status_code == status_code
+                if (status_code is None or p.facts.status_code == status_code)
+                and (extract is None or extract.matches(p.facts.extracted))
             ]
         return [_summary(p) for p in rows[offset : offset + limit]], len(rows)
 
@@ -353,4 +361,5 @@ def _summary(page: StoredPage) -> PageRow:
         template=page.template,
         in_sitemap=facts.in_sitemap,
         excluded_by=excluded_by(facts),
+        extracted=facts.extracted,
     )

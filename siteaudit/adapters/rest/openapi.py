@@ -20,13 +20,23 @@ import attrs
 import falcon
 
 from siteaudit.adapters.rest import views
+from siteaudit.adapters.rest.extraction import RULES_SCHEMA
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
 )
-from siteaudit.ports.usecases import SCHEMA, Declared, Field, Http, body_required, fields_of, result_of
+from siteaudit.ports.usecases import (
+    OMITTED_WHEN_NONE,
+    SCHEMA,
+    Declared,
+    Field,
+    Http,
+    body_required,
+    fields_of,
+    result_of,
+)
 
 REF: Final = "#/components/schemas/"
 
@@ -72,7 +82,8 @@ _REFINED: Final[Mapping[tuple[type, str], dict[str, Any]]] = {
     (CoverageWarning, "code"): {"type": "string", "enum": list(COVERAGE_CODES)},
     (Report, "fix_prompt"): {"type": "string", "maxLength": MAX_PROMPT_CHARS},
 }
-# Fields left out of the JSON when None (so optional, never null).
+# Fields left out of the JSON when None (so optional, never null); a declared answer's field says so
+# itself (`answer_schema(..., omitted_when_none=True)`).
 _OMITTED_WHEN_NONE: Final = frozenset({(Stats, "diff_basis")})
 
 
@@ -125,7 +136,7 @@ class _Schemas:
             required: list[str] = []
             for field in attrs.fields(kind):
                 hint = hints[field.name]
-                if (kind, field.name) in _OMITTED_WHEN_NONE:
+                if (kind, field.name) in _OMITTED_WHEN_NONE or field.metadata.get(OMITTED_WHEN_NONE):
                     (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
                 else:
                     required.append(field.name)
@@ -145,6 +156,9 @@ class _Schemas:
 
 
 _schemas = _Schemas()
+# The tools' answers generated beyond the document's own components (a tool's result that no operation
+# answers): kept apart, so that the served document does not depend on which door was built first.
+_answers = _Schemas()
 for _answer in (
     views.AuditRow,
     views.Account,
@@ -389,6 +403,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                                         "saved setting, else false"
                                     ),
                                 },
+                                "extract": RULES_SCHEMA,
                             },
                         }
                     }
@@ -780,7 +795,9 @@ def answer_schema(answer: str | type | Mapping[str, Any]) -> dict[str, Any]:
         return ref(answer)
     if isinstance(answer, Mapping):
         return dict(answer)
-    return _schemas.of(answer)
+    for name, schema in _schemas.components.items():
+        _answers.components.setdefault(name, schema)
+    return _answers.of(answer)
 
 
 def resolved(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -788,4 +805,4 @@ def resolved(schema: Mapping[str, Any]) -> dict[str, Any]:
     name = schema.get("$ref")
     if not isinstance(name, str):
         return dict(schema)
-    return resolved({**SCHEMAS, **_schemas.components}[name.removeprefix(REF)])
+    return resolved({**SCHEMAS, **_answers.components, **_schemas.components}[name.removeprefix(REF)])

@@ -4,6 +4,7 @@ from typing import Final
 
 import falcon
 
+from siteaudit.adapters.rest.extraction import rules_of
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
 from siteaudit.adapters.rest.views import (
     account_answer,
@@ -51,6 +52,7 @@ CRAWL_FIELDS: Final = (
     "webhook_url",
     "verify_token",
     "render",
+    "extract",
 )
 
 
@@ -86,6 +88,7 @@ class Crawls(Resource):
             verify_token=fields.string("verify_token", max_length=128, min_length=16),
             trigger=AuditTrigger.API,
             render=fields.boolean("render"),
+            extract=rules_of(body, fields.bad),
         )
         if url is None and site_id is None and "url" not in fields.bad:
             fields.bad["url"] = "url is required unless site_id is given"

@@ -10,6 +10,7 @@ from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, u
 from siteaudit.adapters.sql.tables import audit_leases, audits
 from siteaudit.domain.audit import ENDED, Audit, AuditStatus, AuditTrigger
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.domain.extraction import ExtractionRule, RuleKind
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lease import Lease
 
@@ -43,7 +44,33 @@ def audit_from_row(row: Any) -> Audit:
         partial=row.partial,
         version=row.version,
         render=row.render,
+        extract=rules_from_json(row.extract),
     )
+
+
+def rules_from_json(document: Any) -> tuple[ExtractionRule, ...]:
+    """The extraction rules of an `extract` column (NULL: none)."""
+    if not document:
+        return ()
+    return tuple(
+        ExtractionRule(
+            name=r["name"],
+            expression=r["expression"],
+            kind=RuleKind(r.get("kind", "css")),
+            take=r.get("take", "text"),
+            all=bool(r.get("all", False)),
+        )
+        for r in document
+    )
+
+
+def rules_to_json(rules: Sequence[ExtractionRule]) -> list[dict[str, Any]] | None:
+    if not rules:
+        return None
+    return [
+        {"name": r.name, "expression": r.expression, "kind": r.kind.value, "take": r.take, "all": r.all}
+        for r in rules
+    ]
 
 
 def audit_values(audit: Audit) -> dict[str, Any]:
@@ -74,6 +101,7 @@ def audit_values(audit: Audit) -> dict[str, Any]:
         "partial": audit.partial,
         "version": audit.version,
         "render": audit.render,
+        "extract": rules_to_json(audit.extract),
     }
 
 

@@ -51,6 +51,7 @@ from siteaudit.adapters.sql.engine import READ_ONLY, engine_for, is_sqlite
 from siteaudit.adapters.sql.page import page_from_row, page_values, site_page, summary_from_row
 from siteaudit.adapters.sql.tables import (
     crawl_checkpoints,
+    crawl_extracts,
     crawl_frontier,
     crawl_frontier_counts,
     crawl_issue_counts,
@@ -65,6 +66,7 @@ from siteaudit.adapters.sql.tables import (
 )
 from siteaudit.domain.checks.site import LINK_KINDS, LinkBatch, link_flags
 from siteaudit.domain.diff import ArchivedIdentities
+from siteaudit.domain.extraction import Extracted, ExtractMatch
 from siteaudit.domain.facts import Link, LinkKind, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue, Severity
@@ -130,6 +132,39 @@ LINK_COLUMNS: Final = tuple(c.name for c in crawl_links.columns)
 LINK_TYPES: Final = ("integer", "integer", "integer", "smallint", "boolean", "boolean")
 URL_COLUMNS: Final = ("audit_id", "id", "key", "url")
 TEMPLATE_COLUMNS: Final = ("audit_id", "url_id", "template")
+EXTRACT_COLUMNS: Final = tuple(c.name for c in crawl_extracts.columns)
+
+
+def extract_rows(audit_id: AuditId, url_id: int, page: PageFacts) -> Iterator[tuple[Any, ...]]:
+    """The `crawl_extracts` rows of one page: a row per value, or one without a value for a rule that
+    read nothing (docs/extraction.md)."""
+    for rule, found in enumerate(page.extracted):
+        if not found.values:
+            yield (audit_id, url_id, rule, 0, found.name, None)
+        for position, value in enumerate(found.values):
+            yield (audit_id, url_id, rule, position, found.name, value)
+
+
+def extracted_of(rows: Iterable[Any]) -> tuple[Extracted, ...]:
+    """One page's values back from its `crawl_extracts` rows, in (rule, position) order."""
+    found: list[Extracted] = []
+    for row in rows:
+        if not found or found[-1].name != row.name:
+            found.append(Extracted(row.name, ()))
+        if row.value is not None:
+            found[-1] = Extracted(row.name, (*found[-1].values, row.value))
+    return tuple(found)
+
+
+def _extract_condition(match: ExtractMatch) -> ColumnElement[bool]:
+    """Pages whose rule `match.name` read `match.value`, or anything when it is None."""
+    condition = and_(
+        crawl_extracts.c.audit_id == crawl_pages.c.audit_id,
+        crawl_extracts.c.url_id == crawl_pages.c.url_id,
+        crawl_extracts.c.name == match.name,
+        crawl_extracts.c.value.is_not(None) if match.value is None else crawl_extracts.c.value == match.value,
+    )
+    return exists(select(literal(1)).where(condition))
 
 
 def _template_of(table: Table) -> Any:
@@ -499,12 +534,15 @@ class SqlCrawlStore:
                 known = [i for i in ids.values() if i not in fresh]
                 if known:
                     self._delete_where_in(conn, crawl_pages, audit_id, crawl_pages.c.url_id, known)
+                    self._delete_where_in(conn, crawl_extracts, audit_id, crawl_extracts.c.url_id, known)
                 rows = {}
+                extracted = {}
                 for page in chunk:  # the last of a URL's duplicates in one batch wins, as in memory
                     values = page_values(page, template=templates.get(page.url, ""))
                     values["facts"] = self._json(values["facts"])
                     values["site"] = self._json(values["site"])
                     rows[ids[page.url]] = values
+                    extracted[ids[page.url]] = page
                 self._copy(
                     conn,
                     crawl_pages,
@@ -514,6 +552,15 @@ class SqlCrawlStore:
                         for url_id, values in rows.items()
                     ),
                 )
+                if any(page.extracted for page in extracted.values()):
+                    self._copy(
+                        conn,
+                        crawl_extracts,
+                        EXTRACT_COLUMNS,
+                        itertools.chain.from_iterable(
+                            extract_rows(audit_id, url_id, page) for url_id, page in extracted.items()
+                        ),
+                    )
                 count += len(chunk)
         return count
 
@@ -725,16 +772,32 @@ class SqlCrawlStore:
             return int(conn.execute(query).scalar_one())
 
     def list_pages(
-        self, audit_id: AuditId, *, status_code: int | None = None, offset: int = 0, limit: int = 50
+        self,
+        audit_id: AuditId,
+        *,
+        status_code: int | None = None,
+        extract: ExtractMatch | None = None,
+        offset: int = 0,
+        limit: int = 50,
     ) -> tuple[Sequence[PageRow], int]:
         conditions = [crawl_pages.c.audit_id == audit_id]
         if status_code is not None:
             conditions.append(crawl_pages.c.status_code == status_code)
+        if extract is not None:
+            conditions.append(_extract_condition(extract))
         columns = [c for c in crawl_pages.columns if c.name not in ("facts", "site", "sketch", "template")]
         sealed = [] if status_code is None else [crawl_page_counts.c.status_code == status_code]
         with self._listing() as conn:
-            total = self._sealed_total(
-                conn, crawl_page_counts, crawl_page_counts.c.status_code == _PAGES_COUNTED, audit_id, *sealed
+            total = (
+                None  # the sealed counts are by status only
+                if extract is not None
+                else self._sealed_total(
+                    conn,
+                    crawl_page_counts,
+                    crawl_page_counts.c.status_code == _PAGES_COUNTED,
+                    audit_id,
+                    *sealed,
+                )
             )
             if total is None:
                 total = conn.execute(
@@ -762,7 +825,26 @@ class SqlCrawlStore:
                 .where(crawl_pages.c.audit_id == audit_id)
                 .order_by(crawl_pages.c.url_id)
             )
-            return [summary_from_row(r) for r in rows], int(total)
+            listed = [summary_from_row(r) for r in rows]
+            values = self._extracted(conn, audit_id, [row.url_id for row in listed])
+            if values:
+                listed = [evolve(row, extracted=values.get(row.url_id, ())) for row in listed]
+            return listed, int(total)
+
+    def _extracted(
+        self, conn: Connection, audit_id: AuditId, url_ids: Sequence[int]
+    ) -> dict[int, tuple[Extracted, ...]]:
+        """What the extraction rules read on these pages (none of an audit without rules)."""
+        rows: list[Any] = []
+        for condition in self._in(crawl_extracts.c.url_id, url_ids):
+            rows.extend(
+                conn.execute(select(crawl_extracts).where(crawl_extracts.c.audit_id == audit_id, condition))
+            )
+        rows.sort(key=lambda row: (row.url_id, row.rule, row.position))
+        return {
+            url_id: extracted_of(group)
+            for url_id, group in itertools.groupby(rows, key=lambda row: row.url_id)
+        }
 
     def list_issues(
         self,
@@ -930,8 +1012,24 @@ class SqlCrawlStore:
             .where(crawl_pages.c.audit_id == audit_id)
             .order_by(crawl_pages.c.url_id)
         )
+        # The extraction rules' values, streamed beside the pages in the same URL-id order and merged.
+        values = itertools.groupby(
+            self._stream(
+                select(crawl_extracts)
+                .where(crawl_extracts.c.audit_id == audit_id)
+                .order_by(crawl_extracts.c.url_id, crawl_extracts.c.rule, crawl_extracts.c.position)
+            ),
+            key=lambda row: row.url_id,
+        )
+        pending = next(values, None)
         for row in self._stream(query):
-            yield summary_from_row(row)
+            page = summary_from_row(row)
+            while pending is not None and pending[0] < page.url_id:
+                pending = next(values, None)
+            if pending is not None and pending[0] == page.url_id:
+                page = evolve(page, extracted=extracted_of(pending[1]))
+                pending = next(values, None)
+            yield page
 
     def stream_link_lines(self, audit_id: AuditId) -> Iterator[LinkLine]:
         source = crawl_urls.alias("source")
@@ -1269,6 +1367,7 @@ class SqlCrawlStore:
         with self.engine.begin() as conn:
             for table in (
                 crawl_pages,
+                crawl_extracts,
                 crawl_links,
                 crawl_issues,
                 crawl_issue_counts,

@@ -56,7 +56,8 @@ facts_converter.register_unstructure_hook(
         PageFacts,
         facts_converter,
         _cattrs_omit_if_default=True,
-        **{name: override(omit=True) for name in COLUMN_FACTS},  # type: ignore[arg-type]
+        # `extracted` is kept in crawl_extracts (docs/extraction.md).
+        **{name: override(omit=True) for name in (*COLUMN_FACTS, "extracted")},  # type: ignore[arg-type]
     ),
 )
 facts_converter.register_structure_hook(

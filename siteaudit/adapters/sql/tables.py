@@ -162,6 +162,7 @@ audits = Table(
     Column("partial", Boolean, nullable=False),
     Column("version", Integer, nullable=False),
     Column("render", Boolean, nullable=False, server_default=false()),  # 0018: docs/rendering.md
+    Column("extract", JSON, nullable=True),  # 0021: the extraction rules (docs/extraction.md); NULL: none
     Index(None, "team_id", "created_at"),
     Index(None, "team_id", "status", "origin"),
 )
@@ -217,6 +218,21 @@ crawl_pages = Table(
     PrimaryKeyConstraint("audit_id", "url_id"),
     Index(None, "audit_id", "status_code", "url_id"),
     Index(None, "audit_id", "template"),
+)
+
+# What each extraction rule read on each page (docs/extraction.md): a row per value in document order
+# (`position`), rules in the audit's order (`rule`); a rule that read nothing has one row, value NULL.
+crawl_extracts = Table(
+    "crawl_extracts",
+    metadata,
+    Column("audit_id", Integer, nullable=False),
+    Column("url_id", Integer, nullable=False, autoincrement=False),
+    Column("rule", SmallInteger, nullable=False),
+    Column("position", SmallInteger, nullable=False),
+    Column("name", String(40), nullable=False),
+    Column("value", Text, nullable=True),  # at most 500 characters
+    PrimaryKeyConstraint("audit_id", "url_id", "rule", "position"),
+    Index(None, "audit_id", "name", "value"),
 )
 
 crawl_links = Table(

@@ -5,13 +5,14 @@ classes (a field's `answer_schema` says what its type alone does not)."""
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from attrs import field, frozen
 
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.diff import Diff
+from siteaudit.domain.extraction import MAX_VALUE_CHARS
 from siteaudit.domain.issue import Issue as IssueRecord
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
@@ -19,6 +20,16 @@ from siteaudit.domain.report import TemplateGroup
 from siteaudit.ports.application import AuditDetail
 from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.usecases import answer_schema
+
+# A page row's extraction values (docs/extraction.md), as the OpenAPI document shows them.
+EXTRACT_SCHEMA: Final[Mapping[str, Any]] = {
+    "type": "object",
+    "description": (
+        "only on the pages of an audit with extraction rules: each rule's values by its name, in "
+        f"document order, each at most {MAX_VALUE_CHARS} characters; the site's text, untrusted"
+    ),
+    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+}
 
 
 @frozen
@@ -137,6 +148,10 @@ class Page:
     blocked_by: str | None
     fetch_error: str | None
     excluded_by: str | None
+    # Each extraction rule's values by name, every rule of the audit; left out without rules.
+    extract: Mapping[str, tuple[str, ...]] | None = field(
+        default=None, metadata=answer_schema(EXTRACT_SCHEMA, omitted_when_none=True)
+    )
 
     @classmethod
     def of(cls, row: PageRow) -> "Page":
@@ -150,6 +165,7 @@ class Page:
             blocked_by=row.blocked_by,
             fetch_error=None if row.fetch_error is None else row.fetch_error.value,
             excluded_by=row.excluded_by,
+            extract={e.name: e.values for e in row.extracted} if row.extracted else None,
         )
 
 

@@ -1,7 +1,11 @@
 """The handlers of the audit use cases (`usecases.py`): plain functions over ports, each one call into the
 audit and report services."""
 
+from attrs import evolve
+
 from siteaudit.domain.account import Caller
+from siteaudit.domain.error import ValidationFailed
+from siteaudit.domain.extraction import ExtractMatch, every_rule, filter_errors
 from siteaudit.domain.report import Report
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
@@ -67,15 +71,26 @@ def get_fix_prompt(asked: GetFixPrompt, caller: Caller, *, uow: UnitOfWork, craw
 
 
 def list_pages(asked: ListPages, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> PageList:
-    rows, total = report_services.pages(
+    """With extraction rules (docs/extraction.md) each row carries every rule's values, and
+    `extract_rule` (with `extract_value`) keeps the pages where that rule read a value (exactly that one)."""
+    if asked.extract_value is not None and asked.extract_rule is None:
+        raise ValidationFailed({"extract_value": "give extract_rule too: the rule whose value it is"})
+    match = None if asked.extract_rule is None else ExtractMatch(asked.extract_rule, asked.extract_value)
+    with uow:
+        audit = uow.audits.get(asked.crawl_id, team=caller.team_id)
+    if audit.archived_at is not None:
+        raise report_services.CrawlArchived(asked.crawl_id)
+    if match is not None and (bad := filter_errors(match, audit.extract)):
+        raise ValidationFailed(bad)
+    rows, total = crawl.list_pages(
         asked.crawl_id,
-        caller,
         status_code=asked.status_code,
+        extract=match,
         offset=(asked.page - 1) * asked.per_page,
         limit=asked.per_page,
-        uow=uow,
-        crawl=crawl,
     )
+    if audit.extract:
+        rows = [evolve(row, extracted=every_rule(row.extracted, audit.extract)) for row in rows]
     meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
     return PageList(data=tuple(Page.of(row) for row in rows), meta=meta)
 

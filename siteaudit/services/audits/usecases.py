@@ -8,6 +8,7 @@ from typing import Final
 from attrs import field, frozen
 
 from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.extraction import MAX_VALUE_CHARS
 from siteaudit.domain.ids import MAX_ID, AuditId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report
@@ -171,6 +172,27 @@ class ListPages(UseCase[PageList]):
 
     crawl_id: AuditId = field(metadata=CRAWL_ID)
     status_code: int | None = field(default=None, metadata=query("An HTTP status.", low=0, high=999))
+    # The extraction filter (docs/extraction.md): two fixed names, the same on every door.
+    extract_rule: str | None = field(
+        default=None,
+        metadata=query(
+            "Pages where this rule read a value.",
+            doc="only pages where this extraction rule read a value, or with extract_value that value "
+            "(docs/extraction.md)",
+            min_length=1,
+            max_length=40,
+        ),
+    )
+    extract_value: str | None = field(
+        default=None,
+        metadata=query(
+            "With extract_rule: only this exact value.",
+            doc="with extract_rule: only pages where the rule read exactly this value (one of its values "
+            "when it takes every match)",
+            min_length=1,
+            max_length=MAX_VALUE_CHARS,
+        ),
+    )
     page: int = field(default=1, metadata=PAGE)
     per_page: int = field(default=50, metadata=per_page(200))
 
@@ -185,7 +207,7 @@ class ListPages(UseCase[PageList]):
     tool = Tool(
         "list_pages",
         "Pages of an audit",
-        "Crawled pages: status, title, words, depth, errors. Costs nothing.",
+        ("Crawled pages: status, title, words, depth, errors. Costs nothing."),
         doors.listed("pages", "Filter with status_code (404 finds broken pages)."),
         untrusted=True,
         lists=("data",),

@@ -14,10 +14,6 @@ from siteaudit.services.billing import doors
 from siteaudit.services.billing.answers import PaymentLink
 
 # What every billing tool says of its answer.
-BILLING_TEXT: Final = (
-    "Only the team owner may call it (others get not_team_owner). Costs nothing: nothing is charged until "
-    "the user completes the payment in a browser; give them the link, do not open it yourself."
-)
 _ERRORS: Final = (ErrorCode.NOT_TEAM_OWNER, ErrorCode.PAYMENT_PROVIDER_FAILED)
 _BODY_ERRORS: Final = (
     ErrorCode.VALIDATION_FAILED,
@@ -45,8 +41,9 @@ class GetCreditPackLink(UseCase[PaymentLink]):
     tool = Tool(
         "get_credit_pack_link",
         "Buy a credit pack",
-        "A payment link for a one-time credit pack: small is 5,000 credits for 9 USD, large 25,000 for 29 "
-        f"USD. {BILLING_TEXT}",
+        (
+            "A payment link for a one-time credit pack: small is 5,000 credits for 9 USD, large 25,000 for 29 USD. Only the team owner may call it (not_team_owner). Costs nothing until paid in a browser: give the user the link, do not open it."
+        ),
         doors.link_text,
         read_only=False,
         idempotent=False,
@@ -74,9 +71,9 @@ class GetSubscriptionLink(UseCase[PaymentLink]):
     tool = Tool(
         "get_subscription_link",
         "Subscribe to a plan",
-        "A payment link for a subscription (plan, monthly credits tier, billing interval). "
-        "price_not_configured when the combination is not offered, subscription_exists when the account "
-        f"has one (changes are made in the app). {BILLING_TEXT}",
+        (
+            "A payment link for a subscription. Errors: price_not_configured, subscription_exists. Only the team owner may call it (not_team_owner). Costs nothing until paid in a browser: give the user the link, do not open it."
+        ),
         doors.link_text,
         read_only=False,
         idempotent=False,
@@ -99,8 +96,9 @@ class GetBillingPortalLink(UseCase[PaymentLink]):
     tool = Tool(
         "get_billing_portal_link",
         "Billing portal",
-        "A link to the payment provider's customer portal (invoices, payment method, cancellation); "
-        f"no_billing_account before the first purchase. {BILLING_TEXT}",
+        (
+            "A link to the billing portal (invoices, cancellation); no_billing_account before a purchase. Only the team owner may call it (not_team_owner). Costs nothing until paid in a browser: give the user the link, do not open it."
+        ),
         doors.link_text,
         read_only=False,
         idempotent=False,

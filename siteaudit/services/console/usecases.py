@@ -22,10 +22,6 @@ from siteaudit.services.tasks.usecases import SITE_ID
 INSPECT_LIMIT: Final = ("inspect", Limit(10, 60.0))
 MAX_PAGE: Final = 100_000
 # What every console tool says of its answer.
-CONSOLE_TEXT: Final = (
-    "Needs a verified site (site_not_verified otherwise). The answer's demo is true when the data is "
-    "generated locally because no console is connected: say so, do not present it as real figures."
-)
 _ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.SITE_NOT_VERIFIED, ErrorCode.VALIDATION_FAILED)
 _ALIAS_NOTE: Final = " (the alias of the gsc path)"
 
@@ -71,10 +67,9 @@ class GetConsoleSummary(UseCase[ConsoleSummary]):
     tool = Tool(
         "get_console_summary",
         "Search console summary",
-        "A verified site's search-engine console figures: clicks and impressions in 28 days, the "
-        "indexing funnel (found, in sitemap, inspected, indexed), a daily trend, figures per URL "
-        f"template and the sync status. Costs nothing. {CONSOLE_TEXT} Then list_not_indexed or "
-        "get_index_triage.",
+        (
+            "A site's console figures: 28-day clicks and impressions, indexing funnel, trend, per template. Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so. Then list_not_indexed or get_index_triage."
+        ),
         doors.console_summary_text,
         untrusted=True,
         after="start_site_audit",
@@ -112,9 +107,9 @@ class ListNotIndexed(UseCase[NotIndexedAnswer]):
     tool = Tool(
         "list_not_indexed",
         "Pages not indexed",
-        "Pages the search engine does not index, grouped by the engine's reason and URL template, each "
-        "group with a diagnosis and a fix; with both reason and template, that group's URLs (100 a page). "
-        f"Costs nothing. {CONSOLE_TEXT}",
+        (
+            "Pages not indexed, by the engine's reason and URL template, with a fix; with both, that group's URLs (100 a page). Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so."
+        ),
         doors.not_indexed_text,
         untrusted=True,
         after="get_console_summary",
@@ -141,9 +136,9 @@ class GetConsoleUrl(UseCase[ConsoleUrlAnswer]):
     tool = Tool(
         "get_console_url",
         "One URL in search",
-        "One URL of a verified site: what the latest audit found, the console's last inspection (indexed "
-        "or why not, canonicals) and its search figures and queries. Costs nothing. "
-        f"{CONSOLE_TEXT} Call inspect_urls to inspect it again now.",
+        (
+            "One URL: the latest audit's findings, its last inspection, its search figures. Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so. Then inspect_urls."
+        ),
         doors.console_url_text,
         untrusted=True,
         after="list_not_indexed",
@@ -167,9 +162,9 @@ class GetConsoleOpportunities(UseCase[Opportunities]):
     tool = Tool(
         "get_console_opportunities",
         "Search opportunities",
-        "Pages worth work: low click-through for their impressions, ranking just off the first page "
-        "(striking distance), and pages whose canonical the engine chose differently. Costs nothing. "
-        + CONSOLE_TEXT,
+        (
+            "Pages worth work: low click-through, ranking just off page one, canonical chosen differently. Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so."
+        ),
         doors.opportunities_text,
         untrusted=True,
         after="get_console_url",
@@ -214,10 +209,9 @@ class InspectUrls(UseCase[InspectAnswer]):
     tool = Tool(
         "inspect_urls",
         "Inspect URLs now",
-        "Ask the search engine now whether 1-20 URLs of a verified site are indexed. Costs nothing in "
-        "credits but uses the property's daily inspection budget (budget_exhausted with resets_at when "
-        "spent); at most 10 calls a minute. Needs a console connection (sc_not_connected otherwise). "
-        + CONSOLE_TEXT,
+        (
+            "Ask the engine now whether 1-20 URLs are indexed. Costs nothing; daily inspection budget (budget_exhausted); 10 a minute; sc_not_connected. Needs a verified site (site_not_verified). demo=true: generated data, say so."
+        ),
         doors.inspect_text,
         read_only=False,
         idempotent=False,
@@ -244,9 +238,9 @@ class GetIndexTriage(UseCase[IndexTriage]):
     tool = Tool(
         "get_index_triage",
         "Why pages are not indexed, and what to do",
-        "The latest audit's pages the engine does not index, grouped by URL pattern and value "
-        "(valuable_not_indexed first, then low-value parameters, thin pages, duplicates, intended "
-        f"exclusions), each with why and the action to take. Costs nothing. {CONSOLE_TEXT}",
+        (
+            "The audit's pages not indexed, by URL pattern and value (valuable first), each with why and the action. Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so."
+        ),
         doors.triage_text,
         untrusted=True,
         after="inspect_urls",

@@ -16,6 +16,7 @@ from attrs import evolve
 
 from siteaudit.domain.access import SiteAccess
 from siteaudit.domain.crawl import Scope
+from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.facts import FetchError, HtmlFacts, LinkKind, PageFacts
 from siteaudit.domain.network import MAX_REDIRECTS, FetchRequest, FetchResponse, redirect_target
 from siteaudit.domain.render import RAW_LINKS_KEPT, RawHtml, Refusal, Rendered, RenderEnd, RenderFacts
@@ -124,10 +125,18 @@ def raw_of(html: HtmlFacts) -> RawHtml:
     )
 
 
-def rendered_page(page: PageFacts, rendered: Rendered, *, parser: PageParser, origin: str) -> PageFacts:
+def rendered_page(
+    page: PageFacts,
+    rendered: Rendered,
+    *,
+    parser: PageParser,
+    origin: str,
+    extract: tuple[ExtractionRule, ...] = (),
+) -> PageFacts:
     """`page` (its raw facts) with its rendering: the rendered DOM's HTML facts replace the raw ones
     (the checks judge what a browser shows), the raw page's declarations kept in `rendering.raw`. A
-    rendering without a DOM (crashed, failed) keeps the raw facts."""
+    rendering without a DOM (crashed, failed) keeps the raw facts. The extraction rules read the rendered
+    DOM when there is one (docs/extraction.md)."""
     raw_html = page.html
     if raw_html is None:
         return page
@@ -144,5 +153,8 @@ def rendered_page(page: PageFacts, rendered: Rendered, *, parser: PageParser, or
         final_url=page.final_url,
         depth=page.depth,
         redirects=page.redirects,
+        extract=extract,
     )
-    return evolve(page, html=reparsed.html or raw_html, rendering=facts)
+    if reparsed.html is None:
+        return evolve(page, rendering=facts)
+    return evolve(page, html=reparsed.html, rendering=facts, extracted=reparsed.extracted)

@@ -140,7 +140,8 @@ class Visits:
         cap = self.limits.page_bytes if purpose is Purpose.CRAWL else self.limits.image_bytes
         if purpose is Purpose.CHECK and not self.scope.contains(url):
             cap = CHECK_BYTES
-        validators = validators_of(earlier)
+        # An audit with extraction rules reads every page (docs/extraction.md): a 304 has no body to read.
+        validators = () if self.audit.extract else validators_of(earlier)
         request = self.politely.request(url, max_bytes=cap, validators=validators)
         followed = await self.politely.follow(request)
         response = followed.response
@@ -187,6 +188,7 @@ class Visits:
             truncated=response.truncated,
             ttfb_ms=response.ttfb_ms,
             total_ms=response.total_ms,
+            extract=self.audit.extract if purpose is Purpose.CRAWL else (),
         )
         page = evolve(page, in_sitemap=in_sitemap)
         if purpose is Purpose.CHECK and page.html is not None:
@@ -210,7 +212,7 @@ class Visits:
                 destination = evolve(
                     page, url=response.url, final_url=response.url, redirects=(), in_sitemap=False
                 )
-            page = evolve(page, html=None)
+            page = evolve(page, html=None, extracted=())
         return Visit(entry, page, purpose, destination=destination)
 
     async def _rendered(self, page: PageFacts, response: FetchResponse) -> PageFacts:
@@ -222,7 +224,9 @@ class Visits:
             if self.render is None
             else await self.render.render(response, budget=self.render_budget)
         )
-        return rendered_page(page, rendered, parser=self.parser, origin=self.scope.origin)
+        return rendered_page(
+            page, rendered, parser=self.parser, origin=self.scope.origin, extract=self.audit.extract
+        )
 
     def _with_sitemap_alternates(self, entry: FrontierEntry, page: PageFacts) -> PageFacts:
         """The listed page with the hreflang alternates its sitemap entry declares (xhtml:link)."""

@@ -158,10 +158,9 @@ class RegisterSite(UseCase[RegisteredSite]):
     tool = Tool(
         "register_site",
         "Register a site",
-        "Register a website for the team, to prove ownership of it (needed for audits over 500 "
-        "pages, faster crawling and monitoring) and to audit it with saved settings. Costs nothing. "
-        "Returns the site with a file proof to publish; then call get_site_verification for every "
-        "method and verify_site once one is published.",
+        (
+            "Register a website to prove ownership (needed over 500 pages, for speed and monitoring). Costs nothing. Then get_site_verification, publish a proof, verify_site."
+        ),
         doors.registered_text,
         read_only=False,
         idempotent=False,
@@ -239,9 +238,9 @@ class UpdateSite(UseCase[UpdatedSite]):
     tool = Tool(
         "update_site",
         "Change a site's settings",
-        "Change a site's monitoring (off, weekly, daily: each scheduled audit COSTS CREDITS, charged "
-        "to the team owner; needs a verified site and a plan with monitoring), page cap, speed or "
-        "alert mail. Only the given fields change.",
+        (
+            "Change a site's monitoring (each scheduled audit COSTS CREDITS, team owner's; verified site and plan needed), page cap, speed or alert mail. Only given fields change."
+        ),
         doors.updated_text,
         read_only=False,
         after="get_site",
@@ -326,9 +325,9 @@ class VerifySite(UseCase[VerifiedSite]):
     tool = Tool(
         "verify_site",
         "Check ownership",
-        "Check the published ownership proof now (the given method, or search console, DNS, meta tag "
-        "and file in that order). Costs nothing; at most 10 a minute. Answers verification_failed "
-        "with what to publish when none matches.",
+        (
+            "Check the published ownership proof now. Costs nothing; 10 a minute. verification_failed says what to publish."
+        ),
         doors.verified_text,
         read_only=False,
         open_world=True,

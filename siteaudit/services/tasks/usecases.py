@@ -21,7 +21,7 @@ from siteaudit.services.tasks.answers import (
     TeamTaskList,
 )
 
-SITE_ID: Final = path("Site id (from list_sites).", low=1, high=MAX_ID)
+SITE_ID: Final = path("The registered site's id (from list_sites or register_site).", low=1, high=MAX_ID)
 RECHECK_ID: Final = path("Recheck id (from request_recheck).", low=1, high=MAX_ID)
 TASK_KEY_PATTERN: Final = "^[0-9a-fA-F]{16}$"
 URLS_PER_PAGE: Final = 100

@@ -31,7 +31,7 @@ from siteaudit.services import finalize
 from siteaudit.settings import Settings
 from tests.integration.rest.live import Keys, drain, seed, serve
 
-LIST_BUDGET: Final = 42_000
+LIST_BUDGET: Final = 44_000  # 45 tools and get_site_access; the aim is 16 KB (docs/agents.md)
 HEADERS: Final = {
     "Content-Type": "application/json",
     "Accept": "application/json, text/event-stream",

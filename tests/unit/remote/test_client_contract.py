@@ -17,6 +17,7 @@ from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.error import DomainError, ErrorCode
+from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId
 from siteaudit.domain.impact import ImpactStatus
 from siteaudit.domain.indexnow import KeyCheckResult, SubmitStatus
@@ -205,6 +206,25 @@ def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Ser
     same(converter.unstructure, lambda a, c: a.handle(ListPages(audit_id), c))
     for asked in (ListSites(), GetSite(SiteId(site.id)), GetSiteVerification(SiteId(site.id))):
         assert local.handle(asked, mine) == remote.handle(asked, theirs)
+
+
+def test_extraction_rules_go_out_and_their_values_come_back_through_the_client(service: Service) -> None:
+    """The client sends an audit's rules and the pages filter (docs/extraction.md) and reads each row's
+    values back as the service answers them in process."""
+    local = service.app.application
+    remote = HttpApplication(service.base_url)
+    mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
+    rules = (ExtractionRule("title", "title"),)
+    request = AuditRequest(url=service.site_url, max_pages=10, extract=rules)
+    audit_id = remote.start_audit(request, theirs).audit.id
+    service.crawl()
+    asked = ListPages(audit_id, extract_rule="title")
+    read = remote.handle(asked, theirs)
+    assert converter.unstructure(read) == converter.unstructure(local.handle(asked, mine))
+    assert read.data and read.meta.total == len(read.data)
+    assert all(page.extract is not None and page.extract["title"] for page in read.data)
+    nothing = remote.handle(ListPages(audit_id, extract_rule="title", extract_value="no such title"), theirs)
+    assert (nothing.data, nothing.meta.total) == ((), 0)
 
 
 def public_functions(cls: type) -> set[str]:
