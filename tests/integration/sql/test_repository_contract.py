@@ -120,6 +120,7 @@ def _one_call_each(uow: UnitOfWork) -> dict[str, Callable[[], object]]:
         "console": lambda: uow.console.latest_day(SiteId(1)),
         "signins": lambda: uow.signins.password_hash(UserId(1)),
         "fix_impacts": lambda: uow.fix_impacts.summary([SiteId(1)]),
+        "site_access": lambda: uow.site_access.get(SiteId(1)),
     }
 
 
