@@ -93,6 +93,11 @@ class _Schemas:
     def __init__(self) -> None:
         self.components: dict[str, dict[str, Any]] = {}
 
+    def copy(self) -> "_Schemas":
+        copied = _Schemas()
+        copied.components = dict(self.components)
+        return copied
+
     def of(self, kind: Any) -> dict[str, Any]:
         """The schema of a type: a `$ref` for an attrs class (generated on first use)."""
         if kind in _PRIMITIVES:
@@ -593,7 +598,7 @@ WRITTEN_DOCUMENT: Final[dict[str, Any]] = {
 # --- the declared use cases (`siteaudit.ports.usecases`) -------------------------------------------------
 
 
-def _input_schema(found: Field) -> dict[str, Any]:
+def _input_schema(found: Field, schemas: _Schemas) -> dict[str, Any]:
     """What the document says of an input: its bounds as the REST door checks them (a pattern stands for
     a string's lengths; a list of URLs shows each URL's greatest length, its count is the handler's)."""
     spec = found.spec
@@ -609,7 +614,7 @@ def _input_schema(found: Field) -> dict[str, Any]:
         schema = {"type": "array", "items": {"type": "string", "maxLength": spec.max_length}}
     elif found.kind == "enum" and spec.named:
         assert found.enum_type is not None
-        schema = _schemas.of(found.enum_type)  # every member: the enum's component
+        schema = schemas.of(found.enum_type)  # every member: the enum's component
     elif found.kind == "enum":  # the values stand for the lengths
         schema = {"type": "string", "enum": list(found.choices)}
         if found.default is not None:
@@ -644,18 +649,18 @@ def _input_schema(found: Field) -> dict[str, Any]:
     return schema
 
 
-def _parameter(found: Field) -> dict[str, Any]:
+def _parameter(found: Field, schemas: _Schemas) -> dict[str, Any]:
     """A path or query parameter: its schema, whether it is required, what the document says of it."""
     parameter: dict[str, Any] = {"name": found.name, "in": found.spec.where}
     if found.spec.where == "path" or found.required:
         parameter["required"] = True
-    parameter["schema"] = _input_schema(found)
+    parameter["schema"] = _input_schema(found, schemas)
     if found.spec.doc is not None:
         parameter["description"] = found.spec.doc
     return parameter
 
 
-def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
+def _request_body(declared: Declared, inputs: list[Field], schemas: _Schemas) -> dict[str, Any]:
     """The JSON body; with `exactly_one_of`, one object per alternative (`oneOf`)."""
     alternatives = [f for f in inputs if f.name in declared.exactly_one_of]
     if alternatives:
@@ -665,13 +670,15 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
                     "type": "object",
                     "additionalProperties": False,
                     "required": [f.name],
-                    "properties": {f.name: _input_schema(f)},
+                    "properties": {f.name: _input_schema(f, schemas)},
                 }
                 for f in alternatives
             ]
         }
     else:
-        schema = _obj({f.name: _input_schema(f) for f in inputs}, tuple(f.name for f in inputs if f.required))
+        schema = _obj(
+            {f.name: _input_schema(f, schemas) for f in inputs}, tuple(f.name for f in inputs if f.required)
+        )
         schema["additionalProperties"] = False  # the door refuses an unknown field
         if not schema["required"] and not body_required(declared):
             del schema["required"]
@@ -680,7 +687,7 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
     if http.examples:
         schema["examples"] = [dict(example) for example in http.examples]
     if http.body_name is not None:
-        _schemas.components[http.body_name] = schema
+        schemas.components[http.body_name] = schema
         schema = ref(http.body_name)
     return {"required": body_required(declared), "content": {"application/json": {"schema": schema}}}
 
@@ -688,7 +695,7 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
 _STATUS_PHRASES: Final = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content"}
 
 
-def _declared_answer(declared: Declared, http: Http) -> dict[str, Any]:
+def _declared_answer(declared: Declared, http: Http, schemas: _Schemas) -> dict[str, Any]:
     """The answer of a declared operation: its result's schema (none for a 204), its links."""
     description = http.answer or _STATUS_PHRASES[http.status]
     if http.status == 204:
@@ -701,21 +708,24 @@ def _declared_answer(declared: Declared, http: Http) -> dict[str, Any]:
         }
         for link in http.links
     }
-    return _ok(_schemas.of(result_of(declared)), http.status, description, links=links)
+    return _ok(schemas.of(result_of(declared)), http.status, description, links=links)
 
 
-def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
+def declared_paths(
+    use_cases: Sequence[Declared], schemas: _Schemas | None = None
+) -> dict[str, dict[str, Any]]:
     """The path items of the declared use cases: each operation from its `Http` binding (and one per
     alias, with the alias's id and summary), its answer's schema generated from its result class, its
     parameters and body from its inputs."""
+    schemas = schemas if schemas is not None else _schemas.copy()  # what it adds stays its own
     paths: dict[str, dict[str, Any]] = {}
     for declared in use_cases:
         http = declared.http
         if not isinstance(http, Http):
             continue
         inputs = list(fields_of(declared))
-        in_path = [_parameter(f) for f in inputs if f.spec.where == "path"]
-        answer = {**_declared_answer(declared, http), **_errors(*http.errors)}
+        in_path = [_parameter(f, schemas) for f in inputs if f.spec.where == "path"]
+        answer = {**_declared_answer(declared, http, schemas), **_errors(*http.errors)}
         named = [(http.path, http.operation_id, http.summary)]
         named += [(alias.path, alias.operation_id, alias.summary) for alias in http.aliases]
         for path, operation_id, summary in named:
@@ -725,12 +735,12 @@ def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
             operation = _op(operation_id, summary, answer)
             if http.description is not None:
                 operation["description"] = http.description
-            in_query = [_parameter(f) for f in inputs if f.spec.where == "query"]
+            in_query = [_parameter(f, schemas) for f in inputs if f.spec.where == "query"]
             if in_query:
                 operation["parameters"] = in_query
             in_body = [f for f in inputs if f.spec.where == "body"]
             if in_body:
-                operation["requestBody"] = _request_body(declared, in_body)
+                operation["requestBody"] = _request_body(declared, in_body, schemas)
             item[http.method.lower()] = operation
     return paths
 
@@ -769,8 +779,11 @@ def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]
 
 def document(use_cases: Sequence[Declared]) -> dict[str, Any]:
     """The document `/v1` serves: the paths written here and those of the declared use cases."""
-    paths = _with_declared_links({**PATHS, **declared_paths(use_cases)}, use_cases)
-    schemas = {**SCHEMAS, **_schemas.components}
+    # The document's own components: its use cases' schemas added to a copy of the written ones, so that
+    # what another document derived (another application's, a test's) never shows in this one.
+    derived = _schemas.copy()
+    paths = _with_declared_links({**PATHS, **declared_paths(use_cases, derived)}, use_cases)
+    schemas = {**SCHEMAS, **derived.components}
     return {
         **WRITTEN_DOCUMENT,
         "components": {**WRITTEN_DOCUMENT["components"], "schemas": schemas},
