@@ -59,7 +59,6 @@ QUERY_PARAMS_SCHEMA: Final[dict[str, Any]] = {
 }
 KEEP_PARAMS_SCHEMA: Final[dict[str, Any]] = {
     "type": "array",
-    "minItems": 1,
     "maxItems": MAX_KEEP_PARAMS,
     "items": {"type": "string", "pattern": PARAM_REGEX},
     "description": "the parameters query_params keep_listed keeps (only with keep_listed)",
