@@ -21,6 +21,7 @@ import falcon
 
 from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.extraction import RULES_SCHEMA
+from siteaudit.adapters.rest.scope import SCOPE_EXCLUSIONS, SCOPE_PROPERTIES
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
@@ -377,11 +378,27 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                         "schema": {
                             "type": "object",
                             "additionalProperties": False,
-                            "anyOf": [{"required": ["url"]}, {"required": ["site_id"]}],
-                            "not": {"required": ["site_id", "verify_token"]},
+                            "anyOf": [
+                                {"required": ["url"]},
+                                {"required": ["site_id"]},
+                                {"required": ["urls"]},
+                            ],
+                            "not": {
+                                "anyOf": [
+                                    {"required": ["site_id", "verify_token"]},
+                                    {"required": ["url", "urls"]},
+                                    *SCOPE_EXCLUSIONS,
+                                ]
+                            },
                             "examples": [
                                 {"url": "https://retro-clock.example/", "max_pages": 50},
                                 {"url": "https://retro-clock.example/shop/", "max_pages": 20, "max_rps": 1},
+                                {
+                                    "urls": [
+                                        "https://retro-clock.example/",
+                                        "https://retro-clock.example/shop/",
+                                    ]
+                                },
                             ],
                             "properties": {
                                 "url": {"type": "string", "maxLength": 2048, "format": "uri"},
@@ -409,6 +426,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                                     ),
                                 },
                                 "extract": RULES_SCHEMA,
+                                **SCOPE_PROPERTIES,
                             },
                         }
                     }
@@ -611,7 +629,16 @@ def _input_schema(found: Field, schemas: _Schemas) -> dict[str, Any]:
             "items": {"type": "string", "minLength": spec.min_length, "maxLength": spec.max_length},
         }
     elif found.kind == "urls":
-        schema = {"type": "array", "items": {"type": "string", "maxLength": spec.max_length}}
+        item: dict[str, Any] = {"type": "string"}
+        if spec.pattern is not None:
+            item["pattern"] = spec.pattern  # it stands for the lengths
+        else:
+            item["maxLength"] = spec.max_length
+        schema = {"type": "array", "items": item}
+        if spec.max_items is not None:
+            schema["maxItems"] = spec.max_items
+    elif found.kind == "rules":
+        schema = {key: value for key, value in RULES_SCHEMA.items() if key != "description"}
     elif found.kind == "enum" and spec.named:
         assert found.enum_type is not None
         schema = schemas.of(found.enum_type)  # every member: the enum's component

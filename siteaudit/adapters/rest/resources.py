@@ -6,6 +6,7 @@ import falcon
 
 from siteaudit.adapters.rest.extraction import rules_of
 from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
+from siteaudit.adapters.rest.scope import LIST_BODY_BYTES, SCOPE_FIELDS, scope_of
 from siteaudit.adapters.rest.views import (
     account_answer,
     audit_row,
@@ -53,6 +54,7 @@ CRAWL_FIELDS: Final = (
     "verify_token",
     "render",
     "extract",
+    *SCOPE_FIELDS,
 )
 
 
@@ -74,7 +76,7 @@ class Crawls(Resource):
         )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_body(req, allowed=CRAWL_FIELDS)
+        body = json_body(req, allowed=CRAWL_FIELDS, max_bytes=LIST_BODY_BYTES)
         fields = Fields(body)
         url = fields.string("url", max_length=2048, min_length=1)
         site_id = fields.integer("site_id", low=1, high=2**62)
@@ -89,9 +91,10 @@ class Crawls(Resource):
             trigger=AuditTrigger.API,
             render=fields.boolean("render"),
             extract=rules_of(body, fields.bad),
+            **scope_of(fields, body),
         )
-        if url is None and site_id is None and "url" not in fields.bad:
-            fields.bad["url"] = "url is required unless site_id is given"
+        if url is None and site_id is None and "urls" not in body and "url" not in fields.bad:
+            fields.bad["url"] = "url is required unless site_id or urls is given"
         fields.done()
         started = self.application.start_audit(request, req.context.caller)
         resp.status = falcon.HTTP_202
