@@ -166,6 +166,13 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "404", "409",
 include-operation-id-regex = "^(registerSite|updateSite|verifySite|startSiteCrawl)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "402", "403", "404", "409", "422", "429"]
 
+# The search console and rechecks on the seeded site: schema-valid URLs meet the site rules (422
+# url_not_in_site and invalid_urls for a URL on another host, 409 without a connected property, 402 for a
+# recheck beyond the credits).
+[[operations]]
+include-operation-id-regex = "^(getGscUrl|getSengineUrl|inspectGscUrls|inspectSengineUrls|recheckSite)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "402", "403", "404", "409", "422", "429"]
+
 # Billing (SPEC 4.10): schema-valid requests meet the billing rules (403 not_team_owner, 409
 # subscription_exists and no_billing_account, 422 price_not_configured).
 [[operations]]
