@@ -294,6 +294,9 @@ class UseCase(Generic[R]):
     # document (`dependentRequired`; `not` of none given), so that a body it calls valid is accepted.
     given_together: ClassVar[tuple[str, ...]] = ()
     at_least_one_of: ClassVar[tuple[str, ...]] = ()
+    # Pairs of body inputs the handler refuses together (a true/false input counts only when true): shown
+    # in the OpenAPI document under `not`, so that a body it calls valid is accepted.
+    excludes: ClassVar[tuple[tuple[str, str], ...]] = ()
 
 
 Declared = type[UseCase[Any]]

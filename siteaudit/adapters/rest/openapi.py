@@ -726,7 +726,8 @@ def _request_body(declared: Declared, inputs: list[Field], schemas: _Schemas) ->
 
 def _body_rules(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
     """The rules across a body's inputs the handler checks: those `given_together` (each requires the
-    others), and `at_least_one_of` (the body where none is given, a list empty, is refused with `not`)."""
+    others), `at_least_one_of` (the body where none is given, a list empty, is refused with `not`) and the
+    pairs one `excludes` (refused with `not` too)."""
     rules: dict[str, Any] = {}
     together = declared.given_together
     if together:
@@ -741,6 +742,15 @@ def _body_rules(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
         elif others:
             none_given["not"] = {"anyOf": [{"required": [n]} for n in others]}
         rules["not"] = none_given
+    if declared.excludes:
+        kinds = {f.name: f.kind for f in inputs}
+        refused = [
+            {"required": [one, other], "properties": {other: {"const": True}}}
+            if kinds[other] == "boolean"
+            else {"required": [one, other]}
+            for one, other in declared.excludes
+        ]
+        rules["not"] = {"anyOf": [rules["not"], *refused] if "not" in rules else refused}
     return rules
 
 
