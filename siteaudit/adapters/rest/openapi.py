@@ -23,6 +23,7 @@ from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.extraction import RULES_SCHEMA
 from siteaudit.adapters.rest.scope import SCOPE_EXCLUSIONS, SCOPE_PROPERTIES
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
+from siteaudit.domain.extraction import RuleKind
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
 from siteaudit.domain.site import (
@@ -639,8 +640,12 @@ def _input_schema(found: Field, schemas: _Schemas) -> dict[str, Any]:
             schema["minItems"] = spec.min_items
         if spec.max_items is not None:
             schema["maxItems"] = spec.max_items
-    elif found.kind == "rules":
+    elif found.kind == "rules":  # one component for the rule given, whichever body gives it
+        rule = dict(RULES_SCHEMA["items"])
+        rule["properties"] = {**rule["properties"], "kind": {**schemas.of(RuleKind), "default": "css"}}
+        schemas.components.setdefault("NewExtractionRule", rule)
         schema = {key: value for key, value in RULES_SCHEMA.items() if key != "description"}
+        schema["items"] = ref("NewExtractionRule")
     elif found.kind == "enum" and spec.named:
         assert found.enum_type is not None
         schema = schemas.of(found.enum_type)  # every member: the enum's component
