@@ -62,10 +62,36 @@ REFUSED_HEADERS: Final[Mapping[str, str]] = {
     "cookie": "use cookies",
 }
 
-_TOKEN: Final = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 field names, RFC 6265 cookie names
-_HEADER_VALUE: Final = re.compile(r"[\x20-\x7e\t]*")  # visible ASCII, space and tab: no CR, LF or NUL
-_COOKIE_VALUE: Final = re.compile(r'"?[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"?')  # RFC 6265 4.1.1
-_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+# The forms of the inputs, as regular expressions both Python and JSON Schema (ECMA-262) read alike: the
+# domain checks them (each with its own message) and the OpenAPI document states them as patterns, so that
+# what the document calls valid is accepted. Around a name and a value, only spaces and tabs are trimmed.
+_TOKEN_CHARACTER: Final = r"[!#$%&'*+.^_`|~0-9A-Za-z-]"  # RFC 9110 field names, RFC 6265 cookie names
+_CONTROL_CHARACTER: Final = r"\x00-\x1f\x7f-\x9f"
+_VISIBLE: Final = r"[\t\x20-\x7e]*"  # visible ASCII, space and tab: no CR, LF or NUL
+_COOKIE_OCTETS: Final = r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*"  # RFC 6265 4.1.1
+_COOKIE_VALUE_FORM: Final = f'{_COOKIE_OCTETS}|"{_COOKIE_OCTETS}"'
+_OWS: Final = r"[ \t]*"
+_NAME: Final = f"{_TOKEN_CHARACTER}{{1,{MAX_NAME_LENGTH}}}"
+USER_PATTERN: Final = f"^[^:{_CONTROL_CHARACTER}]{{1,{MAX_USER_LENGTH}}}$"
+PASSWORD_PATTERN: Final = f"^[^{_CONTROL_CHARACTER}]{{0,{MAX_PASSWORD_LENGTH}}}$"
+HEADER_PATTERN: Final = f"^{_OWS}{_NAME}{_OWS}:{_VISIBLE}$"
+COOKIE_PATTERN: Final = f"^{_OWS}{_NAME}{_OWS}={_OWS}(?:{_COOKIE_VALUE_FORM}){_OWS}$"
+
+_TOKEN: Final = re.compile(f"{_TOKEN_CHARACTER}+")
+_HEADER_VALUE: Final = re.compile(_VISIBLE)
+_COOKIE_VALUE: Final = re.compile(_COOKIE_VALUE_FORM)
+_CONTROL: Final = re.compile(f"[{_CONTROL_CHARACTER}]")
+_BLANK: Final = " \t"
+
+
+def _caseless(name: str) -> str:
+    """A header name as a pattern matching it in any case (JSON Schema's patterns take no flags)."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in name)
+
+
+# A header entry naming one of REFUSED_HEADERS, in any case: the document refuses it with `not`.
+REFUSED_HEADER_PATTERN: Final = f"^{_OWS}(?:{'|'.join(_caseless(n) for n in sorted(REFUSED_HEADERS))}){_OWS}:"
 
 
 class Kind:
@@ -169,7 +195,7 @@ class StoredAccess:
 
 def _header_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
     name, colon, value = entry.partition(":")
-    name, value = name.strip(), value.strip()
+    name, value = name.strip(_BLANK), value.strip(_BLANK)
     if not colon or not name:
         return 'each must be "Name: value"'
     if len(name) > MAX_NAME_LENGTH or not _TOKEN.fullmatch(name):
@@ -187,7 +213,7 @@ def _header_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
 
 def _cookie_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
     name, equals, value = entry.partition("=")
-    name, value = name.strip(), value.strip()
+    name, value = name.strip(_BLANK), value.strip(_BLANK)
     if not equals or not name:
         return 'each must be "name=value"'
     if len(name) > MAX_NAME_LENGTH or not _TOKEN.fullmatch(name):

@@ -83,7 +83,8 @@ def rule_faults(rule: ExtractionRule, *, at: str) -> dict[str, str]:
     bad: dict[str, str] = {}
     if not NAME_PATTERN.fullmatch(rule.name):
         bad[f"{at}.name"] = "must be 1-40 characters from a-z 0-9 _, starting with a letter"
-    if not rule.expression.strip() or len(rule.expression) > MAX_EXPRESSION_CHARS:
+    # A blank expression has the length; that it parses as nothing is the parser's to say (its grammar).
+    if not rule.expression or len(rule.expression) > MAX_EXPRESSION_CHARS:
         bad[f"{at}.expression"] = f"must be 1-{MAX_EXPRESSION_CHARS} characters"
     attribute = rule.attribute
     if rule.take not in (TAKE_TEXT, TAKE_COUNT) and (

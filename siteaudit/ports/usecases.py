@@ -47,9 +47,11 @@ Kind = Literal["integer", "number", "string", "boolean", "enum", "urls", "rules"
 class Input:
     """Where a door finds one input and its bounds. `description` is what a tool's caller reads; `doc`
     what the OpenAPI document says of it (None: nothing). Bounds: `low`/`high` for numbers;
-    `min_length`/`max_length` for a string or each URL of a list; `min_items`/`max_items` for a list;
-    `pattern` for a string (shown in the OpenAPI document, where it stands for the lengths; the handler
-    checks it). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
+    `min_length`/`max_length` for a string or each URL of a list; `min_items`/`max_items` for a list
+    (shown in the document; the handler counts it unless `counted`); `pattern` for a string (shown in the
+    OpenAPI document, where it stands for the lengths; the handler checks it) or for each string of a list
+    (shown with their greatest length), and `refuses` a pattern none may match (the document's `not`: a
+    form JSON Schema cannot say without one, as names refused in any case). The REST door checks a string's or a URL's `max_length` and leaves the lower bounds and
     the count to the handler (its own 422), unless `counted`: then it checks a list's count and each URL's
     lengths itself, reads a body large enough for the longest list, and the document shows them; a tool's
     schema carries every length and count. `strict`: the REST door checks a string's `min_length` too,
@@ -72,6 +74,7 @@ class Input:
     min_items: int | None = None
     max_items: int | None = None
     pattern: str | None = None
+    refuses: str | None = None
     counted: bool = False
     strict: bool = False
     choices: tuple[str, ...] = ()
@@ -135,6 +138,7 @@ def body(
     min_items: int | None = None,
     max_items: int | None = None,
     pattern: str | None = None,
+    refuses: str | None = None,
     counted: bool = False,
     strict: bool = False,
     low: float | None = None,
@@ -157,6 +161,7 @@ def body(
         min_items=min_items,
         max_items=max_items,
         pattern=pattern,
+        refuses=refuses,
         counted=counted,
         strict=strict,
         choices=choices,
@@ -284,6 +289,14 @@ class UseCase(Generic[R]):
     # Names of inputs of which exactly one is given: checked by every door with one message, and shown
     # in the OpenAPI document as `oneOf`.
     exactly_one_of: ClassVar[tuple[str, ...]] = ()
+    # Names of body inputs given together or not at all (a user and its password), and of body inputs of
+    # which at least one is given (a list: not empty): checked by the handler, and shown in the OpenAPI
+    # document (`dependentRequired`; `not` of none given), so that a body it calls valid is accepted.
+    given_together: ClassVar[tuple[str, ...]] = ()
+    at_least_one_of: ClassVar[tuple[str, ...]] = ()
+    # Pairs of body inputs the handler refuses together (a true/false input counts only when true): shown
+    # in the OpenAPI document under `not`, so that a body it calls valid is accepted.
+    excludes: ClassVar[tuple[tuple[str, str], ...]] = ()
 
 
 Declared = type[UseCase[Any]]

@@ -18,9 +18,12 @@ RULE_KEYS: Final = ("name", "expression", "kind", "take", "all")
 RULES_SCHEMA: Final[dict[str, Any]] = {
     "type": "array",
     "maxItems": MAX_RULES,
+    # Two equal rules share a name: refused. JSON Schema cannot say that names are unique across the
+    # rules, nor whether an expression parses: the description says so.
+    "uniqueItems": True,
     "description": (
-        "extraction rules read on each HTML page (docs/extraction.md); a rule that does not parse answers "
-        "422 validation_failed naming extract[i].expression"
+        "extraction rules read on each HTML page (docs/extraction.md), each name used once; a rule that "
+        "does not parse answers 422 validation_failed naming extract[i].expression"
     ),
     "items": {
         "type": "object",

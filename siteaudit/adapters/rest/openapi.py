@@ -23,6 +23,7 @@ from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.extraction import RULES_SCHEMA
 from siteaudit.adapters.rest.scope import SCOPE_EXCLUSIONS, SCOPE_PROPERTIES
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
+from siteaudit.domain.extraction import RuleKind
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
 from siteaudit.domain.site import (
@@ -629,16 +630,22 @@ def _input_schema(found: Field, schemas: _Schemas) -> dict[str, Any]:
             "items": {"type": "string", "minLength": spec.min_length, "maxLength": spec.max_length},
         }
     elif found.kind == "urls":
-        item: dict[str, Any] = {"type": "string"}
+        item: dict[str, Any] = {"type": "string", "maxLength": spec.max_length}
         if spec.pattern is not None:
-            item["pattern"] = spec.pattern  # it stands for the lengths
-        else:
-            item["maxLength"] = spec.max_length
+            item["pattern"] = spec.pattern
+        if spec.refuses is not None:
+            item["not"] = {"pattern": spec.refuses}
         schema = {"type": "array", "items": item}
+        if spec.min_items is not None:
+            schema["minItems"] = spec.min_items
         if spec.max_items is not None:
             schema["maxItems"] = spec.max_items
-    elif found.kind == "rules":
+    elif found.kind == "rules":  # one component for the rule given, whichever body gives it
+        rule = dict(RULES_SCHEMA["items"])
+        rule["properties"] = {**rule["properties"], "kind": {**schemas.of(RuleKind), "default": "css"}}
+        schemas.components.setdefault("NewExtractionRule", rule)
         schema = {key: value for key, value in RULES_SCHEMA.items() if key != "description"}
+        schema["items"] = ref("NewExtractionRule")
     elif found.kind == "enum" and spec.named:
         assert found.enum_type is not None
         schema = schemas.of(found.enum_type)  # every member: the enum's component
@@ -648,6 +655,8 @@ def _input_schema(found: Field, schemas: _Schemas) -> dict[str, Any]:
             schema["default"] = found.shown(found.default)
     elif found.kind == "string":
         schema = {"type": "string"}
+        if spec.refuses is not None:
+            schema["not"] = {"pattern": spec.refuses}
         if spec.pattern is not None:
             schema["pattern"] = spec.pattern
         else:
@@ -709,6 +718,7 @@ def _request_body(declared: Declared, inputs: list[Field], schemas: _Schemas) ->
         schema["additionalProperties"] = False  # the door refuses an unknown field
         if not schema["required"] and not body_required(declared):
             del schema["required"]
+        schema.update(_body_rules(declared, inputs))
     http = declared.http
     assert isinstance(http, Http)
     if http.examples:
@@ -717,6 +727,36 @@ def _request_body(declared: Declared, inputs: list[Field], schemas: _Schemas) ->
         schemas.components[http.body_name] = schema
         schema = ref(http.body_name)
     return {"required": body_required(declared), "content": {"application/json": {"schema": schema}}}
+
+
+def _body_rules(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
+    """The rules across a body's inputs the handler checks: those `given_together` (each requires the
+    others), `at_least_one_of` (the body where none is given, a list empty, is refused with `not`) and the
+    pairs one `excludes` (refused with `not` too)."""
+    rules: dict[str, Any] = {}
+    together = declared.given_together
+    if together:
+        rules["dependentRequired"] = {name: [n for n in together if n != name] for name in together}
+    if declared.at_least_one_of:
+        kinds = {f.name: f.kind for f in inputs}
+        lists = [n for n in declared.at_least_one_of if kinds[n] == "urls"]
+        others = [n for n in declared.at_least_one_of if kinds[n] != "urls"]
+        none_given: dict[str, Any] = {"properties": {n: {"maxItems": 0} for n in lists}}
+        if len(others) == 1:
+            none_given["not"] = {"required": others}
+        elif others:
+            none_given["not"] = {"anyOf": [{"required": [n]} for n in others]}
+        rules["not"] = none_given
+    if declared.excludes:
+        kinds = {f.name: f.kind for f in inputs}
+        refused = [
+            {"required": [one, other], "properties": {other: {"const": True}}}
+            if kinds[other] == "boolean"
+            else {"required": [one, other]}
+            for one, other in declared.excludes
+        ]
+        rules["not"] = {"anyOf": [rules["not"], *refused] if "not" in rules else refused}
+    return rules
 
 
 _STATUS_PHRASES: Final = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content"}

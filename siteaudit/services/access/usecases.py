@@ -11,11 +11,16 @@ from typing import Final
 from attrs import field, frozen
 
 from siteaudit.domain.access import (
+    COOKIE_PATTERN,
+    HEADER_PATTERN,
     MAX_COOKIES,
     MAX_ENTRY_LENGTH,
     MAX_HEADERS,
     MAX_PASSWORD_LENGTH,
     MAX_USER_LENGTH,
+    PASSWORD_PATTERN,
+    REFUSED_HEADER_PATTERN,
+    USER_PATTERN,
 )
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
@@ -73,6 +78,7 @@ class SetSiteAccess(UseCase[SiteAccessStatus]):
             doc=f"basic auth user name, 1-{MAX_USER_LENGTH} characters without a colon or control character; "
             "given with basic_auth_password",
             max_length=MAX_USER_LENGTH,
+            pattern=USER_PATTERN,
         ),
     )
     basic_auth_password: str | None = field(
@@ -81,6 +87,7 @@ class SetSiteAccess(UseCase[SiteAccessStatus]):
             "Basic auth password; with basic_auth_user.",
             doc=f"basic auth password, at most {MAX_PASSWORD_LENGTH:,} characters, no control character",
             max_length=MAX_PASSWORD_LENGTH,
+            pattern=PASSWORD_PATTERN,
         ),
     )
     headers: tuple[str, ...] | None = field(
@@ -89,8 +96,11 @@ class SetSiteAccess(UseCase[SiteAccessStatus]):
             f'Extra request headers, at most {MAX_HEADERS}, each "Name: value".',
             doc=f'at most {MAX_HEADERS} extra request headers, each "Name: value" (printable ASCII); '
             "hop-by-hop headers, Host, Content-Length, Authorization, Cookie and the headers the crawler "
-            "sets itself are refused",
+            "sets itself are refused; each name once",
             max_length=MAX_ENTRY_LENGTH,
+            max_items=MAX_HEADERS,
+            pattern=HEADER_PATTERN,
+            refuses=REFUSED_HEADER_PATTERN,
         ),
     )
     cookies: tuple[str, ...] | None = field(
@@ -98,10 +108,16 @@ class SetSiteAccess(UseCase[SiteAccessStatus]):
         metadata=body(
             f'Cookies, at most {MAX_COOKIES}, each "name=value".',
             doc=f'at most {MAX_COOKIES} cookies, each "name=value" (RFC 6265 characters), sent in one Cookie '
-            "header",
+            "header; each name once",
             max_length=MAX_ENTRY_LENGTH,
+            max_items=MAX_COOKIES,
+            pattern=COOKIE_PATTERN,
         ),
     )
+    # docs/security.md "Staging access": the user and the password go together, and at least one kind is
+    # given. That a header or a cookie is named once only the handler checks (the document says it in prose).
+    given_together = ("basic_auth_user", "basic_auth_password")
+    at_least_one_of = ("basic_auth_user", "headers", "cookies")
 
     http = Http(
         "PUT",

@@ -393,6 +393,11 @@ class CrawlSite(UseCase[AuditStarted]):
     charged to the team owner, no webhook. Raises NotFound, InsufficientCredits, PlanLimitMaxPages,
     SiteNotVerified, InvalidUrl or DispatchFailed."""
 
+    # docs/audits.md: a list audit audits its URLs as listed, so it takes no other scope.
+    excludes = tuple(
+        ("urls", name) for name in ("sitemap_only", "include", "exclude", "query_params", "keep_params")
+    )
+
     site_id: SiteId = field(metadata=SITE_ID)
     max_pages: int | None = field(
         default=None,

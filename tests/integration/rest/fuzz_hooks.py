@@ -8,17 +8,36 @@ from typing import Any, Final
 import schemathesis
 from hypothesis.internal import lambda_sources, reflection
 
-PROSE_RULES: Final = frozenset({"webhook_url"})
-# Rules JSON Schema cannot state either, which the document states in prose: a CSS or XPath rule's grammar
-# (`extract[i].expression`), a pages filter naming a rule the audit does not have (`extract_rule`,
-# docs/extraction.md) and rule names unique in the audit, a staging cookie's `name=value` form and its
-# user name's lengths, a header's `Name: value` form (docs/security.md), extract_value without extract_rule.
-# docs/audits.md in prose: a list's URLs share one origin (its site's) and number at most max_pages;
-# keep_listed needs keep_params, which a site may have saved.
-PROSE_RULE_PATTERN: Final = re.compile(
-    r"extract\[\d+\]\.(expression|name)|extract_rule|extract_value|cookies|headers|basic_auth_user"
-    r"|urls(\[\d+\])?|keep_params"
+# The rules JSON Schema cannot state, which the document states in prose: a schema-valid request may be
+# refused as malformed (422 validation_failed) only by one of them, as (field, what the refusal says). Every
+# other rule of these inputs is in the document's schemas (patterns, lengths, counts, `not`,
+# `dependentRequired`), so the fuzzer's valid data never meets it.
+PROSE_RULES: Final = tuple(
+    (re.compile(field), re.compile(says, re.DOTALL))
+    for field, says in (
+        # A URL's host name, port and user info (the webhook's).
+        (r"webhook_url", r".*"),
+        # Whether a CSS selector or an XPath 1.0 expression parses: a grammar, not a regular language.
+        (r"extract\[\d+\]\.expression", r"not a valid (CSS selector|XPath 1\.0 expression): .*"),
+        # Rule names unique across the rules: `uniqueItems` compares whole rules, not one member of each.
+        (r"extract\[\d+\]\.name", r"'.*' is already the name of another rule"),
+        # A pages filter naming one of the audit's rules: the document does not know an audit's rules.
+        (r"extract_rule", r"the audit has no extraction rule named .*"),
+        # extract_value only with extract_rule: an OpenAPI parameter cannot require another.
+        (r"extract_value", r"give extract_rule too: .*"),
+        # A staging header or cookie named once: `uniqueItems` compares whole entries, and header names
+        # compare in any case.
+        (r"headers|cookies", r".* is given twice"),
+        # docs/audits.md: a list's URLs share one origin (its site's) and number at most max_pages; a list
+        # excludes the crawl's own scope inputs; keep_listed needs keep_params, which a site may have saved.
+        (r"urls(\[\d+\])?", r".*"),
+        (r"keep_params", r".*"),
+    )
 )
+
+
+def _prose_rule(field: str, says: str) -> bool:
+    return any(name.fullmatch(field) and text.fullmatch(says) for name, text in PROSE_RULES)
 
 
 class _OneParseAtATime:
@@ -50,11 +69,9 @@ def valid_requests_are_never_validation_failed(ctx: Any, response: Any, case: An
     if meta is None or not meta.generation.mode.is_positive or response.status_code != 422:
         return None
     error = _json(response).get("error") or {}
-    # JSON Schema cannot state every URL rule (host names, ports, no user info): the document states
-    # them in prose for these fields, so only they may be refused as malformed.
-    fields = set(error.get("fields") or {"?": ""})
+    fields = error.get("fields") or {"?": ""}
     if error.get("code") == "validation_failed" and not all(
-        field in PROSE_RULES or PROSE_RULE_PATTERN.fullmatch(field) for field in fields
+        _prose_rule(str(field), str(says)) for field, says in fields.items()
     ):
         raise AssertionError(f"a schema-valid request answered 422 validation_failed: {response.text[:500]}")
     return None

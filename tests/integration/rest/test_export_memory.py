@@ -115,4 +115,7 @@ def test_the_exports_memory_does_not_grow_with_the_audit(service: Exported, kind
     # Ten times the rows, the same peak: a few 64 KB pieces and a batch of rows, never the file.
     assert large_peak < small_peak * 1.25 + 256 * 1024, (small_peak, large_peak)
     assert large_peak < 4 * 1024 * 1024, large_peak
-    assert large_size > 5 * large_peak  # the body was never held whole
+    # The body was never held whole: held, the peak would pass its size (the bytes, and the text they were
+    # encoded from). Not a tighter ratio: an issue row is ~100 bytes, so 100,000 of them are ~10 MB, only
+    # about 5 times the ~2 MB of a piece and a batch of rows (a ratio of 5 missed by 0.4% on the issues).
+    assert large_size > 2 * large_peak

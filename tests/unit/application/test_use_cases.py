@@ -11,6 +11,7 @@ from typing import Any, Final
 
 import falcon.inspect
 import falcon.testing
+import jsonschema
 import pytest
 from attrs import field, frozen
 
@@ -627,3 +628,42 @@ class Gone(UseCase[Plain]):
 def test_a_204_answers_no_content_in_the_document() -> None:
     answered = declared_paths([Gone])["/v1/gone/{number}"]["delete"]["responses"]["204"]
     assert answered["description"] == "Deleted" and "content" not in answered
+
+
+@frozen
+class Narrow(UseCase[int]):
+    """A use case of these tests only: a list that excludes a true/false input and another list."""
+
+    number: int = field(metadata=path("A number.", low=1, high=9))
+    urls: tuple[str, ...] | None = field(default=None, metadata=body("URLs.", max_length=20))
+    only: bool = field(default=False, metadata=body("Only."))
+    words: tuple[str, ...] | None = field(default=None, metadata=body("Words.", max_length=9))
+
+    excludes = (("urls", "only"), ("urls", "words"))
+    http = Http("POST", "/v1/narrow/{number}", "narrow", "Narrow")
+    tool = NotOffered("mcp", "a test's")
+
+
+@pytest.mark.parametrize(
+    ("sent", "valid"),
+    [
+        ({"urls": ["a"]}, True),
+        ({"urls": ["a"], "only": False}, True),  # a false true/false input is not given
+        ({"urls": ["a"], "only": True}, False),
+        ({"urls": ["a"], "words": []}, False),
+        ({"only": True, "words": ["b"]}, True),
+    ],
+)
+def test_the_document_refuses_the_body_inputs_a_use_case_excludes_together(
+    sent: dict[str, Any], valid: bool
+) -> None:
+    schema = declared_paths([Narrow])["/v1/narrow/{number}"]["post"]["requestBody"]["content"][
+        "application/json"
+    ]
+    assert jsonschema.Draft202012Validator(schema["schema"]).is_valid(sent) is valid
+
+
+def test_what_one_document_derives_never_shows_in_another() -> None:
+    document([Send, Paint])
+    served = document(bootstrap(Settings(database_url="memory://")).application.use_cases())
+    assert not {"SendRequest", "Colour"} & set(served["components"]["schemas"])
