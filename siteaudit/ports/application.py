@@ -414,8 +414,6 @@ class CallerApi(Protocol):
         Raises the validation, plan, credit and verification errors of `POST /crawls`, or DispatchFailed."""
         ...
 
-    def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
-
     # The billing links (docs/rest-api.md "Billing"): declared use cases (`handle`).
 
     # IndexNow (docs/rest-api.md "IndexNow"): declared use cases (`handle`).
@@ -678,7 +676,7 @@ class Admin(PersonKeys, LocalOwner, Protocol):
 
 class WebSession(PersonKeys, Protocol):
     """The app (docs/app.md) beyond the callers' API: signing in and sessions, passwords, the team's members,
-    device approval, the billing page and an audit's live progress."""
+    device approval, the billing page, the audits page and an audit's live progress."""
 
     def sign_up_open(self) -> bool:
         """Whether anyone may sign up (SITEAUDIT_APP_SIGN_UP=open), or only invited people come in."""
@@ -762,6 +760,12 @@ class WebSession(PersonKeys, Protocol):
     def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
         """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
         `get_audit` does."""
+        ...
+
+    def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
+        """The app's audits page: the team's audits as the declared list gives them (newest first, the
+        caller's own from before teams existed), also filtered by status (`query.statuses`), with the
+        domain's audits its live progress reads. Raises NotFound for another team's site."""
         ...
 
 

@@ -23,7 +23,6 @@ from siteaudit.domain.site import (
 from siteaudit.ports.application import (
     AccountView,
     AuditDetail,
-    Listing,
 )
 
 UNSHOWN_USER: Final = UserId(0)
@@ -45,11 +44,6 @@ def moment(value: str | None) -> datetime | None:
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
-
-
-def listing(answer: J, read: Any) -> Listing[Any]:
-    """A paginated answer (`{data, meta}`) as a Listing of what `read` makes of each row."""
-    return Listing(items=[read(row) for row in answer["data"]], total=int(answer["meta"]["total"]))
 
 
 def account(answer: J) -> AccountView:
@@ -84,11 +78,6 @@ def _audit(answer: J, caller: Caller, **more: Any) -> Audit:
         pages_crawled=int(answer["pages_crawled"]),
         **more,
     )
-
-
-def audit_row(answer: J, caller: Caller) -> Audit:
-    """A row of `GET /crawls` (and a site's `latest_crawl`)."""
-    return _audit(answer, caller, health_score=answer["health_score"])
 
 
 def audit_detail(answer: J, caller: Caller) -> AuditDetail:

@@ -160,7 +160,6 @@ _schemas = _Schemas()
 # answers): kept apart, so that the served document does not depend on which door was built first.
 _answers = _Schemas()
 for _answer in (
-    views.AuditRow,
     views.Account,
     Report,
 ):
@@ -176,19 +175,12 @@ ERROR_DETAIL: Final = _obj(
     required=("code", "message"),
 )
 ERROR: Final = _obj({"error": ref("ErrorDetail")})
-META: Final = _obj({"current_page": INT, "per_page": INT, "total": INT, "last_page": INT})
-
-
-def _list_of(item: str) -> dict[str, Any]:
-    return _obj({"data": {"type": "array", "items": ref(item)}, "meta": ref("ListMeta")})
 
 
 SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "Error": ERROR,
     "ErrorDetail": ERROR_DETAIL,
     "ErrorCode": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
-    "ListMeta": META,
-    "AuditList": _list_of("AuditRow"),
     "AuditStarted": _obj(
         {
             "crawl_id": INT,
@@ -202,21 +194,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "OpenApiDocument": {"type": "object", "description": "an OpenAPI 3.1 document"},
     **_schemas.components,
 }
-
-
-def _page_params(default: int, maximum: int) -> list[dict[str, Any]]:
-    return [
-        {
-            "name": "page",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1},
-        },
-        {
-            "name": "per_page",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
-        },
-    ]
 
 
 ID_SCHEMA: Final = {"type": "integer", "minimum": 1, "maximum": 2**62}
@@ -329,18 +306,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
         )
     },
     "/v1/crawls": {
-        "get": _op(
-            "listCrawls",
-            "List audits, newest first",
-            {
-                **_ok(ref("AuditList")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
-            },
-            parameters=[
-                {"name": "site_id", "in": "query", "schema": ID_SCHEMA},
-                *_page_params(20, 100),
-            ],
-        ),
         "post": _op(
             "startCrawl",
             "Start an audit",
@@ -768,8 +733,12 @@ def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]
 
 
 def document(use_cases: Sequence[Declared]) -> dict[str, Any]:
-    """The document `/v1` serves: the paths written here and those of the declared use cases."""
-    paths = _with_declared_links({**PATHS, **declared_paths(use_cases)}, use_cases)
+    """The document `/v1` serves: the paths written here and those of the declared use cases (a path
+    may hold both: a declared method beside one written here)."""
+    merged = {path: dict(item) for path, item in PATHS.items()}
+    for path, item in declared_paths(use_cases).items():
+        merged.setdefault(path, {}).update(item)
+    paths = _with_declared_links(merged, use_cases)
     schemas = {**SCHEMAS, **_schemas.components}
     return {
         **WRITTEN_DOCUMENT,

@@ -6,13 +6,11 @@ The OpenAPI document's `components.schemas` are generated from these classes and
 values (`openapi.py`), so an answer and its schema cannot drift apart.
 """
 
-from datetime import datetime
 from typing import Any, Final
 
 from attrs import frozen
 
 from siteaudit.adapters.answers import converter as answers_converter
-from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.console import SyncStatus
 from siteaudit.domain.credit import as_number
@@ -27,23 +25,6 @@ converter: Final = answers_converter
 converter.register_unstructure_hook(AuditStatus, lambda member: member.value)
 for _site_enum in (Monitoring, VerifyMethod, ProofOutcome):
     converter.register_unstructure_hook(_site_enum, lambda member: member.value)
-
-
-@frozen
-class AuditRow:
-    """An audit in the list."""
-
-    crawl_id: int
-    site_id: int | None
-    site_url: str
-    status: AuditStatus
-    trigger: str
-    health_score: int | None
-    pages_crawled: int
-    max_pages: int
-    created_at: datetime
-    finished_at: datetime | None
-    archived_at: datetime | None
 
 
 @frozen
@@ -62,24 +43,6 @@ class Account:
 def _json(value: object) -> dict[str, Any]:
     document: dict[str, Any] = converter.unstructure(value)
     return document
-
-
-def audit_row(audit: AuditRecord) -> dict[str, Any]:
-    return _json(
-        AuditRow(
-            crawl_id=audit.id,
-            site_id=audit.site_id,
-            site_url=audit.url,
-            status=audit.status,
-            trigger=audit.trigger.value,
-            health_score=audit.health_score,
-            pages_crawled=audit.pages_crawled,
-            max_pages=audit.max_pages,
-            created_at=audit.created_at,
-            finished_at=audit.finished_at,
-            archived_at=audit.archived_at,
-        )
-    )
 
 
 def account_answer(view: AccountView) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import falcon
 from attrs import frozen
 from markupsafe import Markup
 
-from siteaudit.adapters.web.pages import Page, _redirect, _say
+from siteaudit.adapters.web.pages import Page, WebApplication, _redirect, _say
 from siteaudit.adapters.web.plots import Bar, Point, bar_plot, line_plot
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
@@ -59,8 +59,9 @@ def _no_score_reason(application: CallerApi, audit: Audit, caller: Caller) -> st
     return warning.message if warning is not None else "The audit has no score."
 
 
-def trend_points(application: CallerApi, site_id: SiteId, caller: Caller) -> list[Point]:
-    """The site's ended audits, oldest first: their health score, or a gap saying why there is none."""
+def trend_points(application: WebApplication, site_id: SiteId, caller: Caller) -> list[Point]:
+    """The site's ended audits, oldest first: their health score, or a gap saying why there is none (a
+    failed audit's reason: the app's list of the domain's audits)."""
     audits = application.list_audits(AuditQuery(site_id=site_id, limit=TREND_AUDITS), caller).items
     points = []
     for audit in reversed(audits):

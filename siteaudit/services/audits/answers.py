@@ -9,6 +9,7 @@ from typing import Any, Final, Literal
 
 from attrs import field, frozen
 
+from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.diff import Diff
@@ -91,6 +92,40 @@ class Audit:
 
 
 @frozen
+class AuditRow:
+    """An audit in the list."""
+
+    # The row of `GET /crawls`, and a site's `latest_crawl` (services/sites/answers.py).
+    crawl_id: int
+    site_id: int | None
+    site_url: str
+    status: AuditStatus
+    trigger: str
+    health_score: int | None
+    pages_crawled: int
+    max_pages: int
+    created_at: datetime
+    finished_at: datetime | None
+    archived_at: datetime | None
+
+    @classmethod
+    def of(cls, audit: AuditRecord) -> "AuditRow":
+        return cls(
+            crawl_id=audit.id,
+            site_id=audit.site_id,
+            site_url=audit.url,
+            status=audit.status,
+            trigger=audit.trigger.value,
+            health_score=audit.health_score,
+            pages_crawled=audit.pages_crawled,
+            max_pages=audit.max_pages,
+            created_at=audit.created_at,
+            finished_at=audit.finished_at,
+            archived_at=audit.archived_at,
+        )
+
+
+@frozen
 class AuditCancelled:
     """`DELETE /crawls/{id}`: the audit is cancelled."""
 
@@ -132,6 +167,13 @@ class ListMeta:
     @classmethod
     def of(cls, *, page: int, per_page: int, total: int) -> "ListMeta":
         return cls(current_page=page, per_page=per_page, total=total, last_page=max(1, -(-total // per_page)))
+
+
+@frozen
+class AuditList:
+    # `GET /crawls`: one page of the team's audits, newest first.
+    data: tuple[AuditRow, ...]
+    meta: ListMeta
 
 
 @frozen

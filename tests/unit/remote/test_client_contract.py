@@ -27,11 +27,17 @@ from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.domain.task import TaskStatus
 from siteaudit.ports.application import (
     Application,
-    AuditQuery,
     CallerApi,
 )
 from siteaudit.ports.usecases import UseCase
-from siteaudit.services.audits.usecases import CancelAudit, GetAudit, GetReport, ListIssues, ListPages
+from siteaudit.services.audits.usecases import (
+    CancelAudit,
+    GetAudit,
+    GetReport,
+    ListAudits,
+    ListIssues,
+    ListPages,
+)
 from siteaudit.services.billing.usecases import GetBillingPortalLink, GetCreditPackLink, GetSubscriptionLink
 from siteaudit.services.console.usecases import (
     GetConsoleOpportunities,
@@ -116,8 +122,8 @@ def test_an_audit_from_start_to_cancel(service: Service, door: Door) -> None:
     assert started.estimated_credits == 50  # tenths of a credit, as the interface counts them
     assert started.audit.status is AuditStatus.QUEUED
     assert started.audit.url == service.site_url
-    listed = app.list_audits(AuditQuery(limit=10), owner)
-    assert listed.total == 1 and listed.items[0].id == audit_id
+    listed = app.handle(ListAudits(per_page=10), owner)
+    assert listed.meta.total == 1 and listed.data[0].crawl_id == audit_id
     assert app.handle(GetAudit(audit_id), door.member).max_pages == 5
     assert code_of(lambda: app.handle(GetAudit(audit_id), door.rival)) is ErrorCode.NOT_FOUND
     assert code_of(lambda: app.handle(GetReport(audit_id), owner)) is ErrorCode.REPORT_NOT_READY
@@ -200,7 +206,7 @@ def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Ser
 
     same(views.account_answer, lambda a, c: a.account(c))
     same(converter.unstructure, lambda a, c: a.handle(GetAudit(audit_id), c))
-    same(lambda ls: [views.audit_row(x) for x in ls.items], lambda a, c: a.list_audits(AuditQuery(), c))
+    same(converter.unstructure, lambda a, c: a.handle(ListAudits(), c))
     same(converter.unstructure, lambda a, c: a.handle(GetReport(audit_id), c))
     same(converter.unstructure, lambda a, c: a.handle(ListIssues(audit_id), c))
     same(converter.unstructure, lambda a, c: a.handle(ListPages(audit_id), c))
