@@ -127,19 +127,6 @@ class AuditProgress:
 
 
 @frozen
-class AccountView:
-    """What GET /account shows (docs/rest-api.md "Credits"); credit figures in tenths."""
-
-    balance: int
-    team_id: int
-    team_credits: int
-    crawls_total: int
-    credits_spent_30d: int
-    team_credits_spent_30d: int
-    api_key_prefix: str
-
-
-@frozen
 class IssuedKey:
     """A key as created: `raw` is shown once and never stored."""
 
@@ -397,8 +384,6 @@ class CallerApi(Protocol):
         """Who a bearer key acts for. Raises Unauthenticated (unknown, malformed, revoked or replaced
         key) or TeamAccessRevoked (its holder left the key's team)."""
         ...
-
-    def account(self, caller: Caller) -> AccountView: ...
 
     def handle(self, use_case: UseCase[Result], caller: Caller) -> Result:
         """Run a declared use case for the caller (`siteaudit.ports.usecases`): its handler's result, or

@@ -30,7 +30,6 @@ from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.error import Unauthenticated
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.ports.application import (
-    AccountView,
     AuditStarted,
     CallerApi,
 )
@@ -131,9 +130,6 @@ class HttpApplication(CallerApi):
         )
         self._keys[caller] = raw_key
         return caller
-
-    def account(self, caller: Caller) -> AccountView:
-        return convert.account(self._get(caller, "/account"))
 
     # --- audits -------------------------------------------------------------------------------------
 

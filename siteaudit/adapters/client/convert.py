@@ -21,7 +21,6 @@ from siteaudit.domain.site import (
     NoticeCode,
 )
 from siteaudit.ports.application import (
-    AccountView,
     AuditDetail,
 )
 
@@ -44,18 +43,6 @@ def moment(value: str | None) -> datetime | None:
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
-
-
-def account(answer: J) -> AccountView:
-    return AccountView(
-        balance=tenths(answer["balance"]),
-        team_id=int(answer["team_id"]),
-        team_credits=tenths(answer["team_credits"]),
-        crawls_total=int(answer["crawls_total"]),
-        credits_spent_30d=tenths(answer["credits_spent_30d"]),
-        team_credits_spent_30d=tenths(answer["team_credits_spent_30d"]),
-        api_key_prefix=str(answer["api_key_prefix"]),
-    )
 
 
 def _audit(answer: J, caller: Caller, **more: Any) -> Audit:

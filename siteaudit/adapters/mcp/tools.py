@@ -124,10 +124,6 @@ def _ping(call: Call) -> dict[str, Any]:
     return {"user_id": call.caller.user_id}
 
 
-def _account(call: Call) -> dict[str, Any]:
-    return views.account_answer(call.application.account(call.caller))
-
-
 # --- audits ------------------------------------------------------------------------------------------
 
 
@@ -177,21 +173,6 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         run=_ping,
         summary=lambda a: f"The key works (user {a['user_id']}). Call get_account for credits.",
         answer="Ping",
-    ),
-    ToolSpec(
-        name="get_account",
-        title="Credits and usage",
-        description=(
-            "Your credits (plain-URL audits) and the team owner's (site audits, rechecks). Costs nothing. "
-            "Check before start_audit."
-        ),
-        uses=("account",),
-        run=_account,
-        summary=lambda a: (
-            f"Balance {a['balance']:g} credits; team {a['team_id']} owner has {a['team_credits']:g}; "
-            f"{a['crawls_total']} audits started."
-        ),
-        answer="Account",
     ),
     ToolSpec(
         name="start_audit",

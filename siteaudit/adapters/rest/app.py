@@ -23,7 +23,6 @@ from siteaudit.adapters.rest.middleware import Authentication, RequestContext, U
 from siteaudit.adapters.rest.openapi import OpenApi, document
 from siteaudit.adapters.rest.resources import (
     ID,
-    Account,
     Crawls,
     Health,
     Ping,
@@ -96,7 +95,6 @@ def create_api(
     api.add_route("/v1/health", Health())
     api.add_route("/v1/openapi.json", OpenApi(document(application.use_cases())))
     api.add_route("/v1/ping", Ping(application, clock))
-    api.add_route("/v1/account", Account(application, clock))
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
     # Billing (docs/rest-api.md "Billing"): Stripe's webhook and the local provider's test checkout page,

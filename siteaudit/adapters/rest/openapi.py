@@ -19,7 +19,6 @@ from typing import Any, Final
 import attrs
 import falcon
 
-from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.extraction import RULES_SCHEMA
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
@@ -159,10 +158,7 @@ _schemas = _Schemas()
 # The tools' answers generated beyond the document's own components (a tool's result that no operation
 # answers): kept apart, so that the served document does not depend on which door was built first.
 _answers = _Schemas()
-for _answer in (
-    views.Account,
-    Report,
-):
+for _answer in (Report,):
     _schemas.of(_answer)
 
 ERROR_DETAIL: Final = _obj(
@@ -295,16 +291,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
         "get": _op("openapi", "This document", _ok(ref("OpenApiDocument"), public=True), security=[])
     },
     "/v1/ping": {"get": _op("ping", "Check a key", {**_ok(ref("Ping")), **_errors()})},
-    "/v1/account": {
-        "get": _op(
-            "getAccount",
-            "Balances and usage",
-            {
-                **_ok(ref("Account")),
-                **_errors(),
-            },
-        )
-    },
     "/v1/crawls": {
         "post": _op(
             "startCrawl",

@@ -7,7 +7,6 @@ import falcon
 from siteaudit.adapters.rest.extraction import rules_of
 from siteaudit.adapters.rest.params import Fields, json_body
 from siteaudit.adapters.rest.views import (
-    account_answer,
     started_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
@@ -35,11 +34,6 @@ class Health:
 class Ping(Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = {"user_id": req.context.caller.user_id}
-
-
-class Account(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = account_answer(self.application.account(req.context.caller))
 
 
 CRAWL_FIELDS: Final = (

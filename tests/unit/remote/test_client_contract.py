@@ -11,7 +11,6 @@ from attrs import frozen
 from siteaudit.adapters.answers import converter
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.tools import NOT_TOOLS
-from siteaudit.adapters.rest import views
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
@@ -30,6 +29,7 @@ from siteaudit.ports.application import (
     CallerApi,
 )
 from siteaudit.ports.usecases import UseCase
+from siteaudit.services.accounts.usecases import GetAccount
 from siteaudit.services.audits.usecases import (
     CancelAudit,
     GetAudit,
@@ -108,10 +108,10 @@ def code_of(call: object) -> ErrorCode:
 
 
 def test_who_a_key_acts_for_is_the_same_through_both(service: Service, door: Door) -> None:
-    account = door.application.account(door.owner)
+    account = door.application.handle(GetAccount(), door.owner)
     assert account.api_key_prefix == service.keys.owner[:12]
     assert account.team_id == door.owner.team_id == door.member.team_id != door.rival.team_id
-    assert account.balance == 50_000 * 10
+    assert account.balance == 50_000
     assert code_of(lambda: door.application.authenticate("sk_" + "x" * 40)) is ErrorCode.UNAUTHENTICATED
 
 
@@ -204,7 +204,7 @@ def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Ser
         assert callable(render) and callable(read)
         assert render(read(local, mine)) == render(read(remote, theirs))
 
-    same(views.account_answer, lambda a, c: a.account(c))
+    same(converter.unstructure, lambda a, c: a.handle(GetAccount(), c))
     same(converter.unstructure, lambda a, c: a.handle(GetAudit(audit_id), c))
     same(converter.unstructure, lambda a, c: a.handle(ListAudits(), c))
     same(converter.unstructure, lambda a, c: a.handle(GetReport(audit_id), c))
