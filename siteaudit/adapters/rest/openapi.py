@@ -32,6 +32,7 @@ from siteaudit.ports.usecases import (
     Declared,
     Field,
     Http,
+    Leads,
     body_required,
     fields_of,
     result_of,
@@ -226,14 +227,6 @@ _RETRY_AFTER: Final = {
 }
 
 
-@attrs.frozen
-class LinksTo:
-    """The links of an answer naming the id `name`: to every declared operation taking it with a `link`
-    (`Http.link`), filled in by `document`. Clients (and stateful fuzzers) follow them."""
-
-    name: str
-
-
 def _errors(*codes: ErrorCode, public: bool = False) -> dict[str, Any]:
     by_status: dict[int, list[str]] = {}
     always = (
@@ -257,8 +250,9 @@ def _ok(
     description: str = "OK",
     *,
     public: bool = False,
-    links: dict[str, Any] | LinksTo | None = None,
+    links: tuple[Leads, ...] = (),
 ) -> dict[str, Any]:
+    """A success answer; `links`: the ids it leads on from, made its OpenAPI links by `document`."""
     response: dict[str, Any] = {
         "description": description,
         "headers": _REQUEST_ID | ({} if public else _RATE_HEADERS),
@@ -273,16 +267,8 @@ def _op(operation_id: str, summary: str, responses: dict[str, Any], **more: Any)
     return {"operationId": operation_id, "summary": summary, "responses": responses, **more}
 
 
-def _link(operation_id: str, name: str, description: str) -> dict[str, Any]:
-    return {
-        "operationId": operation_id,
-        "parameters": {name: f"$response.body#/{name}"},
-        "description": description,
-    }
-
-
 # Where the id an audit answers leads.
-_CRAWL_LINKS: Final = LinksTo("crawl_id")
+_CRAWL_LINKS: Final = (Leads("crawl_id"),)
 
 
 PATHS: Final[dict[str, dict[str, Any]]] = {
@@ -644,15 +630,7 @@ def _declared_answer(declared: Declared, http: Http) -> dict[str, Any]:
     description = http.answer or _STATUS_PHRASES[http.status]
     if http.status == 204:
         return _no_content(description)
-    links = {
-        link.name: {
-            "operationId": link.operation_id,
-            "parameters": {link.parameter: f"$response.body#/{link.source}"},
-            "description": link.description,
-        }
-        for link in http.links
-    }
-    return _ok(_schemas.of(result_of(declared)), http.status, description, links=links)
+    return _ok(_schemas.of(result_of(declared)), http.status, description, links=http.links)
 
 
 def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
@@ -686,9 +664,10 @@ def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
     return paths
 
 
-def declared_links(use_cases: Sequence[Declared], name: str) -> dict[str, Any]:
-    """The links to every declared operation with a `link` taking `name` in its path, by the operation's
-    id capitalised (`getCrawl`: `GetCrawl`)."""
+def declared_links(use_cases: Sequence[Declared], leads: Leads) -> dict[str, Any]:
+    """The links to every declared operation with a `link` taking `leads.parameter` in its path, by the
+    operation's id capitalised (`getCrawl`: `GetCrawl`)."""
+    name = leads.parameter
     links: dict[str, Any] = {}
     for declared in use_cases:
         http = declared.http
@@ -696,12 +675,16 @@ def declared_links(use_cases: Sequence[Declared], name: str) -> dict[str, Any]:
             continue
         if any(f.name == name and f.spec.where == "path" for f in fields_of(declared)):
             key = http.operation_id[:1].upper() + http.operation_id[1:]
-            links[key] = _link(http.operation_id, name, http.link)
+            links[key] = {
+                "operationId": http.operation_id,
+                "parameters": {name: f"$response.body#/{leads.source or name}"},
+                "description": http.link,
+            }
     return links
 
 
 def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]) -> dict[str, Any]:
-    """`paths` with each answer's `LinksTo` made the links to the declared operations taking its id."""
+    """`paths` with each answer's `Leads` made the links to the declared operations taking its ids."""
     linked: dict[str, Any] = {}
     for where, item in paths.items():
         linked[where] = item
@@ -709,10 +692,11 @@ def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             for status, response in operation["responses"].items():
-                links = response.get("links")
-                if not isinstance(links, LinksTo):
+                leads = response.get("links")
+                if not isinstance(leads, tuple):
                     continue
-                response = {**response, "links": declared_links(use_cases, links.name)}
+                links = {key: link for one in leads for key, link in declared_links(use_cases, one).items()}
+                response = {**response, "links": links}
                 operation = {**operation, "responses": {**operation["responses"], status: response}}
                 linked[where] = item = {**item, method: operation}
     return linked
