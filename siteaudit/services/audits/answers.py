@@ -33,6 +33,22 @@ EXTRACT_SCHEMA: Final[Mapping[str, Any]] = {
 }
 
 
+def _shown(audit: AuditRecord) -> dict[str, Any]:
+    """The fields an audit's detail and its row in the list both show, by their names at the doors."""
+    return {
+        "crawl_id": audit.id,
+        "site_id": audit.site_id,
+        "site_url": audit.url,
+        "trigger": audit.trigger.value,
+        "status": audit.status,
+        "pages_crawled": audit.pages_crawled,
+        "max_pages": audit.max_pages,
+        "created_at": audit.created_at,
+        "finished_at": audit.finished_at,
+        "archived_at": audit.archived_at,
+    }
+
+
 @frozen
 class Audit:
     """An audit's detail."""
@@ -67,18 +83,9 @@ class Audit:
         if duration is not None and duration > 0:
             per_minute = round(audit.pages_crawled / (duration / 60), 1)
         return cls(
-            crawl_id=audit.id,
-            site_id=audit.site_id,
-            site_url=audit.url,
-            trigger=audit.trigger.value,
-            status=audit.status,
-            pages_crawled=audit.pages_crawled,
-            max_pages=audit.max_pages,
+            **_shown(audit),
             credits_reserved=as_number(audit.credits_reserved),
-            created_at=audit.created_at,
             started_at=audit.started_at,
-            finished_at=audit.finished_at,
-            archived_at=audit.archived_at,
             failure_reason=audit.failure_reason,
             verify_token_set=audit.verify_token_set,
             max_rps=audit.max_rps,
@@ -110,19 +117,7 @@ class AuditRow:
 
     @classmethod
     def of(cls, audit: AuditRecord) -> "AuditRow":
-        return cls(
-            crawl_id=audit.id,
-            site_id=audit.site_id,
-            site_url=audit.url,
-            status=audit.status,
-            trigger=audit.trigger.value,
-            health_score=audit.health_score,
-            pages_crawled=audit.pages_crawled,
-            max_pages=audit.max_pages,
-            created_at=audit.created_at,
-            finished_at=audit.finished_at,
-            archived_at=audit.archived_at,
-        )
+        return cls(**_shown(audit), health_score=audit.health_score)
 
 
 @frozen
