@@ -3,7 +3,7 @@
 
 import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
 from typing import Final, Self
@@ -16,6 +16,7 @@ from siteaudit.domain.error import Conflict, DomainError, ErrorCode, ValidationF
 from siteaudit.domain.extraction import ExtractionRule, rule_syntax
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lifecycle import next_state
+from siteaudit.domain.scope import EVERY_URL, MAX_LISTED_URLS, WHOLE_SITE, AuditScope, QueryParams, ScopeRules
 from siteaudit.domain.site import (
     DEFAULT_MAX_PAGES,
     DEFAULT_MAX_RPS,
@@ -145,6 +146,7 @@ class Audit:
     version: int = 0
     render: bool = False  # each HTML page is rendered in a browser after its raw fetch (docs/rendering.md)
     extract: tuple[ExtractionRule, ...] = ()  # read on each HTML page (docs/extraction.md)
+    scope: AuditScope = WHOLE_SITE  # what it covers (docs/audits.md)
 
     def _move(self, move: AuditMove) -> AuditStatus:
         if self.status.ended and move is AuditMove.CANCEL:
@@ -282,7 +284,16 @@ class AuditRequest:
     # Render each HTML page in a browser (docs/rendering.md); None: the site's saved setting, else False.
     render: bool | None = None
     # Extraction rules read on each HTML page (docs/extraction.md); their grammar is checked by the parser.
-    extract: tuple[ExtractionRule, ...] = ()
+    # None: the site's saved rules (none without a site).
+    extract: tuple[ExtractionRule, ...] | None = None
+    # What the audit covers (docs/audits.md): a list of URLs, or what the sitemaps list; which URLs it
+    # keeps and how it treats queries (None: the site's saved rules, else none).
+    urls: tuple[str, ...] | None = None
+    sitemap_only: bool = False
+    include: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    query_params: QueryParams | None = None
+    keep_params: tuple[str, ...] | None = None
 
 
 @frozen
@@ -296,6 +307,8 @@ class SiteTerms:
     max_pages: int
     max_rps: float
     render: bool = False
+    rules: ScopeRules = EVERY_URL  # saved include, exclude and query handling (docs/audits.md)
+    extract: tuple[ExtractionRule, ...] = ()  # saved extraction rules (docs/extraction.md)
 
 
 @frozen
@@ -312,6 +325,7 @@ class AuditSettings:
     notices: tuple[Notice, ...] = ()  # why it runs slower than asked (`warnings` of the answer)
     render: bool = False
     extract: tuple[ExtractionRule, ...] = ()
+    scope: AuditScope = WHOLE_SITE
 
     @property
     def estimated_credits(self) -> int:
@@ -332,16 +346,76 @@ def _syntax(request: AuditRequest, *, site_endpoint: bool) -> None:
             bad["verify_token"] = "must be 16-128 characters from A-Z a-z 0-9 _ -"
         elif request.site_id is not None:
             bad["verify_token"] = "cannot be combined with site_id"
-    if not site_endpoint and request.url is None and request.site_id is None:
-        bad["url"] = "url is required unless site_id is given"
+    if not site_endpoint and request.url is None and request.site_id is None and request.urls is None:
+        bad["url"] = "url is required unless site_id or urls is given"
     if request.webhook_url is not None:
         try:
             origin_of(request.webhook_url)
         except InvalidUrl:
             bad["webhook_url"] = "must be an http or https URL of at most 2,048 characters"
-    bad.update(rule_syntax(request.extract))
+    bad.update(rule_syntax(request.extract or ()))
+    if request.urls is not None:
+        if request.url is not None:
+            bad["url"] = "give url or urls, not both: a list audit starts at its first URL"
+        if request.sitemap_only:
+            bad["sitemap_only"] = "cannot be combined with urls: a list audit audits exactly its URLs"
+        for name in ("include", "exclude", "query_params", "keep_params"):
+            if getattr(request, name) is not None:
+                bad[name] = "cannot be combined with urls: a list audit audits its URLs as listed"
     if bad:
         raise ValidationFailed(bad)
+
+
+def listed_urls(urls: Sequence[str], *, origin: str | None = None) -> tuple[tuple[str, ...], dict[str, str]]:
+    """A list audit's URLs, each parsed by the site URL rules, fragments dropped and duplicates removed
+    (first kept), and what is wrong, by `urls[i]`: every URL must be on one origin, `origin` when given
+    (a registered site's), else the first URL's."""
+    bad: dict[str, str] = {}
+    if not urls:
+        return (), {"urls": "must list at least one URL"}
+    if len(urls) > MAX_LISTED_URLS:
+        return (), {"urls": f"at most {MAX_LISTED_URLS:,} URLs"}
+    kept: dict[str, None] = {}
+    expected = origin
+    for i, raw in enumerate(urls):
+        try:
+            address = parse_site_url(raw.split("#", 1)[0])
+        except InvalidUrl as exc:
+            bad[f"urls[{i}]"] = exc.reason
+            continue
+        if expected is None:
+            expected = address.origin
+        elif address.origin != expected:
+            bad[f"urls[{i}]"] = f"is not on {expected}: a list audit's URLs share one origin"
+            continue
+        kept[address.url] = None
+    return tuple(kept), bad
+
+
+def decide_scope(request: AuditRequest, site: SiteTerms | None) -> AuditScope:
+    """The audit's scope (docs/audits.md): the request's inputs, each missing one the site's saved one.
+    Raises ValidationFailed naming each bad input (`urls[3]`, `include[0]`, `keep_params`)."""
+    if request.urls is not None:
+        urls, bad = listed_urls(request.urls, origin=site.origin if site is not None else None)
+        if bad:
+            raise ValidationFailed(bad)
+        return AuditScope(urls=urls)
+    saved = site.rules if site is not None else EVERY_URL
+    mode = request.query_params if request.query_params is not None else saved.query_params
+    if request.keep_params is not None:
+        keep = request.keep_params
+    else:
+        keep = saved.keep_params if mode is QueryParams.KEEP_LISTED else ()
+    rules = ScopeRules(
+        include=request.include if request.include is not None else saved.include,
+        exclude=request.exclude if request.exclude is not None else saved.exclude,
+        query_params=mode,
+        keep_params=keep,
+    )
+    bad = rules.faults()
+    if bad:
+        raise ValidationFailed(bad)
+    return AuditScope(sitemap_only=request.sitemap_only, rules=rules)
 
 
 def decide_audit_settings(
@@ -359,26 +433,35 @@ def decide_audit_settings(
     MaxRpsRequiresVerifiedSite.
     """
     _syntax(request, site_endpoint=site_endpoint)
+    scope = decide_scope(request, site)
+    listed = len(scope.urls)
     if site is not None:
-        url = request.url or site.url
+        url = scope.urls[0] if scope.urls else request.url or site.url
         origin = origin_of(url)
         if origin != site.origin:
             raise SiteUrlMismatch(url, site.origin)
         verified = site.verified
     else:
-        assert request.url is not None
-        url = request.url.strip()
+        url = scope.urls[0] if scope.urls else (request.url or "").strip()
         origin = origin_of(url)
         verified = origin_verified
 
     plan_cap = plan.max_pages_per_audit
-    if request.max_pages is None:
+    asked_pages = request.max_pages
+    if listed:
+        # docs/audits.md: a list's URLs count against max_pages and the plan's cap like the pages of a crawl.
+        if asked_pages is not None and listed > asked_pages:
+            raise ValidationFailed(
+                {"urls": f"{listed:,} distinct URLs are more than max_pages {asked_pages:,}"}
+            )
+        asked_pages = listed
+    if asked_pages is None:
         base = site.max_pages if site is not None else DEFAULT_MAX_PAGES
         max_pages = min(base, plan_cap)
         if not verified:
             max_pages = min(max_pages, UNVERIFIED_MAX_PAGES)
     else:
-        max_pages = request.max_pages
+        max_pages = asked_pages
         if max_pages > plan_cap:
             raise PlanLimitMaxPages(max_pages, plan_cap)
         if max_pages > UNVERIFIED_MAX_PAGES and not verified:
@@ -413,7 +496,10 @@ def decide_audit_settings(
         verified=verified,
         notices=notices,
         render=request.render if request.render is not None else (site is not None and site.render),
-        extract=request.extract,
+        extract=request.extract
+        if request.extract is not None
+        else (site.extract if site is not None else ()),
+        scope=scope,
     )
 
 

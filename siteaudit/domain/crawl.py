@@ -45,6 +45,7 @@ from siteaudit.domain.facts import FetchError, Hreflang, LinkKind, PageFacts, Ro
 from siteaudit.domain.firewall import detect_blocker
 from siteaudit.domain.judgement import SITEMAP_MAX_URLS
 from siteaudit.domain.network import FetchResponse
+from siteaudit.domain.scope import ScopeRules
 from siteaudit.domain.site import DEFAULT_MAX_RPS, MAX_RPS, MIN_RPS, UNVERIFIED_MAX_PAGES
 
 UNLINKED_DEPTH: Final = -1
@@ -272,6 +273,22 @@ def discovered(
         if wanted:
             seen.add(target)
             yield target, depth
+
+
+def within_rules(
+    found: Iterable[tuple[str, int]], scope: Scope, rules: ScopeRules
+) -> Iterator[tuple[str, int]]:
+    """(url, depth) of `found` as the crawl queues them (docs/audits.md): a URL of the site with its query
+    treated as the audit's rules say, or left out when their patterns leave it out; other hosts' URLs
+    (status-checked only) as found."""
+    if rules.empty:
+        yield from found
+        return
+    for url, depth in found:
+        if not scope.contains(url):
+            yield url, depth
+        elif (kept := rules.applied(url)) is not None:
+            yield kept, depth
 
 
 def shallowest(found: Iterable[tuple[str, int]]) -> dict[str, int]:

@@ -14,8 +14,10 @@ from attrs import evolve, field, frozen
 
 from siteaudit.domain.credit import PAGE_COST, as_number
 from siteaudit.domain.error import Conflict, DomainError, ErrorCode, ValidationFailed
+from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.ids import SiteId, TeamId
 from siteaudit.domain.lifecycle import next_state
+from siteaudit.domain.scope import EVERY_URL, QueryParams, ScopeRules
 
 MAX_URL_LENGTH: Final = 2_048
 MAX_PAGES_CEILING: Final = 500_000
@@ -497,6 +499,8 @@ class Site:
     alert_email: bool = True
     version: int = 0
     render: bool = False  # its audits render each HTML page in a browser (docs/rendering.md)
+    rules: ScopeRules = EVERY_URL  # its audits' include, exclude and query handling (docs/audits.md)
+    extract: tuple[ExtractionRule, ...] = ()  # its audits' extraction rules (docs/extraction.md)
 
     @classmethod
     def register(
@@ -629,15 +633,36 @@ class Site:
         max_rps: float | None = None,
         alert_email: bool | None = None,
         render: bool | None = None,
+        include: tuple[str, ...] | None = None,
+        exclude: tuple[str, ...] | None = None,
+        query_params: QueryParams | None = None,
+        keep_params: tuple[str, ...] | None = None,
+        extract: tuple[ExtractionRule, ...] | None = None,
     ) -> Self:
-        """Change saved audit settings (None: unchanged). Raises ValidationFailed or PlanLimitMaxPages."""
+        """Change saved audit settings (None: unchanged; an empty list clears one). Raises
+        ValidationFailed or PlanLimitMaxPages. The extraction rules' grammar is the caller's to judge
+        (`siteaudit.domain.extraction.check_rules`, with the parser's view of the expressions)."""
         _validate_settings(max_pages, max_rps, plan_page_limit)
+        mode = self.rules.query_params if query_params is None else query_params
+        if keep_params is None:
+            # Another mode than keep_listed reads no names: switching away forgets them.
+            keep_params = self.rules.keep_params if mode is QueryParams.KEEP_LISTED else ()
+        rules = ScopeRules(
+            include=self.rules.include if include is None else include,
+            exclude=self.rules.exclude if exclude is None else exclude,
+            query_params=mode,
+            keep_params=keep_params,
+        )
+        if bad := rules.faults():
+            raise ValidationFailed(bad)
         updated = evolve(
             self,
             max_pages=self.max_pages if max_pages is None else max_pages,
             max_rps=self.max_rps if max_rps is None else float(max_rps),
             alert_email=self.alert_email if alert_email is None else alert_email,
             render=self.render if render is None else render,
+            rules=rules,
+            extract=self.extract if extract is None else extract,
         )
         if updated == self:
             return self

@@ -20,6 +20,7 @@ import attrs
 from attrs import frozen
 
 from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.ports.ratelimit import Limit
 
 R = TypeVar("R", covariant=True)
@@ -37,9 +38,9 @@ OMITTED_WHEN_NONE: Final = "siteaudit.omitted_when_none"
 MAX_PAGE: Final = 100_000
 
 Where = Literal["path", "query", "body"]
-# What a door reads: an integer, a number, a string, true or false, one of an enum's values, or a list
-# of URLs (strings).
-Kind = Literal["integer", "number", "string", "boolean", "enum", "urls"]
+# What a door reads: an integer, a number, a string, true or false, one of an enum's values, a list
+# of URLs (strings), or a list of extraction rules (docs/extraction.md; objects, bounded by their module).
+Kind = Literal["integer", "number", "string", "boolean", "enum", "urls", "rules"]
 
 
 @frozen
@@ -57,7 +58,9 @@ class Input:
     `named`: the type its answers name too); its `max_length` bounds what the REST door reads.
     `shown_default`: the default the document shows when the field's is None because the domain decides
     it; `format`: the document's format of a string. `rest_only`: an input only `/v1` reads (a second
-    name kept for its clients), not a tool's argument."""
+    name kept for its clients; a list of extraction rules), not a tool's argument. A list of strings that
+    is not `counted` shows its `max_items` and each string's `pattern` in the document; its handler checks
+    them."""
 
     where: Where
     description: str = ""
@@ -140,8 +143,9 @@ def body(
     named: bool = False,
     shown_default: Any = None,
     format: str | None = None,
+    rest_only: bool = False,
 ) -> dict[str, Input]:
-    """attrs metadata of a field of the JSON body (REST) or an argument (tool)."""
+    """attrs metadata of a field of the JSON body (REST) or an argument (tool; `rest_only`: not one)."""
     spec = Input(
         "body",
         description,
@@ -159,6 +163,7 @@ def body(
         named=named,
         shown_default=shown_default,
         format=format,
+        rest_only=rest_only,
     )
     return {INPUT: spec}
 
@@ -336,7 +341,7 @@ def _kind(hint: Any) -> tuple[Kind, bool]:
     while isinstance(hint, NewType):
         hint = hint.__supertype__
     if origin is tuple:
-        return "urls", False
+        return ("rules" if typing.get_args(hint)[0] is ExtractionRule else "urls"), False
     if hint is bool:
         return "boolean", False
     if isinstance(hint, type) and issubclass(hint, enum.Enum):

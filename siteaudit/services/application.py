@@ -179,6 +179,7 @@ class LocalApplication:
                 "payments": lambda: self.payments,
                 "public_url": lambda: self.public_url,
                 "public_only": lambda: (self.resolver, self.policy),
+                "parser": lambda: self.parser,
                 "console_proof": lambda: self._console_proof,
                 "console_connection": lambda: self._console_connection,
             }

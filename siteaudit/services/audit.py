@@ -67,7 +67,7 @@ def start_audit(
     `parser` judges the grammar of the extraction rules (docs/extraction.md): a rule that does not parse
     is refused (422) with the others' faults; without one, an audit with rules is refused.
     """
-    if request.extract:
+    if request.extract:  # a site's saved rules were judged when they were saved
         if parser is None:
             raise ValidationFailed({"extract": "this service cannot read extraction rules"})
         check_rules(request.extract, parser.rule_errors(request.extract))
@@ -78,10 +78,10 @@ def start_audit(
         origin_verified = False
         if request.site_id is not None:
             site = site_terms(uow.sites.get(request.site_id, team=team.id))
-        elif request.url is not None:
+        elif (start := request.url or (request.urls[0] if request.urls else None)) is not None:
             try:
                 origin_verified = (
-                    uow.sites.verified_for_origin(team=team.id, origin=origin_of(request.url)) is not None
+                    uow.sites.verified_for_origin(team=team.id, origin=origin_of(start)) is not None
                 )
             except DomainError:
                 origin_verified = False  # decide_audit_settings names what is wrong with the URL
@@ -111,6 +111,7 @@ def start_audit(
                 webhook_url=request.webhook_url if not site_endpoint else None,
                 render=settings.render,
                 extract=settings.extract,
+                scope=settings.scope,
             )
         )
         uow.credits.reserve(

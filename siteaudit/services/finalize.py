@@ -151,6 +151,8 @@ def _site_issues(
         sitemaps=state.sitemaps if state else (),
         robots=state.robots if state else None,
         llms_txt_found=state.llms_txt_found if state else None,
+        listed_urls=audit.scope.urls,
+        whole_site=audit.scope.follows,
     )
     return check_site(facts, thresholds=thresholds)
 

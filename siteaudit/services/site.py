@@ -51,7 +51,15 @@ def require_public_address(url: str, resolver: HostResolver, policy: AddressPoli
 
 def site_terms(site: Site) -> SiteTerms:
     return SiteTerms(
-        site.id, site.url, site.origin, site.verified, site.max_pages, site.max_rps, render=site.render
+        site.id,
+        site.url,
+        site.origin,
+        site.verified,
+        site.max_pages,
+        site.max_rps,
+        render=site.render,
+        rules=site.rules,
+        extract=site.extract,
     )
 
 

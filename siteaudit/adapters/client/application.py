@@ -51,7 +51,14 @@ def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any
             {"name": r.name, "expression": r.expression, "kind": r.kind.value, "take": r.take, "all": r.all}
             for r in request.extract
         ]
-        or None,
+        if request.extract is not None
+        else None,
+        "urls": list(request.urls) if request.urls is not None else None,
+        "sitemap_only": request.sitemap_only or None,
+        "include": list(request.include) if request.include is not None else None,
+        "exclude": list(request.exclude) if request.exclude is not None else None,
+        "query_params": request.query_params.value if request.query_params is not None else None,
+        "keep_params": list(request.keep_params) if request.keep_params is not None else None,
     }
     return {name: values[name] for name in fields if values[name] is not None}
 
@@ -91,7 +98,10 @@ class HttpApplication(CallerApi):
             elif found.spec.where == "query":
                 query[found.name] = found.shown(value)
             else:
-                body[found.name] = list(value) if isinstance(value, tuple) else found.shown(value)
+                # A list of strings as it is, a list of extraction rules as their objects.
+                body[found.name] = (
+                    converter.unstructure(value) if isinstance(value, tuple) else found.shown(value)
+                )
         has_body = any(found.spec.where == "body" for found in fields_of(declared))
         answer = self.transport.call(
             http.method, path, key=self._key(caller), params=query, body=body if has_body else None
@@ -149,5 +159,11 @@ class HttpApplication(CallerApi):
             "verify_token",
             "render",
             "extract",
+            "urls",
+            "sitemap_only",
+            "include",
+            "exclude",
+            "query_params",
+            "keep_params",
         )
         return self._started(self._send("POST", caller, "/crawls", _request_body(request, fields)), caller)

@@ -50,6 +50,7 @@ def param(found: Field) -> Param:
             choices=found.choices,
             default=found.shown(found.default),
         )
+    assert found.kind != "rules", "extraction rules are a REST input only (rest_only)"
     return Param(
         found.name,
         found.kind,

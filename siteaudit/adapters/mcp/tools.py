@@ -19,6 +19,14 @@ from siteaudit.adapters.rest import views
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import MAX_ID, SiteId
+from siteaudit.domain.scope import (
+    MAX_KEEP_PARAMS,
+    MAX_LISTED_URLS,
+    MAX_PARAM_CHARS,
+    MAX_PATTERN_CHARS,
+    MAX_PATTERNS,
+    QueryParams,
+)
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
     MAX_RPS,
@@ -127,6 +135,37 @@ def _ping(call: Call) -> dict[str, Any]:
 # --- audits ------------------------------------------------------------------------------------------
 
 
+# What the audit covers (docs/audits.md), as the declared start_site_audit offers it.
+SCOPE_PARAMS: Final = (
+    Param(
+        "urls",
+        "urls",
+        "Audit exactly these URLs (one origin), nothing followed.",
+        low=1,
+        high=MAX_LISTED_URLS,
+        min_length=1,
+        max_length=MAX_URL_LENGTH,
+    ),
+    Param("sitemap_only", "boolean", "Audit only what the sitemaps list."),
+    Param(
+        "include",
+        "urls",
+        "Keep only URLs matching one: /path prefix or * glob.",
+        high=MAX_PATTERNS,
+        max_length=MAX_PATTERN_CHARS,
+    ),
+    Param("exclude", "urls", "Leave out URLs matching one.", high=MAX_PATTERNS, max_length=MAX_PATTERN_CHARS),
+    Param("query_params", "string", "Query strings.", choices=tuple(m.value for m in QueryParams)),
+    Param(
+        "keep_params",
+        "urls",
+        "Parameters keep_listed keeps.",
+        high=MAX_KEEP_PARAMS,
+        max_length=MAX_PARAM_CHARS,
+    ),
+)
+
+
 def _start_audit(call: Call) -> dict[str, Any]:
     a = call.args
     request = AuditRequest(
@@ -139,9 +178,15 @@ def _start_audit(call: Call) -> dict[str, Any]:
         verify_token=a["verify_token"],
         trigger=AuditTrigger.API,
         render=a["render"],
+        urls=None if a["urls"] is None else tuple(a["urls"]),
+        sitemap_only=bool(a["sitemap_only"]),
+        include=None if a["include"] is None else tuple(a["include"]),
+        exclude=None if a["exclude"] is None else tuple(a["exclude"]),
+        query_params=None if a["query_params"] is None else QueryParams(a["query_params"]),
+        keep_params=None if a["keep_params"] is None else tuple(a["keep_params"]),
     )
-    if request.url is None and request.site_id is None:
-        raise ValidationFailed({"url": "url is required unless site_id is given"})
+    if request.url is None and request.site_id is None and request.urls is None:
+        raise ValidationFailed({"url": "url is required unless site_id or urls is given"})
     return _started(call.application.start_audit(request, call.caller))
 
 
@@ -217,6 +262,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
                 max_length=128,
             ),
             RENDER,
+            *SCOPE_PARAMS,
         ),
         read_only=False,
         idempotent=False,

@@ -12,6 +12,7 @@ from typing import Any
 import falcon
 
 from siteaudit.adapters.answers import converter
+from siteaudit.adapters.rest.extraction import given_rules
 from siteaudit.adapters.rest.params import MAX_BODY_BYTES, Fields, json_body, known_query
 from siteaudit.adapters.rest.resources import Resource
 from siteaudit.domain.error import ValidationFailed
@@ -71,9 +72,12 @@ def _scalar(fields: Fields, found: Field) -> Any:
     return found.default if text is None else text
 
 
-def _counted_urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...]:
-    """A `counted` list of URLs: present, its count and each URL's lengths within bounds."""
+def _counted_urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """A `counted` list of URLs: present (None when an optional one is not), its count and each URL's
+    lengths within bounds."""
     spec = found.spec
+    if not found.required and found.name not in body:
+        return None
     fewest, most, shortest, longest = (
         spec.min_items or 0,
         spec.max_items or 0,
@@ -144,7 +148,9 @@ def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, A
         )
         fields = Fields(document)
         for found in in_body:
-            if found.kind != "urls":
+            if found.kind == "rules":
+                values[found.name] = given_rules(document, fields.bad, field=found.name)
+            elif found.kind != "urls":
                 values[found.name] = _scalar(fields, found)
                 if values[found.name] is None and found.required and found.name not in fields.bad:
                     fields.bad[found.name] = "required"

@@ -41,23 +41,31 @@ RULES_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
-def rules_of(body: Mapping[str, Any], bad: dict[str, str]) -> tuple[ExtractionRule, ...]:
-    """The body's `extract` rules, strictly typed; each fault added to `bad` by field (`extract[1].kind`).
-    Names, lengths and grammar are judged by the application, which names the same fields."""
-    given = body.get("extract")
+def rules_of(body: Mapping[str, Any], bad: dict[str, str]) -> tuple[ExtractionRule, ...] | None:
+    """The body's `extract` rules, strictly typed (None: not given); each fault added to `bad` by field
+    (`extract[1].kind`). Names, lengths and grammar are judged by the application, which names the same
+    fields."""
+    return given_rules(body, bad)
+
+
+def given_rules(
+    body: Mapping[str, Any], bad: dict[str, str], *, field: str = "extract"
+) -> tuple[ExtractionRule, ...] | None:
+    """The rules of the body's input `field` (None: not given), as `rules_of`."""
+    given = body.get(field)
     if given is None:
-        if "extract" in body:
-            bad["extract"] = "must be a list of rules, not null"
-        return ()
+        if field in body:
+            bad[field] = "must be a list of rules, not null"
+        return None
     if not isinstance(given, list):
-        bad["extract"] = "must be a list of rules"
-        return ()
+        bad[field] = "must be a list of rules"
+        return None
     if len(given) > MAX_RULES:
-        bad["extract"] = f"at most {MAX_RULES} rules"
-        return ()
+        bad[field] = f"at most {MAX_RULES} rules"
+        return None
     rules: list[ExtractionRule] = []
     for i, item in enumerate(given):
-        at = f"extract[{i}]"
+        at = f"{field}[{i}]"
         if not isinstance(item, dict):
             bad[at] = "must be an object with name and expression"
             continue

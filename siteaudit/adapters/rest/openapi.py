@@ -20,6 +20,7 @@ import attrs
 import falcon
 
 from siteaudit.adapters.rest.extraction import RULES_SCHEMA
+from siteaudit.adapters.rest.scope import SCOPE_EXCLUSIONS, SCOPE_PROPERTIES
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
@@ -92,6 +93,11 @@ class _Schemas:
 
     def __init__(self) -> None:
         self.components: dict[str, dict[str, Any]] = {}
+
+    def copy(self) -> "_Schemas":
+        copied = _Schemas()
+        copied.components = dict(self.components)
+        return copied
 
     def of(self, kind: Any) -> dict[str, Any]:
         """The schema of a type: a `$ref` for an attrs class (generated on first use)."""
@@ -309,11 +315,27 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                         "schema": {
                             "type": "object",
                             "additionalProperties": False,
-                            "anyOf": [{"required": ["url"]}, {"required": ["site_id"]}],
-                            "not": {"required": ["site_id", "verify_token"]},
+                            "anyOf": [
+                                {"required": ["url"]},
+                                {"required": ["site_id"]},
+                                {"required": ["urls"]},
+                            ],
+                            "not": {
+                                "anyOf": [
+                                    {"required": ["site_id", "verify_token"]},
+                                    {"required": ["url", "urls"]},
+                                    *SCOPE_EXCLUSIONS,
+                                ]
+                            },
                             "examples": [
                                 {"url": "https://retro-clock.example/", "max_pages": 50},
                                 {"url": "https://retro-clock.example/shop/", "max_pages": 20, "max_rps": 1},
+                                {
+                                    "urls": [
+                                        "https://retro-clock.example/",
+                                        "https://retro-clock.example/shop/",
+                                    ]
+                                },
                             ],
                             "properties": {
                                 "url": {"type": "string", "maxLength": 2048, "format": "uri"},
@@ -341,6 +363,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
                                     ),
                                 },
                                 "extract": RULES_SCHEMA,
+                                **SCOPE_PROPERTIES,
                             },
                         }
                     }
@@ -530,7 +553,7 @@ WRITTEN_DOCUMENT: Final[dict[str, Any]] = {
 # --- the declared use cases (`siteaudit.ports.usecases`) -------------------------------------------------
 
 
-def _input_schema(found: Field) -> dict[str, Any]:
+def _input_schema(found: Field, schemas: _Schemas) -> dict[str, Any]:
     """What the document says of an input: its bounds as the REST door checks them (a pattern stands for
     a string's lengths; a list of URLs shows each URL's greatest length, its count is the handler's)."""
     spec = found.spec
@@ -543,10 +566,19 @@ def _input_schema(found: Field) -> dict[str, Any]:
             "items": {"type": "string", "minLength": spec.min_length, "maxLength": spec.max_length},
         }
     elif found.kind == "urls":
-        schema = {"type": "array", "items": {"type": "string", "maxLength": spec.max_length}}
+        item: dict[str, Any] = {"type": "string"}
+        if spec.pattern is not None:
+            item["pattern"] = spec.pattern  # it stands for the lengths
+        else:
+            item["maxLength"] = spec.max_length
+        schema = {"type": "array", "items": item}
+        if spec.max_items is not None:
+            schema["maxItems"] = spec.max_items
+    elif found.kind == "rules":
+        schema = {key: value for key, value in RULES_SCHEMA.items() if key != "description"}
     elif found.kind == "enum" and spec.named:
         assert found.enum_type is not None
-        schema = _schemas.of(found.enum_type)  # every member: the enum's component
+        schema = schemas.of(found.enum_type)  # every member: the enum's component
     elif found.kind == "enum":  # the values stand for the lengths
         schema = {"type": "string", "enum": list(found.choices)}
         if found.default is not None:
@@ -581,18 +613,18 @@ def _input_schema(found: Field) -> dict[str, Any]:
     return schema
 
 
-def _parameter(found: Field) -> dict[str, Any]:
+def _parameter(found: Field, schemas: _Schemas) -> dict[str, Any]:
     """A path or query parameter: its schema, whether it is required, what the document says of it."""
     parameter: dict[str, Any] = {"name": found.name, "in": found.spec.where}
     if found.spec.where == "path" or found.required:
         parameter["required"] = True
-    parameter["schema"] = _input_schema(found)
+    parameter["schema"] = _input_schema(found, schemas)
     if found.spec.doc is not None:
         parameter["description"] = found.spec.doc
     return parameter
 
 
-def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
+def _request_body(declared: Declared, inputs: list[Field], schemas: _Schemas) -> dict[str, Any]:
     """The JSON body; with `exactly_one_of`, one object per alternative (`oneOf`)."""
     alternatives = [f for f in inputs if f.name in declared.exactly_one_of]
     if alternatives:
@@ -602,13 +634,15 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
                     "type": "object",
                     "additionalProperties": False,
                     "required": [f.name],
-                    "properties": {f.name: _input_schema(f)},
+                    "properties": {f.name: _input_schema(f, schemas)},
                 }
                 for f in alternatives
             ]
         }
     else:
-        schema = _obj({f.name: _input_schema(f) for f in inputs}, tuple(f.name for f in inputs if f.required))
+        schema = _obj(
+            {f.name: _input_schema(f, schemas) for f in inputs}, tuple(f.name for f in inputs if f.required)
+        )
         schema["additionalProperties"] = False  # the door refuses an unknown field
         if not schema["required"] and not body_required(declared):
             del schema["required"]
@@ -617,7 +651,7 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
     if http.examples:
         schema["examples"] = [dict(example) for example in http.examples]
     if http.body_name is not None:
-        _schemas.components[http.body_name] = schema
+        schemas.components[http.body_name] = schema
         schema = ref(http.body_name)
     return {"required": body_required(declared), "content": {"application/json": {"schema": schema}}}
 
@@ -625,26 +659,29 @@ def _request_body(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
 _STATUS_PHRASES: Final = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content"}
 
 
-def _declared_answer(declared: Declared, http: Http) -> dict[str, Any]:
+def _declared_answer(declared: Declared, http: Http, schemas: _Schemas) -> dict[str, Any]:
     """The answer of a declared operation: its result's schema (none for a 204), its links."""
     description = http.answer or _STATUS_PHRASES[http.status]
     if http.status == 204:
         return _no_content(description)
-    return _ok(_schemas.of(result_of(declared)), http.status, description, links=http.links)
+    return _ok(schemas.of(result_of(declared)), http.status, description, links=http.links)
 
 
-def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
+def declared_paths(
+    use_cases: Sequence[Declared], schemas: _Schemas | None = None
+) -> dict[str, dict[str, Any]]:
     """The path items of the declared use cases: each operation from its `Http` binding (and one per
     alias, with the alias's id and summary), its answer's schema generated from its result class, its
     parameters and body from its inputs."""
+    schemas = schemas if schemas is not None else _schemas.copy()  # what it adds stays its own
     paths: dict[str, dict[str, Any]] = {}
     for declared in use_cases:
         http = declared.http
         if not isinstance(http, Http):
             continue
         inputs = list(fields_of(declared))
-        in_path = [_parameter(f) for f in inputs if f.spec.where == "path"]
-        answer = {**_declared_answer(declared, http), **_errors(*http.errors)}
+        in_path = [_parameter(f, schemas) for f in inputs if f.spec.where == "path"]
+        answer = {**_declared_answer(declared, http, schemas), **_errors(*http.errors)}
         named = [(http.path, http.operation_id, http.summary)]
         named += [(alias.path, alias.operation_id, alias.summary) for alias in http.aliases]
         for path, operation_id, summary in named:
@@ -654,12 +691,12 @@ def declared_paths(use_cases: Sequence[Declared]) -> dict[str, dict[str, Any]]:
             operation = _op(operation_id, summary, answer)
             if http.description is not None:
                 operation["description"] = http.description
-            in_query = [_parameter(f) for f in inputs if f.spec.where == "query"]
+            in_query = [_parameter(f, schemas) for f in inputs if f.spec.where == "query"]
             if in_query:
                 operation["parameters"] = in_query
             in_body = [f for f in inputs if f.spec.where == "body"]
             if in_body:
-                operation["requestBody"] = _request_body(declared, in_body)
+                operation["requestBody"] = _request_body(declared, in_body, schemas)
             item[http.method.lower()] = operation
     return paths
 
@@ -705,11 +742,14 @@ def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]
 def document(use_cases: Sequence[Declared]) -> dict[str, Any]:
     """The document `/v1` serves: the paths written here and those of the declared use cases (a path
     may hold both: a declared method beside one written here)."""
+    # The document's own components: its use cases' schemas added to a copy of the written ones, so that
+    # what another document derived (another application's, a test's) never shows in this one.
+    derived = _schemas.copy()
     merged = {path: dict(item) for path, item in PATHS.items()}
-    for path, item in declared_paths(use_cases).items():
+    for path, item in declared_paths(use_cases, derived).items():
         merged.setdefault(path, {}).update(item)
     paths = _with_declared_links(merged, use_cases)
-    schemas = {**SCHEMAS, **_schemas.components}
+    schemas = {**SCHEMAS, **derived.components}
     return {
         **WRITTEN_DOCUMENT,
         "components": {**WRITTEN_DOCUMENT["components"], "schemas": schemas},

@@ -6,6 +6,7 @@ import falcon
 
 from siteaudit.adapters.rest.extraction import rules_of
 from siteaudit.adapters.rest.params import Fields, json_body
+from siteaudit.adapters.rest.scope import LIST_BODY_BYTES, SCOPE_FIELDS, scope_of
 from siteaudit.adapters.rest.views import (
     started_answer,
 )
@@ -46,6 +47,7 @@ CRAWL_FIELDS: Final = (
     "verify_token",
     "render",
     "extract",
+    *SCOPE_FIELDS,
 )
 
 
@@ -53,7 +55,7 @@ class Crawls(Resource):
     # `GET /v1/crawls` is the declared `list_audits` (derived.py), served on the same route (app.py).
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_body(req, allowed=CRAWL_FIELDS)
+        body = json_body(req, allowed=CRAWL_FIELDS, max_bytes=LIST_BODY_BYTES)
         fields = Fields(body)
         url = fields.string("url", max_length=2048, min_length=1)
         site_id = fields.integer("site_id", low=1, high=2**62)
@@ -68,9 +70,10 @@ class Crawls(Resource):
             trigger=AuditTrigger.API,
             render=fields.boolean("render"),
             extract=rules_of(body, fields.bad),
+            **scope_of(fields, body),
         )
-        if url is None and site_id is None and "url" not in fields.bad:
-            fields.bad["url"] = "url is required unless site_id is given"
+        if url is None and site_id is None and "urls" not in body and "url" not in fields.bad:
+            fields.bad["url"] = "url is required unless site_id or urls is given"
         fields.done()
         started = self.application.start_audit(request, req.context.caller)
         resp.status = falcon.HTTP_202

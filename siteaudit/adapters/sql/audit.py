@@ -13,6 +13,7 @@ from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.extraction import ExtractionRule, RuleKind
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lease import Lease
+from siteaudit.domain.scope import AuditScope
 
 
 def audit_from_row(row: Any) -> Audit:
@@ -45,6 +46,7 @@ def audit_from_row(row: Any) -> Audit:
         version=row.version,
         render=row.render,
         extract=rules_from_json(row.extract),
+        scope=AuditScope.from_json(row.scope),
     )
 
 
@@ -102,6 +104,7 @@ def audit_values(audit: Audit) -> dict[str, Any]:
         "version": audit.version,
         "render": audit.render,
         "extract": rules_to_json(audit.extract),
+        "scope": audit.scope.as_json(),
     }
 
 

@@ -8,11 +8,13 @@ from attrs import evolve
 from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.exc import IntegrityError
 
+from siteaudit.adapters.sql.audit import rules_from_json, rules_to_json
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
 from siteaudit.adapters.sql.tables import site_alerts, sites
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
+from siteaudit.domain.scope import ScopeRules
 from siteaudit.domain.site import Monitoring, Site, SiteExists, SiteStatus, VerifyMethod
 
 
@@ -39,6 +41,8 @@ def site_from_row(row: Any) -> Site:
         max_rps=row.max_rps,
         alert_email=row.alert_email,
         render=row.render,
+        rules=ScopeRules.from_json(row.scope),
+        extract=rules_from_json(row.extract),
         version=row.version,
     )
 
@@ -65,6 +69,8 @@ def site_values(site: Site) -> dict[str, Any]:
         "max_rps": site.max_rps,
         "alert_email": site.alert_email,
         "render": site.render,
+        "scope": None if site.rules.empty else site.rules.as_json(),
+        "extract": rules_to_json(site.extract),
         "version": site.version,
     }
 

@@ -163,6 +163,7 @@ audits = Table(
     Column("version", Integer, nullable=False),
     Column("render", Boolean, nullable=False, server_default=false()),  # 0018: docs/rendering.md
     Column("extract", JSON, nullable=True),  # 0021: the extraction rules (docs/extraction.md); NULL: none
+    Column("scope", JSON, nullable=True),  # 0022: what it covers (docs/audits.md); NULL: the whole site
     Index(None, "team_id", "created_at"),
     Index(None, "team_id", "status", "origin"),
 )
@@ -393,6 +394,8 @@ sites = Table(
     Column("alert_email", Boolean, nullable=False),
     Column("version", Integer, nullable=False),
     Column("render", Boolean, nullable=False, server_default=false()),  # 0018: docs/rendering.md
+    Column("scope", JSON, nullable=True),  # 0022: its audits' scope rules (docs/audits.md); NULL: none
+    Column("extract", JSON, nullable=True),  # 0022: its audits' extraction rules; NULL: none
     UniqueConstraint("team_id", "origin"),
 )
 

@@ -120,6 +120,9 @@ class AuditFacts:
     - `robots`: the host's robots.txt facts; None when it was not fetched (robots checks are skipped).
     - `llms_txt_found`: whether the site publishes `/llms.txt` (`siteaudit.domain.crawl.llms_txt_found`);
       None when it was not asked or its answer said neither (a 5xx, a network error): nothing is claimed.
+    - `listed_urls`: the URLs a list audit was asked for (docs/audits.md): referenced like a sitemap's.
+    - `whole_site`: the audit followed links from its start (False for a list or sitemap audit, whose
+      link graph is not the site's: no page is called an orphan).
     """
 
     start_url: str
@@ -130,6 +133,8 @@ class AuditFacts:
     robots: RobotsFacts | None = None
     llms_txt_found: bool | None = None
     link_table: LinkTable | None = field(default=None, eq=False)
+    listed_urls: Collection[str] = field(default=frozenset(), eq=False)
+    whole_site: bool = True
 
     @classmethod
     def from_pages(
@@ -254,6 +259,7 @@ class _SiteRun:
         self.host = url.host(facts.start_url)
         self.origin = url.origin(facts.start_url)
         self.listed = {url.normalise(u) for u in facts.sitemap_urls}
+        self.asked = {url.normalise(u) for u in facts.listed_urls}
         self.known: dict[str, _Known] = {}
         self.linked: set[str] = set()
         self.issues: list[Issue] = []
@@ -513,7 +519,7 @@ class _SiteRun:
         for key, record in self.known.items():
             if record.transient or record.alias:
                 continue  # aliases of redirect destinations are judged through their redirect
-            referenced = key in self.linked or record.in_sitemap or key == self.start
+            referenced = key in self.linked or record.in_sitemap or key == self.start or key in self.asked
             if (
                 record.internal
                 and not record.redirected
@@ -544,7 +550,8 @@ class _SiteRun:
                     )
                 )
             if (
-                record.in_sitemap
+                self.facts.whole_site
+                and record.in_sitemap
                 and record.content
                 and record.internal
                 and key not in self.linked

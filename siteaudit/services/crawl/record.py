@@ -27,11 +27,13 @@ from siteaudit.domain.crawl import (
     discovered,
     is_resource,
     shallowest,
+    within_rules,
 )
 from siteaudit.domain.error import Conflict
 from siteaudit.domain.facts import Link, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.issue import Issue
+from siteaudit.domain.scope import EVERY_URL, ScopeRules
 from siteaudit.domain.tally import PageOutcome
 from siteaudit.domain.thresholds import Thresholds
 from siteaudit.ports.clock import Clock
@@ -60,6 +62,7 @@ def record_batch(
         visits.scope,
         visits.state,
     )
+    follows, rules = visits.audit.scope.follows, visits.audit.scope.rules
     results = [
         evolve(r, page=evolve(r.page, resource=True)) if is_resource(r.purpose, r.page) else r
         for r in results
@@ -85,6 +88,10 @@ def record_batch(
         if result.purpose is Purpose.CRAWL:
             crawled.append(result.page)
         destination = result.destination
+        # A list or sitemap audit audits its own URLs only, and a destination the patterns leave out is
+        # not one of the audit's (docs/audits.md).
+        if destination is not None and (not follows or not rules.admits(destination.url)):
+            destination = None
         if destination is not None:
             claimed = room > 0 and crawl.frontier_add(audit_id, [(destination.url, result.entry.depth)])
             if claimed:
@@ -102,8 +109,10 @@ def record_batch(
     ]
     room_left = limits.max_external_checks - state.external_checked
     found: list[tuple[str, int]] = []
-    for page in crawled:
-        for url, depth in discovered(page, scope, limits, external_room=room_left):
+    for page in crawled if follows else ():  # a list or sitemap audit follows nothing
+        for url, depth in within_rules(
+            discovered(page, scope, limits, external_room=room_left), scope, rules
+        ):
             room_left -= not scope.contains(url)
             found.append((url, depth))
     new = shallowest(found)
@@ -162,11 +171,15 @@ def progress_recorded(
     return True
 
 
-def queue_unlinked_sitemap_urls(crawl: CrawlStore, audit_id: AuditId, state: CrawlState) -> int:
-    """Queue the sitemap URLs no link reached (at `UNLINKED_DEPTH`); how many were new."""
+def queue_unlinked_sitemap_urls(
+    crawl: CrawlStore, audit_id: AuditId, state: CrawlState, rules: ScopeRules = EVERY_URL
+) -> int:
+    """Queue the sitemap URLs no link reached (at `UNLINKED_DEPTH`), as the audit's scope rules treat
+    them (docs/audits.md); how many were new."""
     ids = list(IdSet(state.sitemap_ids))
     added = 0
     for start in range(0, len(ids), 1000):
         urls = crawl.urls(audit_id, ids[start : start + 1000])
-        added += crawl.frontier_add(audit_id, [(url, UNLINKED_DEPTH) for url in urls.values()])
+        found = within_rules(((url, UNLINKED_DEPTH) for url in urls.values()), state.scope, rules)
+        added += crawl.frontier_add(audit_id, list(found))
     return added

@@ -15,8 +15,19 @@ from attrs import evolve, frozen
 
 from siteaudit.domain.access import SiteAccess
 from siteaudit.domain.audit import Audit, AuditStatus
-from siteaudit.domain.crawl import ROBOTS_AGENT, CrawlState, Phase, Scope, StopReason
+from siteaudit.domain.crawl import (
+    ROBOTS_AGENT,
+    UNLINKED_DEPTH,
+    CrawlState,
+    IdSet,
+    Phase,
+    Scope,
+    StopReason,
+    shallowest,
+    within_rules,
+)
 from siteaudit.domain.ids import AuditId
+from siteaudit.domain.scope import ScopeMode
 from siteaudit.ports.render import RenderSession
 from siteaudit.services.audit import begin_audit
 from siteaudit.services.crawl.deps import CrawlDeps
@@ -169,9 +180,8 @@ async def _claimed_slice(
                 limits=limits,
                 beat=lease.beat,
             )
-            start = deps.parser.normalise(audit.url) or audit.url
             state = evolve(state, phase=Phase.LINKS)
-            await asyncio.to_thread(_seeded, deps, audit_id, start, state, lease)
+            await asyncio.to_thread(_seeded, deps, audit, state, lease)
         else:
             robots = robots_of(state, deps.parser)
         pacer.obey_crawl_delay(robots.rules.crawl_delay(ROBOTS_AGENT))
@@ -241,11 +251,33 @@ async def _rendering(
         yield session
 
 
-def _seeded(deps: CrawlDeps, audit_id: AuditId, start: str, state: CrawlState, lease: SliceLease) -> None:
-    """The first slice read the host files: the start URL queued, the checkpoint saved, the lease renewed."""
-    deps.crawl.frontier_add(audit_id, [(start, 0)])
-    deps.crawl.save_checkpoint(audit_id, state.as_json())
+def _seeded(deps: CrawlDeps, audit: Audit, state: CrawlState, lease: SliceLease) -> None:
+    """The first slice read the host files: the frontier seeded (`first_urls`), the checkpoint saved, the
+    lease renewed."""
+    entries = first_urls(audit, state, deps)
+    for start in range(0, len(entries), 1000):
+        deps.crawl.frontier_add(audit.id, entries[start : start + 1000])
+    deps.crawl.save_checkpoint(audit.id, state.as_json())
     lease.beat()
+
+
+def first_urls(audit: Audit, state: CrawlState, deps: CrawlDeps) -> list[tuple[str, int]]:
+    """(url, depth) the frontier starts with (docs/audits.md): the start URL, always; a list audit's URLs,
+    each at depth 0; or what the sitemaps list (`UNLINKED_DEPTH`: no click path reached them), as the
+    audit's rules treat them."""
+    normalise = deps.parser.normalise
+    scope = audit.scope
+    if scope.mode is ScopeMode.LIST:
+        return list(shallowest((normalise(url) or url, 0) for url in scope.urls).items())
+    if scope.mode is ScopeMode.SITEMAP:
+        ids = list(IdSet(state.sitemap_ids))
+        found = (
+            (url, UNLINKED_DEPTH)
+            for start in range(0, len(ids), 1000)
+            for url in deps.crawl.urls(audit.id, ids[start : start + 1000]).values()
+        )
+        return list(shallowest(within_rules(found, state.scope, scope.rules)).items())
+    return [(normalise(audit.url) or audit.url, 0)]
 
 
 def _previous_audit(audit: Audit, deps: CrawlDeps) -> int | None:

@@ -202,8 +202,8 @@ class Visits:
             page = await self._rendered(page, response)
         if not hops:
             page = self._with_sitemap_alternates(entry, page)
-        if depth == 0 and hops:
-            self._adopt(response.url)
+        if depth == 0 and hops and self.audit.scope.follows:
+            self._adopt(response.url)  # a list or sitemap audit keeps its origin (docs/audits.md)
         destination = None
         if hops and page.html is not None:
             # The content belongs to the destination: recorded under its own URL (when in scope and new),

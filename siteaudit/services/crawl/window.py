@@ -78,7 +78,14 @@ async def crawl_window(
             if not pending and not ready:
                 if queued == 0 and visits.state.phase is Phase.LINKS:
                     visits.state = evolve(visits.state, phase=Phase.SITEMAP)
-                    if await asyncio.to_thread(queue_unlinked_sitemap_urls, crawl, audit_id, visits.state):
+                    # A list or sitemap audit queued its URLs at the start (docs/audits.md).
+                    if (
+                        audit.scope.follows
+                        and await asyncio.to_thread(
+                            queue_unlinked_sitemap_urls, crawl, audit_id, visits.state, audit.scope.rules
+                        )
+                        > 0
+                    ):
                         counts = await asyncio.to_thread(frontier_counts, crawl, audit_id)
                         continue
                 reason = stop_reason(pages_crawled=done, queued=queued, elapsed_s=elapsed, limits=limits)

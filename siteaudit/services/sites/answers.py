@@ -10,6 +10,8 @@ from attrs import field, frozen
 
 from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.credit import as_number
+from siteaudit.domain.extraction import ExtractionRule
+from siteaudit.domain.scope import QueryParams
 from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import ProofCheck as ProofCheckRecord
 from siteaudit.domain.site import Site as SiteRecord
@@ -37,6 +39,12 @@ class Site:
     max_rps: float
     alert_email: bool
     render: bool  # its audits render pages in a browser unless they say otherwise (docs/rendering.md)
+    # What its audits keep and how they treat queries, unless an audit says otherwise (docs/audits.md).
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    query_params: QueryParams
+    keep_params: tuple[str, ...]
+    extract: tuple[ExtractionRule, ...]  # its audits' extraction rules (docs/extraction.md)
 
 
 def site_fields(site: SiteRecord) -> dict[str, Any]:
@@ -57,6 +65,11 @@ def site_fields(site: SiteRecord) -> dict[str, Any]:
         "max_rps": site.max_rps,
         "alert_email": site.alert_email,
         "render": site.render,
+        "include": site.rules.include,
+        "exclude": site.rules.exclude,
+        "query_params": site.rules.query_params,
+        "keep_params": site.rules.keep_params,
+        "extract": site.extract,
     }
 
 

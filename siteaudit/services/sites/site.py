@@ -8,12 +8,14 @@ from typing import Final
 
 from siteaudit.domain.account import Caller, Plan, plan_named
 from siteaudit.domain.audit import AuditRequest, AuditStatus
-from siteaudit.domain.error import ConcurrentUpdate
+from siteaudit.domain.error import ConcurrentUpdate, ValidationFailed
+from siteaudit.domain.extraction import check_rules
 from siteaudit.domain.ids import SiteId, TeamId
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.site import VERIFY_ORDER, ProofCheck, Site, check_site_count, parse_site_url
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.network import HostResolver
+from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
@@ -110,11 +112,18 @@ def get_site(asked: GetSite, caller: Caller, *, uow: UnitOfWork) -> answers.Site
     )
 
 
-def update_site(asked: UpdateSite, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> answers.UpdatedSite:
+def update_site(
+    asked: UpdateSite, caller: Caller, *, uow: UnitOfWork, clock: Clock, parser: PageParser | None = None
+) -> answers.UpdatedSite:
     """Change a site's saved settings and monitoring (None: unchanged), and say what the site as saved
     will not do (`Site.notices`: scheduled audits the owner's credits cannot cover, a max_rps capped).
     Raises ValidationFailed, PlanLimitMaxPages, PlanLimitMonitoring (403) or SiteNotVerified (409,
-    monitoring on an unverified site); nothing changes when any is raised."""
+    monitoring on an unverified site); nothing changes when any is raised. `parser` judges the grammar
+    of the extraction rules (docs/extraction.md), as for an audit's."""
+    if asked.extract:
+        if parser is None:
+            raise ValidationFailed({"extract": "this service cannot read extraction rules"})
+        check_rules(asked.extract, parser.rule_errors(asked.extract))
     with uow:
         site = uow.sites.get(asked.site_id, team=caller.team_id)
         plan = _owner_plan(uow, caller.team_id)
@@ -124,6 +133,11 @@ def update_site(asked: UpdateSite, caller: Caller, *, uow: UnitOfWork, clock: Cl
             max_rps=asked.max_rps,
             alert_email=asked.alert_email,
             render=asked.render,
+            include=asked.include,
+            exclude=asked.exclude,
+            query_params=asked.query_params,
+            keep_params=asked.keep_params,
+            extract=asked.extract,
         )
         if asked.monitoring is not None:
             changed = changed.set_monitoring(
@@ -218,17 +232,33 @@ def crawl_site(
     clock: Clock,
     queue: TaskQueue,
     public_only: PublicOnly | None = None,
+    parser: PageParser | None = None,
 ) -> answers.AuditStarted:
-    """Audit the site with its saved settings: max_rps capped at the site's and at 3 while unverified,
-    charged to the team owner, no webhook (`services/audit.py`, `start_audit`)."""
+    """Audit the site with its saved settings, each input given replacing its saved one (the scope and
+    extraction rules: docs/audits.md, docs/extraction.md): max_rps capped at the site's and at 3 while
+    unverified, charged to the team owner, no webhook (`services/audit.py`, `start_audit`)."""
     request = AuditRequest(
         site_id=asked.site_id,
         max_pages=asked.max_pages,
         max_rps=asked.max_rps,
         trigger=asked.trigger,
         render=asked.render,
+        urls=asked.urls,
+        sitemap_only=asked.sitemap_only,
+        include=asked.include,
+        exclude=asked.exclude,
+        query_params=asked.query_params,
+        keep_params=asked.keep_params,
+        extract=asked.extract,
     )
     started = audit_services.start_audit(
-        request, caller, uow=uow, clock=clock, queue=queue, site_endpoint=True, public_only=public_only
+        request,
+        caller,
+        uow=uow,
+        clock=clock,
+        queue=queue,
+        site_endpoint=True,
+        public_only=public_only,
+        parser=parser,
     )
     return answers.AuditStarted.of(started.audit, started.notices)

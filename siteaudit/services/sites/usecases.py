@@ -4,13 +4,24 @@ bounds, its result, and how `/v1` and the tools offer it. Every door is derived 
 stricter limit of 10 requests a minute per key, on top of the shared 60 (docs/rest-api.md "Errors and
 limits")."""
 
-from typing import Final
+from typing import Any, Final
 
 from attrs import field, frozen
 
 from siteaudit.domain.audit import AuditTrigger
 from siteaudit.domain.error import ErrorCode
+from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.ids import SiteId
+from siteaudit.domain.scope import (
+    MAX_KEEP_PARAMS,
+    MAX_LISTED_URLS,
+    MAX_PARAM_CHARS,
+    MAX_PATTERN_CHARS,
+    MAX_PATTERNS,
+    PARAM_REGEX,
+    PATTERN_REGEX,
+    QueryParams,
+)
 from siteaudit.domain.site import (
     MAX_PAGES_CEILING,
     MAX_RPS,
@@ -49,6 +60,35 @@ _PLAN_PAGES: Final = "at most the plan's per-audit limit (403 plan_limit_max_pag
 # follow these.
 SITE_LINKS: Final = (Leads("site_id", source="id"),)
 CRAWL_LINKS: Final = (Leads("crawl_id"),)
+
+
+# The scope inputs a site saves and its audit may replace (docs/audits.md): None leaves the saved one
+# (or, for an audit, takes it).
+def _patterns(description: str, doc: str) -> dict[str, Any]:
+    return body(
+        description, doc=doc, max_items=MAX_PATTERNS, max_length=MAX_PATTERN_CHARS, pattern=PATTERN_REGEX
+    )
+
+
+INCLUDE: Final = _patterns(
+    "Keep only URLs matching one: /path prefix or * glob.",
+    "URLs kept: a path prefix (/blog/) or a glob over path and query (*.pdf); none: every URL",
+)
+EXCLUDE: Final = _patterns("Leave out URLs matching one.", "URLs left out, as include says")
+QUERY_PARAMS: Final = body(
+    "Query strings: drop, keep_listed or keep.",
+    doc="what the crawl does with query strings (default keep)",
+    max_length=20,
+    named=True,
+)
+KEEP_PARAMS: Final = body(
+    "Parameters keep_listed keeps.",
+    doc="the parameters query_params keep_listed keeps (only with keep_listed)",
+    max_items=MAX_KEEP_PARAMS,
+    max_length=MAX_PARAM_CHARS,
+    pattern=PARAM_REGEX,
+)
+
 
 MAX_PAGES_TEXT: Final = (
     "Page cap, 1-500,000 and at most the plan's per-audit limit; the audit reserves this many credits "
@@ -196,6 +236,18 @@ class UpdateSite(UseCase[UpdatedSite]):
         metadata=body(
             "Its audits render JavaScript (5 credits a page instead of 1).",
             doc="the site's audits render pages in a browser unless they say otherwise",
+        ),
+    )
+    include: tuple[str, ...] | None = field(default=None, metadata=INCLUDE)
+    exclude: tuple[str, ...] | None = field(default=None, metadata=EXCLUDE)
+    query_params: QueryParams | None = field(default=None, metadata=QUERY_PARAMS)
+    keep_params: tuple[str, ...] | None = field(default=None, metadata=KEEP_PARAMS)
+    extract: tuple[ExtractionRule, ...] | None = field(
+        default=None,
+        metadata=body(
+            "Extraction rules.",
+            doc="up to 20 extraction rules its audits read (docs/extraction.md); [] removes them",
+            rest_only=True,
         ),
     )
 
@@ -357,6 +409,38 @@ class CrawlSite(UseCase[AuditStarted]):
             "else false.",
             doc="render each HTML page in a browser (5 credits a page instead of 1); default: the site's "
             "setting",
+        ),
+    )
+    urls: tuple[str, ...] | None = field(
+        default=None,
+        metadata=body(
+            "Audit exactly these URLs of the site, nothing followed.",
+            doc="a list audit (docs/audits.md): exactly these URLs of the site, nothing followed; "
+            "duplicates removed, at most max_pages",
+            min_items=1,
+            max_items=MAX_LISTED_URLS,
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            counted=True,
+        ),
+    )
+    sitemap_only: bool = field(
+        default=False,
+        metadata=body(
+            "Audit only what the sitemaps list.",
+            doc="audit what the sitemaps list, nothing followed (not with urls)",
+        ),
+    )
+    include: tuple[str, ...] | None = field(default=None, metadata=INCLUDE)
+    exclude: tuple[str, ...] | None = field(default=None, metadata=EXCLUDE)
+    query_params: QueryParams | None = field(default=None, metadata=QUERY_PARAMS)
+    keep_params: tuple[str, ...] | None = field(default=None, metadata=KEEP_PARAMS)
+    extract: tuple[ExtractionRule, ...] | None = field(
+        default=None,
+        metadata=body(
+            "Extraction rules.",
+            doc="extraction rules (docs/extraction.md) instead of the site's saved ones; [] reads none",
+            rest_only=True,
         ),
     )
 

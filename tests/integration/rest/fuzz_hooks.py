@@ -13,8 +13,11 @@ PROSE_RULES: Final = frozenset({"webhook_url"})
 # (`extract[i].expression`), a pages filter naming a rule the audit does not have (`extract_rule`,
 # docs/extraction.md) and rule names unique in the audit, a staging cookie's `name=value` form and its
 # user name's lengths, a header's `Name: value` form (docs/security.md), extract_value without extract_rule.
+# docs/audits.md in prose: a list's URLs share one origin (its site's) and number at most max_pages;
+# keep_listed needs keep_params, which a site may have saved.
 PROSE_RULE_PATTERN: Final = re.compile(
     r"extract\[\d+\]\.(expression|name)|extract_rule|extract_value|cookies|headers|basic_auth_user"
+    r"|urls(\[\d+\])?|keep_params"
 )
 
 

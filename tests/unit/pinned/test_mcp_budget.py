@@ -31,7 +31,10 @@ from siteaudit.services import finalize
 from siteaudit.settings import Settings
 from tests.integration.rest.live import Keys, drain, seed, serve
 
-LIST_BUDGET: Final = 44_000  # 45 tools and get_site_access; the aim is 16 KB (docs/agents.md)
+# 45 tools and get_site_access, plus the 2,699 bytes of the audit scope inputs (urls, sitemap_only,
+# include, exclude, query_params, keep_params) on start_audit, start_site_audit and update_site; the aim is
+# 16 KB (docs/agents.md).
+LIST_BUDGET: Final = 46_699
 HEADERS: Final = {
     "Content-Type": "application/json",
     "Accept": "application/json, text/event-stream",

@@ -72,6 +72,13 @@ def test_the_tools_are_listed_with_schemas_annotations_and_descriptions(service:
             "webhook_url",
             "verify_token",
             "render",
+            # What the audit covers (docs/audits.md).
+            "urls",
+            "sitemap_only",
+            "include",
+            "exclude",
+            "query_params",
+            "keep_params",
         }
         assert "COSTS CREDITS" in (start.description or "")
         assert start.annotations is not None and start.annotations.read_only_hint is not True

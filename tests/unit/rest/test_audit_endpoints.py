@@ -2,6 +2,7 @@
 
 import pytest
 
+from siteaudit.adapters.rest.scope import LIST_BODY_BYTES
 from siteaudit.domain.credit import credits
 from siteaudit.services import key as keys
 from tests.unit.rest.conftest import World
@@ -165,10 +166,11 @@ def test_a_non_json_body_answers_415(world: World) -> None:
     assert (result.status_code, result.json["error"]["code"]) == (415, "unsupported_media_type")
 
 
-def test_a_body_over_a_megabyte_answers_413(world: World) -> None:
+def test_a_body_over_the_room_of_a_full_url_list_answers_413(world: World) -> None:
+    # A new audit's body has room for a list audit's 1,000 longest URLs (docs/audits.md), no more.
     result = world.client.simulate_post(
         "/v1/crawls",
-        body=b'{"url": "' + b"x" * 1_100_000 + b'"}',
+        body=b'{"url": "' + b"x" * (LIST_BODY_BYTES + 10) + b'"}',
         headers={**world.auth(world.owner_key), "Content-Type": "application/json"},
     )
     assert (result.status_code, result.json["error"]["code"]) == (413, "payload_too_large")

@@ -30,6 +30,12 @@ SITE_FIELDS = {
     "max_rps",
     "alert_email",
     "render",
+    # What its audits keep, how they treat queries and what they read (docs/audits.md, docs/extraction.md).
+    "include",
+    "exclude",
+    "query_params",
+    "keep_params",
+    "extract",
 }
 
 
