@@ -127,19 +127,6 @@ class AuditProgress:
 
 
 @frozen
-class AccountView:
-    """What GET /account shows (docs/rest-api.md "Credits"); credit figures in tenths."""
-
-    balance: int
-    team_id: int
-    team_credits: int
-    crawls_total: int
-    credits_spent_30d: int
-    team_credits_spent_30d: int
-    api_key_prefix: str
-
-
-@frozen
 class IssuedKey:
     """A key as created: `raw` is shown once and never stored."""
 
@@ -398,8 +385,6 @@ class CallerApi(Protocol):
         key) or TeamAccessRevoked (its holder left the key's team)."""
         ...
 
-    def account(self, caller: Caller) -> AccountView: ...
-
     def handle(self, use_case: UseCase[Result], caller: Caller) -> Result:
         """Run a declared use case for the caller (`siteaudit.ports.usecases`): its handler's result, or
         the DomainError it raises. Every call is scoped to the caller's team (NotFound otherwise)."""
@@ -413,8 +398,6 @@ class CallerApi(Protocol):
         """Reserve the estimated credits, store the audit `queued` and dispatch its first crawl slice.
         Raises the validation, plan, credit and verification errors of `POST /crawls`, or DispatchFailed."""
         ...
-
-    def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]: ...
 
     # The billing links (docs/rest-api.md "Billing"): declared use cases (`handle`).
 
@@ -678,7 +661,7 @@ class Admin(PersonKeys, LocalOwner, Protocol):
 
 class WebSession(PersonKeys, Protocol):
     """The app (docs/app.md) beyond the callers' API: signing in and sessions, passwords, the team's members,
-    device approval, the billing page and an audit's live progress."""
+    device approval, the billing page, the audits page and an audit's live progress."""
 
     def sign_up_open(self) -> bool:
         """Whether anyone may sign up (SITEAUDIT_APP_SIGN_UP=open), or only invited people come in."""
@@ -762,6 +745,12 @@ class WebSession(PersonKeys, Protocol):
     def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
         """`get_audit` and the URLs its crawl has queued (the app's live progress). Raises NotFound as
         `get_audit` does."""
+        ...
+
+    def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
+        """The app's audits page: the team's audits as the declared list gives them (newest first, the
+        caller's own from before teams existed), also filtered by status (`query.statuses`), with the
+        domain's audits its live progress reads. Raises NotFound for another team's site."""
         ...
 
 

@@ -190,27 +190,26 @@ class Alias:
 
 
 @frozen
-class Link:
-    """An OpenAPI link of an answer: the operation `operation_id` takes `parameter` from the answer's
-    `source` field."""
+class Leads:
+    """An id an answer names, which leads on: the answer's OpenAPI links go to every declared operation
+    taking `parameter` in its path that says what it is as a link (`Http.link`), the answer's `source`
+    field (empty: the parameter's name) given as that input."""
 
-    name: str
-    operation_id: str
     parameter: str
-    source: str
-    description: str
+    source: str = ""
 
 
 @frozen
 class Http:
     """How `/v1` serves a use case: the method and path (`{name}` for a path input), the answer's status,
-    the OpenAPI operation (id, summary, description, the error codes it answers, body examples, the
-    answer's `links` and its description `answer`, else the status's phrase), a stricter limit on top of
-    the shared per-key one (`limit`: the bucket's name and its `Limit`), which its tool shares and its
-    `aliases` too (the same bucket), and the other paths it is served at. A 204 answers no body at REST:
-    its result (what the tools show) is built from the path's inputs. `link`: what the operation is to
-    an answer naming its path input (the OpenAPI link every answer naming that id carries to it: an audit
-    started leads to its status)."""
+    the OpenAPI operation (id, summary, description, the error codes it answers, body examples, the ids
+    its answer `links` on from (`Leads`) and its description `answer`, else the status's phrase), a
+    stricter limit on top of the shared per-key one (`limit`: the bucket's name and its `Limit`), which
+    its tool shares and its `aliases` too (the same bucket), and the other paths it is served at. A 204
+    answers no body at REST: its result (what the tools show) is built from the path's inputs. `link`:
+    what the operation is to an answer leading on to its path input (the OpenAPI link every such answer
+    carries to it: an audit started leads to its status). One mechanism: an answer's links are the
+    `link`s of the operations its `links` lead to."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -225,7 +224,7 @@ class Http:
     # The OpenAPI component its request body is named (None: written in place), so that a client
     # generates one model for it whichever path, the binding's or an alias's, it calls.
     body_name: str | None = None
-    links: tuple[Link, ...] = ()
+    links: tuple[Leads, ...] = ()
     answer: str | None = None
     link: str | None = None
 

@@ -1,7 +1,6 @@
-"""Account use cases: people, teams, plans, credits, and what GET /account shows."""
+"""Account use cases: people, teams, plans and credits (what GET /account shows is `services/accounts/`)."""
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import timedelta
 
 from attrs import evolve
 
@@ -19,7 +18,7 @@ from siteaudit.domain.account import (
 )
 from siteaudit.domain.error import DomainError, ErrorCode, TeamAccessRevoked
 from siteaudit.domain.ids import TeamId, UserId
-from siteaudit.ports.application import AccountView, IssuedKey, PersonView, TeamView
+from siteaudit.ports.application import IssuedKey, PersonView, TeamView
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.webhook import create_webhook_secret
@@ -107,21 +106,6 @@ def check_membership(caller: Caller, *, uow: UnitOfWork) -> None:
     """Raises TeamAccessRevoked when the caller's holder is no longer in the key's team."""
     if caller.team_id and uow.teams.membership(caller.team_id, caller.user_id) is None:
         raise TeamAccessRevoked()
-
-
-def account_view(caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AccountView:
-    since = clock.now() - timedelta(days=30)
-    with uow:
-        team = uow.teams.get(caller.team_id)
-        return AccountView(
-            balance=uow.credits.balance(caller.user_id),
-            team_id=team.id,
-            team_credits=uow.credits.balance(team.owner_id),
-            crawls_total=uow.audits.count_started_by(caller.user_id),
-            credits_spent_30d=uow.credits.spent_since(caller.user_id, since),
-            team_credits_spent_30d=uow.credits.spent_since(team.owner_id, since, team=team.id),
-            api_key_prefix=caller.key_prefix,
-        )
 
 
 def ensure_local_owner(

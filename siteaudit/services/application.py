@@ -28,7 +28,6 @@ from siteaudit.domain.report import AllowListAdvice
 from siteaudit.domain.signin import AppSession, SignInTerms
 from siteaudit.domain.site import ProofCheck, SchedulerTerms, Site
 from siteaudit.ports.application import (
-    AccountView,
     Admission,
     AppViewer,
     ArchivePolicy,
@@ -230,9 +229,6 @@ class LocalApplication:
             gate=self.key_gate,
             limiter=self.limiter,
         )
-
-    def account(self, caller: Caller) -> AccountView:
-        return account_services.account_view(caller, uow=self.uow(), clock=self.clock)
 
     def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
         return audit_services.start_audit(

@@ -20,6 +20,8 @@ from siteaudit.domain.account import Caller
 from siteaudit.ports.usecases import Declared, UseCase
 from siteaudit.services.access import access
 from siteaudit.services.access import usecases as site_access
+from siteaudit.services.accounts import account
+from siteaudit.services.accounts import usecases as accounts
 from siteaudit.services.audits import audit
 from siteaudit.services.audits import usecases as audits
 from siteaudit.services.billing import billing
@@ -42,6 +44,7 @@ Handler = Callable[..., Any]
 # The modules holding handlers, per feature package; and every declared use case, in the order the doors
 # list them.
 HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
+    account,
     audit,
     site,
     task,
@@ -53,6 +56,7 @@ HANDLER_MODULES: Final[tuple[ModuleType, ...]] = (
     access,
 )
 USE_CASES: Final[tuple[Declared, ...]] = (
+    *accounts.USE_CASES,
     *audits.USE_CASES,
     *sites.USE_CASES,
     *tasks.USE_CASES,

@@ -26,25 +26,14 @@ from siteaudit.adapters.answers import converter
 from siteaudit.adapters.client import convert
 from siteaudit.adapters.client.transport import Transport
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import Audit, AuditRequest
+from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.error import Unauthenticated
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.ports.application import (
-    AccountView,
-    AuditQuery,
     AuditStarted,
     CallerApi,
-    Listing,
 )
 from siteaudit.ports.usecases import Declared, Http, Result, UseCase, fields_of, result_of
-
-
-def _page(offset: int, limit: int) -> dict[str, int]:
-    """The interface's `page`/`per_page`: REST pages by page number, so the offset must be a multiple of
-    the limit (as every door makes it)."""
-    if limit < 1 or offset % limit:
-        raise ValueError(f"offset {offset} is not a page boundary of {limit} rows per page")
-    return {"page": offset // limit + 1, "per_page": limit}
 
 
 def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any]:
@@ -152,9 +141,6 @@ class HttpApplication(CallerApi):
         self._keys[caller] = raw_key
         return caller
 
-    def account(self, caller: Caller) -> AccountView:
-        return convert.account(self._get(caller, "/account"))
-
     # --- audits -------------------------------------------------------------------------------------
 
     def _started(self, answer: Mapping[str, Any], caller: Caller) -> AuditStarted:
@@ -181,7 +167,3 @@ class HttpApplication(CallerApi):
             "keep_params",
         )
         return self._started(self._send("POST", caller, "/crawls", _request_body(request, fields)), caller)
-
-    def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
-        answer = self._get(caller, "/crawls", site_id=query.site_id, **_page(query.offset, query.limit))
-        return convert.listing(answer, lambda row: convert.audit_row(row, caller))

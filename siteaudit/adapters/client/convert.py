@@ -21,9 +21,7 @@ from siteaudit.domain.site import (
     NoticeCode,
 )
 from siteaudit.ports.application import (
-    AccountView,
     AuditDetail,
-    Listing,
 )
 
 UNSHOWN_USER: Final = UserId(0)
@@ -47,23 +45,6 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def listing(answer: J, read: Any) -> Listing[Any]:
-    """A paginated answer (`{data, meta}`) as a Listing of what `read` makes of each row."""
-    return Listing(items=[read(row) for row in answer["data"]], total=int(answer["meta"]["total"]))
-
-
-def account(answer: J) -> AccountView:
-    return AccountView(
-        balance=tenths(answer["balance"]),
-        team_id=int(answer["team_id"]),
-        team_credits=tenths(answer["team_credits"]),
-        crawls_total=int(answer["crawls_total"]),
-        credits_spent_30d=tenths(answer["credits_spent_30d"]),
-        team_credits_spent_30d=tenths(answer["team_credits_spent_30d"]),
-        api_key_prefix=str(answer["api_key_prefix"]),
-    )
-
-
 def _audit(answer: J, caller: Caller, **more: Any) -> Audit:
     created = moment(answer["created_at"])
     assert created is not None
@@ -84,11 +65,6 @@ def _audit(answer: J, caller: Caller, **more: Any) -> Audit:
         pages_crawled=int(answer["pages_crawled"]),
         **more,
     )
-
-
-def audit_row(answer: J, caller: Caller) -> Audit:
-    """A row of `GET /crawls` (and a site's `latest_crawl`)."""
-    return _audit(answer, caller, health_score=answer["health_score"])
 
 
 def audit_detail(answer: J, caller: Caller) -> AuditDetail:

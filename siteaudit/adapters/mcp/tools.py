@@ -9,17 +9,16 @@ endpoint answers (the same views render it) and a short text summary saying what
 
 # Over 400 lines: the tool table itself, one declaration per tool with the text a model reads.
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from siteaudit.adapters.mcp.derived import derived_tools
 from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.mcp.spec import Call, ToolSpec
 from siteaudit.adapters.rest import views
-from siteaudit.adapters.rest.params import paginated
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
+from siteaudit.domain.ids import MAX_ID, SiteId
 from siteaudit.domain.scope import (
     MAX_KEEP_PARAMS,
     MAX_LISTED_URLS,
@@ -35,10 +34,9 @@ from siteaudit.domain.site import (
     MIN_RPS,
 )
 from siteaudit.ports.application import (
-    AuditQuery,
     AuditStarted,
 )
-from siteaudit.ports.usecases import MAX_PAGE, Declared, Tool
+from siteaudit.ports.usecases import Declared, Tool
 
 # Application methods with no tool, and why. The only list of its kind (docs/agents.md "Agents and MCP": key
 # management, the webhook secret and device approval stay in the app).
@@ -76,6 +74,8 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "archive_audits": "periodic job",
     "audits_by_status": "metrics",
     "audit_progress": "the app's live progress; the tool get_audit answers the pages and the rate",
+    "list_audits": "the app's audits page, filtered by status; the tool list_audits is the declared list "
+    "(GET /v1/crawls)",
     "export_rows": "a file to download (GET /v1/crawls/{id}/export), not an answer to read: the paged "
     "issue and page tools read the same rows",
     # Kept to the app (docs/app.md): the browser's sign-in and sessions, device approval,
@@ -120,47 +120,9 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
     "use_cases": "the doors read the declared use cases to derive their tools",
 }
 
-# --- shared parameters -------------------------------------------------------------------------------
-
-CRAWL_ID = Param(
-    "crawl_id",
-    "integer",
-    "Audit id (from start_audit, list_audits).",
-    True,
-    low=1,
-    high=MAX_ID,
-)
-SITE_ID = Param(
-    "site_id",
-    "integer",
-    "Site id (from list_sites).",
-    True,
-    low=1,
-    high=MAX_ID,
-)
-RECHECK_ID = Param("recheck_id", "integer", "Recheck id (from request_recheck).", True, low=1, high=MAX_ID)
-PAGE = Param("page", "integer", "Page, from 1.", low=1, high=MAX_PAGE, default=1)
-
-
-def per_page(default: int, maximum: int) -> Param:
-    return Param("per_page", "integer", f"Rows per page, 1-{maximum}.", low=1, high=maximum, default=default)
-
-
-def _page(call: Call) -> tuple[int, int, int]:
-    page, size = int(call.args["page"]), int(call.args["per_page"])
-    return page, size, (page - 1) * size
-
 
 def _started(started: AuditStarted) -> dict[str, Any]:
     return views.started_answer(started)
-
-
-def _audit_id(call: Call) -> AuditId:
-    return AuditId(int(call.args["crawl_id"]))
-
-
-def _site_id(call: Call) -> SiteId:
-    return SiteId(int(call.args["site_id"]))
 
 
 # --- account -----------------------------------------------------------------------------------------
@@ -168,10 +130,6 @@ def _site_id(call: Call) -> SiteId:
 
 def _ping(call: Call) -> dict[str, Any]:
     return {"user_id": call.caller.user_id}
-
-
-def _account(call: Call) -> dict[str, Any]:
-    return views.account_answer(call.application.account(call.caller))
 
 
 # --- audits ------------------------------------------------------------------------------------------
@@ -232,25 +190,6 @@ def _start_audit(call: Call) -> dict[str, Any]:
     return _started(call.application.start_audit(request, call.caller))
 
 
-def _list_audits(call: Call) -> dict[str, Any]:
-    page, size, offset = _page(call)
-    site_id = call.args["site_id"]
-    query = AuditQuery(site_id=None if site_id is None else SiteId(site_id), offset=offset, limit=size)
-    audits = call.application.list_audits(query, call.caller)
-    return paginated([views.audit_row(x) for x in audits.items], page=page, per_page=size, total=audits.total)
-
-
-def _listed(noun: str, next_step: str) -> Callable[[dict[str, Any]], str]:
-    def summary(answer: dict[str, Any]) -> str:
-        meta = answer["meta"]
-        return (
-            f"{len(answer['data'])} of {meta['total']} {noun} (page {meta['current_page']} of "
-            f"{meta['last_page']}). {next_step}"
-        )
-
-    return summary
-
-
 def _started_summary(answer: dict[str, Any]) -> str:
     return (
         f"Audit {answer['crawl_id']} queued; {answer['estimated_credits']:g} credits reserved (the unused "
@@ -270,11 +209,6 @@ RENDER = Param(
     "Render JavaScript: 5 credits a page instead of 1.",
 )
 
-DELETED: Final = {
-    "type": "object",
-    "properties": {"deleted": {"type": "boolean"}, "site_id": {"type": "integer"}},
-}
-
 HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="ping",
@@ -284,21 +218,6 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         run=_ping,
         summary=lambda a: f"The key works (user {a['user_id']}). Call get_account for credits.",
         answer="Ping",
-    ),
-    ToolSpec(
-        name="get_account",
-        title="Credits and usage",
-        description=(
-            "Your credits (plain-URL audits) and the team owner's (site audits, rechecks). Costs nothing. "
-            "Check before start_audit."
-        ),
-        uses=("account",),
-        run=_account,
-        summary=lambda a: (
-            f"Balance {a['balance']:g} credits; team {a['team_id']} owner has {a['team_credits']:g}; "
-            f"{a['crawls_total']} audits started."
-        ),
-        answer="Account",
     ),
     ToolSpec(
         name="start_audit",
@@ -349,21 +268,6 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         idempotent=False,
         open_world=True,
         answer="AuditStarted",
-    ),
-    ToolSpec(
-        name="list_audits",
-        title="List audits",
-        description="The team's audits, newest first. Costs nothing.",
-        uses=("list_audits",),
-        run=_list_audits,
-        summary=_listed("audits", "Call get_report with a crawl_id for one audit's findings."),
-        params=(
-            Param("site_id", "integer", "Only the audits of this registered site.", low=1, high=MAX_ID),
-            PAGE,
-            per_page(20, 100),
-        ),
-        answer="AuditList",
-        lists=("data",),
     ),
 )
 HAND_WRITTEN_BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in HAND_WRITTEN}

@@ -23,7 +23,6 @@ from siteaudit.adapters.rest.middleware import Authentication, RequestContext, U
 from siteaudit.adapters.rest.openapi import OpenApi, document
 from siteaudit.adapters.rest.resources import (
     ID,
-    Account,
     Crawls,
     Health,
     Ping,
@@ -96,8 +95,6 @@ def create_api(
     api.add_route("/v1/health", Health())
     api.add_route("/v1/openapi.json", OpenApi(document(application.use_cases())))
     api.add_route("/v1/ping", Ping(application, clock))
-    api.add_route("/v1/account", Account(application, clock))
-    api.add_route("/v1/crawls", Crawls(application, clock))
     api.add_route(f"/v1/crawls/{{crawl_id:{ID}}}/export", CrawlExport(application))
     api.add_sink(Unrouted(authentication), prefix="/v1/")
     # Billing (docs/rest-api.md "Billing"): Stripe's webhook and the local provider's test checkout page,
@@ -114,6 +111,12 @@ def create_api(
     # The declared use cases (docs/rest-api.md "Endpoints", "Registered sites", "Fix tasks and rechecks",
     # "Fix impact", "Search console", "IndexNow", "Billing", "Staging access"): their routes derived,
     # aliases too.
+    # A path with a declared method and one written here is one route: `POST /v1/crawls` joins the list.
+    written = {"/v1/crawls": Crawls(application, clock)}
     for path, declaring in routes(application, clock):
+        if path in written:
+            declaring.adopt(written.pop(path))
         api.add_route(path, declaring)
+    for path, resource in written.items():
+        api.add_route(path, resource)
     return api

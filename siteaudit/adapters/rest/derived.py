@@ -185,6 +185,13 @@ class Declaring(Resource):
                     raise TypeError(f"{one.__name__}.{found.name}: {lacking}")
             setattr(self, f"on_{http.method.lower()}", partial(self._respond, one, http))
 
+    def adopt(self, written: Resource) -> None:
+        """Also serve the responders of `written`, a resource written by hand for a method of the same
+        path that is not declared yet (`POST /v1/crawls` beside the declared list)."""
+        for name in dir(written):
+            if name.startswith("on_") and not hasattr(self, name):
+                setattr(self, name, getattr(written, name))
+
     def _respond(
         self, declared: Declared, http: Http, req: falcon.Request, resp: falcon.Response, **given: Any
     ) -> None:

@@ -19,7 +19,6 @@ from typing import Any, Final
 import attrs
 import falcon
 
-from siteaudit.adapters.rest import views
 from siteaudit.adapters.rest.extraction import RULES_SCHEMA
 from siteaudit.adapters.rest.scope import SCOPE_EXCLUSIONS, SCOPE_PROPERTIES
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
@@ -35,6 +34,7 @@ from siteaudit.ports.usecases import (
     Declared,
     Field,
     Http,
+    Leads,
     body_required,
     fields_of,
     result_of,
@@ -166,11 +166,7 @@ _schemas = _Schemas()
 # The tools' answers generated beyond the document's own components (a tool's result that no operation
 # answers): kept apart, so that the served document does not depend on which door was built first.
 _answers = _Schemas()
-for _answer in (
-    views.AuditRow,
-    views.Account,
-    Report,
-):
+for _answer in (Report,):
     _schemas.of(_answer)
 
 ERROR_DETAIL: Final = _obj(
@@ -183,19 +179,12 @@ ERROR_DETAIL: Final = _obj(
     required=("code", "message"),
 )
 ERROR: Final = _obj({"error": ref("ErrorDetail")})
-META: Final = _obj({"current_page": INT, "per_page": INT, "total": INT, "last_page": INT})
-
-
-def _list_of(item: str) -> dict[str, Any]:
-    return _obj({"data": {"type": "array", "items": ref(item)}, "meta": ref("ListMeta")})
 
 
 SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "Error": ERROR,
     "ErrorDetail": ERROR_DETAIL,
     "ErrorCode": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
-    "ListMeta": META,
-    "AuditList": _list_of("AuditRow"),
     "AuditStarted": _obj(
         {
             "crawl_id": INT,
@@ -209,21 +198,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "OpenApiDocument": {"type": "object", "description": "an OpenAPI 3.1 document"},
     **_schemas.components,
 }
-
-
-def _page_params(default: int, maximum: int) -> list[dict[str, Any]]:
-    return [
-        {
-            "name": "page",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 1, "maximum": 100_000, "default": 1},
-        },
-        {
-            "name": "per_page",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
-        },
-    ]
 
 
 ID_SCHEMA: Final = {"type": "integer", "minimum": 1, "maximum": 2**62}
@@ -260,14 +234,6 @@ _RETRY_AFTER: Final = {
 }
 
 
-@attrs.frozen
-class LinksTo:
-    """The links of an answer naming the id `name`: to every declared operation taking it with a `link`
-    (`Http.link`), filled in by `document`. Clients (and stateful fuzzers) follow them."""
-
-    name: str
-
-
 def _errors(*codes: ErrorCode, public: bool = False) -> dict[str, Any]:
     by_status: dict[int, list[str]] = {}
     always = (
@@ -291,8 +257,9 @@ def _ok(
     description: str = "OK",
     *,
     public: bool = False,
-    links: dict[str, Any] | LinksTo | None = None,
+    links: tuple[Leads, ...] = (),
 ) -> dict[str, Any]:
+    """A success answer; `links`: the ids it leads on from, made its OpenAPI links by `document`."""
     response: dict[str, Any] = {
         "description": description,
         "headers": _REQUEST_ID | ({} if public else _RATE_HEADERS),
@@ -307,16 +274,8 @@ def _op(operation_id: str, summary: str, responses: dict[str, Any], **more: Any)
     return {"operationId": operation_id, "summary": summary, "responses": responses, **more}
 
 
-def _link(operation_id: str, name: str, description: str) -> dict[str, Any]:
-    return {
-        "operationId": operation_id,
-        "parameters": {name: f"$response.body#/{name}"},
-        "description": description,
-    }
-
-
 # Where the id an audit answers leads.
-_CRAWL_LINKS: Final = LinksTo("crawl_id")
+_CRAWL_LINKS: Final = (Leads("crawl_id"),)
 
 
 PATHS: Final[dict[str, dict[str, Any]]] = {
@@ -325,29 +284,7 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
         "get": _op("openapi", "This document", _ok(ref("OpenApiDocument"), public=True), security=[])
     },
     "/v1/ping": {"get": _op("ping", "Check a key", {**_ok(ref("Ping")), **_errors()})},
-    "/v1/account": {
-        "get": _op(
-            "getAccount",
-            "Balances and usage",
-            {
-                **_ok(ref("Account")),
-                **_errors(),
-            },
-        )
-    },
     "/v1/crawls": {
-        "get": _op(
-            "listCrawls",
-            "List audits, newest first",
-            {
-                **_ok(ref("AuditList")),
-                **_errors(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
-            },
-            parameters=[
-                {"name": "site_id", "in": "query", "schema": ID_SCHEMA},
-                *_page_params(20, 100),
-            ],
-        ),
         "post": _op(
             "startCrawl",
             "Start an audit",
@@ -767,15 +704,7 @@ def _declared_answer(declared: Declared, http: Http, schemas: _Schemas) -> dict[
     description = http.answer or _STATUS_PHRASES[http.status]
     if http.status == 204:
         return _no_content(description)
-    links = {
-        link.name: {
-            "operationId": link.operation_id,
-            "parameters": {link.parameter: f"$response.body#/{link.source}"},
-            "description": link.description,
-        }
-        for link in http.links
-    }
-    return _ok(schemas.of(result_of(declared)), http.status, description, links=links)
+    return _ok(schemas.of(result_of(declared)), http.status, description, links=http.links)
 
 
 def declared_paths(
@@ -812,9 +741,10 @@ def declared_paths(
     return paths
 
 
-def declared_links(use_cases: Sequence[Declared], name: str) -> dict[str, Any]:
-    """The links to every declared operation with a `link` taking `name` in its path, by the operation's
-    id capitalised (`getCrawl`: `GetCrawl`)."""
+def declared_links(use_cases: Sequence[Declared], leads: Leads) -> dict[str, Any]:
+    """The links to every declared operation with a `link` taking `leads.parameter` in its path, by the
+    operation's id capitalised (`getCrawl`: `GetCrawl`)."""
+    name = leads.parameter
     links: dict[str, Any] = {}
     for declared in use_cases:
         http = declared.http
@@ -822,12 +752,16 @@ def declared_links(use_cases: Sequence[Declared], name: str) -> dict[str, Any]:
             continue
         if any(f.name == name and f.spec.where == "path" for f in fields_of(declared)):
             key = http.operation_id[:1].upper() + http.operation_id[1:]
-            links[key] = _link(http.operation_id, name, http.link)
+            links[key] = {
+                "operationId": http.operation_id,
+                "parameters": {name: f"$response.body#/{leads.source or name}"},
+                "description": http.link,
+            }
     return links
 
 
 def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]) -> dict[str, Any]:
-    """`paths` with each answer's `LinksTo` made the links to the declared operations taking its id."""
+    """`paths` with each answer's `Leads` made the links to the declared operations taking its ids."""
     linked: dict[str, Any] = {}
     for where, item in paths.items():
         linked[where] = item
@@ -835,21 +769,26 @@ def _with_declared_links(paths: Mapping[str, Any], use_cases: Sequence[Declared]
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             for status, response in operation["responses"].items():
-                links = response.get("links")
-                if not isinstance(links, LinksTo):
+                leads = response.get("links")
+                if not isinstance(leads, tuple):
                     continue
-                response = {**response, "links": declared_links(use_cases, links.name)}
+                links = {key: link for one in leads for key, link in declared_links(use_cases, one).items()}
+                response = {**response, "links": links}
                 operation = {**operation, "responses": {**operation["responses"], status: response}}
                 linked[where] = item = {**item, method: operation}
     return linked
 
 
 def document(use_cases: Sequence[Declared]) -> dict[str, Any]:
-    """The document `/v1` serves: the paths written here and those of the declared use cases."""
+    """The document `/v1` serves: the paths written here and those of the declared use cases (a path
+    may hold both: a declared method beside one written here)."""
     # The document's own components: its use cases' schemas added to a copy of the written ones, so that
     # what another document derived (another application's, a test's) never shows in this one.
     derived = _schemas.copy()
-    paths = _with_declared_links({**PATHS, **declared_paths(use_cases, derived)}, use_cases)
+    merged = {path: dict(item) for path, item in PATHS.items()}
+    for path, item in declared_paths(use_cases, derived).items():
+        merged.setdefault(path, {}).update(item)
+    paths = _with_declared_links(merged, use_cases)
     schemas = {**SCHEMAS, **derived.components}
     return {
         **WRITTEN_DOCUMENT,

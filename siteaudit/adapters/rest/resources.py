@@ -5,17 +5,15 @@ from typing import Final
 import falcon
 
 from siteaudit.adapters.rest.extraction import rules_of
-from siteaudit.adapters.rest.params import Fields, json_body, known_query, page_params, paginated
+from siteaudit.adapters.rest.params import Fields, json_body
 from siteaudit.adapters.rest.scope import LIST_BODY_BYTES, SCOPE_FIELDS, scope_of
 from siteaudit.adapters.rest.views import (
-    account_answer,
-    audit_row,
     started_answer,
 )
 from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.ids import MAX_ID, SiteId
 from siteaudit.domain.site import MAX_PAGES_CEILING
-from siteaudit.ports.application import AuditQuery, CallerApi
+from siteaudit.ports.application import CallerApi
 from siteaudit.ports.clock import Clock
 
 ID: Final = f"int(min=1, max={MAX_ID})"
@@ -39,11 +37,6 @@ class Ping(Resource):
         resp.media = {"user_id": req.context.caller.user_id}
 
 
-class Account(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = account_answer(self.application.account(req.context.caller))
-
-
 CRAWL_FIELDS: Final = (
     "url",
     "site_id",
@@ -59,21 +52,7 @@ CRAWL_FIELDS: Final = (
 
 
 class Crawls(Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        known_query(req, ("site_id", "page", "per_page"))
-        fields = Fields(req.params, query=True)
-        site_id = fields.integer("site_id", low=1, high=2**62)
-        fields.done()
-        page, per_page = page_params(req, default=20, maximum=100)
-        query = AuditQuery(
-            site_id=SiteId(site_id) if site_id is not None else None,
-            offset=(page - 1) * per_page,
-            limit=per_page,
-        )
-        audits = self.application.list_audits(query, req.context.caller)
-        resp.media = paginated(
-            [audit_row(a) for a in audits.items], page=page, per_page=per_page, total=audits.total
-        )
+    # `GET /v1/crawls` is the declared `list_audits` (derived.py), served on the same route (app.py).
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = json_body(req, allowed=CRAWL_FIELDS, max_bytes=LIST_BODY_BYTES)

@@ -1,25 +1,16 @@
-# Over 400 lines: one attrs view per REST answer, from which the OpenAPI components are generated.
-"""What the interface shows (docs/rest-api.md "Endpoints"): one attrs class per answer, converted with one
-cattrs converter.
+"""What `/v1` shows beyond the declared use cases' answers (each its result class, `services/*/answers.py`):
+the one cattrs converter with the enums shown by value, and the answer of an audit started (not declared
+yet). The OpenAPI components are generated from the answers' classes (`openapi.py`)."""
 
-The OpenAPI document's `components.schemas` are generated from these classes and from the report's domain
-values (`openapi.py`), so an answer and its schema cannot drift apart.
-"""
-
-from datetime import datetime
 from typing import Any, Final
 
-from attrs import frozen
-
 from siteaudit.adapters.answers import converter as answers_converter
-from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.console import SyncStatus
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.site import Monitoring, ProofOutcome, VerifyMethod
 from siteaudit.domain.triage import ValueClass
 from siteaudit.ports.application import (
-    AccountView,
     AuditStarted,
 )
 
@@ -29,72 +20,9 @@ for _site_enum in (Monitoring, VerifyMethod, ProofOutcome):
     converter.register_unstructure_hook(_site_enum, lambda member: member.value)
 
 
-@frozen
-class AuditRow:
-    """An audit in the list."""
-
-    crawl_id: int
-    site_id: int | None
-    site_url: str
-    status: AuditStatus
-    trigger: str
-    health_score: int | None
-    pages_crawled: int
-    max_pages: int
-    created_at: datetime
-    finished_at: datetime | None
-    archived_at: datetime | None
-
-
-@frozen
-class Account:
-    """Balances and usage."""
-
-    balance: float
-    team_id: int
-    team_credits: float
-    crawls_total: int
-    credits_spent_30d: float
-    team_credits_spent_30d: float
-    api_key_prefix: str
-
-
 def _json(value: object) -> dict[str, Any]:
     document: dict[str, Any] = converter.unstructure(value)
     return document
-
-
-def audit_row(audit: AuditRecord) -> dict[str, Any]:
-    return _json(
-        AuditRow(
-            crawl_id=audit.id,
-            site_id=audit.site_id,
-            site_url=audit.url,
-            status=audit.status,
-            trigger=audit.trigger.value,
-            health_score=audit.health_score,
-            pages_crawled=audit.pages_crawled,
-            max_pages=audit.max_pages,
-            created_at=audit.created_at,
-            finished_at=audit.finished_at,
-            archived_at=audit.archived_at,
-        )
-    )
-
-
-def account_answer(view: AccountView) -> dict[str, Any]:
-    """The account as `Account` declares it (a field the use case adds must be declared there too)."""
-    return _json(
-        Account(
-            balance=as_number(view.balance),
-            team_id=view.team_id,
-            team_credits=as_number(view.team_credits),
-            crawls_total=view.crawls_total,
-            credits_spent_30d=as_number(view.credits_spent_30d),
-            team_credits_spent_30d=as_number(view.team_credits_spent_30d),
-            api_key_prefix=view.api_key_prefix,
-        )
-    )
 
 
 def started_answer(started: AuditStarted) -> dict[str, Any]:

@@ -72,6 +72,8 @@ def templates() -> jinja2.Environment:
     )
     env.filters["when"] = _when
     env.filters["credits"] = lambda tenths: f"{as_number(tenths):,}"
+    # Credits as `/v1` answers them (the account's): already numbers, an integer when whole.
+    env.filters["amount"] = lambda number: f"{number:,}"
     return env
 
 
@@ -396,7 +398,9 @@ class SwitchTeam(Page):
 class AccountPage(Page):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         viewer = self.viewer(req)
-        account = self.application.account(viewer.caller) if viewer.team is not None else None
+        account = (
+            run_declared(self.application, "GetAccount", viewer.caller) if viewer.team is not None else None
+        )
         owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
         self.render(
             req,
@@ -655,7 +659,9 @@ class BillingPage(Page):
     def show(self, req: falcon.Request, resp: falcon.Response, **context: Any) -> None:
         viewer = self.viewer(req)
         status = self.application.billing_status(viewer.caller)
-        account = self.application.account(viewer.caller) if viewer.team is not None else None
+        account = (
+            run_declared(self.application, "GetAccount", viewer.caller) if viewer.team is not None else None
+        )
         owner = viewer.team is not None and viewer.team.owner_id == viewer.user.id
         owner_email = self.owner_email(viewer, owner)
         subscription = status.subscription

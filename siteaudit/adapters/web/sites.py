@@ -10,11 +10,11 @@ import falcon
 from attrs import frozen
 from markupsafe import Markup
 
-from siteaudit.adapters.web.pages import Page, _redirect, _say
+from siteaudit.adapters.web.pages import Page, WebApplication, _redirect, _say
 from siteaudit.adapters.web.plots import Bar, Point, bar_plot, line_plot
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import Audit, AuditStatus
-from siteaudit.domain.credit import NOT_MODIFIED_PAGE_COST, page_cost
+from siteaudit.domain.credit import NOT_MODIFIED_PAGE_COST, as_number, page_cost
 from siteaudit.domain.error import DomainError, NotFound, ValidationFailed
 from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId, TaskKey
 from siteaudit.domain.site import Monitoring, ProofCheck, VerificationFailed, VerifyMethod
@@ -59,8 +59,9 @@ def _no_score_reason(application: CallerApi, audit: Audit, caller: Caller) -> st
     return warning.message if warning is not None else "The audit has no score."
 
 
-def trend_points(application: CallerApi, site_id: SiteId, caller: Caller) -> list[Point]:
-    """The site's ended audits, oldest first: their health score, or a gap saying why there is none."""
+def trend_points(application: WebApplication, site_id: SiteId, caller: Caller) -> list[Point]:
+    """The site's ended audits, oldest first: their health score, or a gap saying why there is none (a
+    failed audit's reason: the app's list of the domain's audits)."""
     audits = application.list_audits(AuditQuery(site_id=site_id, limit=TREND_AUDITS), caller).items
     points = []
     for audit in reversed(audits):
@@ -210,7 +211,7 @@ class SitePage(Page):
         # for another team's site: a 404 page.
         site = run_declared(application, "GetSite", caller, site_id=site_id)
         verification = run_declared(application, "GetSiteVerification", caller, site_id=site_id)
-        account = application.account(caller)
+        account = run_declared(application, "GetAccount", caller)
         impact = run_declared(application, "GetSiteFixImpact", caller, site_id=site_id, limit=10)
         try:
             console = run_declared(application, "GetConsoleSummary", caller, site_id=site_id)
@@ -236,6 +237,7 @@ class SitePage(Page):
             owner=owner,
             owner_email=self.owner_email(viewer, owner),
             max_cost=max_cost,
+            short_of_credits=account.team_credits < as_number(max_cost),
             page_cost=page_cost(render=site.render),
             render_cost=page_cost(render=True),
             unchanged_cost=NOT_MODIFIED_PAGE_COST,

@@ -9,6 +9,7 @@ from typing import Any, Final, Literal
 
 from attrs import field, frozen
 
+from siteaudit.domain.audit import Audit as AuditRecord
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.diff import Diff
@@ -30,6 +31,22 @@ EXTRACT_SCHEMA: Final[Mapping[str, Any]] = {
     ),
     "additionalProperties": {"type": "array", "items": {"type": "string"}},
 }
+
+
+def _shown(audit: AuditRecord) -> dict[str, Any]:
+    """The fields an audit's detail and its row in the list both show, by their names at the doors."""
+    return {
+        "crawl_id": audit.id,
+        "site_id": audit.site_id,
+        "site_url": audit.url,
+        "trigger": audit.trigger.value,
+        "status": audit.status,
+        "pages_crawled": audit.pages_crawled,
+        "max_pages": audit.max_pages,
+        "created_at": audit.created_at,
+        "finished_at": audit.finished_at,
+        "archived_at": audit.archived_at,
+    }
 
 
 @frozen
@@ -66,18 +83,9 @@ class Audit:
         if duration is not None and duration > 0:
             per_minute = round(audit.pages_crawled / (duration / 60), 1)
         return cls(
-            crawl_id=audit.id,
-            site_id=audit.site_id,
-            site_url=audit.url,
-            trigger=audit.trigger.value,
-            status=audit.status,
-            pages_crawled=audit.pages_crawled,
-            max_pages=audit.max_pages,
+            **_shown(audit),
             credits_reserved=as_number(audit.credits_reserved),
-            created_at=audit.created_at,
             started_at=audit.started_at,
-            finished_at=audit.finished_at,
-            archived_at=audit.archived_at,
             failure_reason=audit.failure_reason,
             verify_token_set=audit.verify_token_set,
             max_rps=audit.max_rps,
@@ -88,6 +96,28 @@ class Audit:
             stalled=detail.stalled,
             render=audit.render,
         )
+
+
+@frozen
+class AuditRow:
+    """An audit in the list."""
+
+    # The row of `GET /crawls`, and a site's `latest_crawl` (services/sites/answers.py).
+    crawl_id: int
+    site_id: int | None
+    site_url: str
+    status: AuditStatus
+    trigger: str
+    health_score: int | None
+    pages_crawled: int
+    max_pages: int
+    created_at: datetime
+    finished_at: datetime | None
+    archived_at: datetime | None
+
+    @classmethod
+    def of(cls, audit: AuditRecord) -> "AuditRow":
+        return cls(**_shown(audit), health_score=audit.health_score)
 
 
 @frozen
@@ -132,6 +162,13 @@ class ListMeta:
     @classmethod
     def of(cls, *, page: int, per_page: int, total: int) -> "ListMeta":
         return cls(current_page=page, per_page=per_page, total=total, last_page=max(1, -(-total // per_page)))
+
+
+@frozen
+class AuditList:
+    # `GET /crawls`: one page of the team's audits, newest first.
+    data: tuple[AuditRow, ...]
+    meta: ListMeta
 
 
 @frozen

@@ -16,6 +16,8 @@ from siteaudit.services import report as report_services
 from siteaudit.services.audits.answers import (
     Audit,
     AuditCancelled,
+    AuditList,
+    AuditRow,
     FixPrompt,
     Issue,
     IssueList,
@@ -32,9 +34,22 @@ from siteaudit.services.audits.usecases import (
     GetFixPrompt,
     GetReport,
     GetTemplates,
+    ListAudits,
     ListIssues,
     ListPages,
 )
+
+
+def list_audits(asked: ListAudits, caller: Caller, *, uow: UnitOfWork) -> AuditList:
+    rows, total = audit_services.list_audits(
+        caller,
+        site_id=asked.site_id,
+        offset=(asked.page - 1) * asked.per_page,
+        limit=asked.per_page,
+        uow=uow,
+    )
+    meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
+    return AuditList(data=tuple(AuditRow.of(row) for row in rows), meta=meta)
 
 
 def get_audit(asked: GetAudit, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Audit:

@@ -1,7 +1,7 @@
 """The audit use cases (docs/rest-api.md "Endpoints"), each declared once: its inputs with their bounds, its
 result, and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md,
-"Adding a use case"); the handlers are in `audit.py`. Starting an audit and listing audits are not declared
-yet; the export (a file streamed) and the app's live progress stay door-own."""
+"Adding a use case"); the handlers are in `audit.py`. Starting an audit is not declared yet; the export (a
+file streamed) and the app's live progress stay door-own."""
 
 from typing import Final
 
@@ -9,7 +9,7 @@ from attrs import field, frozen
 
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.extraction import MAX_VALUE_CHARS
-from siteaudit.domain.ids import MAX_ID, AuditId
+from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report
 from siteaudit.ports.usecases import MAX_PAGE, Http, Input, Tool, UseCase, Wait, path, query
@@ -17,6 +17,7 @@ from siteaudit.services.audits import doors
 from siteaudit.services.audits.answers import (
     Audit,
     AuditCancelled,
+    AuditList,
     FixPrompt,
     IssueList,
     PageList,
@@ -32,6 +33,34 @@ PAGE: Final = query("Page, from 1.", low=1, high=MAX_PAGE)
 
 def per_page(most: int) -> dict[str, Input]:
     return query(f"Rows per page, 1-{most}.", low=1, high=most)
+
+
+@frozen
+class ListAudits(UseCase[AuditList]):
+    """One page of the team's audits, newest first (and the caller's own from before teams existed);
+    `site_id` narrows to one registered site. Raises NotFound for another team's site."""
+
+    site_id: SiteId | None = field(
+        default=None, metadata=query("Only the audits of this registered site.", low=1, high=MAX_ID)
+    )
+    page: int = field(default=1, metadata=PAGE)
+    per_page: int = field(default=20, metadata=per_page(100))
+
+    http = Http(
+        "GET",
+        "/v1/crawls",
+        "listCrawls",
+        "List audits, newest first",
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+    )
+    tool = Tool(
+        "list_audits",
+        "List audits",
+        "The team's audits, newest first. Costs nothing.",
+        doors.listed("audits", "Call get_report with a crawl_id for one audit's findings."),
+        lists=("data",),
+        after="start_audit",
+    )
 
 
 @frozen
@@ -294,6 +323,7 @@ class GetFixPrompt(UseCase[FixPrompt]):
 
 # In the order the doors list them (the tool list, the remote CLI's commands).
 USE_CASES: Final = (
+    ListAudits,
     GetAudit,
     CancelAudit,
     GetReport,

@@ -9,50 +9,15 @@ from typing import Any, Final
 from attrs import field, frozen
 
 from siteaudit.domain.audit import Audit as AuditRecord
-from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.credit import as_number
 from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.scope import QueryParams
 from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import ProofCheck as ProofCheckRecord
 from siteaudit.domain.site import Site as SiteRecord
+from siteaudit.services.audits.answers import AuditRow
 
 CDN_TOKEN_LINK: Final = "https://dash.cloudflare.com/profile/api-tokens"
-
-
-@frozen
-class AuditRow:
-    """An audit in the list."""
-
-    # The row `GET /crawls` lists (rest/views.py `AuditRow` until the audits are declared): the same
-    # fields, so the document's one `AuditRow` component is both.
-    crawl_id: int
-    site_id: int | None
-    site_url: str
-    status: AuditStatus
-    trigger: str
-    health_score: int | None
-    pages_crawled: int
-    max_pages: int
-    created_at: datetime
-    finished_at: datetime | None
-    archived_at: datetime | None
-
-    @classmethod
-    def of(cls, audit: AuditRecord) -> "AuditRow":
-        return cls(
-            crawl_id=audit.id,
-            site_id=audit.site_id,
-            site_url=audit.url,
-            status=audit.status,
-            trigger=audit.trigger.value,
-            health_score=audit.health_score,
-            pages_crawled=audit.pages_crawled,
-            max_pages=audit.max_pages,
-            created_at=audit.created_at,
-            finished_at=audit.finished_at,
-            archived_at=audit.archived_at,
-        )
 
 
 @frozen

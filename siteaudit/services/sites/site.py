@@ -20,6 +20,7 @@ from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
 from siteaudit.services import audit as audit_services
+from siteaudit.services.audits.answers import AuditRow
 from siteaudit.services.site import check_proof, require_public_address, scheduled_max_pages
 from siteaudit.services.sites import answers
 from siteaudit.services.sites.usecases import (
@@ -106,7 +107,7 @@ def get_site(asked: GetSite, caller: Caller, *, uow: UnitOfWork) -> answers.Site
         **answers.site_fields(site),
         verify_token=site.verify_token,
         verify=answers.FileProofSteps.of(site),
-        latest_crawl=answers.AuditRow.of(audits[0]) if audits else None,
+        latest_crawl=AuditRow.of(audits[0]) if audits else None,
         trend=tuple(reversed(scored[:TREND_LENGTH])),
     )
 

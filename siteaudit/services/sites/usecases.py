@@ -32,7 +32,7 @@ from siteaudit.domain.site import (
     VerifyMethod,
 )
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import Http, Link, Tool, UseCase, body
+from siteaudit.ports.usecases import Http, Leads, Tool, UseCase, body
 from siteaudit.services.sites import doors
 from siteaudit.services.sites.answers import (
     AuditStarted,
@@ -55,34 +55,11 @@ _BODY_ERRORS: Final = (
 _PLAN_PAGES: Final = "at most the plan's per-audit limit (403 plan_limit_max_pages)"
 
 
-def _site_link(name: str, operation_id: str, description: str) -> Link:
-    return Link(name, operation_id, "site_id", "id", description)
-
-
-def _crawl_link(name: str, operation_id: str, description: str) -> Link:
-    return Link(name, operation_id, "crawl_id", "crawl_id", description)
-
-
-# Where a registered site's id leads.
-SITE_LINKS: Final = (
-    _site_link("GetSite", "getSite", "the site with its latest audit and trend"),
-    _site_link("UpdateSite", "updateSite", "change its monitoring and settings"),
-    _site_link("GetSiteVerification", "getSiteVerification", "what to publish to prove ownership"),
-    _site_link("VerifySite", "verifySite", "check ownership"),
-    _site_link("StartSiteCrawl", "startSiteCrawl", "audit the site"),
-    _site_link("DeleteSite", "deleteSite", "delete the site"),
-)
-# Where the id an audit answers leads: clients (and stateful fuzzers) follow these.
-CRAWL_LINKS: Final = (
-    _crawl_link("GetCrawl", "getCrawl", "the audit's status"),
-    _crawl_link("CancelCrawl", "cancelCrawl", "cancel the audit"),
-    _crawl_link("GetReport", "getReport", "the audit's report, once it exists"),
-    _crawl_link("ListIssues", "listIssues", "the audit's issues"),
-    _crawl_link("ListPages", "listPages", "the audit's pages"),
-    _crawl_link("GetTemplates", "getTemplates", "issues by template, once the report exists"),
-    _crawl_link("GetDiff", "getDiff", "changes against the previous audit, once the report exists"),
-    _crawl_link("GetFixPrompt", "getFixPrompt", "the fix prompt, once the report exists"),
-)
+# Where a registered site's id (`id`) and an audit's (`crawl_id`) lead: to each operation taking it with a
+# `link` (the site's below, the audit's in services/audits/usecases.py). Clients (and stateful fuzzers)
+# follow these.
+SITE_LINKS: Final = (Leads("site_id", source="id"),)
+CRAWL_LINKS: Final = (Leads("crawl_id"),)
 
 
 # The scope inputs a site saves and its audit may replace (docs/audits.md): None leaves the saved one
@@ -221,6 +198,7 @@ class GetSite(UseCase[SiteWithAudits]):
         "getSite",
         "A site with its token, latest audit and health trend",
         errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        link="the site with its latest audit and trend",
     )
     tool = Tool(
         "get_site",
@@ -286,6 +264,7 @@ class UpdateSite(UseCase[UpdatedSite]):
             ErrorCode.SITE_NOT_VERIFIED,
             *_BODY_ERRORS,
         ),
+        link="change its monitoring and settings",
     )
     tool = Tool(
         "update_site",
@@ -313,6 +292,7 @@ class DeleteSite(UseCase[SiteDeleted]):
         errors=(ErrorCode.NOT_FOUND,),
         status=204,
         answer="Deleted",
+        link="delete the site",
     )
     tool = Tool(
         "delete_site",
@@ -338,6 +318,7 @@ class GetSiteVerification(UseCase[SiteVerification]):
         "getSiteVerification",
         "Ownership status and the proofs to publish",
         errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        link="what to publish to prove ownership",
     )
     tool = Tool(
         "get_site_verification",
@@ -373,6 +354,7 @@ class VerifySite(UseCase[VerifiedSite]):
         "Check ownership (10 requests a minute per key besides the shared limit)",
         errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, ErrorCode.VERIFICATION_FAILED, *_BODY_ERRORS),
         limit=VERIFY_LIMIT,
+        link="check ownership",
     )
     tool = Tool(
         "verify_site",
@@ -483,6 +465,7 @@ class CrawlSite(UseCase[AuditStarted]):
         ),
         status=202,
         links=CRAWL_LINKS,
+        link="audit the site",
     )
     tool = Tool(
         "start_site_audit",

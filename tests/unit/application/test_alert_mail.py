@@ -27,6 +27,7 @@ from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.ports.application import AuditQuery
 from siteaudit.services import events
+from siteaudit.services.accounts.usecases import GetAccount
 from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.indexnow.usecases import GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.services.sites.usecases import RegisterSite, UpdateSite, VerifySite
@@ -211,8 +212,8 @@ def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_
             pass
         return audit_id
 
-    def balance() -> int:
-        return application.account(caller).balance
+    def balance() -> float:
+        return application.handle(GetAccount(), caller).balance
 
     application.finalize_audit(crawled(0))
     application.handle(SetIndexNowAuto(site.id, True), caller)  # its handler runs after the mail's

@@ -11,7 +11,6 @@ from attrs import frozen
 from siteaudit.adapters.answers import converter
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.tools import NOT_TOOLS
-from siteaudit.adapters.rest import views
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
@@ -27,11 +26,18 @@ from siteaudit.domain.site import Monitoring, VerifyMethod
 from siteaudit.domain.task import TaskStatus
 from siteaudit.ports.application import (
     Application,
-    AuditQuery,
     CallerApi,
 )
 from siteaudit.ports.usecases import UseCase
-from siteaudit.services.audits.usecases import CancelAudit, GetAudit, GetReport, ListIssues, ListPages
+from siteaudit.services.accounts.usecases import GetAccount
+from siteaudit.services.audits.usecases import (
+    CancelAudit,
+    GetAudit,
+    GetReport,
+    ListAudits,
+    ListIssues,
+    ListPages,
+)
 from siteaudit.services.billing.usecases import GetBillingPortalLink, GetCreditPackLink, GetSubscriptionLink
 from siteaudit.services.console.usecases import (
     GetConsoleOpportunities,
@@ -102,10 +108,10 @@ def code_of(call: object) -> ErrorCode:
 
 
 def test_who_a_key_acts_for_is_the_same_through_both(service: Service, door: Door) -> None:
-    account = door.application.account(door.owner)
+    account = door.application.handle(GetAccount(), door.owner)
     assert account.api_key_prefix == service.keys.owner[:12]
     assert account.team_id == door.owner.team_id == door.member.team_id != door.rival.team_id
-    assert account.balance == 50_000 * 10
+    assert account.balance == 50_000
     assert code_of(lambda: door.application.authenticate("sk_" + "x" * 40)) is ErrorCode.UNAUTHENTICATED
 
 
@@ -116,8 +122,8 @@ def test_an_audit_from_start_to_cancel(service: Service, door: Door) -> None:
     assert started.estimated_credits == 50  # tenths of a credit, as the interface counts them
     assert started.audit.status is AuditStatus.QUEUED
     assert started.audit.url == service.site_url
-    listed = app.list_audits(AuditQuery(limit=10), owner)
-    assert listed.total == 1 and listed.items[0].id == audit_id
+    listed = app.handle(ListAudits(per_page=10), owner)
+    assert listed.meta.total == 1 and listed.data[0].crawl_id == audit_id
     assert app.handle(GetAudit(audit_id), door.member).max_pages == 5
     assert code_of(lambda: app.handle(GetAudit(audit_id), door.rival)) is ErrorCode.NOT_FOUND
     assert code_of(lambda: app.handle(GetReport(audit_id), owner)) is ErrorCode.REPORT_NOT_READY
@@ -198,9 +204,9 @@ def test_what_the_client_reads_back_renders_as_the_service_wrote_it(service: Ser
         assert callable(render) and callable(read)
         assert render(read(local, mine)) == render(read(remote, theirs))
 
-    same(views.account_answer, lambda a, c: a.account(c))
+    same(converter.unstructure, lambda a, c: a.handle(GetAccount(), c))
     same(converter.unstructure, lambda a, c: a.handle(GetAudit(audit_id), c))
-    same(lambda ls: [views.audit_row(x) for x in ls.items], lambda a, c: a.list_audits(AuditQuery(), c))
+    same(converter.unstructure, lambda a, c: a.handle(ListAudits(), c))
     same(converter.unstructure, lambda a, c: a.handle(GetReport(audit_id), c))
     same(converter.unstructure, lambda a, c: a.handle(ListIssues(audit_id), c))
     same(converter.unstructure, lambda a, c: a.handle(ListPages(audit_id), c))

@@ -119,14 +119,3 @@ def test_a_service_that_does_not_answer_is_unreachable(waits: list[float]) -> No
     with pytest.raises(Unreachable) as raised:
         Transport(f"http://127.0.0.1:{port}/v1", sleep=waits.append).call("GET", "/ping", key="sk_x")
     assert f"127.0.0.1:{port}" in raised.value.message
-
-
-def test_an_offset_between_pages_is_refused_before_any_request() -> None:
-    from siteaudit.adapters.client import HttpApplication
-    from siteaudit.domain.account import Caller
-    from siteaudit.domain.ids import TeamId, UserId
-    from siteaudit.ports.application import AuditQuery
-
-    remote = HttpApplication("http://127.0.0.1:9/v1")
-    with pytest.raises(ValueError, match="not a page boundary"):
-        remote.list_audits(AuditQuery(offset=5, limit=20), Caller(UserId(1), TeamId(1)))

@@ -13,6 +13,7 @@ from mcp import Client, StdioServerParameters
 
 from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.bootstrap import USE_CASES
+from siteaudit.services.accounts.usecases import GetAccount
 from tests.unit.remote.conftest import Service
 
 TOOLS = tool_specs(USE_CASES)
@@ -56,7 +57,8 @@ def test_the_stdio_server_calls_the_service_with_the_key_of_its_environment(serv
             assert bad.structured_content["error"]["fields"] == {"crawl_id": "must be at least 1"}  # type: ignore[index]
             missing = await client.call_tool("get_report", {"crawl_id": 424242})
             assert missing.structured_content["error"]["code"] == "not_found"  # type: ignore[index]
-        account = service.app.application.account(service.app.application.authenticate(service.keys.owner))
+        owner = service.app.application.authenticate(service.keys.owner)
+        account = service.app.application.handle(GetAccount(), owner)
         assert account.crawls_total == 1
 
     anyio.run(scenario)
