@@ -214,10 +214,7 @@ def _started_summary(answer: dict[str, Any]) -> str:
     )
 
 
-MAX_PAGES_TEXT = (
-    "Page cap: reserves 1 credit a page, unused refunded. Default 10,000 capped by the plan; over 500 "
-    "needs a verified site."
-)
+MAX_PAGES_TEXT = "Page cap (default 10,000, capped by the plan); over 500 needs a verified site."
 MAX_RPS_TEXT = "Requests/s, default 2; over 3 needs a verified site."
 RENDER = Param(
     "render",
@@ -234,7 +231,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="ping",
         title="Check the API key",
-        description="Check that the API key works (your user id). Costs nothing.",
+        description="Check that the API key works; answers your user id.",
         uses=(),
         run=_ping,
         summary=lambda a: f"The key works (user {a['user_id']}). Call get_account for credits.",
@@ -243,10 +240,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="get_account",
         title="Credits and usage",
-        description=(
-            "Your credits (plain-URL audits) and the team owner's (site audits, rechecks). Costs nothing. "
-            "Check before start_audit."
-        ),
+        description="Your credits (plain-URL audits) and the team owner's (site audits, rechecks).",
         uses=("account",),
         run=_account,
         summary=lambda a: (
@@ -259,8 +253,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="start_audit",
         title="Start an audit",
         description=(
-            "Audit a public website for technical SEO problems. COSTS CREDITS: max_pages reserved (1 a "
-            "page), unused refunded. Returns crawl_id at once; then wait_for_audit, get_report."
+            "Audit a public website for SEO problems; answers crawl_id at once. COSTS CREDITS: 1 a page "
+            "up to max_pages, unused refunded. Then wait_for_audit."
         ),
         uses=("start_audit",),
         run=_start_audit,
@@ -307,7 +301,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="list_audits",
         title="List audits",
-        description="The team's audits, newest first. Costs nothing.",
+        description="The team's audits, newest first; then get_report.",
         uses=("list_audits",),
         run=_list_audits,
         summary=_listed("audits", "Call get_report with a crawl_id for one audit's findings."),
