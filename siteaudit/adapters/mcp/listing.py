@@ -93,10 +93,11 @@ def tool_listing(spec: ToolSpec) -> types.Tool:
         input_schema=listed_schema(sizing.params_of(spec)),
         output_schema=sizing.output_schema(spec),
         # The hints that differ from MCP's defaults (read-only; a writing tool's destructive, said either
-        # way, and idempotent); open-world is left at its default.
+        # way, and idempotent; not open-world: it does not fetch the audited site).
         annotations=types.ToolAnnotations(
             read_only_hint=True if spec.read_only else None,
             destructive_hint=spec.destructive if not spec.read_only else None,
             idempotent_hint=True if not spec.read_only and spec.idempotent else None,
+            open_world_hint=False if not spec.open_world else None,
         ),
     )
