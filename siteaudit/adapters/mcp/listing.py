@@ -75,11 +75,10 @@ def listed_property(param: Param) -> dict[str, Any]:
 
 
 def listed_schema(params: tuple[Param, ...]) -> dict[str, Any]:
-    """The input schema as listed: the properties (none for a tool without arguments) and `required`
-    when some are (unknown arguments are refused by the checks, not said in each schema)."""
-    schema: dict[str, Any] = {"type": "object"}
-    if params:
-        schema["properties"] = {p.name: listed_property(p) for p in params}
+    """The input schema as listed: the properties (empty for a tool without arguments: some clients
+    read them unconditionally) and `required` when some are (unknown arguments are refused by the checks,
+    not said in each schema)."""
+    schema: dict[str, Any] = {"type": "object", "properties": {p.name: listed_property(p) for p in params}}
     required = input_schema(params)["required"]
     if required:
         schema["required"] = required

