@@ -1,7 +1,7 @@
 """Answers sized for agents (docs/agents.md, "Answers sized for agents"): every tool answer within a size
 budget. A tool's `detail` argument leaves out the keys another tool answers; a list of the answer that
 would pass the budget is cut, and `more` says how many items were shown of how many and gives the opaque
-`cursor` that reads on; the outputSchema of each tool is the top level of its OpenAPI answer."""
+`cursor` that reads on; the outputSchema of each tool names the top-level keys of its OpenAPI answer."""
 
 import base64
 import binascii
@@ -164,25 +164,12 @@ def more_text(spec: ToolSpec, answer: Mapping[str, Any]) -> str:
 
 
 def output_schema(spec: ToolSpec) -> dict[str, Any]:
-    """The answer's top level: each key with its JSON type (`required` is not said: `detail` and the
-    budget leave keys out, and `more` and `omitted` may be added)."""
-    schema = resolved(answer_schema(spec.answer))
-    properties = {name: _types(resolved(value)) for name, value in schema.get("properties", {}).items()}
-    if spec.text:
-        properties = {k: v for k, v in properties.items() if k != spec.text} | {
-            "characters": {"type": "integer"}
-        }
-    return {"type": "object", "properties": properties}
-
-
-def _types(schema: Mapping[str, Any]) -> dict[str, Any]:
-    kind = schema.get("type")
-    if kind is not None:
-        return {"type": kind}
-    found: list[str] = []
-    for option in schema.get("anyOf", schema.get("oneOf", ())):
-        inner = _types(resolved(option)).get("type")
-        for one in inner if isinstance(inner, list) else [inner] if inner else []:
-            if one not in found:
-                found.append(one)
-    return {"type": found[0] if len(found) == 1 else found} if found else {}
+    """The answer's top level: each key it may have, from its OpenAPI schema (docs/agents.md, "The tool
+    list"). Neither the keys' types (the OpenAPI document has them; a key's name says it to a model, and
+    they would double the list) nor `required` (`detail` and the budget leave keys out, and `more` and
+    `omitted` may be added) is said."""
+    keys = [key for key in resolved(answer_schema(spec.answer)).get("properties", {}) if key != spec.text]
+    return {
+        "type": "object",
+        "properties": {key: {} for key in (*keys, *(("characters",) if spec.text else ()))},
+    }

@@ -198,10 +198,7 @@ def _started_summary(answer: dict[str, Any]) -> str:
     )
 
 
-MAX_PAGES_TEXT = (
-    "Page cap: reserves 1 credit a page, unused refunded. Default 10,000 capped by the plan; over 500 "
-    "needs a verified site."
-)
+MAX_PAGES_TEXT = "Page cap (default 10,000, capped by the plan); over 500 needs a verified site."
 MAX_RPS_TEXT = "Requests/s, default 2; over 3 needs a verified site."
 RENDER = Param(
     "render",
@@ -213,7 +210,7 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
         name="ping",
         title="Check the API key",
-        description="Check that the API key works (your user id). Costs nothing.",
+        description="Check that the API key works; answers your user id.",
         uses=(),
         run=_ping,
         summary=lambda a: f"The key works (user {a['user_id']}). Call get_account for credits.",
@@ -223,8 +220,8 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         name="start_audit",
         title="Start an audit",
         description=(
-            "Audit a public website for technical SEO problems. COSTS CREDITS: max_pages reserved (1 a "
-            "page), unused refunded. Returns crawl_id at once; then wait_for_audit, get_report."
+            "Audit a public website for SEO problems; answers crawl_id at once. COSTS CREDITS: 1 a page "
+            "up to max_pages, unused refunded. Then wait_for_audit."
         ),
         uses=("start_audit",),
         run=_start_audit,

@@ -58,9 +58,8 @@ class GetSiteAccess(UseCase[SiteAccessStatus]):
     tool = Tool(
         "get_site_access",
         "Staging access of a site",
-        "Whether a registered site's audits send staging access (basic auth, extra headers, cookies) to "
-        "its own origin, which kinds and since when. Never shows a value; people set or remove it over "
-        "the API (PUT or DELETE /v1/sites/{id}/access), not through a tool. Costs nothing.",
+        "Which staging access (basic auth, headers, cookies) a site's audits send its origin, never a "
+        "value; set and removed over the API only (/v1/sites/{id}/access).",
         doors.access_text,
     )
 

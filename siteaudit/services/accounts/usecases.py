@@ -19,8 +19,7 @@ class GetAccount(UseCase[Account]):
     tool = Tool(
         "get_account",
         "Credits and usage",
-        "Your credits (plain-URL audits) and the team owner's (site audits, rechecks). Costs nothing. "
-        "Check before start_audit.",
+        "Your credits (plain-URL audits) and the team owner's (site audits, rechecks).",
         doors.account_text,
         after="ping",
     )

@@ -20,6 +20,8 @@ _BODY_ERRORS: Final = (
     ErrorCode.PAYLOAD_TOO_LARGE,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
 )
+# What every billing tool's description ends with (the link costs nothing until paid in a browser).
+LINK_NOTE: Final = "Team owner only. Give the user the link; do not open it."
 # The longest value of a choice the REST door reads (longer: "must have 0-10 characters").
 _CHOICE_MAX: Final = 10
 
@@ -42,7 +44,8 @@ class GetCreditPackLink(UseCase[PaymentLink]):
         "get_credit_pack_link",
         "Buy a credit pack",
         (
-            "A payment link for a one-time credit pack: small is 5,000 credits for 9 USD, large 25,000 for 29 USD. Only the team owner may call it (not_team_owner). Costs nothing until paid in a browser: give the user the link, do not open it."
+            "A payment link for a credit pack (small: 5,000 credits, 9 USD; large: 25,000, 29 USD). "
+            + LINK_NOTE
         ),
         doors.link_text,
         read_only=False,
@@ -71,9 +74,7 @@ class GetSubscriptionLink(UseCase[PaymentLink]):
     tool = Tool(
         "get_subscription_link",
         "Subscribe to a plan",
-        (
-            "A payment link for a subscription. Errors: price_not_configured, subscription_exists. Only the team owner may call it (not_team_owner). Costs nothing until paid in a browser: give the user the link, do not open it."
-        ),
+        "A payment link for a subscription; price_not_configured, subscription_exists. " + LINK_NOTE,
         doors.link_text,
         read_only=False,
         idempotent=False,
@@ -97,7 +98,8 @@ class GetBillingPortalLink(UseCase[PaymentLink]):
         "get_billing_portal_link",
         "Billing portal",
         (
-            "A link to the billing portal (invoices, cancellation); no_billing_account before a purchase. Only the team owner may call it (not_team_owner). Costs nothing until paid in a browser: give the user the link, do not open it."
+            "A link to the billing portal (invoices, cancellation); no_billing_account before a "
+            "purchase. " + LINK_NOTE
         ),
         doors.link_text,
         read_only=False,

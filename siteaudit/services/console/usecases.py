@@ -68,7 +68,8 @@ class GetConsoleSummary(UseCase[ConsoleSummary]):
         "get_console_summary",
         "Search console summary",
         (
-            "A site's console figures: 28-day clicks and impressions, indexing funnel, trend, per template. Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so. Then list_not_indexed or get_index_triage."
+            "A verified site's search figures: 28-day clicks, impressions, indexing funnel, trend, per "
+            "template. demo=true: say so. Then list_not_indexed or get_index_triage."
         ),
         doors.console_summary_text,
         untrusted=True,
@@ -108,7 +109,8 @@ class ListNotIndexed(UseCase[NotIndexedAnswer]):
         "list_not_indexed",
         "Pages not indexed",
         (
-            "Pages not indexed, by the engine's reason and URL template, with a fix; with both, that group's URLs (100 a page). Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so."
+            "A verified site's pages not indexed, by the engine's reason and URL template, with a fix; "
+            "given both, that group's URLs (100 a page). demo=true: say so."
         ),
         doors.not_indexed_text,
         untrusted=True,
@@ -137,7 +139,8 @@ class GetConsoleUrl(UseCase[ConsoleUrlAnswer]):
         "get_console_url",
         "One URL in search",
         (
-            "One URL: the latest audit's findings, its last inspection, its search figures. Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so. Then inspect_urls."
+            "One URL of a verified site: the latest audit's findings, last inspection, search "
+            "figures. demo=true: say so. Then inspect_urls."
         ),
         doors.console_url_text,
         untrusted=True,
@@ -163,7 +166,8 @@ class GetConsoleOpportunities(UseCase[Opportunities]):
         "get_console_opportunities",
         "Search opportunities",
         (
-            "Pages worth work: low click-through, ranking just off page one, canonical chosen differently. Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so."
+            "A verified site's pages worth work: low click-through, ranking just off page one, another "
+            "canonical chosen. demo=true: say so."
         ),
         doors.opportunities_text,
         untrusted=True,
@@ -180,7 +184,7 @@ class InspectUrls(UseCase[InspectAnswer]):
     site_id: SiteId = field(metadata=SITE_ID)
     urls: tuple[str, ...] = field(
         metadata=body(
-            f"1-{INSPECT_MAX_URLS} URLs of the site.",
+            "URLs of the site.",
             min_length=1,
             max_length=URL_MAX,
             min_items=1,
@@ -210,7 +214,8 @@ class InspectUrls(UseCase[InspectAnswer]):
         "inspect_urls",
         "Inspect URLs now",
         (
-            "Ask the engine now whether 1-20 URLs are indexed. Costs nothing; daily inspection budget (budget_exhausted); 10 a minute; sc_not_connected. Needs a verified site (site_not_verified). demo=true: generated data, say so."
+            "Ask the engine now whether a verified site's URLs are indexed; a daily budget "
+            "(budget_exhausted), 10 a minute; sc_not_connected. demo=true: say so."
         ),
         doors.inspect_text,
         read_only=False,
@@ -239,7 +244,8 @@ class GetIndexTriage(UseCase[IndexTriage]):
         "get_index_triage",
         "Why pages are not indexed, and what to do",
         (
-            "The audit's pages not indexed, by URL pattern and value (valuable first), each with why and the action. Costs nothing. Needs a verified site (site_not_verified). demo=true: generated data, say so."
+            "A verified site's audited pages not indexed, by URL pattern, valuable first, each with why "
+            "and what to do. demo=true: say so."
         ),
         doors.triage_text,
         untrusted=True,

@@ -22,7 +22,7 @@ class GetSiteFixImpact(UseCase[SiteFixImpact]):
     """The site's latest fix-impact events and its total over measured ones."""
 
     site_id: SiteId = field(metadata=SITE_ID)
-    limit: int = field(default=50, metadata=query("How many events, 1-200 (default 50).", low=1, high=200))
+    limit: int = field(default=50, metadata=query("How many events.", low=1, high=200))
 
     http = Http(
         "GET",
@@ -35,8 +35,8 @@ class GetSiteFixImpact(UseCase[SiteFixImpact]):
     tool = Tool(
         "get_site_fix_impact",
         "A site's measured fix impact",
-        "Per fixed task, clicks 28 days before and 7/14/28 days after the fix (estimates). Costs "
-        "nothing. Needs console data.",
+        "Per fixed task, clicks 28 days before and 7/14/28 days after the fix (estimates); needs "
+        "console data.",
         doors.site_fix_impact_text,
         lists=("events",),
     )
@@ -46,7 +46,7 @@ class GetSiteFixImpact(UseCase[SiteFixImpact]):
 class GetTeamFixImpact(UseCase[TeamFixImpactList]):
     """The team's latest fix-impact events across its sites, and its total over measured ones."""
 
-    limit: int = field(default=10, metadata=query("How many events, 1-50 (default 10).", low=1, high=50))
+    limit: int = field(default=10, metadata=query("How many events.", low=1, high=50))
 
     http = Http(
         "GET",
@@ -59,7 +59,7 @@ class GetTeamFixImpact(UseCase[TeamFixImpactList]):
     tool = Tool(
         "get_team_fix_impact",
         "The team's measured fix impact",
-        "The team's latest fix-impact events and total delta_28d. Costs nothing. Then get_site_fix_impact.",
+        "The team's latest fix-impact events and total delta_28d. Then get_site_fix_impact.",
         doors.team_fix_impact_text,
         lists=("events",),
     )

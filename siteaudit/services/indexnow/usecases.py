@@ -20,7 +20,7 @@ from siteaudit.services.tasks.usecases import SITE_ID
 
 INDEXNOW_LIMIT: Final = ("indexnow", Limit(10, 60.0))
 LIMIT_NOTE: Final = "10 requests a minute per key on check-key, detect-key, PUT key and submit together"
-CALLS_NOTE: Final = "at most 10 IndexNow calls a minute"
+CALLS_NOTE: Final = "10 IndexNow calls a minute"
 _BODY_ERRORS: Final = (
     ErrorCode.VALIDATION_FAILED,
     ErrorCode.PAYLOAD_TOO_LARGE,
@@ -45,8 +45,8 @@ class GetIndexNowStatus(UseCase[IndexNowStatus]):
     tool = Tool(
         "get_indexnow_status",
         "IndexNow status",
-        "A site's IndexNow key (Bing, Yandex), its key file, auto-submit, allowance, submissions. Costs "
-        "nothing. Publish the key file (agent_prompt), then check_indexnow_key.",
+        "A site's IndexNow key (Bing, Yandex), key file, auto-submit, allowance, submissions. Publish "
+        "the key file (agent_prompt), then check_indexnow_key.",
         doors.indexnow_text,
         after="get_index_triage",
     )
@@ -70,7 +70,7 @@ class CheckIndexNowKey(UseCase[IndexNowKeyCheck]):
     tool = Tool(
         "check_indexnow_key",
         "Check the IndexNow key file",
-        f"Fetch the IndexNow key file now: verified or failed. Costs nothing; {CALLS_NOTE}.",
+        f"Fetch the site's IndexNow key file now: verified or failed; {CALLS_NOTE}.",
         doors.key_check_text,
         read_only=False,
         open_world=True,
@@ -99,8 +99,8 @@ class DetectIndexNowKey(UseCase[IndexNowStatus]):
     tool = Tool(
         "detect_indexnow_key",
         "Find an existing IndexNow key",
-        "Whether the site's platform submits to IndexNow, else a key it already serves (a suggestion: "
-        f"set_indexnow_key). Costs nothing; {CALLS_NOTE}.",
+        "Whether the site's platform submits to IndexNow, else a key it serves (then "
+        f"set_indexnow_key); {CALLS_NOTE}.",
         doors.detect_text,
         read_only=False,
         open_world=True,
@@ -129,8 +129,7 @@ class SetIndexNowKey(UseCase[IndexNowKeyCheck]):
     key_location: str | None = field(
         default=None,
         metadata=body(
-            "Only when the file is not at https://<host>/<key>.txt: an https URL on the site's host "
-            "ending in .txt.",
+            "Only when not https://<host>/<key>.txt: an https .txt URL on the site's host.",
             doc="only when the file is not at https://<host>/<key>.txt: an https URL on the site's host "
             "ending in .txt, on port 80, 443 or the site's own port (422 invalid_indexnow_key_location)",
             min_length=1,
@@ -157,8 +156,8 @@ class SetIndexNowKey(UseCase[IndexNowKeyCheck]):
     tool = Tool(
         "set_indexnow_key",
         "Use an existing IndexNow key",
-        f"Use a key the site already serves and check it now. Costs nothing; {CALLS_NOTE}. Errors: "
-        "invalid_indexnow_key, invalid_indexnow_key_location.",
+        f"Use a key the site already serves and check it now; {CALLS_NOTE}. invalid_indexnow_key, "
+        "invalid_indexnow_key_location.",
         doors.key_check_text,
         read_only=False,
         open_world=True,
@@ -172,7 +171,7 @@ class SetIndexNowAuto(UseCase[IndexNowStatus]):
     """Turn auto-submit after each audit on or off. Raises NotFound."""
 
     site_id: SiteId = field(metadata=SITE_ID)
-    auto: bool = field(metadata=body("true: submit after each audit; false: do not."))
+    auto: bool = field(metadata=body("Submit after each audit."))
 
     http = Http(
         "PATCH",
@@ -185,8 +184,7 @@ class SetIndexNowAuto(UseCase[IndexNowStatus]):
     tool = Tool(
         "set_indexnow_auto",
         "IndexNow auto-submit",
-        "Turn on or off submitting a site's new and changed pages to IndexNow after each of its "
-        "audits. Costs nothing. Returns the IndexNow status.",
+        "Turn on or off submitting a site's new and changed pages to IndexNow after each audit.",
         doors.indexnow_text,
         read_only=False,
         after="set_indexnow_key",
@@ -201,7 +199,7 @@ class SubmitToIndexNow(UseCase[IndexNowSubmitResult]):
     site_id: SiteId = field(metadata=SITE_ID)
     urls: tuple[str, ...] = field(
         metadata=body(
-            f"1-{MAX_SUBMIT_URLS:,} URLs of the site.",
+            "URLs of the site.",
             doc="URLs on other hosts are skipped (422 url_not_in_site when none is on the host); 10,000 "
             "URLs per site per UTC day, each counted once a day",
             min_length=1,
@@ -233,8 +231,8 @@ class SubmitToIndexNow(UseCase[IndexNowSubmitResult]):
     tool = Tool(
         "submit_to_indexnow",
         "Submit URLs to IndexNow",
-        f"Notify IndexNow of 1-{MAX_SUBMIT_URLS:,} new or changed URLs. Costs nothing; daily allowance; "
-        f"{CALLS_NOTE}. Errors: indexnow_key_unverified, indexnow_cap, indexnow_rejected.",
+        f"Notify IndexNow of new or changed URLs; a daily allowance, {CALLS_NOTE}. "
+        "indexnow_key_unverified, indexnow_cap, indexnow_rejected.",
         doors.submit_text,
         read_only=False,
         idempotent=False,

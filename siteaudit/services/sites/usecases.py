@@ -90,11 +90,7 @@ KEEP_PARAMS: Final = body(
 )
 
 
-MAX_PAGES_TEXT: Final = (
-    "Page cap, 1-500,000 and at most the plan's per-audit limit; the audit reserves this many credits "
-    "(1 per page) and refunds what it does not use. Default 10,000 capped by the plan, 500 without a "
-    "verified site (above 500 needs one)."
-)
+MAX_PAGES_TEXT: Final = "Page cap (default 10,000, capped by the plan); over 500 needs a verified site."
 
 
 @frozen
@@ -111,8 +107,7 @@ class ListSites(UseCase[SiteList]):
     tool = Tool(
         "list_sites",
         "Registered sites",
-        "The team's registered sites: ownership (verified), monitoring schedule, audit settings. "
-        "Costs nothing.",
+        "The team's registered sites: ownership (verified), monitoring, audit settings.",
         doors.sites_text,
         after="get_fix_prompt",
     )
@@ -146,14 +141,14 @@ class RegisterSite(UseCase[RegisteredSite]):
     max_rps: float | None = field(
         default=None,
         metadata=body(
-            "Requests per second of its audits, 0.5-10 (default 2).",
+            "Requests a second of its audits (default 2).",
             low=MIN_RPS,
             high=MAX_RPS,
             shown_default=2,
         ),
     )
     alert_email: bool = field(
-        default=True, metadata=body("Mail the team owner when a scheduled audit gets worse (default true).")
+        default=True, metadata=body("Mail the team owner when a scheduled audit gets worse.")
     )
 
     http = Http(
@@ -176,7 +171,8 @@ class RegisterSite(UseCase[RegisteredSite]):
         "register_site",
         "Register a site",
         (
-            "Register a website to prove ownership (needed over 500 pages, for speed and monitoring). Costs nothing. Then get_site_verification, publish a proof, verify_site."
+            "Register a website to prove ownership (needed past 500 pages, for speed and monitoring). "
+            "Then get_site_verification."
         ),
         doors.registered_text,
         read_only=False,
@@ -203,8 +199,7 @@ class GetSite(UseCase[SiteWithAudits]):
     tool = Tool(
         "get_site",
         "A registered site",
-        "One registered site with its ownership token, file proof, latest audit and the health "
-        "scores of up to 12 recent audits. Costs nothing.",
+        "One registered site: ownership token, file proof, latest audit, recent health scores.",
         doors.site_text,
         after="register_site",
     )
@@ -219,14 +214,14 @@ class UpdateSite(UseCase[UpdatedSite]):
     site_id: SiteId = field(metadata=SITE_ID)
     monitoring: Monitoring | None = field(
         default=None,
-        metadata=body("Scheduled audits: off, weekly or daily.", max_length=10, named=True),
+        metadata=body("Scheduled audits.", max_length=10, named=True),
     )
     max_pages: int | None = field(
         default=None,
         metadata=body("Page cap of its audits.", doc=_PLAN_PAGES, low=1, high=MAX_PAGES_CEILING),
     )
     max_rps: float | None = field(
-        default=None, metadata=body("Requests per second, 0.5-10.", low=MIN_RPS, high=MAX_RPS)
+        default=None, metadata=body("Requests a second.", low=MIN_RPS, high=MAX_RPS)
     )
     alert_email: bool | None = field(
         default=None, metadata=body("Mail the team owner when a scheduled audit gets worse.")
@@ -270,7 +265,8 @@ class UpdateSite(UseCase[UpdatedSite]):
         "update_site",
         "Change a site's settings",
         (
-            "Change a site's monitoring (each scheduled audit COSTS CREDITS, team owner's; verified site and plan needed), page cap, speed or alert mail. Only given fields change."
+            "Change a site's monitoring (each scheduled audit COSTS CREDITS, team owner's; needs a "
+            "verified site), page cap, speed or alert mail; only given fields change."
         ),
         doors.updated_text,
         read_only=False,
@@ -297,8 +293,8 @@ class DeleteSite(UseCase[SiteDeleted]):
     tool = Tool(
         "delete_site",
         "Delete a site",
-        "Delete a registered site and its monitoring schedule; its audits stay. Costs nothing; cannot "
-        "be undone (register_site again starts a new, unverified site).",
+        "Delete a registered site and its schedule for good (its audits stay); registering it again "
+        "starts unverified.",
         doors.deleted_text,
         read_only=False,
         destructive=True,
@@ -323,9 +319,8 @@ class GetSiteVerification(UseCase[SiteVerification]):
     tool = Tool(
         "get_site_verification",
         "How to prove ownership",
-        "Every way to prove ownership of a site (DNS TXT record, meta tag, file, search console, "
-        "CDN) with exactly what to publish, plus instructions for a coding agent. Costs nothing. "
-        "Publish one, then call verify_site.",
+        "Ways to prove a site's ownership (DNS TXT, meta tag, file, search console, CDN) and what to "
+        "publish. Publish one, then verify_site.",
         doors.verification_text,
         after="delete_site",
     )
@@ -359,9 +354,7 @@ class VerifySite(UseCase[VerifiedSite]):
     tool = Tool(
         "verify_site",
         "Check ownership",
-        (
-            "Check the published ownership proof now. Costs nothing; 10 a minute. verification_failed says what to publish."
-        ),
+        "Check the published ownership proof now; 10 a minute. verification_failed says what to publish.",
         doors.verified_text,
         read_only=False,
         open_world=True,
@@ -393,7 +386,7 @@ class CrawlSite(UseCase[AuditStarted]):
     max_rps: float | None = field(
         default=None,
         metadata=body(
-            "Requests per second, capped at the site's setting (3 while unverified).",
+            "Requests a second, at most the site's setting (3 while unverified).",
             doc="capped at the site's max_rps, and at 3 while unverified",
             low=MIN_RPS,
             high=MAX_RPS,
@@ -402,7 +395,7 @@ class CrawlSite(UseCase[AuditStarted]):
     trigger: AuditTrigger = field(
         default=AuditTrigger.API,
         metadata=body(
-            "api (default) or ci, to label CI runs.",
+            "ci labels a CI run.",
             max_length=10,
             choices=(AuditTrigger.API.value, AuditTrigger.CI.value),
         ),
@@ -410,8 +403,7 @@ class CrawlSite(UseCase[AuditStarted]):
     render: bool | None = field(
         default=None,
         metadata=body(
-            "Render JavaScript in a browser: 5 credits a page instead of 1. Default: the site's setting, "
-            "else false.",
+            "Render JavaScript: 5 credits a page instead of 1 (default: the site's setting).",
             doc="render each HTML page in a browser (5 credits a page instead of 1); default: the site's "
             "setting",
         ),
@@ -470,9 +462,8 @@ class CrawlSite(UseCase[AuditStarted]):
     tool = Tool(
         "start_site_audit",
         "Audit a registered site",
-        "Audit a registered site with its saved settings. COSTS CREDITS, charged to the team owner: "
-        "max_pages credits reserved, the unused part refunded. No webhook. Returns crawl_id; then "
-        "call wait_for_audit and get_report.",
+        "Audit a registered site with its settings; answers crawl_id. COSTS CREDITS (team owner's): "
+        "1 a page up to max_pages, unused refunded. Then wait_for_audit.",
         doors.started_text,
         read_only=False,
         idempotent=False,

@@ -5,9 +5,7 @@ They read the answer as every door shows it (its JSON)."""
 from collections.abc import Mapping
 from typing import Any, Final
 
-RECHECK_TEXT: Final = (
-    "COSTS CREDITS: 1 a URL fetched again (no crawl), team owner's, the rest refunded; 30 an hour."
-)
+RECHECK_TEXT: Final = "COSTS CREDITS (team owner's): 1 a URL fetched again, the rest refunded; 30 an hour."
 ENDED: Final = ("done", "failed", "cancelled")
 
 A = Mapping[str, Any]

@@ -45,7 +45,7 @@ _BODY_ERRORS: Final = (
 class ListTeamTasks(UseCase[TeamTaskList]):
     """The team's top tasks across its sites, never fixed ones."""
 
-    limit: int = field(default=3, metadata=query("How many tasks, 1-20 (default 3).", low=1, high=20))
+    limit: int = field(default=3, metadata=query("How many tasks.", low=1, high=20))
 
     http = Http(
         "GET",
@@ -58,7 +58,7 @@ class ListTeamTasks(UseCase[TeamTaskList]):
     tool = Tool(
         "list_team_tasks",
         "The team's top fix tasks",
-        "The team's top open fix tasks across its sites. Costs nothing. Then get_task.",
+        "The team's top open fix tasks across its sites. Then get_task.",
         doors.team_tasks_text,
         untrusted=True,
         lists=("tasks",),
@@ -74,8 +74,7 @@ class ListSiteTasks(UseCase[SiteTaskList]):
     limit: int = field(
         default=10,
         metadata=query(
-            "How many tasks, 1-100 (default 10); 3 or fewer leaves fixed tasks out and gives one task per "
-            "check.",
+            "How many tasks; 3 or fewer leaves fixed tasks out, one task a check.",
             low=1,
             high=100,
         ),
@@ -93,7 +92,7 @@ class ListSiteTasks(UseCase[SiteTaskList]):
         "list_site_tasks",
         "A site's fix tasks",
         "A site's fix tasks, highest impact first: a check failing on a URL template, why, how to fix, "
-        "status. Costs nothing. Then get_task, fix, request_recheck.",
+        "status. Then get_task.",
         doors.site_tasks_text,
         untrusted=True,
         lists=("tasks",),
@@ -126,7 +125,7 @@ class GetTask(UseCase[TaskWithUrls]):
     tool = Tool(
         "get_task",
         "One fix task and its URLs",
-        "One fix task and its URLs (100 a page). Costs nothing. Once fixed: request_recheck.",
+        "One fix task and its URLs (100 a page). Once the fix is deployed: request_recheck.",
         doors.task_text,
         untrusted=True,
     )
@@ -142,7 +141,7 @@ class RequestRecheck(UseCase[RecheckStarted]):
     task_key: str | None = field(
         default=None,
         metadata=body(
-            "Recheck this task's URLs (from list_site_tasks). Not with urls.",
+            "A task's key (list_site_tasks): recheck its URLs.",
             min_length=1,
             max_length=64,
             pattern=TASK_KEY_PATTERN,
@@ -151,7 +150,7 @@ class RequestRecheck(UseCase[RecheckStarted]):
     urls: tuple[str, ...] | None = field(
         default=None,
         metadata=body(
-            f"Or 1-{MAX_RECHECK_URLS} URLs of the site to recheck for every check. Not with task_key.",
+            "Or URLs of the site, rechecked for every check.",
             doc=f"1-{MAX_RECHECK_URLS} URLs on the site's host (else 422 invalid_urls)",
             min_length=1,
             max_length=MAX_URL_LENGTH,
@@ -187,7 +186,7 @@ class RequestRecheck(UseCase[RecheckStarted]):
         "Recheck fixed URLs",
         "Check a deployed fix: a task_key or urls. "
         + doors.RECHECK_TEXT
-        + " Errors: insufficient_credits, rate_limited, conflict, invalid_urls. Then wait_for_recheck.",
+        + " conflict, invalid_urls. Then wait_for_recheck.",
         doors.recheck_started_text,
         read_only=False,
         idempotent=False,
@@ -211,7 +210,7 @@ class GetRecheck(UseCase[Recheck]):
     tool = Tool(
         "get_recheck",
         "Recheck status and result",
-        "A recheck's status and each URL's and task's result. Costs nothing. To wait: wait_for_recheck.",
+        "A recheck's status and each URL's and task's result. To wait: wait_for_recheck.",
         doors.recheck_text,
         untrusted=True,
         lists=("urls", "tasks"),
@@ -219,7 +218,7 @@ class GetRecheck(UseCase[Recheck]):
             Wait(
                 "wait_for_recheck",
                 "Wait for a recheck",
-                "Wait up to timeout_s for a recheck to end, with progress. Costs nothing. Running: call again.",
+                "Wait up to timeout_s for a recheck to end, with progress.",
                 ended=doors.recheck_ended,
                 progress=doors.recheck_progress,
                 summary=doors.recheck_text,
@@ -245,7 +244,7 @@ class CancelRecheck(UseCase[Recheck]):
     tool = Tool(
         "cancel_recheck",
         "Cancel a recheck",
-        "Stop a recheck; what it fetched is charged, the rest refunded. Costs nothing. conflict if ended.",
+        "Stop a recheck; what it fetched is charged, the rest refunded. conflict if it ended.",
         doors.recheck_text,
         read_only=False,
         destructive=True,

@@ -95,6 +95,11 @@ def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service:
 
     async def scenario() -> None:
         async with connected(service, service.keys.owner) as client:
+            # What each tool's outputSchema names: every key of its answer (the SDK checks the answer
+            # against the schema; the keys' types are the OpenAPI document's).
+            named = {
+                t.name: set((t.output_schema or {})["properties"]) for t in (await client.list_tools()).tools
+            }
 
             async def call(name: str, ok: bool = True, **args: Any) -> dict[str, Any]:
                 called.add(name)
@@ -102,6 +107,8 @@ def test_every_tool_answers_good_input_with_the_rest_json_and_a_summary(service:
                 assert result.is_error is not ok, (name, result.content)
                 assert result.content and result.content[0].type == "text" and result.content[0].text
                 assert isinstance(result.structured_content, dict)
+                if ok:
+                    assert set(result.structured_content) - {"more", "omitted"} <= named[name], name
                 return result.structured_content
 
             assert (await call("ping"))["user_id"] > 0

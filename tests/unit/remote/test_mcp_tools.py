@@ -7,7 +7,9 @@ import pytest
 
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.derived import derived_tools
+from siteaudit.adapters.mcp.listing import INSTRUCTIONS, VOCABULARY, shared, tool_listing
 from siteaudit.adapters.mcp.params import Param, input_schema, read_arguments
+from siteaudit.adapters.mcp.sizing import params_of
 from siteaudit.adapters.mcp.tools import NOT_TOOLS, tool_specs, tools_using
 from siteaudit.bootstrap import USE_CASES as DECLARED
 from siteaudit.domain.error import ValidationFailed
@@ -47,14 +49,15 @@ def test_every_tool_and_argument_is_described_for_a_model() -> None:
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         for prop in schema["properties"].values():
             assert prop["description"], tool.name
-        assert ("Costs nothing" in tool.description) != ("COSTS CREDITS" in tool.description), tool.name
+    # A tool costs nothing unless its description says so (the server's instructions say it once).
+    assert "costs nothing unless its description says COSTS CREDITS" in INSTRUCTIONS
     costly = {t.name for t in TOOLS if "COSTS CREDITS" in t.description}
     assert costly == {"start_audit", "start_site_audit", "update_site", "request_recheck"}
     assert {t.name for t in TOOLS if not t.read_only} >= costly
     quoting_sites = {"get_console_summary", "list_not_indexed", "get_console_url", "get_index_triage"}
     assert {t.name for t in TOOLS if t.untrusted} >= quoting_sites | {"get_report", "get_fix_prompt"}
     billing = {t.name for t in derived_tools(billing_links.USE_CASES)}
-    assert all("Only the team owner" in TOOLS_BY_NAME[name].description for name in billing)
+    assert all("Team owner only" in TOOLS_BY_NAME[name].description for name in billing)
     assert len(billing) == 3
     console = {t.name for t in derived_tools(console_reads.USE_CASES)}
     assert all("demo" in TOOLS_BY_NAME[name].description for name in console) and len(console) == 6
@@ -137,3 +140,31 @@ def test_a_list_of_urls_is_an_array_schema_and_comes_back_as_a_list() -> None:
         "maxItems": 3,
     }
     assert read_arguments((URLS,), {"urls": ("a", "b")}) == {"urls": ["a", "b"]}
+
+
+def test_the_listed_schemas_only_leave_out_what_the_instructions_say_once() -> None:
+    """Each listed argument keeps its type, its choices and every bound it lists as checked (it may leave
+    one out, never change one); it has a description unless it is one of the shared arguments, which the
+    server's instructions describe once (docs/agents.md, "The tool list")."""
+    used: set[str] = set()
+    for tool in TOOLS:
+        listed = tool_listing(tool).input_schema
+        checked = input_schema(params_of(tool))
+        assert listed.get("required", []) == checked["required"], tool.name
+        assert set(listed["properties"]) == set(checked["properties"]), tool.name
+        for param in params_of(tool):
+            shown, full = listed["properties"][param.name], checked["properties"][param.name]
+            assert shown["type"] == full["type"] and shown.get("enum") == full.get("enum"), param.name
+            assert all(full[key] == value for key, value in shown.items() if key != "items"), param.name
+            assert all(full["items"][k] == v for k, v in shown.get("items", {}).items()), param.name
+            if shared(param):
+                used.add(param.name)
+                assert "description" not in shown, (tool.name, param.name)
+            else:
+                assert shown["description"], (tool.name, param.name)
+    assert used == set(VOCABULARY)
+    for name in VOCABULARY:
+        assert f"- {name}: " in INSTRUCTIONS
+    # The optional ids keep their own description: what the id does there is the tool's.
+    start = {p.name: p for p in TOOLS_BY_NAME["start_audit"].params}
+    assert not shared(start["site_id"]) and shared(TOOLS_BY_NAME["get_site"].params[0])
