@@ -19,3 +19,9 @@ UNPACED_LOCAL: Final[dict[str, Any]] = {
     "unpaced_hosts": LOCAL_HOSTS,
     "host_limits": tuple((host, 1000.0) for host in LOCAL_HOSTS),
 }
+
+# The same terms as a service or the CLI reads them from its environment (Settings.from_env).
+UNPACED_LOCAL_ENV: Final[dict[str, str]] = {
+    "SITEAUDIT_UNPACED_HOSTS": ",".join(LOCAL_HOSTS),
+    "SITEAUDIT_HOST_LIMITS": ",".join(f"{host}=1000" for host in LOCAL_HOSTS),
+}

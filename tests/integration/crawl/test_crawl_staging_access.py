@@ -40,6 +40,7 @@ from siteaudit.services.crawl import run_crawl_slice
 from siteaudit.services.crawl.render import BrowserGuard
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 
 USER, PASSWORD = "preview", "staging-password-5b9e"
 TOKEN, COOKIE = "preview-token-c41a", "gate-cookie-77d0"
@@ -149,7 +150,11 @@ def elsewhere(site: SiteServer) -> Iterator[Elsewhere]:
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[App]:
     built = bootstrap(
-        Settings(database_url=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}", allow_networks=("127.0.0.0/8",))
+        Settings(
+            database_url=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}",
+            allow_networks=("127.0.0.0/8",),
+            **UNPACED_LOCAL,
+        )
     )
     worker, periodic = start_worker(built, threads=2, webhooks_every_s=3600.0)
     try:

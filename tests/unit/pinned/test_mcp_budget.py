@@ -30,6 +30,7 @@ from siteaudit.services import audit as audits
 from siteaudit.services import finalize
 from siteaudit.settings import Settings
 from tests.integration.rest.live import Keys, drain, seed, serve
+from tests.local_sites import UNPACED_LOCAL
 
 LIST_BUDGET: Final = 44_000  # 45 tools and get_site_access; the aim is 16 KB (docs/agents.md)
 HEADERS: Final = {
@@ -117,7 +118,9 @@ def golden_door() -> Iterator[Door]:
     site = SiteServer()
     retro_clock_site(site)
     try:
-        settings = Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), console_demo=False)
+        settings = Settings(
+            database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL, console_demo=False
+        )
         app = bootstrap(settings, clock=FixedClock(), queue=MemoryTaskQueue(), resolver=RESOLVER)
         keys = seed(app)
         client = falcon.testing.TestClient(app.rest_api())
