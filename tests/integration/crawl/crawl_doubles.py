@@ -24,6 +24,7 @@ from siteaudit.domain.network import AddressPolicy
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.network import Fetcher
 from siteaudit.services.crawl import CrawlDeps, SliceOutcome, run_crawl_slice
+from tests.local_sites import SERVER_POLL_S
 
 HOST = "retro-clock.example"
 LOOPBACK = AddressPolicy.from_setting("127.0.0.0/8")
@@ -147,7 +148,9 @@ class SiteServer:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.port: int = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+        )
         self._thread.start()
 
     def url(self, path: str = "/", host: str = HOST) -> str:

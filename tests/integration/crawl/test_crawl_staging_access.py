@@ -40,7 +40,7 @@ from siteaudit.services.crawl import run_crawl_slice
 from siteaudit.services.crawl.render import BrowserGuard
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
-from tests.local_sites import UNPACED_LOCAL
+from tests.local_sites import SERVER_POLL_S, UNPACED_LOCAL
 
 USER, PASSWORD = "preview", "staging-password-5b9e"
 TOKEN, COOKIE = "preview-token-c41a", "gate-cookie-77d0"
@@ -124,7 +124,9 @@ class Elsewhere:
         self._server = ThreadingHTTPServer(("127.0.0.2", port), Handler)
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.2:{port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+        )
         self._thread.start()
 
     def close(self) -> None:
