@@ -10,6 +10,8 @@ from typing import Any
 
 from attrs import frozen
 
+from tests.local_sites import SERVER_POLL_S
+
 
 @frozen
 class Received:
@@ -50,7 +52,9 @@ class LocalIndexNow:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+        )
 
     @property
     def url(self) -> str:

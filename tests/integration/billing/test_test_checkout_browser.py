@@ -16,6 +16,7 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import LOCAL_OWNER_EMAIL
 from siteaudit.settings import Settings
+from tests.local_sites import SERVER_POLL_S
 
 PASSWORD = "correct horse battery staple"
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -39,7 +40,9 @@ def served() -> Iterator[tuple[App, str, WSGIServer]]:
         Settings(database_url="memory://", public_url=base), queue=MemoryTaskQueue()
     )  # memory: the local provider
     service = app.service()  # the app's sign-in and the page
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+    )
     thread.start()
     try:
         yield app, base, server

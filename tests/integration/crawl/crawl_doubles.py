@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from attrs import define, field
+from attrs import define, evolve, field
 
 from siteaudit.adapters.http.fetcher import FetchLimits, HttpxFetcher
 from siteaudit.adapters.http.resolver import StaticResolver
@@ -24,6 +24,7 @@ from siteaudit.domain.network import AddressPolicy
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.network import Fetcher
 from siteaudit.services.crawl import CrawlDeps, SliceOutcome, run_crawl_slice
+from tests.local_sites import SERVER_POLL_S
 
 HOST = "retro-clock.example"
 LOOPBACK = AddressPolicy.from_setting("127.0.0.0/8")
@@ -147,7 +148,9 @@ class SiteServer:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.port: int = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+        )
         self._thread.start()
 
     def url(self, path: str = "/", host: str = HOST) -> str:
@@ -183,6 +186,9 @@ class Crawl:
     max_rps: float = 10.0
     render: bool = False  # the audit renders its pages in a browser (give `deps` a renderer)
     limits: CrawlLimits = field(factory=CrawlLimits)  # the service's terms; the audit brings its own
+    # The audit waits for its max_rps (or Crawl-delay) turns only when `paced`: a test of what a crawl finds
+    # does not wait 0.1 s a request (tests/local_sites.py); a test of the pace says paced=True.
+    paced: bool = False
     store: MemoryStore = field(factory=MemoryStore)
     crawl: CrawlStore = field(factory=MemoryCrawlStore)
     queue: MemoryTaskQueue = field(factory=MemoryTaskQueue)
@@ -225,7 +231,7 @@ class Crawl:
             parser=self.parser,
             clock=self.clock,
             queue=self.queue,
-            limits=self.limits,
+            limits=self.limits if self.paced else evolve(self.limits, paced=False),
         )
 
     def run(

@@ -56,7 +56,7 @@ class HookedStore:
 
 def test_max_rps_and_concurrency_are_held_as_the_server_counts_them(site: SiteServer) -> None:
     hub(site, 8)
-    run = Crawl(site.url("/"), max_rps=4.0, concurrency=2)
+    run = Crawl(site.url("/"), max_rps=4.0, concurrency=2, paced=True)
     run.run()
     starts = sorted(hit.at for hit in site.hits)
     assert len(starts) == 13  # robots.txt, llms.txt, two conventional sitemaps, the home page, 8 leaves
@@ -68,7 +68,7 @@ def test_max_rps_and_concurrency_are_held_as_the_server_counts_them(site: SiteSe
 
 def test_no_more_than_concurrency_requests_are_in_flight(site: SiteServer) -> None:
     hub(site, 12, delay_s=0.3)
-    run = Crawl(site.url("/"), max_rps=10.0, concurrency=3)
+    run = Crawl(site.url("/"), max_rps=10.0, concurrency=3, paced=True)
     run.run()
     assert site.max_in_flight == 3
 
@@ -78,7 +78,7 @@ def test_a_slow_page_holds_one_connection_while_the_others_go_on(site: SiteServe
     site.routes["/clock-0"] = Answer(
         200, "<html><body><h1>Slow</h1></body></html>", {"Content-Type": "text/html"}, 6.0
     )
-    run = Crawl(site.url("/"), max_rps=10.0, concurrency=2)  # a batch would be 8 URLs
+    run = Crawl(site.url("/"), max_rps=10.0, concurrency=2, paced=True)  # a batch would be 8 URLs
     run.run()
     slow = next(hit.at for hit in site.hits if hit.path == "/clock-0")
     during = [hit.path for hit in site.hits if slow < hit.at < slow + 5.5]
@@ -210,7 +210,7 @@ def test_a_429_with_retry_after_pauses_the_host_then_the_page_is_fetched(site: S
         return next(answers, html("<h1>Finally</h1>"))
 
     site.routes["/busy"] = busy
-    run = Crawl(site.url("/"), max_rps=10.0)
+    run = Crawl(site.url("/"), max_rps=10.0, paced=True)
     run.run()
     times = [hit.at for hit in site.hits if hit.path == "/busy"]
     assert len(times) == 2 and times[1] - times[0] >= 0.95

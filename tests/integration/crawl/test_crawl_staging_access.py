@@ -40,6 +40,7 @@ from siteaudit.services.crawl import run_crawl_slice
 from siteaudit.services.crawl.render import BrowserGuard
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
+from tests.local_sites import SERVER_POLL_S, UNPACED_LOCAL
 
 USER, PASSWORD = "preview", "staging-password-5b9e"
 TOKEN, COOKIE = "preview-token-c41a", "gate-cookie-77d0"
@@ -123,7 +124,9 @@ class Elsewhere:
         self._server = ThreadingHTTPServer(("127.0.0.2", port), Handler)
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.2:{port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+        )
         self._thread.start()
 
     def close(self) -> None:
@@ -149,7 +152,11 @@ def elsewhere(site: SiteServer) -> Iterator[Elsewhere]:
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[App]:
     built = bootstrap(
-        Settings(database_url=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}", allow_networks=("127.0.0.0/8",))
+        Settings(
+            database_url=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}",
+            allow_networks=("127.0.0.0/8",),
+            **UNPACED_LOCAL,
+        )
     )
     worker, periodic = start_worker(built, threads=2, webhooks_every_s=3600.0)
     try:

@@ -18,6 +18,7 @@ from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.ids import AuditId
 from siteaudit.entrypoints.cli import main
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL, UNPACED_LOCAL_ENV
 
 LOOPBACK = "127.0.0.0/8"
 STARTING_CREDITS = 1000
@@ -30,7 +31,9 @@ class Service:
     """The REST interface of a one-process service (memory database), whose crawl runs when asked."""
 
     def __init__(self) -> None:
-        settings = Settings(database_url="memory://", allow_networks=(LOOPBACK,), slice_pages=50)
+        settings = Settings(
+            database_url="memory://", allow_networks=(LOOPBACK,), **UNPACED_LOCAL, slice_pages=50
+        )
         self.app: App = bootstrap(settings, queue=MemoryTaskQueue())
         issued = self.app.application.ensure_local_owner(plan="scale", starting_credits=STARTING_CREDITS)
         assert issued is not None
@@ -190,6 +193,8 @@ def test_images_are_resources_not_pages(service: Service, six_page_site: SiteSer
 @pytest.fixture
 def loopback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SITEAUDIT_ALLOW_NETWORKS", LOOPBACK)
+    for name, value in UNPACED_LOCAL_ENV.items():  # tests/local_sites.py
+        monkeypatch.setenv(name, value)
 
 
 @pytest.mark.usefixtures("loopback")

@@ -11,6 +11,7 @@ from crawl_doubles import SiteServer, html
 
 from siteaudit.adapters.render.playwright import CHROMIUM
 from siteaudit.entrypoints.cli import main
+from tests.local_sites import UNPACED_LOCAL_ENV
 
 REPORT_KEYS = [
     "crawl_id", "health_score", "partial", "totals", "issues", "issue_counts", "blocked",
@@ -38,6 +39,8 @@ def test_the_json_report_is_the_served_report_in_spec_order(
     site: SiteServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SITEAUDIT_ALLOW_NETWORKS", "127.0.0.0/8")
+    for name, value in UNPACED_LOCAL_ENV.items():  # tests/local_sites.py
+        monkeypatch.setenv(name, value)
     url = site.url("/").replace("retro-clock.example", "127.0.0.1")
     result = CliRunner().invoke(main, ["audit", url, "--json", "--max-pages", "10", "--fail-on", "error"])
 
@@ -51,6 +54,8 @@ def test_the_json_report_is_the_served_report_in_spec_order(
 
 def test_the_summary_reads_the_typed_report(site: SiteServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SITEAUDIT_ALLOW_NETWORKS", "127.0.0.0/8")
+    for name, value in UNPACED_LOCAL_ENV.items():  # tests/local_sites.py
+        monkeypatch.setenv(name, value)
     url = site.url("/").replace("retro-clock.example", "127.0.0.1")
     result = CliRunner().invoke(main, ["audit", url, "--max-pages", "10"])
 
@@ -63,6 +68,8 @@ def test_the_summary_reads_the_typed_report(site: SiteServer, monkeypatch: pytes
 @pytest.mark.xdist_group("chromium")
 def test_render_judges_the_page_its_scripts_made(site: SiteServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SITEAUDIT_ALLOW_NETWORKS", "127.0.0.0/8")
+    for name, value in UNPACED_LOCAL_ENV.items():  # tests/local_sites.py
+        monkeypatch.setenv(name, value)
     script = "const h = document.createElement('h1'); h.textContent = 'Clocks by script'; document.body.prepend(h);"
     site.routes["/app"] = html(
         f"<p>Loading the shop.</p><script>{script}</script>", head="<title>Shop</title>"

@@ -13,13 +13,16 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import bootstrap
 from siteaudit.entrypoints.embedded import listen
 from siteaudit.settings import Settings
+from tests.local_sites import SERVER_POLL_S
 
 
 @pytest.fixture(scope="module")
 def address() -> Iterator[tuple[str, int]]:
     app = bootstrap(Settings(database_url="memory://", mcp_http=False), queue=MemoryTaskQueue())
     server = listen(app, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+    )
     thread.start()
     try:
         yield "127.0.0.1", server.server_port

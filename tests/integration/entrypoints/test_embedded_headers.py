@@ -24,6 +24,7 @@ from siteaudit.entrypoints.embedded import (
     listen,
 )
 from siteaudit.settings import Settings
+from tests.local_sites import SERVER_POLL_S
 
 PASSWORD = "correct horse battery staple"
 OWNER = "owner@retro-clock.example"
@@ -31,7 +32,9 @@ OWNER = "owner@retro-clock.example"
 
 @contextmanager
 def serving(server: WSGIServer) -> Iterator[int]:
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+    )
     thread.start()
     try:
         yield server.server_port

@@ -18,6 +18,7 @@ from pytest_httpserver import HTTPServer
 
 from siteaudit.domain.identity import VERIFY_HEADER
 from siteaudit.entrypoints.embedded import LOST_KEY_COMMAND
+from tests.local_sites import UNPACED_LOCAL_ENV
 
 PAGE = (
     "<!doctype html><html lang=en><head><title>Retro Clock</title></head><body><h1>Clocks</h1></body></html>"
@@ -36,6 +37,7 @@ def serve_environment(tmp_path: Path) -> dict[str, str]:
         SITEAUDIT_DATABASE_URL=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}",
         SITEAUDIT_ALLOW_NETWORKS="127.0.0.0/8",
         SITEAUDIT_STARTING_CREDITS="500",
+        **UNPACED_LOCAL_ENV,  # the audited site on 127.0.0.1 (tests/local_sites.py)
     )
     return env
 

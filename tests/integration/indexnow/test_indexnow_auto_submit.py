@@ -21,6 +21,7 @@ from siteaudit.services.indexnow.usecases import CheckIndexNowKey, GetIndexNowSt
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
+from tests.local_sites import UNPACED_LOCAL
 
 CLOCK = (
     "<!doctype html><html lang=en><head><title>Clock {n}</title><meta name=description "
@@ -61,6 +62,7 @@ def app(tmp_path: Path, endpoint: LocalIndexNow) -> Iterator[App]:
         Settings(
             database_url=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}",
             allow_networks=("127.0.0.0/8",),
+            **UNPACED_LOCAL,
             indexnow_endpoint=endpoint.url,
         )
     )

@@ -10,6 +10,7 @@ from pytest_httpserver import HTTPServer
 
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 
 PAGE = "<!doctype html><html lang=en><head><title>Retro Clock</title>{head}</head><body>{body}</body></html>"
 WIX_HEAD = '<meta name="generator" content="Wix.com Website Builder">'
@@ -25,7 +26,7 @@ FREE_YOAST_BODY = (
 
 @pytest.fixture
 def app() -> App:
-    return bootstrap(Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)))
+    return bootstrap(Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL))
 
 
 @pytest.fixture

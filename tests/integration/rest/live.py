@@ -18,6 +18,7 @@ from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
+from tests.local_sites import SERVER_POLL_S
 
 PUBLIC_NAME = "retro-clock.example"  # the one name the fuzzed server resolves, to a public address
 
@@ -113,7 +114,12 @@ def free_port() -> int:
 def serve(wsgi_app: Callable[..., Iterable[bytes]]) -> Iterator[str]:
     """Serve `wsgi_app` on a free 127.0.0.1 port from a background thread; yields the base URL."""
     server = make_server("127.0.0.1", 0, wsgi_app, server_class=_ThreadingServer, handler_class=_QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, name="rest-live-server", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": SERVER_POLL_S},
+        name="rest-live-server",
+        daemon=True,
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

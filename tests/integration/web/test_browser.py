@@ -32,6 +32,7 @@ from siteaudit.services.accounts.usecases import GetAccount
 from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
 from tests.integration.rest import live  # its threaded WSGI server
+from tests.local_sites import SERVER_POLL_S
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -158,7 +159,12 @@ def _serve_on(live: Any, wsgi_app: Any, port: int) -> Any:
         server = make_server(
             "127.0.0.1", port, wsgi_app, server_class=live._ThreadingServer, handler_class=live._QuietHandler
         )
-        thread = threading.Thread(target=server.serve_forever, name="browser-test-server", daemon=True)
+        thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": SERVER_POLL_S},
+            name="browser-test-server",
+            daemon=True,
+        )
         thread.start()
         try:
             yield

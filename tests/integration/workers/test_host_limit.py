@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from worker_doubles import Workers, _QuietServer, make_api, wait_until, worker_env
 
+from tests.local_sites import SERVER_POLL_S
+
 pytestmark = [pytest.mark.postgres, pytest.mark.rabbitmq]
 
 AUDITS = 8
@@ -65,7 +67,9 @@ class LoggedSite:
         self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+        )
         self._thread.start()
 
     def close(self) -> None:

@@ -30,6 +30,7 @@ from siteaudit.domain.credit import credits
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
 from siteaudit.settings import Settings
+from tests.local_sites import SERVER_POLL_S
 
 WORKER_SCRIPT = Path(__file__).with_name("chaos_worker.py")
 QUEUE_BASES = ("crawl", "finalize", "webhooks")
@@ -84,7 +85,9 @@ class SiteServer:
         self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+        )
         self._thread.start()
 
     @property
@@ -136,7 +139,9 @@ class WebhookReceiver:
         self._server.daemon_threads = True
         self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": SERVER_POLL_S}, daemon=True
+        )
         self._thread.start()
 
     @property

@@ -12,6 +12,7 @@ from siteaudit.domain.credit import credits
 from siteaudit.domain.ids import SiteId
 from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 
 BODY = {
     "basic_auth_user": "preview",
@@ -24,7 +25,9 @@ VALUES = ("preview", "staging-password-5b9e", "preview-token-c41a", "gate-cookie
 
 class Client:
     def __init__(self) -> None:
-        self.app: App = bootstrap(Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)))
+        self.app: App = bootstrap(
+            Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL)
+        )
         self.http = falcon.testing.TestClient(self.app.rest_api())
         application = self.app.application
         issued = application.ensure_local_owner(plan="scale", starting_credits=1_000)

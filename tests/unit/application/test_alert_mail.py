@@ -32,6 +32,7 @@ from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.indexnow.usecases import GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.services.sites.usecases import RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.application.test_application_doors import owner
 from tests.unit.web.conftest import PASSWORD, Browser
 
@@ -95,6 +96,7 @@ def test_a_scheduled_audit_with_new_errors_mails_the_owner_once(
         Settings(
             database_url="memory://",
             allow_networks=("127.0.0.0/8",),
+            **UNPACED_LOCAL,
             smtp_url=f"smtp://127.0.0.1:{controller.port}?starttls=false",
             smtp_from="alerts@siteaudit.example",
             public_url="https://audit.example",
@@ -192,6 +194,7 @@ def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_
         Settings(
             database_url="memory://",
             allow_networks=("127.0.0.0/8",),
+            **UNPACED_LOCAL,
             smtp_url=f"smtp://127.0.0.1:{controller.port}?starttls=false",
             smtp_from="alerts@siteaudit.example",
         ),

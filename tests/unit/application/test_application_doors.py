@@ -27,6 +27,7 @@ from siteaudit.services.audits.usecases import GetAudit, GetReport
 from siteaudit.services.sites import site as sites
 from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 
 PAGE = (
     "<!doctype html><html lang=en><head><title>Retro Clock</title></head><body><h1>Clocks</h1></body></html>"
@@ -72,7 +73,7 @@ def fetched(server: HTTPServer, path: str) -> list[Request]:
 def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_audited_site(
     site: HTTPServer,
 ) -> None:
-    app = bootstrap(Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)))
+    app = bootstrap(Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL))
     caller = owner(app)
     worker, periodic = start_worker(app, threads=1, webhooks_every_s=3600.0)
     try:
@@ -99,7 +100,7 @@ def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_s
 ) -> None:
     key = SecretBox.generate_key()
     app = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), secret_key=key),
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL, secret_key=key),
         queue=MemoryTaskQueue(),
     )
     caller = owner(app)
@@ -122,7 +123,8 @@ def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_s
 
 def test_a_plain_audit_sends_no_verify_header(site: HTTPServer) -> None:
     app = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)), queue=MemoryTaskQueue()
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL),
+        queue=MemoryTaskQueue(),
     )
     caller = owner(app)
     started = app.application.start_audit(AuditRequest(url=site.url_for("/"), max_pages=5), caller)

@@ -17,6 +17,7 @@ from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
 from siteaudit.domain.webhook import MAX_ATTEMPTS, SendOutcome
 from siteaudit.services.audits.usecases import CancelAudit, GetReport
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 
 LINKS = {"/": ("/clocks", "/about"), "/clocks": ("/clocks/cuckoo",), "/about": (), "/clocks/cuckoo": ()}
 HOOK = "https://hooks.retro-clock.example:8443/audit-ended?token=hook-query-s3cret"
@@ -55,7 +56,12 @@ def site(httpserver: HTTPServer) -> HTTPServer:
 
 def an_app(receiver: Receiver, clock: FixedClock) -> App:
     return bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8", "::1/128"), slice_pages=2),
+        Settings(
+            database_url="memory://",
+            allow_networks=("127.0.0.0/8", "::1/128"),
+            **UNPACED_LOCAL,
+            slice_pages=2,
+        ),
         clock=clock,
         queue=MemoryTaskQueue(),
         webhook_sender=receiver,

@@ -12,6 +12,7 @@ from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.entrypoints.cli import main
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL_ENV
 
 OWNER = "owner@retro-clock.example"
 MEMBER = "member@retro-clock.example"
@@ -111,7 +112,9 @@ def test_the_one_shot_audit_prints_the_report(httpserver: HTTPServer) -> None:
     httpserver.expect_request("/").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
     httpserver.expect_request("/about").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
     httpserver.no_handler_status_code = 404
-    cli = CliRunner(env={"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": None})
+    cli = CliRunner(
+        env={"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": None, **UNPACED_LOCAL_ENV}
+    )
 
     report = json.loads(run(cli, "audit", httpserver.url_for("/"), "--max-rps", "3", "--json").output)
     assert report["totals"]["pages"] == 2

@@ -22,6 +22,7 @@ from siteaudit.entrypoints.oneshot import (
     run_audit,
 )
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL, UNPACED_LOCAL_ENV
 
 # A section name longer than a terminal line: piped output must not cut it.
 SECTION = "/retro-clock-restoration-guides-for-mantel-clocks-carriage-clocks-and-longcase-clocks-of-every-era"
@@ -50,7 +51,7 @@ def site(httpserver: HTTPServer) -> str:
 
 @pytest.fixture
 def report(site: str) -> Report:
-    settings = Settings(database_url="memory://", allow_networks=("127.0.0.0/8",))
+    settings = Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL)
     return run_audit(
         one_shot_application(settings),
         site,
@@ -94,7 +95,9 @@ def test_piped_output_keeps_whole_lines(report: Report) -> None:
 
 
 def test_the_cli_through_a_pipe_prints_whole_template_names_and_why_fail_on_failed(site: str) -> None:
-    cli = CliRunner(env={"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": None})
+    cli = CliRunner(
+        env={"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": None, **UNPACED_LOCAL_ENV}
+    )
     as_json = cli.invoke(main, ["audit", site, "--max-rps", "3", "--json"], catch_exceptions=False)
     templates = [g["template"] for g in json.loads(as_json.stdout)["templates"] if g["issues"]]
 
@@ -120,6 +123,8 @@ def test_the_cli_through_a_pipe_prints_whole_template_names_and_why_fail_on_fail
 def test_fail_on_error_passes_a_report_with_only_warnings(site: str, report: Report) -> None:
     assert report.issue_counts.error == 0 and report.issue_counts.warning > 0
     assert failing_checks(report, Severity.ERROR) == []
-    cli = CliRunner(env={"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": None})
+    cli = CliRunner(
+        env={"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": None, **UNPACED_LOCAL_ENV}
+    )
     result = cli.invoke(main, ["audit", site, "--max-rps", "3", "--fail-on", "error"], catch_exceptions=False)
     assert (result.exit_code, result.stderr) == (0, "")

@@ -18,6 +18,7 @@ from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.sites.answers import UpdatedSite
 from siteaudit.services.sites.usecases import CrawlSite, GetSite, RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.application.test_alert_mail import serve_site
 
 PAGES = 3  # the home page and its two clock pages (`serve_site`)
@@ -64,7 +65,7 @@ def balance(app: App, caller: Caller) -> int:
 def test_a_site_registered_with_defaults_is_monitored_after_its_first_audit(httpserver: HTTPServer) -> None:
     clock = FixedClock()
     app = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)),
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL),
         clock=clock,
         queue=MemoryTaskQueue(),
     )

@@ -16,6 +16,7 @@ from siteaudit.domain.site import VerifyMethod
 from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.sites.usecases import CrawlSite, DeleteSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.application.test_application_doors import PAGE, fetched, owner
 
 
@@ -24,7 +25,7 @@ def test_a_site_proved_by_its_file_is_audited_with_the_crawler_secret(httpserver
     httpserver.no_handler_status_code = 404
     key = SecretBox.generate_key()
     app = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), secret_key=key),
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL, secret_key=key),
         queue=MemoryTaskQueue(),
     )
     application = app.application
@@ -61,7 +62,8 @@ def test_an_audit_of_a_deleted_site_runs_to_its_end_without_the_secret(httpserve
     httpserver.expect_request("/").respond_with_data(PAGE, content_type="text/html; charset=utf-8")
     httpserver.no_handler_status_code = 404
     app = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)), queue=MemoryTaskQueue()
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL),
+        queue=MemoryTaskQueue(),
     )
     application = app.application
     caller = owner(app)

@@ -17,6 +17,7 @@ from siteaudit.ports.crawl import PageRow
 from siteaudit.services.audits.answers import Page
 from siteaudit.services.audits.usecases import ListPages
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 
 HTML = "text/html; charset=utf-8"
 
@@ -51,7 +52,8 @@ def shop(httpserver: HTTPServer) -> HTTPServer:
 @pytest.fixture(params=["memory", "sqlite"])
 def app(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Application, Caller]:
     database = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}"
-    settings = Settings(database_url=database, allow_networks=("127.0.0.0/8",))
+    # the shop's audits unpaced (tests/local_sites.py): these tests are about the values extracted
+    settings = Settings(database_url=database, allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL)
     application = bootstrap(settings, queue=MemoryTaskQueue()).application
     key = application.ensure_local_owner(plan="scale", starting_credits=1_000)
     return application, application.authenticate(key.raw)

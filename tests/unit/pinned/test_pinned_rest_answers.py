@@ -22,6 +22,7 @@ from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import bootstrap
 from siteaudit.settings import Settings
 from tests.integration.rest.live import drain, seed
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.pinned.pinning import assert_pinned, normalised
 
 # Durations measured on the wall clock while the scripted site answers (its /slow page takes 1.5 s).
@@ -98,7 +99,9 @@ def served() -> Iterator[dict[str, dict[str, Any]]]:
 def _scenario(site: SiteServer) -> dict[str, dict[str, Any]]:
     # The demo console seeds its figures by URL, and the scripted site's URLs hold a port that changes
     # from run to run: with it on, clicks and impressions (and the ranking of tasks by them) would too.
-    settings = Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), console_demo=False)
+    settings = Settings(
+        database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL, console_demo=False
+    )
     app = bootstrap(settings, clock=FixedClock(), queue=MemoryTaskQueue(), resolver=RESOLVER)
     keys = seed(app)
     client = falcon.testing.TestClient(app.rest_api())

@@ -18,6 +18,7 @@ from siteaudit.services.sites.usecases import CrawlSite, RegisterSite
 from siteaudit.settings import Settings
 from tests.indexnow_endpoint import LocalIndexNow
 from tests.integration.rest.live import Keys, drain, retro_clock_site, seed, serve
+from tests.local_sites import UNPACED_LOCAL
 
 
 @frozen
@@ -116,8 +117,10 @@ def limiter() -> RateLimiter | None:
 
 
 @pytest.fixture
-def service(site_url: str, limiter: RateLimiter | None) -> Iterator[Service]:
-    """The service with /mcp mounted as bootstrap mounts it, but polling audits every 0.1 s."""
+def service(site_url: str, limiter: RateLimiter | None, request: pytest.FixtureRequest) -> Iterator[Service]:
+    """The service with /mcp mounted as bootstrap mounts it, but polling audits every 0.1 s, and the small
+    site's audits unpaced (tests/local_sites.py: these tests are about what the clients show, not the pace)
+    unless the test is marked `paced` (it needs an audit that takes a while)."""
     PUBLISHED.clear()
     indexnow = LocalIndexNow().start()
     settings = Settings(
@@ -126,6 +129,7 @@ def service(site_url: str, limiter: RateLimiter | None) -> Iterator[Service]:
         slice_pages=2,
         mcp_http=False,
         indexnow_endpoint=indexnow.url,
+        **({} if request.node.get_closest_marker("paced") else UNPACED_LOCAL),
     )
     app = bootstrap(settings, queue=MemoryTaskQueue(), **({} if limiter is None else {"limiter": limiter}))
     keys = seed(app)

@@ -38,6 +38,7 @@ from siteaudit.entrypoints.cli import main
 from siteaudit.entrypoints.embedded import mcp_greeting
 from siteaudit.settings import Settings
 from tests.integration.rest.live import drain, seed, serve
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.web.conftest import PASSWORD, Browser
 
 OWNER = Caller(UserId(1), TeamId(1))  # owner@retro-clock.example in Retro Clock (seed's first person)
@@ -425,7 +426,9 @@ def test_a_newcomer_connects_from_the_command_line_and_the_agent_audits_and_read
     """The issue's "done when", in real time: `siteaudit connect --agents claude-code,codex` as a process,
     approved while it polls, then the SDK client configured from the written Claude Code file starts an
     audit of a small site on 127.0.0.1 and reads its fix prompt."""
-    settings = Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), slice_pages=2)
+    settings = Settings(
+        database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL, slice_pages=2
+    )
     app = bootstrap(settings, queue=MemoryTaskQueue())
     seed(app)
     home = tmp_path / "home"

@@ -14,6 +14,7 @@ from mcp import Client, StdioServerParameters
 from siteaudit.adapters.mcp.tools import tool_specs
 from siteaudit.bootstrap import USE_CASES
 from siteaudit.services.accounts.usecases import GetAccount
+from tests.local_sites import UNPACED_LOCAL_ENV
 from tests.unit.remote.conftest import Service
 
 TOOLS = tool_specs(USE_CASES)
@@ -78,6 +79,7 @@ def test_the_local_stdio_server_audits_with_the_embedded_default(tmp_path: Path,
         SITEAUDIT_DATABASE_URL=f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}",
         SITEAUDIT_ALLOW_NETWORKS="127.0.0.0/8",
         SITEAUDIT_STARTING_CREDITS="500",
+        **UNPACED_LOCAL_ENV,
     )
 
     async def scenario() -> None:

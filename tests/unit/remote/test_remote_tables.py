@@ -283,6 +283,7 @@ def bar_frames(shown: str, url: str) -> list[str]:
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.paced  # the remote audit runs longer than the CLI's 2 s poll, so a running frame is shown
 def test_the_in_process_and_the_remote_audit_show_the_same_progress_bar(service: Service) -> None:
     url = service.site_url
     local = {"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": "memory://"}

@@ -35,6 +35,7 @@ from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.ports.site import ProofPage
 from siteaudit.services.audits.usecases import CancelAudit
 from siteaudit.settings import Settings
+from tests.unit.web.conftest import quick_hasher
 
 DOCUMENT: Final = document(USE_CASES)
 TOOLS: Final = tool_specs(USE_CASES)
@@ -256,6 +257,7 @@ def door(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Door]:
         resolver=StaticResolver({"retro-clock.example": ["93.184.215.14"]}),
         limiter=AllowAll(),
         proof_reader=NoProofs(),
+        hasher=quick_hasher(),  # its /app forms sign in on every example: never what a hash costs
     )
     application = app.application
     application.create_user(OWNER, plan="scale")

@@ -17,6 +17,7 @@ from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.domain.site import Site
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 
 PRODUCTS = ("brass-mantel", "oak-cuckoo", "walnut-longcase", "steel-wall", "pine-carriage", "gilt-bracket")
 POSTS = ("winding-tips", "history-of-clocks", "cleaning-guide", "buying-advice", "pendulum-care")
@@ -126,9 +127,10 @@ class Shop:
 
 
 def shop_app(**settings: Any) -> App:
-    """The application on memory adapters with a clock that moves only when told to."""
+    """The application on memory adapters with a clock that moves only when told to; the shop's audits and
+    rechecks unpaced (tests/local_sites.py) unless `settings` say otherwise (`unpaced_hosts=()`)."""
     return bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **settings),
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **{**UNPACED_LOCAL, **settings}),
         queue=MemoryTaskQueue(),
         clock=FixedClock(),
     )

@@ -26,6 +26,7 @@ from siteaudit.services.application import LocalApplication
 from siteaudit.services.tasks.task import task_urls
 from siteaudit.services.tasks.usecases import GetTask, ListSiteTasks, RequestRecheck
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.tasks.shop import PRODUCTS, Shop, audit, drain, shop_app, verified_site
 from tests.unit.tasks.test_task_endpoints import Client
 
@@ -59,7 +60,11 @@ def events(http: Client, site_id: int, **params: Any) -> dict[str, Any]:
 def sqlite_app(path: Path) -> App:
     """The embedded default as `siteaudit serve` runs it: a SQLite file, no broker."""
     return bootstrap(
-        Settings(database_url=f"sqlite:///{path / 'siteaudit.sqlite3'}", allow_networks=("127.0.0.0/8",)),
+        Settings(
+            database_url=f"sqlite:///{path / 'siteaudit.sqlite3'}",
+            allow_networks=("127.0.0.0/8",),
+            **UNPACED_LOCAL,
+        ),
         queue=MemoryTaskQueue(),
         clock=FixedClock(),
     )

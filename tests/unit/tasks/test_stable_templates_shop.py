@@ -23,6 +23,7 @@ from siteaudit.services.audits.usecases import GetReport
 from siteaudit.services.impact.usecases import GetSiteFixImpact
 from siteaudit.services.tasks.usecases import ListSiteTasks
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.application.test_application_doors import owner
 from tests.unit.tasks.shop import audit, verified_site
 
@@ -95,7 +96,12 @@ class SmallShop:
 def app(request: pytest.FixtureRequest, tmp_path: Path) -> App:
     url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}"
     return bootstrap(
-        Settings(database_url=url, allow_networks=("127.0.0.0/8",), secret_key=SecretBox.generate_key()),
+        Settings(
+            database_url=url,
+            allow_networks=("127.0.0.0/8",),
+            **UNPACED_LOCAL,
+            secret_key=SecretBox.generate_key(),
+        ),
         queue=MemoryTaskQueue(),
         clock=FixedClock(),
     )

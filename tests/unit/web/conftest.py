@@ -96,8 +96,9 @@ class Site:
 def quick_hasher() -> Argon2Hasher:
     """The production Argon2 hasher at its smallest cost. These tests check what the pages and the sign-in
     throttle do with passwords, never what a hash costs; at the default cost (docs/security.md) each
-    sign-in took a tenth of a second of CPU, half a second on busy cores. Everywhere else, bootstrap's own
-    hasher with the default cost is used."""
+    sign-in took a tenth of a second of CPU, half a second on busy cores. The app tests that bootstrap their
+    own service use it too (and the hostile-body guard's /app forms); the CLI, payment and browser tests keep
+    bootstrap's own hasher with the default cost."""
     return Argon2Hasher(PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 
 

@@ -10,7 +10,7 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import bootstrap
 from siteaudit.settings import Settings
-from tests.unit.web.conftest import OWNER, PASSWORD, SentMail, Site
+from tests.unit.web.conftest import OWNER, PASSWORD, SentMail, Site, quick_hasher
 
 
 @pytest.mark.parametrize("bad", ["a\x00b", "\x1b[2J", "x\x7f"])
@@ -31,6 +31,7 @@ def test_a_team_id_no_database_holds_is_a_bad_request(tmp_path: Path, team: str)
         clock=FixedClock(),
         queue=MemoryTaskQueue(),
         resolver=StaticResolver({}),
+        hasher=quick_hasher(),
     )
     app.application.create_user(OWNER, plan="growth")
     app.application.create_team("Retro Clock", owner_email=OWNER)

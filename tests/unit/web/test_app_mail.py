@@ -14,7 +14,7 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import bootstrap
 from siteaudit.settings import Settings
 from tests.unit.application.test_alert_mail import Inbox, free_port
-from tests.unit.web.conftest import OWNER, PASSWORD, Browser
+from tests.unit.web.conftest import OWNER, PASSWORD, Browser, quick_hasher
 
 
 @pytest.fixture
@@ -41,6 +41,7 @@ def test_a_reset_asked_for_on_the_page_arrives_by_smtp_and_sets_the_password_onc
         ),
         queue=MemoryTaskQueue(),
         mailer=mailer,
+        hasher=quick_hasher(),
     )
     app.application.create_user(OWNER)
     browser = Browser(falcon.testing.TestClient(app.service()))

@@ -8,7 +8,7 @@ import pytest
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.ids import TeamId, UserId
-from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site, attack
+from tests.unit.web.conftest import MEMBER, OWNER, PASSWORD, Browser, Site, attack, quick_hasher
 
 PAGES = (
     "/app/account",
@@ -160,6 +160,7 @@ def test_behind_tls_the_cookie_is_secure_with_the_host_prefix() -> None:
     app = bootstrap(
         Settings(database_url="memory://", public_url="https://audit.retro-clock.example"),
         queue=MemoryTaskQueue(),
+        hasher=quick_hasher(),
     )
     app.application.create_user(OWNER)
     app.application.set_password(OWNER, PASSWORD)
@@ -468,7 +469,9 @@ def test_sign_up_is_by_invitation_unless_opened(site: Site) -> None:
     from siteaudit.bootstrap import bootstrap
     from siteaudit.settings import Settings
 
-    app = bootstrap(Settings(database_url="memory://", app_sign_up="open"), queue=MemoryTaskQueue())
+    app = bootstrap(
+        Settings(database_url="memory://", app_sign_up="open"), queue=MemoryTaskQueue(), hasher=quick_hasher()
+    )
     newcomer = Browser(falcon.testing.TestClient(app.service()))
     newcomer.get("/app/sign-up")
     assert newcomer.post("/app/sign-up", form).headers["Location"] == "/app/account"
