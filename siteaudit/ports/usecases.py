@@ -1,3 +1,4 @@
+# Over 400 lines: the one vocabulary every declaration and every door reads (inputs, bindings, cross-input rules).
 """A use case declared once: the machinery every feature package's declarations use (docs/architecture.md,
 "Adding a use case").
 

@@ -1,3 +1,4 @@
+# Over 400 lines: eight declarations, each mostly its inputs' bounds and its doors' texts; the handlers are in site.py.
 """The site use cases (docs/rest-api.md "Registered sites"), each declared once: its inputs with their
 bounds, its result, and how `/v1` and the tools offer it. Every door is derived from these
 (docs/architecture.md, "Adding a use case"); the handlers are in `site.py`. Checking ownership has a
