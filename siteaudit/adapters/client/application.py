@@ -5,7 +5,7 @@ work in-process or against a remote service alike:
 
     remote = HttpApplication("https://audit.example/v1")
     caller = remote.authenticate(os.environ["SITEAUDIT_API_KEY"])
-    started = run_declared(remote, "StartAudit", caller, url="https://retro-clock.example/")
+    answer = remote.handle(use_case, caller)  # any declared use case: its result class, as in process
 
 `authenticate` asks the service who a key acts for and remembers the key for that caller; every other
 call sends the key of the caller it is given. Errors are the DomainErrors of the codes the service

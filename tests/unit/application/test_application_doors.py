@@ -91,7 +91,7 @@ def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_
     assert requests
     assert {r.headers.get(VERIFY_HEADER) for r in requests} == {token}
     assert {r.headers.get("User-Agent") for r in requests} == {USER_AGENT}
-    assert app.application.handle(GetReport(started.audit.id), caller).totals.pages == 1
+    assert app.application.handle(GetReport(AuditId(started.crawl_id)), caller).totals.pages == 1
 
 
 def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_secret_key(
