@@ -184,6 +184,7 @@ class StartAudit(UseCase[AuditStarted]):
             "Query strings.",
             doc="what is done with query strings; default: the site's setting, else keep",
             max_length=20,
+            named=True,
         ),
     )
     urls: tuple[str, ...] | None = field(
