@@ -3,7 +3,8 @@
 (Over 500 lines: most of it is the one `PATHS` literal, read top to bottom like the document.)
 
 Every answer is a named schema under `components.schemas`, referred to by `$ref`. The schemas of the
-report and of the views (`views.py`) are generated from their attrs classes by `_Schemas`, so a field
+report and of the declared answers (`services/*/answers.py`) are generated from their attrs classes by
+`_Schemas`, so a field
 added to a value is in the document too; only the error envelope and a few one-field answers are
 written here. A nullable object is `anyOf: [{$ref}, {type: null}]` (generators do not read
 `type: [object, null]`).
