@@ -1,7 +1,7 @@
 """The one converter of the answers every door shows: the report's (`report_json.py`) with times as `/v1`
 writes them (ISO 8601, `Z` for UTC). REST unstructures a result with it, the HTTP client structures the
-JSON back into the result class with it, the tools answer what REST does. `rest/views.py` adds the hooks
-of its own views to this same converter."""
+JSON back into the result class with it, the tools answer what REST does; enums are shown by their
+values."""
 
 from collections.abc import Callable
 from datetime import datetime

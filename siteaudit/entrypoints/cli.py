@@ -544,7 +544,16 @@ def password_link(email: str) -> None:
 
 
 @main.command()
-@click.argument("url")
+@click.argument("url", required=False)
+@click.option(
+    "--urls",
+    "urls_file",
+    type=click.File("r"),
+    default=None,
+    help="Audit exactly the URLs of this file, one a line (- for standard input), nothing followed; "
+    "instead of URL.",
+)
+@click.option("--sitemap-only", is_flag=True, help="Audit only what the site's sitemaps list.")
 @click.option(
     "--max-pages", type=int, default=None, help="Page cap (default 500: the cap without a verified site)."
 )
@@ -581,7 +590,9 @@ def password_link(email: str) -> None:
 )
 @click.option("--csv", "as_csv", is_flag=True, help="With --server: print the report's checks as CSV.")
 def audit(
-    url: str,
+    url: str | None,
+    urls_file: Any,
+    sitemap_only: bool,
     max_pages: int | None,
     max_rps: float | None,
     concurrency: int | None,
@@ -594,15 +605,21 @@ def audit(
     timeout_s: float,
     as_csv: bool,
 ) -> None:
-    """Audit URL and print the score, totals and top issues by template: in this process, or on the
-    service given by --server or SITEAUDIT_URL (with a progress bar while it runs)."""
+    """Audit URL (or exactly the URLs of --urls) and print the score, totals and top issues by template:
+    in this process, or on the service given by --server or SITEAUDIT_URL (with a progress bar while it
+    runs)."""
     from siteaudit.domain.issue import Severity
 
+    if (url is None) == (urls_file is None):
+        raise click.UsageError("give URL or --urls FILE (one of them)")
+    urls = None if urls_file is None else _listed_urls(urls_file)
     if server:
         from siteaudit.entrypoints.remote import remote_audit
 
         remote_audit(
             url,
+            urls=urls,
+            sitemap_only=sitemap_only,
             server=server,
             max_pages=max_pages,
             max_rps=max_rps,
@@ -628,6 +645,8 @@ def audit(
         report = run_audit(
             application,
             url,
+            urls=urls,
+            sitemap_only=sitemap_only,
             max_pages=max_pages,
             max_rps=max_rps,
             concurrency=concurrency,
@@ -648,6 +667,15 @@ def audit(
     code = exit_for(report, None if fail_on is None else Severity(fail_on), failed=1)
     if code:
         sys.exit(code)
+
+
+def _listed_urls(source: Any) -> tuple[str, ...]:
+    """The URLs of a `--urls` file: one a line, surrounding space and blank lines left out (the service
+    judges each URL and names a bad one by its place, `urls[3]`)."""
+    urls = tuple(stripped for raw in source.read().splitlines() if (stripped := raw.strip()))
+    if not urls:
+        raise click.UsageError("the --urls file lists no URL")
+    return urls
 
 
 # --- support's site commands (admin) ---------------------------------------------------------------------

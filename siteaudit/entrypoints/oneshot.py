@@ -1,5 +1,6 @@
 """`siteaudit audit URL`: one audit in this process (in-memory database, inline crawl), then its report."""
 
+from collections.abc import Sequence
 from typing import IO, Protocol
 
 from attrs import evolve
@@ -11,7 +12,7 @@ from rich.text import Text
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.text import line
 from siteaudit.bootstrap import bootstrap
-from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
+from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import CheckSummary, Report, TemplateIssue
@@ -41,7 +42,7 @@ def one_shot_application(settings: Settings) -> Application:
 
 def run_audit(
     application: OneShot,
-    url: str,
+    url: str | None,
     *,
     max_pages: int | None,
     max_rps: float | None,
@@ -49,30 +50,38 @@ def run_audit(
     verify_token: str | None,
     progress: bool,
     render: bool = False,
+    urls: Sequence[str] | None = None,
+    sitemap_only: bool = False,
 ) -> Report:
+    """Audit `url` (or exactly `urls`, a list audit; with `sitemap_only`, what the sitemaps list) as the
+    local owner, its crawl slices run here, and read its report (docs/cli.md)."""
     issued = application.ensure_local_owner(plan="scale", starting_credits=1_000_000)
     assert issued is not None
     caller = application.authenticate(issued.raw)
-    request = AuditRequest(
+    started = run_declared(
+        application,
+        "StartAudit",
+        caller,
         url=url,
+        urls=None if urls is None else tuple(urls),
+        sitemap_only=sitemap_only or None,
         max_pages=max_pages,
         max_rps=max_rps,
         concurrency=concurrency,
         verify_token=verify_token,
-        trigger=AuditTrigger.CI,
         render=render,
     )
-    audit = application.start_audit(request, caller).audit
-    with ProgressBar(url, total=audit.max_pages, shown=progress) as bar:
+    audit = run_declared(application, "GetAudit", caller, crawl_id=started.crawl_id)
+    with ProgressBar(url or audit.site_url, total=audit.max_pages, shown=progress) as bar:
         while True:
-            crawled = application.run_crawl_slice(audit.id, verify_token=verify_token)
+            crawled = application.run_crawl_slice(audit.crawl_id, verify_token=verify_token)
             bar.update(crawled.pages_crawled, status="running")
             if crawled.next != "slice":
                 break
-    ended = application.finalize_audit(audit.id)
+    ended = application.finalize_audit(audit.crawl_id)
     if ended.status is not AuditStatus.DONE:
         raise SystemExit(line(f"the audit ended {ended.status.value}: {ended.failure_reason}"))
-    report: Report = run_declared(application, "GetReport", caller, crawl_id=audit.id)
+    report: Report = run_declared(application, "GetReport", caller, crawl_id=audit.crawl_id)
     return report
 
 

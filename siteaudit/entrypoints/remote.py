@@ -13,7 +13,7 @@ answered (its code and message are printed); 3 the service could not be reached;
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import click
@@ -281,7 +281,7 @@ def mcp(server: str | None, local: bool) -> None:
 
 
 def remote_audit(
-    url: str,
+    url: str | None,
     *,
     server: str | None,
     max_pages: int | None,
@@ -295,39 +295,50 @@ def remote_audit(
     fail_on: str | None,
     render: bool = False,
     poll_s: float = 2.0,
+    urls: Sequence[str] | None = None,
+    sitemap_only: bool = False,
 ) -> None:
-    """Start an audit on the service, show its progress until it ends, then print its report."""
+    """Start an audit on the service (of `url`, or exactly `urls`), show its progress until it ends, then
+    print its report."""
     from siteaudit.adapters.report_json import report_json
-    from siteaudit.domain.audit import AuditRequest, AuditStatus
+    from siteaudit.domain.audit import AuditStatus
     from siteaudit.domain.issue import Severity
     from siteaudit.entrypoints.oneshot import exit_for, print_summary
     from siteaudit.ports.application import run_declared
 
     application, caller = connect(server)
-    request = AuditRequest(
-        url=url,
-        max_pages=max_pages,
-        max_rps=max_rps,
-        concurrency=concurrency,
-        verify_token=verify_token,
-        render=render or None,  # without --render: the service's default (a site's saved setting)
+    started = guarded(
+        lambda: run_declared(
+            application,
+            "StartAudit",
+            caller,
+            url=url,
+            urls=None if urls is None else tuple(urls),
+            sitemap_only=sitemap_only or None,
+            max_pages=max_pages,
+            max_rps=max_rps,
+            concurrency=concurrency,
+            verify_token=verify_token,
+            render=render or None,  # without --render: the service's default (a site's saved setting)
+        )
     )
-    audit = guarded(lambda: application.start_audit(request, caller)).audit
+    # The audit as GET /crawls/{id} shows it (`GetAudit`'s answer).
+    audit = guarded(lambda: run_declared(application, "GetAudit", caller, crawl_id=started.crawl_id))
+    audit_id = audit.crawl_id
     if not wait:
         if as_json:
-            echo(json_text({"crawl_id": audit.id, "status": audit.status.value}, indent=None))
+            echo(json_text({"crawl_id": audit_id, "status": audit.status.value}, indent=None))
         else:
             echo(
-                f"audit {audit.id} started ({audit.max_pages} pages at most); "
-                f"`siteaudit wait-for-audit {audit.id}` waits for it, `siteaudit get-report {audit.id}` reads it"
+                f"audit {audit_id} started ({audit.max_pages} pages at most); "
+                f"`siteaudit wait-for-audit {audit_id}` waits for it, `siteaudit get-report {audit_id}` reads it"
             )
         return
     deadline = time.monotonic() + timeout_s
     shown = ProgressBar.shown_on_terminal(quiet=as_json or as_csv)
-    with ProgressBar(url, total=audit.max_pages, shown=shown) as bar:
+    with ProgressBar(url or audit.site_url, total=audit.max_pages, shown=shown) as bar:
         while True:
-            # The audit as GET /crawls/{id} shows it (`GetAudit`'s answer).
-            current = guarded(lambda: run_declared(application, "GetAudit", caller, crawl_id=audit.id))
+            current = guarded(lambda: run_declared(application, "GetAudit", caller, crawl_id=audit_id))
             waiting = "waiting in the queue" if current.status is AuditStatus.QUEUED else current.status.value
             started = current.started_at
             per_minute = 0.0
@@ -338,20 +349,20 @@ def remote_audit(
                 break
             if time.monotonic() >= deadline:
                 fail(
-                    f"audit {audit.id} is still {current.status.value} after {timeout_s:g} s (it keeps "
-                    f"running); `siteaudit wait-for-audit {audit.id}` keeps waiting",
+                    f"audit {audit_id} is still {current.status.value} after {timeout_s:g} s (it keeps "
+                    f"running); `siteaudit wait-for-audit {audit_id}` keeps waiting",
                     EXIT_STILL_RUNNING,
                 )
             time.sleep(poll_s)
     if current.status is not AuditStatus.DONE:
-        fail(f"audit {audit.id} ended {current.status.value}: {current.failure_reason}", EXIT_ENDED_BADLY)
-    report = guarded(lambda: run_declared(application, "GetReport", caller, crawl_id=audit.id))
+        fail(f"audit {audit_id} ended {current.status.value}: {current.failure_reason}", EXIT_ENDED_BADLY)
+    report = guarded(lambda: run_declared(application, "GetReport", caller, crawl_id=audit_id))
     if as_json:
         echo(json_text(report_json(report)))
     elif as_csv:
         print_rows(list(report_json(report)["issues"]))
     else:
-        echo(f"audit {audit.id}")
+        echo(f"audit {audit_id}")
         print_summary(report)
     code = exit_for(report, None if fail_on is None else Severity(fail_on), failed=EXIT_ENDED_BADLY)
     if code:

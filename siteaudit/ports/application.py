@@ -24,7 +24,7 @@ from attrs import field, frozen
 
 from siteaudit.domain.account import Caller, Membership, Role, Team, User
 from siteaudit.domain.apikey import ApiKey
-from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
+from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.billing import (
     CheckoutSession,
     Fulfilment,
@@ -394,12 +394,8 @@ class CallerApi(Protocol):
         """The declared use cases `handle` runs, in the order the doors list them."""
         ...
 
-    def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
-        """Reserve the estimated credits, store the audit `queued` and dispatch its first crawl slice.
-        Raises the validation, plan, credit and verification errors of `POST /crawls`, or DispatchFailed."""
-        ...
-
-    # The billing links (docs/rest-api.md "Billing"): declared use cases (`handle`).
+    # Starting an audit (docs/rest-api.md "Endpoints"), the billing links (docs/rest-api.md "Billing"):
+    # declared use cases (`handle`).
 
     # IndexNow (docs/rest-api.md "IndexNow"): declared use cases (`handle`).
 

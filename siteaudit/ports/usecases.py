@@ -63,7 +63,9 @@ class Input:
     it; `format`: the document's format of a string. `rest_only`: an input only `/v1` reads (a second
     name kept for its clients; a list of extraction rules), not a tool's argument. A list of strings that
     is not `counted` shows its `max_items` and each string's `pattern` in the document; its handler checks
-    them."""
+    them. `itemwise`: the REST door reads a body's list itself, string by string, and names a bad one by
+    its place (`urls[3]`) with the other faults of the body; the count and each string's lengths are
+    its own, and the rest (a pattern, what a URL must be) the handler's."""
 
     where: Where
     description: str = ""
@@ -83,6 +85,7 @@ class Input:
     shown_default: Any = None
     format: str | None = None
     rest_only: bool = False
+    itemwise: bool = False
 
 
 def path(
@@ -149,6 +152,7 @@ def body(
     shown_default: Any = None,
     format: str | None = None,
     rest_only: bool = False,
+    itemwise: bool = False,
 ) -> dict[str, Input]:
     """attrs metadata of a field of the JSON body (REST) or an argument (tool; `rest_only`: not one)."""
     spec = Input(
@@ -170,14 +174,16 @@ def body(
         shown_default=shown_default,
         format=format,
         rest_only=rest_only,
+        itemwise=itemwise,
     )
     return {INPUT: spec}
 
 
-def answer_schema(schema: Mapping[str, Any], *, omitted_when_none: bool = False) -> dict[str, Any]:
-    """attrs metadata of a result's field: the JSON schema the OpenAPI document shows for it;
-    `omitted_when_none`: the field (default None) is left out of the answer when None."""
-    return {SCHEMA: schema, OMITTED_WHEN_NONE: omitted_when_none}
+def answer_schema(schema: Mapping[str, Any] | None, *, omitted_when_none: bool = False) -> dict[str, Any]:
+    """attrs metadata of a result's field: the JSON schema the OpenAPI document shows for it (None: its
+    type's); `omitted_when_none`: the field (default None) is left out of the answer when None."""
+    shown = {} if schema is None else {SCHEMA: schema}
+    return {**shown, OMITTED_WHEN_NONE: omitted_when_none}
 
 
 @frozen
@@ -281,6 +287,10 @@ class NotOffered:
     reason: str
 
 
+# Two body inputs refused together; a third member: the values the second counts only with.
+Exclusion = tuple[str, str] | tuple[str, str, tuple[str, ...]]
+
+
 class UseCase(Generic[R]):
     """Base of every declared use case (a frozen attrs class of its inputs); `R` is its result."""
 
@@ -294,9 +304,10 @@ class UseCase(Generic[R]):
     # document (`dependentRequired`; `not` of none given), so that a body it calls valid is accepted.
     given_together: ClassVar[tuple[str, ...]] = ()
     at_least_one_of: ClassVar[tuple[str, ...]] = ()
-    # Pairs of body inputs the handler refuses together (a true/false input counts only when true): shown
-    # in the OpenAPI document under `not`, so that a body it calls valid is accepted.
-    excludes: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # Pairs of body inputs the handler refuses together (a true/false input counting only when true; a
+    # third member, the values the second counts only with: keep_params with query_params drop or keep):
+    # shown in the OpenAPI document under `not`, so that a body it calls valid is accepted.
+    excludes: ClassVar[tuple[Exclusion, ...]] = ()
 
 
 Declared = type[UseCase[Any]]
@@ -397,12 +408,13 @@ def unbounded(found: Field) -> str | None:
 
 def body_required(declared: Declared) -> bool:
     """Whether the REST door requires a JSON body (and the document says so): when an input in it is
-    required, or one of `exactly_one_of`, or the method is PUT (the body is the whole resource put); else
-    none reads as `{}`."""
+    required, or one of `exactly_one_of` or `at_least_one_of` is, or the method is PUT (the body is the
+    whole resource put); else none reads as `{}`."""
     http = declared.http
     in_body = [f for f in fields_of(declared) if f.spec.where == "body"]
     put = isinstance(http, Http) and http.method == "PUT"
-    return any(f.required for f in in_body) or bool(declared.exactly_one_of) or put
+    one_of = bool(declared.exactly_one_of) or bool(declared.at_least_one_of)
+    return any(f.required for f in in_body) or one_of or put
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

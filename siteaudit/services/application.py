@@ -14,7 +14,7 @@ from attrs import Factory, field, frozen
 
 from siteaudit.domain.account import Caller, Membership, Team, User
 from siteaudit.domain.apikey import ApiKey
-from siteaudit.domain.audit import Audit, AuditRequest, AuditStatus
+from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.billing import Fulfilment, PlanChoice
 from siteaudit.domain.console import ConsoleTerms, PageTotals
 from siteaudit.domain.crawl import CrawlLimits
@@ -33,7 +33,6 @@ from siteaudit.ports.application import (
     ArchivePolicy,
     AuditProgress,
     AuditQuery,
-    AuditStarted,
     BillingStatus,
     CrawlProgress,
     DeviceGranted,
@@ -228,18 +227,6 @@ class LocalApplication:
             clock=self.clock,
             gate=self.key_gate,
             limiter=self.limiter,
-        )
-
-    def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
-        return audit_services.start_audit(
-            request,
-            caller,
-            uow=self.uow(),
-            clock=self.clock,
-            queue=self.queue,
-            metrics=self.metrics,
-            public_only=(self.resolver, self.policy),
-            parser=self.parser,
         )
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:

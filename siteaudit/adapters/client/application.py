@@ -5,7 +5,7 @@ work in-process or against a remote service alike:
 
     remote = HttpApplication("https://audit.example/v1")
     caller = remote.authenticate(os.environ["SITEAUDIT_API_KEY"])
-    started = remote.start_audit(AuditRequest(url="https://retro-clock.example/"), caller)
+    answer = remote.handle(use_case, caller)  # any declared use case: its result class, as in process
 
 `authenticate` asks the service who a key acts for and remembers the key for that caller; every other
 call sends the key of the caller it is given. Errors are the DomainErrors of the codes the service
@@ -13,54 +13,20 @@ answered (`transport.RemoteError`, `ValidationFailed`, `RateLimited`).
 
 A declared use case (`siteaudit.ports.usecases`) needs nothing here: `handle` builds its request from its
 `Http` binding and reads the answer back into its result class with the converter. A method of the
-callers' API not declared yet is one method here: the path, the query or body, and the reader in
-`convert.py`; mypy refuses the client while one is missing.
+callers' API not declared yet would be one method here; mypy refuses the client while one is missing.
 """
 
 import enum
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 from urllib.parse import quote
 
 from siteaudit.adapters.answers import converter
-from siteaudit.adapters.client import convert
 from siteaudit.adapters.client.transport import Transport
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.error import Unauthenticated
 from siteaudit.domain.ids import TeamId, UserId
-from siteaudit.ports.application import (
-    AuditStarted,
-    CallerApi,
-)
+from siteaudit.ports.application import CallerApi
 from siteaudit.ports.usecases import Declared, Http, Result, UseCase, fields_of, result_of
-
-
-def _request_body(request: AuditRequest, fields: Sequence[str]) -> dict[str, Any]:
-    values = {
-        "url": request.url,
-        "site_id": request.site_id,
-        "max_pages": request.max_pages,
-        "concurrency": request.concurrency,
-        "max_rps": request.max_rps,
-        "webhook_url": request.webhook_url,
-        "verify_token": request.verify_token,
-        "trigger": request.trigger.value,
-        "render": request.render,
-        "extract": [
-            {"name": r.name, "expression": r.expression, "kind": r.kind.value, "take": r.take, "all": r.all}
-            for r in request.extract
-        ]
-        if request.extract is not None
-        else None,
-        "urls": list(request.urls) if request.urls is not None else None,
-        "sitemap_only": request.sitemap_only or None,
-        "include": list(request.include) if request.include is not None else None,
-        "exclude": list(request.exclude) if request.exclude is not None else None,
-        "query_params": request.query_params.value if request.query_params is not None else None,
-        "keep_params": list(request.keep_params) if request.keep_params is not None else None,
-    }
-    return {name: values[name] for name in fields if values[name] is not None}
 
 
 class HttpApplication(CallerApi):
@@ -122,12 +88,6 @@ class HttpApplication(CallerApi):
         except KeyError:
             raise Unauthenticated() from None
 
-    def _get(self, caller: Caller, path: str, **params: Any) -> Any:
-        return self.transport.call("GET", path, key=self._key(caller), params=params)
-
-    def _send(self, method: str, caller: Caller, path: str, body: Mapping[str, Any] | None = None) -> Any:
-        return self.transport.call(method, path, key=self._key(caller), body=body)
-
     # --- who calls ----------------------------------------------------------------------------------
 
     def authenticate(self, raw_key: str) -> Caller:
@@ -140,30 +100,3 @@ class HttpApplication(CallerApi):
         )
         self._keys[caller] = raw_key
         return caller
-
-    # --- audits -------------------------------------------------------------------------------------
-
-    def _started(self, answer: Mapping[str, Any], caller: Caller) -> AuditStarted:
-        # The 202 names the audit; the stored audit is read back so the result is the whole value.
-        detail = convert.audit_detail(self._get(caller, f"/crawls/{int(answer['crawl_id'])}"), caller)
-        return AuditStarted(audit=detail.audit, notices=convert.notices(answer))
-
-    def start_audit(self, request: AuditRequest, caller: Caller) -> AuditStarted:
-        fields = (
-            "url",
-            "site_id",
-            "max_pages",
-            "concurrency",
-            "max_rps",
-            "webhook_url",
-            "verify_token",
-            "render",
-            "extract",
-            "urls",
-            "sitemap_only",
-            "include",
-            "exclude",
-            "query_params",
-            "keep_params",
-        )
-        return self._started(self._send("POST", caller, "/crawls", _request_body(request, fields)), caller)

@@ -1,5 +1,5 @@
-# Over 500 lines: the one declaration table of every tool (schema, description, annotations), so none is forgotten.
-"""The agent tools: one per caller-facing capability of the application, each declared once here.
+"""The agent tools: one per declared use case a `Tool` binding offers (`derived.py`), and the few written
+here.
 
 A tool names the application methods it calls (`uses`). `NOT_TOOLS` is the one list of application
 methods that have no tool, each with the reason; a test fails when an application method is in neither,
@@ -7,35 +7,11 @@ so a use case added to the interface cannot be forgotten here. Every tool answer
 endpoint answers (the same views render it) and a short text summary saying what to call next.
 """
 
-# Over 400 lines: the tool table itself, one declaration per tool with the text a model reads.
-
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from siteaudit.adapters.mcp.derived import derived_tools
-from siteaudit.adapters.mcp.params import Param
 from siteaudit.adapters.mcp.spec import Call, ToolSpec
-from siteaudit.adapters.rest import views
-from siteaudit.domain.audit import AuditRequest, AuditTrigger
-from siteaudit.domain.error import ValidationFailed
-from siteaudit.domain.ids import MAX_ID, SiteId
-from siteaudit.domain.scope import (
-    MAX_KEEP_PARAMS,
-    MAX_LISTED_URLS,
-    MAX_PARAM_CHARS,
-    MAX_PATTERN_CHARS,
-    MAX_PATTERNS,
-    QueryParams,
-)
-from siteaudit.domain.site import (
-    MAX_PAGES_CEILING,
-    MAX_RPS,
-    MAX_URL_LENGTH,
-    MIN_RPS,
-)
-from siteaudit.ports.application import (
-    AuditStarted,
-)
 from siteaudit.ports.usecases import Declared, Tool
 
 # Application methods with no tool, and why. The only list of its kind (docs/agents.md "Agents and MCP": key
@@ -121,90 +97,12 @@ NOT_TOOLS: Final[Mapping[str, str]] = {
 }
 
 
-def _started(started: AuditStarted) -> dict[str, Any]:
-    return views.started_answer(started)
-
-
 # --- account -----------------------------------------------------------------------------------------
 
 
 def _ping(call: Call) -> dict[str, Any]:
     return {"user_id": call.caller.user_id}
 
-
-# --- audits ------------------------------------------------------------------------------------------
-
-
-# What the audit covers (docs/audits.md), as the declared start_site_audit offers it.
-SCOPE_PARAMS: Final = (
-    Param(
-        "urls",
-        "urls",
-        "Audit exactly these URLs (one origin), nothing followed.",
-        low=1,
-        high=MAX_LISTED_URLS,
-        min_length=1,
-        max_length=MAX_URL_LENGTH,
-    ),
-    Param("sitemap_only", "boolean", "Audit only what the sitemaps list."),
-    Param(
-        "include",
-        "urls",
-        "Keep only URLs matching one: /path prefix or * glob.",
-        high=MAX_PATTERNS,
-        max_length=MAX_PATTERN_CHARS,
-    ),
-    Param("exclude", "urls", "Leave out URLs matching one.", high=MAX_PATTERNS, max_length=MAX_PATTERN_CHARS),
-    Param("query_params", "string", "Query strings.", choices=tuple(m.value for m in QueryParams)),
-    Param(
-        "keep_params",
-        "urls",
-        "Parameters keep_listed keeps.",
-        high=MAX_KEEP_PARAMS,
-        max_length=MAX_PARAM_CHARS,
-    ),
-)
-
-
-def _start_audit(call: Call) -> dict[str, Any]:
-    a = call.args
-    request = AuditRequest(
-        url=a["url"],
-        site_id=None if a["site_id"] is None else SiteId(a["site_id"]),
-        max_pages=a["max_pages"],
-        concurrency=a["concurrency"],
-        max_rps=a["max_rps"],
-        webhook_url=a["webhook_url"],
-        verify_token=a["verify_token"],
-        trigger=AuditTrigger.API,
-        render=a["render"],
-        urls=None if a["urls"] is None else tuple(a["urls"]),
-        sitemap_only=bool(a["sitemap_only"]),
-        include=None if a["include"] is None else tuple(a["include"]),
-        exclude=None if a["exclude"] is None else tuple(a["exclude"]),
-        query_params=None if a["query_params"] is None else QueryParams(a["query_params"]),
-        keep_params=None if a["keep_params"] is None else tuple(a["keep_params"]),
-    )
-    if request.url is None and request.site_id is None and request.urls is None:
-        raise ValidationFailed({"url": "url is required unless site_id or urls is given"})
-    return _started(call.application.start_audit(request, call.caller))
-
-
-def _started_summary(answer: dict[str, Any]) -> str:
-    return (
-        f"Audit {answer['crawl_id']} queued; {answer['estimated_credits']:g} credits reserved (the unused "
-        f"part is refunded), {answer['max_rps']:g} requests/s. Call wait_for_audit with crawl_id "
-        f"{answer['crawl_id']}, then get_report."
-    )
-
-
-MAX_PAGES_TEXT = "Page cap (default 10,000, capped by the plan); over 500 needs a verified site."
-MAX_RPS_TEXT = "Requests/s, default 2; over 3 needs a verified site."
-RENDER = Param(
-    "render",
-    "boolean",
-    "Render JavaScript: 5 credits a page instead of 1.",
-)
 
 HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
     ToolSpec(
@@ -215,56 +113,6 @@ HAND_WRITTEN: Final[tuple[ToolSpec, ...]] = (
         run=_ping,
         summary=lambda a: f"The key works (user {a['user_id']}). Call get_account for credits.",
         answer="Ping",
-    ),
-    ToolSpec(
-        name="start_audit",
-        title="Start an audit",
-        description=(
-            "Audit a public website for SEO problems; answers crawl_id at once. COSTS CREDITS: 1 a page "
-            "up to max_pages, unused refunded. Then wait_for_audit."
-        ),
-        uses=("start_audit",),
-        run=_start_audit,
-        summary=_started_summary,
-        params=(
-            Param(
-                "url",
-                "string",
-                "Start URL (http/https); or give site_id.",
-                min_length=1,
-                max_length=MAX_URL_LENGTH,
-            ),
-            Param(
-                "site_id",
-                "integer",
-                "A registered site: its settings, charged to the team owner.",
-                low=1,
-                high=MAX_ID,
-            ),
-            Param("max_pages", "integer", MAX_PAGES_TEXT, low=1, high=MAX_PAGES_CEILING),
-            Param("concurrency", "integer", "Requests in flight (default 2).", low=1, high=20),
-            Param("max_rps", "number", MAX_RPS_TEXT, low=MIN_RPS, high=MAX_RPS),
-            Param(
-                "webhook_url",
-                "string",
-                "https URL called when it ends.",
-                min_length=1,
-                max_length=MAX_URL_LENGTH,
-            ),
-            Param(
-                "verify_token",
-                "string",
-                "Header value letting the site's firewall allow the crawler; not stored.",
-                min_length=16,
-                max_length=128,
-            ),
-            RENDER,
-            *SCOPE_PARAMS,
-        ),
-        read_only=False,
-        idempotent=False,
-        open_world=True,
-        answer="AuditStarted",
     ),
 )
 HAND_WRITTEN_BY_NAME: Final[Mapping[str, ToolSpec]] = {t.name: t for t in HAND_WRITTEN}

@@ -21,12 +21,7 @@ from siteaudit.adapters.rest.export import CrawlExport
 from siteaudit.adapters.rest.metrics import METRICS_PATH, RequestLatency, Scrape
 from siteaudit.adapters.rest.middleware import Authentication, RequestContext, Unrouted
 from siteaudit.adapters.rest.openapi import OpenApi, document
-from siteaudit.adapters.rest.resources import (
-    ID,
-    Crawls,
-    Health,
-    Ping,
-)
+from siteaudit.adapters.rest.resources import ID, Health, Ping
 from siteaudit.ports.application import (
     CallerApi,
     DeviceCancel,
@@ -111,12 +106,6 @@ def create_api(
     # The declared use cases (docs/rest-api.md "Endpoints", "Registered sites", "Fix tasks and rechecks",
     # "Fix impact", "Search console", "IndexNow", "Billing", "Staging access"): their routes derived,
     # aliases too.
-    # A path with a declared method and one written here is one route: `POST /v1/crawls` joins the list.
-    written = {"/v1/crawls": Crawls(application, clock)}
     for path, declaring in routes(application, clock):
-        if path in written:
-            declaring.adopt(written.pop(path))
         api.add_route(path, declaring)
-    for path, resource in written.items():
-        api.add_route(path, resource)
     return api

@@ -121,6 +121,30 @@ def _urls(found: Field, body: Mapping[str, Any]) -> tuple[str, ...] | None:
     return tuple(value)
 
 
+def _itemwise(fields: Fields, found: Field, body: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """An `itemwise` list of strings as given (None: absent), its count and each string's length within
+    bounds, each fault added to `fields.bad` by its place (`urls[3]`); the rest is the handler's."""
+    spec, name = found.spec, found.name
+    if name not in body:
+        return None
+    value, most, longest = body[name], spec.max_items or 0, spec.max_length or 0
+    if not isinstance(value, list) or len(value) > most:
+        fields.bad[name] = f"must be a list of at most {most:,} strings"
+        return None
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item or len(item) > longest:
+            fields.bad[f"{name}[{i}]"] = f"must be a string of 1 to {longest:,} characters"
+    if any(key.startswith(f"{name}[") for key in fields.bad):
+        return None
+    fewest = spec.min_items or 0
+    if len(value) < fewest:
+        what = "URL" if name.endswith("urls") else "string"
+        fields.bad[name] = f"must list at least {'one' if fewest == 1 else f'{fewest:,}'} {what}"
+        fields.bad[name] += "s" if fewest > 1 else ""
+        return None
+    return tuple(value)
+
+
 def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, Any]) -> UseCase[Any]:
     """The use case of a request: `given` the path's values. Raises ValidationFailed."""
     inputs = fields_of(declared)
@@ -150,13 +174,15 @@ def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, A
         for found in in_body:
             if found.kind == "rules":
                 values[found.name] = given_rules(document, fields.bad, field=found.name)
+            elif found.kind == "urls" and found.spec.itemwise:
+                values[found.name] = _itemwise(fields, found, document)
             elif found.kind != "urls":
                 values[found.name] = _scalar(fields, found)
                 if values[found.name] is None and found.required and found.name not in fields.bad:
                     fields.bad[found.name] = "required"
         fields.done()
         for found in in_body:
-            if found.kind == "urls":
+            if found.kind == "urls" and not found.spec.itemwise:
                 values[found.name] = _urls(found, document)
     problem = exactly_one_problem(declared, values)
     if problem:
@@ -184,13 +210,6 @@ class Declaring(Resource):
                 if lacking is not None:  # a declaration's mistake, refused when the app is built
                     raise TypeError(f"{one.__name__}.{found.name}: {lacking}")
             setattr(self, f"on_{http.method.lower()}", partial(self._respond, one, http))
-
-    def adopt(self, written: Resource) -> None:
-        """Also serve the responders of `written`, a resource written by hand for a method of the same
-        path that is not declared yet (`POST /v1/crawls` beside the declared list)."""
-        for name in dir(written):
-            if name.startswith("on_") and not hasattr(self, name):
-                setattr(self, name, getattr(written, name))
 
     def _respond(
         self, declared: Declared, http: Http, req: falcon.Request, resp: falcon.Response, **given: Any

@@ -1,4 +1,4 @@
-"""Custom extraction at the REST door (docs/extraction.md): the `extract` rules of a new audit's body and
+"""Custom extraction at the REST door (docs/extraction.md): the `extract` rules of a declared body and
 their OpenAPI schema. The pages filter and the values on each row are the declared pages list's
 (`services/audits/`)."""
 
@@ -44,17 +44,12 @@ RULES_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
-def rules_of(body: Mapping[str, Any], bad: dict[str, str]) -> tuple[ExtractionRule, ...] | None:
-    """The body's `extract` rules, strictly typed (None: not given); each fault added to `bad` by field
-    (`extract[1].kind`). Names, lengths and grammar are judged by the application, which names the same
-    fields."""
-    return given_rules(body, bad)
-
-
 def given_rules(
     body: Mapping[str, Any], bad: dict[str, str], *, field: str = "extract"
 ) -> tuple[ExtractionRule, ...] | None:
-    """The rules of the body's input `field` (None: not given), as `rules_of`."""
+    """The rules of the body's input `field` (None: not given), strictly typed; each fault added to `bad`
+    by field (`extract[1].kind`). Names, lengths and grammar are judged by the application, which names the
+    same fields."""
     given = body.get(field)
     if given is None:
         if field in body:

@@ -1,9 +1,10 @@
-# Over 500 lines: the one OpenAPI document, its hand-written paths for the use cases not declared yet and the derived ones; it shrinks as features are declared.
+# Over 500 lines: the one OpenAPI document, its hand-written paths (the doors' own) and the derived ones; it shrinks as features are declared.
 """The OpenAPI 3.1 document of `/v1`, kept true by a test that compares it with the routes.
 (Over 500 lines: most of it is the one `PATHS` literal, read top to bottom like the document.)
 
 Every answer is a named schema under `components.schemas`, referred to by `$ref`. The schemas of the
-report and of the views (`views.py`) are generated from their attrs classes by `_Schemas`, so a field
+report and of the declared answers (`services/*/answers.py`) are generated from their attrs classes by
+`_Schemas`, so a field
 added to a value is in the document too; only the error envelope and a few one-field answers are
 written here. A nullable object is `anyOf: [{$ref}, {type: null}]` (generators do not read
 `type: [object, null]`).
@@ -20,14 +21,10 @@ import attrs
 import falcon
 
 from siteaudit.adapters.rest.extraction import RULES_SCHEMA
-from siteaudit.adapters.rest.scope import SCOPE_EXCLUSIONS, SCOPE_PROPERTIES
 from siteaudit.domain.error import HTTP_STATUS, ErrorCode
 from siteaudit.domain.extraction import RuleKind
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import COVERAGE_CODES, CoverageWarning, Report, Stats
-from siteaudit.domain.site import (
-    MAX_PAGES_CEILING,
-)
 from siteaudit.ports.usecases import (
     OMITTED_WHEN_NONE,
     SCHEMA,
@@ -185,14 +182,6 @@ SCHEMAS: Final[dict[str, dict[str, Any]]] = {
     "Error": ERROR,
     "ErrorDetail": ERROR_DETAIL,
     "ErrorCode": {"type": "string", "enum": sorted(code.value for code in ErrorCode)},
-    "AuditStarted": _obj(
-        {
-            "crawl_id": INT,
-            "estimated_credits": NUM,
-            "max_rps": NUM,
-            "warnings": {"type": "array", "items": ref("Notice")},
-        }
-    ),
     "Health": _obj({"ok": BOOL}),
     "Ping": _obj({"user_id": INT}),
     "OpenApiDocument": {"type": "object", "description": "an OpenAPI 3.1 document"},
@@ -274,104 +263,12 @@ def _op(operation_id: str, summary: str, responses: dict[str, Any], **more: Any)
     return {"operationId": operation_id, "summary": summary, "responses": responses, **more}
 
 
-# Where the id an audit answers leads.
-_CRAWL_LINKS: Final = (Leads("crawl_id"),)
-
-
 PATHS: Final[dict[str, dict[str, Any]]] = {
     "/v1/health": {"get": _op("health", "Liveness", _ok(ref("Health"), public=True), security=[])},
     "/v1/openapi.json": {
         "get": _op("openapi", "This document", _ok(ref("OpenApiDocument"), public=True), security=[])
     },
     "/v1/ping": {"get": _op("ping", "Check a key", {**_ok(ref("Ping")), **_errors()})},
-    "/v1/crawls": {
-        "post": _op(
-            "startCrawl",
-            "Start an audit",
-            {
-                **_ok(
-                    ref("AuditStarted"),
-                    202,
-                    "Accepted",
-                    links=_CRAWL_LINKS,
-                ),
-                **_errors(
-                    ErrorCode.INSUFFICIENT_CREDITS,
-                    ErrorCode.PLAN_LIMIT_MAX_PAGES,
-                    ErrorCode.NOT_FOUND,
-                    ErrorCode.SITE_NOT_VERIFIED,
-                    ErrorCode.VALIDATION_FAILED,
-                    ErrorCode.INVALID_URL,
-                    ErrorCode.SITE_URL_MISMATCH,
-                    ErrorCode.MAX_RPS_REQUIRES_VERIFIED_SITE,
-                    ErrorCode.PAYLOAD_TOO_LARGE,
-                    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-                    ErrorCode.DISPATCH_FAILED,
-                ),
-            },
-            requestBody={
-                "required": True,
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "additionalProperties": False,
-                            "anyOf": [
-                                {"required": ["url"]},
-                                {"required": ["site_id"]},
-                                {"required": ["urls"]},
-                            ],
-                            "not": {
-                                "anyOf": [
-                                    {"required": ["site_id", "verify_token"]},
-                                    {"required": ["url", "urls"]},
-                                    *SCOPE_EXCLUSIONS,
-                                ]
-                            },
-                            "examples": [
-                                {"url": "https://retro-clock.example/", "max_pages": 50},
-                                {"url": "https://retro-clock.example/shop/", "max_pages": 20, "max_rps": 1},
-                                {
-                                    "urls": [
-                                        "https://retro-clock.example/",
-                                        "https://retro-clock.example/shop/",
-                                    ]
-                                },
-                            ],
-                            "properties": {
-                                "url": {"type": "string", "maxLength": 2048, "format": "uri"},
-                                "site_id": ID_SCHEMA,
-                                "max_pages": {"type": "integer", "minimum": 1, "maximum": MAX_PAGES_CEILING},
-                                "concurrency": {"type": "integer", "minimum": 1, "maximum": 20, "default": 2},
-                                "max_rps": {"type": "number", "minimum": 0.5, "maximum": 10, "default": 2},
-                                "webhook_url": {
-                                    "type": "string",
-                                    "maxLength": 2048,
-                                    "format": "uri",
-                                    "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
-                                    "description": (
-                                        "an http or https URL with a valid host name and no user name or "
-                                        "password; others answer 422 validation_failed naming webhook_url"
-                                    ),
-                                },
-                                "verify_token": {"type": "string", "pattern": "^[A-Za-z0-9_-]{16,128}$"},
-                                "render": {
-                                    "type": "boolean",
-                                    "description": (
-                                        "load each HTML page in a browser after its raw fetch and judge the "
-                                        "rendered DOM (5 credits a page instead of 1); default: the site's "
-                                        "saved setting, else false"
-                                    ),
-                                },
-                                "extract": RULES_SCHEMA,
-                                **SCOPE_PROPERTIES,
-                            },
-                        }
-                    }
-                },
-            },
-        ),
-    },
     "/v1/crawls/{crawl_id}/export": {
         "parameters": [CRAWL_ID],
         "get": _op(
@@ -560,12 +457,14 @@ def _input_schema(found: Field, schemas: _Schemas) -> dict[str, Any]:
     spec = found.spec
     schema: dict[str, Any]
     if found.kind == "urls" and spec.counted:
-        schema = {
-            "type": "array",
-            "minItems": spec.min_items,
-            "maxItems": spec.max_items,
-            "items": {"type": "string", "minLength": spec.min_length, "maxLength": spec.max_length},
+        counted: dict[str, Any] = {
+            "type": "string",
+            "minLength": spec.min_length,
+            "maxLength": spec.max_length,
         }
+        if spec.format is not None:
+            counted["format"] = spec.format
+        schema = {"type": "array", "minItems": spec.min_items, "maxItems": spec.max_items, "items": counted}
     elif found.kind == "urls":
         item: dict[str, Any] = {"type": "string", "maxLength": spec.max_length}
         if spec.pattern is not None:
@@ -596,7 +495,8 @@ def _input_schema(found: Field, schemas: _Schemas) -> dict[str, Any]:
             schema["not"] = {"pattern": spec.refuses}
         if spec.pattern is not None:
             schema["pattern"] = spec.pattern
-        else:
+        # A pattern open at its end (a URL's scheme) leaves the lengths to be said.
+        if spec.pattern is None or not spec.pattern.endswith("$"):
             if spec.strict and spec.min_length is not None:
                 schema["minLength"] = spec.min_length
             if spec.max_length is not None:
@@ -669,7 +569,7 @@ def _request_body(declared: Declared, inputs: list[Field], schemas: _Schemas) ->
 def _body_rules(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
     """The rules across a body's inputs the handler checks: those `given_together` (each requires the
     others), `at_least_one_of` (the body where none is given, a list empty, is refused with `not`) and the
-    pairs one `excludes` (refused with `not` too)."""
+    pairs one `excludes` (refused with `not` too, the second input with the values it counts with)."""
     rules: dict[str, Any] = {}
     together = declared.given_together
     if together:
@@ -686,12 +586,15 @@ def _body_rules(declared: Declared, inputs: list[Field]) -> dict[str, Any]:
         rules["not"] = none_given
     if declared.excludes:
         kinds = {f.name: f.kind for f in inputs}
-        refused = [
-            {"required": [one, other], "properties": {other: {"const": True}}}
-            if kinds[other] == "boolean"
-            else {"required": [one, other]}
-            for one, other in declared.excludes
-        ]
+        refused: list[dict[str, Any]] = []
+        for exclusion in declared.excludes:
+            one, other = exclusion[0], exclusion[1]
+            pair: dict[str, Any] = {"required": [one, other]}
+            if len(exclusion) == 3:  # the second counts only with one of these values
+                pair["properties"] = {other: {"enum": list(exclusion[2])}}
+            elif kinds[other] == "boolean":
+                pair["properties"] = {other: {"const": True}}
+            refused.append(pair)
         rules["not"] = {"anyOf": [rules["not"], *refused] if "not" in rules else refused}
     return rules
 

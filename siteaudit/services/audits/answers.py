@@ -18,6 +18,9 @@ from siteaudit.domain.issue import Issue as IssueRecord
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import TemplateGroup
+from siteaudit.domain.scope import WHOLE_SITE, QueryParams
+from siteaudit.domain.scope import AuditScope as ScopeRecord
+from siteaudit.domain.site import Notice
 from siteaudit.ports.application import AuditDetail
 from siteaudit.ports.crawl import PageRow
 from siteaudit.ports.usecases import answer_schema
@@ -50,8 +53,37 @@ def _shown(audit: AuditRecord) -> dict[str, Any]:
 
 
 @frozen
+class AuditScope:
+    """What the audit covers (docs/audits.md): `urls`, how many URLs a list audit lists (0: none);
+    `sitemap_only`, what the sitemaps list; the patterns it keeps and leaves out, and what it does with
+    query strings."""
+
+    urls: int
+    sitemap_only: bool
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    query_params: QueryParams
+    keep_params: tuple[str, ...]
+
+    @classmethod
+    def of(cls, scope: ScopeRecord) -> "AuditScope | None":
+        """None for a whole-site crawl with no rules (what every audit before scopes is)."""
+        if scope == WHOLE_SITE:
+            return None
+        rules = scope.rules
+        return cls(
+            urls=len(scope.urls),
+            sitemap_only=scope.sitemap_only,
+            include=rules.include,
+            exclude=rules.exclude,
+            query_params=rules.query_params,
+            keep_params=rules.keep_params,
+        )
+
+
+@frozen
 class Audit:
-    """An audit's detail."""
+    """An audit's detail; `scope` only when the audit does not cover the whole site with no rules."""
 
     crawl_id: int
     site_id: int | None
@@ -74,6 +106,8 @@ class Audit:
     last_progress_at: datetime | None  # last batch recorded, lease renewed or state move
     stalled: bool  # its lease's deadline passed and no worker took the audit over
     render: bool  # its HTML pages are rendered in a browser (docs/rendering.md)
+    # What it covers (docs/audits.md); left out for a whole-site crawl, so older answers keep their bytes.
+    scope: AuditScope | None = field(default=None, metadata=answer_schema(None, omitted_when_none=True))
 
     @classmethod
     def of(cls, detail: AuditDetail, *, now: datetime) -> "Audit":
@@ -95,6 +129,7 @@ class Audit:
             last_progress_at=audit.last_progress_at,
             stalled=detail.stalled,
             render=audit.render,
+            scope=AuditScope.of(audit.scope),
         )
 
 
@@ -239,3 +274,23 @@ class IssueList:
     # `GET /crawls/{id}/issues`: one page of the audit's issues.
     data: tuple[Issue, ...]
     meta: ListMeta
+
+
+@frozen
+class AuditStarted:
+    """An audit started (202): its id, the credits reserved, its pace, and `warnings`: why it runs slower
+    than asked."""
+
+    crawl_id: int
+    estimated_credits: float
+    max_rps: float
+    warnings: tuple[Notice, ...]
+
+    @classmethod
+    def of(cls, audit: AuditRecord, notices: tuple[Notice, ...]) -> "AuditStarted":
+        return cls(
+            crawl_id=audit.id,
+            estimated_credits=as_number(audit.credits_reserved),
+            max_rps=audit.max_rps,
+            warnings=notices,
+        )

@@ -4,12 +4,17 @@ audit and report services."""
 from attrs import evolve
 
 from siteaudit.domain.account import Caller
+from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.extraction import ExtractMatch, every_rule, filter_errors
+from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import Report
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.metrics import NO_METRICS, Metrics
+from siteaudit.ports.network import HostResolver
+from siteaudit.ports.parse import PageParser
+from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services import audit as audit_services
 from siteaudit.services import report as report_services
@@ -18,6 +23,7 @@ from siteaudit.services.audits.answers import (
     AuditCancelled,
     AuditList,
     AuditRow,
+    AuditStarted,
     FixPrompt,
     Issue,
     IssueList,
@@ -37,7 +43,53 @@ from siteaudit.services.audits.usecases import (
     ListAudits,
     ListIssues,
     ListPages,
+    StartAudit,
 )
+
+
+def start_audit(
+    asked: StartAudit,
+    caller: Caller,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    queue: TaskQueue,
+    metrics: Metrics = NO_METRICS,
+    public_only: tuple[HostResolver, AddressPolicy] | None = None,
+    parser: PageParser | None = None,
+) -> AuditStarted:
+    """A URL's, a list's or a registered site's audit started (`services/audit.py`, `start_audit`): the
+    rules across its inputs (one start, no crawler token for a site, a list as listed) are the domain's,
+    each bad input named."""
+    request = AuditRequest(
+        url=asked.url,
+        site_id=asked.site_id,
+        max_pages=asked.max_pages,
+        concurrency=asked.concurrency,
+        max_rps=asked.max_rps,
+        webhook_url=asked.webhook_url,
+        verify_token=asked.verify_token,
+        trigger=AuditTrigger.API,
+        render=asked.render,
+        extract=asked.extract,
+        urls=asked.urls,
+        sitemap_only=bool(asked.sitemap_only),
+        include=asked.include,
+        exclude=asked.exclude,
+        query_params=asked.query_params,
+        keep_params=asked.keep_params,
+    )
+    started = audit_services.start_audit(
+        request,
+        caller,
+        uow=uow,
+        clock=clock,
+        queue=queue,
+        metrics=metrics,
+        public_only=public_only,
+        parser=parser,
+    )
+    return AuditStarted.of(started.audit, started.notices)
 
 
 def list_audits(asked: ListAudits, caller: Caller, *, uow: UnitOfWork) -> AuditList:

@@ -1,23 +1,47 @@
 """The audit use cases (docs/rest-api.md "Endpoints"), each declared once: its inputs with their bounds, its
 result, and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md,
-"Adding a use case"); the handlers are in `audit.py`. Starting an audit is not declared yet; the export (a
-file streamed) and the app's live progress stay door-own."""
+"Adding a use case"); the handlers are in `audit.py`. The export (a file streamed) and the app's live
+progress stay door-own."""
 
-from typing import Final
+from typing import ClassVar, Final
 
 from attrs import field, frozen
 
 from siteaudit.domain.error import ErrorCode
-from siteaudit.domain.extraction import MAX_VALUE_CHARS
+from siteaudit.domain.extraction import MAX_VALUE_CHARS, ExtractionRule
 from siteaudit.domain.ids import MAX_ID, AuditId, SiteId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.report import Report
-from siteaudit.ports.usecases import MAX_PAGE, Http, Input, Tool, UseCase, Wait, path, query
+from siteaudit.domain.scope import (
+    MAX_KEEP_PARAMS,
+    MAX_LISTED_URLS,
+    MAX_PARAM_CHARS,
+    MAX_PATTERN_CHARS,
+    MAX_PATTERNS,
+    PARAM_REGEX,
+    PATTERN_REGEX,
+    QueryParams,
+)
+from siteaudit.domain.site import MAX_PAGES_CEILING, MAX_RPS, MAX_URL_LENGTH, MIN_RPS
+from siteaudit.ports.usecases import (
+    MAX_PAGE,
+    Exclusion,
+    Http,
+    Input,
+    Leads,
+    Tool,
+    UseCase,
+    Wait,
+    body,
+    path,
+    query,
+)
 from siteaudit.services.audits import doors
 from siteaudit.services.audits.answers import (
     Audit,
     AuditCancelled,
     AuditList,
+    AuditStarted,
     FixPrompt,
     IssueList,
     PageList,
@@ -33,6 +57,207 @@ PAGE: Final = query("Page, from 1.", low=1, high=MAX_PAGE)
 
 def per_page(most: int) -> dict[str, Input]:
     return query(f"Rows per page, 1-{most}.", low=1, high=most)
+
+
+# Where an audit's id (`crawl_id`) leads: to each operation taking it with a `link` (below). Clients (and
+# stateful fuzzers) follow these.
+CRAWL_LINKS: Final = (Leads("crawl_id"),)
+_VERIFY_TOKEN: Final = "^[A-Za-z0-9_-]{16,128}$"
+# Open at its end: the document shows the URL's lengths beside it.
+_HTTP_URL: Final = "^[Hh][Tt][Tt][Pp][Ss]?://"
+_PATTERNS_DOC: Final = "a path prefix (/blog/) or a glob over path and query (*.pdf, /p/*?color=*)"
+
+
+def _patterns(description: str, which: str) -> dict[str, Input]:
+    return body(
+        description,
+        doc=f"URLs {which}: {_PATTERNS_DOC}",
+        max_items=MAX_PATTERNS,
+        max_length=MAX_PATTERN_CHARS,
+        pattern=PATTERN_REGEX,
+        itemwise=True,
+    )
+
+
+@frozen
+class StartAudit(UseCase[AuditStarted]):
+    """Reserve the estimated credits, store the audit `queued` and dispatch its first crawl slice: a URL's
+    crawl, a list audit (`urls`) or a registered site's (`site_id`, its settings, charged to the team
+    owner), with what it covers (docs/audits.md) and its extraction rules (docs/extraction.md). Raises
+    ValidationFailed, InvalidUrl, SiteUrlMismatch, NotFound, InsufficientCredits, PlanLimitMaxPages,
+    SiteNotVerified, MaxRpsRequiresVerifiedSite or DispatchFailed."""
+
+    # docs/audits.md: one start (a URL, a list or a site); a site's audit sends no crawler token; a list
+    # audit audits its URLs as listed, so it takes no other scope; keep_params only with keep_listed.
+    at_least_one_of = ("url", "site_id", "urls")
+    excludes: ClassVar[tuple[Exclusion, ...]] = (
+        ("site_id", "verify_token"),
+        ("url", "urls"),
+        *(("urls", name) for name in ("sitemap_only", "include", "exclude", "query_params", "keep_params")),
+        ("keep_params", "query_params", (QueryParams.DROP.value, QueryParams.KEEP.value)),
+    )
+
+    url: str | None = field(
+        default=None,
+        metadata=body(
+            "Start URL (http/https); or give site_id.",
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            strict=True,
+            format="uri",
+        ),
+    )
+    site_id: SiteId | None = field(
+        default=None,
+        metadata=body("A registered site: its settings, charged to the team owner.", low=1, high=MAX_ID),
+    )
+    max_pages: int | None = field(
+        default=None,
+        metadata=body(
+            "Page cap (default 10,000, capped by the plan); over 500 needs a verified site.",
+            low=1,
+            high=MAX_PAGES_CEILING,
+        ),
+    )
+    concurrency: int | None = field(
+        default=None, metadata=body("Requests in flight (default 2).", low=1, high=20, shown_default=2)
+    )
+    max_rps: float | None = field(
+        default=None,
+        metadata=body(
+            "Requests/s, default 2; over 3 needs a verified site.", low=MIN_RPS, high=MAX_RPS, shown_default=2
+        ),
+    )
+    webhook_url: str | None = field(
+        default=None,
+        metadata=body(
+            "https URL called when it ends.",
+            doc="an http or https URL with a valid host name and no user name or password; others answer "
+            "422 validation_failed naming webhook_url",
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            strict=True,
+            pattern=_HTTP_URL,
+            format="uri",
+        ),
+    )
+    verify_token: str | None = field(
+        default=None,
+        metadata=body(
+            "Header value letting the site's firewall allow the crawler; not stored.",
+            min_length=16,
+            max_length=128,
+            strict=True,
+            pattern=_VERIFY_TOKEN,
+        ),
+    )
+    render: bool | None = field(
+        default=None,
+        metadata=body(
+            "Render JavaScript: 5 credits a page instead of 1.",
+            doc="load each HTML page in a browser after its raw fetch and judge the rendered DOM (5 credits "
+            "a page instead of 1); default: the site's saved setting, else false",
+        ),
+    )
+    extract: tuple[ExtractionRule, ...] | None = field(
+        default=None,
+        metadata=body(
+            "Extraction rules.",
+            doc="extraction rules read on each HTML page (docs/extraction.md), each name used once; a rule "
+            "that does not parse answers 422 validation_failed naming extract[i].expression",
+            rest_only=True,
+        ),
+    )
+    # None: false, shown as its default (a tool's caller is not told a default it need not send).
+    sitemap_only: bool | None = field(
+        default=None,
+        metadata=body(
+            "Audit only what the sitemaps list.",
+            doc="audit what the sitemaps list, nothing followed (docs/audits.md)",
+            shown_default=False,
+        ),
+    )
+    query_params: QueryParams | None = field(
+        default=None,
+        metadata=body(
+            "Query strings.",
+            doc="what is done with query strings; default: the site's setting, else keep",
+            max_length=20,
+            named=True,
+        ),
+    )
+    urls: tuple[str, ...] | None = field(
+        default=None,
+        metadata=body(
+            "Audit exactly these URLs (one origin), nothing followed.",
+            doc="a list audit (docs/audits.md): exactly these URLs, nothing followed; one origin, duplicates "
+            "removed, at most max_pages and the plan's page cap; others answer 422 validation_failed naming "
+            "urls[i]",
+            min_items=1,
+            max_items=MAX_LISTED_URLS,
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            counted=True,
+            itemwise=True,
+            format="uri",
+        ),
+    )
+    include: tuple[str, ...] | None = field(
+        default=None,
+        metadata=_patterns("Keep only URLs matching one: /path prefix or * glob.", "kept (none: every URL)"),
+    )
+    exclude: tuple[str, ...] | None = field(
+        default=None, metadata=_patterns("Leave out URLs matching one.", "left out")
+    )
+    keep_params: tuple[str, ...] | None = field(
+        default=None,
+        metadata=body(
+            "Parameters keep_listed keeps.",
+            doc="the parameters query_params keep_listed keeps (only with keep_listed)",
+            max_items=MAX_KEEP_PARAMS,
+            max_length=MAX_PARAM_CHARS,
+            pattern=PARAM_REGEX,
+            itemwise=True,
+        ),
+    )
+
+    http = Http(
+        "POST",
+        "/v1/crawls",
+        "startCrawl",
+        "Start an audit",
+        errors=(
+            ErrorCode.INSUFFICIENT_CREDITS,
+            ErrorCode.PLAN_LIMIT_MAX_PAGES,
+            ErrorCode.NOT_FOUND,
+            ErrorCode.SITE_NOT_VERIFIED,
+            ErrorCode.VALIDATION_FAILED,
+            ErrorCode.INVALID_URL,
+            ErrorCode.SITE_URL_MISMATCH,
+            ErrorCode.MAX_RPS_REQUIRES_VERIFIED_SITE,
+            ErrorCode.PAYLOAD_TOO_LARGE,
+            ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode.DISPATCH_FAILED,
+        ),
+        status=202,
+        examples=(
+            {"url": "https://retro-clock.example/", "max_pages": 50},
+            {"url": "https://retro-clock.example/shop/", "max_pages": 20, "max_rps": 1},
+            {"urls": ["https://retro-clock.example/", "https://retro-clock.example/shop/"]},
+        ),
+        links=CRAWL_LINKS,
+    )
+    tool = Tool(
+        "start_audit",
+        "Start an audit",
+        "Audit a public website for SEO problems; answers crawl_id at once. COSTS CREDITS: 1 a page up to "
+        "max_pages, unused refunded. Then wait_for_audit.",
+        doors.started_text,
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        after="get_account",
+    )
 
 
 @frozen
@@ -321,6 +546,7 @@ class GetFixPrompt(UseCase[FixPrompt]):
 
 # In the order the doors list them (the tool list, the remote CLI's commands).
 USE_CASES: Final = (
+    StartAudit,
     ListAudits,
     GetAudit,
     CancelAudit,

@@ -8,8 +8,6 @@ from typing import Any, Final
 
 from attrs import field, frozen
 
-from siteaudit.domain.audit import Audit as AuditRecord
-from siteaudit.domain.credit import as_number
 from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.scope import QueryParams
 from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
@@ -254,23 +252,3 @@ class VerifiedSite(Site):
     """`POST /sites/{id}/verify` that matched: the site, and every method tried, in order."""
 
     checked: tuple[ProofCheck, ...]
-
-
-@frozen
-class AuditStarted:
-    """An audit started (202): its id, the credits reserved, its pace, and `warnings`: why it runs slower
-    than asked."""
-
-    crawl_id: int
-    estimated_credits: float
-    max_rps: float
-    warnings: tuple[Notice, ...]
-
-    @classmethod
-    def of(cls, audit: AuditRecord, notices: tuple[Notice, ...]) -> "AuditStarted":
-        return cls(
-            crawl_id=audit.id,
-            estimated_credits=as_number(audit.credits_reserved),
-            max_rps=audit.max_rps,
-            warnings=notices,
-        )

@@ -20,7 +20,7 @@ from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
 from siteaudit.services import audit as audit_services
-from siteaudit.services.audits.answers import AuditRow
+from siteaudit.services.audits.answers import AuditRow, AuditStarted
 from siteaudit.services.site import check_proof, require_public_address, scheduled_max_pages
 from siteaudit.services.sites import answers
 from siteaudit.services.sites.usecases import (
@@ -233,7 +233,7 @@ def crawl_site(
     queue: TaskQueue,
     public_only: PublicOnly | None = None,
     parser: PageParser | None = None,
-) -> answers.AuditStarted:
+) -> AuditStarted:
     """Audit the site with its saved settings, each input given replacing its saved one (the scope and
     extraction rules: docs/audits.md, docs/extraction.md): max_rps capped at the site's and at 3 while
     unverified, charged to the team owner, no webhook (`services/audit.py`, `start_audit`)."""
@@ -261,4 +261,4 @@ def crawl_site(
         public_only=public_only,
         parser=parser,
     )
-    return answers.AuditStarted.of(started.audit, started.notices)
+    return AuditStarted.of(started.audit, started.notices)

@@ -34,9 +34,10 @@ from siteaudit.domain.site import (
 )
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import Http, Leads, Tool, UseCase, body
+from siteaudit.services.audits.answers import AuditStarted
+from siteaudit.services.audits.usecases import CRAWL_LINKS
 from siteaudit.services.sites import doors
 from siteaudit.services.sites.answers import (
-    AuditStarted,
     RegisteredSite,
     SiteDeleted,
     SiteList,
@@ -56,11 +57,9 @@ _BODY_ERRORS: Final = (
 _PLAN_PAGES: Final = "at most the plan's per-audit limit (403 plan_limit_max_pages)"
 
 
-# Where a registered site's id (`id`) and an audit's (`crawl_id`) lead: to each operation taking it with a
-# `link` (the site's below, the audit's in services/audits/usecases.py). Clients (and stateful fuzzers)
-# follow these.
+# Where a registered site's id (`id`) leads: to each operation taking it with a `link` (below; an audit's
+# `crawl_id`, CRAWL_LINKS, in services/audits/usecases.py). Clients (and stateful fuzzers) follow these.
 SITE_LINKS: Final = (Leads("site_id", source="id"),)
-CRAWL_LINKS: Final = (Leads("crawl_id"),)
 
 
 # The scope inputs a site saves and its audit may replace (docs/audits.md): None leaves the saved one

@@ -13,10 +13,11 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.webhook import SendOutcome
 from siteaudit.ports.application import AuditQuery
+from siteaudit.services.audits.usecases import StartAudit
 from siteaudit.settings import Settings
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -94,14 +95,13 @@ def service(*, receiver: ScriptedReceiver | None = None) -> Service:
 
 def audit(service: Service, url: str, *, webhook_url: str | None = None) -> AuditId:
     application = service.app.application
-    started = application.start_audit(
-        AuditRequest(url=url, max_pages=20, webhook_url=webhook_url), service.caller
-    )
-    while application.run_crawl_slice(started.audit.id).next == "slice":
+    started = application.handle(StartAudit(url=url, max_pages=20, webhook_url=webhook_url), service.caller)
+    audit_id = AuditId(started.crawl_id)
+    while application.run_crawl_slice(audit_id).next == "slice":
         pass
-    done = application.finalize_audit(started.audit.id)
+    done = application.finalize_audit(audit_id)
     assert done.status is AuditStatus.DONE
-    return started.audit.id
+    return audit_id
 
 
 def test_metrics_count_what_an_audit_fetched_charged_and_delivered(site: SiteServer) -> None:

@@ -24,7 +24,7 @@ from siteaudit.adapters.render.playwright import CHROMIUM, PlaywrightRenderer
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.access import access_of
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.crawl import Scope
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.ids import AuditId, SiteId
@@ -35,7 +35,7 @@ from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.network import Fetcher
 from siteaudit.ports.render import BrowserRequest
 from siteaudit.services.access.usecases import GetSiteAccess, RemoveSiteAccess, SetSiteAccess
-from siteaudit.services.audits.usecases import GetAudit, GetReport
+from siteaudit.services.audits.usecases import GetAudit, GetReport, StartAudit
 from siteaudit.services.crawl import run_crawl_slice
 from siteaudit.services.crawl.render import BrowserGuard
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
@@ -228,8 +228,8 @@ def test_a_newcomer_audits_a_staging_site_behind_basic_auth_and_the_other_origin
 
     # An audit of the same origin started on POST /v1/crawls sends the team's access too.
     site.hits.clear()
-    plain = application.start_audit(AuditRequest(url=home, max_pages=5), caller)
-    finished(app, caller, plain.audit.id)
+    plain = application.handle(StartAudit(url=home, max_pages=5), caller)
+    finished(app, caller, AuditId(plain.crawl_id))
     assert site.hits and all(let_in(hit.headers) for hit in site.hits)
 
     # Removed: the next audit sends nothing (and is refused by the staging server).

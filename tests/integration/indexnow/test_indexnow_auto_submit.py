@@ -11,12 +11,12 @@ from pytest_httpserver import HTTPServer
 
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.indexnow import KeyCheckResult
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
-from siteaudit.services.audits.usecases import GetAudit
+from siteaudit.services.audits.usecases import GetAudit, StartAudit
 from siteaudit.services.indexnow.usecases import CheckIndexNowKey, GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, VerifySite
 from siteaudit.settings import Settings
@@ -170,9 +170,9 @@ def test_a_plain_url_audit_and_an_unverified_key_submit_nothing(
     application.handle(SetIndexNowAuto(site.id, True), caller)  # the key file is not served
     audit = audited(app, caller, site.id)
     assert recent_after(app, caller, site.id, audit) == "key_unverified"
-    plain = application.start_audit(AuditRequest(url=httpserver.url_for("/"), max_pages=5), caller)
+    plain = application.handle(StartAudit(url=httpserver.url_for("/"), max_pages=5), caller)
     deadline = time.monotonic() + 60
-    while application.handle(GetAudit(plain.audit.id), caller).status is not AuditStatus.DONE:
+    while application.handle(GetAudit(AuditId(plain.crawl_id)), caller).status is not AuditStatus.DONE:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert endpoint.received == []

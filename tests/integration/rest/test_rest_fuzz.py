@@ -26,11 +26,10 @@ from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.memory.ratelimit import MemoryRateLimiter
 from siteaudit.bootstrap import App, bootstrap
-from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.ports.ratelimit import Limit, RateDecision, RateLimiter
 from siteaudit.ports.site import ProofPage
-from siteaudit.services.audits.usecases import GetReport
+from siteaudit.services.audits.usecases import GetReport, StartAudit
 from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
 
@@ -89,16 +88,12 @@ def seeded() -> Seeded:
     with serve(retro_clock_site) as site:
         port = site.rsplit(":", 1)[1]
         for _ in range(2):
-            request = AuditRequest(
-                url=f"http://{PUBLIC_NAME}:{port}/", max_rps=10.0 / 3.5, trigger=AuditTrigger.API
-            )
-            crawler.application.start_audit(request, owner)
+            request = StartAudit(url=f"http://{PUBLIC_NAME}:{port}/", max_rps=10.0 / 3.5)
+            crawler.application.handle(request, owner)
             drain(crawler)
-        queued = AuditRequest(
-            url=f"http://{PUBLIC_NAME}:{port}/shop/", max_pages=20, trigger=AuditTrigger.API
-        )
-        crawler.application.start_audit(queued, owner)
-        crawler.application.start_audit(queued, rival)
+        queued = StartAudit(url=f"http://{PUBLIC_NAME}:{port}/shop/", max_pages=20)
+        crawler.application.handle(queued, owner)
+        crawler.application.handle(queued, rival)
     # On the default port: another origin than the audits' (the scripted site's port), so they stay as
     # they are, unverified plain-URL audits.
     site = crawler.application.handle(RegisterSite(f"https://{PUBLIC_NAME}/"), owner)

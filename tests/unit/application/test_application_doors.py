@@ -16,14 +16,14 @@ from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.identity import USER_AGENT, VERIFY_HEADER
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.site import VerifyMethod
 from siteaudit.entrypoints.worker import start_worker
 from siteaudit.ports.application import Application
 from siteaudit.services.application import LocalApplication
-from siteaudit.services.audits.usecases import GetAudit, GetReport
+from siteaudit.services.audits.usecases import GetAudit, GetReport, StartAudit
 from siteaudit.services.sites import site as sites
 from siteaudit.services.sites.usecases import RegisterSite
 from siteaudit.settings import Settings
@@ -78,11 +78,11 @@ def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_
     worker, periodic = start_worker(app, threads=1, webhooks_every_s=3600.0)
     try:
         token = "retro-clock-verify-token"
-        started = app.application.start_audit(
-            AuditRequest(url=site.url_for("/"), max_pages=5, verify_token=token), caller
+        started = app.application.handle(
+            StartAudit(url=site.url_for("/"), max_pages=5, verify_token=token), caller
         )
         deadline = time.monotonic() + 30
-        while app.application.handle(GetAudit(started.audit.id), caller).status is not AuditStatus.DONE:
+        while app.application.handle(GetAudit(started.crawl_id), caller).status is not AuditStatus.DONE:
             assert time.monotonic() < deadline, "the audit did not finish"
             time.sleep(0.05)
     finally:
@@ -92,7 +92,7 @@ def test_a_verify_token_travels_sealed_to_the_crawl_slice_actor_and_reaches_the_
     assert requests
     assert {r.headers.get(VERIFY_HEADER) for r in requests} == {token}
     assert {r.headers.get("User-Agent") for r in requests} == {USER_AGENT}
-    assert app.application.handle(GetReport(started.audit.id), caller).totals.pages == 1
+    assert app.application.handle(GetReport(AuditId(started.crawl_id)), caller).totals.pages == 1
 
 
 def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_secret_key(
@@ -114,8 +114,8 @@ def test_an_audit_of_a_verified_site_sends_the_crawler_secret_derived_from_the_s
         uow.sites.save(verified)
         uow.commit()
     secret_ref = verified.crawler_secret_ref
-    started = app.application.start_audit(AuditRequest(site_id=registered.id, max_pages=5), caller)
-    app.application.run_crawl_slice(started.audit.id)
+    started = app.application.handle(StartAudit(site_id=registered.id, max_pages=5), caller)
+    app.application.run_crawl_slice(AuditId(started.crawl_id))
 
     expected = hmac.new(key.encode(), f"crawler:{secret_ref}".encode(), hashlib.sha256)
     assert {r.headers.get(VERIFY_HEADER) for r in fetched(site, "/")} == {expected.hexdigest()}
@@ -127,12 +127,12 @@ def test_a_plain_audit_sends_no_verify_header(site: HTTPServer) -> None:
         queue=MemoryTaskQueue(),
     )
     caller = owner(app)
-    started = app.application.start_audit(AuditRequest(url=site.url_for("/"), max_pages=5), caller)
-    progress = app.application.run_crawl_slice(started.audit.id)
+    started = app.application.handle(StartAudit(url=site.url_for("/"), max_pages=5), caller)
+    progress = app.application.run_crawl_slice(AuditId(started.crawl_id))
 
-    assert (progress.audit_id, progress.pages_crawled, progress.next) == (started.audit.id, 1, "finalize")
+    assert (progress.audit_id, progress.pages_crawled, progress.next) == (started.crawl_id, 1, "finalize")
     assert {r.headers.get(VERIFY_HEADER) for r in fetched(site, "/")} == {None}
-    assert app.application.finalize_audit(AuditId(started.audit.id)).status is AuditStatus.DONE
+    assert app.application.finalize_audit(AuditId(started.crawl_id)).status is AuditStatus.DONE
 
 
 def test_sealing_opens_only_under_the_same_key() -> None:
@@ -154,7 +154,7 @@ def test_the_reaper_settings_reach_the_reaper(queued_s: float, redispatched: int
         resolver=StaticResolver({"retro-clock.example": ["93.184.215.14"]}),
     )
     caller = owner(app)
-    app.application.start_audit(AuditRequest(url="https://retro-clock.example/"), caller)
+    app.application.handle(StartAudit(url="https://retro-clock.example/"), caller)
     clock.advance(61)
 
     assert app.application.reap_stalled_audits().slices == redispatched

@@ -13,9 +13,10 @@ from werkzeug import Request, Response
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
-from siteaudit.domain.audit import AuditRequest, AuditStatus, AuditTrigger
+from siteaudit.domain.audit import AuditStatus
+from siteaudit.domain.ids import AuditId
 from siteaudit.domain.webhook import MAX_ATTEMPTS, SendOutcome
-from siteaudit.services.audits.usecases import CancelAudit, GetReport
+from siteaudit.services.audits.usecases import CancelAudit, GetReport, StartAudit
 from siteaudit.settings import Settings
 from tests.local_sites import UNPACED_LOCAL
 
@@ -83,21 +84,21 @@ def test_a_whole_audit_logs_one_readable_info_line_per_event_in_order(
     url = site.url_for("/")
     caplog.set_level(logging.INFO)
 
-    request = AuditRequest(url=url, max_pages=20, max_rps=3, webhook_url=HOOK, trigger=AuditTrigger.CI)
-    audit = siteaudit.start_audit(request, me).audit
-    while siteaudit.run_crawl_slice(audit.id).next == "slice":
+    started = siteaudit.handle(StartAudit(url=url, max_pages=20, max_rps=3, webhook_url=HOOK), me)
+    audit_id = AuditId(started.crawl_id)
+    while siteaudit.run_crawl_slice(audit_id).next == "slice":
         pass
-    done = siteaudit.finalize_audit(audit.id)
+    done = siteaudit.finalize_audit(audit_id)
     assert siteaudit.deliver_webhooks() == 1
 
     assert done.status is AuditStatus.DONE and receiver.sent == [HOOK]
-    score = siteaudit.handle(GetReport(audit.id), me).health_score
+    score = siteaudit.handle(GetReport(audit_id), me).health_score
     assert audit_lines(caplog) == [
-        f"audit {audit.id} started: {url} (max 20 pages, trigger ci)",
-        f"audit {audit.id} handed over to the next slice: 2 pages so far",
-        f"audit {audit.id} handed over to finalisation: 4 pages, every URL found was visited",
-        f"audit {audit.id} ended: done, 4 pages, score {score}, 4 credits charged, took 0.0 s",
-        f"audit {audit.id} webhook delivered to https://hooks.retro-clock.example:8443 after 1 attempt",
+        f"audit {audit_id} started: {url} (max 20 pages, trigger api)",
+        f"audit {audit_id} handed over to the next slice: 2 pages so far",
+        f"audit {audit_id} handed over to finalisation: 4 pages, every URL found was visited",
+        f"audit {audit_id} ended: done, 4 pages, score {score}, 4 credits charged, took 0.0 s",
+        f"audit {audit_id} webhook delivered to https://hooks.retro-clock.example:8443 after 1 attempt",
     ]
     assert {r.levelno for r in caplog.records if r.name == "siteaudit.audit"} == {logging.INFO}
     assert not any("audit-ended" in r.getMessage() or "s3cret" in r.getMessage() for r in caplog.records)
@@ -112,10 +113,10 @@ def test_a_cancelled_audit_and_a_webhook_given_up_are_one_line_each(caplog: pyte
     me = siteaudit.authenticate(issued.raw)
     caplog.set_level(logging.INFO)
 
-    request = AuditRequest(url="http://127.0.0.1:9/", max_pages=10, webhook_url=HOOK)
-    audit = siteaudit.start_audit(request, me).audit
+    started = siteaudit.handle(StartAudit(url="http://127.0.0.1:9/", max_pages=10, webhook_url=HOOK), me)
+    audit_id = AuditId(started.crawl_id)
     clock.advance(7)
-    siteaudit.handle(CancelAudit(audit.id), me)
+    siteaudit.handle(CancelAudit(audit_id), me)
     for _ in range(MAX_ATTEMPTS):
         assert siteaudit.deliver_webhooks() == 1
         clock.advance(3_600)
@@ -123,9 +124,9 @@ def test_a_cancelled_audit_and_a_webhook_given_up_are_one_line_each(caplog: pyte
 
     assert len(receiver.sent) == MAX_ATTEMPTS
     assert audit_lines(caplog) == [
-        f"audit {audit.id} started: http://127.0.0.1:9/ (max 10 pages, trigger api)",
-        f"audit {audit.id} ended: cancelled, 0 pages, score none, 0 credits charged, never started",
-        f"audit {audit.id} webhook to https://hooks.retro-clock.example:8443 given up after 5 attempts "
+        f"audit {audit_id} started: http://127.0.0.1:9/ (max 10 pages, trigger api)",
+        f"audit {audit_id} ended: cancelled, 0 pages, score none, 0 credits charged, never started",
+        f"audit {audit_id} webhook to https://hooks.retro-clock.example:8443 given up after 5 attempts "
         "(last: status 503)",
     ]
     assert [r.levelname for r in caplog.records if r.name == "siteaudit.audit"][-1] == "WARNING"

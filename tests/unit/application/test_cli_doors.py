@@ -131,3 +131,62 @@ def test_the_one_shot_audit_reports_a_refused_url(httpserver: HTTPServer) -> Non
     result = run(cli, "audit", httpserver.url_for("/"))
     assert result.exit_code == 2
     assert result.output.startswith("error: invalid_url")
+
+
+def a_shop(httpserver: HTTPServer) -> CliRunner:
+    """A site whose home links to /about and /other, and whose sitemap lists /other only."""
+    home = PAGE.replace("</body>", "<a href='/other'>Other</a></body>")
+    for path, body in (("/", home), ("/about", PAGE), ("/other", PAGE)):
+        httpserver.expect_request(path).respond_with_data(body, content_type="text/html; charset=utf-8")
+    sitemap = (
+        '<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{httpserver.url_for('/other')}</loc></url></urlset>"
+    )
+    httpserver.expect_request("/sitemap.xml").respond_with_data(sitemap, content_type="application/xml")
+    httpserver.no_handler_status_code = 404
+    return CliRunner(env={"SITEAUDIT_ALLOW_NETWORKS": "127.0.0.0/8", "SITEAUDIT_DATABASE_URL": None})
+
+
+def fetched_pages(httpserver: HTTPServer) -> set[str]:
+    host_files = {"/robots.txt", "/llms.txt", "/sitemap.xml", "/sitemap_index.xml"}
+    return {request.path for request, _ in httpserver.log} - host_files
+
+
+def test_the_one_shot_audit_audits_exactly_the_urls_of_a_file(httpserver: HTTPServer, tmp_path: Path) -> None:
+    cli = a_shop(httpserver)
+    listed = tmp_path / "urls.txt"
+    listed.write_text(f"{httpserver.url_for('/')}\n\n  {httpserver.url_for('/about')}  \n")
+    report = json.loads(run(cli, "audit", "--urls", str(listed), "--max-rps", "3", "--json").output)
+    assert report["totals"]["pages"] == 2
+    assert fetched_pages(httpserver) == {"/", "/about"}  # nothing followed: /other is linked, not listed
+
+
+def test_the_one_shot_audit_reads_its_urls_from_standard_input(httpserver: HTTPServer) -> None:
+    cli = a_shop(httpserver)
+    given = f"{httpserver.url_for('/other')}\n"
+    result = cli.invoke(main, ["audit", "--urls", "-", "--max-rps", "3", "--json"], input=given)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["totals"]["pages"] == 1
+    assert fetched_pages(httpserver) == {"/other"}
+
+
+def test_the_one_shot_audit_of_the_sitemaps_only(httpserver: HTTPServer) -> None:
+    cli = a_shop(httpserver)
+    result = run(cli, "audit", httpserver.url_for("/"), "--sitemap-only", "--max-rps", "3", "--json")
+    assert json.loads(result.output)["totals"]["pages"] == 1
+    assert fetched_pages(httpserver) == {"/other"}
+
+
+def test_the_one_shot_audit_names_what_is_wrong_with_its_urls(httpserver: HTTPServer, tmp_path: Path) -> None:
+    cli = a_shop(httpserver)
+    neither, both = run(cli, "audit"), run(cli, "audit", httpserver.url_for("/"), "--urls", "-")
+    assert neither.exit_code == both.exit_code == 2
+    assert "give URL or --urls FILE" in neither.output and "give URL or --urls FILE" in both.output
+    empty = cli.invoke(main, ["audit", "--urls", "-"], input="\n\n")
+    assert empty.exit_code == 2 and "the --urls file lists no URL" in empty.output
+    elsewhere = tmp_path / "urls.txt"
+    elsewhere.write_text(f"{httpserver.url_for('/')}\nhttps://elsewhere.example/\n")
+    refused = run(cli, "audit", "--urls", str(elsewhere))
+    assert refused.exit_code == 2
+    assert refused.output.startswith("error: validation_failed") and "urls[1]" in refused.output
+    assert fetched_pages(httpserver) == set()

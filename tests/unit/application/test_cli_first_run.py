@@ -17,10 +17,12 @@ from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.sql import migrate
 from siteaudit.adapters.sql.migration import head_revision
 from siteaudit.bootstrap import App, bootstrap
-from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.error import DomainError, ErrorCode, Unauthenticated
+from siteaudit.domain.ids import AuditId
 from siteaudit.entrypoints.cli import main
 from siteaudit.entrypoints.embedded import KEY_VARIABLE, LOST_KEY_COMMAND, greeting
+from siteaudit.services.audits.usecases import GetAudit, StartAudit
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite
 from siteaudit.settings import Settings
 
@@ -83,11 +85,9 @@ def test_the_production_walkthrough_in_its_order_reaches_a_first_audit(cli: CliR
 
     app = application_on(database)
     caller = app.application.authenticate(key)
-    started = app.application.start_audit(
-        AuditRequest(url="https://retro-clock.example/", max_pages=100), caller
-    )
-    assert started.audit.status is AuditStatus.QUEUED
-    assert started.estimated_credits == 1_000
+    started = app.application.handle(StartAudit(url="https://retro-clock.example/", max_pages=100), caller)
+    assert app.application.handle(GetAudit(AuditId(started.crawl_id)), caller).status is AuditStatus.QUEUED
+    assert started.estimated_credits == 100
     # The credits granted also cover an audit of a site registered with defaults (its page cap, 10,000).
     site = app.application.handle(RegisterSite("https://retro-clock.example/"), caller)
     app.application.verify_site_by_hand(site.id, "the production walkthrough")
@@ -105,8 +105,8 @@ def test_the_order_matters_a_key_needs_the_team_and_an_audit_needs_credits(
     key = ok(cli, "admin", "create-key", ALICE, "--team", "Retro Clock").strip()
     app = application_on(database)
     with pytest.raises(DomainError) as refusal:
-        app.application.start_audit(
-            AuditRequest(url="https://retro-clock.example/"), app.application.authenticate(key)
+        app.application.handle(
+            StartAudit(url="https://retro-clock.example/"), app.application.authenticate(key)
         )
     assert refusal.value.code is ErrorCode.INSUFFICIENT_CREDITS
 
@@ -227,7 +227,7 @@ def test_a_loopback_start_url_is_refused_naming_the_development_setting() -> Non
         app.application.ensure_local_owner(plan="scale", starting_credits=10).raw
     )  # type: ignore[union-attr]
     with pytest.raises(DomainError) as refused:
-        app.application.start_audit(AuditRequest(url="http://127.0.0.1:8000/"), caller)
+        app.application.handle(StartAudit(url="http://127.0.0.1:8000/"), caller)
     assert refused.value.code is ErrorCode.INVALID_URL
     assert "its host resolves to a non-public address (127.0.0.0/8)" in refused.value.message
     assert "set SITEAUDIT_ALLOW_NETWORKS=127.0.0.0/8 (development only" in refused.value.message
@@ -238,10 +238,12 @@ def test_a_loopback_webhook_url_is_still_accepted_at_start() -> None:
     caller = app.application.authenticate(
         app.application.ensure_local_owner(plan="scale", starting_credits=10).raw
     )  # type: ignore[union-attr]
-    request = AuditRequest(
+    request = StartAudit(
         url="https://retro-clock.example/", max_pages=5, webhook_url="https://127.0.0.1:9/hook"
     )
-    assert app.application.start_audit(request, caller).audit.webhook_url == "https://127.0.0.1:9/hook"
+    started = app.application.handle(request, caller)
+    with app.uow() as uow:
+        assert uow.audits.get_any(AuditId(started.crawl_id)).webhook_url == "https://127.0.0.1:9/hook"
 
 
 def test_the_greeting_names_the_owner_and_its_curl_lines_work_when_pasted(database: str) -> None:

@@ -9,13 +9,13 @@ from pytest_httpserver import HTTPServer
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.extraction import Extracted, ExtractionRule, RuleKind
+from siteaudit.domain.ids import AuditId
 from siteaudit.ports.application import Application, AuditQuery, ExportKind
 from siteaudit.ports.crawl import PageRow
 from siteaudit.services.audits.answers import Page
-from siteaudit.services.audits.usecases import ListPages
+from siteaudit.services.audits.usecases import ListPages, StartAudit
 from siteaudit.settings import Settings
 from tests.local_sites import UNPACED_LOCAL
 
@@ -67,13 +67,12 @@ RULES = (
 
 def audited(app: tuple[Application, Caller], shop: HTTPServer, rules: tuple[ExtractionRule, ...]) -> int:
     application, me = app
-    audit = application.start_audit(
-        AuditRequest(url=shop.url_for("/"), max_pages=20, extract=rules), me
-    ).audit
-    while application.run_crawl_slice(audit.id).next == "slice":
+    started = application.handle(StartAudit(url=shop.url_for("/"), max_pages=20, extract=rules), me)
+    audit_id = AuditId(started.crawl_id)
+    while application.run_crawl_slice(audit_id).next == "slice":
         pass
-    application.finalize_audit(audit.id)
-    return audit.id
+    application.finalize_audit(audit_id)
+    return audit_id
 
 
 def values(rows: list[PageRow] | tuple[Page, ...]) -> dict[str, tuple[Extracted, ...]]:
@@ -137,7 +136,7 @@ def test_a_rule_that_does_not_parse_is_refused_naming_it_and_starts_nothing(
     application, me = app
     rules = (ExtractionRule("price", ".price"), ExtractionRule("sku", "//span[", kind=RuleKind.XPATH))
     with pytest.raises(ValidationFailed) as refused:
-        application.start_audit(AuditRequest(url=shop.url_for("/"), extract=rules), me)
+        application.handle(StartAudit(url=shop.url_for("/"), extract=rules), me)
     assert list(refused.value.fields) == ["extract[1].expression"]
     assert "XPath" in refused.value.fields["extract[1].expression"]
     assert application.list_audits(AuditQuery(), me).total == 0

@@ -12,7 +12,7 @@ from siteaudit.adapters.answers import converter
 from siteaudit.adapters.client import HttpApplication
 from siteaudit.adapters.mcp.tools import NOT_TOOLS
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest, AuditStatus
+from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.error import DomainError, ErrorCode
@@ -37,6 +37,7 @@ from siteaudit.services.audits.usecases import (
     ListAudits,
     ListIssues,
     ListPages,
+    StartAudit,
 )
 from siteaudit.services.billing.usecases import GetBillingPortalLink, GetCreditPackLink, GetSubscriptionLink
 from siteaudit.services.console.usecases import (
@@ -117,11 +118,12 @@ def test_who_a_key_acts_for_is_the_same_through_both(service: Service, door: Doo
 
 def test_an_audit_from_start_to_cancel(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
-    started = app.start_audit(AuditRequest(url=service.site_url, max_pages=5), owner)
-    audit_id = started.audit.id
-    assert started.estimated_credits == 50  # tenths of a credit, as the interface counts them
-    assert started.audit.status is AuditStatus.QUEUED
-    assert started.audit.url == service.site_url
+    started = app.handle(StartAudit(url=service.site_url, max_pages=5), owner)
+    audit_id = AuditId(started.crawl_id)
+    assert started.estimated_credits == 5  # credits, as every door shows them
+    queued = app.handle(GetAudit(audit_id), owner)
+    assert queued.status is AuditStatus.QUEUED
+    assert queued.site_url == service.site_url
     listed = app.handle(ListAudits(per_page=10), owner)
     assert listed.meta.total == 1 and listed.data[0].crawl_id == audit_id
     assert app.handle(GetAudit(audit_id), door.member).max_pages == 5
@@ -135,7 +137,7 @@ def test_an_audit_from_start_to_cancel(service: Service, door: Door) -> None:
 
 def test_a_finished_audit_reads_the_same(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
-    audit_id = app.start_audit(AuditRequest(url=service.site_url, max_pages=10), owner).audit.id
+    audit_id = AuditId(app.handle(StartAudit(url=service.site_url, max_pages=10), owner).crawl_id)
     service.crawl()
     detail = app.handle(GetAudit(audit_id), owner)
     assert detail.status is AuditStatus.DONE
@@ -153,15 +155,17 @@ def test_a_finished_audit_reads_the_same(service: Service, door: Door) -> None:
 
 def test_refusals_carry_the_same_codes(service: Service, door: Door) -> None:
     app, owner = door.application, door.owner
-    assert code_of(lambda: app.start_audit(AuditRequest(url="ftp://retro-clock.example/"), owner)) is (
+    assert code_of(lambda: app.handle(StartAudit(url="ftp://retro-clock.example/"), owner)) is (
         ErrorCode.INVALID_URL
     )
-    over_plan = AuditRequest(url=service.site_url, max_pages=20_000)  # the member's plan allows 10,000
-    assert code_of(lambda: app.start_audit(over_plan, door.member)) is ErrorCode.PLAN_LIMIT_MAX_PAGES
-    unverified = AuditRequest(url=service.site_url, max_pages=501)
-    assert code_of(lambda: app.start_audit(unverified, owner)) is ErrorCode.SITE_NOT_VERIFIED
-    fast = AuditRequest(url=service.site_url, max_rps=5)
-    assert code_of(lambda: app.start_audit(fast, owner)) is ErrorCode.MAX_RPS_REQUIRES_VERIFIED_SITE
+    over_plan = StartAudit(url=service.site_url, max_pages=20_000)  # the member's plan allows 10,000
+    assert code_of(lambda: app.handle(over_plan, door.member)) is ErrorCode.PLAN_LIMIT_MAX_PAGES
+    unverified = StartAudit(url=service.site_url, max_pages=501)
+    assert code_of(lambda: app.handle(unverified, owner)) is ErrorCode.SITE_NOT_VERIFIED
+    fast = StartAudit(url=service.site_url, max_rps=5)
+    assert code_of(lambda: app.handle(fast, owner)) is ErrorCode.MAX_RPS_REQUIRES_VERIFIED_SITE
+    both = StartAudit(url=service.site_url, urls=(service.site_url,))
+    assert code_of(lambda: app.handle(both, owner)) is ErrorCode.VALIDATION_FAILED
 
 
 def test_a_site_from_registration_to_deletion(service: Service, door: Door) -> None:
@@ -221,8 +225,8 @@ def test_extraction_rules_go_out_and_their_values_come_back_through_the_client(s
     remote = HttpApplication(service.base_url)
     mine, theirs = local.authenticate(service.keys.owner), remote.authenticate(service.keys.owner)
     rules = (ExtractionRule("title", "title"),)
-    request = AuditRequest(url=service.site_url, max_pages=10, extract=rules)
-    audit_id = remote.start_audit(request, theirs).audit.id
+    request = StartAudit(url=service.site_url, max_pages=10, extract=rules)
+    audit_id = AuditId(remote.handle(request, theirs).crawl_id)
     service.crawl()
     asked = ListPages(audit_id, extract_rule="title")
     read = remote.handle(asked, theirs)

@@ -528,13 +528,13 @@ def test_a_wait_stops_polling_when_its_client_goes_away(service: Service) -> Non
     import time
 
     from siteaudit.adapters.mcp.http import mount_mcp
-    from siteaudit.domain.audit import AuditRequest
+    from siteaudit.services.audits.usecases import StartAudit
     from tests.integration.rest.live import serve
 
     app = service.app
     counting = CountingApplication(app.application)
     owner = app.application.authenticate(service.keys.owner)
-    audit = app.application.start_audit(AuditRequest(url=service.site_url, max_pages=5), owner).audit
+    audit = app.application.handle(StartAudit(url=service.site_url, max_pages=5), owner)
     api = app.rest_api()
     mount_mcp(api, counting, clock=app.clock, limiter=app.limiter, poll_s=0.05)  # type: ignore[arg-type]
     call = {
@@ -543,7 +543,7 @@ def test_a_wait_stops_polling_when_its_client_goes_away(service: Service) -> Non
         "method": "tools/call",
         "params": {
             "name": "wait_for_audit",
-            "arguments": {"crawl_id": audit.id, "timeout_s": 60},
+            "arguments": {"crawl_id": audit.crawl_id, "timeout_s": 60},
             "_meta": {"progressToken": "t1"},
         },
     }

@@ -48,6 +48,16 @@ def test_no_wait_prints_the_audit_and_how_to_follow_it(service: Service) -> None
     assert f"siteaudit wait-for-audit {started['crawl_id'] + 1}" in text.stdout
 
 
+def test_a_remote_list_audit_reads_its_urls_from_standard_input(service: Service) -> None:
+    urls = f"{service.site_url}\n{service.site_url}gone\n"
+    runner = CliRunner(env={"SITEAUDIT_URL": service.root, "SITEAUDIT_API_KEY": service.keys.owner})
+    result = runner.invoke(main, ["audit", "--urls", "-", "--no-wait", "--json"], input=urls)
+    assert result.exit_code == 0, result.output
+    crawl_id = json.loads(result.stdout)["crawl_id"]
+    shown = json.loads(cli(service, "get-audit", str(crawl_id), "--json").stdout)
+    assert (shown["max_pages"], shown["scope"]["urls"]) == (2, 2)
+
+
 def test_a_wait_that_gives_up_says_so_with_its_exit_code(service: Service) -> None:
     result = cli(service, "audit", service.site_url, "--max-pages", "5", "--timeout", "0.1")
     assert result.exit_code == EXIT_STILL_RUNNING

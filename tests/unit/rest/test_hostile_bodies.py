@@ -29,11 +29,10 @@ from siteaudit.adapters.rest.params import MAX_BODY_BYTES
 from siteaudit.adapters.sql.tables import metadata
 from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import USE_CASES, App, bootstrap
-from siteaudit.domain.audit import AuditRequest, AuditTrigger
 from siteaudit.domain.credit import credits
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.ports.site import ProofPage
-from siteaudit.services.audits.usecases import CancelAudit
+from siteaudit.services.audits.usecases import CancelAudit, StartAudit
 from siteaudit.settings import Settings
 from tests.unit.web.conftest import quick_hasher
 
@@ -273,11 +272,9 @@ def door(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Door]:
     auth = {"Authorization": f"Bearer {key}"}
     site = client.simulate_post("/v1/sites", json={"url": HOME}, headers=auth).json["id"]
     caller = application.authenticate(key)
-    audit = application.start_audit(
-        AuditRequest(url=HOME, max_pages=5, trigger=AuditTrigger.API), caller
-    ).audit
-    application.handle(CancelAudit(audit.id), caller)  # ended: a tool that waits on it answers at once
-    ids = {"site_id": site, "crawl_id": audit.id, "recheck_id": 1}
+    audit = application.handle(StartAudit(url=HOME, max_pages=5), caller)
+    application.handle(CancelAudit(audit.crawl_id), caller)  # ended: a tool that waits on it answers at once
+    ids = {"site_id": site, "crawl_id": audit.crawl_id, "recheck_id": 1}
     engine = sa.create_engine(url)
     yield Door(app, client, engine, key, ids, sign_in(client))
     engine.dispose()

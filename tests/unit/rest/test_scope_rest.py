@@ -98,3 +98,38 @@ def test_a_site_saves_its_rules_and_its_started_audit_takes_its_own(world: World
         [],
         [],
     ]
+
+
+def test_an_audit_shows_its_scope_and_a_whole_site_crawl_none(world: World) -> None:
+    def shown(body: dict[str, Any]) -> Any:
+        started = _post(world, "/v1/crawls", body)
+        assert started.status_code == 202, started.json
+        path = f"/v1/crawls/{started.json['crawl_id']}"
+        return world.client.simulate_get(path, headers=world.auth(world.owner_key)).json
+
+    assert "scope" not in shown({"url": f"{SITE}/"})
+    assert shown({"urls": [f"{SITE}/a", f"{SITE}/b", f"{SITE}/a"]})["scope"] == {
+        "urls": 2,
+        "sitemap_only": False,
+        "include": [],
+        "exclude": [],
+        "query_params": "keep",
+        "keep_params": [],
+    }
+    ruled = shown(
+        {
+            "url": f"{SITE}/",
+            "sitemap_only": True,
+            "exclude": ["*.pdf"],
+            "query_params": "keep_listed",
+            "keep_params": ["id"],
+        }
+    )
+    assert ruled["scope"] == {
+        "urls": 0,
+        "sitemap_only": True,
+        "include": [],
+        "exclude": ["*.pdf"],
+        "query_params": "keep_listed",
+        "keep_params": ["id"],
+    }

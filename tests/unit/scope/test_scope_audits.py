@@ -11,12 +11,11 @@ from pytest_httpserver import HTTPServer
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.scope import QueryParams
 from siteaudit.ports.application import Application
-from siteaudit.services.audits.usecases import GetAudit, ListIssues, ListPages
+from siteaudit.services.audits.usecases import GetAudit, ListIssues, ListPages, StartAudit
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, UpdateSite
 from siteaudit.settings import Settings
 
@@ -78,9 +77,9 @@ def finished(app: tuple[Application, Caller], audit_id: AuditId) -> AuditId:
     return audit_id
 
 
-def audited(app: tuple[Application, Caller], request: AuditRequest) -> AuditId:
+def audited(app: tuple[Application, Caller], request: StartAudit) -> AuditId:
     application, me = app
-    return finished(app, application.start_audit(request, me).audit.id)
+    return finished(app, AuditId(application.handle(request, me).crawl_id))
 
 
 def paths(app: tuple[Application, Caller], audit_id: AuditId, site: HTTPServer) -> set[str]:
@@ -95,10 +94,10 @@ def test_a_list_of_50_urls_audits_exactly_those_and_follows_nothing(
 ) -> None:
     application, me = app
     urls = tuple(site.url_for(f"/p/{i}") for i in range(50))
-    started = application.start_audit(AuditRequest(urls=urls + urls[:5]), me)  # duplicates removed
-    assert started.audit.max_pages == 50
-    assert started.audit.credits_reserved == 50 * 10  # tenths: one credit a URL
-    audit_id = finished(app, started.audit.id)
+    started = application.handle(StartAudit(urls=urls + urls[:5]), me)  # duplicates removed
+    assert started.estimated_credits == 50  # one credit a URL
+    assert application.handle(GetAudit(AuditId(started.crawl_id)), me).max_pages == 50
+    audit_id = finished(app, AuditId(started.crawl_id))
     assert paths(app, audit_id, site) == {f"/p/{i}" for i in range(50)}
     audit = application.handle(GetAudit(audit_id), me)
     assert (audit.status.value, audit.pages_crawled, audit.site_url) == ("done", 50, urls[0])
@@ -114,7 +113,7 @@ def test_a_list_obeys_robots_txt_and_reports_a_missing_listed_url(
 ) -> None:
     application, me = app
     urls = (site.url_for("/p/1"), site.url_for("/private/secret"), site.url_for("/gone"))
-    audit_id = audited(app, AuditRequest(urls=urls))
+    audit_id = audited(app, StartAudit(urls=urls))
     rows = {row.url: row for row in application.handle(ListPages(audit_id), me).data}
     assert rows[urls[1]].excluded_by is not None and rows[urls[1]].status_code is None
     assert rows[urls[2]].status_code == 404
@@ -126,7 +125,7 @@ def test_a_list_obeys_robots_txt_and_reports_a_missing_listed_url(
 def test_a_sitemap_only_audit_audits_what_the_sitemaps_list(
     app: tuple[Application, Caller], site: HTTPServer
 ) -> None:
-    audit_id = audited(app, AuditRequest(url=site.url_for("/"), sitemap_only=True))
+    audit_id = audited(app, StartAudit(url=site.url_for("/"), sitemap_only=True))
     assert paths(app, audit_id, site) == {f"/s/{i}" for i in range(5)} | {"/private/s"}
     fetched = {request.path for request, _ in site.log}
     assert "/hidden" not in fetched and "/" not in fetched and "/private/s" not in fetched
@@ -135,11 +134,11 @@ def test_a_sitemap_only_audit_audits_what_the_sitemaps_list(
 def test_include_and_exclude_patterns_keep_the_crawl_to_what_they_admit(
     app: tuple[Application, Caller], site: HTTPServer
 ) -> None:
-    request = AuditRequest(url=site.url_for("/"), max_pages=100, include=("/p/",), exclude=("/p/1*",))
+    request = StartAudit(url=site.url_for("/"), max_pages=100, include=("/p/",), exclude=("/p/1*",))
     found = paths(app, audited(app, request), site)
     # The start URL is always audited; /p/1, /p/10.. are excluded, so the chain stops at /p/0.
     assert found == {"/", "/p/0"}
-    found = paths(app, audited(app, AuditRequest(url=site.url_for("/"), exclude=("*.pdf", "/p/"))), site)
+    found = paths(app, audited(app, StartAudit(url=site.url_for("/"), exclude=("*.pdf", "/p/"))), site)
     assert found == {
         "/",
         "/hidden",
@@ -170,7 +169,7 @@ def test_query_modes(
     keep: tuple[str, ...] | None,
     expected: set[str],
 ) -> None:
-    request = AuditRequest(
+    request = StartAudit(
         url=site.url_for("/"), include=("/q",), query_params=mode, keep_params=keep, max_pages=50
     )
     assert paths(app, audited(app, request), site) == {"/"} | expected
