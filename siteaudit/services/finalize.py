@@ -93,11 +93,17 @@ class _PagePass:
         self.flags = bytearray()
         self.blocked_by: dict[int, str] = {}
         self.skeletons: list[str] = []
+        # The audit's URLs by id (`_url_table`) when read before the pages: a page's entry becomes the
+        # page's own URL string, so that the link table and the site checks hold one copy of it.
+        self.url_table: list[str | None] | None = None
 
     def facts(self) -> Iterator[PageFacts]:
         urls, statuses, flags, skeletons = self.urls, self.statuses, self.flags, self.skeletons
+        table = self.url_table
         for stored in self._crawl.stream_site_pages(self._audit_id):
             facts = stored.facts
+            if table is not None and 0 < stored.url_id < len(table) and table[stored.url_id] == facts.url:
+                table[stored.url_id] = facts.url
             if facts.blocked_by is not None:
                 self.blocked_by[len(urls)] = facts.blocked_by
             self.url_ids.append(stored.url_id)
@@ -170,10 +176,11 @@ def _site_issues(
     sitemap_urls: frozenset[str] = frozenset()
     if state is not None and state.sitemap_ids:
         sitemap_urls = frozenset(crawl.urls(audit.id, IdSet(state.sitemap_ids)).values())
+    pages.url_table = _url_table(crawl, audit.id)
     facts = AuditFacts(
         start_url=audit.url,
         pages=pages.facts(),
-        link_table=LinkTable(_url_table(crawl, audit.id), crawl.stream_link_batches(audit.id)),
+        link_table=LinkTable(pages.url_table, crawl.stream_link_batches(audit.id)),
         sitemap_urls=sitemap_urls,
         sitemaps=state.sitemaps if state else (),
         robots=state.robots if state else None,
@@ -181,7 +188,9 @@ def _site_issues(
         listed_urls=audit.scope.urls,
         whole_site=audit.scope.follows,
     )
-    return check_site(facts, thresholds=thresholds)
+    found = check_site(facts, thresholds=thresholds)
+    pages.url_table = None  # read by the link pass only
+    return found
 
 
 def _store_site_issues(crawl: CrawlStore, audit_id: AuditId, site_issues: Sequence[Issue]) -> None:

@@ -74,8 +74,10 @@ SITE_HTML_FIELDS: Final = frozenset(
 LINK_KINDS: Final = tuple(LinkKind)
 
 
-# `_read_link_table`: a (target, flags) not worked out yet (compared by identity: no target key is it).
+# `_read_link_table`: a (target, flags) not worked out yet (compared by identity: no target key is it),
+# and the flags of a target not linked yet (flags take 5 bits).
 _UNSEEN: Final = "\0unseen"
+_FLAGS_UNSEEN: Final = 255
 _K = TypeVar("_K", bound=str)
 # What the links to one (target, flags) do: see `_SiteRun._link_action`.
 _LinkAction = str | tuple[str, bool, tuple[str, ...], "_Known"] | None
@@ -164,26 +166,98 @@ class AuditFacts:
         )
 
 
-@frozen
+# `_Known.flags`: one bit per boolean of a URL.
+_INTERNAL, _REDIRECTED, _FAILED, _TRANSIENT, _CONTENT, _NOINDEX, _DISALLOWED, _IN_SITEMAP, _ALIAS = (
+    1 << bit for bit in range(9)
+)
+
+
+@frozen(weakref_slot=False)
 class _Known:
-    """What the site checks remember of one fetched URL."""
+    """What the site checks remember of one fetched URL (`_Known.of`). The audit holds one per URL, so
+    its booleans share one integer (`flags`), read through properties of their names."""
 
     url: str
-    internal: bool
     status: int | None
     first_status: int | None
-    redirected: bool
-    failed: bool
-    transient: bool  # challenged or rate-limited: neither broken nor fine
-    content: bool  # HTML answering 2xx
-    noindex: bool
-    disallowed: bool
     canonical_elsewhere: str | None
     hreflang_targets: frozenset[str]
     size: int
-    in_sitemap: bool
+    flags: int
     final: str | None = None  # normalised final URL of a redirect
-    alias: bool = False  # stands for a redirect's destination that was not fetched on its own
+
+    @classmethod
+    def of(
+        cls,
+        url: str,
+        *,
+        internal: bool,
+        status: int | None,
+        first_status: int | None,
+        redirected: bool,
+        failed: bool,
+        transient: bool,  # challenged or rate-limited: neither broken nor fine
+        content: bool,  # HTML answering 2xx
+        noindex: bool,
+        disallowed: bool,
+        canonical_elsewhere: str | None,
+        hreflang_targets: frozenset[str],
+        size: int,
+        in_sitemap: bool,
+        final: str | None = None,
+        alias: bool = False,  # stands for a redirect's destination that was not fetched on its own
+    ) -> "_Known":
+        flags = 0
+        for bit, value in (
+            (_INTERNAL, internal),
+            (_REDIRECTED, redirected),
+            (_FAILED, failed),
+            (_TRANSIENT, transient),
+            (_CONTENT, content),
+            (_NOINDEX, noindex),
+            (_DISALLOWED, disallowed),
+            (_IN_SITEMAP, in_sitemap),
+            (_ALIAS, alias),
+        ):
+            if value:
+                flags |= bit
+        return cls(url, status, first_status, canonical_elsewhere, hreflang_targets, size, flags, final)
+
+    @property
+    def internal(self) -> bool:
+        return bool(self.flags & _INTERNAL)
+
+    @property
+    def redirected(self) -> bool:
+        return bool(self.flags & _REDIRECTED)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.flags & _FAILED)
+
+    @property
+    def transient(self) -> bool:
+        return bool(self.flags & _TRANSIENT)
+
+    @property
+    def content(self) -> bool:
+        return bool(self.flags & _CONTENT)
+
+    @property
+    def noindex(self) -> bool:
+        return bool(self.flags & _NOINDEX)
+
+    @property
+    def disallowed(self) -> bool:
+        return bool(self.flags & _DISALLOWED)
+
+    @property
+    def in_sitemap(self) -> bool:
+        return bool(self.flags & _IN_SITEMAP)
+
+    @property
+    def alias(self) -> bool:
+        return bool(self.flags & _ALIAS)
 
     def invalid_reason(self) -> str | None:
         """Why this URL is not a valid canonical or hreflang target, None when it is. A URL robots.txt
@@ -329,8 +403,8 @@ class _SiteRun:
                 if entry.target is not None:
                     targets.append(self.normalise(entry.target))
                     self.hreflangs.append((page.url, own, entry.lang, targets[-1]))
-        record = _Known(
-            url=page.url,
+        record = _Known.of(
+            page.url,
             internal=url.host(page.url) == self.host,
             status=page.status_code,
             first_status=pagecheck.first_status(page),
@@ -449,7 +523,8 @@ class _SiteRun:
 
         What a link does depends on its target and flags alone, except for the self-link test and the
         source named in an issue, so it is worked out once per distinct (target, flags) and each link then
-        costs a dictionary probe.
+        costs a look-up. Nearly every target is linked with one flags value: that one's action is kept by
+        the target's id in two columns (9 bytes a URL), the others in a dictionary.
         """
         emitted: set[tuple[str, int, str]] = set()
         temporary: dict[str, _Known] = {}
@@ -457,8 +532,11 @@ class _SiteRun:
         linked = self.linked
         urls = table.urls
         known_ids = len(urls)
-        # (target, flags) -> what its links do (`_link_action`): most only count towards `linked`, and
-        # that is their target key alone (no tuple per distinct target).
+        # What the links to a target do (`_link_action`): most only count towards `linked`, and that is
+        # their target key alone (no tuple per distinct target). By target id, for the first flags seen
+        # (`_FLAGS_UNSEEN` until then); (target, flags) -> action for any other flags.
+        first_flags = bytearray([_FLAGS_UNSEEN]) * known_ids
+        first_actions: list[_LinkAction] = [None] * known_ids
         actions: dict[int, _LinkAction] = {}
         last_source = -1
         source_key = ""
@@ -471,11 +549,20 @@ class _SiteRun:
                     source_key = "" if source_url is None else normalise(source_url)
                 if source_url is None:
                     continue
-                action = actions.get(target << 5 | flags, _UNSEEN)
-                if action is _UNSEEN:
-                    action = actions[target << 5 | flags] = self._link_action(
-                        target, flags, urls, known_ids, temporary
-                    )
+                if not 0 < target < known_ids:
+                    continue  # no URL: ignored
+                seen = first_flags[target]
+                if seen == flags:
+                    action = first_actions[target]
+                elif seen == _FLAGS_UNSEEN:
+                    first_flags[target] = flags
+                    action = first_actions[target] = self._link_action(target, flags, urls, temporary)
+                else:
+                    action = actions.get(target << 5 | flags, _UNSEEN)
+                    if action is _UNSEEN:
+                        action = actions[target << 5 | flags] = self._link_action(
+                            target, flags, urls, temporary
+                        )
                 if action is None:
                     continue
                 if isinstance(action, str):
@@ -505,13 +592,12 @@ class _SiteRun:
         target: int,
         flags: int,
         urls: Sequence[str | None],
-        known_ids: int,
         temporary: dict[str, _Known],
     ) -> "_LinkAction":
         """What every link to `target` with `flags` does (see `_read_link_table`): None, nothing at all;
         the target key, it counts towards `linked` (unless a self-link) and raises nothing; else (target
         key, whether it counts, the issue codes it raises, the target's record)."""
-        target_url = urls[target] if 0 < target < known_ids else None
+        target_url = urls[target]
         if target_url is None:
             return None
         key = self.normalise(target_url)
@@ -818,8 +904,8 @@ def _link_issue(code: str, source: str, link: Link, record: _Known) -> Issue:
 
 
 def _evolve_final(record: _Known, destination: str) -> _Known:
-    return _Known(
-        url=destination,
+    return _Known.of(
+        destination,
         internal=record.internal,
         status=record.status,
         first_status=record.status,
