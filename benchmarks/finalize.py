@@ -4,10 +4,11 @@
 
 Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
 user postgres), migrates it, and drops it at the end. A synthetic site (products, blog, docs in two
-languages, categories; 1% broken pages, 1% redirects, duplicate titles and near-duplicate sketches, 10
-links a page of which 1 an image) is written through the project's SQL crawl store, with the page checks'
-own issues, into an audit that is then `finalizing`. The same site's previous audit exists as an archived
-audit (report only, with its issue identities), so the diff is part of the work. Both audits are of a
+languages, categories; 1% broken pages, 1% redirects, duplicate titles and near-duplicate sketches whose
+values are shaped as the extractor's, 10 links a page of which 1 an image) is written through the
+project's SQL crawl store, with the page checks' own issues, into an audit that is then `finalizing`.
+The same site's previous audit exists as an archived audit (report only, with its issue identities), so
+the diff is part of the work. Both audits are of a
 registered, verified site, as in production (`scale_audit.py`), so the site's fix tasks are refreshed
 from the findings too: the previous audit opens them, this one refreshes them (`--no-site`: an audit of
 a plain URL, no tasks).
@@ -101,12 +102,16 @@ def path_of(i: int) -> str:
 
 
 def sketch_of(i: int) -> tuple[int, ...]:
-    # Pages in families of 500 share 122 of 128 values (near-duplicates); the rest differ.
+    """Values shaped as the extractor's (`adapters/html/extract.py`): a 32-bit hash a bin, plus, for the
+    third of pages whose text is short enough to leave bins empty, a borrowed bin's rotation times 2**32.
+    Pages in families of 500 share 122 of 128 values (near-duplicates); the rest differ."""
     family = i // 500 if i % 97 == 0 else None
-    return tuple(
-        ((family if family is not None and k >= 6 else i) * 1_000_003 + k * 7_919) % 2**61
-        for k in range(SKETCH)
-    )
+    values = []
+    for k in range(SKETCH):
+        seed = family if family is not None and k >= 6 else i
+        rotation = (seed + k) % 5 if seed % 3 == 0 else 0
+        values.append((seed * 1_000_003 + k * 7_919) % 2**32 + rotation * 2**32)
+    return tuple(values)
 
 
 def make_page(i: int, pages: int, links_per_page: int) -> PageFacts:

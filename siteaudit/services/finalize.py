@@ -20,6 +20,7 @@ report before the audit moves on.
 """
 
 import time
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from sys import intern
 from typing import Any
@@ -71,56 +72,88 @@ def _batches(items: Iterator[Any], size: int = BATCH) -> Iterator[list[Any]]:
         yield batch
 
 
+# `_PagePass.flags`: a page's `PageOutcome` booleans, one bit each.
+_HTML, _REDIRECTED, _FAILED, _DISALLOWED, _RESOURCE = 1, 2, 4, 8, 16
+_NO_STATUS = -1  # `_PagePass.statuses` of a URL that has no status (a failure, a disallowed URL)
+
+
 class _PagePass:
     """The one pass over the audit's pages: each page's facts go to the site checks as they stream by,
-    and only what the templates and the report need is kept (a URL and a small summary per page)."""
+    and only what the templates and the report need is kept, in columns: the URL, its id, the
+    `PageOutcome` fields but the template (inferred once all pages are read) and the page's skeleton for
+    the templates. No object per page but its URL string, which the site checks share; the skeletons are
+    interned (a site has few layouts), and `blocked_by` is kept only for the pages that have one."""
 
     def __init__(self, crawl: CrawlStore, audit_id: AuditId) -> None:
         self._crawl = crawl
         self._audit_id = audit_id
-        self.url_ids: list[int] = []
-        # `PageOutcome` fields but the template (inferred once all pages are read), as plain tuples, and
-        # the page's skeleton (interned: a site has few layouts) for the templates.
-        self.summaries: list[tuple[str, int | None, bool, bool, bool, str | None, bool, bool, str]] = []
+        self.url_ids = array("q")
+        self.urls: list[str] = []
+        self.statuses = array("i")
+        self.flags = bytearray()
+        self.blocked_by: dict[int, str] = {}
+        self.skeletons: list[str] = []
+        # The audit's URLs by id (`_url_table`) when read before the pages: a page's entry becomes the
+        # page's own URL string, so that the link table and the site checks hold one copy of it.
+        self.url_table: list[str | None] | None = None
 
     def facts(self) -> Iterator[PageFacts]:
-        url_ids, summaries = self.url_ids, self.summaries
+        urls, statuses, flags, skeletons = self.urls, self.statuses, self.flags, self.skeletons
+        table = self.url_table
         for stored in self._crawl.stream_site_pages(self._audit_id):
             facts = stored.facts
-            url_ids.append(stored.url_id)
-            summaries.append(
-                (
-                    facts.url,
-                    facts.status_code,
-                    facts.html is not None,
-                    bool(facts.redirects),
-                    facts.fetch_error is not None,
-                    facts.blocked_by,
-                    facts.disallowed,
-                    facts.resource,
-                    intern(facts.html.skeleton) if facts.html is not None else "",
-                )
+            if table is not None and 0 < stored.url_id < len(table) and table[stored.url_id] == facts.url:
+                table[stored.url_id] = facts.url
+            if facts.blocked_by is not None:
+                self.blocked_by[len(urls)] = facts.blocked_by
+            self.url_ids.append(stored.url_id)
+            urls.append(facts.url)
+            statuses.append(_NO_STATUS if facts.status_code is None else facts.status_code)
+            flags.append(
+                (_HTML if facts.html is not None else 0)
+                | (_REDIRECTED if facts.redirects else 0)
+                | (_FAILED if facts.fetch_error is not None else 0)
+                | (_DISALLOWED if facts.disallowed else 0)
+                | (_RESOURCE if facts.resource else 0)
             )
+            skeletons.append(intern(facts.html.skeleton) if facts.html is not None else "")
             yield facts
+
+    def _status(self, index: int) -> int | None:
+        status = self.statuses[index]
+        return None if status == _NO_STATUS else status
 
     def templates(self) -> list[str]:
         """The template of every crawled URL, in reading order: only HTML pages shape the page templates
-        (docs/templates.md)."""
+        (docs/templates.md). Interned: a site has few templates."""
+        flags, blocked = self.flags, self.blocked_by
         roles = [
             url_role(
-                status, is_html=is_html, redirected=redirected, failed=failed, blocked=blocked is not None
+                self._status(index),
+                is_html=bool(flags[index] & _HTML),
+                redirected=bool(flags[index] & _REDIRECTED),
+                failed=bool(flags[index] & _FAILED),
+                blocked=index in blocked,
             )
-            for _, status, is_html, redirected, failed, blocked, _, _, _ in self.summaries
+            for index in range(len(self.urls))
         ]
-        site = infer_site_templates((s[0], role, s[8]) for s, role in zip(self.summaries, roles, strict=True))
-        return [site.template_of(s[0], role) for s, role in zip(self.summaries, roles, strict=True)]
+        site = infer_site_templates(zip(self.urls, roles, self.skeletons, strict=True))
+        return [intern(site.template_of(url, role)) for url, role in zip(self.urls, roles, strict=True)]
 
     def pages(self, templates: Sequence[str]) -> Iterator[PageOutcome]:
-        for (url, status, is_html, redirected, failed, blocked_by, disallowed, resource, _), template in zip(
-            self.summaries, templates, strict=True
-        ):
+        flags, blocked = self.flags, self.blocked_by
+        for index, (url, template) in enumerate(zip(self.urls, templates, strict=True)):
+            bits = flags[index]
             yield PageOutcome(
-                url, template, status, is_html, redirected, failed, blocked_by, disallowed, resource
+                url,
+                template,
+                self._status(index),
+                bool(bits & _HTML),
+                bool(bits & _REDIRECTED),
+                bool(bits & _FAILED),
+                blocked.get(index),
+                bool(bits & _DISALLOWED),
+                bool(bits & _RESOURCE),
             )
 
 
@@ -143,10 +176,11 @@ def _site_issues(
     sitemap_urls: frozenset[str] = frozenset()
     if state is not None and state.sitemap_ids:
         sitemap_urls = frozenset(crawl.urls(audit.id, IdSet(state.sitemap_ids)).values())
+    pages.url_table = _url_table(crawl, audit.id)
     facts = AuditFacts(
         start_url=audit.url,
         pages=pages.facts(),
-        link_table=LinkTable(_url_table(crawl, audit.id), crawl.stream_link_batches(audit.id)),
+        link_table=LinkTable(pages.url_table, crawl.stream_link_batches(audit.id)),
         sitemap_urls=sitemap_urls,
         sitemaps=state.sitemaps if state else (),
         robots=state.robots if state else None,
@@ -154,7 +188,9 @@ def _site_issues(
         listed_urls=audit.scope.urls,
         whole_site=audit.scope.follows,
     )
-    return check_site(facts, thresholds=thresholds)
+    found = check_site(facts, thresholds=thresholds)
+    pages.url_table = None  # read by the link pass only
+    return found
 
 
 def _store_site_issues(crawl: CrawlStore, audit_id: AuditId, site_issues: Sequence[Issue]) -> None:
@@ -367,7 +403,7 @@ def finalize_audit(
     checked = time.perf_counter()
     templates = pages.templates()
     crawl.assign_templates(audit_id, zip(pages.url_ids, templates, strict=True))
-    template_of = {s[0]: template for s, template in zip(pages.summaries, templates, strict=True)}
+    template_of = dict(zip(pages.urls, templates, strict=True))
     site_issues = [
         Issue(i.check_code, i.severity, i.url, template_of.get(i.url, ""), i.details) if not i.template else i
         for i in found

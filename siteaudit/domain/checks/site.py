@@ -10,7 +10,7 @@ near-duplicates go through MinHash LSH banding).
 import array
 import operator
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import Final, Self
+from typing import Final, Self, TypeVar
 
 from attrs import field, frozen
 
@@ -74,7 +74,13 @@ SITE_HTML_FIELDS: Final = frozenset(
 LINK_KINDS: Final = tuple(LinkKind)
 
 
-_UNSEEN: Final[tuple[str, bool, str | None, None]] = ("", False, None, None)
+# `_read_link_table`: a (target, flags) not worked out yet (compared by identity: no target key is it),
+# and the flags of a target not linked yet (flags take 5 bits).
+_UNSEEN: Final = "\0unseen"
+_FLAGS_UNSEEN: Final = 255
+_K = TypeVar("_K", bound=str)
+# What the links to one (target, flags) do: see `_SiteRun._link_action`.
+_LinkAction = str | tuple[str, bool, tuple[str, ...], "_Known"] | None
 
 
 def link_flags(kind: LinkKind, *, internal: bool, nofollow: bool) -> int:
@@ -160,26 +166,98 @@ class AuditFacts:
         )
 
 
-@frozen
+# `_Known.flags`: one bit per boolean of a URL.
+_INTERNAL, _REDIRECTED, _FAILED, _TRANSIENT, _CONTENT, _NOINDEX, _DISALLOWED, _IN_SITEMAP, _ALIAS = (
+    1 << bit for bit in range(9)
+)
+
+
+@frozen(weakref_slot=False)
 class _Known:
-    """What the site checks remember of one fetched URL."""
+    """What the site checks remember of one fetched URL (`_Known.of`). The audit holds one per URL, so
+    its booleans share one integer (`flags`), read through properties of their names."""
 
     url: str
-    internal: bool
     status: int | None
     first_status: int | None
-    redirected: bool
-    failed: bool
-    transient: bool  # challenged or rate-limited: neither broken nor fine
-    content: bool  # HTML answering 2xx
-    noindex: bool
-    disallowed: bool
     canonical_elsewhere: str | None
     hreflang_targets: frozenset[str]
     size: int
-    in_sitemap: bool
+    flags: int
     final: str | None = None  # normalised final URL of a redirect
-    alias: bool = False  # stands for a redirect's destination that was not fetched on its own
+
+    @classmethod
+    def of(
+        cls,
+        url: str,
+        *,
+        internal: bool,
+        status: int | None,
+        first_status: int | None,
+        redirected: bool,
+        failed: bool,
+        transient: bool,  # challenged or rate-limited: neither broken nor fine
+        content: bool,  # HTML answering 2xx
+        noindex: bool,
+        disallowed: bool,
+        canonical_elsewhere: str | None,
+        hreflang_targets: frozenset[str],
+        size: int,
+        in_sitemap: bool,
+        final: str | None = None,
+        alias: bool = False,  # stands for a redirect's destination that was not fetched on its own
+    ) -> "_Known":
+        flags = 0
+        for bit, value in (
+            (_INTERNAL, internal),
+            (_REDIRECTED, redirected),
+            (_FAILED, failed),
+            (_TRANSIENT, transient),
+            (_CONTENT, content),
+            (_NOINDEX, noindex),
+            (_DISALLOWED, disallowed),
+            (_IN_SITEMAP, in_sitemap),
+            (_ALIAS, alias),
+        ):
+            if value:
+                flags |= bit
+        return cls(url, status, first_status, canonical_elsewhere, hreflang_targets, size, flags, final)
+
+    @property
+    def internal(self) -> bool:
+        return bool(self.flags & _INTERNAL)
+
+    @property
+    def redirected(self) -> bool:
+        return bool(self.flags & _REDIRECTED)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.flags & _FAILED)
+
+    @property
+    def transient(self) -> bool:
+        return bool(self.flags & _TRANSIENT)
+
+    @property
+    def content(self) -> bool:
+        return bool(self.flags & _CONTENT)
+
+    @property
+    def noindex(self) -> bool:
+        return bool(self.flags & _NOINDEX)
+
+    @property
+    def disallowed(self) -> bool:
+        return bool(self.flags & _DISALLOWED)
+
+    @property
+    def in_sitemap(self) -> bool:
+        return bool(self.flags & _IN_SITEMAP)
+
+    @property
+    def alias(self) -> bool:
+        return bool(self.flags & _ALIAS)
 
     def invalid_reason(self) -> str | None:
         """Why this URL is not a valid canonical or hreflang target, None when it is. A URL robots.txt
@@ -214,12 +292,26 @@ class _Normaliser:
         return found
 
 
-def _join(groups: dict[str, str | list[str]], key: str, url: str) -> bool:
+class _Text(str):
+    """A title, description or heading as its page wrote it (whitespace collapsed), equal to and hashed as
+    its comparison form (`pagecheck.normalise_text`, the written form case-folded). As a group's key it is
+    both what the group compares by and what a duplicate issue quotes (the first page's wording), so a page
+    costs one string per text instead of a comparison form and a written form beside it."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(self.casefold())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and self.casefold() == other.casefold()
+
+
+def _join(groups: dict[_K, str | list[str]], key: _K, url: str) -> bool:
     """Add `url` to the group `key`; True when it is the group's first URL. A group of one is its URL, a
     list only from the second member on."""
-    members = groups.get(key)
-    if members is None:
-        groups[key] = url
+    members = groups.setdefault(key, url)
+    if members is url:
         return True
     if isinstance(members, str):
         groups[key] = [members, url]
@@ -266,18 +358,14 @@ class _SiteRun:
         self.canonicals: list[tuple[str, str]] = []  # (page url, canonical elsewhere)
         self.hreflangs: list[tuple[str, str, str, str]] = []  # (page url, own url, lang, target)
         # Duplicate groups: text (or fingerprint) -> its URLs. A group is its one URL until a second page
-        # joins it (`_join`), so the many groups of one page each cost no list.
-        self.titles: dict[str, str | list[str]] = {}
-        self.descriptions: dict[str, str | list[str]] = {}
-        self.h1s: dict[str, str | list[str]] = {}
-        # The text as the first page of a group wrote it (whitespace collapsed, case kept), where it
-        # differs from the comparison form: what a duplicate issue quotes.
-        # One dict per label, keyed by the group's own key string (no (label, key) tuple per page).
-        self.written: dict[str, dict[str, str]] = {"title": {}, "description": {}, "h1": {}}
+        # joins it (`_join`), so the many groups of one page each cost no list. A text group's key is the
+        # first page's own wording, compared by its comparison form (`_Text`).
+        self.titles: dict[_Text, str | list[str]] = {}
+        self.descriptions: dict[_Text, str | list[str]] = {}
+        self.h1s: dict[_Text, str | list[str]] = {}
         self.fingerprints: dict[str, str | list[str]] = {}
-        # One sketch per fingerprint group, and that group's key at the same index (two lists: no tuple
-        # per page).
-        self.sketches: list[bytes | tuple[int, ...]] = []
+        # One sketch per fingerprint group, and that group's key at the same index (no tuple per page).
+        self.sketches = _Sketches()
         self.sketch_groups: list[str] = []
 
     def run(self) -> list[Issue]:
@@ -315,8 +403,8 @@ class _SiteRun:
                 if entry.target is not None:
                     targets.append(self.normalise(entry.target))
                     self.hreflangs.append((page.url, own, entry.lang, targets[-1]))
-        record = _Known(
-            url=page.url,
+        record = _Known.of(
+            page.url,
             internal=url.host(page.url) == self.host,
             status=page.status_code,
             first_status=pagecheck.first_status(page),
@@ -345,16 +433,16 @@ class _SiteRun:
             page, noindex=found.noindex, elsewhere=elsewhere
         ):
             html = page.html
-            for label, groups, texts in (
-                ("title", self.titles, html.titles),
-                ("description", self.descriptions, html.meta_descriptions),
-                ("h1", self.h1s, html.h1s),
+            for groups, texts in (
+                (self.titles, html.titles),
+                (self.descriptions, html.meta_descriptions),
+                (self.h1s, html.h1s),
             ):
                 if texts and texts[0].strip():
-                    self._group_text(label, groups, texts[0], page.url)
+                    _join(groups, _Text(" ".join(texts[0].split())), page.url)
             group = html.fingerprint or f"url:{page.url}"
             if _join(self.fingerprints, group, page.url) and html.sketch:
-                self.sketches.append(_compact(html.sketch))
+                self.sketches.append(html.sketch)
                 self.sketch_groups.append(group)
 
     def _sitemap_entry(self, page: PageFacts, record: _Known) -> None:
@@ -435,7 +523,8 @@ class _SiteRun:
 
         What a link does depends on its target and flags alone, except for the self-link test and the
         source named in an issue, so it is worked out once per distinct (target, flags) and each link then
-        costs a dictionary probe.
+        costs a look-up. Nearly every target is linked with one flags value: that one's action is kept by
+        the target's id in two columns (9 bytes a URL), the others in a dictionary.
         """
         emitted: set[tuple[str, int, str]] = set()
         temporary: dict[str, _Known] = {}
@@ -443,8 +532,12 @@ class _SiteRun:
         linked = self.linked
         urls = table.urls
         known_ids = len(urls)
-        # (target, flags) -> (target key, counts towards `linked` unless a self-link, issue codes, record)
-        actions: dict[int, tuple[str, bool, tuple[str, ...], _Known | None] | None] = {}
+        # What the links to a target do (`_link_action`): most only count towards `linked`, and that is
+        # their target key alone (no tuple per distinct target). By target id, for the first flags seen
+        # (`_FLAGS_UNSEEN` until then); (target, flags) -> action for any other flags.
+        first_flags = bytearray([_FLAGS_UNSEEN]) * known_ids
+        first_actions: list[_LinkAction] = [None] * known_ids
+        actions: dict[int, _LinkAction] = {}
         last_source = -1
         source_key = ""
         source_url: str | None = None
@@ -456,18 +549,29 @@ class _SiteRun:
                     source_key = "" if source_url is None else normalise(source_url)
                 if source_url is None:
                     continue
-                action = actions.get(target << 5 | flags, _UNSEEN)
-                if action is _UNSEEN:
-                    action = actions[target << 5 | flags] = self._link_action(
-                        target, flags, urls, known_ids, temporary
-                    )
+                if not 0 < target < known_ids:
+                    continue  # no URL: ignored
+                seen = first_flags[target]
+                if seen == flags:
+                    action = first_actions[target]
+                elif seen == _FLAGS_UNSEEN:
+                    first_flags[target] = flags
+                    action = first_actions[target] = self._link_action(target, flags, urls, temporary)
+                else:
+                    action = actions.get(target << 5 | flags, _UNSEEN)
+                    if action is _UNSEEN:
+                        action = actions[target << 5 | flags] = self._link_action(
+                            target, flags, urls, temporary
+                        )
                 if action is None:
+                    continue
+                if isinstance(action, str):
+                    if action != source_key:
+                        linked.add(action)
                     continue
                 target_key, counts, codes, record = action
                 if counts and target_key != source_key:
                     linked.add(target_key)
-                if not codes or record is None:
-                    continue
                 for code in codes:
                     marker = (code, source, target_key)
                     if marker in emitted:
@@ -488,11 +592,12 @@ class _SiteRun:
         target: int,
         flags: int,
         urls: Sequence[str | None],
-        known_ids: int,
         temporary: dict[str, _Known],
-    ) -> tuple[str, bool, tuple[str, ...], _Known | None] | None:
-        """What every link to `target` with `flags` does (see `_read_link_table`); None: nothing at all."""
-        target_url = urls[target] if 0 < target < known_ids else None
+    ) -> "_LinkAction":
+        """What every link to `target` with `flags` does (see `_read_link_table`): None, nothing at all;
+        the target key, it counts towards `linked` (unless a self-link) and raises nothing; else (target
+        key, whether it counts, the issue codes it raises, the target's record)."""
+        target_url = urls[target]
         if target_url is None:
             return None
         key = self.normalise(target_url)
@@ -501,7 +606,7 @@ class _SiteRun:
         counts = kind is LinkKind.A and internal
         record = self.known.get(key)
         if record is None or record.transient:
-            return (key, True, (), None) if counts else None
+            return key if counts else None
         if counts and record.redirected:
             if record.final is not None:
                 self.linked.add(record.final)
@@ -509,8 +614,8 @@ class _SiteRun:
                 temporary.setdefault(key, record)
         link = Link(target=target_url, kind=kind, internal=internal, nofollow=bool(flags & 1))
         codes = _link_codes(link, record, self.limits)
-        if not codes and not counts:
-            return None
+        if not codes:
+            return key if counts else None
         return (key, counts, codes, record)
 
     # --- after both passes --------------------------------------------------------------------------
@@ -611,22 +716,15 @@ class _SiteRun:
                 details["status"] = target.first_status
             self.issues.append(issue(code, page_url, **details))
 
-    def _group_text(self, label: str, groups: dict[str, str | list[str]], text: str, url: str) -> None:
-        key = pagecheck.normalise_text(text)
-        if _join(groups, key, url):
-            written = " ".join(text.split())
-            if written != key:
-                self.written[label][key] = written
-
     def _duplicates(self) -> None:
         for code, groups, label in (
             ("title_duplicate", self.titles, "title"),
             ("meta_description_duplicate", self.descriptions, "description"),
             ("h1_duplicate", self.h1s, "h1"),
         ):
-            for key, urls in groups.items():
+            for text, urls in groups.items():
                 # Quoted as the first page wrote it: the comparison form is case-folded.
-                self._emit_group(code, urls, **{label: self.written[label].get(key, key)})
+                self._emit_group(code, urls, **{label: str(text)})
         for group, urls in self.fingerprints.items():
             if not group.startswith("url:"):
                 self._emit_group("duplicate_content_exact", urls, fingerprint=group)
@@ -643,11 +741,11 @@ class _SiteRun:
         their estimated Jaccard similarity. One sketch per exact-duplicate group, so exact copies never
         count as near ones."""
         rows = self.limits.near_duplicate_band_rows
-        width = rows * 8
-        sketches = self.sketches
+        width = rows * self.sketches.width
+        sketches = self.sketches.items
         # One band at a time, its table keyed by the band's values themselves (packed bytes, or a tuple when
-        # the sketch did not fit 64 bits) and dropped before the next: only buckets of two or more outlive
-        # it. A bucket is its first member's index until a second one arrives, so the hundred thousand
+        # the sketch did not fit 64 bits: `_Sketches`) and dropped before the next: only buckets of two or
+        # more outlive it. A bucket is its first member's index until a second one arrives, so the hundred thousand
         # buckets of one member each cost no list. (All 32 tables at once held 4 KB a page: 2 GB at 500,000.)
         buckets: list[tuple[int, int, list[int]]] = []
         band = 0
@@ -700,7 +798,7 @@ class _SiteRun:
                 if pair in compared:
                     continue
                 compared.add(pair)
-                similarity = _similarity(self.sketches[a], self.sketches[b])
+                similarity = _similarity(self.sketches.values(a), self.sketches.values(b))
                 if similarity >= self.limits.near_duplicate_similarity:
                     partners.setdefault(a, {})[b] = similarity
                     partners.setdefault(b, {})[a] = similarity
@@ -806,8 +904,8 @@ def _link_issue(code: str, source: str, link: Link, record: _Known) -> Issue:
 
 
 def _evolve_final(record: _Known, destination: str) -> _Known:
-    return _Known(
-        url=destination,
+    return _Known.of(
+        destination,
         internal=record.internal,
         status=record.status,
         first_status=record.status,
@@ -825,19 +923,56 @@ def _evolve_final(record: _Known, destination: str) -> _Known:
     )
 
 
-def _compact(sketch: tuple[int, ...]) -> bytes | tuple[int, ...]:
-    """Sketch values packed as unsigned 64-bit integers (8 bytes each instead of a Python int's 32, in
-    one object); a sketch with a value beyond 64 bits stays a tuple."""
-    try:
-        return array.array("Q", sketch).tobytes()
-    except OverflowError:
-        return sketch
+class _Sketches:
+    """The audit's near-duplicate sketches, one object each: its values packed as unsigned integers of
+    `width` little-endian bytes, the fewest that hold the largest value seen so far (MinHash values of 32
+    bits with a rotation of the densified bins above them take 5 bytes of the 8 a 64-bit packing spends).
+    Every packed sketch has the same width (a wider newcomer re-packs those before it, one at a time), so
+    a band's bytes are equal exactly when its values are. A sketch with a value beyond 64 bits stays a
+    tuple, which shares a band with no packed sketch."""
+
+    def __init__(self) -> None:
+        self.width = 1
+        self.items: list[bytes | tuple[int, ...]] = []
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def append(self, sketch: tuple[int, ...]) -> None:
+        try:
+            packed = array.array("Q", sketch).tobytes()
+        except OverflowError:
+            self.items.append(sketch)
+            return
+        width = max(1, (max(sketch).bit_length() + 7) // 8)
+        if width > self.width:
+            items, old = self.items, self.width
+            for index, item in enumerate(items):  # in place: one sketch at a time is held twice
+                if isinstance(item, bytes):
+                    items[index] = _repack(item, old, width)
+            self.width = width
+        self.items.append(_repack(packed, 8, self.width))
+
+    def values(self, index: int) -> Sequence[int]:
+        """The sketch's values."""
+        item = self.items[index]
+        if isinstance(item, tuple):
+            return item
+        return memoryview(_repack(item, self.width, 8)).cast("Q")
 
 
-def _similarity(a: bytes | tuple[int, ...], b: bytes | tuple[int, ...]) -> float:
+def _repack(data: bytes, width: int, to: int) -> bytes:
+    """Little-endian unsigned values of `width` bytes each as values of `to` bytes (each value fits)."""
+    if width == to:
+        return data
+    out = bytearray(len(data) // width * to)
+    for byte in range(min(width, to)):
+        out[byte::to] = data[byte::width]
+    return bytes(out)
+
+
+def _similarity(left: Sequence[int], right: Sequence[int]) -> float:
     """Estimated Jaccard similarity of two MinHash sketches: the share of equal positions."""
-    left: Sequence[int] = memoryview(a).cast("Q") if isinstance(a, bytes) else a
-    right: Sequence[int] = memoryview(b).cast("Q") if isinstance(b, bytes) else b
     if len(left) != len(right) or not left:
         return 0.0
     equal: int = sum(map(operator.eq, left, right))

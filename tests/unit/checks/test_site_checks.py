@@ -171,6 +171,24 @@ def test_near_duplicates_report_their_similar_pages_and_similarity() -> None:
     assert found[WALL]["similarity"] == round(122 / 128, 3)
 
 
+def test_near_duplicates_are_found_whatever_width_their_values_take() -> None:
+    # One-byte values first, then a sketch whose changed values need eight: those read before are
+    # re-packed wider, and their bands still meet the newcomer's.
+    narrow = tuple(range(128))
+    wide = tuple(2**56 + v if v % 21 == 0 else v for v in narrow)  # 7 of 128 values differ
+    issues = run(
+        site(
+            home(),
+            _distinct(WALL, sketch=narrow),
+            _distinct(f"{ORIGIN}/clocks/mantel", sketch=sketch(3)),
+            _distinct(CUCKOO, sketch=wide),
+        )
+    )
+    found = {i.url: i.details for i in of(issues, "duplicate_content_near")}
+    assert set(found) == {WALL, CUCKOO}
+    assert found[CUCKOO]["similarity"] == round(121 / 128, 3)
+
+
 def test_near_duplicates_of_an_exact_duplicate_group_cover_every_member() -> None:
     mantel = f"{ORIGIN}/clocks/mantel"
     issues = run(
