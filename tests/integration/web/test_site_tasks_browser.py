@@ -3,11 +3,12 @@ sees the tasks of the site's audit, starts a recheck of a task from the page and
 page follows it with a meta refresh, no script), against the scripted shop on 127.0.0.1."""
 
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 from pytest_httpserver import HTTPServer
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By  # after test_browser's importorskip
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -34,6 +35,20 @@ def shop_service(httpserver: HTTPServer) -> Iterator[tuple[App, Shop, int, str]]
         yield app, shop, site.id, base
 
 
+T = TypeVar("T")
+
+
+def between_reloads(read: Callable[[], T]) -> T:
+    """`read()` of a page that reloads itself while a recheck runs: read again when the reload made its
+    element stale."""
+    for _ in range(5):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            time.sleep(0.2)
+    return read()
+
+
 def test_a_recheck_started_on_a_phone_is_watched_to_its_result(
     browser: Any, shop_service: tuple[App, Shop, int, str]
 ) -> None:
@@ -55,14 +70,18 @@ def test_a_recheck_started_on_a_phone_is_watched_to_its_result(
         By.CSS_SELECTOR, "button[aria-label='Recheck meta_description_missing on /products/[slug]']"
     )
     submit(browser, button)
-    status = browser.find_element(By.ID, "recheck-status").text
+    status = between_reloads(lambda: browser.find_element(By.ID, "recheck-status").text)
     assert "queued" in status and "this page reloads every few seconds until it ends" in status
     SHOTS.mkdir(parents=True, exist_ok=True)
-    browser.find_element(By.ID, "recheck-status").screenshot(str(SHOTS / "site-recheck-running-phone.png"))
+    between_reloads(
+        lambda: browser.find_element(By.ID, "recheck-status").screenshot(
+            str(SHOTS / "site-recheck-running-phone.png")
+        )
+    )
     drain(app)  # the worker's part, while the page waits
-    WebDriverWait(browser, 30).until(
+    WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: "done" in d.find_element(By.ID, "recheck-status").text
-    )  # the page reloaded itself
+    )  # the page reloaded itself (an element read as it reloads is stale: read again)
     result = browser.find_element(By.ID, "recheck-status").text
     assert "meta_description_missing on /products/[slug]: fixed" in result
     assert f"({len(PRODUCTS)} pages rechecked)" in result
