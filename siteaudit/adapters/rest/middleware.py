@@ -1,6 +1,5 @@
 """Request ids, access logs, authentication and the per-key and per-IP rate limits."""
 
-import ipaddress
 import logging
 import re
 import secrets
@@ -10,6 +9,7 @@ from typing import Any, Final
 
 import falcon
 
+from siteaudit.adapters.client_address import client_address, trusted_networks
 from siteaudit.domain.account import Caller
 from siteaudit.domain.apikey import key_prefix
 from siteaudit.domain.error import ErrorCode, RateLimited, Unauthenticated
@@ -62,32 +62,9 @@ class RequestContext:
                     (time.perf_counter() - getattr(req.context, "started", time.perf_counter())) * 1000, 1
                 ),
                 "key_prefix": caller.key_prefix if caller else None,
-                "remote": client_ip(req, ()),
+                "remote": client_address(req, ()),
             },
         )
-
-
-def client_ip(
-    req: falcon.Request, trusted_proxies: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]
-) -> str:
-    """The peer address, or the first untrusted address of X-Forwarded-For when the peer is a trusted proxy."""
-    peer = req.remote_addr or "-"
-    try:
-        peer_ip = ipaddress.ip_address(peer)
-    except ValueError:
-        return peer
-    if not any(peer_ip in net for net in trusted_proxies):
-        return peer
-    for hop in reversed(
-        [h.strip() for h in (req.get_header("X-Forwarded-For") or "").split(",") if h.strip()]
-    ):
-        try:
-            hop_ip = ipaddress.ip_address(hop)
-        except ValueError:
-            return peer
-        if not any(hop_ip in net for net in trusted_proxies):
-            return hop
-    return peer
 
 
 def rate_headers(resp: falcon.Response, decision: RateDecision, limit: Limit) -> None:
@@ -155,19 +132,19 @@ class Authentication:
         self._admit = admit
         self._limiter = limiter
         self._clock = clock
-        self._proxies = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
+        self._proxies = trusted_networks(trusted_proxies)
 
     def process_resource(
         self, req: falcon.Request, resp: falcon.Response, resource: Any, params: Any
     ) -> None:
-        req.context.client_ip = client_ip(req, self._proxies)
+        req.context.client_ip = client_address(req, self._proxies)
         if resource is None or getattr(resource, "public", False):
             return
         self.identify(req, resp, getattr(resource, "extra_limits", {}).get(req.method))
 
     def identify(self, req: falcon.Request, resp: falcon.Response, extra: tuple[str, Limit] | None) -> None:
         """The caller of the request's key into `req.context.caller`, counted against its limits."""
-        req.context.client_ip = client_ip(req, self._proxies)
+        req.context.client_ip = client_address(req, self._proxies)
         header = req.get_header("Authorization") or ""
         scheme, _, raw = header.partition(" ")
         try:

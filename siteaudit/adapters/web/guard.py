@@ -2,7 +2,6 @@
 the session from its cookie, the form parsed, and the CSRF token and Origin checked on every POST."""
 
 import hmac
-import ipaddress
 import re
 import secrets
 from collections.abc import Sequence
@@ -11,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import falcon
 
+from siteaudit.adapters.client_address import client_address, trusted_networks
 from siteaudit.domain.error import Unauthenticated
 from siteaudit.ports.application import WebSession
 
@@ -46,28 +46,6 @@ class CookieNames:
         self.secure = secure
 
 
-def peer_address(
-    req: falcon.Request, proxies: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]
-) -> str:
-    """The peer address, or the first untrusted address of X-Forwarded-For when the peer is a trusted proxy."""
-    peer = req.remote_addr or "-"
-    try:
-        peer_ip = ipaddress.ip_address(peer)
-    except ValueError:
-        return peer
-    if not any(peer_ip in net for net in proxies):
-        return peer
-    hops = [h.strip() for h in (req.get_header("X-Forwarded-For") or "").split(",") if h.strip()]
-    for hop in reversed(hops):
-        try:
-            hop_ip = ipaddress.ip_address(hop)
-        except ValueError:
-            return peer
-        if not any(hop_ip in net for net in proxies):
-            return hop
-    return peer
-
-
 class FormRefused(Exception):
     """A POST without the right CSRF token or from another origin: nothing changes, 403."""
 
@@ -88,14 +66,14 @@ class Guard:
         self.cookies = cookies
         public = urlsplit(public_url)
         self.public_origin = f"{public.scheme}://{public.netloc}".lower()
-        self.proxies = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
+        self.proxies = trusted_networks(trusted_proxies)
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         for name, value in HEADERS.items():
             resp.set_header(name, value)
         if self.cookies.secure:
             resp.set_header("Strict-Transport-Security", "max-age=31536000")
-        req.context.client_ip = peer_address(req, self.proxies)
+        req.context.client_ip = client_address(req, self.proxies)
         req.context.form = {}
         req.context.viewer = None
         req.context.session_token = ""
