@@ -1,6 +1,7 @@
 """LibraryPageParser: the PageParser port over selectolax, w3lib, protego, lxml and ada-url."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Unpack
 
 from siteaudit.adapters.html.extract import extract_page_facts
 from siteaudit.adapters.html.rules import compiled, rule_errors
@@ -8,9 +9,9 @@ from siteaudit.adapters.robots import robots_from_response
 from siteaudit.adapters.sitemap import parse_sitemap
 from siteaudit.adapters.url import DEFAULT_POLICY, ParameterPolicy, normalise
 from siteaudit.domain.extraction import ExtractionRule
-from siteaudit.domain.facts import FetchError, Hop, PageFacts
+from siteaudit.domain.facts import FetchError, PageFacts
 from siteaudit.domain.judgement import SITEMAP_MAX_URLS
-from siteaudit.ports.parse import RobotsReading, SitemapReading
+from siteaudit.ports.parse import FinalResponse, RobotsReading, SitemapReading
 
 
 class LibraryPageParser:
@@ -18,35 +19,10 @@ class LibraryPageParser:
         self.policy = policy
 
     def page_facts(
-        self,
-        *,
-        url: str,
-        status: int,
-        headers: Iterable[tuple[str, str]],
-        body: bytes,
-        origin: str,
-        final_url: str | None = None,
-        depth: int = 0,
-        redirects: tuple[Hop, ...] = (),
-        truncated: bool = False,
-        ttfb_ms: int | None = None,
-        total_ms: int | None = None,
-        extract: tuple[ExtractionRule, ...] = (),
+        self, *, extract: tuple[ExtractionRule, ...] = (), **response: Unpack[FinalResponse]
     ) -> PageFacts:
         return extract_page_facts(
-            url=url,
-            status=status,
-            headers=headers,
-            body=body,
-            origin=origin,
-            final_url=final_url,
-            depth=depth,
-            redirects=redirects,
-            truncated=truncated,
-            ttfb_ms=ttfb_ms,
-            total_ms=total_ms,
-            policy=self.policy,
-            rules=compiled(extract) if extract else None,
+            **response, policy=self.policy, rules=compiled(extract) if extract else None
         )
 
     def rule_errors(self, rules: Sequence[ExtractionRule]) -> Mapping[int, str]:

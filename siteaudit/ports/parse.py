@@ -5,7 +5,7 @@ protego, lxml, ada-url); `siteaudit.adapters.parse.LibraryPageParser` implements
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
+from typing import NotRequired, Protocol, TypedDict, Unpack
 
 from attrs import frozen
 
@@ -40,22 +40,26 @@ class SitemapReading:
     hreflangs: tuple[tuple[str, Hreflang], ...] = ()  # (listed URL as written, its xhtml:link alternate)
 
 
+class FinalResponse(TypedDict):
+    """The final response of a fetch, as `PageParser.page_facts` reads it. Left out: no redirect
+    (`final_url` None, `redirects` empty), depth 0, the whole body, no timings."""
+
+    url: str
+    status: int
+    headers: Iterable[tuple[str, str]]
+    body: bytes
+    origin: str
+    final_url: NotRequired[str | None]
+    depth: NotRequired[int]
+    redirects: NotRequired[tuple[Hop, ...]]
+    truncated: NotRequired[bool]
+    ttfb_ms: NotRequired[int | None]
+    total_ms: NotRequired[int | None]
+
+
 class PageParser(Protocol):
     def page_facts(
-        self,
-        *,
-        url: str,
-        status: int,
-        headers: Iterable[tuple[str, str]],
-        body: bytes,
-        origin: str,
-        final_url: str | None = None,
-        depth: int = 0,
-        redirects: tuple[Hop, ...] = (),
-        truncated: bool = False,
-        ttfb_ms: int | None = None,
-        total_ms: int | None = None,
-        extract: tuple[ExtractionRule, ...] = (),
+        self, *, extract: tuple[ExtractionRule, ...] = (), **response: Unpack[FinalResponse]
     ) -> PageFacts:
         """PageFacts of one final response: header facts, firewall detection, HtmlFacts for HTML bodies.
 
