@@ -72,32 +72,72 @@ metadata = MetaData(
     }
 )
 
+# --- the column shapes many tables share ------------------------------------------------------------------
+
+
+def serial_id() -> Column[int]:
+    """The id the database numbers (an aggregate's id, or a row's writing order)."""
+    return Column("id", Integer, primary_key=True, autoincrement=True)
+
+
+def version() -> Column[int]:
+    """The optimistic-concurrency counter of an aggregate's row (`ConcurrentUpdate` when it moved)."""
+    return Column("version", Integer, nullable=False)
+
+
+def created_at() -> Column[datetime]:
+    return Column("created_at", UtcDateTime, nullable=False)
+
+
+def crawl_audit_id() -> Column[int]:
+    """The audit of a bulk crawl row, without a foreign key (why: the note above `crawl_urls`)."""
+    return Column("audit_id", Integer, nullable=False)
+
+
+def crawl_url_id() -> Column[int]:
+    """The URL of a bulk crawl row: its id in the audit's `crawl_urls`, numbered by the store."""
+    return Column("url_id", Integer, nullable=False, autoincrement=False)
+
+
+def owner_id(*, primary_key: bool = False) -> Column[int]:
+    """The person a row belongs to, deleted with them: indexed, or the row's key (one row per person)."""
+    owner = ForeignKey("users.id", ondelete="CASCADE")
+    if primary_key:
+        return Column("user_id", Integer, owner, primary_key=True)
+    return Column("user_id", Integer, owner, nullable=False, index=True)
+
+
+def audit_part() -> Column[int]:
+    """The key of a table holding one row of an audit's own, deleted with it."""
+    return Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True)
+
+
 # --- accounts ------------------------------------------------------------------------------------------
 
 users = Table(
     "users",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("email", String(254), nullable=False, unique=True),
     Column("plan", String(50), nullable=False),
     Column("name", String(200), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
 )
 
 teams = Table(
     "teams",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("name", String(100), nullable=False, unique=True),
     Column("owner_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
 )
 
 memberships = Table(
     "memberships",
     metadata,
     Column("team_id", Integer, ForeignKey("teams.id", ondelete="CASCADE"), nullable=False),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    owner_id(),
     Column("role", String(10), nullable=False),
     PrimaryKeyConstraint("team_id", "user_id"),
 )
@@ -109,7 +149,7 @@ credit_accounts = Table(
     metadata,
     Column("user_id", Integer, ForeignKey("users.id"), primary_key=True, autoincrement=False),
     Column("balance", BigInteger, nullable=False),
-    Column("version", Integer, nullable=False),
+    version(),
     CheckConstraint("balance >= 0", name="balance_not_negative"),
 )
 
@@ -133,13 +173,13 @@ credit_entries = Table(
 audits = Table(
     "audits",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("team_id", Integer, nullable=False),  # 0: a personal audit outside any team
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
     Column("payer_id", Integer, ForeignKey("users.id"), nullable=False),
     Column("url", Text, nullable=False),
     Column("origin", String(300), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("max_pages", Integer, nullable=False),
     Column("concurrency", Integer, nullable=False),
     Column("max_rps", Float, nullable=False),
@@ -160,7 +200,7 @@ audits = Table(
     Column("pages_not_modified", Integer, nullable=False),
     Column("health_score", SmallInteger, nullable=True),
     Column("partial", Boolean, nullable=False),
-    Column("version", Integer, nullable=False),
+    version(),
     Column("render", Boolean, nullable=False, server_default=false()),  # 0018: docs/rendering.md
     Column("extract", JSON, nullable=True),  # 0021: the extraction rules (docs/extraction.md); NULL: none
     Column("scope", JSON, nullable=True),  # 0022: what it covers (docs/audits.md); NULL: the whole site
@@ -172,11 +212,11 @@ audits = Table(
 audit_leases = Table(
     "audit_leases",
     metadata,
-    Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True),
+    audit_part(),
     Column("holder", String(200), nullable=True),  # null: free, waiting for the next message
     Column("expires_at", UtcDateTime, nullable=False, index=True),
     Column("attempts", Integer, nullable=False),
-    Column("version", Integer, nullable=False),
+    version(),
 )
 
 # --- bulk crawl data (siteaudit.ports.crawl) -------------------------------------------------------------
@@ -198,8 +238,8 @@ crawl_urls = Table(
 crawl_pages = Table(
     "crawl_pages",
     metadata,
-    Column("audit_id", Integer, nullable=False),
-    Column("url_id", Integer, nullable=False, autoincrement=False),
+    crawl_audit_id(),
+    crawl_url_id(),
     Column("status_code", SmallInteger, nullable=True),
     Column("depth", Integer, nullable=False),
     Column("title", Text, nullable=True),
@@ -226,8 +266,8 @@ crawl_pages = Table(
 crawl_extracts = Table(
     "crawl_extracts",
     metadata,
-    Column("audit_id", Integer, nullable=False),
-    Column("url_id", Integer, nullable=False, autoincrement=False),
+    crawl_audit_id(),
+    crawl_url_id(),
     Column("rule", SmallInteger, nullable=False),
     Column("position", SmallInteger, nullable=False),
     Column("name", String(40), nullable=False),
@@ -239,7 +279,7 @@ crawl_extracts = Table(
 crawl_links = Table(
     "crawl_links",
     metadata,
-    Column("audit_id", Integer, nullable=False),
+    crawl_audit_id(),
     Column("source_id", Integer, nullable=False),
     Column("target_id", Integer, nullable=False),
     Column("kind", SmallInteger, nullable=False),
@@ -252,7 +292,7 @@ crawl_issues = Table(
     "crawl_issues",
     metadata,
     Column("id", BigId, primary_key=True, autoincrement=True),  # writing order: the stable tie-breaker
-    Column("audit_id", Integer, nullable=False),
+    crawl_audit_id(),
     Column("url_id", Integer, nullable=False),
     Column("check_code", String(100), nullable=False),
     Column("severity", SmallInteger, nullable=False),  # Severity.rank: sorts errors first
@@ -274,8 +314,8 @@ crawl_issues = Table(
 crawl_templates = Table(
     "crawl_templates",
     metadata,
-    Column("audit_id", Integer, nullable=False),
-    Column("url_id", Integer, nullable=False, autoincrement=False),
+    crawl_audit_id(),
+    crawl_url_id(),
     Column("template", Text, nullable=False),
     PrimaryKeyConstraint("audit_id", "url_id"),
 )
@@ -287,7 +327,7 @@ crawl_templates = Table(
 crawl_issue_counts = Table(
     "crawl_issue_counts",
     metadata,
-    Column("audit_id", Integer, nullable=False),
+    crawl_audit_id(),
     Column("check_code", String(100), nullable=False),
     Column("severity", SmallInteger, nullable=False),
     Column("template", Text, nullable=False),
@@ -301,7 +341,7 @@ crawl_issue_counts = Table(
 crawl_issue_marks = Table(
     "crawl_issue_marks",
     metadata,
-    Column("audit_id", Integer, nullable=False),
+    crawl_audit_id(),
     Column("severity", SmallInteger, nullable=False),
     Column("check_code", String(100), nullable=False),
     Column("ordinal", Integer, nullable=False),
@@ -313,7 +353,7 @@ crawl_issue_marks = Table(
 crawl_page_counts = Table(
     "crawl_page_counts",
     metadata,
-    Column("audit_id", Integer, nullable=False),
+    crawl_audit_id(),
     Column("status_code", SmallInteger, nullable=True),  # NULL: pages that got no answer
     Column("count", Integer, nullable=False),
     Index(None, "audit_id"),
@@ -322,8 +362,8 @@ crawl_page_counts = Table(
 crawl_frontier = Table(
     "crawl_frontier",
     metadata,
-    Column("audit_id", Integer, nullable=False),
-    Column("url_id", Integer, nullable=False, autoincrement=False),
+    crawl_audit_id(),
+    crawl_url_id(),
     Column("depth", Integer, nullable=False),
     Column("state", SmallInteger, nullable=False),
     PrimaryKeyConstraint("audit_id", "url_id"),
@@ -333,14 +373,14 @@ crawl_frontier = Table(
 crawl_checkpoints = Table(
     "crawl_checkpoints",
     metadata,
-    Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True),
+    audit_part(),
     Column("state", JSON, nullable=False),
 )
 
 crawl_reports = Table(
     "crawl_reports",
     metadata,
-    Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), primary_key=True),
+    audit_part(),
     Column("report", JSON, nullable=False),
     # The audit's issue identities, kept at archival for later diffs (`ArchivedIdentities.as_json`).
     Column("archived_identities", JSON, nullable=True),
@@ -351,8 +391,8 @@ crawl_reports = Table(
 api_keys = Table(
     "api_keys",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    serial_id(),
+    owner_id(),
     Column("team_id", Integer, nullable=False),
     Column("kind", String(10), nullable=False),
     Column("prefix", String(12), nullable=False),
@@ -360,11 +400,11 @@ api_keys = Table(
     Column("machine", String(255), nullable=False),
     Column("agents", JSON, nullable=False),  # sorted list of agent names
     Column("label", Text, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("last_used_at", UtcDateTime, nullable=True),
     Column("revoked_at", UtcDateTime, nullable=True),
     Column("status", String(10), nullable=False),
-    Column("version", Integer, nullable=False),
+    version(),
 )
 
 # --- registered sites, fix tasks, rechecks -------------------------------------------------------------
@@ -372,12 +412,12 @@ api_keys = Table(
 sites = Table(
     "sites",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("team_id", Integer, nullable=False),
     Column("url", Text, nullable=False),
     Column("host", String(300), nullable=False),
     Column("origin", String(300), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("verify_token", String(128), nullable=False),
     Column("crawler_secret_ref", Text, nullable=False),
     Column("status", String(12), nullable=False),
@@ -392,7 +432,7 @@ sites = Table(
     Column("max_pages", Integer, nullable=False),
     Column("max_rps", Float, nullable=False),
     Column("alert_email", Boolean, nullable=False),
-    Column("version", Integer, nullable=False),
+    version(),
     Column("render", Boolean, nullable=False, server_default=false()),  # 0018: docs/rendering.md
     Column("scope", JSON, nullable=True),  # 0022: its audits' scope rules (docs/audits.md); NULL: none
     Column("extract", JSON, nullable=True),  # 0022: its audits' extraction rules; NULL: none
@@ -405,7 +445,7 @@ site_alerts = Table(
     metadata,
     Column("audit_id", Integer, primary_key=True, autoincrement=False),
     Column("site_id", Integer, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
 )
 
 # Tasks and rechecks refer to their site without a foreign key, like audits: the memory store keeps
@@ -420,7 +460,7 @@ fix_tasks = Table(
     Column("severity", String(10), nullable=False),
     Column("pages", Integer, nullable=False),
     Column("crawl_id", Integer, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("updated_at", UtcDateTime, nullable=False),
     Column("sample_urls", JSON, nullable=False),
     Column("clicks_28d", Integer, nullable=True),
@@ -429,7 +469,7 @@ fix_tasks = Table(
     Column("status_before_verifying", String(12), nullable=True),
     Column("recheck_id", Integer, nullable=True),
     Column("fixed_at", UtcDateTime, nullable=True),
-    Column("version", Integer, nullable=False),
+    version(),
     Column("fixed_by", String(10), nullable=True),  # `recheck` or `audit` while fixed
     Column("previous_template", Text, nullable=True),  # 0017: before an audit regrouped the task's URLs
     PrimaryKeyConstraint("site_id", "key"),
@@ -438,11 +478,11 @@ fix_tasks = Table(
 rechecks = Table(
     "rechecks",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("site_id", Integer, nullable=False, index=True),
     Column("team_id", Integer, nullable=False),
     Column("parent_crawl_id", Integer, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("task_key", String(16), nullable=True),
     Column("codes", JSON, nullable=True),  # sorted list, or null for every check
     Column("sampled", Boolean, nullable=False),
@@ -458,7 +498,7 @@ rechecks = Table(
     Column("observations", JSON, nullable=False),
     Column("url_results", JSON, nullable=True),
     Column("task_results", JSON, nullable=True),
-    Column("version", Integer, nullable=False),
+    version(),
     # The worker lease (siteaudit.domain.recheck.Recheck.claim): who runs it, until when, how often taken.
     Column("lease_holder", String(200), nullable=True),
     Column("lease_until", UtcDateTime, nullable=True),
@@ -470,19 +510,19 @@ rechecks = Table(
 device_logins = Table(
     "device_logins",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("device_code_hash", String(64), nullable=False, unique=True),
     Column("user_code", String(8), nullable=False, index=True),
     Column("client_name", String(64), nullable=False),
     Column("requested_ip", String(64), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("expires_at", UtcDateTime, nullable=False),
     Column("interval_s", Float, nullable=False),
     Column("last_polled_at", UtcDateTime, nullable=True),
     Column("status", String(10), nullable=False),
     Column("approved_by", Integer, nullable=True),
     Column("team_id", Integer, nullable=True),
-    Column("version", Integer, nullable=False),
+    version(),
 )
 
 # --- the audit-ended webhook (docs/rest-api.md) ----------------------------------------------------------
@@ -490,12 +530,12 @@ device_logins = Table(
 webhook_deliveries = Table(
     "webhook_deliveries",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("audit_id", Integer, ForeignKey("audits.id", ondelete="CASCADE"), nullable=False, unique=True),
     Column("user_id", Integer, nullable=False),
     Column("url", Text, nullable=False),
     Column("body", LargeBinary, nullable=False),  # the very bytes signed and sent
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("status", String(12), nullable=False),
     Column("attempts", Integer, nullable=False),
     Column("next_attempt_at", UtcDateTime, nullable=True),
@@ -503,7 +543,7 @@ webhook_deliveries = Table(
     Column("last_error", Text, nullable=True),
     Column("lease_until", UtcDateTime, nullable=True),
     Column("finished_at", UtcDateTime, nullable=True),
-    Column("version", Integer, nullable=False),
+    version(),
     Index(None, "status", "next_attempt_at"),
 )
 
@@ -525,7 +565,7 @@ webhook_attempts = Table(
 webhook_secrets = Table(
     "webhook_secrets",
     metadata,
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    owner_id(primary_key=True),
     Column("sealed", Text, nullable=False),  # SecretBox token (Fernet): never the secret itself
 )
 
@@ -544,7 +584,7 @@ rate_buckets = Table(
 billing_accounts = Table(
     "billing_accounts",
     metadata,
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    owner_id(primary_key=True),
     Column("provider", String(20), nullable=False),
     Column("customer_id", String(255), nullable=False),
     Column("subscription_id", String(255), nullable=True),
@@ -552,7 +592,7 @@ billing_accounts = Table(
     Column("subscription_as_of", UtcDateTime, nullable=True),
     Column("subscription_choice", String(40), nullable=True),  # plan:tier:interval
     Column("purchased_at", UtcDateTime, nullable=True),
-    Column("version", Integer, nullable=False),
+    version(),
     # The latest period a subscription paid for: its months grant the tier's credits.
     Column("paid_subscription_id", String(255), nullable=True),
     Column("paid_choice", String(40), nullable=True),  # plan:tier:interval
@@ -567,10 +607,10 @@ checkout_sessions = Table(
     metadata,
     Column("id", String(255), primary_key=True),
     Column("provider", String(20), nullable=False),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    owner_id(),
     Column("kind", String(20), nullable=False),
     Column("url", Text, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("pack", String(10), nullable=True),
     Column("choice", String(40), nullable=True),  # plan:tier:interval
     Column("form_token_hash", String(64), nullable=False),
@@ -605,7 +645,7 @@ indexnow_sites = Table(
     Column("day", Date, nullable=True),  # the UTC day `used` counts
     Column("used", Integer, nullable=False),
     Column("detection", JSON, nullable=True),
-    Column("version", Integer, nullable=False),
+    version(),
 )
 
 # Every URL counted against a site's daily allowance, by SHA-256 of the URL: counted once a day however
@@ -623,7 +663,7 @@ indexnow_urls = Table(
 indexnow_submissions = Table(
     "indexnow_submissions",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("site_id", Integer, nullable=False),
     Column("at", UtcDateTime, nullable=False),
     Column("trigger", String(10), nullable=False),
@@ -642,7 +682,7 @@ indexnow_submissions = Table(
 crawl_frontier_counts = Table(
     "crawl_frontier_counts",
     metadata,
-    Column("audit_id", Integer, nullable=False),
+    crawl_audit_id(),
     Column("state", SmallInteger, nullable=False),  # a `FrontierState`
     Column("count", Integer, nullable=False),
     PrimaryKeyConstraint("audit_id", "state"),
@@ -719,7 +759,7 @@ console_syncs = Table(
 app_passwords = Table(
     "app_passwords",
     metadata,
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    owner_id(primary_key=True),
     Column("hash", String(255), nullable=False),  # argon2id, self-describing
     Column("changed_at", UtcDateTime, nullable=False),
 )
@@ -728,10 +768,10 @@ app_sessions = Table(
     "app_sessions",
     metadata,
     Column("id_hash", String(64), primary_key=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    owner_id(),
     Column("team_id", Integer, nullable=True),
     Column("csrf", String(64), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("last_seen_at", UtcDateTime, nullable=False),
     Column("authenticated_at", UtcDateTime, nullable=False),
 )
@@ -740,9 +780,9 @@ app_links = Table(
     "app_links",
     metadata,
     Column("token_hash", String(64), primary_key=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    owner_id(),
     Column("purpose", String(10), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    created_at(),
     Column("expires_at", UtcDateTime, nullable=False),
     Column("used_at", UtcDateTime, nullable=True),
 )
@@ -751,7 +791,7 @@ app_links = Table(
 fix_impacts = Table(
     "fix_impacts",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    serial_id(),
     Column("site_id", Integer, nullable=False, index=True),
     Column("task_key", String(16), nullable=False),
     Column("code", String(100), nullable=False),
