@@ -40,9 +40,7 @@ class MemoryBillingRepository:
         return True
 
     def save(self, account: BillingAccount) -> None:
-        stored = self._s.accounts.get(account.user_id)
-        if stored is None:
-            raise NotFound("billing account", account.user_id)
+        stored = self._s.accounts.found(account.user_id, "billing account")
         if stored.version != account.version - 1:
             raise ConcurrentUpdate("billing account", account.user_id)
         self._s.accounts.put(account.user_id, account)

@@ -4,7 +4,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import date
 
 from siteaudit.adapters.memory.table import Table
-from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.domain.error import ConcurrentUpdate
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.indexnow import IndexNowSite, Submission
 
@@ -40,9 +40,7 @@ class MemoryIndexNowRepository:
         self._seen[("indexnow", state.site_id)] = state.version
 
     def save(self, state: IndexNowSite) -> None:
-        stored = self._t.sites.get(state.site_id)
-        if stored is None:
-            raise NotFound("indexnow", state.site_id)
+        stored = self._t.sites.found(state.site_id, "indexnow")
         if self._seen.get(("indexnow", state.site_id)) != stored.version:
             raise ConcurrentUpdate("indexnow", state.site_id)
         self._t.sites.put(state.site_id, state)

@@ -108,9 +108,7 @@ class MemoryUserRepository:
         return user
 
     def get(self, user_id: UserId) -> User:
-        user = self._t.get(user_id)
-        if user is None:
-            raise NotFound("user", user_id)
+        user = self._t.found(user_id, "user")
         return user
 
     def by_email(self, email: str) -> User:
@@ -145,9 +143,7 @@ class MemoryTeamRepository:
         return team
 
     def get(self, team_id: TeamId) -> Team:
-        team = self._t.get(team_id)
-        if team is None:
-            raise NotFound("team", team_id)
+        team = self._t.found(team_id, "team")
         return team
 
     def by_name(self, name: str) -> Team:
@@ -212,9 +208,7 @@ class MemoryCreditLedger:
         return True
 
     def settle(self, reference: str, *, cost: int, at: datetime) -> bool:
-        hold = self._entries.get(reservation_key(reference))
-        if hold is None:
-            raise NotFound("reservation", reference)
+        hold = self._entries.found(reservation_key(reference), "reservation", reference)
         if self._entries.get(f"{reference}:release") is not None:
             return False
         account, entries = self._account(hold.account).settle(
@@ -255,9 +249,7 @@ class MemoryAuditRepository:
         return audit
 
     def get_any(self, audit_id: AuditId) -> Audit:
-        audit = self._t.get(audit_id)
-        if audit is None:
-            raise NotFound("audit", audit_id)
+        audit = self._t.found(audit_id, "audit")
         self._seen[("audit", audit.id)] = audit.version
         return audit
 
@@ -272,9 +264,7 @@ class MemoryAuditRepository:
         return self.get(audit_id, team=team), self._leases.get(audit_id)
 
     def save(self, audit: Audit) -> None:
-        stored = self._t.get(audit.id)
-        if stored is None:
-            raise NotFound("audit", audit.id)
+        stored = self._t.found(audit.id, "audit")
         expected = self._seen.get(("audit", audit.id))
         if expected is None or stored.version != expected or audit.version < stored.version:
             raise ConcurrentUpdate("audit", audit.id)
@@ -350,9 +340,7 @@ class MemoryApiKeyRepository:
         return key
 
     def get(self, key_id: ApiKeyId) -> ApiKey:
-        key = self._t.get(key_id)
-        if key is None:
-            raise NotFound("API key", key_id)
+        key = self._t.found(key_id, "API key")
         self._seen[("key", key.id)] = key.version
         return key
 
@@ -380,9 +368,7 @@ class MemoryApiKeyRepository:
         return keys
 
     def save(self, key: ApiKey) -> None:
-        stored = self._t.get(key.id)
-        if stored is None:
-            raise NotFound("API key", key.id)
+        stored = self._t.found(key.id, "API key")
         if self._seen.get(("key", key.id)) != stored.version:
             raise ConcurrentUpdate("API key", key.id)
         self._t.put(key.id, evolve(key, last_used_at=max_time(stored.last_used_at, key.last_used_at)))
@@ -445,9 +431,7 @@ class MemorySiteRepository(_Versioned):
         return sum(1 for _ in self._t.find(lambda s: s.team_id == team))
 
     def save(self, site: Site) -> None:
-        stored = self._t.get(site.id)
-        if stored is None:
-            raise NotFound("site", site.id)
+        stored = self._t.found(site.id, "site")
         self._check(site.id, stored.version)
         self._t.put(site.id, site)
         self._saw(site.id, site.version)
@@ -471,9 +455,7 @@ class MemorySiteRepository(_Versioned):
         return due[:limit]
 
     def get_any(self, site_id: SiteId) -> Site:
-        site = self._t.get(site_id)
-        if site is None:
-            raise NotFound("site", site_id)
+        site = self._t.found(site_id, "site")
         self._saw(site.id, site.version)
         return site
 
@@ -509,9 +491,7 @@ class MemoryFixTaskRepository(_Versioned):
         return tasks
 
     def get(self, site_id: SiteId, key: TaskKey) -> FixTask:
-        task = self._t.get((site_id, key))
-        if task is None:
-            raise NotFound("task", key)
+        task = self._t.found((site_id, key), "task", key)
         self._saw((site_id, key), task.version)
         return task
 
@@ -548,9 +528,7 @@ class MemoryRecheckRepository(_Versioned):
         return recheck
 
     def get_any(self, recheck_id: RecheckId) -> Recheck:
-        recheck = self._t.get(recheck_id)
-        if recheck is None:
-            raise NotFound("recheck", recheck_id)
+        recheck = self._t.found(recheck_id, "recheck")
         self._saw(recheck.id, recheck.version)
         return recheck
 
@@ -561,9 +539,7 @@ class MemoryRecheckRepository(_Versioned):
         return found
 
     def save(self, recheck: Recheck) -> None:
-        stored = self._t.get(recheck.id)
-        if stored is None:
-            raise NotFound("recheck", recheck.id)
+        stored = self._t.found(recheck.id, "recheck")
         self._check(recheck.id, stored.version)
         self._t.put(recheck.id, recheck)
         self._saw(recheck.id, recheck.version)
@@ -600,9 +576,7 @@ class MemoryDeviceLoginRepository(_Versioned):
         return None
 
     def save(self, login: DeviceLogin) -> None:
-        stored = self._t.get(login.id)
-        if stored is None:
-            raise NotFound("device login", login.id)
+        stored = self._t.found(login.id, "device login")
         self._check(login.id, stored.version)
         self._t.put(login.id, login)
         self._saw(login.id, login.version)

@@ -4,6 +4,8 @@ import itertools
 from collections.abc import Callable, Hashable, Iterator
 from typing import Generic, TypeVar, cast
 
+from siteaudit.domain.error import NotFound
+
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -27,6 +29,13 @@ class Table(Generic[K, V]):
             value = self.overlay[key]
             return None if value is _DELETED else value  # type: ignore[return-value]
         return self.rows.get(key)
+
+    def found(self, key: K, entity: str, shown: object = None) -> V:
+        """The row at `key`, or NotFound naming `entity` and `shown` (the key itself by default)."""
+        value = self.get(key)
+        if value is None:
+            raise NotFound(entity, key if shown is None else shown)
+        return value
 
     def put(self, key: K, value: V) -> None:
         self.overlay[key] = value

@@ -19,7 +19,7 @@ from attrs import evolve
 
 from siteaudit.adapters.memory.table import Table
 from siteaudit.adapters.memory.transaction import MemoryTransaction
-from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
+from siteaudit.domain.error import ConcurrentUpdate, Conflict
 from siteaudit.domain.ids import AuditId, UserId
 from siteaudit.domain.webhook import WebhookAttempt, WebhookDelivery, WebhookDeliveryId
 
@@ -54,9 +54,7 @@ class MemoryWebhookRepository:
         return delivery
 
     def get(self, delivery_id: WebhookDeliveryId) -> WebhookDelivery:
-        delivery = self._deliveries.get(delivery_id)
-        if delivery is None:
-            raise NotFound("webhook delivery", delivery_id)
+        delivery = self._deliveries.found(delivery_id, "webhook delivery")
         return delivery
 
     def of_audit(self, audit_id: AuditId) -> WebhookDelivery | None:
@@ -100,9 +98,7 @@ class MemoryWebhookSecrets:
         self._secrets.put(user_id, secret)
 
     def get(self, user_id: UserId) -> str:
-        secret = self._secrets.get(user_id)
-        if secret is None:
-            raise NotFound("webhook secret", user_id)
+        secret = self._secrets.found(user_id, "webhook secret")
         return secret
 
 
