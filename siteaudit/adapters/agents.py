@@ -67,7 +67,7 @@ class Target:
         return {"SITEAUDIT_URL": self.root.rstrip("/"), "SITEAUDIT_API_KEY": self.key}
 
 
-@frozen
+@frozen(kw_only=True)
 class Agent:
     """One agent: its name for `--agents`, its files, the table holding MCP servers, and its entry."""
 
@@ -75,11 +75,12 @@ class Agent:
     label: str
     source: str  # where the format and location below are documented
     binary: str  # the program whose presence on PATH means the agent is installed
-    fmt: Literal["json", "toml"]
-    servers_key: str  # the top-level object (JSON) or super-table (TOML) holding the servers
+    fmt: Literal["json", "toml"] = "json"
+    servers_key: str = "mcpServers"  # the top-level object (JSON) or super-table (TOML) holding the servers
     user_file: Callable[[Path, Mapping[str, str]], Path]
     project_file: Callable[[Path], Path] | None  # None: the agent documents no project file
-    marks: Callable[[Path, Mapping[str, str]], tuple[Path, ...]]  # paths whose presence means installed
+    # Paths whose presence means installed; None: the user file's folder.
+    marks: Callable[[Path, Mapping[str, str]], tuple[Path, ...]] | None = None
     http_entry: Callable[[Target], dict[str, Any]]
     stdio_type: str | None = None  # a `type` the stdio form carries ("stdio"), when the agent wants one
     # A project file names the key by reference (docs/security.md "Agent configuration files hold no
@@ -105,7 +106,8 @@ class Agent:
 
     def installed(self, home: Path, env: Mapping[str, str]) -> bool:
         found = shutil.which(self.binary, path=env.get("PATH", "")) is not None
-        return found or any(mark.exists() for mark in self.marks(home, env))
+        marks = (self.user_file(home, env).parent,) if self.marks is None else self.marks(home, env)
+        return found or any(mark.exists() for mark in marks)
 
 
 def siteaudit_program(argv0: str | None = None, executable: str | None = None) -> tuple[str, ...]:
@@ -172,8 +174,6 @@ AGENTS: Final[tuple[Agent, ...]] = (
         label="Claude Code",
         source="code.claude.com/docs/en/mcp",
         binary="claude",
-        fmt="json",
-        servers_key="mcpServers",
         user_file=lambda home, env: home / ".claude.json",
         project_file=lambda cwd: cwd / ".mcp.json",
         marks=lambda home, env: (home / ".claude", home / ".claude.json"),
@@ -192,7 +192,6 @@ AGENTS: Final[tuple[Agent, ...]] = (
         servers_key="mcp_servers",
         user_file=lambda home, env: _codex_home(home, env) / "config.toml",
         project_file=lambda cwd: cwd / ".codex" / "config.toml",
-        marks=lambda home, env: (_codex_home(home, env),),
         http_entry=lambda t: {"url": t.mcp_url, "http_headers": _headers(t)},
         reference_entry=_codex_reference,
     ),
@@ -205,11 +204,8 @@ AGENTS: Final[tuple[Agent, ...]] = (
         label="Cursor",
         source="cursor.com/docs/mcp",
         binary="cursor",
-        fmt="json",
-        servers_key="mcpServers",
         user_file=lambda home, env: home / ".cursor" / "mcp.json",
         project_file=lambda cwd: cwd / ".cursor" / "mcp.json",
-        marks=lambda home, env: (home / ".cursor",),
         http_entry=lambda t: {"url": t.mcp_url, "headers": _headers(t)},
         reference=f"${{env:{KEY_VARIABLE}}}",
     ),
@@ -223,11 +219,9 @@ AGENTS: Final[tuple[Agent, ...]] = (
         label="VS Code",
         source="code.visualstudio.com/docs/copilot/reference/mcp-configuration",
         binary="code",
-        fmt="json",
         servers_key="servers",
         user_file=lambda home, env: _vscode_user(home, env) / "mcp.json",
         project_file=lambda cwd: cwd / ".vscode" / "mcp.json",
-        marks=lambda home, env: (_vscode_user(home, env),),
         http_entry=lambda t: {"type": "http", "url": t.mcp_url, "headers": _headers(t)},
         stdio_type="stdio",
         reference=f"${{input:{VSCODE_INPUT}}}",
@@ -239,11 +233,8 @@ AGENTS: Final[tuple[Agent, ...]] = (
         label="Windsurf",
         source="docs.windsurf.com/windsurf/cascade/mcp",
         binary="windsurf",
-        fmt="json",
-        servers_key="mcpServers",
         user_file=lambda home, env: home / ".codeium" / "windsurf" / "mcp_config.json",
         project_file=None,
-        marks=lambda home, env: (home / ".codeium" / "windsurf",),
         http_entry=lambda t: {"serverUrl": t.mcp_url, "headers": _headers(t)},
     ),
     # Source: github.com/google-gemini/gemini-cli docs/tools/mcp-server.md: `mcpServers` in
@@ -256,11 +247,8 @@ AGENTS: Final[tuple[Agent, ...]] = (
         label="Gemini CLI",
         source="github.com/google-gemini/gemini-cli docs/tools/mcp-server.md",
         binary="gemini",
-        fmt="json",
-        servers_key="mcpServers",
         user_file=lambda home, env: home / ".gemini" / "settings.json",
         project_file=lambda cwd: cwd / ".gemini" / "settings.json",
-        marks=lambda home, env: (home / ".gemini",),
         http_entry=lambda t: {"httpUrl": t.mcp_url, "headers": _headers(t)},
     ),
 )
