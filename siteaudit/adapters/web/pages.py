@@ -2,9 +2,9 @@
 """The app's pages: each turns a form into one call of the application interface and renders the result."""
 
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Final, Protocol
+from typing import Any, Final, NoReturn, Protocol
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import falcon
@@ -310,16 +310,13 @@ class SignUp(Page):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         form = req.context.form
         email = form.get("email", "")[:254]
-        if form.get("password", "") != form.get("repeat", ""):
-            error = "The two passwords differ."
-        else:
-            try:
-                signed = self.application.sign_up(email, form.get("password", ""))
-            except DomainError as refused:
-                error = _say(refused)
-            else:
-                self.app.guard.set_cookie(resp, self.app.cookies.session, signed.token, max_age=None)
-                raise _redirect("/app/account")
+
+        def sign_up(password: str) -> NoReturn:
+            signed = self.application.sign_up(email, password)
+            self.app.guard.set_cookie(resp, self.app.cookies.session, signed.token, max_age=None)
+            raise _redirect("/app/account")
+
+        error = _password_refused(form, sign_up)
         resp.status = falcon.HTTP_422
         self.render(req, resp, "sign_up.html", email=email, min_length=MIN_PASSWORD_LENGTH, error=error)
 
@@ -361,19 +358,28 @@ class ChoosePassword(Page):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         form = req.context.form
         token = form.get("token", "")[:128]
-        if form.get("password", "") != form.get("repeat", ""):
-            error = "The two passwords differ."
-        else:
-            try:
-                self.application.reset_password(token, form.get("password", ""))
-            except DomainError as refused:
-                error = _say(refused)
-            else:
-                if req.context.session_token:
-                    self.app.guard.forget_session(resp)
-                raise _redirect("/app/sign-in?done=password-set")
+
+        def reset(password: str) -> NoReturn:
+            self.application.reset_password(token, password)
+            if req.context.session_token:
+                self.app.guard.forget_session(resp)
+            raise _redirect("/app/sign-in?done=password-set")
+
+        error = _password_refused(form, reset)
         resp.status = falcon.HTTP_422
         self.render(req, resp, "password.html", token=token, min_length=MIN_PASSWORD_LENGTH, error=error)
+
+
+def _password_refused(form: Mapping[str, str], take: Callable[[str], NoReturn]) -> str:
+    """Why the form's new password was refused: `repeat` differs from it, or `take` (which redirects once
+    the password is taken) refused it."""
+    password = form.get("password", "")
+    if password != form.get("repeat", ""):
+        return "The two passwords differ."
+    try:
+        take(password)
+    except DomainError as refused:
+        return _say(refused)
 
 
 def _say(error: DomainError) -> str:

@@ -388,6 +388,8 @@ def test_an_invitation_mails_a_link_that_sets_the_new_persons_password(site: Sit
     token = link.group(1).split("=")[1]
     too_short = invited.post("/app/password", {"token": token, "password": "short", "repeat": "short"})
     assert too_short.status_code == 422
+    differ = invited.post("/app/password", {"token": token, "password": PASSWORD, "repeat": PASSWORD + "!"})
+    assert differ.status_code == 422 and "The two passwords differ." in differ.text  # the link still works
     done = invited.post("/app/password", {"token": token, "password": PASSWORD, "repeat": PASSWORD})
     assert done.headers["Location"] == "/app/sign-in?done=password-set"
     again = invited.post("/app/password", {"token": token, "password": PASSWORD, "repeat": PASSWORD})
@@ -474,6 +476,9 @@ def test_sign_up_is_by_invitation_unless_opened(site: Site) -> None:
     )
     newcomer = Browser(falcon.testing.TestClient(app.service()))
     newcomer.get("/app/sign-up")
+    differ = newcomer.post("/app/sign-up", {**form, "repeat": PASSWORD + "!"})
+    assert differ.status_code == 422 and "The two passwords differ." in differ.text
+    assert not app.application.list_teams()
     assert newcomer.post("/app/sign-up", form).headers["Location"] == "/app/account"
     assert "x@retro-clock.example" in newcomer.get("/app/account").text
     assert app.application.list_teams()[0].owner_email == "x@retro-clock.example"
