@@ -22,6 +22,13 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 _KEY = "archived_identities"
+# The columns both directions read and write, as they are in this revision.
+_REPORTS = sa.table(
+    "crawl_reports",
+    sa.column("audit_id", sa.Integer()),
+    sa.column("report", sa.JSON()),
+    sa.column("archived_identities", sa.JSON()),
+)
 
 
 def _document(value: Any) -> Any:
@@ -39,41 +46,29 @@ def _with_identities(conn: sa.Connection) -> sa.TextClause:
 def upgrade() -> None:
     op.add_column("crawl_reports", sa.Column("archived_identities", sa.JSON(), nullable=True))
     conn = op.get_bind()
-    reports = sa.table(
-        "crawl_reports",
-        sa.column("audit_id", sa.Integer()),
-        sa.column("report", sa.JSON()),
-        sa.column("archived_identities", sa.JSON()),
-    )
     for audit_id, stored in conn.execute(_with_identities(conn)).all():
         report = _document(stored)
         stats = dict(report["stats"])
         identities = stats.pop(_KEY)
         conn.execute(
-            reports.update()
-            .where(reports.c.audit_id == audit_id)
+            _REPORTS.update()
+            .where(_REPORTS.c.audit_id == audit_id)
             .values(report={**report, "stats": stats}, archived_identities=identities)
         )
 
 
 def downgrade() -> None:
     conn = op.get_bind()
-    reports = sa.table(
-        "crawl_reports",
-        sa.column("audit_id", sa.Integer()),
-        sa.column("report", sa.JSON()),
-        sa.column("archived_identities", sa.JSON()),
-    )
     kept = conn.execute(
-        sa.select(reports.c.audit_id, reports.c.report, reports.c.archived_identities).where(
-            reports.c.archived_identities.is_not(None)
+        sa.select(_REPORTS.c.audit_id, _REPORTS.c.report, _REPORTS.c.archived_identities).where(
+            _REPORTS.c.archived_identities.is_not(None)
         )
     ).all()
     for audit_id, stored, identities in kept:
         report = _document(stored)
         stats = {**report["stats"], _KEY: _document(identities)}
         conn.execute(
-            reports.update().where(reports.c.audit_id == audit_id).values(report={**report, "stats": stats})
+            _REPORTS.update().where(_REPORTS.c.audit_id == audit_id).values(report={**report, "stats": stats})
         )
     with op.batch_alter_table("crawl_reports") as batch:
         batch.drop_column("archived_identities")
