@@ -171,6 +171,27 @@ class Page:
         )  # fmt: skip
         return False
 
+    def rotation_confirmed_and_fresh(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        *,
+        action: str,
+        what: str,
+        title: str,
+        lines: Sequence[str],
+        button: str,
+        back: str,
+    ) -> bool:
+        """For a form whose `action` may be `rotate`: a rotation is confirmed first (`sure`, with `title`,
+        `lines`, `button` and `back`), then any action asks for the password again (`fresh_enough`)."""
+        fields = {"action": action}
+        if action == "rotate":
+            if not self.sure(req, resp, title=title, lines=lines, fields=fields, button=button, back=back):
+                return False
+            fields = {"action": action, "confirmed": "yes"}
+        return self.fresh_enough(req, resp, what=what, fields=fields)
+
     def fresh_enough(
         self, req: falcon.Request, resp: falcon.Response, *, what: str, fields: dict[str, str]
     ) -> bool:
@@ -442,18 +463,13 @@ class KeysPage(Page):
         action = req.context.form.get("action", "")
         if action not in ("create", "rotate") or viewer.team is None:
             raise falcon.HTTPBadRequest()
-        what = "create a key" if action == "create" else "rotate your Settings key"
-        fields = {"action": action}
-        if action == "rotate":
-            if not self.sure(
-                req, resp, title="Rotate your Settings key?",
-                lines=[f"A new key is made for {viewer.team.name}; the current one answers 401 at once, "
-                       "so every agent and script using it stops until it gets the new one."],
-                fields=fields, button="Rotate key", back="/app/keys",
-            ):  # fmt: skip
-                return
-            fields = {"action": action, "confirmed": "yes"}
-        if not self.fresh_enough(req, resp, what=what, fields=fields):
+        if not self.rotation_confirmed_and_fresh(
+            req, resp, action=action, what="create a key" if action == "create" else "rotate your Settings key",
+            title="Rotate your Settings key?",
+            lines=[f"A new key is made for {viewer.team.name}; the current one answers 401 at once, "
+                   "so every agent and script using it stops until it gets the new one."],
+            button="Rotate key", back="/app/keys",
+        ):  # fmt: skip
             return
         make: Callable[[str, str], Any] = (
             self.application.create_key if action == "create" else self.application.rotate_key
@@ -492,18 +508,14 @@ class WebhookPage(Page):
         action = req.context.form.get("action", "")
         if action not in ("reveal", "rotate"):
             raise falcon.HTTPBadRequest()
-        what = "see your webhook secret" if action == "reveal" else "rotate your webhook secret"
-        fields = {"action": action}
-        if action == "rotate":
-            if not self.sure(
-                req, resp, title="Rotate your webhook secret?",
-                lines=["Webhooks are signed with the new secret from now on, retries of earlier ones too: "
-                       "receivers checking the old one refuse them until they have the new one."],
-                fields=fields, button="Rotate secret", back="/app/webhook",
-            ):  # fmt: skip
-                return
-            fields = {"action": action, "confirmed": "yes"}
-        if not self.fresh_enough(req, resp, what=what, fields=fields):
+        if not self.rotation_confirmed_and_fresh(
+            req, resp, action=action,
+            what="see your webhook secret" if action == "reveal" else "rotate your webhook secret",
+            title="Rotate your webhook secret?",
+            lines=["Webhooks are signed with the new secret from now on, retries of earlier ones too: "
+                   "receivers checking the old one refuse them until they have the new one."],
+            button="Rotate secret", back="/app/webhook",
+        ):  # fmt: skip
             return
         secret = self.application.webhook_secret(self.viewer(req).user.email, rotate=action == "rotate")
         self.render(req, resp, "webhook.html", secret=secret, rotated=action == "rotate")
