@@ -8,6 +8,7 @@ from sqlalchemy import Connection, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
+from siteaudit.adapters.sql.rows import found
 from siteaudit.adapters.sql.tables import memberships, teams, users
 from siteaudit.domain.account import Membership, Role, Team, User
 from siteaudit.domain.error import Conflict, NotFound
@@ -48,16 +49,10 @@ class SqlUserRepository:
         return evolve(user, id=UserId(new_id))
 
     def get(self, user_id: UserId) -> User:
-        row = self._c().execute(select(users).where(users.c.id == user_id)).one_or_none()
-        if row is None:
-            raise NotFound("user", user_id)
-        return user_from_row(row)
+        return user_from_row(found(self._c(), users, users.c.id == user_id, entity="user", key=user_id))
 
     def by_email(self, email: str) -> User:
-        row = self._c().execute(select(users).where(users.c.email == email)).one_or_none()
-        if row is None:
-            raise NotFound("user", email)
-        return user_from_row(row)
+        return user_from_row(found(self._c(), users, users.c.email == email, entity="user", key=email))
 
     def save(self, user: User) -> None:
         result = self._c().execute(
@@ -96,16 +91,10 @@ class SqlTeamRepository:
         return team
 
     def get(self, team_id: TeamId) -> Team:
-        row = self._c().execute(select(teams).where(teams.c.id == team_id)).one_or_none()
-        if row is None:
-            raise NotFound("team", team_id)
-        return team_from_row(row)
+        return team_from_row(found(self._c(), teams, teams.c.id == team_id, entity="team", key=team_id))
 
     def by_name(self, name: str) -> Team:
-        row = self._c().execute(select(teams).where(teams.c.name == name)).one_or_none()
-        if row is None:
-            raise NotFound("team", name)
-        return team_from_row(row)
+        return team_from_row(found(self._c(), teams, teams.c.name == name, entity="team", key=name))
 
     def membership(self, team_id: TeamId, user_id: UserId) -> Membership | None:
         row = (

@@ -8,10 +8,11 @@ from attrs import evolve
 from sqlalchemy import bindparam, case, exists, func, insert, literal, or_, select, true, update
 from sqlalchemy.exc import IntegrityError
 
+from siteaudit.adapters.sql.rows import found
 from siteaudit.adapters.sql.tables import UtcDateTime, api_keys, memberships
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.apikey import ApiKey, ApiKeyKind, ApiKeyStatus
-from siteaudit.domain.error import Conflict, NotFound
+from siteaudit.domain.error import Conflict
 from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
 
 
@@ -99,9 +100,7 @@ class SqlApiKeyRepository(Versioned):
         return key
 
     def get(self, key_id: ApiKeyId) -> ApiKey:
-        row = self._c().execute(select(api_keys).where(api_keys.c.id == key_id)).one_or_none()
-        if row is None:
-            raise NotFound("API key", key_id)
+        row = found(self._c(), api_keys, api_keys.c.id == key_id, entity="API key", key=key_id)
         return self._loaded(row)
 
     def by_hash(self, key_hash: str) -> ApiKey | None:

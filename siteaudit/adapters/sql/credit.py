@@ -14,9 +14,10 @@ from typing import Any
 from sqlalchemy import Connection, func, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
+from siteaudit.adapters.sql.rows import found
 from siteaudit.adapters.sql.tables import credit_accounts, credit_entries
 from siteaudit.domain.credit import CreditAccount, EntryKind, LedgerEntry, reservation_key
-from siteaudit.domain.error import InsufficientCredits, NotFound
+from siteaudit.domain.error import InsufficientCredits
 from siteaudit.domain.ids import TeamId, UserId
 
 
@@ -121,11 +122,8 @@ class SqlCreditLedger:
 
     def settle(self, reference: str, *, cost: int, at: datetime) -> bool:
         conn = self._c()
-        hold = conn.execute(
-            select(credit_entries).where(credit_entries.c.key == reservation_key(reference))
-        ).one_or_none()
-        if hold is None:
-            raise NotFound("reservation", reference)
+        held = credit_entries.c.key == reservation_key(reference)
+        hold = found(conn, credit_entries, held, entity="reservation", key=reference)
         reserved = -int(hold.amount)
         account = UserId(hold.account)
         team = None if hold.team_id is None else TeamId(hold.team_id)

@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.audit import rules_from_json, rules_to_json
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
+from siteaudit.adapters.sql.rows import found
 from siteaudit.adapters.sql.tables import site_alerts, sites
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
@@ -98,15 +99,13 @@ class SqlSiteRepository(Versioned):
         return site
 
     def get(self, site_id: SiteId, *, team: TeamId) -> Site:
-        row = self._c().execute(select(sites).where(sites.c.id == site_id, sites.c.team_id == team)).first()
-        if row is None:
-            raise NotFound("site", site_id)
+        row = found(
+            self._c(), sites, sites.c.id == site_id, sites.c.team_id == team, entity="site", key=site_id
+        )
         return self._loaded(row)
 
     def get_any(self, site_id: SiteId) -> Site:
-        row = self._c().execute(select(sites).where(sites.c.id == site_id)).first()
-        if row is None:
-            raise NotFound("site", site_id)
+        row = found(self._c(), sites, sites.c.id == site_id, entity="site", key=site_id)
         return self._loaded(row)
 
     def list(self, *, team: TeamId) -> Sequence[Site]:

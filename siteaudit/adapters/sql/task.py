@@ -6,9 +6,10 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from siteaudit.adapters.sql.rows import found
 from siteaudit.adapters.sql.tables import fix_tasks
 from siteaudit.adapters.sql.version import Versioned
-from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.domain.error import ConcurrentUpdate
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.task import FixedBy, FixTask, TaskStatus
@@ -81,13 +82,8 @@ class SqlFixTaskRepository(Versioned):
         return [self._loaded(r) for r in rows]
 
     def get(self, site_id: SiteId, key: TaskKey) -> FixTask:
-        row = (
-            self._c()
-            .execute(select(fix_tasks).where(fix_tasks.c.site_id == site_id, fix_tasks.c.key == key))
-            .first()
-        )
-        if row is None:
-            raise NotFound("task", key)
+        where = (fix_tasks.c.site_id == site_id, fix_tasks.c.key == key)
+        row = found(self._c(), fix_tasks, *where, entity="task", key=key)
         return self._loaded(row)
 
     def save(self, task: FixTask) -> None:

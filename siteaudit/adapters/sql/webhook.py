@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
+from siteaudit.adapters.sql.rows import found
 from siteaudit.adapters.sql.tables import UtcDateTime, webhook_attempts, webhook_deliveries, webhook_secrets
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import AuditId, UserId
@@ -104,10 +105,8 @@ class SqlWebhookRepository:
         return evolve(delivery, id=WebhookDeliveryId(new_id))
 
     def get(self, delivery_id: WebhookDeliveryId) -> WebhookDelivery:
-        query = select(webhook_deliveries).where(webhook_deliveries.c.id == delivery_id)
-        row = self._c().execute(query).first()
-        if row is None:
-            raise NotFound("webhook delivery", delivery_id)
+        wanted = webhook_deliveries.c.id == delivery_id
+        row = found(self._c(), webhook_deliveries, wanted, entity="webhook delivery", key=delivery_id)
         return delivery_from_row(row)
 
     def of_audit(self, audit_id: AuditId) -> WebhookDelivery | None:
