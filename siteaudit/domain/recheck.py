@@ -165,6 +165,31 @@ class RecheckTarget:
     claimed: bool
     status_before: TaskStatus
 
+    @classmethod
+    def of(
+        cls,
+        task: FixTask,
+        urls: tuple[str, ...],
+        *,
+        sampled: bool,
+        covers_task: bool,
+        recheckable: bool,
+        claimed: bool,
+    ) -> Self:
+        """The target a recheck makes of the task, before it moves the task."""
+        return cls(
+            task_key=task.key,
+            code=task.code,
+            template=task.template,
+            pages=task.pages,
+            urls=urls,
+            sampled=sampled,
+            covers_task=covers_task,
+            recheckable=recheckable,
+            claimed=claimed,
+            status_before=task.status,
+        )
+
 
 @frozen
 class UrlObservation:
@@ -635,17 +660,8 @@ def request_recheck(
         if not chosen:
             raise Conflict(f"fix task {key} has no affected URLs to recheck")
         moved, event = task.start_verifying(recheck_id, now=now)
-        target = RecheckTarget(
-            task_key=key,
-            code=task.code,
-            template=task.template,
-            pages=task.pages,
-            urls=chosen,
-            sampled=sampled,
-            covers_task=not sampled,
-            recheckable=True,
-            claimed=True,
-            status_before=task.status,
+        target = RecheckTarget.of(
+            task, chosen, sampled=sampled, covers_task=not sampled, recheckable=True, claimed=True
         )
         recheck = Recheck(
             id=recheck_id,
@@ -682,18 +698,10 @@ def request_recheck(
             moved, event = task.start_verifying(recheck_id, now=now)
             moved_tasks.append(moved)
             events.append(event)
+        in_task = tuple(u for u in listed if u in own)
         targets.append(
-            RecheckTarget(
-                task_key=task.key,
-                code=task.code,
-                template=task.template,
-                pages=task.pages,
-                urls=tuple(u for u in listed if u in own),
-                sampled=False,
-                covers_task=covers,
-                recheckable=can_judge,
-                claimed=claim,
-                status_before=task.status,
+            RecheckTarget.of(
+                task, in_task, sampled=False, covers_task=covers, recheckable=can_judge, claimed=claim
             )
         )
     recheck = Recheck(
