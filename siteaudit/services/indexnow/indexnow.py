@@ -305,32 +305,6 @@ def check_key(
     return IndexNowKeyChecked(check, indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets))
 
 
-def set_key(
-    site_id: SiteId,
-    caller: Caller,
-    key: str,
-    key_location: str | None,
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    reader: ProofReader,
-) -> IndexNowKeyChecked:
-    """Use an existing key: checked for form (422), then the site must be verified (409), then its file
-    is fetched at once."""
-    with uow:
-        site = uow.sites.get(site_id, team=caller.team_id)
-    require_key(key)
-    location = None
-    if key_location is not None:
-        location = require_key_location(key_location, origin=site.origin, host=site.host)
-        if location == default_key_file_url(site.origin, key):
-            location = None  # the default place: nothing to remember
-    site.require_verified(VerifiedOnly.INDEXNOW_KEY)
-    _change(site_id, caller, lambda _site, state: state.with_key(key, location), uow=uow, secrets=secrets)
-    return check_key(site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader)
-
-
 def _team_keys(uow: UnitOfWork, site: Site) -> list[str]:
     """Keys verified on the team's other verified sites."""
     keys: list[str] = []
@@ -345,70 +319,6 @@ def _team_keys(uow: UnitOfWork, site: Site) -> list[str]:
 def _latest_done_audit(uow: UnitOfWork, site: Site, caller: Caller) -> AuditId | None:
     audits, _ = uow.audits.list(team=site.team_id, user=caller.user_id, site=site.id, offset=0, limit=50)
     return next((a.id for a in audits if a.status is AuditStatus.DONE), None)
-
-
-def detect_key(
-    site_id: SiteId,
-    caller: Caller,
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    reader: ProofReader,
-    crawl: CrawlStore,
-) -> IndexNowStatus:
-    """Whether the site's platform submits for it, then a key the site already serves: at most
-    DETECT_MAX_REQUESTS fetches in all, the home page first (its platform, docs/indexnow.md), then
-    `<origin>/<key>.txt` of each candidate. A platform that submits by itself answers `managed` at once;
-    otherwise a served key is a suggestion in `detection` (with the platform seen, if any, in
-    `platform`). The site's key does not change."""
-    status = indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
-    site = status.site
-    with uow:
-        team_keys = _team_keys(uow, site)
-        latest = _latest_done_audit(uow, site, caller)
-    audit_keys: list[str] = []
-    if latest is not None:
-        stream = crawl.stream_urls(latest)
-        try:
-            found_files = root_key_files((url for _, url in stream), site.origin)
-            audit_keys = list(islice(found_files, DETECT_MAX_REQUESTS))
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()  # a store's stream may hold a database connection until closed
-    home = reader.read(site.origin + "/", origin=site.origin)
-    requests = 1
-    signal = None
-    if home.error is None:
-        signal = platform_signal(home.headers, home.metas, home.text, host=site.host)
-    platform = None if signal is None else signal.platform.value
-    detection = Detection(DetectionStatus.NONE, None, None, None, platform, clock.now())
-    if signal is not None and signal.managed:
-        detection = Detection(DetectionStatus.MANAGED, None, None, None, platform, clock.now())
-    else:
-        candidates = detection_candidates(
-            status.state.key, team_keys, audit_keys, limit=DETECT_MAX_REQUESTS - requests
-        )
-        for candidate in candidates:
-            url = default_key_file_url(site.origin, candidate.key)
-            requests += 1
-            if fetch_key_file(site, candidate.key, url, reader=reader, clock=clock).verified:
-                detection = Detection(
-                    DetectionStatus.FOUND, candidate.key, url, candidate.source, platform, clock.now()
-                )
-                break
-    found = Detection(
-        detection.status,
-        detection.key,
-        detection.key_file_url,
-        detection.source,
-        detection.platform,
-        clock.now(),
-        requests,
-    )
-    _change(site_id, caller, lambda _site, state: state.detected(found), uow=uow, secrets=secrets)
-    return indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
 
 
 # --- submitting ---------------------------------------------------------------------------------------
@@ -555,29 +465,6 @@ def submit_urls(
     )
 
 
-def submit(
-    site_id: SiteId,
-    caller: Caller,
-    urls: Sequence[str],
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    client: IndexNowClient,
-    batch_size: int = BATCH_URLS,
-) -> IndexNowSubmitted:
-    return submit_urls(
-        site_id,
-        caller.team_id,
-        urls,
-        uow=uow,
-        clock=clock,
-        secrets=secrets,
-        client=client,
-        batch_size=batch_size,
-    )
-
-
 # --- the declared use cases' handlers ------------------------------------------------------------------
 
 
@@ -616,10 +503,58 @@ def detect_indexnow_key(
     reader: ProofReader,
     crawl: CrawlStore,
 ) -> answers.IndexNowStatus:
-    found = detect_key(
-        asked.site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader, crawl=crawl
+    """Whether the site's platform submits for it, then a key the site already serves: at most
+    DETECT_MAX_REQUESTS fetches in all, the home page first (its platform, docs/indexnow.md), then
+    `<origin>/<key>.txt` of each candidate. A platform that submits by itself answers `managed` at once;
+    otherwise a served key is a suggestion in `detection` (with the platform seen, if any, in
+    `platform`). The site's key does not change."""
+    status = indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets)
+    site = status.site
+    with uow:
+        team_keys = _team_keys(uow, site)
+        latest = _latest_done_audit(uow, site, caller)
+    audit_keys: list[str] = []
+    if latest is not None:
+        stream = crawl.stream_urls(latest)
+        try:
+            found_files = root_key_files((url for _, url in stream), site.origin)
+            audit_keys = list(islice(found_files, DETECT_MAX_REQUESTS))
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # a store's stream may hold a database connection until closed
+    home = reader.read(site.origin + "/", origin=site.origin)
+    requests = 1
+    signal = None
+    if home.error is None:
+        signal = platform_signal(home.headers, home.metas, home.text, host=site.host)
+    platform = None if signal is None else signal.platform.value
+    detection = Detection(DetectionStatus.NONE, None, None, None, platform, clock.now())
+    if signal is not None and signal.managed:
+        detection = Detection(DetectionStatus.MANAGED, None, None, None, platform, clock.now())
+    else:
+        candidates = detection_candidates(
+            status.state.key, team_keys, audit_keys, limit=DETECT_MAX_REQUESTS - requests
+        )
+        for candidate in candidates:
+            url = default_key_file_url(site.origin, candidate.key)
+            requests += 1
+            if fetch_key_file(site, candidate.key, url, reader=reader, clock=clock).verified:
+                detection = Detection(
+                    DetectionStatus.FOUND, candidate.key, url, candidate.source, platform, clock.now()
+                )
+                break
+    found = Detection(
+        detection.status,
+        detection.key,
+        detection.key_file_url,
+        detection.source,
+        detection.platform,
+        clock.now(),
+        requests,
     )
-    return status_answer(found)
+    _change(asked.site_id, caller, lambda _site, state: state.detected(found), uow=uow, secrets=secrets)
+    return status_answer(indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets))
 
 
 def set_indexnow_key(
@@ -631,17 +566,27 @@ def set_indexnow_key(
     secrets: Secrets,
     reader: ProofReader,
 ) -> answers.IndexNowKeyCheck:
-    checked = set_key(
+    """Use an existing key: checked for form (422), then the site must be verified (409), then its file
+    is fetched at once."""
+    with uow:
+        site = uow.sites.get(asked.site_id, team=caller.team_id)
+    require_key(asked.key)
+    location = None
+    if asked.key_location is not None:
+        location = require_key_location(asked.key_location, origin=site.origin, host=site.host)
+        if location == default_key_file_url(site.origin, asked.key):
+            location = None  # the default place: nothing to remember
+    site.require_verified(VerifiedOnly.INDEXNOW_KEY)
+    _change(
         asked.site_id,
         caller,
-        asked.key,
-        asked.key_location,
+        lambda _site, state: state.with_key(asked.key, location),
         uow=uow,
-        clock=clock,
         secrets=secrets,
-        reader=reader,
     )
-    return key_check_answer(checked)
+    return key_check_answer(
+        check_key(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader)
+    )
 
 
 def submit_to_indexnow(
@@ -657,9 +602,9 @@ def submit_to_indexnow(
     """Raises IndexNowRejected when the service has no IndexNow client (none is configured)."""
     if indexnow_client is None:
         raise IndexNowRejected("no IndexNow client is configured")
-    submitted = submit(
+    submitted = submit_urls(
         asked.site_id,
-        caller,
+        caller.team_id,
         asked.urls,
         uow=uow,
         clock=clock,
