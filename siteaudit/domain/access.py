@@ -100,18 +100,21 @@ class Kind:
     COOKIES: Final = "cookies"
 
 
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
 def origin_key(url: str) -> tuple[str, str, int] | None:
-    """(scheme, host, port) of an http(s) URL, the scheme's default port filled in; None when it is not
-    one."""
+    """(scheme, host, port) of an http(s) URL, the scheme's default port filled in when none is written;
+    None when it is not one. The crawl's scope and the staging access both compare origins by it."""
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
         return None
-    return scheme, parts.hostname.rstrip(".").lower(), port or (443 if scheme == "https" else 80)
+    return scheme, parts.hostname.rstrip(".").lower(), port if port is not None else _DEFAULT_PORTS[scheme]
 
 
 @frozen
