@@ -97,25 +97,6 @@ class IndexNowKeyChecked:
     status: IndexNowStatus
 
 
-@frozen
-class IndexNowSubmitted:
-    """`submitted` URLs accepted by the endpoint (URLs it had accepted earlier the same UTC day are not
-    sent again and count as submitted), `requests` made now, `skipped` URLs of other hosts, `capped` URLs
-    left out by the daily allowance, one `batches` entry per request."""
-
-    submitted: int
-    requests: int
-    status: SubmitStatus
-    status_code: int | None
-    error_code: str | None
-    skipped: int
-    capped: int
-    batches: Sequence[BatchResult]
-    reason: str | None
-    used_today: int
-    limit: int
-
-
 # --- the answers --------------------------------------------------------------------------------------
 
 
@@ -173,26 +154,6 @@ def key_check_answer(checked: IndexNowKeyChecked) -> answers.IndexNowKeyCheck:
     check = checked.check
     return answers.IndexNowKeyCheck(
         **_status_fields(checked.status), result=check.result, reason=check.reason, detail=check.detail
-    )
-
-
-def submit_answer(submitted: IndexNowSubmitted) -> answers.IndexNowSubmitResult:
-    return answers.IndexNowSubmitResult(
-        submitted=submitted.submitted,
-        requests=submitted.requests,
-        status=submitted.status,
-        status_code=submitted.status_code,
-        error_code=submitted.error_code,
-        skipped=submitted.skipped,
-        capped=submitted.capped,
-        batches=tuple(
-            answers.IndexNowBatch(
-                urls=b.urls, status_code=b.status_code, error_code=b.error_code, accepted=b.accepted
-            )
-            for b in submitted.batches
-        ),
-        reason=submitted.reason,
-        today=answers.IndexNowToday(used=submitted.used_today, limit=submitted.limit),
     )
 
 
@@ -392,8 +353,9 @@ def submit_urls(
     trigger: SubmitTrigger = SubmitTrigger.API,
     audit_id: AuditId | None = None,
     batch_size: int = BATCH_URLS,
-) -> IndexNowSubmitted:
-    """Send the site's URLs, in batches of at most 10,000, within the daily allowance."""
+) -> answers.IndexNowSubmitResult:
+    """Send the site's URLs, in batches of at most 10,000, within the daily allowance: URLs accepted
+    earlier the same UTC day are not sent again and count as submitted."""
 
     # Read only: a submission refused for want of a key makes none (a refused request writes nothing,
     # docs/security.md); reading the site's IndexNow status makes its key.
@@ -450,7 +412,7 @@ def submit_urls(
         )
     if failing is not None:
         reasons.append(f"a request answered {failing.status_code or 'nothing'} ({failing.error_code})")
-    return IndexNowSubmitted(
+    return answers.IndexNowSubmitResult(
         submitted=accepted_now + earlier,
         requests=len(results),
         status=status,
@@ -458,10 +420,14 @@ def submit_urls(
         error_code=None if failing is None else failing.error_code,
         skipped=skipped,
         capped=capped,
-        batches=tuple(results),
+        batches=tuple(
+            answers.IndexNowBatch(
+                urls=r.urls, status_code=r.status_code, error_code=r.error_code, accepted=r.accepted
+            )
+            for r in results
+        ),
         reason="; ".join(reasons) or None,
-        used_today=used,
-        limit=DAILY_URL_LIMIT,
+        today=answers.IndexNowToday(used=used, limit=DAILY_URL_LIMIT),
     )
 
 
@@ -602,7 +568,7 @@ def submit_to_indexnow(
     """Raises IndexNowRejected when the service has no IndexNow client (none is configured)."""
     if indexnow_client is None:
         raise IndexNowRejected("no IndexNow client is configured")
-    submitted = submit_urls(
+    return submit_urls(
         asked.site_id,
         caller.team_id,
         asked.urls,
@@ -612,7 +578,6 @@ def submit_to_indexnow(
         client=indexnow_client,
         batch_size=indexnow_batch_urls,
     )
-    return submit_answer(submitted)
 
 
 # --- after an audit -----------------------------------------------------------------------------------
@@ -661,7 +626,7 @@ def auto_submit_after_audit(
     secrets: Secrets,
     client: IndexNowClient,
     batch_size: int = BATCH_URLS,
-) -> IndexNowSubmitted | None:
+) -> answers.IndexNowSubmitResult | None:
     """After an audit of a site with auto-submit on: its new and changed pages, within the allowance,
     once per audit. Costs a site without auto one read. Never raises: what went wrong is logged and kept
     in `recent` (status `not_verified`, `key_unverified`, `no_changes`, `capped` or `rejected`)."""
