@@ -648,6 +648,31 @@ def request_recheck(
             targets = link_targets_of(about.get(url, {}), judged if judging is None else judging)
         return RecheckUrl(url=url, baseline=judged, unjudgeable=codes - recheckable, link_targets=targets)
 
+    def plan(
+        urls: Iterable[RecheckUrl],
+        targets: Iterable[RecheckTarget],
+        tasks: Iterable[FixTask],
+        events: Iterable[TaskStatusChanged],
+        *,
+        task: FixTask | None = None,
+        sampled: bool = False,
+    ) -> RecheckPlan:
+        """The plan of a recheck of one `task`'s URLs (judging its check only), or of a URL list."""
+        recheck = Recheck(
+            id=recheck_id,
+            site_id=site.id,
+            team_id=site.team_id,
+            parent_audit_id=parent_audit_id,
+            created_at=now,
+            urls=tuple(urls),
+            targets=tuple(targets),
+            task_key=None if task is None else task.key,
+            codes=None if task is None else frozenset({task.code}),
+            sampled=sampled,
+            duplicate_baseline=duplicate_baseline,
+        )
+        return RecheckPlan(recheck=recheck, tasks=tuple(tasks), events=tuple(events))
+
     if key is not None:
         task = known.get(key)
         if task is None:
@@ -663,23 +688,11 @@ def request_recheck(
         target = RecheckTarget.of(
             task, chosen, sampled=sampled, covers_task=not sampled, recheckable=True, claimed=True
         )
-        recheck = Recheck(
-            id=recheck_id,
-            site_id=site.id,
-            team_id=site.team_id,
-            parent_audit_id=parent_audit_id,
-            created_at=now,
-            # The task's own URLs had its issue in the parent audit, whatever else the baseline holds.
-            urls=tuple(
-                recheck_url(u, extra=frozenset({task.code}), judging=frozenset({task.code})) for u in chosen
-            ),
-            targets=(target,),
-            task_key=key,
-            codes=frozenset({task.code}),
-            sampled=sampled,
-            duplicate_baseline=duplicate_baseline,
+        # The task's own URLs had its issue in the parent audit, whatever else the baseline holds.
+        judged = (
+            recheck_url(u, extra=frozenset({task.code}), judging=frozenset({task.code})) for u in chosen
         )
-        return RecheckPlan(recheck=recheck, tasks=(moved,), events=(event,))
+        return plan(judged, (target,), (moved,), (event,), task=task, sampled=sampled)
 
     assert urls is not None
     listed = recheck_urls(urls, site)
@@ -704,17 +717,7 @@ def request_recheck(
                 task, in_task, sampled=False, covers_task=covers, recheckable=can_judge, claimed=claim
             )
         )
-    recheck = Recheck(
-        id=recheck_id,
-        site_id=site.id,
-        team_id=site.team_id,
-        parent_audit_id=parent_audit_id,
-        created_at=now,
-        urls=tuple(recheck_url(u) for u in listed),
-        targets=tuple(targets),
-        duplicate_baseline=duplicate_baseline,
-    )
-    return RecheckPlan(recheck=recheck, tasks=tuple(moved_tasks), events=tuple(events))
+    return plan((recheck_url(u) for u in listed), targets, moved_tasks, events)
 
 
 def settle_tasks(
