@@ -100,18 +100,21 @@ class Kind:
     COOKIES: Final = "cookies"
 
 
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
 def origin_key(url: str) -> tuple[str, str, int] | None:
-    """(scheme, host, port) of an http(s) URL, the scheme's default port filled in; None when it is not
-    one."""
+    """(scheme, host, port) of an http(s) URL, the scheme's default port filled in when none is written;
+    None when it is not one. The crawl's scope and the staging access both compare origins by it."""
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
         return None
-    return scheme, parts.hostname.rstrip(".").lower(), port or (443 if scheme == "https" else 80)
+    return scheme, parts.hostname.rstrip(".").lower(), port if port is not None else _DEFAULT_PORTS[scheme]
 
 
 @frozen
@@ -193,13 +196,23 @@ class StoredAccess:
     updated_at: datetime
 
 
-def _header_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
-    name, colon, value = entry.partition(":")
+def _named(entry: str, separator: str, form: str, kind: str) -> tuple[str, str] | str:
+    """The name and value of a `form` entry, its name a token (a header's and a cookie's rule); or the
+    problem."""
+    name, found, value = entry.partition(separator)
     name, value = name.strip(_BLANK), value.strip(_BLANK)
-    if not colon or not name:
-        return 'each must be "Name: value"'
+    if not found or not name:
+        return f'each must be "{form}"'
     if len(name) > MAX_NAME_LENGTH or not _TOKEN.fullmatch(name):
-        return f"{name[:MAX_NAME_LENGTH]!r} is not a header name (letters, digits and !#$%&'*+.^_`|~-)"
+        return f"{name[:MAX_NAME_LENGTH]!r} is not a {kind} name (letters, digits and !#$%&'*+.^_`|~-)"
+    return name, value
+
+
+def _header_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
+    named = _named(entry, ":", "Name: value", "header")
+    if isinstance(named, str):
+        return named
+    name, value = named
     lowered = name.lower()
     if lowered in REFUSED_HEADERS:
         return f"{name} may not be set: {REFUSED_HEADERS[lowered]}"
@@ -212,12 +225,10 @@ def _header_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
 
 
 def _cookie_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
-    name, equals, value = entry.partition("=")
-    name, value = name.strip(_BLANK), value.strip(_BLANK)
-    if not equals or not name:
-        return 'each must be "name=value"'
-    if len(name) > MAX_NAME_LENGTH or not _TOKEN.fullmatch(name):
-        return f"{name[:MAX_NAME_LENGTH]!r} is not a cookie name (letters, digits and !#$%&'*+.^_`|~-)"
+    named = _named(entry, "=", "name=value", "cookie")
+    if isinstance(named, str):
+        return named
+    name, value = named
     if name in seen:
         return f"{name} is given twice"
     if not _COOKIE_VALUE.fullmatch(value):

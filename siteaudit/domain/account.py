@@ -75,9 +75,7 @@ class Membership:
 
 class NotTeamOwner(DomainError):
     code = ErrorCode.NOT_TEAM_OWNER
-
-    def __init__(self) -> None:
-        super().__init__("only the team owner may do this")
+    default_message = "only the team owner may do this"
 
 
 def normalise_email(email: str) -> str:

@@ -162,40 +162,19 @@ class Audit:
         return evolve(self, status=status, partial=partial, last_progress_at=now, version=self.version + 1)
 
     def publish_report(self, *, health_score: int | None, now: datetime) -> tuple[Self, AuditEnded]:
-        status = self._move(AuditMove.PUBLISH_REPORT)
-        done = evolve(
-            self,
-            status=status,
-            health_score=health_score,
-            finished_at=now,
-            last_progress_at=now,
-            version=self.version + 1,
-        )
-        return done, done.ended_event()
+        return evolve(self, health_score=health_score)._end(AuditMove.PUBLISH_REPORT, now)
 
     def cancel(self, *, now: datetime) -> tuple[Self, AuditEnded]:
-        status = self._move(AuditMove.CANCEL)
-        ended = evolve(
-            self,
-            status=status,
-            finished_at=now,
-            last_progress_at=now,
-            failure_reason=CANCELLED_REASON,
-            version=self.version + 1,
-        )
-        return ended, ended.ended_event()
+        return evolve(self, failure_reason=CANCELLED_REASON)._end(AuditMove.CANCEL, now)
 
     def fail(self, reason: str, *, now: datetime) -> tuple[Self, AuditEnded]:
-        status = self._move(AuditMove.FAIL)
-        failed = evolve(
-            self,
-            status=status,
-            finished_at=now,
-            last_progress_at=now,
-            failure_reason=reason,
-            version=self.version + 1,
+        return evolve(self, failure_reason=reason)._end(AuditMove.FAIL, now)
+
+    def _end(self, move: AuditMove, now: datetime) -> tuple[Self, AuditEnded]:
+        ended = evolve(
+            self, status=self._move(move), finished_at=now, last_progress_at=now, version=self.version + 1
         )
-        return failed, failed.ended_event()
+        return ended, ended.ended_event()
 
     def ended_event(self) -> AuditEnded:
         """The event of this ended audit's end (raised when it ended; again for a redelivered message)."""

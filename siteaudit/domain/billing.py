@@ -234,27 +234,21 @@ class PriceNotConfigured(DomainError):
 
 class SubscriptionExists(DomainError):
     code = ErrorCode.SUBSCRIPTION_EXISTS
-
-    def __init__(self) -> None:
-        super().__init__(
-            "the account already has a subscription; change its plan or tier in the app or the billing portal"
-        )
+    default_message = (
+        "the account already has a subscription; change its plan or tier in the app or the billing portal"
+    )
 
 
 class NoBillingAccount(DomainError):
     code = ErrorCode.NO_BILLING_ACCOUNT
-
-    def __init__(self) -> None:
-        super().__init__("there is no billing account before the first purchase")
+    default_message = "there is no billing account before the first purchase"
 
 
 class NoSubscription(DomainError):
     """A plan change asked for while the account has no live subscription (subscribe instead)."""
 
     code = ErrorCode.CONFLICT
-
-    def __init__(self) -> None:
-        super().__init__("the account has no live subscription to change; subscribe instead")
+    default_message = "the account has no live subscription to change; subscribe instead"
 
 
 class InvalidPaymentSignature(DomainError):

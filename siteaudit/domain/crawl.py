@@ -35,10 +35,10 @@ from datetime import datetime
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
 from typing import Any, Final, Self
-from urllib.parse import urlsplit
 
 from attrs import evolve, field, frozen, validators
 
+from siteaudit.domain.access import origin_key
 from siteaudit.domain.audit import DEFAULT_CONCURRENCY, Audit
 from siteaudit.domain.checks.page import directives
 from siteaudit.domain.facts import FetchError, Hreflang, LinkKind, PageFacts, RobotsFacts, SitemapFacts
@@ -125,17 +125,8 @@ class CrawlLimits:
 # --- scope -------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=16_384)  # every link of every page is asked about: sites repeat their links
-def _split(url: str) -> tuple[str, str, int | None] | None:
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS or not parts.hostname:
-        return None
-    return scheme, parts.hostname.rstrip(".").lower(), port if port is not None else _DEFAULT_PORTS[scheme]
+# Every link of every page is asked about: sites repeat their links.
+_split: Final = lru_cache(maxsize=16_384)(origin_key)
 
 
 def _audited_host(url: str) -> str:

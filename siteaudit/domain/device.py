@@ -101,9 +101,7 @@ class DevicePollRefused(DomainError):
 
 class AuthorizationPending(DevicePollRefused):
     code = ErrorCode.AUTHORIZATION_PENDING
-
-    def __init__(self) -> None:
-        super().__init__("the login has not been approved yet; poll again after the interval")
+    default_message = "the login has not been approved yet; poll again after the interval"
 
 
 class SlowDown(DevicePollRefused):
@@ -116,23 +114,17 @@ class SlowDown(DevicePollRefused):
 
 class AccessDenied(DevicePollRefused):
     code = ErrorCode.ACCESS_DENIED
-
-    def __init__(self) -> None:
-        super().__init__("the login was denied, or its approver is no longer in the team")
+    default_message = "the login was denied, or its approver is no longer in the team"
 
 
 class ExpiredToken(DevicePollRefused):
     code = ErrorCode.EXPIRED_TOKEN
-
-    def __init__(self) -> None:
-        super().__init__("the device code has expired; start a new login")
+    default_message = "the device code has expired; start a new login"
 
 
 class InvalidGrant(DevicePollRefused):
     code = ErrorCode.INVALID_GRANT
-
-    def __init__(self) -> None:
-        super().__init__("the device code is unknown or has already been used")
+    default_message = "the device code is unknown or has already been used"
 
 
 class PollAnswer(enum.StrEnum):

@@ -4,7 +4,7 @@ raises."""
 import enum
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
+from typing import ClassVar, Final
 
 
 class ErrorCode(enum.StrEnum):
@@ -123,8 +123,13 @@ class DomainError(Exception):
     """A broken rule. `code` is the interface's error code; `status` its HTTP status."""
 
     code: ErrorCode = ErrorCode.CONFLICT
+    # What an error that always says the same says when raised without a message.
+    default_message: ClassVar[str | None] = None
 
-    def __init__(self, message: str, *, code: ErrorCode | None = None) -> None:
+    def __init__(self, message: str | None = None, *, code: ErrorCode | None = None) -> None:
+        message = self.default_message if message is None else message
+        if message is None:
+            raise TypeError(f"{type(self).__name__} is raised with a message")
         super().__init__(message)
         if code is not None:
             self.code = code
@@ -185,16 +190,12 @@ class ValidationFailed(DomainError):
 
 class Unauthenticated(DomainError):
     code = ErrorCode.UNAUTHENTICATED
-
-    def __init__(self) -> None:
-        super().__init__("a valid API key is required: Authorization: Bearer sk_...")
+    default_message = "a valid API key is required: Authorization: Bearer sk_..."
 
 
 class TeamAccessRevoked(DomainError):
     code = ErrorCode.TEAM_ACCESS_REVOKED
-
-    def __init__(self) -> None:
-        super().__init__("the key's holder is no longer a member of its team")
+    default_message = "the key's holder is no longer a member of its team"
 
 
 class RateLimited(DomainError):

@@ -43,9 +43,7 @@ NOTE: Final = (
 
 class InvalidIndexNowKey(DomainError):
     code = ErrorCode.INVALID_INDEXNOW_KEY
-
-    def __init__(self) -> None:
-        super().__init__("an IndexNow key is 8-128 characters from A-Z a-z 0-9 and -")
+    default_message = "an IndexNow key is 8-128 characters from A-Z a-z 0-9 and -"
 
 
 class InvalidIndexNowKeyLocation(DomainError):

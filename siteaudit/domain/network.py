@@ -14,7 +14,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 from attrs import evolve, field, frozen
 
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.domain.facts import FetchError, Hop
+from siteaudit.domain.facts import FetchError, Hop, PageFacts
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -288,6 +288,22 @@ class FollowedFetch:
     @property
     def final_url(self) -> str:
         return self.response.url
+
+    def unanswered_page(self, url: str, *, depth: int = 0, in_sitemap: bool = False) -> PageFacts:
+        """The page at `url` of a fetch that got no answer (an error, or no status)."""
+        response, hops = self.response, self.hops
+        return PageFacts(
+            url=url,
+            depth=depth,
+            status_code=response.status,
+            final_url=response.url if hops else None,
+            redirects=hops,
+            fetch_error=response.error,
+            fetch_error_detail=response.error_detail,
+            ttfb_ms=response.ttfb_ms,
+            total_ms=response.total_ms,
+            in_sitemap=in_sitemap,
+        )
 
 
 def url_port(url: str) -> int | None:

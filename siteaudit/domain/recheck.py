@@ -165,6 +165,31 @@ class RecheckTarget:
     claimed: bool
     status_before: TaskStatus
 
+    @classmethod
+    def of(
+        cls,
+        task: FixTask,
+        urls: tuple[str, ...],
+        *,
+        sampled: bool,
+        covers_task: bool,
+        recheckable: bool,
+        claimed: bool,
+    ) -> Self:
+        """The target a recheck makes of the task, before it moves the task."""
+        return cls(
+            task_key=task.key,
+            code=task.code,
+            template=task.template,
+            pages=task.pages,
+            urls=urls,
+            sampled=sampled,
+            covers_task=covers_task,
+            recheckable=recheckable,
+            claimed=claimed,
+            status_before=task.status,
+        )
+
 
 @frozen
 class UrlObservation:
@@ -623,6 +648,31 @@ def request_recheck(
             targets = link_targets_of(about.get(url, {}), judged if judging is None else judging)
         return RecheckUrl(url=url, baseline=judged, unjudgeable=codes - recheckable, link_targets=targets)
 
+    def plan(
+        urls: Iterable[RecheckUrl],
+        targets: Iterable[RecheckTarget],
+        tasks: Iterable[FixTask],
+        events: Iterable[TaskStatusChanged],
+        *,
+        task: FixTask | None = None,
+        sampled: bool = False,
+    ) -> RecheckPlan:
+        """The plan of a recheck of one `task`'s URLs (judging its check only), or of a URL list."""
+        recheck = Recheck(
+            id=recheck_id,
+            site_id=site.id,
+            team_id=site.team_id,
+            parent_audit_id=parent_audit_id,
+            created_at=now,
+            urls=tuple(urls),
+            targets=tuple(targets),
+            task_key=None if task is None else task.key,
+            codes=None if task is None else frozenset({task.code}),
+            sampled=sampled,
+            duplicate_baseline=duplicate_baseline,
+        )
+        return RecheckPlan(recheck=recheck, tasks=tuple(tasks), events=tuple(events))
+
     if key is not None:
         task = known.get(key)
         if task is None:
@@ -635,35 +685,14 @@ def request_recheck(
         if not chosen:
             raise Conflict(f"fix task {key} has no affected URLs to recheck")
         moved, event = task.start_verifying(recheck_id, now=now)
-        target = RecheckTarget(
-            task_key=key,
-            code=task.code,
-            template=task.template,
-            pages=task.pages,
-            urls=chosen,
-            sampled=sampled,
-            covers_task=not sampled,
-            recheckable=True,
-            claimed=True,
-            status_before=task.status,
+        target = RecheckTarget.of(
+            task, chosen, sampled=sampled, covers_task=not sampled, recheckable=True, claimed=True
         )
-        recheck = Recheck(
-            id=recheck_id,
-            site_id=site.id,
-            team_id=site.team_id,
-            parent_audit_id=parent_audit_id,
-            created_at=now,
-            # The task's own URLs had its issue in the parent audit, whatever else the baseline holds.
-            urls=tuple(
-                recheck_url(u, extra=frozenset({task.code}), judging=frozenset({task.code})) for u in chosen
-            ),
-            targets=(target,),
-            task_key=key,
-            codes=frozenset({task.code}),
-            sampled=sampled,
-            duplicate_baseline=duplicate_baseline,
+        # The task's own URLs had its issue in the parent audit, whatever else the baseline holds.
+        judged = (
+            recheck_url(u, extra=frozenset({task.code}), judging=frozenset({task.code})) for u in chosen
         )
-        return RecheckPlan(recheck=recheck, tasks=(moved,), events=(event,))
+        return plan(judged, (target,), (moved,), (event,), task=task, sampled=sampled)
 
     assert urls is not None
     listed = recheck_urls(urls, site)
@@ -682,31 +711,13 @@ def request_recheck(
             moved, event = task.start_verifying(recheck_id, now=now)
             moved_tasks.append(moved)
             events.append(event)
+        in_task = tuple(u for u in listed if u in own)
         targets.append(
-            RecheckTarget(
-                task_key=task.key,
-                code=task.code,
-                template=task.template,
-                pages=task.pages,
-                urls=tuple(u for u in listed if u in own),
-                sampled=False,
-                covers_task=covers,
-                recheckable=can_judge,
-                claimed=claim,
-                status_before=task.status,
+            RecheckTarget.of(
+                task, in_task, sampled=False, covers_task=covers, recheckable=can_judge, claimed=claim
             )
         )
-    recheck = Recheck(
-        id=recheck_id,
-        site_id=site.id,
-        team_id=site.team_id,
-        parent_audit_id=parent_audit_id,
-        created_at=now,
-        urls=tuple(recheck_url(u) for u in listed),
-        targets=tuple(targets),
-        duplicate_baseline=duplicate_baseline,
-    )
-    return RecheckPlan(recheck=recheck, tasks=tuple(moved_tasks), events=tuple(events))
+    return plan((recheck_url(u) for u in listed), targets, moved_tasks, events)
 
 
 def settle_tasks(

@@ -35,23 +35,17 @@ class SignInRefused(DomainError):
     """A wrong email or password: one message for both, so nobody learns which addresses exist."""
 
     code = ErrorCode.UNAUTHENTICATED
-
-    def __init__(self) -> None:
-        super().__init__("the email or the password is wrong")
+    default_message = "the email or the password is wrong"
 
 
 class SignUpClosed(DomainError):
     code = ErrorCode.ACCESS_DENIED
-
-    def __init__(self) -> None:
-        super().__init__("sign-up is by invitation only: ask a team owner to invite you")
+    default_message = "sign-up is by invitation only: ask a team owner to invite you"
 
 
 class LinkInvalid(DomainError):
     code = ErrorCode.INVALID_GRANT
-
-    def __init__(self) -> None:
-        super().__init__("this link is unknown, used or expired: ask for a new one")
+    default_message = "this link is unknown, used or expired: ask for a new one"
 
 
 def check_password(password: str) -> str:

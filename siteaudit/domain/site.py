@@ -89,9 +89,7 @@ class PlanLimitMaxPages(DomainError):
 
 class PlanLimitMonitoring(DomainError):
     code = ErrorCode.PLAN_LIMIT_MONITORING
-
-    def __init__(self) -> None:
-        super().__init__("scheduled monitoring needs a plan that includes it")
+    default_message = "scheduled monitoring needs a plan that includes it"
 
 
 class VerificationFailed(DomainError):

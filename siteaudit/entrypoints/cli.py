@@ -612,20 +612,24 @@ def audit(
 
     if (url is None) == (urls_file is None):
         raise click.UsageError("give URL or --urls FILE (one of them)")
-    urls = None if urls_file is None else _listed_urls(urls_file)
+    from siteaudit.entrypoints.oneshot import AuditOptions
+
+    asked = AuditOptions(
+        url,
+        max_pages=max_pages,
+        max_rps=max_rps,
+        concurrency=concurrency,
+        verify_token=verify_token,
+        render=render,
+        urls=None if urls_file is None else _listed_urls(urls_file),
+        sitemap_only=sitemap_only,
+    )
     if server:
         from siteaudit.entrypoints.remote import remote_audit
 
         remote_audit(
-            url,
-            urls=urls,
-            sitemap_only=sitemap_only,
+            asked,
             server=server,
-            max_pages=max_pages,
-            max_rps=max_rps,
-            concurrency=concurrency,
-            verify_token=verify_token,
-            render=render,
             wait=wait,
             timeout_s=timeout_s,
             as_json=as_json,
@@ -642,18 +646,7 @@ def audit(
     settings = _settings()
     application = _starting(lambda: one_shot_application(settings))
     try:
-        report = run_audit(
-            application,
-            url,
-            urls=urls,
-            sitemap_only=sitemap_only,
-            max_pages=max_pages,
-            max_rps=max_rps,
-            concurrency=concurrency,
-            verify_token=verify_token,
-            render=render,
-            progress=not as_json and sys.stderr.isatty(),
-        )
+        report = run_audit(application, asked, progress=not as_json and sys.stderr.isatty())
     except DomainError as error:
         _fail(f"{error.code}: {error.message}")
     if as_json:

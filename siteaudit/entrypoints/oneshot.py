@@ -1,9 +1,9 @@
 """`siteaudit audit URL`: one audit in this process (in-memory database, inline crawl), then its report."""
 
 from collections.abc import Sequence
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
-from attrs import evolve
+from attrs import evolve, frozen
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -12,6 +12,7 @@ from rich.text import Text
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.adapters.text import line
 from siteaudit.bootstrap import bootstrap
+from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.issue import Severity
@@ -40,41 +41,49 @@ def one_shot_application(settings: Settings) -> Application:
     return bootstrap(settings, queue=MemoryTaskQueue()).application
 
 
-def run_audit(
-    application: OneShot,
-    url: str | None,
-    *,
-    max_pages: int | None,
-    max_rps: float | None,
-    concurrency: int | None,
-    verify_token: str | None,
-    progress: bool,
-    render: bool = False,
-    urls: Sequence[str] | None = None,
-    sitemap_only: bool = False,
-) -> Report:
-    """Audit `url` (or exactly `urls`, a list audit; with `sitemap_only`, what the sitemaps list) as the
-    local owner, its crawl slices run here, and read its report (docs/cli.md)."""
+@frozen
+class AuditOptions:
+    """What `siteaudit audit` asks for, in this process or on a service (docs/cli.md): `url`, or exactly
+    `urls` (a list audit); with `sitemap_only`, what the sitemaps list."""
+
+    url: str | None
+    max_pages: int | None = None
+    max_rps: float | None = None
+    concurrency: int | None = None
+    verify_token: str | None = None
+    render: bool = False
+    urls: Sequence[str] | None = None
+    sitemap_only: bool = False
+
+    def start(self, application: CallerApi, caller: Caller) -> Any:
+        """`StartAudit`'s answer."""
+        return run_declared(
+            application,
+            "StartAudit",
+            caller,
+            url=self.url,
+            urls=None if self.urls is None else tuple(self.urls),
+            sitemap_only=self.sitemap_only or None,
+            max_pages=self.max_pages,
+            max_rps=self.max_rps,
+            concurrency=self.concurrency,
+            verify_token=self.verify_token,
+            # Without --render: the service's default, a site's saved setting (none in the one-shot's
+            # fresh in-memory database, so not rendered there).
+            render=self.render or None,
+        )
+
+
+def run_audit(application: OneShot, asked: AuditOptions, *, progress: bool) -> Report:
+    """Audit as the local owner, the crawl slices run here, and read the report (docs/cli.md)."""
     issued = application.ensure_local_owner(plan="scale", starting_credits=1_000_000)
     assert issued is not None
     caller = application.authenticate(issued.raw)
-    started = run_declared(
-        application,
-        "StartAudit",
-        caller,
-        url=url,
-        urls=None if urls is None else tuple(urls),
-        sitemap_only=sitemap_only or None,
-        max_pages=max_pages,
-        max_rps=max_rps,
-        concurrency=concurrency,
-        verify_token=verify_token,
-        render=render,
-    )
+    started = asked.start(application, caller)
     audit = run_declared(application, "GetAudit", caller, crawl_id=started.crawl_id)
-    with ProgressBar(url or audit.site_url, total=audit.max_pages, shown=progress) as bar:
+    with ProgressBar(asked.url or audit.site_url, total=audit.max_pages, shown=progress) as bar:
         while True:
-            crawled = application.run_crawl_slice(audit.crawl_id, verify_token=verify_token)
+            crawled = application.run_crawl_slice(audit.crawl_id, verify_token=asked.verify_token)
             bar.update(crawled.pages_crawled, status="running")
             if crawled.next != "slice":
                 break

@@ -13,7 +13,7 @@ answered (its code and message are printed); 3 the service could not be reached;
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import click
@@ -27,6 +27,7 @@ from siteaudit.entrypoints.output import ProgressBar, echo, error_line, print_ta
 
 if TYPE_CHECKING:
     from siteaudit.adapters.mcp.spec import ToolSpec
+    from siteaudit.entrypoints.oneshot import AuditOptions
 
 URL_VARIABLE: Final = "SITEAUDIT_URL"
 KEY_VARIABLE: Final = "SITEAUDIT_API_KEY"
@@ -281,25 +282,17 @@ def mcp(server: str | None, local: bool) -> None:
 
 
 def remote_audit(
-    url: str | None,
+    asked: "AuditOptions",
     *,
     server: str | None,
-    max_pages: int | None,
-    max_rps: float | None,
-    concurrency: int | None,
-    verify_token: str | None,
     wait: bool,
     timeout_s: float,
     as_json: bool,
     as_csv: bool,
     fail_on: str | None,
-    render: bool = False,
     poll_s: float = 2.0,
-    urls: Sequence[str] | None = None,
-    sitemap_only: bool = False,
 ) -> None:
-    """Start an audit on the service (of `url`, or exactly `urls`), show its progress until it ends, then
-    print its report."""
+    """Start an audit on the service, show its progress until it ends, then print its report."""
     from siteaudit.adapters.report_json import report_json
     from siteaudit.domain.audit import AuditStatus
     from siteaudit.domain.issue import Severity
@@ -307,21 +300,7 @@ def remote_audit(
     from siteaudit.ports.application import run_declared
 
     application, caller = connect(server)
-    started = guarded(
-        lambda: run_declared(
-            application,
-            "StartAudit",
-            caller,
-            url=url,
-            urls=None if urls is None else tuple(urls),
-            sitemap_only=sitemap_only or None,
-            max_pages=max_pages,
-            max_rps=max_rps,
-            concurrency=concurrency,
-            verify_token=verify_token,
-            render=render or None,  # without --render: the service's default (a site's saved setting)
-        )
-    )
+    started = guarded(lambda: asked.start(application, caller))
     # The audit as GET /crawls/{id} shows it (`GetAudit`'s answer).
     audit = guarded(lambda: run_declared(application, "GetAudit", caller, crawl_id=started.crawl_id))
     audit_id = audit.crawl_id
@@ -336,7 +315,7 @@ def remote_audit(
         return
     deadline = time.monotonic() + timeout_s
     shown = ProgressBar.shown_on_terminal(quiet=as_json or as_csv)
-    with ProgressBar(url or audit.site_url, total=audit.max_pages, shown=shown) as bar:
+    with ProgressBar(asked.url or audit.site_url, total=audit.max_pages, shown=shown) as bar:
         while True:
             current = guarded(lambda: run_declared(application, "GetAudit", caller, crawl_id=audit_id))
             waiting = "waiting in the queue" if current.status is AuditStatus.QUEUED else current.status.value

@@ -59,10 +59,14 @@ def create_team(name: str, *, owner_email: str, uow: UnitOfWork, clock: Clock) -
     return team
 
 
+def _team_and_person(team_name: str, email: str, uow: UnitOfWork) -> tuple[Team, User]:
+    """Inside the caller's transaction: the team by its name and the person by their address."""
+    return uow.teams.by_name(team_name), uow.users.by_email(normalise_email(email))
+
+
 def add_member(team_name: str, email: str, *, uow: UnitOfWork) -> Membership:
     with uow:
-        team = uow.teams.by_name(team_name)
-        user = uow.users.by_email(normalise_email(email))
+        team, user = _team_and_person(team_name, email, uow)
         membership = uow.teams.membership(team.id, user.id) or Membership(team.id, user.id, Role.MEMBER)
         uow.teams.add_member(membership)
         uow.commit()
@@ -71,8 +75,7 @@ def add_member(team_name: str, email: str, *, uow: UnitOfWork) -> Membership:
 
 def remove_member(team_name: str, email: str, *, uow: UnitOfWork) -> None:
     with uow:
-        team = uow.teams.by_name(team_name)
-        user = uow.users.by_email(normalise_email(email))
+        team, user = _team_and_person(team_name, email, uow)
         if user.id == team.owner_id:
             raise DomainError("the owner cannot leave their own team", code=ErrorCode.CONFLICT)
         uow.teams.remove_member(team.id, user.id)

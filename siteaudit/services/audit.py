@@ -6,11 +6,12 @@ delivered or given up in `webhook.py`.
 """
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from siteaudit.domain.account import Caller, plan_named
 from siteaudit.domain.audit import (
     Audit,
+    AuditEnded,
     AuditRequest,
     AuditStatus,
     decide_audit_settings,
@@ -21,7 +22,7 @@ from siteaudit.domain.credit import as_number, audit_cost
 from siteaudit.domain.credit import audit_reference as audit_reference  # where tests and callers look
 from siteaudit.domain.error import DomainError, ErrorCode, ValidationFailed
 from siteaudit.domain.extraction import check_rules
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.lease import is_stalled
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.ports.application import AuditDetail, AuditStarted
@@ -160,6 +161,33 @@ def log_ended(audit: Audit) -> None:
     )
 
 
+def _end_audit(
+    audit_id: AuditId,
+    end: Callable[[Audit], tuple[Audit, AuditEnded] | None],
+    *,
+    team: TeamId | None,
+    uow: UnitOfWork,
+    metrics: Metrics,
+    bus: MessageBus | None,
+) -> Audit:
+    """Move the audit (the team's, or any team's for None) to an ended status with `end` (None: it is left
+    as it is), its `AuditEnded` to `bus`, by default the settling bus over `metrics`: credits settle in the
+    same transaction."""
+    bus = bus or MessageBus.settling(metrics)
+    with uow:
+        audit = uow.audits.get_any(audit_id) if team is None else uow.audits.get(audit_id, team=team)
+        moved = end(audit)
+        if moved is None:
+            return audit
+        audit, ended = moved
+        uow.audits.save(audit)
+        published = bus.in_transaction(ended, uow=uow)
+        uow.commit()
+    log_ended(audit)
+    bus.after_commit(published, uow=uow)
+    return audit
+
+
 def cancel_audit(
     audit_id: AuditId,
     caller: Caller,
@@ -171,16 +199,14 @@ def cancel_audit(
 ) -> Audit:
     """Cancel a queued, running or finalizing audit; an ended one raises Conflict (409). Its `AuditEnded`
     goes to `bus` (by default the settling bus over `metrics`: credits settle in the same transaction)."""
-    bus = bus or MessageBus.settling(metrics)
-    with uow:
-        audit = uow.audits.get(audit_id, team=caller.team_id)
-        audit, ended = audit.cancel(now=clock.now())
-        uow.audits.save(audit)
-        published = bus.in_transaction(ended, uow=uow)
-        uow.commit()
-    log_ended(audit)
-    bus.after_commit(published, uow=uow)
-    return audit
+    return _end_audit(
+        audit_id,
+        lambda audit: audit.cancel(now=clock.now()),
+        team=caller.team_id,
+        uow=uow,
+        metrics=metrics,
+        bus=bus,
+    )
 
 
 def fail_audit(
@@ -194,18 +220,11 @@ def fail_audit(
 ) -> Audit:
     """End an audit `failed` with `reason`, settling what it fetched. An ended audit is left as it is.
     Its `AuditEnded` goes to `bus` (by default the settling bus over `metrics`)."""
-    bus = bus or MessageBus.settling(metrics)
-    with uow:
-        audit = uow.audits.get_any(audit_id)
-        if audit.status.ended:
-            return audit
-        audit, ended = audit.fail(reason, now=clock.now())
-        uow.audits.save(audit)
-        published = bus.in_transaction(ended, uow=uow)
-        uow.commit()
-    log_ended(audit)
-    bus.after_commit(published, uow=uow)
-    return audit
+
+    def end(audit: Audit) -> tuple[Audit, AuditEnded] | None:
+        return None if audit.status.ended else audit.fail(reason, now=clock.now())
+
+    return _end_audit(audit_id, end, team=None, uow=uow, metrics=metrics, bus=bus)
 
 
 def get_audit(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> AuditDetail:
@@ -259,15 +278,11 @@ def publish_report(
 ) -> Audit:
     """Finalising -> done, settling credits in the same transaction (`AuditEnded` goes to `bus`, by
     default the settling bus over `metrics`)."""
-    bus = bus or MessageBus.settling(metrics)
-    with uow:
-        audit, ended = uow.audits.get_any(audit_id).publish_report(health_score=health_score, now=clock.now())
-        uow.audits.save(audit)
-        published = bus.in_transaction(ended, uow=uow)
-        uow.commit()
-    log_ended(audit)
-    bus.after_commit(published, uow=uow)
-    return audit
+
+    def end(audit: Audit) -> tuple[Audit, AuditEnded]:
+        return audit.publish_report(health_score=health_score, now=clock.now())
+
+    return _end_audit(audit_id, end, team=None, uow=uow, metrics=metrics, bus=bus)
 
 
 def audits_by_status(*, uow: UnitOfWork) -> Mapping[AuditStatus, int]:

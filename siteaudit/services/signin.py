@@ -216,21 +216,12 @@ def request_password_reset(
     address = _address(email)
     if address is None:
         return
-    with uow:
-        try:
-            user = uow.users.by_email(address)
-        except NotFound:
-            return
-        link = issue_link(
-            user.id,
-            LinkPurpose.RESET,
-            uow=uow,
-            clock=clock,
-            secrets=secrets,
-            terms=terms,
-            public_url=public_url,
+    try:
+        link = password_link(
+            address, uow=uow, clock=clock, secrets=secrets, terms=terms, public_url=public_url
         )
-        uow.commit()
+    except NotFound:
+        return
     mailer.send(
         to=address,
         subject="Choose a new siteaudit password",

@@ -904,22 +904,17 @@ def _link_issue(code: str, source: str, link: Link, record: _Known) -> Issue:
 
 
 def _evolve_final(record: _Known, destination: str) -> _Known:
-    return _Known.of(
+    """The redirect's destination, not fetched on its own, stands with the redirect's answer: neither
+    redirected, disallowed nor in the sitemap, and marked an alias."""
+    kept = record.flags & (_INTERNAL | _FAILED | _TRANSIENT | _CONTENT | _NOINDEX)
+    return _Known(
         destination,
-        internal=record.internal,
-        status=record.status,
-        first_status=record.status,
-        redirected=False,
-        failed=record.failed,
-        transient=record.transient,
-        content=record.content,
-        noindex=record.noindex,
-        disallowed=False,
-        canonical_elsewhere=record.canonical_elsewhere,
-        hreflang_targets=record.hreflang_targets,
-        size=record.size,
-        in_sitemap=False,
-        alias=True,
+        record.status,
+        record.status,
+        record.canonical_elsewhere,
+        record.hreflang_targets,
+        record.size,
+        kept | _ALIAS,
     )
 
 

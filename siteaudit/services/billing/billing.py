@@ -110,16 +110,18 @@ def _customer(
 
 def _open_checkout(
     user: User,
-    account: BillingAccount,
+    account: BillingAccount | None,
+    sale: Pack | PlanChoice,
     *,
-    kind: PurchaseKind,
-    pack: Pack | None,
-    choice: PlanChoice | None,
     uow: UowFactory,
     provider: PaymentProvider,
     clock: Clock,
     public_url: str,
 ) -> PaymentLink:
+    """A checkout of a credit pack or a subscription, the person made a customer of `provider` first."""
+    account = _customer(user, account, uow=uow, provider=provider)
+    pack, choice = (None, sale) if isinstance(sale, PlanChoice) else (sale, None)
+    kind = PurchaseKind.PACK if pack is not None else PurchaseKind.SUBSCRIPTION
     back = billing_page(public_url)
     link = provider.checkout_link(
         CheckoutOrder(
@@ -155,6 +157,13 @@ def _provider(provider: PaymentProvider | None, what: str) -> PaymentProvider:
     return provider
 
 
+def _seller_of(choice: PlanChoice, provider: PaymentProvider | None) -> PaymentProvider:
+    seller = _provider(provider, f"the {choice.key} subscription")
+    if not seller.offers(choice):
+        raise PriceNotConfigured(f"the {choice.key} subscription")
+    return seller
+
+
 def credit_pack_link(
     asked: GetCreditPackLink,
     caller: Caller,
@@ -165,20 +174,10 @@ def credit_pack_link(
     public_url: str,
 ) -> PaymentLink:
     """A checkout link for a credit pack. Raises NotTeamOwner, PriceNotConfigured, PaymentProviderFailed."""
-    pack, uow, provider = asked.pack, uows, payments
-    user, account = _owner(caller, uow())
-    seller = _provider(provider, f"the {pack} pack")
-    account = _customer(user, account, uow=uow, provider=seller)
+    user, account = _owner(caller, uows())
+    seller = _provider(payments, f"the {asked.pack} pack")
     return _open_checkout(
-        user,
-        account,
-        kind=PurchaseKind.PACK,
-        pack=pack,
-        choice=None,
-        uow=uow,
-        provider=seller,
-        clock=clock,
-        public_url=public_url,
+        user, account, asked.pack, uow=uows, provider=seller, clock=clock, public_url=public_url
     )
 
 
@@ -193,24 +192,13 @@ def subscription_link(
 ) -> PaymentLink:
     """A subscription checkout link. Raises NotTeamOwner, PriceNotConfigured (combination not offered),
     SubscriptionExists (one per account), PaymentProviderFailed."""
-    choice, uow, provider = PlanChoice(asked.plan, asked.tier, asked.interval), uows, payments
-    user, account = _owner(caller, uow())
-    seller = _provider(provider, f"the {choice.key} subscription")
-    if not seller.offers(choice):
-        raise PriceNotConfigured(f"the {choice.key} subscription")
+    choice = PlanChoice(asked.plan, asked.tier, asked.interval)
+    user, account = _owner(caller, uows())
+    seller = _seller_of(choice, payments)
     if account is not None and account.provider == seller.name:
         account.check_can_subscribe()
-    account = _customer(user, account, uow=uow, provider=seller)
     return _open_checkout(
-        user,
-        account,
-        kind=PurchaseKind.SUBSCRIPTION,
-        pack=None,
-        choice=choice,
-        uow=uow,
-        provider=seller,
-        clock=clock,
-        public_url=public_url,
+        user, account, choice, uow=uows, provider=seller, clock=clock, public_url=public_url
     )
 
 
@@ -226,9 +214,7 @@ def change_plan(
     to the new price, and its answer goes through `fulfil` at once as a subscription event (the provider's own
     webhook about the same change then carries the same choice)."""
     user, account = _owner(caller, uow())
-    seller = _provider(provider, f"the {choice.key} subscription")
-    if not seller.offers(choice):
-        raise PriceNotConfigured(f"the {choice.key} subscription")
+    seller = _seller_of(choice, provider)
     if account is None or account.provider != seller.name:
         raise NoSubscription()
     current = account.subscription

@@ -163,19 +163,7 @@ class Visits:
             )
             return Visit(entry, self._with_sitemap_alternates(entry, page), purpose, not_modified=True)
         if response.error is not None or response.status is None:
-            page = PageFacts(
-                url=url,
-                depth=depth,
-                status_code=response.status,
-                final_url=response.url if hops else None,
-                redirects=hops,
-                fetch_error=response.error,
-                fetch_error_detail=response.error_detail,
-                ttfb_ms=response.ttfb_ms,
-                total_ms=response.total_ms,
-                in_sitemap=in_sitemap,
-            )
-            return Visit(entry, page, purpose)
+            return Visit(entry, followed.unanswered_page(url, depth=depth, in_sitemap=in_sitemap), purpose)
         page = self.parser.page_facts(
             url=url,
             status=response.status,

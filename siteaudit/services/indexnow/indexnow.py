@@ -97,25 +97,6 @@ class IndexNowKeyChecked:
     status: IndexNowStatus
 
 
-@frozen
-class IndexNowSubmitted:
-    """`submitted` URLs accepted by the endpoint (URLs it had accepted earlier the same UTC day are not
-    sent again and count as submitted), `requests` made now, `skipped` URLs of other hosts, `capped` URLs
-    left out by the daily allowance, one `batches` entry per request."""
-
-    submitted: int
-    requests: int
-    status: SubmitStatus
-    status_code: int | None
-    error_code: str | None
-    skipped: int
-    capped: int
-    batches: Sequence[BatchResult]
-    reason: str | None
-    used_today: int
-    limit: int
-
-
 # --- the answers --------------------------------------------------------------------------------------
 
 
@@ -173,26 +154,6 @@ def key_check_answer(checked: IndexNowKeyChecked) -> answers.IndexNowKeyCheck:
     check = checked.check
     return answers.IndexNowKeyCheck(
         **_status_fields(checked.status), result=check.result, reason=check.reason, detail=check.detail
-    )
-
-
-def submit_answer(submitted: IndexNowSubmitted) -> answers.IndexNowSubmitResult:
-    return answers.IndexNowSubmitResult(
-        submitted=submitted.submitted,
-        requests=submitted.requests,
-        status=submitted.status,
-        status_code=submitted.status_code,
-        error_code=submitted.error_code,
-        skipped=submitted.skipped,
-        capped=submitted.capped,
-        batches=tuple(
-            answers.IndexNowBatch(
-                urls=b.urls, status_code=b.status_code, error_code=b.error_code, accepted=b.accepted
-            )
-            for b in submitted.batches
-        ),
-        reason=submitted.reason,
-        today=answers.IndexNowToday(used=submitted.used_today, limit=submitted.limit),
     )
 
 
@@ -305,32 +266,6 @@ def check_key(
     return IndexNowKeyChecked(check, indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets))
 
 
-def set_key(
-    site_id: SiteId,
-    caller: Caller,
-    key: str,
-    key_location: str | None,
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    reader: ProofReader,
-) -> IndexNowKeyChecked:
-    """Use an existing key: checked for form (422), then the site must be verified (409), then its file
-    is fetched at once."""
-    with uow:
-        site = uow.sites.get(site_id, team=caller.team_id)
-    require_key(key)
-    location = None
-    if key_location is not None:
-        location = require_key_location(key_location, origin=site.origin, host=site.host)
-        if location == default_key_file_url(site.origin, key):
-            location = None  # the default place: nothing to remember
-    site.require_verified(VerifiedOnly.INDEXNOW_KEY)
-    _change(site_id, caller, lambda _site, state: state.with_key(key, location), uow=uow, secrets=secrets)
-    return check_key(site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader)
-
-
 def _team_keys(uow: UnitOfWork, site: Site) -> list[str]:
     """Keys verified on the team's other verified sites."""
     keys: list[str] = []
@@ -345,70 +280,6 @@ def _team_keys(uow: UnitOfWork, site: Site) -> list[str]:
 def _latest_done_audit(uow: UnitOfWork, site: Site, caller: Caller) -> AuditId | None:
     audits, _ = uow.audits.list(team=site.team_id, user=caller.user_id, site=site.id, offset=0, limit=50)
     return next((a.id for a in audits if a.status is AuditStatus.DONE), None)
-
-
-def detect_key(
-    site_id: SiteId,
-    caller: Caller,
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    reader: ProofReader,
-    crawl: CrawlStore,
-) -> IndexNowStatus:
-    """Whether the site's platform submits for it, then a key the site already serves: at most
-    DETECT_MAX_REQUESTS fetches in all, the home page first (its platform, docs/indexnow.md), then
-    `<origin>/<key>.txt` of each candidate. A platform that submits by itself answers `managed` at once;
-    otherwise a served key is a suggestion in `detection` (with the platform seen, if any, in
-    `platform`). The site's key does not change."""
-    status = indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
-    site = status.site
-    with uow:
-        team_keys = _team_keys(uow, site)
-        latest = _latest_done_audit(uow, site, caller)
-    audit_keys: list[str] = []
-    if latest is not None:
-        stream = crawl.stream_urls(latest)
-        try:
-            found_files = root_key_files((url for _, url in stream), site.origin)
-            audit_keys = list(islice(found_files, DETECT_MAX_REQUESTS))
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()  # a store's stream may hold a database connection until closed
-    home = reader.read(site.origin + "/", origin=site.origin)
-    requests = 1
-    signal = None
-    if home.error is None:
-        signal = platform_signal(home.headers, home.metas, home.text, host=site.host)
-    platform = None if signal is None else signal.platform.value
-    detection = Detection(DetectionStatus.NONE, None, None, None, platform, clock.now())
-    if signal is not None and signal.managed:
-        detection = Detection(DetectionStatus.MANAGED, None, None, None, platform, clock.now())
-    else:
-        candidates = detection_candidates(
-            status.state.key, team_keys, audit_keys, limit=DETECT_MAX_REQUESTS - requests
-        )
-        for candidate in candidates:
-            url = default_key_file_url(site.origin, candidate.key)
-            requests += 1
-            if fetch_key_file(site, candidate.key, url, reader=reader, clock=clock).verified:
-                detection = Detection(
-                    DetectionStatus.FOUND, candidate.key, url, candidate.source, platform, clock.now()
-                )
-                break
-    found = Detection(
-        detection.status,
-        detection.key,
-        detection.key_file_url,
-        detection.source,
-        detection.platform,
-        clock.now(),
-        requests,
-    )
-    _change(site_id, caller, lambda _site, state: state.detected(found), uow=uow, secrets=secrets)
-    return indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
 
 
 # --- submitting ---------------------------------------------------------------------------------------
@@ -482,8 +353,9 @@ def submit_urls(
     trigger: SubmitTrigger = SubmitTrigger.API,
     audit_id: AuditId | None = None,
     batch_size: int = BATCH_URLS,
-) -> IndexNowSubmitted:
-    """Send the site's URLs, in batches of at most 10,000, within the daily allowance."""
+) -> answers.IndexNowSubmitResult:
+    """Send the site's URLs, in batches of at most 10,000, within the daily allowance: URLs accepted
+    earlier the same UTC day are not sent again and count as submitted."""
 
     # Read only: a submission refused for want of a key makes none (a refused request writes nothing,
     # docs/security.md); reading the site's IndexNow status makes its key.
@@ -540,7 +412,7 @@ def submit_urls(
         )
     if failing is not None:
         reasons.append(f"a request answered {failing.status_code or 'nothing'} ({failing.error_code})")
-    return IndexNowSubmitted(
+    return answers.IndexNowSubmitResult(
         submitted=accepted_now + earlier,
         requests=len(results),
         status=status,
@@ -548,33 +420,14 @@ def submit_urls(
         error_code=None if failing is None else failing.error_code,
         skipped=skipped,
         capped=capped,
-        batches=tuple(results),
+        batches=tuple(
+            answers.IndexNowBatch(
+                urls=r.urls, status_code=r.status_code, error_code=r.error_code, accepted=r.accepted
+            )
+            for r in results
+        ),
         reason="; ".join(reasons) or None,
-        used_today=used,
-        limit=DAILY_URL_LIMIT,
-    )
-
-
-def submit(
-    site_id: SiteId,
-    caller: Caller,
-    urls: Sequence[str],
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    client: IndexNowClient,
-    batch_size: int = BATCH_URLS,
-) -> IndexNowSubmitted:
-    return submit_urls(
-        site_id,
-        caller.team_id,
-        urls,
-        uow=uow,
-        clock=clock,
-        secrets=secrets,
-        client=client,
-        batch_size=batch_size,
+        today=answers.IndexNowToday(used=used, limit=DAILY_URL_LIMIT),
     )
 
 
@@ -616,10 +469,58 @@ def detect_indexnow_key(
     reader: ProofReader,
     crawl: CrawlStore,
 ) -> answers.IndexNowStatus:
-    found = detect_key(
-        asked.site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader, crawl=crawl
+    """Whether the site's platform submits for it, then a key the site already serves: at most
+    DETECT_MAX_REQUESTS fetches in all, the home page first (its platform, docs/indexnow.md), then
+    `<origin>/<key>.txt` of each candidate. A platform that submits by itself answers `managed` at once;
+    otherwise a served key is a suggestion in `detection` (with the platform seen, if any, in
+    `platform`). The site's key does not change."""
+    status = indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets)
+    site = status.site
+    with uow:
+        team_keys = _team_keys(uow, site)
+        latest = _latest_done_audit(uow, site, caller)
+    audit_keys: list[str] = []
+    if latest is not None:
+        stream = crawl.stream_urls(latest)
+        try:
+            found_files = root_key_files((url for _, url in stream), site.origin)
+            audit_keys = list(islice(found_files, DETECT_MAX_REQUESTS))
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()  # a store's stream may hold a database connection until closed
+    home = reader.read(site.origin + "/", origin=site.origin)
+    requests = 1
+    signal = None
+    if home.error is None:
+        signal = platform_signal(home.headers, home.metas, home.text, host=site.host)
+    platform = None if signal is None else signal.platform.value
+    detection = Detection(DetectionStatus.NONE, None, None, None, platform, clock.now())
+    if signal is not None and signal.managed:
+        detection = Detection(DetectionStatus.MANAGED, None, None, None, platform, clock.now())
+    else:
+        candidates = detection_candidates(
+            status.state.key, team_keys, audit_keys, limit=DETECT_MAX_REQUESTS - requests
+        )
+        for candidate in candidates:
+            url = default_key_file_url(site.origin, candidate.key)
+            requests += 1
+            if fetch_key_file(site, candidate.key, url, reader=reader, clock=clock).verified:
+                detection = Detection(
+                    DetectionStatus.FOUND, candidate.key, url, candidate.source, platform, clock.now()
+                )
+                break
+    found = Detection(
+        detection.status,
+        detection.key,
+        detection.key_file_url,
+        detection.source,
+        detection.platform,
+        clock.now(),
+        requests,
     )
-    return status_answer(found)
+    _change(asked.site_id, caller, lambda _site, state: state.detected(found), uow=uow, secrets=secrets)
+    return status_answer(indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets))
 
 
 def set_indexnow_key(
@@ -631,17 +532,27 @@ def set_indexnow_key(
     secrets: Secrets,
     reader: ProofReader,
 ) -> answers.IndexNowKeyCheck:
-    checked = set_key(
+    """Use an existing key: checked for form (422), then the site must be verified (409), then its file
+    is fetched at once."""
+    with uow:
+        site = uow.sites.get(asked.site_id, team=caller.team_id)
+    require_key(asked.key)
+    location = None
+    if asked.key_location is not None:
+        location = require_key_location(asked.key_location, origin=site.origin, host=site.host)
+        if location == default_key_file_url(site.origin, asked.key):
+            location = None  # the default place: nothing to remember
+    site.require_verified(VerifiedOnly.INDEXNOW_KEY)
+    _change(
         asked.site_id,
         caller,
-        asked.key,
-        asked.key_location,
+        lambda _site, state: state.with_key(asked.key, location),
         uow=uow,
-        clock=clock,
         secrets=secrets,
-        reader=reader,
     )
-    return key_check_answer(checked)
+    return key_check_answer(
+        check_key(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader)
+    )
 
 
 def submit_to_indexnow(
@@ -657,9 +568,9 @@ def submit_to_indexnow(
     """Raises IndexNowRejected when the service has no IndexNow client (none is configured)."""
     if indexnow_client is None:
         raise IndexNowRejected("no IndexNow client is configured")
-    submitted = submit(
+    return submit_urls(
         asked.site_id,
-        caller,
+        caller.team_id,
         asked.urls,
         uow=uow,
         clock=clock,
@@ -667,7 +578,6 @@ def submit_to_indexnow(
         client=indexnow_client,
         batch_size=indexnow_batch_urls,
     )
-    return submit_answer(submitted)
 
 
 # --- after an audit -----------------------------------------------------------------------------------
@@ -716,7 +626,7 @@ def auto_submit_after_audit(
     secrets: Secrets,
     client: IndexNowClient,
     batch_size: int = BATCH_URLS,
-) -> IndexNowSubmitted | None:
+) -> answers.IndexNowSubmitResult | None:
     """After an audit of a site with auto-submit on: its new and changed pages, within the allowance,
     once per audit. Costs a site without auto one read. Never raises: what went wrong is logged and kept
     in `recent` (status `not_verified`, `key_unverified`, `no_changes`, `capped` or `rejected`)."""

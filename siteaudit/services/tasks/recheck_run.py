@@ -239,16 +239,7 @@ async def _page(url: str, politely: Politely, deps: RecheckDeps, *, max_bytes: i
     followed = await politely.follow(politely.request(url, max_bytes=max_bytes))
     response, hops = followed.response, followed.hops
     if response.error is not None or response.status is None:
-        return PageFacts(
-            url=url,
-            status_code=response.status,
-            final_url=response.url if hops else None,
-            redirects=hops,
-            fetch_error=response.error,
-            fetch_error_detail=response.error_detail,
-            ttfb_ms=response.ttfb_ms,
-            total_ms=response.total_ms,
-        )
+        return followed.unanswered_page(url)
     return deps.parser.page_facts(
         url=url,
         status=response.status,

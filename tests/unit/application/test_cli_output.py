@@ -15,6 +15,7 @@ from siteaudit.domain.report import Report
 from siteaudit.entrypoints.cli import main
 from siteaudit.entrypoints.oneshot import (
     PIPE_WIDTH,
+    AuditOptions,
     failing_checks,
     one_shot_application,
     output_console,
@@ -52,15 +53,7 @@ def site(httpserver: HTTPServer) -> str:
 @pytest.fixture
 def report(site: str) -> Report:
     settings = Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL)
-    return run_audit(
-        one_shot_application(settings),
-        site,
-        max_pages=None,
-        max_rps=3,
-        concurrency=None,
-        verify_token=None,
-        progress=False,
-    )
+    return run_audit(one_shot_application(settings), AuditOptions(site, max_rps=3), progress=False)
 
 
 def templates_of(report: Report) -> list[str]:

@@ -52,6 +52,7 @@ def test_it_is_sent_only_to_the_sites_own_scheme_host_and_port() -> None:
     for elsewhere in (
         "http://staging.retro-clock.example/",  # the other scheme
         "https://staging.retro-clock.example:8443/",  # another port
+        "https://staging.retro-clock.example:0/",  # port 0 is written, not the default one
         "https://www.staging.retro-clock.example/",  # the www. twin the crawl may adopt
         "https://retro-clock.example/",
         "https://staging.retro-clock.example.evil.example/",

@@ -3,7 +3,16 @@
 import re
 from pathlib import Path
 
-from siteaudit.domain.error import HTTP_STATUS, ErrorCode, NotFound, RateLimited, ValidationFailed
+import pytest
+
+from siteaudit.domain.error import (
+    HTTP_STATUS,
+    DomainError,
+    ErrorCode,
+    NotFound,
+    RateLimited,
+    ValidationFailed,
+)
 
 # SPEC 7's table, copied into the repository so the check runs in a fresh clone.
 SPEC_ERRORS = Path(__file__).with_name("spec_error_codes.md")
@@ -38,3 +47,17 @@ def test_validation_failed_carries_the_bad_fields() -> None:
 def test_rate_limited_carries_retry_after() -> None:
     error = RateLimited(12)
     assert (error.status, error.code, error.retry_after) == (429, ErrorCode.RATE_LIMITED, 12)
+
+
+def test_an_error_that_always_says_the_same_is_raised_without_a_message() -> None:
+    class Closed(DomainError):
+        code = ErrorCode.ACCESS_DENIED
+        default_message = "closed for the night"
+
+    assert (Closed().message, str(Closed()), Closed("open at nine").message) == (
+        "closed for the night",
+        "closed for the night",
+        "open at nine",
+    )
+    with pytest.raises(TypeError, match="DomainError is raised with a message"):
+        DomainError()
