@@ -1,0 +1,52 @@
+"""The callers' API in this process (`CallerApi`): the declared use cases run by the registry's handlers,
+and the REST and MCP doors' own parts, a request's admission and an audit's export."""
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import date
+
+from siteaudit.domain.account import Caller
+from siteaudit.domain.console import PageTotals
+from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.ports.application import Admission, ExportKind, ExportRow
+from siteaudit.ports.ratelimit import Limit
+from siteaudit.ports.usecases import Declared, Result, UseCase
+from siteaudit.services import key as key_services
+from siteaudit.services import report as report_services
+from siteaudit.services.application.base import LocalPorts
+from siteaudit.services.console import read as console_read
+from siteaudit.services.registry import USE_CASES
+
+
+class LocalCallerApi(LocalPorts):
+    """The callers' API, `RequestAdmission` and `Exports`, over the application's ports."""
+
+    __slots__ = ()
+
+    def handle(self, use_case: UseCase[Result], caller: Caller) -> Result:
+        return self.handlers.handle(use_case, caller)
+
+    def use_cases(self) -> Sequence[Declared]:
+        return USE_CASES
+
+    def authenticate(self, raw_key: str) -> Caller:
+        return key_services.authenticate(raw_key, uow=self.uow(), clock=self.clock)
+
+    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
+        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
+        return key_services.authenticate_and_hit(
+            raw_key,
+            bucket=bucket,
+            limit=limit,
+            uow=self.uow,
+            clock=self.clock,
+            gate=self.key_gate,
+            limiter=self.limiter,
+        )
+
+    def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
+        return report_services.export_rows(audit_id, kind, caller, uow=self.uow(), crawl=self.crawl)
+
+    def console_page_totals(
+        self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
+    ) -> Mapping[str, PageTotals]:
+        return console_read.page_totals(site_id, caller.team_id, urls, start, end, self.console_deps)
