@@ -24,65 +24,50 @@ class LocalAdmin(LocalPorts):
     __slots__ = ()
 
     def create_user(self, email: str, *, plan: str = "free") -> User:
-        return account_services.create_user(
-            email, plan=plan, uow=self.uow(), clock=self.clock, secrets=self.secrets
-        )
+        return self._call(account_services.create_user, email, plan=plan)
 
     def create_team(self, name: str, *, owner_email: str) -> Team:
-        return account_services.create_team(name, owner_email=owner_email, uow=self.uow(), clock=self.clock)
+        return self._call(account_services.create_team, name, owner_email=owner_email)
 
     def add_member(self, team_name: str, email: str) -> Membership:
-        return account_services.add_member(team_name, email, uow=self.uow())
+        return self._call(account_services.add_member, team_name, email)
 
     def remove_member(self, team_name: str, email: str) -> None:
-        account_services.remove_member(team_name, email, uow=self.uow())
+        self._call(account_services.remove_member, team_name, email)
 
     def set_plan(self, email: str, plan: str) -> User:
-        return account_services.set_plan(email, plan, uow=self.uow())
+        return self._call(account_services.set_plan, email, plan)
 
     def grant_credits(self, email: str, tenths: int, *, idempotency_key: str) -> int:
-        return account_services.grant_credits(
-            email, tenths, key=idempotency_key, uow=self.uow(), clock=self.clock
-        )
+        return self._call(account_services.grant_credits, email, tenths, key=idempotency_key)
 
     def list_users(self) -> Sequence[PersonView]:
-        return account_services.list_users(uow=self.uow())
+        return self._call(account_services.list_users)
 
     def list_teams(self) -> Sequence[TeamView]:
-        return account_services.list_teams(uow=self.uow())
+        return self._call(account_services.list_teams)
 
     def whoami(self, key_or_prefix: str) -> KeyHolder:
-        return key_services.key_holder(key_or_prefix, uow=self.uow())
+        return self._call(key_services.key_holder, key_or_prefix)
 
     def set_password(self, email: str, password: str) -> User:
-        return signin_services.set_password(
-            email, password, uow=self.uow(), clock=self.clock, hasher=self._hasher
-        )
+        return self._call(signin_services.set_password, email, password)
 
     def password_link(self, email: str) -> str:
-        return signin_services.password_link(
-            email,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            terms=self.sign_in_terms,
-            public_url=self.public_url,
-        )
+        return self._call(signin_services.password_link, email, terms=self.sign_in_terms)
 
     def list_team_sites(self, team_name: str) -> Sequence[Site]:
-        return site_services.list_team_sites(team_name, uow=self.uow())
+        return self._call(site_services.list_team_sites, team_name)
 
     def verify_site_by_hand(self, site_id: SiteId, reason: str) -> Site:
-        return site_services.verify_site_by_hand(site_id, reason=reason, uow=self.uow(), clock=self.clock)
+        return self._call(site_services.verify_site_by_hand, site_id, reason=reason)
 
     def archive_audits(self, policy: ArchivePolicy | None = None) -> Sequence[AuditId]:
         policy = policy or self.archiving
         if not policy.selects_anything:
             return []
-        return archive_services.archive_audits(
-            uow=self.uow(),
-            crawl=self.crawl,
-            clock=self.clock,
+        return self._call(
+            archive_services.archive_audits,
             older_than_days=policy.older_than_days,
             keep_last=policy.keep_last,
         )
@@ -94,13 +79,7 @@ class LocalAdmin(LocalPorts):
         return console_services.disconnect(team_name, self.console_deps)
 
     def ensure_local_owner(self, *, plan: str, starting_credits: int) -> IssuedKey | None:
-        return account_services.ensure_local_owner(
-            plan=plan,
-            starting_credits=starting_credits,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-        )
+        return self._call(account_services.ensure_local_owner, plan=plan, starting_credits=starting_credits)
 
     def audits_by_status(self) -> Mapping[AuditStatus, int]:
-        return audit_services.audits_by_status(uow=self.uow())
+        return self._call(audit_services.audits_by_status)

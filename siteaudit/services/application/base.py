@@ -2,8 +2,10 @@
 share: the declared use cases' handlers bound to them, the crawl's, the console's and the event bus's
 dependencies."""
 
-from collections.abc import Callable
-from functools import cached_property
+import inspect
+from collections.abc import Callable, Mapping
+from functools import cache, cached_property
+from typing import Any, TypeVar
 
 from attrs import Factory, field, frozen
 
@@ -41,6 +43,23 @@ from siteaudit.services.console import source as console_services
 from siteaudit.services.events import MessageBus
 from siteaudit.services.registry import Handlers
 from siteaudit.services.tasks.recheck_run import RecheckTerms
+
+T = TypeVar("T")
+
+
+@cache
+def _keyword_parameters(service: Callable[..., Any]) -> tuple[tuple[str, bool, bool], ...]:
+    """Each keyword-only parameter of `service`: its name, whether it is a `uow` annotated as the factory of
+    units of work (`Callable[[], UnitOfWork]`), and whether it is required."""
+    return tuple(
+        (
+            name,
+            name == "uow" and "Callable" in str(parameter.annotation),
+            parameter.default is parameter.empty,
+        )
+        for name, parameter in inspect.signature(service).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    )
 
 
 @frozen(kw_only=True)
@@ -97,33 +116,55 @@ class LocalPorts:
     )
 
     @cached_property
+    def providers(self) -> Mapping[str, Callable[[], Any]]:
+        """Each port and term a use case asks for by name, as a provider called at each use (`uow` a fresh
+        unit of work, `uows` their factory; the registry's names, docs/architecture.md "Feature packages and
+        declared use cases"): what the declared use cases' handlers are bound to and what `_call` gives."""
+        return {
+            "uow": self.uow,
+            "clock": lambda: self.clock,
+            "metrics": lambda: self.metrics,
+            "crawl": lambda: self.crawl,
+            "queue": lambda: self.queue,
+            "limiter": self._limiter,
+            "traffic": lambda: self.traffic,
+            "secrets": lambda: self.secrets,
+            "sealing": lambda: self.sealing,
+            "reader": lambda: self.proof_reader,
+            "indexnow_client": lambda: self.indexnow_client,
+            "indexnow_batch_urls": lambda: self.indexnow_batch_urls,
+            "console": lambda: self.console_deps,
+            "uows": lambda: self.uow,
+            "payments": lambda: self.payments,
+            "public_url": lambda: self.public_url,
+            "public_only": lambda: (self.resolver, self.policy),
+            "parser": lambda: self.parser,
+            "console_proof": lambda: self._console_proof,
+            "console_connection": lambda: self._console_connection,
+            "hasher": lambda: self._hasher,
+            "mailer": lambda: self._mailer,
+        }
+
+    @cached_property
     def handlers(self) -> Handlers:
         """The declared use cases' handlers, bound once to this application's ports (`services/registry.py`);
         not a field, so the application is built from its ports alone."""
-        return Handlers.of(
-            {
-                "uow": self.uow,
-                "clock": lambda: self.clock,
-                "metrics": lambda: self.metrics,
-                "crawl": lambda: self.crawl,
-                "queue": lambda: self.queue,
-                "limiter": self._limiter,
-                "traffic": lambda: self.traffic,
-                "secrets": lambda: self.secrets,
-                "sealing": lambda: self.sealing,
-                "reader": lambda: self.proof_reader,
-                "indexnow_client": lambda: self.indexnow_client,
-                "indexnow_batch_urls": lambda: self.indexnow_batch_urls,
-                "console": lambda: self.console_deps,
-                "uows": lambda: self.uow,
-                "payments": lambda: self.payments,
-                "public_url": lambda: self.public_url,
-                "public_only": lambda: (self.resolver, self.policy),
-                "parser": lambda: self.parser,
-                "console_proof": lambda: self._console_proof,
-                "console_connection": lambda: self._console_connection,
-            }
-        )
+        return Handlers.of(self.providers)
+
+    def _call(self, service: Callable[..., T], /, *args: Any, **given: Any) -> T:
+        """`service(*args, **given)` with each keyword-only parameter `given` lacks filled from the provider of
+        its name, as the registry binds a handler's: a use case not declared yet states its ports once, in
+        its signature, not again in each method here. A `uow` annotated as the factory gets the factory.
+        A port a service names otherwise (`provider` for `payments`) and a term (`terms`) are given."""
+        for name, wants_factory, required in _keyword_parameters(service):
+            if name in given:
+                continue
+            provider = self.providers.get("uows" if wants_factory else name)
+            if provider is not None:
+                given[name] = provider()
+            elif required:
+                raise TypeError(f"{service.__qualname__} needs {name!r}, which no provider gives")
+        return service(*args, **given)
 
     def _limiter(self) -> RateLimiter:
         assert self.limiter is not None, "bootstrap gives the application its rate limiter"

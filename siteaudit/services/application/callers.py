@@ -29,22 +29,15 @@ class LocalCallerApi(LocalPorts):
         return USE_CASES
 
     def authenticate(self, raw_key: str) -> Caller:
-        return key_services.authenticate(raw_key, uow=self.uow(), clock=self.clock)
+        return self._call(key_services.authenticate, raw_key)
 
     def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
-        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
-        return key_services.authenticate_and_hit(
-            raw_key,
-            bucket=bucket,
-            limit=limit,
-            uow=self.uow,
-            clock=self.clock,
-            gate=self.key_gate,
-            limiter=self.limiter,
+        return self._call(
+            key_services.authenticate_and_hit, raw_key, bucket=bucket, limit=limit, gate=self.key_gate
         )
 
     def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
-        return report_services.export_rows(audit_id, kind, caller, uow=self.uow(), crawl=self.crawl)
+        return self._call(report_services.export_rows, audit_id, kind, caller)
 
     def console_page_totals(
         self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date

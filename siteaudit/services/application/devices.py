@@ -12,15 +12,11 @@ class LocalDeviceFlow(LocalPorts):
     __slots__ = ()
 
     def start_device_login(self, client_name: str, requested_ip: str) -> DeviceLoginStarted:
-        started = device_flow.start_device_login(
-            client_name, requested_ip, uow=self.uow(), clock=self.clock, secrets=self.secrets
-        )
+        started = self._call(device_flow.start_device_login, client_name, requested_ip)
         return started.answer(self.public_url)
 
     def poll_device_login(self, device_code: str) -> DeviceGranted:
-        return device_flow.poll_device_login(
-            device_code, uow=self.uow(), clock=self.clock, secrets=self.secrets
-        )
+        return self._call(device_flow.poll_device_login, device_code)
 
     def cancel_device_login(self, device_code: str) -> DeviceLogin:
-        return device_flow.cancel_device_login(device_code, uow=self.uow(), clock=self.clock)
+        return self._call(device_flow.cancel_device_login, device_code)

@@ -66,56 +66,27 @@ class LocalJobs(LocalPorts):
         return CrawlProgress(audit_id, outcome.pages_crawled, outcome.next)
 
     def finalize_audit(self, audit_id: AuditId) -> Audit:
-        return finalize_services.finalize_audit(
-            audit_id,
-            uow=self.uow(),
-            crawl=self.crawl,
-            clock=self.clock,
-            advice=self.advice,
-            metrics=self.metrics,
-            traffic=self.traffic,
-            bus=self._events,
-        )
+        return self._call(finalize_services.finalize_audit, audit_id, advice=self.advice, bus=self._events)
 
     def deliver_webhooks(self, *, limit: int = 50) -> int:
-        return webhook_services.deliver_due_webhooks(
-            uow=self.uow(), sender=self.webhook_sender, clock=self.clock, limit=limit, metrics=self.metrics
-        )
+        return self._call(webhook_services.deliver_due_webhooks, sender=self.webhook_sender, limit=limit)
 
     def reap_stalled_audits(self) -> Reaped:
-        return reaper_services.reap(
-            uow=self.uow(),
-            queue=self.queue,
-            clock=self.clock,
-            terms=self.reaping,
-            handover_s=self.crawl_limits.handover_s,
-            metrics=self.metrics,
-        )
+        return self._call(reaper_services.reap, terms=self.reaping, handover_s=self.crawl_limits.handover_s)
 
     def dispatch_due_site_audits(self, now: datetime) -> ScheduledAudits:
-        started, skipped = schedule_services.dispatch_due_site_audits(
-            now,
-            uow=self.uow,
-            clock=self.clock,
-            queue=self.queue,
-            terms=self.scheduling,
-            public_only=(self.resolver, self.policy),
-        )
+        started, skipped = self._call(schedule_services.dispatch_due_site_audits, now, terms=self.scheduling)
         return ScheduledAudits(tuple(started), skipped)
 
     def recheck_site_proofs(self, now: datetime) -> ProofRechecks:
         return ProofRechecks(
-            *schedule_services.recheck_site_proofs(
-                now,
-                uow=self.uow,
-                reader=self.proof_reader,
-                terms=self.scheduling,
-                console=self._console_proof,
+            *self._call(
+                schedule_services.recheck_site_proofs, now, terms=self.scheduling, console=self._console_proof
             )
         )
 
     def grant_subscription_months(self, now: datetime) -> int:
-        return billing_services.grant_subscription_months(now, uow=self.uow)
+        return self._call(billing_services.grant_subscription_months, now)
 
     def sync_search_consoles(self, now: datetime) -> int:
         return console_services.sync_due_sites(now, self.console_deps)
@@ -133,13 +104,9 @@ class LocalJobs(LocalPorts):
         return recheck_run_services.run_recheck(recheck_id, deps)
 
     def reap_stalled_rechecks(self) -> RecheckReaped:
-        return recheck_services.reap_rechecks(
-            uow=self.uow(),
-            queue=self.queue,
-            clock=self.clock,
-            terms=self.reaping,
-            handover_s=self.crawl_limits.handover_s,
+        return self._call(
+            recheck_services.reap_rechecks, terms=self.reaping, handover_s=self.crawl_limits.handover_s
         )
 
     def measure_fix_impacts(self, now: datetime) -> int:
-        return impact_services.measure_fix_impacts(now, uow=self.uow, crawl=self.crawl)
+        return self._call(impact_services.measure_fix_impacts, now)

@@ -15,22 +15,16 @@ class LocalPersonKeys(LocalPorts):
     __slots__ = ()
 
     def create_key(self, email: str, team_name: str) -> IssuedKey:
-        return key_services.create_settings_key(
-            email, team_name, uow=self.uow(), clock=self.clock, secrets=self.secrets
-        )
+        return self._call(key_services.create_settings_key, email, team_name)
 
     def rotate_key(self, email: str, team_name: str) -> IssuedKey:
-        return key_services.rotate_settings_key(
-            email, team_name, uow=self.uow(), clock=self.clock, secrets=self.secrets
-        )
+        return self._call(key_services.rotate_settings_key, email, team_name)
 
     def revoke_key(self, email: str, prefix: str) -> ApiKey:
-        return key_services.revoke_key(email, prefix, uow=self.uow(), clock=self.clock)
+        return self._call(key_services.revoke_key, email, prefix)
 
     def list_keys(self, email: str) -> Sequence[ApiKey]:
-        return key_services.list_keys(email, uow=self.uow())
+        return self._call(key_services.list_keys, email)
 
     def webhook_secret(self, email: str, *, rotate: bool = False) -> str:
-        return webhook_services.person_webhook_secret(
-            email, rotate=rotate, uow=self.uow(), secrets=self.secrets
-        )
+        return self._call(webhook_services.person_webhook_secret, email, rotate=rotate)

@@ -14,23 +14,12 @@ class LocalPayments(LocalPorts):
     __slots__ = ()
 
     def receive_payment_event(self, payload: bytes, signature: str, client: str) -> Fulfilment:
-        assert self.limiter is not None, "bootstrap gives the application its rate limiter"
-        return billing_services.receive_event(
-            payload,
-            signature,
-            client,
-            provider=self.payments,
-            uow=self.uow(),
-            clock=self.clock,
-            limiter=self.limiter,
-        )
+        return self._call(billing_services.receive_event, payload, signature, client, provider=self.payments)
 
     def open_test_checkout(self, session_id: str, buyer: UserId) -> LocalCheckout:
-        return billing_services.open_local_checkout(
-            session_id, buyer, uow=self.uow(), provider=self.payments, secrets=self.secrets
-        )
+        return self._call(billing_services.open_local_checkout, session_id, buyer, provider=self.payments)
 
     def complete_test_checkout(self, session_id: str, form_token: str, buyer: UserId) -> LocalCheckoutDone:
-        return billing_services.complete_local_checkout(
-            session_id, form_token, buyer, uow=self.uow, provider=self.payments, clock=self.clock
+        return self._call(
+            billing_services.complete_local_checkout, session_id, form_token, buyer, provider=self.payments
         )

@@ -37,113 +37,69 @@ class LocalWebSession(LocalPorts):
         return self.sign_in_terms.open_sign_up
 
     def sign_in(self, email: str, password: str) -> SignedIn:
-        return signin_services.sign_in(
-            email, password, uow=self.uow(), clock=self.clock, secrets=self.secrets, hasher=self._hasher
-        )
+        return self._call(signin_services.sign_in, email, password)
 
     def sign_up(self, email: str, password: str) -> SignedIn:
-        return signin_services.sign_up(
-            email,
-            password,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            hasher=self._hasher,
-            terms=self.sign_in_terms,
-        )
+        return self._call(signin_services.sign_up, email, password, terms=self.sign_in_terms)
 
     def app_viewer(self, session_token: str) -> AppViewer:
-        return signin_services.viewer(
-            session_token, uow=self.uow(), clock=self.clock, terms=self.sign_in_terms
-        )
+        return self._call(signin_services.viewer, session_token, terms=self.sign_in_terms)
 
     def sign_out(self, session_token: str) -> None:
-        signin_services.sign_out(session_token, uow=self.uow())
+        self._call(signin_services.sign_out, session_token)
 
     def confirm_password(self, session_token: str, password: str) -> AppSession:
-        return signin_services.confirm_password(
-            session_token,
-            password,
-            uow=self.uow(),
-            clock=self.clock,
-            hasher=self._hasher,
-            terms=self.sign_in_terms,
-        )
+        return self._call(signin_services.confirm_password, session_token, password, terms=self.sign_in_terms)
 
     def switch_team(self, session_token: str, team_id: TeamId) -> AppSession:
-        return signin_services.switch_team(
-            session_token, team_id, uow=self.uow(), clock=self.clock, terms=self.sign_in_terms
-        )
+        return self._call(signin_services.switch_team, session_token, team_id, terms=self.sign_in_terms)
 
     def request_password_reset(self, email: str) -> None:
-        signin_services.request_password_reset(
-            email,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            terms=self.sign_in_terms,
-            mailer=self._mailer,
-            public_url=self.public_url,
-        )
+        self._call(signin_services.request_password_reset, email, terms=self.sign_in_terms)
 
     def reset_password(self, link_token: str, password: str) -> User:
-        return signin_services.reset_password(
-            link_token, password, uow=self.uow(), clock=self.clock, hasher=self._hasher
-        )
+        return self._call(signin_services.reset_password, link_token, password)
 
     def team_members(self, caller: Caller) -> Sequence[MemberView]:
-        return team_services.team_members(caller, uow=self.uow())
+        return self._call(team_services.team_members, caller)
 
     def invite_member(self, caller: Caller, email: str) -> Invitation:
-        return team_services.invite_member(
-            caller,
-            email,
-            uow=self.uow(),
-            clock=self.clock,
-            secrets=self.secrets,
-            terms=self.sign_in_terms,
-            mailer=self._mailer,
-            public_url=self.public_url,
-        )
+        return self._call(team_services.invite_member, caller, email, terms=self.sign_in_terms)
 
     def remove_team_member(self, caller: Caller, user_id: UserId) -> None:
-        team_services.remove_team_member(caller, user_id, uow=self.uow())
+        self._call(team_services.remove_team_member, caller, user_id)
 
     def device_login_to_decide(self, user_code: str) -> DeviceLogin:
-        return device_approval.login_to_decide(user_code, uow=self.uow(), clock=self.clock)
+        return self._call(device_approval.login_to_decide, user_code)
 
     def approve_device_login(self, user_code: str, caller: Caller) -> DeviceLogin:
-        return device_approval.approve_device_login(
-            user_code, caller.user_id, caller.team_id, uow=self.uow(), clock=self.clock
-        )
+        return self._call(device_approval.approve_device_login, user_code, caller.user_id, caller.team_id)
 
     def deny_device_login(self, user_code: str, user: UserId) -> DeviceLogin:
-        return device_approval.deny_device_login(user_code, uow=self.uow(), clock=self.clock)
+        return self._call(device_approval.deny_device_login, user_code)
 
     def billing_status(self, caller: Caller) -> BillingStatus:
-        return billing_services.status(caller, uow=self.uow(), provider=self.payments)
+        return self._call(billing_services.status, caller, provider=self.payments)
 
     def billing_change_plan(self, choice: PlanChoice, caller: Caller) -> BillingStatus:
-        return billing_services.change_plan(
-            choice, caller, uow=self.uow, provider=self.payments, clock=self.clock
-        )
+        return self._call(billing_services.change_plan, choice, caller, provider=self.payments)
 
     def renew_test_subscription(self, paid_from: str, caller: Caller) -> Fulfilment:
-        return billing_services.renew_local_subscription(
-            paid_from, caller, uow=self.uow, provider=self.payments, clock=self.clock
+        return self._call(
+            billing_services.renew_local_subscription, paid_from, caller, provider=self.payments
         )
 
     def audit_progress(self, audit_id: AuditId, caller: Caller) -> AuditProgress:
-        detail = audit_services.get_audit(audit_id, caller, uow=self.uow(), clock=self.clock)
-        return report_services.audit_progress(detail, crawl=self.crawl)
+        detail = self._call(audit_services.get_audit, audit_id, caller)
+        return self._call(report_services.audit_progress, detail)
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
-        audits, total = audit_services.list_audits(
+        audits, total = self._call(
+            audit_services.list_audits,
             caller,
             site_id=query.site_id,
             offset=query.offset,
             limit=query.limit,
             statuses=query.statuses,
-            uow=self.uow(),
         )
         return Listing(audits, total)
