@@ -1,19 +1,16 @@
 """The callers' API in this process (`CallerApi`): the declared use cases run by the registry's handlers,
 and the REST and MCP doors' own parts, a request's admission and an audit's export."""
 
-from collections.abc import Iterator, Mapping, Sequence
-from datetime import date
+from collections.abc import Iterator, Sequence
 
 from siteaudit.domain.account import Caller
-from siteaudit.domain.console import PageTotals
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.ids import AuditId
 from siteaudit.ports.application import Admission, ExportKind, ExportRow
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import Declared, Result, UseCase
 from siteaudit.services import key as key_services
 from siteaudit.services import report as report_services
 from siteaudit.services.application.base import LocalPorts
-from siteaudit.services.console import read as console_read
 from siteaudit.services.registry import USE_CASES
 
 
@@ -38,8 +35,3 @@ class LocalCallerApi(LocalPorts):
 
     def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
         return self._call(report_services.export_rows, audit_id, kind, caller)
-
-    def console_page_totals(
-        self, site_id: SiteId, caller: Caller, urls: Sequence[str] | None, start: date, end: date
-    ) -> Mapping[str, PageTotals]:
-        return console_read.page_totals(site_id, caller.team_id, urls, start, end, self.console_deps)
