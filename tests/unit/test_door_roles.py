@@ -123,7 +123,7 @@ def test_no_door_is_typed_against_the_whole_application() -> None:
         for found in whole_application_annotations(PACKAGE / part, PACKAGE.parent)
         if found not in WHOLE_ALLOWED
     ]
-    assert doors == [], "type the door against the roles it uses (siteaudit/ports/application.py)"
+    assert doors == [], "type the door against the roles it uses (siteaudit/ports/application/)"
 
 
 def test_the_scan_sees_a_door_typed_against_the_whole_application(tmp_path: Path) -> None:
