@@ -566,7 +566,7 @@ class _Page:
             rel = attrs.get("rel")
             links[(target, kind, rel is not None and "nofollow" in rel.lower().split())] = None
             count += 1
-            text = node.text()
+            text = node.text_lexbor()
             if len(text) > _LONGEST_GENERIC_TEXT and len(text.strip()) > _LONGEST_GENERIC_TEXT:
                 continue  # too long to be generic even once whitespace is collapsed
             reading = readings.get(text)
@@ -735,7 +735,7 @@ def facts_from_tree(
         elif tag == "link":
             page.link_element(node, in_head=True)
         elif tag == "title":
-            page.titles.append(_collapse(node.text()))
+            page.titles.append(_collapse(node.text_lexbor()))
         elif tag == "script":
             page.script(node)
 
@@ -750,7 +750,7 @@ def facts_from_tree(
             level = int(tag[1])
             page.levels.append(level)
             if level == 1:
-                page.h1s.append(_collapse(node.text()))
+                page.h1s.append(_collapse(node.text_lexbor()))
         elif tag == "script":
             page.script(node)
         elif tag == "link":
