@@ -69,15 +69,57 @@ _HTTP_URL: Final = "^[Hh][Tt][Tt][Pp][Ss]?://"
 _PATTERNS_DOC: Final = "a path prefix (/blog/) or a glob over path and query (*.pdf, /p/*?color=*)"
 
 
-def _patterns(description: str, which: str) -> dict[str, Input]:
-    return body(
-        description,
-        doc=f"URLs {which}: {_PATTERNS_DOC}",
-        max_items=MAX_PATTERNS,
-        max_length=MAX_PATTERN_CHARS,
-        pattern=PATTERN_REGEX,
-        itemwise=True,
+@frozen
+class Scope:
+    """The scope inputs (docs/audits.md) an audit takes and a site saves, declared once for StartAudit,
+    CrawlSite and UpdateSite: None leaves the saved one, or for an audit takes it."""
+
+    include: dict[str, Input]
+    exclude: dict[str, Input]
+    query_params: dict[str, Input]
+    keep_params: dict[str, Input]
+
+
+def scope(*, itemwise: bool) -> Scope:
+    """The scope inputs; `itemwise`: the REST door names a bad pattern or parameter by its place
+    (StartAudit's; a site's are checked by its handler)."""
+
+    def patterns(description: str, which: str) -> dict[str, Input]:
+        return body(
+            description,
+            doc=f"URLs {which}: {_PATTERNS_DOC}",
+            max_items=MAX_PATTERNS,
+            max_length=MAX_PATTERN_CHARS,
+            pattern=PATTERN_REGEX,
+            itemwise=itemwise,
+        )
+
+    return Scope(
+        include=patterns("Keep only URLs matching one: /path prefix or * glob.", "kept (none: every URL)"),
+        exclude=patterns("Leave out URLs matching one.", "left out"),
+        query_params=body(
+            "Query strings.",
+            doc="what is done with query strings; default: the site's setting, else keep",
+            max_length=20,
+            named=True,
+        ),
+        keep_params=body(
+            "Parameters keep_listed keeps.",
+            doc="the parameters query_params keep_listed keeps (only with keep_listed)",
+            max_items=MAX_KEEP_PARAMS,
+            max_length=MAX_PARAM_CHARS,
+            pattern=PARAM_REGEX,
+            itemwise=itemwise,
+        ),
     )
+
+
+_SCOPE: Final = scope(itemwise=True)
+
+
+def extraction_rules(doc: str) -> dict[str, Input]:
+    """The extraction rules (docs/extraction.md) an audit reads: `/v1` only, a tool's caller not told."""
+    return body("Extraction rules.", doc=doc, rest_only=True)
 
 
 @frozen
@@ -162,11 +204,9 @@ class StartAudit(UseCase[AuditStarted]):
     )
     extract: tuple[ExtractionRule, ...] | None = field(
         default=None,
-        metadata=body(
-            "Extraction rules.",
-            doc="extraction rules read on each HTML page (docs/extraction.md), each name used once; a rule "
-            "that does not parse answers 422 validation_failed naming extract[i].expression",
-            rest_only=True,
+        metadata=extraction_rules(
+            "extraction rules read on each HTML page (docs/extraction.md), each name used once; a rule "
+            "that does not parse answers 422 validation_failed naming extract[i].expression"
         ),
     )
     # None: false, shown as its default (a tool's caller is not told a default it need not send).
@@ -178,15 +218,7 @@ class StartAudit(UseCase[AuditStarted]):
             shown_default=False,
         ),
     )
-    query_params: QueryParams | None = field(
-        default=None,
-        metadata=body(
-            "Query strings.",
-            doc="what is done with query strings; default: the site's setting, else keep",
-            max_length=20,
-            named=True,
-        ),
-    )
+    query_params: QueryParams | None = field(default=None, metadata=_SCOPE.query_params)
     urls: tuple[str, ...] | None = field(
         default=None,
         metadata=body(
@@ -203,24 +235,9 @@ class StartAudit(UseCase[AuditStarted]):
             format="uri",
         ),
     )
-    include: tuple[str, ...] | None = field(
-        default=None,
-        metadata=_patterns("Keep only URLs matching one: /path prefix or * glob.", "kept (none: every URL)"),
-    )
-    exclude: tuple[str, ...] | None = field(
-        default=None, metadata=_patterns("Leave out URLs matching one.", "left out")
-    )
-    keep_params: tuple[str, ...] | None = field(
-        default=None,
-        metadata=body(
-            "Parameters keep_listed keeps.",
-            doc="the parameters query_params keep_listed keeps (only with keep_listed)",
-            max_items=MAX_KEEP_PARAMS,
-            max_length=MAX_PARAM_CHARS,
-            pattern=PARAM_REGEX,
-            itemwise=True,
-        ),
-    )
+    include: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.include)
+    exclude: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.exclude)
+    keep_params: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.keep_params)
 
     http = Http(
         "POST",
