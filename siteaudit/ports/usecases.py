@@ -388,6 +388,19 @@ def body_required(declared: Declared) -> bool:
     return any(f.required for f in in_body) or one_of or put
 
 
+Request = TypeVar("Request")
+
+
+def request_of(asked: UseCase[Any], request: type[Request], **instead: Any) -> Request:
+    """`request` (an attrs class a service takes) built from the inputs of `asked` it names the same, and
+    `instead` besides them or in their place: a handler passing its declaration on to a service names no
+    input twice."""
+    names = attrs.fields_dict(typing.cast(Any, request))
+    declared = attrs.fields(typing.cast(Any, type(asked)))
+    inputs = {found.name: getattr(asked, found.name) for found in declared if found.name in names}
+    return request(**{**inputs, **instead})
+
+
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:
     """The fields a door names when not exactly one of `exactly_one_of` is given (None: not given)."""
     names = declared.exactly_one_of

@@ -19,6 +19,7 @@ from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
+from siteaudit.ports.usecases import request_of
 from siteaudit.services import audit as audit_services
 from siteaudit.services.audits.answers import AuditRow, AuditStarted
 from siteaudit.services.site import check_proof, require_public_address, scheduled_max_pages
@@ -237,20 +238,7 @@ def crawl_site(
     """Audit the site with its saved settings, each input given replacing its saved one (the scope and
     extraction rules: docs/audits.md, docs/extraction.md): max_rps capped at the site's and at 3 while
     unverified, charged to the team owner, no webhook (`services/audit.py`, `start_audit`)."""
-    request = AuditRequest(
-        site_id=asked.site_id,
-        max_pages=asked.max_pages,
-        max_rps=asked.max_rps,
-        trigger=asked.trigger,
-        render=asked.render,
-        urls=asked.urls,
-        sitemap_only=asked.sitemap_only,
-        include=asked.include,
-        exclude=asked.exclude,
-        query_params=asked.query_params,
-        keep_params=asked.keep_params,
-        extract=asked.extract,
-    )
+    request = request_of(asked, AuditRequest)
     started = audit_services.start_audit(
         request,
         caller,
