@@ -388,17 +388,17 @@ def body_required(declared: Declared) -> bool:
     return any(f.required for f in in_body) or one_of or put
 
 
-Request = TypeVar("Request")
+Built = TypeVar("Built")
 
 
-def request_of(asked: UseCase[Any], request: type[Request], **instead: Any) -> Request:
-    """`request` (an attrs class a service takes) built from the inputs of `asked` it names the same, and
-    `instead` besides them or in their place: a handler passing its declaration on to a service names no
-    input twice."""
-    names = attrs.fields_dict(typing.cast(Any, request))
-    declared = attrs.fields(typing.cast(Any, type(asked)))
-    inputs = {found.name: getattr(asked, found.name) for found in declared if found.name in names}
-    return request(**{**inputs, **instead})
+def copy_named(target: type[Built], source: Any, **instead: Any) -> Built:
+    """`target` (an attrs class) built from the fields of `source` (an attrs instance: a declaration, a
+    domain record) it names alike, and `instead` besides them or in their place; a field of `target` that
+    `source` lacks takes its default. A handler passing its declaration on to a service, or an answer
+    shown from a domain record, so names no field twice."""
+    names = attrs.fields_dict(typing.cast(Any, target))
+    shared = (found.name for found in attrs.fields(type(source)) if found.name in names)
+    return target(**{name: getattr(source, name) for name in shared if name not in instead}, **instead)
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

@@ -16,7 +16,7 @@ from siteaudit.ports.network import HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.ports.usecases import request_of
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services import audit as audit_services
 from siteaudit.services import report as report_services
 from siteaudit.services.audits.answers import (
@@ -63,7 +63,7 @@ def start_audit(
     rules across its inputs (one start, no crawler token for a site, a list as listed) are the domain's,
     each bad input named."""
     # sitemap_only not given (None) is false; the trigger is the request's default, api.
-    request = request_of(asked, AuditRequest, sitemap_only=bool(asked.sitemap_only))
+    request = copy_named(AuditRequest, asked, sitemap_only=bool(asked.sitemap_only))
     started = audit_services.start_audit(
         request,
         caller,

@@ -35,11 +35,11 @@ from siteaudit.ports.usecases import (
     Tool,
     UseCase,
     body,
+    copy_named,
     exactly_one_problem,
     fields_of,
     path,
     query,
-    request_of,
     result_of,
     unbounded,
 )
@@ -108,12 +108,12 @@ class Request:
 
 def test_a_request_takes_the_inputs_it_names_alike_and_what_is_given_instead() -> None:
     asked = Plain(number=3, word="a", words=("b",))
-    assert request_of(asked, Request) == Request(number=3, word="a")
-    assert request_of(asked, Request, word="c", kept=True) == Request(number=3, word="c", kept=True)
+    assert copy_named(Request, asked) == Request(number=3, word="a")
+    assert copy_named(Request, asked, word="c", kept=True) == Request(number=3, word="c", kept=True)
 
 
 def test_every_input_of_an_audits_start_reaches_its_request() -> None:
-    # The handlers pass their declaration on by name (`request_of`): an input the request does not name
+    # The handlers pass their declaration on by name (`copy_named`): an input the request does not name
     # would be dropped without a word.
     for declared in (StartAudit, CrawlSite):
         assert {found.name for found in fields_of(declared)} <= set(attrs.fields_dict(AuditRequest))
