@@ -259,3 +259,13 @@ class AuditStarted:
             max_rps=audit.max_rps,
             warnings=notices,
         )
+
+
+def started_text(a: Mapping[str, Any]) -> str:
+    """What a tool's caller reads first of an `AuditStarted` (its JSON), whichever use case started the
+    audit (StartAudit, CrawlSite)."""
+    return (
+        f"Audit {a['crawl_id']} queued; {a['estimated_credits']:g} credits reserved (the unused "
+        f"part is refunded), {a['max_rps']:g} requests/s. Call wait_for_audit with crawl_id "
+        f"{a['crawl_id']}, then get_report."
+    )

@@ -48,6 +48,7 @@ from siteaudit.services.audits.answers import (
     PageList,
     ReportDiff,
     ReportTemplates,
+    started_text,
 )
 
 CRAWL_ID: Final = path("Audit id (from start_audit, list_audits).", low=1, high=MAX_ID)
@@ -270,7 +271,7 @@ class StartAudit(UseCase[AuditStarted]):
         "Start an audit",
         "Audit a public website for SEO problems; answers crawl_id at once. COSTS CREDITS: 1 a page up to "
         "max_pages, unused refunded. Then wait_for_audit.",
-        doors.started_text,
+        started_text,
         read_only=False,
         idempotent=False,
         open_world=True,

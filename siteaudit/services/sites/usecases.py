@@ -28,7 +28,7 @@ from siteaudit.domain.site import (
 )
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import BODY_ERRORS, Http, Leads, Tool, UseCase, body
-from siteaudit.services.audits.answers import AuditStarted
+from siteaudit.services.audits.answers import AuditStarted, started_text
 from siteaudit.services.audits.usecases import CRAWL_LINKS, extraction_rules, scope
 from siteaudit.services.sites import doors
 from siteaudit.services.sites.answers import (
@@ -422,7 +422,7 @@ class CrawlSite(UseCase[AuditStarted]):
         "Audit a registered site",
         "Audit a registered site with its settings; answers crawl_id. COSTS CREDITS (team owner's): "
         "1 a page up to max_pages, unused refunded. Then wait_for_audit.",
-        doors.started_text,
+        started_text,
         read_only=False,
         idempotent=False,
         open_world=True,
