@@ -15,7 +15,7 @@ from siteaudit.domain.credit import as_number, credits
 from siteaudit.domain.issue import CheckScope, CheckSpec, Severity
 from siteaudit.domain.recheck import Recheck as RecheckRecord
 from siteaudit.domain.recheck import RecheckStatus, UrlResult
-from siteaudit.domain.task import CLICK_WEIGHT, SEVERITY_WEIGHT, FixedBy, TaskResult, TaskStatus
+from siteaudit.domain.task import CLICK_WEIGHT, SEVERITY_WEIGHT, Acceptance, FixedBy, TaskResult, TaskStatus
 from siteaudit.domain.task import FixTask as TaskRecord
 from siteaudit.ports.usecases import copy_named
 
@@ -26,16 +26,6 @@ IMPACT_FORMULA: Final = (
     + "; clicks_28d counts 0 without search-console data (has_traffic_data false), so tasks then rank by "
     "severity and pages alone"
 )
-
-
-@frozen
-class Acceptance:
-    """When the task counts as done: in words, and as the check, its scope and the template."""
-
-    text: str
-    check: str
-    scope: CheckScope
-    template: str
 
 
 @frozen
@@ -200,16 +190,13 @@ def _task_fields(task: TaskRecord) -> dict[str, Any]:
     """What a task shows besides the record's fields of the same names: its id, its check's texts, its
     acceptance, and when it was fixed only once fixed."""
     spec = _spec(task.code, task.severity)
-    accepted = task.acceptance(spec)
     return {
         "id": task.key,
         "impact": task.impact,
         "title": spec.title,
         "why": spec.why,
         "fix": spec.fix,
-        "acceptance": Acceptance(
-            text=accepted.text, check=accepted.check, scope=accepted.scope, template=accepted.template
-        ),
+        "acceptance": task.acceptance(spec),
         "recheckable": spec.recheckable,
         "fixed_by": task.fixed_by if task.status is TaskStatus.FIXED else None,
         "fixed_at": task.fixed_at if task.status is TaskStatus.FIXED else None,
