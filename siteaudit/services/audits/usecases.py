@@ -79,6 +79,28 @@ class Scope:
     exclude: dict[str, Input]
     query_params: dict[str, Input]
     keep_params: dict[str, Input]
+    sitemap_only: dict[str, Input]
+    itemwise: bool
+
+    def urls(self, description: str, doc: str) -> dict[str, Input]:
+        """A list audit's URLs (an audit's, not a site's setting): what they may be differs by use case."""
+        return body(
+            description,
+            doc=doc,
+            min_items=1,
+            max_items=MAX_LISTED_URLS,
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            counted=True,
+            itemwise=self.itemwise,
+            format="uri",
+        )
+
+
+# docs/audits.md: a list audit audits its URLs as listed, so it takes no other scope.
+LISTED_ONLY: Final = tuple(
+    ("urls", name) for name in ("sitemap_only", "include", "exclude", "query_params", "keep_params")
+)
 
 
 def scope(*, itemwise: bool) -> Scope:
@@ -112,6 +134,12 @@ def scope(*, itemwise: bool) -> Scope:
             pattern=PARAM_REGEX,
             itemwise=itemwise,
         ),
+        sitemap_only=body(
+            "Audit only what the sitemaps list.",
+            doc="audit what the sitemaps list, nothing followed (docs/audits.md; not with urls)",
+            shown_default=False,
+        ),
+        itemwise=itemwise,
     )
 
 
@@ -137,7 +165,7 @@ class StartAudit(UseCase[AuditStarted]):
     excludes: ClassVar[tuple[Exclusion, ...]] = (
         ("site_id", "verify_token"),
         ("url", "urls"),
-        *(("urls", name) for name in ("sitemap_only", "include", "exclude", "query_params", "keep_params")),
+        *LISTED_ONLY,
         ("keep_params", "query_params", (QueryParams.DROP.value, QueryParams.KEEP.value)),
     )
 
@@ -211,29 +239,15 @@ class StartAudit(UseCase[AuditStarted]):
         ),
     )
     # None: false, shown as its default (a tool's caller is not told a default it need not send).
-    sitemap_only: bool | None = field(
-        default=None,
-        metadata=body(
-            "Audit only what the sitemaps list.",
-            doc="audit what the sitemaps list, nothing followed (docs/audits.md)",
-            shown_default=False,
-        ),
-    )
+    sitemap_only: bool | None = field(default=None, metadata=_SCOPE.sitemap_only)
     query_params: QueryParams | None = field(default=None, metadata=_SCOPE.query_params)
     urls: tuple[str, ...] | None = field(
         default=None,
-        metadata=body(
+        metadata=_SCOPE.urls(
             "Audit exactly these URLs (one origin), nothing followed.",
-            doc="a list audit (docs/audits.md): exactly these URLs, nothing followed; one origin, duplicates "
+            "a list audit (docs/audits.md): exactly these URLs, nothing followed; one origin, duplicates "
             "removed, at most max_pages and the plan's page cap; others answer 422 validation_failed naming "
             "urls[i]",
-            min_items=1,
-            max_items=MAX_LISTED_URLS,
-            min_length=1,
-            max_length=MAX_URL_LENGTH,
-            counted=True,
-            itemwise=True,
-            format="uri",
         ),
     )
     include: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.include)

@@ -14,7 +14,6 @@ from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.scope import (
-    MAX_LISTED_URLS,
     QueryParams,
 )
 from siteaudit.domain.site import (
@@ -29,7 +28,7 @@ from siteaudit.domain.site import (
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import BODY_ERRORS, Http, Leads, Tool, UseCase, body
 from siteaudit.services.audits.answers import AuditStarted, started_text
-from siteaudit.services.audits.usecases import CRAWL_LINKS, extraction_rules, scope
+from siteaudit.services.audits.usecases import CRAWL_LINKS, LISTED_ONLY, extraction_rules, scope
 from siteaudit.services.sites import doors
 from siteaudit.services.sites.answers import (
     RegisteredSite,
@@ -328,10 +327,7 @@ class CrawlSite(UseCase[AuditStarted]):
     charged to the team owner, no webhook. Raises NotFound, InsufficientCredits, PlanLimitMaxPages,
     SiteNotVerified, InvalidUrl or DispatchFailed."""
 
-    # docs/audits.md: a list audit audits its URLs as listed, so it takes no other scope.
-    excludes = tuple(
-        ("urls", name) for name in ("sitemap_only", "include", "exclude", "query_params", "keep_params")
-    )
+    excludes = LISTED_ONLY
 
     site_id: SiteId = field(metadata=SITE_ID)
     max_pages: int | None = field(
@@ -370,24 +366,13 @@ class CrawlSite(UseCase[AuditStarted]):
     )
     urls: tuple[str, ...] | None = field(
         default=None,
-        metadata=body(
+        metadata=_SCOPE.urls(
             "Audit exactly these URLs of the site, nothing followed.",
-            doc="a list audit (docs/audits.md): exactly these URLs of the site, nothing followed; "
+            "a list audit (docs/audits.md): exactly these URLs of the site, nothing followed; "
             "duplicates removed, at most max_pages",
-            min_items=1,
-            max_items=MAX_LISTED_URLS,
-            min_length=1,
-            max_length=MAX_URL_LENGTH,
-            counted=True,
         ),
     )
-    sitemap_only: bool = field(
-        default=False,
-        metadata=body(
-            "Audit only what the sitemaps list.",
-            doc="audit what the sitemaps list, nothing followed (not with urls)",
-        ),
-    )
+    sitemap_only: bool = field(default=False, metadata=_SCOPE.sitemap_only)
     include: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.include)
     exclude: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.exclude)
     query_params: QueryParams | None = field(default=None, metadata=_SCOPE.query_params)
