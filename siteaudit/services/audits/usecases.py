@@ -1,4 +1,4 @@
-# Over 500 lines: ten declarations, each mostly its inputs' bounds and its doors' texts (StartAudit's fifteen inputs alone 180).
+# Over 500 lines: ten declarations, each mostly its inputs' bounds and its doors' texts (StartAudit's fifteen inputs alone 100), and the scope inputs the sites' use cases share.
 """The audit use cases (docs/rest-api.md "Endpoints"), each declared once: its inputs with their bounds, its
 result, and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md,
 "Adding a use case"); the handlers are in `audit.py`. The export (a file streamed) and the app's live
