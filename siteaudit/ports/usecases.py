@@ -15,7 +15,7 @@ import enum
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Final, Generic, Literal, NewType, TypeVar
+from typing import Any, ClassVar, Final, Generic, Literal, NewType, TypeVar, Unpack
 
 import attrs
 from attrs import frozen
@@ -88,95 +88,66 @@ class Input:
     itemwise: bool = False
 
 
-def path(
-    description: str,
-    *,
-    min_length: int | None = None,
-    max_length: int | None = None,
-    pattern: str | None = None,
-    low: float | None = None,
-    high: float | None = None,
-) -> dict[str, Input]:
+class _Bounds(typing.TypedDict, total=False):
+    """The bounds `path` takes (`Input` says what each means)."""
+
+    min_length: int | None
+    max_length: int | None
+    pattern: str | None
+    low: float | None
+    high: float | None
+
+
+class _QueryBounds(typing.TypedDict, total=False):
+    """What `query` takes besides the description."""
+
+    doc: str | None
+    low: float | None
+    high: float | None
+    min_length: int | None
+    max_length: int | None
+    named: bool
+    rest_only: bool
+
+
+class _BodyBounds(_QueryBounds, total=False):
+    """What `body` takes besides the description."""
+
+    min_items: int | None
+    max_items: int | None
+    pattern: str | None
+    refuses: str | None
+    counted: bool
+    strict: bool
+    choices: tuple[str, ...]
+    shown_default: Any
+    format: str | None
+    itemwise: bool
+
+
+def path(description: str, **bounds: Unpack[_Bounds]) -> dict[str, Input]:
     """attrs metadata of an input in the request path (REST) or a required argument (tool)."""
-    spec = Input(
-        "path", description, low=low, high=high, min_length=min_length, max_length=max_length, pattern=pattern
-    )
-    return {INPUT: spec}
+    return {INPUT: Input("path", description, **bounds)}
 
 
-def query(
-    description: str,
-    *,
-    doc: str | None = None,
-    low: float | None = None,
-    high: float | None = None,
-    min_length: int | None = None,
-    max_length: int | None = None,
-    named: bool = False,
-    rest_only: bool = False,
-) -> dict[str, Input]:
+def query(description: str, **bounds: Unpack[_QueryBounds]) -> dict[str, Input]:
     """attrs metadata of an input in the query string (REST) or an argument (tool); its default is the
     attrs field's, and one without a default is required. A string's lengths are checked by the REST door
     (both bounds, unlike a body's) and shown in the document; `doc` is the parameter's description there."""
-    spec = Input(
-        "query",
-        description,
-        doc,
-        low=low,
-        high=high,
-        min_length=min_length,
-        max_length=max_length,
-        strict=True,
-        named=named,
-        rest_only=rest_only,
-    )
-    return {INPUT: spec}
+    return {INPUT: Input("query", description, strict=True, **bounds)}
 
 
-def body(
-    description: str,
-    *,
-    doc: str | None = None,
-    min_length: int | None = None,
-    max_length: int | None = None,
-    min_items: int | None = None,
-    max_items: int | None = None,
-    pattern: str | None = None,
-    refuses: str | None = None,
-    counted: bool = False,
-    strict: bool = False,
-    low: float | None = None,
-    high: float | None = None,
-    choices: tuple[str, ...] = (),
-    named: bool = False,
-    shown_default: Any = None,
-    format: str | None = None,
-    rest_only: bool = False,
-    itemwise: bool = False,
-) -> dict[str, Input]:
+def body(description: str, **bounds: Unpack[_BodyBounds]) -> dict[str, Input]:
     """attrs metadata of a field of the JSON body (REST) or an argument (tool; `rest_only`: not one)."""
-    spec = Input(
-        "body",
-        description,
-        doc,
-        low=low,
-        high=high,
-        min_length=min_length,
-        max_length=max_length,
-        min_items=min_items,
-        max_items=max_items,
-        pattern=pattern,
-        refuses=refuses,
-        counted=counted,
-        strict=strict,
-        choices=choices,
-        named=named,
-        shown_default=shown_default,
-        format=format,
-        rest_only=rest_only,
-        itemwise=itemwise,
-    )
-    return {INPUT: spec}
+    return {INPUT: Input("body", description, **bounds)}
+
+
+# The errors of every use case reading a JSON body (a field's fault, a body too large, not JSON).
+BODY_ERRORS: Final = (
+    ErrorCode.VALIDATION_FAILED,
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+)
 
 
 def answer_schema(schema: Mapping[str, Any] | None, *, omitted_when_none: bool = False) -> dict[str, Any]:
@@ -415,6 +386,19 @@ def body_required(declared: Declared) -> bool:
     put = isinstance(http, Http) and http.method == "PUT"
     one_of = bool(declared.exactly_one_of) or bool(declared.at_least_one_of)
     return any(f.required for f in in_body) or one_of or put
+
+
+Built = TypeVar("Built")
+
+
+def copy_named(target: type[Built], source: Any, **instead: Any) -> Built:
+    """`target` (an attrs class) built from the fields of `source` (an attrs instance: a declaration, a
+    domain record) it names alike, and `instead` besides them or in their place; a field of `target` that
+    `source` lacks takes its default. A handler passing its declaration on to a service, or an answer
+    shown from a domain record, so names no field twice."""
+    names = attrs.fields_dict(typing.cast(Any, target))
+    shared = (found.name for found in attrs.fields(type(source)) if found.name in names)
+    return target(**{name: getattr(source, name) for name in shared if name not in instead}, **instead)
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

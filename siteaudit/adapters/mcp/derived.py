@@ -20,6 +20,7 @@ from siteaudit.ports.usecases import (
     Tool,
     UseCase,
     Wait,
+    copy_named,
     exactly_one_problem,
     fields_of,
     result_of,
@@ -30,17 +31,7 @@ TIMEOUT: Final = Param("timeout_s", "number", "Seconds to wait at most.", low=1,
 
 def param(found: Field) -> Param:
     spec = found.spec
-    if found.kind == "urls":
-        return Param(
-            found.name,
-            "urls",
-            spec.description,
-            found.required,
-            low=spec.min_items,
-            high=spec.max_items,
-            min_length=spec.min_length,
-            max_length=spec.max_length,
-        )
+    assert found.kind != "rules", "extraction rules are a REST input only (rest_only)"
     if found.kind == "enum":
         return Param(
             found.name,
@@ -50,17 +41,18 @@ def param(found: Field) -> Param:
             choices=found.choices,
             default=found.shown(found.default),
         )
-    assert found.kind != "rules", "extraction rules are a REST input only (rest_only)"
+    # A list's bounds are its count; each URL's lengths are a string's.
+    listed = found.kind == "urls"
     return Param(
         found.name,
         found.kind,
         spec.description,
         found.required,
-        low=spec.low,
-        high=spec.high,
+        low=spec.min_items if listed else spec.low,
+        high=spec.max_items if listed else spec.high,
         min_length=spec.min_length,
         max_length=spec.max_length,
-        default=found.default,
+        default=None if listed else found.default,
     )
 
 
@@ -127,38 +119,28 @@ def derived_tools(use_cases: Sequence[Declared]) -> tuple[ToolSpec, ...]:
             continue
         params = tuple(param(found) for found in fields_of(declared) if not found.spec.rest_only)
         run = answer_of(declared)
+        answer = result_of(declared)
         specs.append(
-            ToolSpec(
-                name=tool.name,
-                title=tool.title,
-                description=tool.description,
+            copy_named(
+                ToolSpec,
+                tool,
                 uses=("handle",),
                 run=run,
-                summary=tool.summary,
                 params=params,
-                read_only=tool.read_only,
-                destructive=tool.destructive,
-                idempotent=tool.idempotent,
-                open_world=tool.open_world,
-                untrusted=tool.untrusted,
                 limited=limited(declared),
-                answer=result_of(declared),
-                lists=tool.lists,
-                omits=tool.omits,
-                text=tool.text,
+                answer=answer,
             )
         )
+        # A door-own waiting tool shows what the use case's tool does (its answer, its lists, its text).
         specs.extend(
-            ToolSpec(
-                name=wait.name,
-                title=wait.title,
-                description=wait.description,
+            copy_named(
+                ToolSpec,
+                wait,
                 uses=("handle",),
                 run=waiting(run, wait),
-                summary=wait.summary,
                 params=(*params, TIMEOUT),
                 untrusted=tool.untrusted,
-                answer=result_of(declared),
+                answer=answer,
                 lists=tool.lists,
                 omits=tool.omits,
                 text=tool.text,

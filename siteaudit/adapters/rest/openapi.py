@@ -308,11 +308,6 @@ PATHS: Final[dict[str, dict[str, Any]]] = {
 # --- registered sites (docs/rest-api.md "Registered sites"): declared; what other paths under a site share
 
 SITE_ID: Final = {"name": "site_id", "in": "path", "required": True, "schema": ID_SCHEMA}
-_BODY_ERRORS: Final = (
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-)
 
 
 def _body(

@@ -24,17 +24,12 @@ from siteaudit.domain.access import (
 )
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
-from siteaudit.ports.usecases import Http, NotOffered, Tool, UseCase, body
+from siteaudit.ports.usecases import BODY_ERRORS, Http, NotOffered, Tool, UseCase, body
 from siteaudit.services.access import doors
 from siteaudit.services.access.answers import SiteAccessStatus
 from siteaudit.services.tasks.usecases import SITE_ID
 
 _PATH: Final = "/v1/sites/{site_id}/access"
-_BODY_ERRORS: Final = (
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-)
 _NO_SECRETS_TOOL: Final = (
     "the values are credentials: a model's context, and its host's logs and transcripts, are no place "
     "for them; a person sets or removes them over /v1"
@@ -124,7 +119,7 @@ class SetSiteAccess(UseCase[SiteAccessStatus]):
         "setSiteAccess",
         "Set or replace the staging access of a verified site: basic auth, headers, cookies, sent only to "
         "the site's own origin",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.SITE_NOT_VERIFIED, *_BODY_ERRORS),
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.SITE_NOT_VERIFIED, *BODY_ERRORS),
         examples=({"basic_auth_user": "preview", "basic_auth_password": "correct horse battery staple"},),
     )
     tool = NotOffered("mcp", _NO_SECRETS_TOOL)

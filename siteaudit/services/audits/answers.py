@@ -23,7 +23,7 @@ from siteaudit.domain.scope import AuditScope as ScopeRecord
 from siteaudit.domain.site import Notice
 from siteaudit.ports.application import AuditDetail
 from siteaudit.ports.crawl import PageRow
-from siteaudit.ports.usecases import answer_schema
+from siteaudit.ports.usecases import answer_schema, copy_named
 
 # A page row's extraction values (docs/extraction.md), as the OpenAPI document shows them.
 EXTRACT_SCHEMA: Final[Mapping[str, Any]] = {
@@ -36,20 +36,10 @@ EXTRACT_SCHEMA: Final[Mapping[str, Any]] = {
 }
 
 
-def _shown(audit: AuditRecord) -> dict[str, Any]:
-    """The fields an audit's detail and its row in the list both show, by their names at the doors."""
-    return {
-        "crawl_id": audit.id,
-        "site_id": audit.site_id,
-        "site_url": audit.url,
-        "trigger": audit.trigger.value,
-        "status": audit.status,
-        "pages_crawled": audit.pages_crawled,
-        "max_pages": audit.max_pages,
-        "created_at": audit.created_at,
-        "finished_at": audit.finished_at,
-        "archived_at": audit.archived_at,
-    }
+def _renamed(audit: AuditRecord) -> dict[str, Any]:
+    """The fields an audit's detail and its row in the list show under other names at the doors; the
+    others they share keep the record's names."""
+    return {"crawl_id": audit.id, "site_url": audit.url, "trigger": audit.trigger.value}
 
 
 @frozen
@@ -70,15 +60,7 @@ class AuditScope:
         """None for a whole-site crawl with no rules (what every audit before scopes is)."""
         if scope == WHOLE_SITE:
             return None
-        rules = scope.rules
-        return cls(
-            urls=len(scope.urls),
-            sitemap_only=scope.sitemap_only,
-            include=rules.include,
-            exclude=rules.exclude,
-            query_params=rules.query_params,
-            keep_params=rules.keep_params,
-        )
+        return copy_named(cls, scope.rules, urls=len(scope.urls), sitemap_only=scope.sitemap_only)
 
 
 @frozen
@@ -116,19 +98,14 @@ class Audit:
         per_minute = None
         if duration is not None and duration > 0:
             per_minute = round(audit.pages_crawled / (duration / 60), 1)
-        return cls(
-            **_shown(audit),
+        return copy_named(
+            cls,
+            audit,
+            **_renamed(audit),
             credits_reserved=as_number(audit.credits_reserved),
-            started_at=audit.started_at,
-            failure_reason=audit.failure_reason,
-            verify_token_set=audit.verify_token_set,
-            max_rps=audit.max_rps,
-            concurrency=audit.concurrency,
             duration_s=None if duration is None else round(duration, 1),
             pages_per_minute=per_minute,
-            last_progress_at=audit.last_progress_at,
             stalled=detail.stalled,
-            render=audit.render,
             scope=AuditScope.of(audit.scope),
         )
 
@@ -152,7 +129,7 @@ class AuditRow:
 
     @classmethod
     def of(cls, audit: AuditRecord) -> "AuditRow":
-        return cls(**_shown(audit), health_score=audit.health_score)
+        return copy_named(cls, audit, **_renamed(audit))
 
 
 @frozen
@@ -227,16 +204,10 @@ class Page:
 
     @classmethod
     def of(cls, row: PageRow) -> "Page":
-        return cls(
-            url=row.url,
-            status_code=row.status_code,
-            title=row.title,
-            meta_description=row.meta_description,
-            word_count=row.word_count,
-            depth=row.depth,
-            blocked_by=row.blocked_by,
+        return copy_named(
+            cls,
+            row,
             fetch_error=None if row.fetch_error is None else row.fetch_error.value,
-            excluded_by=row.excluded_by,
             extract={e.name: e.values for e in row.extracted} if row.extracted else None,
         )
 
@@ -260,13 +231,7 @@ class Issue:
 
     @classmethod
     def of(cls, issue: IssueRecord) -> "Issue":
-        return cls(
-            check_code=issue.check_code,
-            severity=issue.severity,
-            url=issue.url,
-            template=issue.template,
-            details=dict(issue.details),
-        )
+        return copy_named(cls, issue, details=dict(issue.details))
 
 
 @frozen
@@ -294,3 +259,13 @@ class AuditStarted:
             max_rps=audit.max_rps,
             warnings=notices,
         )
+
+
+def started_text(a: Mapping[str, Any]) -> str:
+    """What a tool's caller reads first of an `AuditStarted` (its JSON), whichever use case started the
+    audit (StartAudit, CrawlSite)."""
+    return (
+        f"Audit {a['crawl_id']} queued; {a['estimated_credits']:g} credits reserved (the unused "
+        f"part is refunded), {a['max_rps']:g} requests/s. Call wait_for_audit with crawl_id "
+        f"{a['crawl_id']}, then get_report."
+    )

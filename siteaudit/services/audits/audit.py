@@ -4,7 +4,7 @@ audit and report services."""
 from attrs import evolve
 
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import AuditRequest, AuditTrigger
+from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.extraction import ExtractMatch, every_rule, filter_errors
 from siteaudit.domain.network import AddressPolicy
@@ -16,6 +16,7 @@ from siteaudit.ports.network import HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services import audit as audit_services
 from siteaudit.services import report as report_services
 from siteaudit.services.audits.answers import (
@@ -61,24 +62,8 @@ def start_audit(
     """A URL's, a list's or a registered site's audit started (`services/audit.py`, `start_audit`): the
     rules across its inputs (one start, no crawler token for a site, a list as listed) are the domain's,
     each bad input named."""
-    request = AuditRequest(
-        url=asked.url,
-        site_id=asked.site_id,
-        max_pages=asked.max_pages,
-        concurrency=asked.concurrency,
-        max_rps=asked.max_rps,
-        webhook_url=asked.webhook_url,
-        verify_token=asked.verify_token,
-        trigger=AuditTrigger.API,
-        render=asked.render,
-        extract=asked.extract,
-        urls=asked.urls,
-        sitemap_only=bool(asked.sitemap_only),
-        include=asked.include,
-        exclude=asked.exclude,
-        query_params=asked.query_params,
-        keep_params=asked.keep_params,
-    )
+    # sitemap_only not given (None) is false; the trigger is the request's default, api.
+    request = copy_named(AuditRequest, asked, sitemap_only=bool(asked.sitemap_only))
     started = audit_services.start_audit(
         request,
         caller,

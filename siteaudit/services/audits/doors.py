@@ -90,11 +90,3 @@ def diff_text(a: A) -> str:
 
 def fix_prompt_text(a: A) -> str:
     return f"Fix prompt for audit {a['crawl_id']} ({len(a['prompt'])} characters)."
-
-
-def started_text(a: A) -> str:
-    return (
-        f"Audit {a['crawl_id']} queued; {a['estimated_credits']:g} credits reserved (the unused "
-        f"part is refunded), {a['max_rps']:g} requests/s. Call wait_for_audit with crawl_id "
-        f"{a['crawl_id']}, then get_report."
-    )

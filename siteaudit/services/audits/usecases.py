@@ -1,4 +1,4 @@
-# Over 500 lines: ten declarations, each mostly its inputs' bounds and its doors' texts (StartAudit's fifteen inputs alone 180).
+# Over 500 lines: ten declarations, each mostly its inputs' bounds and its doors' texts (StartAudit's fifteen inputs alone 100), and the scope inputs the sites' use cases share.
 """The audit use cases (docs/rest-api.md "Endpoints"), each declared once: its inputs with their bounds, its
 result, and how `/v1` and the tools offer it. Every door is derived from these (docs/architecture.md,
 "Adding a use case"); the handlers are in `audit.py`. The export (a file streamed) and the app's live
@@ -48,6 +48,7 @@ from siteaudit.services.audits.answers import (
     PageList,
     ReportDiff,
     ReportTemplates,
+    started_text,
 )
 
 CRAWL_ID: Final = path("Audit id (from start_audit, list_audits).", low=1, high=MAX_ID)
@@ -69,15 +70,85 @@ _HTTP_URL: Final = "^[Hh][Tt][Tt][Pp][Ss]?://"
 _PATTERNS_DOC: Final = "a path prefix (/blog/) or a glob over path and query (*.pdf, /p/*?color=*)"
 
 
-def _patterns(description: str, which: str) -> dict[str, Input]:
-    return body(
-        description,
-        doc=f"URLs {which}: {_PATTERNS_DOC}",
-        max_items=MAX_PATTERNS,
-        max_length=MAX_PATTERN_CHARS,
-        pattern=PATTERN_REGEX,
-        itemwise=True,
+@frozen
+class Scope:
+    """The scope inputs (docs/audits.md) an audit takes and a site saves, declared once for StartAudit,
+    CrawlSite and UpdateSite: None leaves the saved one, or for an audit takes it."""
+
+    include: dict[str, Input]
+    exclude: dict[str, Input]
+    query_params: dict[str, Input]
+    keep_params: dict[str, Input]
+    sitemap_only: dict[str, Input]
+    itemwise: bool
+
+    def urls(self, description: str, doc: str) -> dict[str, Input]:
+        """A list audit's URLs (an audit's, not a site's setting): what they may be differs by use case."""
+        return body(
+            description,
+            doc=doc,
+            min_items=1,
+            max_items=MAX_LISTED_URLS,
+            min_length=1,
+            max_length=MAX_URL_LENGTH,
+            counted=True,
+            itemwise=self.itemwise,
+            format="uri",
+        )
+
+
+# docs/audits.md: a list audit audits its URLs as listed, so it takes no other scope.
+LISTED_ONLY: Final = tuple(
+    ("urls", name) for name in ("sitemap_only", "include", "exclude", "query_params", "keep_params")
+)
+
+
+def scope(*, itemwise: bool) -> Scope:
+    """The scope inputs; `itemwise`: the REST door names a bad pattern or parameter by its place
+    (StartAudit's; a site's are checked by its handler)."""
+
+    def patterns(description: str, which: str) -> dict[str, Input]:
+        return body(
+            description,
+            doc=f"URLs {which}: {_PATTERNS_DOC}",
+            max_items=MAX_PATTERNS,
+            max_length=MAX_PATTERN_CHARS,
+            pattern=PATTERN_REGEX,
+            itemwise=itemwise,
+        )
+
+    return Scope(
+        include=patterns("Keep only URLs matching one: /path prefix or * glob.", "kept (none: every URL)"),
+        exclude=patterns("Leave out URLs matching one.", "left out"),
+        query_params=body(
+            "Query strings.",
+            doc="what is done with query strings; default: the site's setting, else keep",
+            max_length=20,
+            named=True,
+        ),
+        keep_params=body(
+            "Parameters keep_listed keeps.",
+            doc="the parameters query_params keep_listed keeps (only with keep_listed)",
+            max_items=MAX_KEEP_PARAMS,
+            max_length=MAX_PARAM_CHARS,
+            pattern=PARAM_REGEX,
+            itemwise=itemwise,
+        ),
+        sitemap_only=body(
+            "Audit only what the sitemaps list.",
+            doc="audit what the sitemaps list, nothing followed (docs/audits.md; not with urls)",
+            shown_default=False,
+        ),
+        itemwise=itemwise,
     )
+
+
+_SCOPE: Final = scope(itemwise=True)
+
+
+def extraction_rules(doc: str) -> dict[str, Input]:
+    """The extraction rules (docs/extraction.md) an audit reads: `/v1` only, a tool's caller not told."""
+    return body("Extraction rules.", doc=doc, rest_only=True)
 
 
 @frozen
@@ -94,7 +165,7 @@ class StartAudit(UseCase[AuditStarted]):
     excludes: ClassVar[tuple[Exclusion, ...]] = (
         ("site_id", "verify_token"),
         ("url", "urls"),
-        *(("urls", name) for name in ("sitemap_only", "include", "exclude", "query_params", "keep_params")),
+        *LISTED_ONLY,
         ("keep_params", "query_params", (QueryParams.DROP.value, QueryParams.KEEP.value)),
     )
 
@@ -162,65 +233,26 @@ class StartAudit(UseCase[AuditStarted]):
     )
     extract: tuple[ExtractionRule, ...] | None = field(
         default=None,
-        metadata=body(
-            "Extraction rules.",
-            doc="extraction rules read on each HTML page (docs/extraction.md), each name used once; a rule "
-            "that does not parse answers 422 validation_failed naming extract[i].expression",
-            rest_only=True,
+        metadata=extraction_rules(
+            "extraction rules read on each HTML page (docs/extraction.md), each name used once; a rule "
+            "that does not parse answers 422 validation_failed naming extract[i].expression"
         ),
     )
     # None: false, shown as its default (a tool's caller is not told a default it need not send).
-    sitemap_only: bool | None = field(
-        default=None,
-        metadata=body(
-            "Audit only what the sitemaps list.",
-            doc="audit what the sitemaps list, nothing followed (docs/audits.md)",
-            shown_default=False,
-        ),
-    )
-    query_params: QueryParams | None = field(
-        default=None,
-        metadata=body(
-            "Query strings.",
-            doc="what is done with query strings; default: the site's setting, else keep",
-            max_length=20,
-            named=True,
-        ),
-    )
+    sitemap_only: bool | None = field(default=None, metadata=_SCOPE.sitemap_only)
+    query_params: QueryParams | None = field(default=None, metadata=_SCOPE.query_params)
     urls: tuple[str, ...] | None = field(
         default=None,
-        metadata=body(
+        metadata=_SCOPE.urls(
             "Audit exactly these URLs (one origin), nothing followed.",
-            doc="a list audit (docs/audits.md): exactly these URLs, nothing followed; one origin, duplicates "
+            "a list audit (docs/audits.md): exactly these URLs, nothing followed; one origin, duplicates "
             "removed, at most max_pages and the plan's page cap; others answer 422 validation_failed naming "
             "urls[i]",
-            min_items=1,
-            max_items=MAX_LISTED_URLS,
-            min_length=1,
-            max_length=MAX_URL_LENGTH,
-            counted=True,
-            itemwise=True,
-            format="uri",
         ),
     )
-    include: tuple[str, ...] | None = field(
-        default=None,
-        metadata=_patterns("Keep only URLs matching one: /path prefix or * glob.", "kept (none: every URL)"),
-    )
-    exclude: tuple[str, ...] | None = field(
-        default=None, metadata=_patterns("Leave out URLs matching one.", "left out")
-    )
-    keep_params: tuple[str, ...] | None = field(
-        default=None,
-        metadata=body(
-            "Parameters keep_listed keeps.",
-            doc="the parameters query_params keep_listed keeps (only with keep_listed)",
-            max_items=MAX_KEEP_PARAMS,
-            max_length=MAX_PARAM_CHARS,
-            pattern=PARAM_REGEX,
-            itemwise=True,
-        ),
-    )
+    include: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.include)
+    exclude: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.exclude)
+    keep_params: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.keep_params)
 
     http = Http(
         "POST",
@@ -253,7 +285,7 @@ class StartAudit(UseCase[AuditStarted]):
         "Start an audit",
         "Audit a public website for SEO problems; answers crawl_id at once. COSTS CREDITS: 1 a page up to "
         "max_pages, unused refunded. Then wait_for_audit.",
-        doors.started_text,
+        started_text,
         read_only=False,
         idempotent=False,
         open_world=True,

@@ -9,17 +9,12 @@ from attrs import field, frozen
 
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.error import ErrorCode
-from siteaudit.ports.usecases import Http, Tool, UseCase, body
+from siteaudit.ports.usecases import BODY_ERRORS, Http, Tool, UseCase, body
 from siteaudit.services.billing import doors
 from siteaudit.services.billing.answers import PaymentLink
 
 # What every billing tool says of its answer.
 _ERRORS: Final = (ErrorCode.NOT_TEAM_OWNER, ErrorCode.PAYMENT_PROVIDER_FAILED)
-_BODY_ERRORS: Final = (
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-)
 # What every billing tool's description ends with (the link costs nothing until paid in a browser).
 LINK_NOTE: Final = "Team owner only. Give the user the link; do not open it."
 # The longest value of a choice the REST door reads (longer: "must have 0-10 characters").
@@ -38,7 +33,7 @@ class GetCreditPackLink(UseCase[PaymentLink]):
         "/v1/billing/checkout",
         "billingCheckout",
         "Credit pack link (small: 5,000 credits for 9 USD; large: 25,000 for 29 USD); team owner only",
-        errors=(*_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, *_BODY_ERRORS),
+        errors=(*_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, *BODY_ERRORS),
     )
     tool = Tool(
         "get_credit_pack_link",
@@ -69,7 +64,7 @@ class GetSubscriptionLink(UseCase[PaymentLink]):
         "/v1/billing/subscribe",
         "billingSubscribe",
         "Plan subscription link (one subscription per account); team owner only",
-        errors=(*_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, ErrorCode.SUBSCRIPTION_EXISTS, *_BODY_ERRORS),
+        errors=(*_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, ErrorCode.SUBSCRIPTION_EXISTS, *BODY_ERRORS),
     )
     tool = Tool(
         "get_subscription_link",
@@ -92,7 +87,7 @@ class GetBillingPortalLink(UseCase[PaymentLink]):
         "/v1/billing/portal",
         "billingPortal",
         "Billing portal link (invoices, payment method, cancellation); team owner only",
-        errors=(*_ERRORS, ErrorCode.NO_BILLING_ACCOUNT, *_BODY_ERRORS),
+        errors=(*_ERRORS, ErrorCode.NO_BILLING_ACCOUNT, *BODY_ERRORS),
     )
     tool = Tool(
         "get_billing_portal_link",

@@ -14,13 +14,12 @@ from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import Alias, Http, Tool, UseCase, body, query
+from siteaudit.ports.usecases import MAX_PAGE, Alias, Http, Tool, UseCase, body, query
 from siteaudit.services.console import doors
 from siteaudit.services.console.answers import ConsoleUrlAnswer
 from siteaudit.services.tasks.usecases import SITE_ID
 
 INSPECT_LIMIT: Final = ("inspect", Limit(10, 60.0))
-MAX_PAGE: Final = 100_000
 # What every console tool says of its answer.
 _ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.SITE_NOT_VERIFIED, ErrorCode.VALIDATION_FAILED)
 _ALIAS_NOTE: Final = " (the alias of the gsc path)"

@@ -4,12 +4,13 @@ reads it back with `converter.structure`, and the OpenAPI components are generat
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from attrs import frozen
 
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import METHODOLOGY, NOTE, FixImpact, ImpactStatus
+from siteaudit.ports.usecases import copy_named
 
 
 @frozen
@@ -79,31 +80,12 @@ class TeamFixImpactList:
     demo: bool
 
 
-def _fields(event: FixImpact) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "site_id": int(event.site_id),
-        "task_key": str(event.task_key),
-        "code": event.code,
-        "template": event.template,
-        "recheck_id": None if event.recheck_id is None else int(event.recheck_id),
-        "urls_count": event.urls_count,
-        "sampled": event.sampled,
-        "verified_at": event.verified_at,
-        "baseline_clicks_28d": event.baseline_clicks_28d,
-        "baseline_impressions_28d": event.baseline_impressions_28d,
-        "d7": event.d7,
-        "d7_at": event.d7_at,
-        "d14": event.d14,
-        "d14_at": event.d14_at,
-        "d28": event.d28,
-        "d28_at": event.d28_at,
-        "d28_impressions": event.d28_impressions,
-        "delta_28d": event.delta_28d,
-        "measured_at": event.measured_at,
-        "status": event.status,
-        "demo": event.demo,
-    }
+Shown = TypeVar("Shown", bound=FixImpactEvent)
+
+
+def _event(shown: type[Shown], event: FixImpact, **more: Any) -> Shown:
+    """An event as shown: its record's fields by their names, what it counts, and `more`."""
+    return copy_named(shown, event, urls_count=event.urls_count, delta_28d=event.delta_28d, **more)
 
 
 def site_fix_impact(
@@ -113,7 +95,7 @@ def site_fix_impact(
         site_id=int(site_id),
         total_delta_28d=delta,
         measured_events=measured,
-        events=tuple(FixImpactEvent(**_fields(e)) for e in events),
+        events=tuple(_event(FixImpactEvent, e) for e in events),
         note=NOTE,
         methodology=METHODOLOGY,
         demo=demo,
@@ -126,7 +108,7 @@ def team_fix_impact(
     return TeamFixImpactList(
         total_delta_28d=delta,
         measured_events=measured,
-        events=tuple(TeamFixImpactEvent(**_fields(e), site_host=hosts.get(e.site_id, "")) for e in events),
+        events=tuple(_event(TeamFixImpactEvent, e, site_host=hosts.get(e.site_id, "")) for e in events),
         note=NOTE,
         methodology=METHODOLOGY,
         demo=demo,

@@ -13,7 +13,7 @@ from siteaudit.domain.ids import SiteId
 from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
 from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import Http, Tool, UseCase, body
+from siteaudit.ports.usecases import BODY_ERRORS, Http, Tool, UseCase, body
 from siteaudit.services.indexnow import doors
 from siteaudit.services.indexnow.answers import IndexNowKeyCheck, IndexNowStatus, IndexNowSubmitResult
 from siteaudit.services.tasks.usecases import SITE_ID
@@ -21,11 +21,6 @@ from siteaudit.services.tasks.usecases import SITE_ID
 INDEXNOW_LIMIT: Final = ("indexnow", Limit(10, 60.0))
 LIMIT_NOTE: Final = "10 requests a minute per key on check-key, detect-key, PUT key and submit together"
 CALLS_NOTE: Final = "10 IndexNow calls a minute"
-_BODY_ERRORS: Final = (
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-)
 
 
 @frozen
@@ -64,7 +59,7 @@ class CheckIndexNowKey(UseCase[IndexNowKeyCheck]):
         "/v1/sites/{site_id}/indexnow/check-key",
         "checkIndexNowKey",
         f"Fetch the key file now ({LIMIT_NOTE})",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *BODY_ERRORS),
         limit=INDEXNOW_LIMIT,
     )
     tool = Tool(
@@ -93,7 +88,7 @@ class DetectIndexNowKey(UseCase[IndexNowStatus]):
         "Whether the site's platform submits for it (detection.status managed, detection.platform), "
         "else look for a key the site already serves, at most 10 requests in all; a found key is a "
         f"suggestion ({LIMIT_NOTE})",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *BODY_ERRORS),
         limit=INDEXNOW_LIMIT,
     )
     tool = Tool(
@@ -148,7 +143,7 @@ class SetIndexNowKey(UseCase[IndexNowKeyCheck]):
             ErrorCode.SITE_NOT_VERIFIED,
             ErrorCode.INVALID_INDEXNOW_KEY,
             ErrorCode.INVALID_INDEXNOW_KEY_LOCATION,
-            *_BODY_ERRORS,
+            *BODY_ERRORS,
         ),
         examples=({"key": "4f6a1c0e9b8d4e2f8a7b6c5d4e3f2a1b"},),
         limit=INDEXNOW_LIMIT,
@@ -178,7 +173,7 @@ class SetIndexNowAuto(UseCase[IndexNowStatus]):
         "/v1/sites/{site_id}/indexnow",
         "updateIndexNow",
         "Turn auto-submit of new and changed pages after each audit on or off",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *_BODY_ERRORS),
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *BODY_ERRORS),
         examples=({"auto": True},),
     )
     tool = Tool(
@@ -223,7 +218,7 @@ class SubmitToIndexNow(UseCase[IndexNowSubmitResult]):
             ErrorCode.URL_NOT_IN_SITE,
             ErrorCode.INDEXNOW_CAP,
             ErrorCode.INDEXNOW_REJECTED,
-            *_BODY_ERRORS,
+            *BODY_ERRORS,
         ),
         examples=({"urls": ["https://retro-clock.example/blog/first-post"]},),
         limit=INDEXNOW_LIMIT,

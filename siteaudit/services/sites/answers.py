@@ -4,8 +4,9 @@ and the OpenAPI components are generated from these classes. Built here from the
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
+import attrs
 from attrs import field, frozen
 
 from siteaudit.domain.extraction import ExtractionRule
@@ -13,6 +14,7 @@ from siteaudit.domain.scope import QueryParams
 from siteaudit.domain.site import Monitoring, Notice, ProofOutcome, VerifyMethod, dns_steps
 from siteaudit.domain.site import ProofCheck as ProofCheckRecord
 from siteaudit.domain.site import Site as SiteRecord
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services.audits.answers import AuditRow
 
 CDN_TOKEN_LINK: Final = "https://dash.cloudflare.com/profile/api-tokens"
@@ -45,30 +47,13 @@ class Site:
     extract: tuple[ExtractionRule, ...]  # its audits' extraction rules (docs/extraction.md)
 
 
-def site_fields(site: SiteRecord) -> dict[str, Any]:
-    """The fields of `Site` from the domain's site."""
-    return {
-        "id": site.id,
-        "team_id": site.team_id,
-        "url": site.url,
-        "host": site.host,
-        "verified": site.verified,
-        "verified_at": site.verified_at,
-        "verified_via": site.verified_via,
-        "monitoring": site.monitoring,
-        "next_crawl_at": site.next_crawl_at,
-        "last_dispatched_at": site.last_dispatched_at,
-        "last_skip_reason": site.last_skip_reason,
-        "max_pages": site.max_pages,
-        "max_rps": site.max_rps,
-        "alert_email": site.alert_email,
-        "render": site.render,
-        "include": site.rules.include,
-        "exclude": site.rules.exclude,
-        "query_params": site.rules.query_params,
-        "keep_params": site.rules.keep_params,
-        "extract": site.extract,
-    }
+Shown = TypeVar("Shown", bound=Site)
+
+
+def site_answer(shown: type[Shown], site: SiteRecord, **more: Any) -> Shown:
+    """`shown` (`Site` or an answer extending it) from the domain's site: its fields by their names, its
+    scope rules' (docs/audits.md), whether it is verified, and `more`."""
+    return copy_named(shown, site, verified=site.verified, **attrs.asdict(site.rules, recurse=False), **more)
 
 
 @frozen
@@ -98,14 +83,7 @@ class FileProofSteps:
 
     @classmethod
     def of(cls, site: SiteRecord) -> "FileProofSteps":
-        proof = site.proofs.file
-        return cls(
-            path=proof.path,
-            url=proof.url,
-            content=proof.content,
-            content_type=proof.content_type,
-            instructions=proof.instructions,
-        )
+        return copy_named(cls, site.proofs.file)
 
 
 @frozen

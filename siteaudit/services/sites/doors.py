@@ -45,11 +45,3 @@ def verification_text(a: A) -> str:
 
 def verified_text(a: A) -> str:
     return f"Verified {site_line(a)}."
-
-
-def started_text(a: A) -> str:
-    return (
-        f"Audit {a['crawl_id']} queued; {a['estimated_credits']:g} credits reserved (the unused "
-        f"part is refunded), {a['max_rps']:g} requests/s. Call wait_for_audit with crawl_id "
-        f"{a['crawl_id']}, then get_report."
-    )

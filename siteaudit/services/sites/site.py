@@ -19,6 +19,7 @@ from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services import audit as audit_services
 from siteaudit.services.audits.answers import AuditRow, AuditStarted
 from siteaudit.services.site import check_proof, require_public_address, scheduled_max_pages
@@ -81,9 +82,7 @@ def register_site(
         )
         site = uow.sites.add(site)
         uow.commit()
-    return answers.RegisteredSite(
-        **answers.site_fields(site), verify_token=site.verify_token, verify=answers.FileProofSteps.of(site)
-    )
+    return answers.site_answer(answers.RegisteredSite, site, verify=answers.FileProofSteps.of(site))
 
 
 def list_sites(asked: ListSites, caller: Caller, *, uow: UnitOfWork) -> answers.SiteList:
@@ -91,7 +90,7 @@ def list_sites(asked: ListSites, caller: Caller, *, uow: UnitOfWork) -> answers.
         sites = uow.sites.list(team=caller.team_id)
         allows = _owner_plan(uow, caller.team_id).monitoring if sites else True
     shown = (site.as_shown(plan_allows_monitoring=allows) for site in sites)
-    return answers.SiteList(tuple(answers.Site(**answers.site_fields(site)) for site in shown))
+    return answers.SiteList(tuple(answers.site_answer(answers.Site, site) for site in shown))
 
 
 def get_site(asked: GetSite, caller: Caller, *, uow: UnitOfWork) -> answers.SiteWithAudits:
@@ -103,9 +102,9 @@ def get_site(asked: GetSite, caller: Caller, *, uow: UnitOfWork) -> answers.Site
             team=caller.team_id, user=caller.user_id, site=site.id, offset=0, limit=4 * TREND_LENGTH
         )
     scored = [a.health_score for a in audits if a.status is AuditStatus.DONE and a.health_score is not None]
-    return answers.SiteWithAudits(
-        **answers.site_fields(site),
-        verify_token=site.verify_token,
+    return answers.site_answer(
+        answers.SiteWithAudits,
+        site,
         verify=answers.FileProofSteps.of(site),
         latest_crawl=AuditRow.of(audits[0]) if audits else None,
         trend=tuple(reversed(scored[:TREND_LENGTH])),
@@ -151,7 +150,7 @@ def update_site(
             balance=uow.credits.balance(owner),
             scheduled_pages=scheduled_max_pages(changed, plan, uow=uow),
         )
-    return answers.UpdatedSite(**answers.site_fields(changed), warnings=notices)
+    return answers.site_answer(answers.UpdatedSite, changed, warnings=notices)
 
 
 def delete_site(asked: DeleteSite, caller: Caller, *, uow: UnitOfWork) -> answers.SiteDeleted:
@@ -218,8 +217,8 @@ def verify_site(
                 if attempt == 2:
                     raise
                 continue
-        return answers.VerifiedSite(
-            **answers.site_fields(verified), checked=tuple(answers.ProofCheck.of(c) for c in checked)
+        return answers.site_answer(
+            answers.VerifiedSite, verified, checked=tuple(answers.ProofCheck.of(c) for c in checked)
         )
     raise AssertionError("unreachable")
 
@@ -237,20 +236,7 @@ def crawl_site(
     """Audit the site with its saved settings, each input given replacing its saved one (the scope and
     extraction rules: docs/audits.md, docs/extraction.md): max_rps capped at the site's and at 3 while
     unverified, charged to the team owner, no webhook (`services/audit.py`, `start_audit`)."""
-    request = AuditRequest(
-        site_id=asked.site_id,
-        max_pages=asked.max_pages,
-        max_rps=asked.max_rps,
-        trigger=asked.trigger,
-        render=asked.render,
-        urls=asked.urls,
-        sitemap_only=asked.sitemap_only,
-        include=asked.include,
-        exclude=asked.exclude,
-        query_params=asked.query_params,
-        keep_params=asked.keep_params,
-        extract=asked.extract,
-    )
+    request = copy_named(AuditRequest, asked)
     started = audit_services.start_audit(
         request,
         caller,

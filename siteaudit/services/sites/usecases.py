@@ -5,7 +5,7 @@ bounds, its result, and how `/v1` and the tools offer it. Every door is derived 
 stricter limit of 10 requests a minute per key, on top of the shared 60 (docs/rest-api.md "Errors and
 limits")."""
 
-from typing import Any, Final
+from typing import Final
 
 from attrs import field, frozen
 
@@ -14,13 +14,6 @@ from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.scope import (
-    MAX_KEEP_PARAMS,
-    MAX_LISTED_URLS,
-    MAX_PARAM_CHARS,
-    MAX_PATTERN_CHARS,
-    MAX_PATTERNS,
-    PARAM_REGEX,
-    PATTERN_REGEX,
     QueryParams,
 )
 from siteaudit.domain.site import (
@@ -33,9 +26,9 @@ from siteaudit.domain.site import (
     VerifyMethod,
 )
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import Http, Leads, Tool, UseCase, body
-from siteaudit.services.audits.answers import AuditStarted
-from siteaudit.services.audits.usecases import CRAWL_LINKS
+from siteaudit.ports.usecases import BODY_ERRORS, Http, Leads, Tool, UseCase, body
+from siteaudit.services.audits.answers import AuditStarted, started_text
+from siteaudit.services.audits.usecases import CRAWL_LINKS, LISTED_ONLY, extraction_rules, scope
 from siteaudit.services.sites import doors
 from siteaudit.services.sites.answers import (
     RegisteredSite,
@@ -49,11 +42,6 @@ from siteaudit.services.sites.answers import (
 from siteaudit.services.tasks.usecases import SITE_ID
 
 VERIFY_LIMIT: Final = ("verify", Limit(10, 60.0))
-_BODY_ERRORS: Final = (
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-)
 _PLAN_PAGES: Final = "at most the plan's per-audit limit (403 plan_limit_max_pages)"
 
 
@@ -62,34 +50,7 @@ _PLAN_PAGES: Final = "at most the plan's per-audit limit (403 plan_limit_max_pag
 SITE_LINKS: Final = (Leads("site_id", source="id"),)
 
 
-# The scope inputs a site saves and its audit may replace (docs/audits.md): None leaves the saved one
-# (or, for an audit, takes it).
-def _patterns(description: str, doc: str) -> dict[str, Any]:
-    return body(
-        description, doc=doc, max_items=MAX_PATTERNS, max_length=MAX_PATTERN_CHARS, pattern=PATTERN_REGEX
-    )
-
-
-INCLUDE: Final = _patterns(
-    "Keep only URLs matching one: /path prefix or * glob.",
-    "URLs kept: a path prefix (/blog/) or a glob over path and query (*.pdf); none: every URL",
-)
-EXCLUDE: Final = _patterns("Leave out URLs matching one.", "URLs left out, as include says")
-QUERY_PARAMS: Final = body(
-    "Query strings: drop, keep_listed or keep.",
-    doc="what the crawl does with query strings (default keep)",
-    max_length=20,
-    named=True,
-)
-KEEP_PARAMS: Final = body(
-    "Parameters keep_listed keeps.",
-    doc="the parameters query_params keep_listed keeps (only with keep_listed)",
-    max_items=MAX_KEEP_PARAMS,
-    max_length=MAX_PARAM_CHARS,
-    pattern=PARAM_REGEX,
-)
-
-
+_SCOPE: Final = scope(itemwise=False)
 MAX_PAGES_TEXT: Final = "Page cap (default 10,000, capped by the plan); over 500 needs a verified site."
 
 
@@ -161,7 +122,7 @@ class RegisterSite(UseCase[RegisteredSite]):
             ErrorCode.PLAN_LIMIT_MAX_PAGES,
             ErrorCode.SITE_EXISTS,
             ErrorCode.INVALID_URL,
-            *_BODY_ERRORS,
+            *BODY_ERRORS,
         ),
         status=201,
         examples=({"url": "https://retro-clock.example/", "max_pages": 2_000, "max_rps": 2},),
@@ -233,16 +194,14 @@ class UpdateSite(UseCase[UpdatedSite]):
             doc="the site's audits render pages in a browser unless they say otherwise",
         ),
     )
-    include: tuple[str, ...] | None = field(default=None, metadata=INCLUDE)
-    exclude: tuple[str, ...] | None = field(default=None, metadata=EXCLUDE)
-    query_params: QueryParams | None = field(default=None, metadata=QUERY_PARAMS)
-    keep_params: tuple[str, ...] | None = field(default=None, metadata=KEEP_PARAMS)
+    include: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.include)
+    exclude: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.exclude)
+    query_params: QueryParams | None = field(default=None, metadata=_SCOPE.query_params)
+    keep_params: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.keep_params)
     extract: tuple[ExtractionRule, ...] | None = field(
         default=None,
-        metadata=body(
-            "Extraction rules.",
-            doc="up to 20 extraction rules its audits read (docs/extraction.md); [] removes them",
-            rest_only=True,
+        metadata=extraction_rules(
+            "up to 20 extraction rules its audits read (docs/extraction.md); [] removes them"
         ),
     )
 
@@ -257,7 +216,7 @@ class UpdateSite(UseCase[UpdatedSite]):
             ErrorCode.NOT_FOUND,
             ErrorCode.CONFLICT,
             ErrorCode.SITE_NOT_VERIFIED,
-            *_BODY_ERRORS,
+            *BODY_ERRORS,
         ),
         link="change its monitoring and settings",
     )
@@ -347,7 +306,7 @@ class VerifySite(UseCase[VerifiedSite]):
         "/v1/sites/{site_id}/verify",
         "verifySite",
         "Check ownership (10 requests a minute per key besides the shared limit)",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, ErrorCode.VERIFICATION_FAILED, *_BODY_ERRORS),
+        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, ErrorCode.VERIFICATION_FAILED, *BODY_ERRORS),
         limit=VERIFY_LIMIT,
         link="check ownership",
     )
@@ -368,10 +327,7 @@ class CrawlSite(UseCase[AuditStarted]):
     charged to the team owner, no webhook. Raises NotFound, InsufficientCredits, PlanLimitMaxPages,
     SiteNotVerified, InvalidUrl or DispatchFailed."""
 
-    # docs/audits.md: a list audit audits its URLs as listed, so it takes no other scope.
-    excludes = tuple(
-        ("urls", name) for name in ("sitemap_only", "include", "exclude", "query_params", "keep_params")
-    )
+    excludes = LISTED_ONLY
 
     site_id: SiteId = field(metadata=SITE_ID)
     max_pages: int | None = field(
@@ -410,34 +366,21 @@ class CrawlSite(UseCase[AuditStarted]):
     )
     urls: tuple[str, ...] | None = field(
         default=None,
-        metadata=body(
+        metadata=_SCOPE.urls(
             "Audit exactly these URLs of the site, nothing followed.",
-            doc="a list audit (docs/audits.md): exactly these URLs of the site, nothing followed; "
+            "a list audit (docs/audits.md): exactly these URLs of the site, nothing followed; "
             "duplicates removed, at most max_pages",
-            min_items=1,
-            max_items=MAX_LISTED_URLS,
-            min_length=1,
-            max_length=MAX_URL_LENGTH,
-            counted=True,
         ),
     )
-    sitemap_only: bool = field(
-        default=False,
-        metadata=body(
-            "Audit only what the sitemaps list.",
-            doc="audit what the sitemaps list, nothing followed (not with urls)",
-        ),
-    )
-    include: tuple[str, ...] | None = field(default=None, metadata=INCLUDE)
-    exclude: tuple[str, ...] | None = field(default=None, metadata=EXCLUDE)
-    query_params: QueryParams | None = field(default=None, metadata=QUERY_PARAMS)
-    keep_params: tuple[str, ...] | None = field(default=None, metadata=KEEP_PARAMS)
+    sitemap_only: bool = field(default=False, metadata=_SCOPE.sitemap_only)
+    include: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.include)
+    exclude: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.exclude)
+    query_params: QueryParams | None = field(default=None, metadata=_SCOPE.query_params)
+    keep_params: tuple[str, ...] | None = field(default=None, metadata=_SCOPE.keep_params)
     extract: tuple[ExtractionRule, ...] | None = field(
         default=None,
-        metadata=body(
-            "Extraction rules.",
-            doc="extraction rules (docs/extraction.md) instead of the site's saved ones; [] reads none",
-            rest_only=True,
+        metadata=extraction_rules(
+            "extraction rules (docs/extraction.md) instead of the site's saved ones; [] reads none"
         ),
     )
 
@@ -452,7 +395,7 @@ class CrawlSite(UseCase[AuditStarted]):
             ErrorCode.NOT_FOUND,
             ErrorCode.SITE_NOT_VERIFIED,
             ErrorCode.INVALID_URL,
-            *_BODY_ERRORS,
+            *BODY_ERRORS,
             ErrorCode.DISPATCH_FAILED,
         ),
         status=202,
@@ -464,7 +407,7 @@ class CrawlSite(UseCase[AuditStarted]):
         "Audit a registered site",
         "Audit a registered site with its settings; answers crawl_id. COSTS CREDITS (team owner's): "
         "1 a page up to max_pages, unused refunded. Then wait_for_audit.",
-        doors.started_text,
+        started_text,
         read_only=False,
         idempotent=False,
         open_world=True,

@@ -15,8 +15,9 @@ from siteaudit.domain.credit import as_number, credits
 from siteaudit.domain.issue import CheckScope, CheckSpec, Severity
 from siteaudit.domain.recheck import Recheck as RecheckRecord
 from siteaudit.domain.recheck import RecheckStatus, UrlResult
-from siteaudit.domain.task import CLICK_WEIGHT, SEVERITY_WEIGHT, FixedBy, TaskResult, TaskStatus
+from siteaudit.domain.task import CLICK_WEIGHT, SEVERITY_WEIGHT, Acceptance, FixedBy, TaskResult, TaskStatus
 from siteaudit.domain.task import FixTask as TaskRecord
+from siteaudit.ports.usecases import copy_named
 
 IMPACT_FORMULA: Final = (
     "impact = severity weight × (pages + "
@@ -25,16 +26,6 @@ IMPACT_FORMULA: Final = (
     + "; clicks_28d counts 0 without search-console data (has_traffic_data false), so tasks then rank by "
     "severity and pages alone"
 )
-
-
-@frozen
-class Acceptance:
-    """When the task counts as done: in words, and as the check, its scope and the template."""
-
-    text: str
-    check: str
-    scope: CheckScope
-    template: str
 
 
 @frozen
@@ -196,37 +187,28 @@ def _spec(code: str, severity: Severity) -> CheckSpec:
 
 
 def _task_fields(task: TaskRecord) -> dict[str, Any]:
+    """What a task shows besides the record's fields of the same names: its id, its check's texts, its
+    acceptance, and when it was fixed only once fixed."""
     spec = _spec(task.code, task.severity)
-    accepted = task.acceptance(spec)
     return {
         "id": task.key,
-        "code": task.code,
-        "template": task.template,
-        "severity": task.severity,
-        "pages": task.pages,
-        "clicks_28d": task.clicks_28d,
-        "impressions_28d": task.impressions_28d,
         "impact": task.impact,
         "title": spec.title,
         "why": spec.why,
         "fix": spec.fix,
-        "sample_urls": task.sample_urls,
-        "acceptance": Acceptance(
-            text=accepted.text, check=accepted.check, scope=accepted.scope, template=accepted.template
-        ),
+        "acceptance": task.acceptance(spec),
         "recheckable": spec.recheckable,
-        "status": task.status,
         "fixed_by": task.fixed_by if task.status is TaskStatus.FIXED else None,
         "fixed_at": task.fixed_at if task.status is TaskStatus.FIXED else None,
     }
 
 
 def fix_task(task: TaskRecord) -> FixTask:
-    return FixTask(**_task_fields(task))
+    return copy_named(FixTask, task, **_task_fields(task))
 
 
 def team_fix_task(task: TaskRecord, site_host: str) -> TeamFixTask:
-    return TeamFixTask(**_task_fields(task), site_id=task.site_id, site_host=site_host)
+    return copy_named(TeamFixTask, task, **_task_fields(task), site_host=site_host)
 
 
 def recheck_started(recheck: RecheckRecord, tasks: Iterable[TaskRecord]) -> RecheckStarted:
@@ -243,48 +225,13 @@ def recheck_started(recheck: RecheckRecord, tasks: Iterable[TaskRecord]) -> Rech
 
 
 def recheck(found: RecheckRecord) -> Recheck:
-    urls = tuple(
-        RecheckUrl(
-            url=u.url,
-            status_code=u.status_code,
-            result=u.result,
-            reason=u.reason,
-            redirected=u.redirected,
-            redirect_to=u.redirect_to,
-            issues=u.issues,
-            new_issues=u.new_issues,
-        )
-        for u in found.url_results or ()
-    )
-    tasks = tuple(
-        RecheckTask(
-            task_key=t.task_key,
-            code=t.code,
-            template=t.template,
-            urls_rechecked=t.urls_rechecked,
-            pages=t.pages,
-            sampled=t.sampled,
-            covers_task=t.covers_task,
-            result=t.result,
-            urls_failing=t.urls_failing,
-            urls_passing=t.urls_passing,
-            status=t.status,
-        )
-        for t in found.task_results or ()
-    )
-    return Recheck(
+    return copy_named(
+        Recheck,
+        found,
         recheck_id=found.id,
-        site_id=found.site_id,
-        status=found.status,
         parent_crawl_id=found.parent_audit_id or None,
         urls_total=found.urls_total,
         pages_crawled=found.pages_crawled,
-        sampled=found.sampled,
-        created_at=found.created_at,
-        finished_at=found.finished_at,
-        time_capped=found.time_capped,
-        duplicate_baseline=found.duplicate_baseline,
-        failure_reason=found.failure_reason,
-        urls=urls,
-        tasks=tasks,
+        urls=tuple(copy_named(RecheckUrl, u) for u in found.url_results or ()),
+        tasks=tuple(copy_named(RecheckTask, t) for t in found.task_results or ()),
     )

@@ -10,7 +10,7 @@ from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId
 from siteaudit.domain.recheck import MAX_RECHECK_URLS
 from siteaudit.domain.site import MAX_URL_LENGTH
-from siteaudit.ports.usecases import Http, Tool, UseCase, Wait, body, path, query
+from siteaudit.ports.usecases import BODY_ERRORS, MAX_PAGE, Http, Tool, UseCase, Wait, body, path, query
 from siteaudit.services.tasks import doors
 from siteaudit.services.tasks.answers import (
     IMPACT_FORMULA,
@@ -33,11 +33,6 @@ TASKS_NOTE: Final = (
     + IMPACT_FORMULA
     + ". Status: open; verifying while a recheck deciding it runs; fixed (fixed_by recheck, or audit when "
     "a later complete audit no longer finds it); regressed when a later full audit finds a fixed task again."
-)
-_BODY_ERRORS: Final = (
-    ErrorCode.VALIDATION_FAILED,
-    ErrorCode.PAYLOAD_TOO_LARGE,
-    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
 )
 
 
@@ -113,7 +108,7 @@ class GetTask(UseCase[TaskWithUrls]):
             pattern=TASK_KEY_PATTERN,
         )
     )
-    page: int = field(default=1, metadata=query("Page of the task's URLs, from 1.", low=1, high=100_000))
+    page: int = field(default=1, metadata=query("Page of the task's URLs, from 1.", low=1, high=MAX_PAGE))
 
     http = Http(
         "GET",
@@ -175,7 +170,7 @@ class RequestRecheck(UseCase[RecheckStarted]):
             ErrorCode.CANNOT_VERIFY,
             ErrorCode.INVALID_URLS,
             ErrorCode.RECHECK_RATE_LIMITED,
-            *_BODY_ERRORS,
+            *BODY_ERRORS,
             ErrorCode.DISPATCH_FAILED,
         ),
         status=202,

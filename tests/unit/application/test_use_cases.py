@@ -9,6 +9,7 @@ import types
 from pathlib import Path
 from typing import Any, Final
 
+import attrs
 import falcon.inspect
 import falcon.testing
 import jsonschema
@@ -22,6 +23,7 @@ from siteaudit.adapters.rest.derived import Declaring, read_use_case, route, rou
 from siteaudit.adapters.rest.openapi import declared_paths, document
 from siteaudit.bootstrap import bootstrap
 from siteaudit.domain.account import Caller
+from siteaudit.domain.audit import AuditRequest
 from siteaudit.domain.error import ValidationFailed
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
@@ -33,6 +35,7 @@ from siteaudit.ports.usecases import (
     Tool,
     UseCase,
     body,
+    copy_named,
     exactly_one_problem,
     fields_of,
     path,
@@ -40,7 +43,9 @@ from siteaudit.ports.usecases import (
     result_of,
     unbounded,
 )
+from siteaudit.services.audits.usecases import StartAudit
 from siteaudit.services.registry import HANDLER_MODULES, HANDLERS, USE_CASES, Handlers, bind, handlers_in
+from siteaudit.services.sites.usecases import CrawlSite
 from siteaudit.services.tasks.answers import SiteTaskList
 from siteaudit.services.tasks.usecases import GetTask, ListSiteTasks, RequestRecheck
 from siteaudit.settings import Settings
@@ -90,6 +95,28 @@ def test_an_input_that_says_nowhere_where_a_door_finds_it_is_refused() -> None:
 
     with pytest.raises(TypeError, match=r"Nowhere\.number"):
         fields_of(Nowhere)
+
+
+@frozen
+class Request:
+    """A service's request of these tests only."""
+
+    number: int
+    word: str | None = None
+    kept: bool = False
+
+
+def test_a_request_takes_the_inputs_it_names_alike_and_what_is_given_instead() -> None:
+    asked = Plain(number=3, word="a", words=("b",))
+    assert copy_named(Request, asked) == Request(number=3, word="a")
+    assert copy_named(Request, asked, word="c", kept=True) == Request(number=3, word="c", kept=True)
+
+
+def test_every_input_of_an_audits_start_reaches_its_request() -> None:
+    # The handlers pass their declaration on by name (`copy_named`): an input the request does not name
+    # would be dropped without a word.
+    for declared in (StartAudit, CrawlSite):
+        assert {found.name for found in fields_of(declared)} <= set(attrs.fields_dict(AuditRequest))
 
 
 @pytest.mark.parametrize(
