@@ -40,7 +40,8 @@ from siteaudit.ports.usecases import (
     result_of,
     unbounded,
 )
-from siteaudit.services.registry import HANDLER_MODULES, HANDLERS, USE_CASES, Handlers, bind, handlers_in
+from siteaudit.services.inject import bind
+from siteaudit.services.registry import HANDLER_MODULES, HANDLERS, USE_CASES, Handlers, handlers_in
 from siteaudit.services.tasks.answers import SiteTaskList
 from siteaudit.services.tasks.usecases import GetTask, ListSiteTasks, RequestRecheck
 from siteaudit.settings import Settings

@@ -30,6 +30,7 @@ from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
 from siteaudit.services import events, finalize
 from siteaudit.services.events import HANDLERS, MessageBus, Subscription, When
+from siteaudit.services.inject import provided
 from tests.unit.application.test_application_doors import owner
 from tests.unit.services.test_finalize import SITE, a_page
 from tests.unit.tasks.shop import Shop, audit, shop_app, verified_site
@@ -40,7 +41,9 @@ class Crash(Exception):
 
 
 def test_the_table_names_each_events_handlers_and_when_they_run() -> None:
-    bus = MessageBus({"crawl": object(), "clock": object(), "metrics": object(), "secrets": object()} | ALL)
+    bus = MessageBus(
+        provided({"crawl": object(), "clock": object(), "metrics": object(), "secrets": object()} | ALL)
+    )
     assert bus.unbound == {}
     assert bus.handlers(AuditEnded, When.IN_TRANSACTION) == ["settle_credits", "queue_audit_webhook"]
     assert bus.handlers(AuditEnded, When.AFTER_COMMIT) == ["mail_alert", "auto_submit_indexnow"]
@@ -63,8 +66,6 @@ def test_a_bus_binds_the_handlers_whose_dependencies_it_was_given() -> None:
         "auto_submit_indexnow": ("crawl", "clock", "secrets", "indexnow_client", "indexnow_batch_urls"),
         "refresh_fix_tasks": ("crawl", "clock"),
     }
-    with pytest.raises(ValueError, match="uow"):
-        MessageBus({"uow": object()})
 
 
 def test_the_applications_bus_binds_every_handler_and_leaves_out_what_has_no_port() -> None:
@@ -82,9 +83,12 @@ def test_dependencies_are_injected_by_name_once_and_the_unit_of_work_per_call() 
     def note(event: CreditsCharged, *, uow: UnitOfWork, metrics: object) -> None:
         seen.append((event, uow, metrics))
 
+    def no_unit_of_work_from_the_table() -> UnitOfWork:
+        raise AssertionError("the call gives the unit of work")
+
     metrics = MemoryMetrics()
     bus = MessageBus(
-        {"metrics": metrics, "mailer": object()},
+        {**provided({"metrics": metrics, "mailer": object()}), "uow": no_unit_of_work_from_the_table},
         table={CreditsCharged: (Subscription(note, When.AFTER_COMMIT),)},
     )
     store = MemoryStore()
@@ -120,7 +124,7 @@ class World:
         self.owner = Caller(user.id, team.id)
 
     def bus(self) -> MessageBus:
-        return MessageBus({"metrics": self.metrics, "crawl": self.crawl, "clock": self.clock})
+        return MessageBus(provided({"metrics": self.metrics, "crawl": self.crawl, "clock": self.clock}))
 
     def crawled_audit(self) -> AuditId:
         """An audit with a webhook that crawled 3 pages and waits for finalisation."""
@@ -231,7 +235,8 @@ def test_a_crash_after_the_commit_then_the_redeliveries_settle_and_queue_the_web
         world.finalize(
             audit_id,
             MessageBus(
-                {"metrics": world.metrics, "crawl": world.crawl, "clock": world.clock}, table=crashing
+                provided({"metrics": world.metrics, "crawl": world.crawl, "clock": world.clock}),
+                table=crashing,
             ),
         )
     assert died == [audit_id]
