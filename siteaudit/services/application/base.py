@@ -42,6 +42,7 @@ from siteaudit.services import inject
 from siteaudit.services.console import source as console_services
 from siteaudit.services.events import MessageBus
 from siteaudit.services.registry import Handlers
+from siteaudit.services.signin import OneTimeLinks
 from siteaudit.services.tasks.recheck_run import RecheckTerms
 
 T = TypeVar("T")
@@ -128,6 +129,8 @@ class LocalPorts:
             "console_connection": lambda: self._console_connection,
             "hasher": lambda: self._hasher,
             "mailer": lambda: self._mailer,
+            "sign_in_terms": lambda: self.sign_in_terms,
+            "links": lambda: OneTimeLinks(self.clock, self.secrets, self.sign_in_terms, self.public_url),
         }
 
     @cached_property
