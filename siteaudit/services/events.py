@@ -29,14 +29,13 @@ from attrs import frozen
 from siteaudit.domain.audit import AuditEnded, AuditStatus
 from siteaudit.domain.credit import audit_cost, audit_reference
 from siteaudit.domain.events import CreditsCharged, Event, FindingsPublished
-from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
-from siteaudit.ports.indexnow import IndexNowClient
 from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.alert import mail_site_alert
-from siteaudit.services.indexnow.indexnow import auto_submit_after_audit
+from siteaudit.services.indexnow.indexnow import auto_submit_indexnow
 from siteaudit.services.inject import Providers, Unprovided, bind, provided
 from siteaudit.services.tasks.task import refresh_site_tasks
 from siteaudit.services.traffic import FixedTraffic
@@ -108,37 +107,6 @@ def mail_alert(
     if event.status is not AuditStatus.DONE:
         return
     mail_site_alert(event.audit_id, uow=uow, crawl=crawl, mailer=mailer, clock=clock, public_url=public_url)
-
-
-def auto_submit_indexnow(
-    event: AuditEnded,
-    *,
-    uow: UnitOfWork,
-    crawl: CrawlStore,
-    clock: Clock,
-    secrets: Secrets,
-    indexnow_client: IndexNowClient,
-    indexnow_batch_urls: int,
-) -> None:
-    """IndexNow auto-submit of a done site audit's new and changed pages (`services/indexnow/indexnow.py`); a site
-    without auto-submit costs one read, a plain-URL audit none. Idempotent: one submission is kept per
-    audit, and a site that has one is not submitted again; the daily allowance counts each URL once a day
-    whatever is sent again."""
-    if event.status is not AuditStatus.DONE or event.audit.site_id is None:
-        return
-    with uow:
-        state = uow.indexnow.get(event.audit.site_id)
-    if state is None or not state.submits_after(event.at):
-        return
-    auto_submit_after_audit(
-        event.audit,
-        uow=uow,
-        crawl=crawl,
-        clock=clock,
-        secrets=secrets,
-        client=indexnow_client,
-        batch_size=indexnow_batch_urls,
-    )
 
 
 @frozen

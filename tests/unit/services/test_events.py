@@ -30,6 +30,7 @@ from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
 from siteaudit.services import events, finalize
 from siteaudit.services.events import HANDLERS, MessageBus, Subscription, When
+from siteaudit.services.indexnow import indexnow
 from siteaudit.services.inject import provided
 from tests.unit.application.test_application_doors import owner
 from tests.unit.services.test_finalize import SITE, a_page
@@ -63,7 +64,7 @@ def test_a_bus_binds_the_handlers_whose_dependencies_it_was_given() -> None:
     assert settling.handlers(CreditsCharged, When.AFTER_COMMIT) == ["count_charged_credits"]
     assert settling.unbound == {
         "mail_alert": ("crawl", "clock", "mailer", "public_url"),
-        "auto_submit_indexnow": ("crawl", "clock", "secrets", "indexnow_client", "indexnow_batch_urls"),
+        "auto_submit_indexnow": ("crawl", "clock", "secrets", "indexnow_client"),  # a batch size by default
         "refresh_fix_tasks": ("crawl", "clock"),
     }
 
@@ -311,7 +312,7 @@ def test_the_alert_mail_and_indexnow_touch_no_port_for_what_they_do_not_act_on()
     unused: Any = object()
     events.mail_alert(cancelled, uow=unused, crawl=unused, clock=unused, mailer=unused, public_url="x")
     for ended in (cancelled, plain_done):  # a plain URL: not even a read
-        events.auto_submit_indexnow(
+        indexnow.auto_submit_indexnow(
             ended,
             uow=unused,
             crawl=unused,
