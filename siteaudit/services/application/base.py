@@ -41,6 +41,7 @@ from siteaudit.services import crawl as crawl_services
 from siteaudit.services import inject
 from siteaudit.services.console import source as console_services
 from siteaudit.services.events import MessageBus
+from siteaudit.services.key import CliKeys
 from siteaudit.services.registry import Handlers
 from siteaudit.services.signin import OneTimeLinks
 from siteaudit.services.tasks.recheck_run import RecheckTerms
@@ -131,6 +132,7 @@ class LocalPorts:
             "mailer": lambda: self._mailer,
             "sign_in_terms": lambda: self.sign_in_terms,
             "links": lambda: OneTimeLinks(self.clock, self.secrets, self.sign_in_terms, self.public_url),
+            "cli_keys": lambda: CliKeys(self.clock, self.secrets),
         }
 
     @cached_property
