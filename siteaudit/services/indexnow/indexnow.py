@@ -236,15 +236,6 @@ def indexnow_status(
     return _retrying(work)
 
 
-def set_auto(
-    site_id: SiteId, caller: Caller, auto: bool, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
-) -> IndexNowStatus:
-    _change(
-        site_id, caller, lambda _site, state: state.with_auto(auto, clock.now()), uow=uow, secrets=secrets
-    )
-    return indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
-
-
 def fetch_key_file(site: Site, key: str, url: str, *, reader: ProofReader, clock: Clock) -> KeyCheck:
     page = reader.read(url, origin=site.origin)
     return judge_key_file(key, url, status=page.status, body=page.text, error=page.error, at=clock.now())
@@ -443,7 +434,14 @@ def get_indexnow_status(
 def set_indexnow_auto(
     asked: SetIndexNowAuto, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
 ) -> answers.IndexNowStatus:
-    return status_answer(set_auto(asked.site_id, caller, asked.auto, uow=uow, clock=clock, secrets=secrets))
+    _change(
+        asked.site_id,
+        caller,
+        lambda _, state: state.with_auto(asked.auto, clock.now()),
+        uow=uow,
+        secrets=secrets,
+    )
+    return status_answer(indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets))
 
 
 def check_indexnow_key(
