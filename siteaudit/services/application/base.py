@@ -172,13 +172,8 @@ class LocalPorts:
 
     @property
     def console_deps(self) -> console_services.ConsoleDeps:
-        return console_services.ConsoleDeps(
-            uow=self.uow,
-            crawl=self.crawl,
-            clock=self.clock,
-            sealing=self.sealing,
-            providers=self.console_providers,
-            terms=self.console_terms,
+        return self._call(
+            console_services.ConsoleDeps, providers=self.console_providers, terms=self.console_terms
         )
 
     def _console_proof(self, site: Site) -> ProofCheck:

@@ -90,12 +90,9 @@ class LocalJobs(LocalPorts):
         return console_services.sync_due_sites(now, self.console_deps)
 
     def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
-        deps = recheck_run_services.RecheckDeps(
-            uow=self.uow,
-            clock=self.clock,
+        deps = self._call(
+            recheck_run_services.RecheckDeps,
             fetcher_factory=self.fetcher_factory,
-            parser=self.parser,
-            sealing=self.sealing,
             limits=self.crawl_limits,
             terms=self.recheck_terms,
         )
