@@ -42,11 +42,12 @@ import click
 from siteaudit.adapters import agents as agent_files
 from siteaudit.adapters import text
 from siteaudit.adapters.agents import AGENTS, BY_NAME, Agent, Change, Scope, Target, Unparsable
-from siteaudit.adapters.client.device import DeviceClient, Granted, Started
+from siteaudit.adapters.client.device import DeviceClient, Granted
 from siteaudit.adapters.client.transport import Unreachable
 from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
 from siteaudit.domain.error import DomainError, RateLimited
 from siteaudit.entrypoints.output import echo, error_line
+from siteaudit.ports.application import DeviceLoginStarted
 
 EXIT_OK: Final = 0
 EXIT_FILE_UNTOUCHED: Final = 1
@@ -245,7 +246,7 @@ class WaitingLine:
 
 def wait_for_key(
     device: DeviceClient,
-    started: Started,
+    started: DeviceLoginStarted,
     *,
     sleep: Callable[[float], None],
     say: Callable[[str], None],
@@ -304,7 +305,7 @@ def wait_for_key(
 
 def start_login(
     device: DeviceClient, name: str, *, sleep: Callable[[float], None], say: Callable[[str], None]
-) -> Started:
+) -> DeviceLoginStarted:
     """`device.start(name)`; a rate-limited start (429 with Retry-After) is asked again after the wait the
     service gave, said on screen, at most START_ATTEMPTS times in all and only when the wait is at most
     MAX_START_WAIT_S (the service allows 10 starts an hour per address: a longer wait is said, not
@@ -332,7 +333,7 @@ def start_login(
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def cancelled(device: DeviceClient, started: Started, keys_page: str) -> Stop:
+def cancelled(device: DeviceClient, started: DeviceLoginStarted, keys_page: str) -> Stop:
     """What Ctrl-C while waiting ends with: the login cancelled on the service, so its code can no longer
     be approved (exit 130 either way; the line says whether the cancel was done)."""
     code = started.user_code

@@ -2,8 +2,8 @@
 "Events").
 
 `HANDLERS` maps each event type to its handlers, in order. A handler is a plain function over ports: the
-event first, then keyword-only dependencies that `MessageBus` injects by name once (`inject_dependencies`),
-but `uow`, which each call gets: inside the ending transaction, the unit of work that is open; after it,
+event first, then keyword-only dependencies that `MessageBus` injects by name once from the application's
+one table of providers (`services/inject.py`), but `uow`, which each call gets: inside the ending transaction, the unit of work that is open; after it,
 one the handler opens transactions on. A handler may return a follow-up event, which goes through the
 same table.
 
@@ -20,7 +20,6 @@ credits, queues the webhook and counts the credits.
 """
 
 import enum
-import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
@@ -30,14 +29,14 @@ from attrs import frozen
 from siteaudit.domain.audit import AuditEnded, AuditStatus
 from siteaudit.domain.credit import audit_cost, audit_reference
 from siteaudit.domain.events import CreditsCharged, Event, FindingsPublished
-from siteaudit.ports.clock import Clock, Secrets
+from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
-from siteaudit.ports.indexnow import IndexNowClient
 from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.metrics import Metrics
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.alert import mail_site_alert
-from siteaudit.services.indexnow.indexnow import auto_submit_after_audit
+from siteaudit.services.indexnow.indexnow import auto_submit_indexnow
+from siteaudit.services.inject import Providers, Unprovided, bind, provided
 from siteaudit.services.tasks.task import refresh_site_tasks
 from siteaudit.services.traffic import FixedTraffic
 from siteaudit.services.webhook import queue_webhook
@@ -110,37 +109,6 @@ def mail_alert(
     mail_site_alert(event.audit_id, uow=uow, crawl=crawl, mailer=mailer, clock=clock, public_url=public_url)
 
 
-def auto_submit_indexnow(
-    event: AuditEnded,
-    *,
-    uow: UnitOfWork,
-    crawl: CrawlStore,
-    clock: Clock,
-    secrets: Secrets,
-    indexnow_client: IndexNowClient,
-    indexnow_batch_urls: int,
-) -> None:
-    """IndexNow auto-submit of a done site audit's new and changed pages (`services/indexnow/indexnow.py`); a site
-    without auto-submit costs one read, a plain-URL audit none. Idempotent: one submission is kept per
-    audit, and a site that has one is not submitted again; the daily allowance counts each URL once a day
-    whatever is sent again."""
-    if event.status is not AuditStatus.DONE or event.audit.site_id is None:
-        return
-    with uow:
-        state = uow.indexnow.get(event.audit.site_id)
-    if state is None or not state.submits_after(event.at):
-        return
-    auto_submit_after_audit(
-        event.audit,
-        uow=uow,
-        crawl=crawl,
-        clock=clock,
-        secrets=secrets,
-        client=indexnow_client,
-        batch_size=indexnow_batch_urls,
-    )
-
-
 @frozen
 class Subscription:
     handler: Callable[..., Event | None]
@@ -169,27 +137,13 @@ HANDLERS: Final[Mapping[type[Event], tuple[Subscription, ...]]] = {
 Run = Callable[[Event, UnitOfWork], Event | None]
 
 
-def dependencies_of(handler: Callable[..., object]) -> tuple[list[str], list[str]]:
-    """The keyword-only parameters of a handler: those it needs, and those with a default."""
-    needed: list[str] = []
-    optional: list[str] = []
-    for name, parameter in inspect.signature(handler).parameters.items():
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY:
-            (needed if parameter.default is inspect.Parameter.empty else optional).append(name)
-    return needed, optional
-
-
-def inject_dependencies(handler: Callable[..., Event | None], dependencies: Mapping[str, object]) -> Run:
-    """The handler with its dependencies bound by name (`uow` is left for each call). Raises KeyError
-    naming a dependency it needs that is not given."""
-    needed, optional = dependencies_of(handler)
-    missing = [n for n in needed if n != PER_CALL and n not in dependencies]
-    if missing:
-        raise KeyError(", ".join(missing))
-    bound = {n: dependencies[n] for n in (*needed, *optional) if n != PER_CALL and n in dependencies}
-    if PER_CALL in needed:
-        return lambda event, uow: handler(event, uow=uow, **bound)
-    return lambda event, uow: handler(event, **bound)
+def inject_dependencies(handler: Callable[..., Event | None], providers: Providers) -> Run:
+    """The handler with its dependencies bound by name (`services/inject.py`), `uow` left for each call.
+    Raises Unprovided naming what it needs that no provider gives."""
+    bound = bind(handler, providers, given=(PER_CALL,))
+    if PER_CALL in bound.given:
+        return lambda event, uow: bound(event, uow=uow)
+    return lambda event, uow: bound(event)
 
 
 @frozen
@@ -207,16 +161,15 @@ class Published:
 
 
 class MessageBus:
-    """Runs the handlers of `table` for each event published, with `dependencies` injected by name."""
+    """Runs the handlers of `table` for each event published, with the dependencies of `providers` injected
+    by name (a `uow` provider is not called: each call gives its unit of work)."""
 
     def __init__(
         self,
-        dependencies: Mapping[str, object],
+        providers: Providers,
         *,
         table: Mapping[type[Event], Sequence[Subscription]] = HANDLERS,
     ) -> None:
-        if PER_CALL in dependencies:
-            raise ValueError(f"`{PER_CALL}` is given to each call, not to the bus")
         self._handlers: dict[type[Event], list[Bound]] = {}
         unbound: dict[str, tuple[str, ...]] = {}
         for event_type, subscriptions in table.items():
@@ -224,10 +177,9 @@ class MessageBus:
             for subscription in subscriptions:
                 name = subscription.handler.__name__
                 try:
-                    run = inject_dependencies(subscription.handler, dependencies)
-                except KeyError:
-                    needed, _ = dependencies_of(subscription.handler)
-                    unbound[name] = tuple(n for n in needed if n != PER_CALL and n not in dependencies)
+                    run = inject_dependencies(subscription.handler, providers)
+                except Unprovided as lacking:
+                    unbound[name] = lacking.names
                     continue
                 bound.append(Bound(name, subscription.when, run))
         self.unbound: Mapping[str, tuple[str, ...]] = unbound
@@ -235,7 +187,7 @@ class MessageBus:
     @classmethod
     def settling(cls, metrics: Metrics) -> "MessageBus":
         """The bus over the metrics alone: settles credits, queues the webhook, counts the credits."""
-        return cls({"metrics": metrics})
+        return cls(provided({"metrics": metrics}))
 
     def handlers(self, event_type: type[Event], when: When) -> list[str]:
         """The names of the handlers bound for `event_type` that run `when`, in order."""

@@ -57,6 +57,7 @@ from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.services.audit import log_ended
 from siteaudit.services.events import MessageBus
+from siteaudit.services.inject import provided
 
 BATCH = 5_000
 
@@ -388,7 +389,7 @@ def finalize_audit(
     handlers are idempotent, so that does only what a crash after the commit left undone.
 
     Without `bus`, the one over `metrics`, `crawl` and `clock`: no alert mail and no IndexNow."""
-    bus = bus or MessageBus({"metrics": metrics, "crawl": crawl, "clock": clock})
+    bus = bus or MessageBus(provided({"metrics": metrics, "crawl": crawl, "clock": clock}))
     limits = thresholds or Thresholds()
     with uow:
         audit = uow.audits.get_any(audit_id)

@@ -3,6 +3,8 @@
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from attrs import field, frozen
+
 from siteaudit.domain.account import Caller, normalise_email
 from siteaudit.domain.apikey import (
     KEY_ALPHABET,
@@ -19,6 +21,7 @@ from siteaudit.domain.apikey import (
     new_key_material,
     new_settings_key,
 )
+from siteaudit.domain.device import KeyGrant, client_identity
 from siteaudit.domain.error import Conflict, DomainError, ErrorCode, NotFound, Unauthenticated
 from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
 from siteaudit.ports.application import Admission, IssuedKey, KeyHolder
@@ -88,32 +91,32 @@ def rotate_settings_key(
     return IssuedKey(new, material.raw)
 
 
-def issue_cli_key(
-    user: UserId,
-    team: TeamId,
-    *,
-    machine: str,
-    agents: Sequence[str],
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-) -> IssuedKey:
-    """Inside the caller's transaction: a CLI key for (machine, agents, team), replacing the previous one."""
-    material = _material(secrets)
-    key, replaced, _ = connect_cli_key(
-        uow.keys.of_user(user),
-        key_id=ApiKeyId(0),
-        user=user,
-        team=team,
-        machine=machine,
-        agents=agents,
-        material=material,
-        now=clock.now(),
-    )
-    for old in replaced:
-        uow.keys.save(old)
-    key = uow.keys.add(key)
-    return IssuedKey(key, material.raw)
+@frozen
+class CliKeys:
+    """What issuing a CLI key needs besides the open transaction, given once by name (`cli_keys`)."""
+
+    clock: Clock
+    secrets: Secrets = field(repr=False)
+
+    def issue(self, grant: KeyGrant, *, uow: UnitOfWork) -> IssuedKey:
+        """Inside the caller's transaction: a CLI key for the grant's (machine, agents, team), replacing
+        the previous one."""
+        material = _material(self.secrets)
+        machine, agents = client_identity(grant.client_name)
+        key, replaced, _ = connect_cli_key(
+            uow.keys.of_user(grant.user_id),
+            key_id=ApiKeyId(0),
+            user=grant.user_id,
+            team=grant.team_id,
+            machine=machine,
+            agents=agents,
+            material=material,
+            now=self.clock.now(),
+        )
+        for old in replaced:
+            uow.keys.save(old)
+        key = uow.keys.add(key)
+        return IssuedKey(key, material.raw)
 
 
 def revoke_key(email: str, prefix: str, *, uow: UnitOfWork, clock: Clock) -> ApiKey:

@@ -3,9 +3,9 @@ feature package mapped to its handler, and the handlers' dependencies injected o
 
 A handler is a plain function `handler(use_case, caller, *, <ports by name>) -> result` in one of a
 feature package's handler modules (`HANDLER_MODULES`); the type of its first parameter says which use
-case it handles, so a new use case needs no line here. `bind` reads a handler's keyword parameters once
-and ties each to the provider of that name (`uow` a fresh unit of work per call, `clock`, `crawl`,
-`queue`, `console`, ...); `Handlers.handle` then runs the handler of a use case's class.
+case it handles, so a new use case needs no line here. `Handlers.of` binds each handler's keyword parameters once to the providers
+of their names (`services/inject.py`: `uow` a fresh unit of work per call, `clock`, `crawl`, `queue`,
+`console`, ...); `Handlers.handle` then runs the handler of a use case's class.
 """
 
 import inspect
@@ -32,6 +32,7 @@ from siteaudit.services.impact import impact
 from siteaudit.services.impact import usecases as fix_impact
 from siteaudit.services.indexnow import indexnow
 from siteaudit.services.indexnow import usecases as index_now
+from siteaudit.services.inject import Bound, Providers, bind
 from siteaudit.services.sites import site
 from siteaudit.services.sites import usecases as sites
 from siteaudit.services.tasks import recheck, task
@@ -95,36 +96,13 @@ HANDLERS: Final[Mapping[Declared, Handler]] = handlers_in(HANDLER_MODULES)
 
 
 @frozen
-class Bound:
-    handler: Handler
-    providers: Mapping[str, Callable[[], Any]]
-
-    def __call__(self, use_case: UseCase[Any], caller: Caller) -> Any:
-        return self.handler(use_case, caller, **{name: make() for name, make in self.providers.items()})
-
-
-def bind(handler: Handler, providers: Mapping[str, Callable[[], Any]]) -> Bound:
-    """The handler with its keyword parameters tied to the providers of the same name; one without a
-    provider keeps its default, and a required one without a provider is refused here, once."""
-    wanted: dict[str, Callable[[], Any]] = {}
-    for name, parameter in inspect.signature(handler).parameters.items():
-        if parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
-            continue
-        if name in providers:
-            wanted[name] = providers[name]
-        elif parameter.default is inspect.Parameter.empty:
-            raise TypeError(f"{handler.__qualname__} needs {name!r}, which no provider gives")
-    return Bound(handler, wanted)
-
-
-@frozen
 class Handlers:
     """Every registered handler bound to one application's providers."""
 
-    bound: Mapping[Declared, Bound]
+    bound: Mapping[Declared, Bound[Any]]
 
     @classmethod
-    def of(cls, providers: Mapping[str, Callable[[], Any]]) -> "Handlers":
+    def of(cls, providers: Providers) -> "Handlers":
         return cls({declared: bind(handler, providers) for declared, handler in HANDLERS.items()})
 
     def handle(self, use_case: UseCase[R], caller: Caller) -> R:

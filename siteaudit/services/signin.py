@@ -1,6 +1,6 @@
 """Signing in to the app (docs/app.md): sign-in, sign-up, sessions, re-authentication, password resets."""
 
-from attrs import evolve
+from attrs import evolve, field, frozen
 
 from siteaudit.domain.account import Team, User, normalise_email
 from siteaudit.domain.error import DomainError, NotFound, Unauthenticated
@@ -83,11 +83,11 @@ def sign_up(
     clock: Clock,
     secrets: Secrets,
     hasher: PasswordHasher,
-    terms: SignInTerms,
+    sign_in_terms: SignInTerms,
 ) -> SignedIn:
     """When sign-up is open: a person on the free plan with their own team (named after their email),
     their webhook secret and a session. Raises SignUpClosed, ValidationFailed or Conflict (email taken)."""
-    if not terms.open_sign_up:
+    if not sign_in_terms.open_sign_up:
         raise SignUpClosed()
     address = normalise_email(email)
     hashed = hasher.hash(check_password(password))
@@ -113,11 +113,11 @@ def _live_session(token: str, uow: UnitOfWork, clock: Clock, terms: SignInTerms)
     return session
 
 
-def viewer(token: str, *, uow: UnitOfWork, clock: Clock, terms: SignInTerms) -> AppViewer:
+def viewer(token: str, *, uow: UnitOfWork, clock: Clock, sign_in_terms: SignInTerms) -> AppViewer:
     """Who the session is, its teams and the team being viewed (the first team when the one viewed is
     no longer theirs). Raises Unauthenticated for an unknown or ended session."""
     with uow:
-        session = _live_session(token, uow, clock, terms)
+        session = _live_session(token, uow, clock, sign_in_terms)
         user = uow.users.get(session.user_id)
         teams = list(uow.teams.of_user(user.id))
         team = next((t for t in teams if t.id == session.team_id), teams[0] if teams else None)
@@ -128,7 +128,7 @@ def viewer(token: str, *, uow: UnitOfWork, clock: Clock, terms: SignInTerms) -> 
             uow.signins.save_session(used)
             uow.commit()
         session = used
-    fresh = session.recently_authenticated(clock.now(), terms)
+    fresh = session.recently_authenticated(clock.now(), sign_in_terms)
     return AppViewer(session=session, user=user, teams=teams, team=team, fresh=fresh)
 
 
@@ -139,12 +139,18 @@ def sign_out(token: str, *, uow: UnitOfWork) -> None:
 
 
 def confirm_password(
-    token: str, password: str, *, uow: UnitOfWork, clock: Clock, hasher: PasswordHasher, terms: SignInTerms
+    token: str,
+    password: str,
+    *,
+    uow: UnitOfWork,
+    clock: Clock,
+    hasher: PasswordHasher,
+    sign_in_terms: SignInTerms,
 ) -> AppSession:
-    """The password given again: the session may reveal secrets and make keys for `terms.reauth`.
+    """The password given again: the session may reveal secrets and make keys for `sign_in_terms.reauth`.
     Raises SignInRefused for a wrong password, Unauthenticated for an ended session."""
     with uow:
-        session = _live_session(token, uow, clock, terms)
+        session = _live_session(token, uow, clock, sign_in_terms)
         if not hasher.verify(uow.signins.password_hash(session.user_id), password):
             raise SignInRefused()
         session = session.reauthenticated(clock.now())
@@ -153,10 +159,12 @@ def confirm_password(
     return session
 
 
-def switch_team(token: str, team: TeamId, *, uow: UnitOfWork, clock: Clock, terms: SignInTerms) -> AppSession:
+def switch_team(
+    token: str, team: TeamId, *, uow: UnitOfWork, clock: Clock, sign_in_terms: SignInTerms
+) -> AppSession:
     """View another of the person's teams (it decides the team of new Settings keys only; docs/app.md)."""
     with uow:
-        session = _live_session(token, uow, clock, terms)
+        session = _live_session(token, uow, clock, sign_in_terms)
         if uow.teams.membership(team, session.user_id) is None:
             raise NotFound("team", team)
         session = evolve(session, team_id=team)
@@ -165,61 +173,40 @@ def switch_team(token: str, team: TeamId, *, uow: UnitOfWork, clock: Clock, term
     return session
 
 
-def issue_link(
-    user: UserId,
-    purpose: LinkPurpose,
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    terms: SignInTerms,
-    public_url: str,
-) -> str:
-    """Inside the caller's transaction: a one-time link to choose a password; the URL, shown once."""
-    token = secrets.token_hex(LINK_BYTES)
-    uow.signins.add_link(
-        OneTimeLink.issue(token=token, user=user, purpose=purpose, now=clock.now(), terms=terms)
-    )
-    return f"{public_url.rstrip('/')}{PASSWORD_PAGE}?token={token}"
+@frozen
+class OneTimeLinks:
+    """What issuing a one-time link needs besides the open transaction, given once by name (`links`)."""
+
+    clock: Clock
+    secrets: Secrets = field(repr=False)
+    terms: SignInTerms
+    public_url: str
+
+    def issue(self, user: UserId, purpose: LinkPurpose, *, uow: UnitOfWork) -> str:
+        """Inside the caller's transaction: a one-time link to choose a password; the URL, shown once."""
+        token = self.secrets.token_hex(LINK_BYTES)
+        uow.signins.add_link(
+            OneTimeLink.issue(token=token, user=user, purpose=purpose, now=self.clock.now(), terms=self.terms)
+        )
+        return f"{self.public_url.rstrip('/')}{PASSWORD_PAGE}?token={token}"
 
 
-def password_link(
-    email: str, *, uow: UnitOfWork, clock: Clock, secrets: Secrets, terms: SignInTerms, public_url: str
-) -> str:
+def password_link(email: str, *, uow: UnitOfWork, links: OneTimeLinks) -> str:
     """A one-time link to set the person's password (`siteaudit admin password-link`, first start)."""
     with uow:
         user = uow.users.by_email(normalise_email(email))
-        link = issue_link(
-            user.id,
-            LinkPurpose.RESET,
-            uow=uow,
-            clock=clock,
-            secrets=secrets,
-            terms=terms,
-            public_url=public_url,
-        )
+        link = links.issue(user.id, LinkPurpose.RESET, uow=uow)
         uow.commit()
     return link
 
 
-def request_password_reset(
-    email: str,
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    terms: SignInTerms,
-    mailer: Mailer,
-    public_url: str,
-) -> None:
+def request_password_reset(email: str, *, uow: UnitOfWork, links: OneTimeLinks, mailer: Mailer) -> None:
     """Mail a one-time link to the address when a person has it; say nothing either way."""
     address = _address(email)
     if address is None:
         return
     try:
-        link = password_link(
-            address, uow=uow, clock=clock, secrets=secrets, terms=terms, public_url=public_url
-        )
+        link = password_link(address, uow=uow, links=links)
     except NotFound:
         return
     mailer.send(

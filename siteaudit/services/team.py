@@ -5,12 +5,12 @@ from collections.abc import Sequence
 from siteaudit.domain.account import Caller, Membership, NotTeamOwner, Role, Team, User, normalise_email
 from siteaudit.domain.error import Conflict, NotFound
 from siteaudit.domain.ids import UserId
-from siteaudit.domain.signin import LinkPurpose, SignInTerms
+from siteaudit.domain.signin import LinkPurpose
 from siteaudit.ports.application import Invitation, MemberView
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.mailer import Mailer
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.signin import issue_link
+from siteaudit.services.signin import OneTimeLinks
 from siteaudit.services.webhook import create_webhook_secret
 
 
@@ -43,7 +43,7 @@ def invite_member(
     uow: UnitOfWork,
     clock: Clock,
     secrets: Secrets,
-    terms: SignInTerms,
+    links: OneTimeLinks,
     mailer: Mailer,
     public_url: str,
 ) -> Invitation:
@@ -59,15 +59,7 @@ def invite_member(
         except NotFound:
             user = uow.users.add(User(UserId(0), address, "free", clock.now()))
             create_webhook_secret(user.id, webhook_secrets=uow.webhook_secrets, secrets=secrets)
-            link = issue_link(
-                user.id,
-                LinkPurpose.INVITE,
-                uow=uow,
-                clock=clock,
-                secrets=secrets,
-                terms=terms,
-                public_url=public_url,
-            )
+            link = links.issue(user.id, LinkPurpose.INVITE, uow=uow)
         membership = uow.teams.membership(team.id, user.id) or Membership(team.id, user.id, Role.MEMBER)
         uow.teams.add_member(membership)
         inviter = uow.users.get(caller.user_id)

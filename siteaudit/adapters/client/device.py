@@ -8,7 +8,9 @@ from typing import Any, Final
 import httpx2 as httpx
 from attrs import field, frozen
 
+from siteaudit.adapters.answers import converter
 from siteaudit.adapters.client.transport import USER_AGENT, Unreachable, error_from, retry_after_s
+from siteaudit.ports.application import DeviceLoginStarted
 
 START_PATH: Final = "/device/start"
 # An MCP `initialize` request (MCP specification, lifecycle): what `siteaudit connect` sends to `/mcp` to
@@ -27,16 +29,6 @@ MCP_INITIALIZE: Final = {
 TOKEN_PATH: Final = "/device/token"
 CANCEL_PATH: Final = "/device/cancel"
 CANCEL_TIMEOUT_S: Final = 5.0  # asked after Ctrl-C: a person is waiting for the prompt back
-
-
-@frozen
-class Started:
-    device_code: str = field(repr=False)
-    user_code: str
-    verification_uri: str
-    verification_uri_complete: str
-    interval: int
-    expires_in: int
 
 
 @frozen
@@ -91,17 +83,13 @@ class DeviceClient:
             return None
         return f"answered {status}{f' ({kind})' if kind else ''} to an MCP initialize request"
 
-    def start(self, client_name: str) -> Started:
-        """A new login. Raises the DomainError the service answered, or Unreachable."""
-        answer = self._post(START_PATH, {"client_name": client_name})
-        return Started(
-            device_code=str(answer["device_code"]),
-            user_code=str(answer["user_code"]),
-            verification_uri=str(answer["verification_uri"]),
-            verification_uri_complete=str(answer["verification_uri_complete"]),
-            interval=int(answer["interval"]),
-            expires_in=int(answer["expires_in"]),
+    def start(self, client_name: str) -> DeviceLoginStarted:
+        """A new login (the port's value: the wire carries its fields as they are). Raises the DomainError
+        the service answered, or Unreachable."""
+        started: DeviceLoginStarted = converter.structure(
+            self._post(START_PATH, {"client_name": client_name}), DeviceLoginStarted
         )
+        return started
 
     def poll(self, device_code: str) -> Granted:
         """One poll: the key once approved. Otherwise raises the error the service answered, whose

@@ -7,6 +7,7 @@ from typing import Final
 
 import falcon
 
+from siteaudit.adapters.answers import converter
 from siteaudit.adapters.rest.middleware import enforce
 from siteaudit.adapters.rest.params import Fields, json_body
 from siteaudit.domain.device import MAX_CLIENT_NAME_LENGTH
@@ -40,14 +41,7 @@ class DeviceStart(_DeviceResource):
         client_name = fields.string("client_name", max_length=MAX_CLIENT_NAME_LENGTH) or ""
         fields.done()
         started = self.application.start_device_login(client_name, ip)
-        resp.media = {
-            "device_code": started.device_code,
-            "user_code": started.user_code,
-            "verification_uri": started.verification_uri,
-            "verification_uri_complete": started.verification_uri_complete,
-            "interval": started.interval,
-            "expires_in": started.expires_in,
-        }
+        resp.media = converter.unstructure(started)
 
 
 def _device_code(req: falcon.Request) -> str:

@@ -54,7 +54,7 @@ class LocalAdmin(LocalPorts):
         return self._call(signin_services.set_password, email, password)
 
     def password_link(self, email: str) -> str:
-        return self._call(signin_services.password_link, email, terms=self.sign_in_terms)
+        return self._call(signin_services.password_link, email)
 
     def list_team_sites(self, team_name: str) -> Sequence[Site]:
         return self._call(site_services.list_team_sites, team_name)

@@ -2,9 +2,8 @@
 share: the declared use cases' handlers bound to them, the crawl's, the console's and the event bus's
 dependencies."""
 
-import inspect
 from collections.abc import Callable, Mapping
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any, TypeVar
 
 from attrs import Factory, field, frozen
@@ -39,27 +38,15 @@ from siteaudit.ports.site import ProofReader
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.ports.webhook import WebhookSender
 from siteaudit.services import crawl as crawl_services
+from siteaudit.services import inject
 from siteaudit.services.console import source as console_services
 from siteaudit.services.events import MessageBus
+from siteaudit.services.key import CliKeys
 from siteaudit.services.registry import Handlers
+from siteaudit.services.signin import OneTimeLinks
 from siteaudit.services.tasks.recheck_run import RecheckTerms
 
 T = TypeVar("T")
-
-
-@cache
-def _keyword_parameters(service: Callable[..., Any]) -> tuple[tuple[str, bool, bool], ...]:
-    """Each keyword-only parameter of `service`: its name, whether it is a `uow` annotated as the factory of
-    units of work (`Callable[[], UnitOfWork]`), and whether it is required."""
-    return tuple(
-        (
-            name,
-            name == "uow" and "Callable" in str(parameter.annotation),
-            parameter.default is parameter.empty,
-        )
-        for name, parameter in inspect.signature(service).parameters.items()
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-    )
 
 
 @frozen(kw_only=True)
@@ -143,6 +130,9 @@ class LocalPorts:
             "console_connection": lambda: self._console_connection,
             "hasher": lambda: self._hasher,
             "mailer": lambda: self._mailer,
+            "sign_in_terms": lambda: self.sign_in_terms,
+            "links": lambda: OneTimeLinks(self.clock, self.secrets, self.sign_in_terms, self.public_url),
+            "cli_keys": lambda: CliKeys(self.clock, self.secrets),
         }
 
     @cached_property
@@ -152,19 +142,11 @@ class LocalPorts:
         return Handlers.of(self.providers)
 
     def _call(self, service: Callable[..., T], /, *args: Any, **given: Any) -> T:
-        """`service(*args, **given)` with each keyword-only parameter `given` lacks filled from the provider of
-        its name, as the registry binds a handler's: a use case not declared yet states its ports once, in
-        its signature, not again in each method here. A `uow` annotated as the factory gets the factory.
-        A port a service names otherwise (`provider` for `payments`) and a term (`terms`) are given."""
-        for name, wants_factory, required in _keyword_parameters(service):
-            if name in given:
-                continue
-            provider = self.providers.get("uows" if wants_factory else name)
-            if provider is not None:
-                given[name] = provider()
-            elif required:
-                raise TypeError(f"{service.__qualname__} needs {name!r}, which no provider gives")
-        return service(*args, **given)
+        """`service(*args, **given)` with each keyword-only parameter `given` lacks filled from `providers`
+        (`services/inject.py`, as the registry binds a declared use case's handler): a use case not declared
+        yet states its ports once, in its signature, not again in each method here. A port a service names
+        otherwise (`provider` for `payments`) and a term (`terms`) are given."""
+        return inject.call(service, self.providers, *args, **given)
 
     def _limiter(self) -> RateLimiter:
         assert self.limiter is not None, "bootstrap gives the application its rate limiter"
@@ -190,13 +172,8 @@ class LocalPorts:
 
     @property
     def console_deps(self) -> console_services.ConsoleDeps:
-        return console_services.ConsoleDeps(
-            uow=self.uow,
-            crawl=self.crawl,
-            clock=self.clock,
-            sealing=self.sealing,
-            providers=self.console_providers,
-            terms=self.console_terms,
+        return self._call(
+            console_services.ConsoleDeps, providers=self.console_providers, terms=self.console_terms
         )
 
     def _console_proof(self, site: Site) -> ProofCheck:
@@ -206,21 +183,14 @@ class LocalPorts:
         return console_services.console_connection_view(site, self.console_deps)
 
     def _event_bus(self) -> MessageBus:
-        """The event bus over this application's ports (`services/events.py`): a port it lacks (no mailer,
-        no IndexNow client) leaves out the handlers that need it."""
-        ports: dict[str, object] = {
-            "crawl": self.crawl,
-            "clock": self.clock,
-            "metrics": self.metrics,
-            "secrets": self.secrets,
-            "public_url": self.public_url,
-            "indexnow_batch_urls": self.indexnow_batch_urls,
+        """The event bus over this application's providers (`services/events.py`): a port it lacks (no
+        mailer, no IndexNow client) leaves out the handlers that need it."""
+        lacking = {
+            name
+            for name, port in (("mailer", self.mailer), ("indexnow_client", self.indexnow_client))
+            if port is None
         }
-        if self.mailer is not None:
-            ports["mailer"] = self.mailer
-        if self.indexnow_client is not None:
-            ports["indexnow_client"] = self.indexnow_client
-        return MessageBus(ports)
+        return MessageBus({name: make for name, make in self.providers.items() if name not in lacking})
 
     @property
     def _hasher(self) -> PasswordHasher:

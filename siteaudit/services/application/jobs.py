@@ -20,7 +20,7 @@ from siteaudit.services import reaper as reaper_services
 from siteaudit.services import schedule as schedule_services
 from siteaudit.services import site as site_services
 from siteaudit.services import webhook as webhook_services
-from siteaudit.services.access.sending import access_for_audit
+from siteaudit.services.access import sending as access_sending
 from siteaudit.services.application.base import LocalPorts
 from siteaudit.services.billing import billing as billing_services
 from siteaudit.services.console import source as console_services
@@ -56,10 +56,8 @@ class LocalJobs(LocalPorts):
     ) -> CrawlProgress:
         if sealed_verify_token is not None:
             verify_token = self.sealing.unseal(sealed_verify_token)
-        secret = await asyncio.to_thread(
-            site_services.crawler_secret, audit_id, uow=self.uow(), sealing=self.sealing
-        )
-        access = await asyncio.to_thread(access_for_audit, audit_id, uow=self.uow(), sealing=self.sealing)
+        secret = await asyncio.to_thread(lambda: self._call(site_services.crawler_secret, audit_id))
+        access = await asyncio.to_thread(lambda: self._call(access_sending.access_for_audit, audit_id))
         outcome = await crawl_services.arun_crawl_slice(
             audit_id, self.crawl_deps, verify_token=verify_token, crawler_secret=secret, access=access
         )
@@ -92,12 +90,9 @@ class LocalJobs(LocalPorts):
         return console_services.sync_due_sites(now, self.console_deps)
 
     def run_recheck(self, recheck_id: RecheckId) -> RecheckRun:
-        deps = recheck_run_services.RecheckDeps(
-            uow=self.uow,
-            clock=self.clock,
+        deps = self._call(
+            recheck_run_services.RecheckDeps,
             fetcher_factory=self.fetcher_factory,
-            parser=self.parser,
-            sealing=self.sealing,
             limits=self.crawl_limits,
             terms=self.recheck_terms,
         )

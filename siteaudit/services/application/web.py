@@ -40,22 +40,22 @@ class LocalWebSession(LocalPorts):
         return self._call(signin_services.sign_in, email, password)
 
     def sign_up(self, email: str, password: str) -> SignedIn:
-        return self._call(signin_services.sign_up, email, password, terms=self.sign_in_terms)
+        return self._call(signin_services.sign_up, email, password)
 
     def app_viewer(self, session_token: str) -> AppViewer:
-        return self._call(signin_services.viewer, session_token, terms=self.sign_in_terms)
+        return self._call(signin_services.viewer, session_token)
 
     def sign_out(self, session_token: str) -> None:
         self._call(signin_services.sign_out, session_token)
 
     def confirm_password(self, session_token: str, password: str) -> AppSession:
-        return self._call(signin_services.confirm_password, session_token, password, terms=self.sign_in_terms)
+        return self._call(signin_services.confirm_password, session_token, password)
 
     def switch_team(self, session_token: str, team_id: TeamId) -> AppSession:
-        return self._call(signin_services.switch_team, session_token, team_id, terms=self.sign_in_terms)
+        return self._call(signin_services.switch_team, session_token, team_id)
 
     def request_password_reset(self, email: str) -> None:
-        self._call(signin_services.request_password_reset, email, terms=self.sign_in_terms)
+        self._call(signin_services.request_password_reset, email)
 
     def reset_password(self, link_token: str, password: str) -> User:
         return self._call(signin_services.reset_password, link_token, password)
@@ -64,7 +64,7 @@ class LocalWebSession(LocalPorts):
         return self._call(team_services.team_members, caller)
 
     def invite_member(self, caller: Caller, email: str) -> Invitation:
-        return self._call(team_services.invite_member, caller, email, terms=self.sign_in_terms)
+        return self._call(team_services.invite_member, caller, email)
 
     def remove_team_member(self, caller: Caller, user_id: UserId) -> None:
         self._call(team_services.remove_team_member, caller, user_id)

@@ -43,7 +43,7 @@ from siteaudit.services.impact.impact import refresh_task_traffic
 log = logging.getLogger(__name__)
 
 
-@frozen
+@frozen(kw_only=True)  # its ports come by name (services/inject.py)
 class ConsoleDeps:
     """What the console use cases need, bound once in the application."""
 

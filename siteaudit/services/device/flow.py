@@ -8,7 +8,6 @@ from siteaudit.domain.device import (
     USER_CODE_LENGTH,
     DeviceLogin,
     InvalidGrant,
-    client_identity,
     device_code_hash,
     new_user_code,
 )
@@ -17,7 +16,7 @@ from siteaudit.domain.ids import DeviceLoginId
 from siteaudit.ports.application import DeviceGranted, DeviceLoginStarted
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.repository import UnitOfWork
-from siteaudit.services.key import issue_cli_key
+from siteaudit.services.key import CliKeys
 
 
 @frozen
@@ -66,7 +65,7 @@ def start_device_login(
     raise Conflict("could not find a free user code; try again")
 
 
-def poll_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock, secrets: Secrets) -> DeviceGranted:
+def poll_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock, cli_keys: CliKeys) -> DeviceGranted:
     """Answer one poll. Raises the RFC 8628 refusals (authorization_pending, slow_down, access_denied,
     expired_token, invalid_grant); on approval returns a new CLI key, exactly once: the exchange and the
     key are one transaction, and a racing poll loses on the login's version and answers invalid_grant."""
@@ -87,16 +86,7 @@ def poll_device_login(device_code: str, *, uow: UnitOfWork, clock: Clock, secret
             uow.commit()
             raise outcome.refusal()
         grant = outcome.grant
-        machine, agents = client_identity(grant.client_name)
-        key = issue_cli_key(
-            grant.user_id,
-            grant.team_id,
-            machine=machine,
-            agents=agents,
-            uow=uow,
-            clock=clock,
-            secrets=secrets,
-        )
+        key = cli_keys.issue(grant, uow=uow)
         team = uow.teams.get(grant.team_id)
         uow.commit()
     return DeviceGranted(key, team.id, team.name)

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from attrs import frozen
 
 from siteaudit.domain.account import Caller
-from siteaudit.domain.audit import Audit, AuditStatus
+from siteaudit.domain.audit import AuditEnded, AuditStatus
 from siteaudit.domain.error import ConcurrentUpdate, DomainError, NotFound
 from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
@@ -236,15 +236,6 @@ def indexnow_status(
     return _retrying(work)
 
 
-def set_auto(
-    site_id: SiteId, caller: Caller, auto: bool, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
-) -> IndexNowStatus:
-    _change(
-        site_id, caller, lambda _site, state: state.with_auto(auto, clock.now()), uow=uow, secrets=secrets
-    )
-    return indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
-
-
 def fetch_key_file(site: Site, key: str, url: str, *, reader: ProofReader, clock: Clock) -> KeyCheck:
     page = reader.read(url, origin=site.origin)
     return judge_key_file(key, url, status=page.status, body=page.text, error=page.error, at=clock.now())
@@ -443,7 +434,14 @@ def get_indexnow_status(
 def set_indexnow_auto(
     asked: SetIndexNowAuto, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
 ) -> answers.IndexNowStatus:
-    return status_answer(set_auto(asked.site_id, caller, asked.auto, uow=uow, clock=clock, secrets=secrets))
+    _change(
+        asked.site_id,
+        caller,
+        lambda _, state: state.with_auto(asked.auto, clock.now()),
+        uow=uow,
+        secrets=secrets,
+    )
+    return status_answer(indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets))
 
 
 def check_indexnow_key(
@@ -617,19 +615,22 @@ def changed_pages(audit_id: AuditId, previous: AuditId | None, crawl: CrawlStore
     return found
 
 
-def auto_submit_after_audit(
-    audit: Audit,
+def auto_submit_indexnow(
+    event: AuditEnded,
     *,
     uow: UnitOfWork,
     crawl: CrawlStore,
     clock: Clock,
     secrets: Secrets,
-    client: IndexNowClient,
-    batch_size: int = BATCH_URLS,
-) -> answers.IndexNowSubmitResult | None:
-    """After an audit of a site with auto-submit on: its new and changed pages, within the allowance,
-    once per audit. Costs a site without auto one read. Never raises: what went wrong is logged and kept
-    in `recent` (status `not_verified`, `key_unverified`, `no_changes`, `capped` or `rejected`)."""
+    indexnow_client: IndexNowClient,
+    indexnow_batch_urls: int = BATCH_URLS,
+) -> None:
+    """The event handler (`services/events.py`) of a done site audit: with auto-submit on, its new and
+    changed pages, within the allowance, once per audit. Costs a site without auto one read, a plain-URL
+    audit none. Never raises: what went wrong is logged and kept in `recent` (status `not_verified`,
+    `key_unverified`, `no_changes`, `capped` or `rejected`). Idempotent: one submission is kept per audit,
+    and a site that has one is not submitted again; the daily allowance counts each URL once a day."""
+    audit = event.audit
     if audit.site_id is None or audit.status is not AuditStatus.DONE:
         return None
     site_id, team = audit.site_id, TeamId(audit.team_id)
@@ -665,10 +666,10 @@ def auto_submit_after_audit(
                 uow=uow,
                 clock=clock,
                 secrets=secrets,
-                client=client,
+                client=indexnow_client,
                 trigger=SubmitTrigger.AUTO,
                 audit_id=audit.id,
-                batch_size=batch_size,
+                batch_size=indexnow_batch_urls,
             )
         except DomainError as exc:
             log.warning("IndexNow auto-submit after audit %s of site %s: %s", audit.id, site_id, exc.message)
@@ -684,7 +685,7 @@ def auto_submit_after_audit(
                 len(urls),
                 submitted.status.value,
             )
-            return submitted
+            return None
     with uow:
         uow.indexnow.add_submission(
             Submission(

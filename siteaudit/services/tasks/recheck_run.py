@@ -63,7 +63,7 @@ class RecheckTerms:
     lease_s: float = 180.0
 
 
-@frozen
+@frozen(kw_only=True)  # its ports come by name (services/inject.py)
 class RecheckDeps:
     uow: Callable[[], UnitOfWork]
     clock: Clock

@@ -10,6 +10,7 @@ from siteaudit.domain.credit import credits
 from siteaudit.domain.events import CreditsCharged
 from siteaudit.services import events
 from siteaudit.services.events import HANDLERS, MessageBus, Subscription, When
+from siteaudit.services.inject import provided
 from tests.unit.services.test_events import DONE_ONCE, Crash, World
 
 
@@ -53,7 +54,9 @@ def test_a_crash_after_the_commit_then_redeliveries_settle_once(backend: Backend
         CreditsCharged: (),
     }
     with pytest.raises(Crash):
-        world.finalize(audit_id, MessageBus({"crawl": world.crawl, "clock": world.clock}, table=crashing))
+        world.finalize(
+            audit_id, MessageBus(provided({"crawl": world.crawl, "clock": world.clock}), table=crashing)
+        )
     world.finalize(audit_id)
     world.finalize(audit_id)
     assert world.state(audit_id)[:4] == DONE_ONCE[:4]

@@ -29,6 +29,7 @@ from siteaudit.ports.application import AuditQuery
 from siteaudit.services import events
 from siteaudit.services.accounts.usecases import GetAccount
 from siteaudit.services.audits.usecases import GetAudit
+from siteaudit.services.indexnow import indexnow
 from siteaudit.services.indexnow.usecases import GetIndexNowStatus, SetIndexNowAuto
 from siteaudit.services.sites.usecases import RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
@@ -226,16 +227,18 @@ def test_a_crash_around_the_alert_mail_is_made_good_by_the_redelivery_and_mails_
     def dies(*args: object, **kwargs: object) -> None:
         raise Crash
 
-    # Dies after the audit's transaction committed, before the mail: none is sent, the message is retried.
+    # Dies after the audit's transaction committed, before the mail: none is sent, the message is retried
+    # (the IndexNow handler, which runs all the same, dies before it records its part).
     with monkeypatch.context() as patched:
         patched.setattr(events, "mail_site_alert", dies)
+        patched.setattr(indexnow, "Submission", dies)  # what the handler records
         with pytest.raises(Crash):
             application.finalize_audit(worse)
     assert application.handle(GetAudit(worse), caller).status is AuditStatus.DONE and inbox.mails == []
     charged = balance()
     # The redelivery sends it, and then dies after the mail (in the IndexNow handler): retried again.
     with monkeypatch.context() as patched:
-        patched.setattr(events, "auto_submit_after_audit", dies)
+        patched.setattr(indexnow, "Submission", dies)  # what the handler records
         with pytest.raises(Crash):
             application.finalize_audit(worse)
     assert len(inbox.mails) == 1

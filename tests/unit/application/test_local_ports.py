@@ -3,18 +3,25 @@ one's handler; and every such call in `services/application/` names what no prov
 check the arguments `_call` fills in, so this does)."""
 
 import ast
+import collections.abc
 import importlib
 import inspect
+import types
+import typing
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from siteaudit.adapters.system import SystemClock
 from siteaudit.domain.account import Caller
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services.application import LocalApplication
+from siteaudit.services.events import HANDLERS as EVENT_HANDLERS
+from siteaudit.services.inject import keywords
+from siteaudit.services.registry import HANDLERS
 from tests.unit.tasks.shop import shop_app
 
 APPLICATION = Path(__file__).resolve().parents[3] / "siteaudit" / "services" / "application"
@@ -107,3 +114,64 @@ def test_a_caller_is_not_a_port(application: LocalApplication) -> None:
 
     caller = Caller(UserId(1), TeamId(2))
     assert application._call(scoped, caller) is caller
+
+
+# --- what mypy cannot check: the providers are `Callable[[], Any]` (services/inject.py) -------------------
+
+
+def conforms(value: object, hint: object) -> bool:
+    """Whether `value` is of the annotation `hint`, as far as a value can say: a union any of its members,
+    a callable type any callable, a generic its origin, a protocol every member it declares."""
+    origin = typing.get_origin(hint)
+    if hint is typing.Any:
+        return True
+    if hint is None or hint is type(None):
+        return value is None
+    if origin in (typing.Union, types.UnionType):
+        return any(conforms(value, member) for member in typing.get_args(hint))
+    if origin is collections.abc.Callable:
+        return callable(value)
+    if origin is not None:
+        return isinstance(value, origin)
+    assert isinstance(hint, type), hint
+    if getattr(hint, "_is_protocol", False):
+        declared = set(getattr(hint, "__annotations__", {})) | {
+            name for name, member in vars(hint).items() if callable(member) and not name.startswith("_")
+        }
+        return all(hasattr(value, name) for name in declared)
+    return isinstance(value, hint)
+
+
+def injected() -> list[tuple[Callable[..., object], set[str]]]:
+    """Every service whose keyword-only parameters the provider table fills, with the names its caller
+    gives instead: the declared use cases' handlers, the event handlers and the functions `_call` is given."""
+    calls = [
+        (function, given)
+        for path in sorted(APPLICATION.glob("*.py"))
+        for _, function, given in calls_in(path)
+    ]
+    events = [(subscription.handler, {"uow"}) for table in EVENT_HANDLERS.values() for subscription in table]
+    return [*((handler, set()) for handler in HANDLERS.values()), *events, *calls]
+
+
+def test_each_provider_gives_what_every_parameter_of_its_name_is_annotated_as(
+    application: LocalApplication,
+) -> None:
+    wrong = []
+    for service, given_by_caller in injected():
+        hints = typing.get_type_hints(service, localns={"UnitOfWork": UnitOfWork})  # imported for typing only
+        for name, provider, _ in keywords(service):
+            if provider in application.providers and name not in given_by_caller:
+                given = application.providers[provider]()
+                if not conforms(given, hints[name]):
+                    wrong.append(f"{service.__qualname__} {name}: {type(given).__name__}, not {hints[name]}")
+    assert wrong == []
+
+
+def test_a_provider_of_the_wrong_kind_is_seen() -> None:
+    def wants_a_clock(*, clock: Clock, uow: Callable[[], UnitOfWork], batch: int | None) -> None: ...
+
+    hints = typing.get_type_hints(wants_a_clock)
+    assert conforms(SystemClock(), hints["clock"]) and conforms(None, hints["batch"])
+    assert not conforms("a string", hints["clock"])
+    assert not conforms(3.5, hints["batch"]) and not conforms(object(), hints["uow"])

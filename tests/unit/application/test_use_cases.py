@@ -44,7 +44,8 @@ from siteaudit.ports.usecases import (
     unbounded,
 )
 from siteaudit.services.audits.usecases import StartAudit
-from siteaudit.services.registry import HANDLER_MODULES, HANDLERS, USE_CASES, Handlers, bind, handlers_in
+from siteaudit.services.inject import bind
+from siteaudit.services.registry import HANDLER_MODULES, HANDLERS, USE_CASES, Handlers, handlers_in
 from siteaudit.services.sites.usecases import CrawlSite
 from siteaudit.services.tasks.answers import SiteTaskList
 from siteaudit.services.tasks.usecases import GetTask, ListSiteTasks, RequestRecheck

@@ -256,7 +256,7 @@ class RecordingDevice(cli.DeviceClient):
 
     codes: ClassVar[list[str]] = []
 
-    def start(self, client_name: str) -> cli.Started:
+    def start(self, client_name: str) -> cli.DeviceLoginStarted:
         started = super().start(client_name)
         RecordingDevice.codes.append(started.device_code)
         return started
@@ -802,7 +802,7 @@ class LimitedOnceDevice(cli.DeviceClient):
 
     starts: ClassVar[int] = 0
 
-    def start(self, client_name: str) -> cli.Started:
+    def start(self, client_name: str) -> cli.DeviceLoginStarted:
         LimitedOnceDevice.starts += 1
         if LimitedOnceDevice.starts == 1:
             raise RateLimited(7)

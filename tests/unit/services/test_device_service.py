@@ -10,6 +10,7 @@ from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
 from siteaudit.services.device import approval, flow
+from siteaudit.services.key import CliKeys
 
 
 @pytest.fixture
@@ -25,7 +26,9 @@ def setup() -> tuple[MemoryStore, FixedClock]:
 
 
 def poll(store: MemoryStore, clock: FixedClock, code: str) -> flow.DeviceGranted:
-    return flow.poll_device_login(code, uow=MemoryUnitOfWork(store), clock=clock, secrets=SystemSecrets())
+    return flow.poll_device_login(
+        code, uow=MemoryUnitOfWork(store), clock=clock, cli_keys=CliKeys(clock, SystemSecrets())
+    )
 
 
 def code_of(error: BaseException) -> ErrorCode:

@@ -30,6 +30,8 @@ from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
 from siteaudit.services import events, finalize
 from siteaudit.services.events import HANDLERS, MessageBus, Subscription, When
+from siteaudit.services.indexnow import indexnow
+from siteaudit.services.inject import provided
 from tests.unit.application.test_application_doors import owner
 from tests.unit.services.test_finalize import SITE, a_page
 from tests.unit.tasks.shop import Shop, audit, shop_app, verified_site
@@ -40,7 +42,9 @@ class Crash(Exception):
 
 
 def test_the_table_names_each_events_handlers_and_when_they_run() -> None:
-    bus = MessageBus({"crawl": object(), "clock": object(), "metrics": object(), "secrets": object()} | ALL)
+    bus = MessageBus(
+        provided({"crawl": object(), "clock": object(), "metrics": object(), "secrets": object()} | ALL)
+    )
     assert bus.unbound == {}
     assert bus.handlers(AuditEnded, When.IN_TRANSACTION) == ["settle_credits", "queue_audit_webhook"]
     assert bus.handlers(AuditEnded, When.AFTER_COMMIT) == ["mail_alert", "auto_submit_indexnow"]
@@ -60,11 +64,9 @@ def test_a_bus_binds_the_handlers_whose_dependencies_it_was_given() -> None:
     assert settling.handlers(CreditsCharged, When.AFTER_COMMIT) == ["count_charged_credits"]
     assert settling.unbound == {
         "mail_alert": ("crawl", "clock", "mailer", "public_url"),
-        "auto_submit_indexnow": ("crawl", "clock", "secrets", "indexnow_client", "indexnow_batch_urls"),
+        "auto_submit_indexnow": ("crawl", "clock", "secrets", "indexnow_client"),  # a batch size by default
         "refresh_fix_tasks": ("crawl", "clock"),
     }
-    with pytest.raises(ValueError, match="uow"):
-        MessageBus({"uow": object()})
 
 
 def test_the_applications_bus_binds_every_handler_and_leaves_out_what_has_no_port() -> None:
@@ -82,9 +84,12 @@ def test_dependencies_are_injected_by_name_once_and_the_unit_of_work_per_call() 
     def note(event: CreditsCharged, *, uow: UnitOfWork, metrics: object) -> None:
         seen.append((event, uow, metrics))
 
+    def no_unit_of_work_from_the_table() -> UnitOfWork:
+        raise AssertionError("the call gives the unit of work")
+
     metrics = MemoryMetrics()
     bus = MessageBus(
-        {"metrics": metrics, "mailer": object()},
+        {**provided({"metrics": metrics, "mailer": object()}), "uow": no_unit_of_work_from_the_table},
         table={CreditsCharged: (Subscription(note, When.AFTER_COMMIT),)},
     )
     store = MemoryStore()
@@ -120,7 +125,7 @@ class World:
         self.owner = Caller(user.id, team.id)
 
     def bus(self) -> MessageBus:
-        return MessageBus({"metrics": self.metrics, "crawl": self.crawl, "clock": self.clock})
+        return MessageBus(provided({"metrics": self.metrics, "crawl": self.crawl, "clock": self.clock}))
 
     def crawled_audit(self) -> AuditId:
         """An audit with a webhook that crawled 3 pages and waits for finalisation."""
@@ -231,7 +236,8 @@ def test_a_crash_after_the_commit_then_the_redeliveries_settle_and_queue_the_web
         world.finalize(
             audit_id,
             MessageBus(
-                {"metrics": world.metrics, "crawl": world.crawl, "clock": world.clock}, table=crashing
+                provided({"metrics": world.metrics, "crawl": world.crawl, "clock": world.clock}),
+                table=crashing,
             ),
         )
     assert died == [audit_id]
@@ -306,7 +312,7 @@ def test_the_alert_mail_and_indexnow_touch_no_port_for_what_they_do_not_act_on()
     unused: Any = object()
     events.mail_alert(cancelled, uow=unused, crawl=unused, clock=unused, mailer=unused, public_url="x")
     for ended in (cancelled, plain_done):  # a plain URL: not even a read
-        events.auto_submit_indexnow(
+        indexnow.auto_submit_indexnow(
             ended,
             uow=unused,
             crawl=unused,
