@@ -156,11 +156,15 @@ class _BareIssues:
 
 
 def bare_psycopg_app() -> falcon.App:
-    conn = psycopg.connect(os.environ["BENCH_DSN"], autocommit=True)
+    return _booted(_bare_psycopg(os.environ["BENCH_DSN"]))
+
+
+def _bare_psycopg(dsn: str) -> falcon.App:
+    conn = psycopg.connect(dsn, autocommit=True)
     app = falcon.App()
     app.add_route("/v1/crawls/{crawl_id:int}", _BareAudit(conn))
     app.add_route("/v1/crawls/{crawl_id:int}/issues", _BareIssues(conn))
-    return _booted(app)
+    return app
 
 
 class _Constant:
@@ -365,7 +369,24 @@ def wrk(url: str, *, seconds: float, connections: int, env: dict[str, str]) -> t
     return rate, p99, failures
 
 
-def profile(url: str, audit_id: int, keys: list[str]) -> None:
+def _backends_cpu(admin: psycopg.Connection, database: str) -> float:
+    """Seconds of CPU the PostgreSQL backends of `database` (but `admin`'s own) have used, from /proc: the
+    server's share of a request, which the server on this machine spends beside the app."""
+    me = admin.execute("SELECT pg_backend_pid()").fetchone()
+    pids = admin.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> %s", (database, me[0] if me else 0)
+    ).fetchall()
+    ticks = 0
+    for (pid,) in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # another machine's server, or a backend gone meanwhile
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def profile(url: str, dsn: str, audit_id: int, keys: list[str]) -> None:
     import falcon.testing
 
     from siteaudit.adapters.memory.queue import MemoryTaskQueue
@@ -376,6 +397,22 @@ def profile(url: str, audit_id: int, keys: list[str]) -> None:
     client = falcon.testing.TestClient(
         bootstrap(settings, **_sql_parts(url, SECRET_KEY), queue=MemoryTaskQueue()).rest_api()
     )
+    # CPU a request, in-process: less at the mercy of the machine's load than requests/s under wrk.
+    clients = {"siteaudit": client, "bare-psycopg": falcon.testing.TestClient(_bare_psycopg(dsn))}
+    database = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        for template in ENDPOINTS:
+            path = template.format(id=audit_id)
+            for app, served in clients.items():
+                for n in range(1_200):
+                    if n == 200:
+                        server, ours = _backends_cpu(admin, str(database)), time.process_time()
+                    headers = {"Authorization": f"Bearer {keys[n % len(keys)]}"}
+                    assert served.simulate_get(path, headers=headers).status_code == 200
+                # Seconds over 1,000 requests: milliseconds a request.
+                ours, server = time.process_time() - ours, _backends_cpu(admin, str(database)) - server
+                print(f"  {app:14} {template:24} CPU a request: {ours:.3f} ms in-process + {server:.3f} ms"
+                      f" of PostgreSQL = {ours + server:.3f} ms (1,000 requests)", flush=True)  # fmt: skip
     for template in ENDPOINTS:
         path = template.format(id=audit_id)
         profiler = cProfile.Profile()
@@ -534,7 +571,7 @@ def main() -> None:
             verdicts(results)
         print(f"\nload average after: {load()}")
         if args.profile:
-            profile(url, audit_id, keys)
+            profile(url, dsn, audit_id, keys)
         dispose_engines()
     finally:
         shutil.rmtree(work, ignore_errors=True)
