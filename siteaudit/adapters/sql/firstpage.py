@@ -18,6 +18,7 @@ marks first (`SqlCrawlStore._skip_sealed_groups`): several statements that each 
 from collections.abc import Mapping
 from typing import Any, Final
 
+from attrs import define, field
 from sqlalchemy import Engine, Integer, SmallInteger, String, Text, bindparam, func, literal_column, select
 
 from siteaudit.adapters.sql.tables import crawl_issue_counts, crawl_issues, crawl_urls
@@ -32,27 +33,18 @@ _JIT_OFF: Final = "SELECT set_config('jit', 'off', true)"
 Shape = tuple[bool, bool, bool, int]
 
 
+@define
 class FirstIssuePage:
     """`SqlCrawlStore.list_issues` at offset 0 on PostgreSQL. `sealed_total`, `has_template`,
     `issue_template` and `counted` are the store's own pieces of SQL, so both paths read the same rows."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        *,
-        sealed_total: Any,
-        has_template: Any,
-        issue_template: Any,
-        counted: str,
-        severities: Mapping[int, Severity],
-    ) -> None:
-        self.engine = engine
-        self._severities = severities
-        self._sealed_total = sealed_total
-        self._has_template = has_template
-        self._issue_template = issue_template
-        self._counted = counted
-        self._compiled: dict[Shape, tuple[str, str, dict[str, Any]]] = {}
+    engine: Engine
+    sealed_total: Any = field(kw_only=True)
+    has_template: Any = field(kw_only=True)
+    issue_template: Any = field(kw_only=True)
+    counted: str = field(kw_only=True)
+    severities: Mapping[int, Severity] = field(kw_only=True)
+    _compiled: dict[Shape, tuple[str, str, dict[str, Any]]] = field(init=False, factory=dict)
 
     def read(
         self,
@@ -85,7 +77,7 @@ class FirstIssuePage:
                 issues = [
                     Issue(
                         check_code=check,
-                        severity=self._severities[rank],
+                        severity=self.severities[rank],
                         url=url,
                         template=shown,
                         details=details,
@@ -119,21 +111,19 @@ class FirstIssuePage:
             sealed.append(counted.severity == rank)
         if by_template:
             template = bindparam("template", type_=Text)
-            conditions.append(self._has_template(audit_id, template))
+            conditions.append(self.has_template(audit_id, template))
             sealed.append(counted.template == template)
         counted_all = select(func.count()).select_from(crawl_issues).where(*conditions).scalar_subquery()
         total = select(
             func.coalesce(
-                self._sealed_total(
-                    crawl_issue_counts, counted.check_code == self._counted, audit_id, *sealed
-                ),
+                self.sealed_total(crawl_issue_counts, counted.check_code == self.counted, audit_id, *sealed),
                 counted_all,
             )
         )
         # At offset 0 the index walk skips nothing: the rows straight from it, joined as it goes (the store's
         # ids-first subquery is for deep pages, whose skipped rows it keeps out of the joins).
         rows = (
-            select(issues.check_code, issues.severity, crawl_urls.c.url, self._issue_template, issues.details)
+            select(issues.check_code, issues.severity, crawl_urls.c.url, self.issue_template, issues.details)
             .select_from(
                 crawl_issues.join(
                     crawl_urls,
