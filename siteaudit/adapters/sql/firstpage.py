@@ -10,8 +10,8 @@ them (why JIT is off while a list reads: `SqlCrawlStore._listing`). Every statem
 arrives, after the one before ran.
 
 The statements are the store's own (the same conditions, order and template probe as
-`SqlCrawlStore.list_issues`), compiled once per combination of filters; the rows are read as tuples into
-`Issue`s, without SQLAlchemy's result objects. A page past the first walks from the sealed counts and the
+`SqlCrawlStore.list_issues`), compiled once per combination of filters and page size; the rows are read
+as tuples into `Issue`s, without SQLAlchemy's result objects. A page past the first walks from the sealed counts and the
 marks first (`SqlCrawlStore._skip_sealed_groups`): several statements that each wait for the one before.
 """
 
