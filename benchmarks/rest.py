@@ -1,7 +1,7 @@
 """The REST hot path on PostgreSQL under gunicorn, as production runs it, against bare Falcon apps.
 
     python benchmarks/rest.py [--seconds 10] [--connections 64] [--pages 2000] [--keys 1000] [--profile]
-                              [--workers 2xcores] [--threads 4] [--settings sync,gthread]
+                              [--workers 2xcores] [--threads 4] [--settings sync,gthread] [--before DIR]
 
 Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
 user postgres), migrates it, writes one finished audit (a synthetic site through the SQL crawl store, the
@@ -13,7 +13,10 @@ workers, then as many gthread workers of `--threads` threads), three apps under 
   shared PostgreSQL rate limiter: one statement; the unit of work, the services, the views);
 - bare-psycopg: a bare Falcon app with one psycopg connection per worker answering the same rows with the
   same SQL the store runs (the audit row; the issue count and the first page of issues), no security;
-- bare-constant: a bare Falcon app answering the very same JSON bodies as constants.
+- bare-constant: a bare Falcon app answering the very same JSON bodies as constants;
+- with `--before DIR`, siteaudit-before: the production app of the `siteaudit` package in DIR (an earlier
+  commit's, `git archive <commit> siteaudit | tar -x -C DIR`), run first under each setting, so that a
+  change's before/after pair is measured side by side in one run; its answers must be the same bytes.
 
 Load comes from `wrk` in another process (`apt-get install wrk`) with `--connections` connections (64 by
 default), requests rotating over the keys so that no key meets its 60-a-minute limit (every answer must be
@@ -153,11 +156,15 @@ class _BareIssues:
 
 
 def bare_psycopg_app() -> falcon.App:
-    conn = psycopg.connect(os.environ["BENCH_DSN"], autocommit=True)
+    return _booted(_bare_psycopg(os.environ["BENCH_DSN"]))
+
+
+def _bare_psycopg(dsn: str) -> falcon.App:
+    conn = psycopg.connect(dsn, autocommit=True)
     app = falcon.App()
     app.add_route("/v1/crawls/{crawl_id:int}", _BareAudit(conn))
     app.add_route("/v1/crawls/{crawl_id:int}/issues", _BareIssues(conn))
-    return _booted(app)
+    return app
 
 
 class _Constant:
@@ -172,8 +179,8 @@ class _Constant:
 def bare_constant_app() -> falcon.App:
     bodies = json.loads(Path(os.environ["BENCH_BODIES"]).read_text())
     app = falcon.App()
-    app.add_route("/v1/crawls/{crawl_id:int}", _Constant(json.dumps(bodies["audit"]).encode()))
-    app.add_route("/v1/crawls/{crawl_id:int}/issues", _Constant(json.dumps(bodies["issues"]).encode()))
+    app.add_route("/v1/crawls/{crawl_id:int}", _Constant(bodies["audit"].encode()))
+    app.add_route("/v1/crawls/{crawl_id:int}/issues", _Constant(bodies["issues"].encode()))
     return _booted(app)
 
 
@@ -295,7 +302,13 @@ end
 
 @contextmanager
 def gunicorn(
-    factory: str, env: dict[str, str], *, workers: int = 1, worker_class: str = "sync", threads: int = 1
+    factory: str,
+    env: dict[str, str],
+    *,
+    workers: int = 1,
+    worker_class: str = "sync",
+    threads: int = 1,
+    source: Path = ROOT,
 ) -> Iterator[str]:
     # gunicorn serves a socket bound here (`fd://`): a port found free and bound by gunicorn later may
     # be taken in between on a shared machine.
@@ -314,7 +327,7 @@ def gunicorn(
         process = subprocess.Popen(
             command,
             cwd=ROOT,
-            env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, **env, "PYTHONPATH": os.pathsep.join(dict.fromkeys((str(source), str(ROOT))))},
             pass_fds=(listening.fileno(),),
         )
     base = f"http://127.0.0.1:{port}"
@@ -356,7 +369,24 @@ def wrk(url: str, *, seconds: float, connections: int, env: dict[str, str]) -> t
     return rate, p99, failures
 
 
-def profile(url: str, audit_id: int, keys: list[str]) -> None:
+def _backends_cpu(admin: psycopg.Connection, database: str) -> float:
+    """Seconds of CPU the PostgreSQL backends of `database` (but `admin`'s own) have used, from /proc: the
+    server's share of a request, which the server on this machine spends beside the app."""
+    me = admin.execute("SELECT pg_backend_pid()").fetchone()
+    pids = admin.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> %s", (database, me[0] if me else 0)
+    ).fetchall()
+    ticks = 0
+    for (pid,) in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # another machine's server, or a backend gone meanwhile
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def profile(url: str, dsn: str, audit_id: int, keys: list[str]) -> None:
     import falcon.testing
 
     from siteaudit.adapters.memory.queue import MemoryTaskQueue
@@ -367,6 +397,22 @@ def profile(url: str, audit_id: int, keys: list[str]) -> None:
     client = falcon.testing.TestClient(
         bootstrap(settings, **_sql_parts(url, SECRET_KEY), queue=MemoryTaskQueue()).rest_api()
     )
+    # CPU a request, in-process: less at the mercy of the machine's load than requests/s under wrk.
+    clients = {"siteaudit": client, "bare-psycopg": falcon.testing.TestClient(_bare_psycopg(dsn))}
+    database = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        for template in ENDPOINTS:
+            path = template.format(id=audit_id)
+            for app, served in clients.items():
+                for n in range(1_200):
+                    if n == 200:
+                        server, ours = _backends_cpu(admin, str(database)), time.process_time()
+                    headers = {"Authorization": f"Bearer {keys[n % len(keys)]}"}
+                    assert served.simulate_get(path, headers=headers).status_code == 200
+                # Seconds over 1,000 requests: milliseconds a request.
+                ours, server = time.process_time() - ours, _backends_cpu(admin, str(database)) - server
+                print(f"  {app:14} {template:24} CPU a request: {ours:.3f} ms in-process + {server:.3f} ms"
+                      f" of PostgreSQL = {ours + server:.3f} ms (1,000 requests)", flush=True)  # fmt: skip
     for template in ENDPOINTS:
         path = template.format(id=audit_id)
         profiler = cProfile.Profile()
@@ -397,21 +443,21 @@ def measure(
     """Every app under one gunicorn setting: (requests/s, p99 ms, failures) per (app, endpoint)."""
     results: Results = {}
     factories = {
+        "siteaudit-before": "benchmarks.rest:siteaudit_app()",
         "siteaudit": "benchmarks.rest:siteaudit_app()",
         "bare-psycopg": "benchmarks.rest:bare_psycopg_app()",
         "bare-constant": "benchmarks.rest:bare_constant_app()",
     }
-    for app in APPS:
-        with gunicorn(factories[app], env, **setting) as base:
-            if app == "siteaudit" and not (work / "bodies.json").exists():  # the constant app's bodies
-                bodies = {}
-                for label, endpoint in zip(("audit", "issues"), ENDPOINTS, strict=True):
-                    request = urllib.request.Request(
-                        base + endpoint.format(id=audit_id), headers={"Authorization": f"Bearer {keys[0]}"}
-                    )
-                    with urllib.request.urlopen(request) as answer:
-                        bodies[label] = json.loads(answer.read())
-                (work / "bodies.json").write_text(json.dumps(bodies))
+    apps = ("siteaudit-before", *APPS) if args.before else APPS
+    for app in apps:
+        source = Path(args.before) if app == "siteaudit-before" else ROOT
+        with gunicorn(factories[app], env, **setting, source=source) as base:
+            if app.startswith("siteaudit"):
+                bodies = _bodies(base, audit_id, keys[0])
+                if not (work / "bodies.json").exists():  # the constant app's bodies
+                    (work / "bodies.json").write_bytes(bodies)
+                elif (work / "bodies.json").read_bytes() != bodies:
+                    print(f"  {app} answers other bytes than siteaudit-before", flush=True)
             for endpoint in ENDPOINTS:
                 target = base + endpoint.format(id=audit_id)
                 # Warm up: every worker booted and connected (gunicorn answers once ONE worker is up).
@@ -421,25 +467,41 @@ def measure(
                     target, seconds=args.seconds, connections=args.connections, env=env
                 )
                 rate, p99, failures = results[app, endpoint]
-                print(f"  {app:14} {endpoint:24} {rate:8.0f} req/s   p99 {p99:7.1f} ms"
+                print(f"  {app:16} {endpoint:24} {rate:8.0f} req/s   p99 {p99:7.1f} ms"
                       + (f"   {failures} NOT 2xx" if failures else ""), flush=True)  # fmt: skip
     return results
 
 
+def _bodies(base: str, audit_id: int, key: str) -> bytes:
+    """The answers of both endpoints, as bytes: the constant app's bodies, and the before/after check."""
+    bodies = {}
+    for label, endpoint in zip(("audit", "issues"), ENDPOINTS, strict=True):
+        request = urllib.request.Request(
+            base + endpoint.format(id=audit_id), headers={"Authorization": f"Bearer {key}"}
+        )
+        with urllib.request.urlopen(request) as answer:
+            bodies[label] = answer.read().decode()
+    return json.dumps(bodies).encode()
+
+
 def verdicts(results: Results) -> None:
-    for endpoint in ENDPOINTS:
-        rate, p99, failures = results["siteaudit", endpoint]
+    for app, endpoint in [(a, e) for a in ("siteaudit-before", "siteaudit") for e in ENDPOINTS]:
+        if (app, endpoint) not in results:
+            continue
+        rate, p99, failures = results[app, endpoint]
         bare_rate, bare_p99, _ = results["bare-psycopg", endpoint]
         constant = results["bare-constant", endpoint][0]
         if not (bare_rate and bare_p99 and constant):
             # A machine so loaded that wrk saw no answer in time (a smoke run's one second): nothing to compare.
-            print(f"  {endpoint:24} no ratio: a bare app answered nothing within wrk's run", flush=True)
+            print(
+                f"  {app:16} {endpoint:24} no ratio: a bare app answered nothing within wrk's run", flush=True
+            )
             continue
         ratio, slower = rate / bare_rate, p99 / bare_p99
         target = TARGET_RATIO[endpoint]
         passed = ratio >= target and slower <= TARGET_P99_FACTOR and failures == 0
         print(
-            f"  {endpoint:24} {ratio:5.0%} of bare-psycopg req/s (target >= {target:.0%}), "
+            f"  {app:16} {endpoint:24} {ratio:5.0%} of bare-psycopg req/s (target >= {target:.0%}), "
             f"p99 {p99:.1f} ms = {slower:.1f}x bare-psycopg's {bare_p99:.1f} ms "
             f"(target <= {TARGET_P99_FACTOR:g}x), {rate / constant:4.0%} of bare-constant: "
             f"{'ok' if passed else 'MISSED'}",
@@ -455,6 +517,9 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=2_000, help="pages of the audit (issues follow)")
     parser.add_argument("--keys", type=int, default=1_000, help="API keys the load rotates over")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--before", default="", help="a directory holding an earlier commit's siteaudit package, run beside"
+    )
     parser.add_argument("--workers", type=int, default=2 * cores, help="gunicorn workers per app")
     parser.add_argument("--threads", type=int, default=4, help="threads per gthread worker")
     parser.add_argument(
@@ -506,7 +571,7 @@ def main() -> None:
             verdicts(results)
         print(f"\nload average after: {load()}")
         if args.profile:
-            profile(url, audit_id, keys)
+            profile(url, dsn, audit_id, keys)
         dispose_engines()
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -48,6 +48,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from siteaudit.adapters.report_json import report_from_json, report_json
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
 from siteaudit.adapters.sql.engine import READ_ONLY, engine_for, is_sqlite
+from siteaudit.adapters.sql.firstpage import FirstIssuePage
 from siteaudit.adapters.sql.page import page_from_row, page_values, site_page, summary_from_row
 from siteaudit.adapters.sql.tables import (
     crawl_checkpoints,
@@ -337,6 +338,18 @@ class SqlCrawlStore:
         self.issue_mark_every = issue_mark_every
         self._postgres = engine.dialect.name == "postgresql"
         self._url_ids = url_cache if url_cache is not None else UrlIdCache()
+        self._first_issues = (
+            FirstIssuePage(
+                engine,
+                sealed_total=_sealed_total,
+                has_template=_has_template,
+                issue_template=ISSUE_TEMPLATE,
+                counted=_COUNTED,
+                severities=SEVERITIES,
+            )
+            if self._postgres
+            else None
+        )
 
     # --- plumbing -----------------------------------------------------------------------------------
 
@@ -856,6 +869,10 @@ class SqlCrawlStore:
         offset: int = 0,
         limit: int = 50,
     ) -> tuple[Sequence[Issue], int]:
+        if offset == 0 and self._first_issues is not None:  # one round trip (firstpage.py)
+            return self._first_issues.read(
+                audit_id, check_code=check_code, severity=severity, template=template, limit=limit
+            )
         conditions = [crawl_issues.c.audit_id == audit_id]
         counted = crawl_issue_counts.c
         sealed = []

@@ -1,6 +1,7 @@
 """The REST hot path on PostgreSQL, as production wires it: an authenticated read is at most two round trips
 (the key, its holder's membership, the shared per-key rate limit and the key's last use in one statement,
-then the handler's read), and nothing is cached on the way: a revoked key or a removed member is refused
+then the handler's read; the first page of an audit's issues reads the audit, then its total and rows in
+one more), and nothing is cached on the way: a revoked key or a removed member is refused
 at once, and the 60-a-minute limit holds with its headers.
 
 Round trips are counted below SQLAlchemy, on the wire: libpq's trace of every pooled connection, where
@@ -204,3 +205,17 @@ def test_a_running_audit_and_its_lease_are_read_in_the_same_round_trip(served: S
     )  # the lease was read, in the audit's statement
     clock.advance(LEASE.total_seconds() + 1)  # nobody renewed it: the audit's work stalled
     assert get(served, path, served.keys.owner).json["stalled"] is True
+
+
+def test_the_first_page_of_an_audits_issues_is_one_round_trip_after_the_audits(served: Served) -> None:
+    path = f"/v1/crawls/{served.audit}/issues"
+    assert get(served, path, served.keys.owner).status_code == 200  # the pool's connection is made
+    with wire(served.engine) as trips:
+        answer = get(served, path, served.keys.owner)
+    assert answer.status_code == 200
+    assert answer.json["meta"] == {"current_page": 1, "per_page": 50, "total": 0, "last_page": 1}
+    listing = [trip for trip in trips if "crawl_issue" in trip]
+    # JIT off, the total and the rows sent together, in no transaction of their own (no BEGIN, no ROLLBACK).
+    assert len(listing) == 1 and "set_config('jit'" in listing[0], trips
+    assert not any("BEGIN" in trip or "ROLLBACK" in trip for trip in trips), trips
+    assert len(trips) <= 3, trips
