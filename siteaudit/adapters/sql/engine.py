@@ -6,8 +6,7 @@ import select
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, MutableMapping
-from contextlib import suppress
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -41,12 +40,6 @@ _IDLE_SINCE: Final = "siteaudit_idle_since"
 _engines: dict[str, Engine] = {}
 _engines_lock = threading.Lock()
 
-# SQLite's writers of one file in this process take turns on a lock of the process (see
-# `_make_sqlite_behave`), kept here per file so that every engine on the file shares it.
-_writer_locks: dict[Path, threading.Lock] = {}
-_writer_locks_lock = threading.Lock()
-_WRITER: Final = "siteaudit_sqlite_writer"  # in a pooled connection's info: the writer lock it holds
-
 
 def normalise_url(database_url: str) -> str:
     """`postgresql://` and `postgres://` mean psycopg 3; other drivers are refused."""
@@ -78,7 +71,7 @@ def create_engine(database_url: str, **options: Any) -> Engine:
             connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
             **options,
         )
-        _make_sqlite_behave(engine, _writer_lock(Path(url.database)))
+        _make_sqlite_behave(engine)
         return engine
     options.setdefault("json_deserializer", json_loads)
     engine = sa_create_engine(
@@ -128,29 +121,13 @@ def is_sqlite(engine: Engine | Connection) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def _writer_lock(database: Path) -> threading.Lock:
-    with _writer_locks_lock:
-        return _writer_locks.setdefault(database.expanduser().resolve(), threading.Lock())
-
-
-def _make_sqlite_behave(engine: Engine, writer: threading.Lock) -> None:
-    """WAL, foreign keys, a busy timeout, and `BEGIN IMMEDIATE`: one writer, taken at the first statement;
-    the process's writers hand the file over to each other through `writer`.
+def _make_sqlite_behave(engine: Engine) -> None:
+    """WAL, foreign keys, a busy timeout, and `BEGIN IMMEDIATE`: one writer, taken at the first statement.
 
     The sqlite3 module's own transaction handling is turned off (isolation_level None) so that SQLAlchemy's
     `begin` decides how a transaction starts. A deferred BEGIN would take the write lock only at the first
     write, and two such transactions that both read first cannot both upgrade: one fails at once instead of
-    waiting. Taking the lock at BEGIN makes writers queue instead.
-
-    They queue on `writer`, a lock of the process taken before BEGIN IMMEDIATE and released the moment
-    the transaction ends (the engine's commit and rollback events, which end it themselves first, and the
-    pool's reset and close events for a connection dropped or invalidated mid-transaction: a thread that died
-    with it open). The next writer starts at once, where SQLite's busy timeout would have it poll with
-    sleeps of up to 100 ms. SQLite's own lock still decides who writes: `writer` only orders this process's
-    writers, and no one waits for it while holding the file. A writer that waits longer than the busy
-    timeout for it (a thread writing on two connections at once) goes on to BEGIN IMMEDIATE without it and
-    waits on SQLite as before, so this adds no deadlock. Other processes on the file (the CLI) take no
-    part and are waited for with the busy timeout.
+    waiting. Taking the lock at BEGIN makes writers queue on the busy timeout instead.
     """
 
     @event.listens_for(engine, "connect")
@@ -165,58 +142,8 @@ def _make_sqlite_behave(engine: Engine, writer: threading.Lock) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        if connection.get_execution_options().get(READ_ONLY, False):
-            connection.exec_driver_sql("BEGIN")
-            return
-        if writer.acquire(timeout=SQLITE_BUSY_TIMEOUT_S):
-            connection.info[_WRITER] = writer
-        try:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-        except BaseException:
-            _hand_over(connection.info)
-            raise
-
-    @event.listens_for(engine, "commit")
-    def _on_commit(connection: Connection) -> None:
-        if _WRITER in connection.info:
-            # SQLAlchemy's own commit that follows finds nothing left to commit. A COMMIT that fails leaves
-            # the transaction to the rollback that must follow, which hands over.
-            connection.exec_driver_sql("COMMIT")
-            _hand_over(connection.info)
-
-    @event.listens_for(engine, "rollback")
-    def _on_rollback(connection: Connection) -> None:
-        if not (connection.invalidated or connection.closed):  # else the pool's events hand over
-            _roll_back_and_hand_over(connection.connection.dbapi_connection, connection.info)
-
-    @event.listens_for(engine, "reset")
-    def _on_reset(dbapi_connection: DBAPIConnection, record: ConnectionPoolEntry, _state: object) -> None:
-        _roll_back_and_hand_over(dbapi_connection, record.info)
-
-    @event.listens_for(engine, "close")
-    def _on_close(_dbapi_connection: object, record: ConnectionPoolEntry) -> None:
-        _hand_over(record.info)
-
-
-def _roll_back_and_hand_over(
-    dbapi_connection: DBAPIConnection | None, info: MutableMapping[Any, Any]
-) -> None:
-    """Ends the transaction (when the connection can still be used) before the next writer may begin;
-    a rollback that fails here is tried again, and reported, by SQLAlchemy's own that follows."""
-    if _WRITER not in info:
-        return
-    try:
-        if dbapi_connection is not None:
-            with suppress(sqlite3.Error):
-                dbapi_connection.rollback()
-    finally:
-        _hand_over(info)
-
-
-def _hand_over(info: MutableMapping[Any, Any]) -> None:
-    writer: threading.Lock | None = info.pop(_WRITER, None)
-    if writer is not None:
-        writer.release()
+        read_only = connection.get_execution_options().get(READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 def _make_postgres_behave(engine: Engine) -> None:
