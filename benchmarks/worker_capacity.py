@@ -13,8 +13,9 @@ audits at 10 are audits of registered sites verified by hand (`siteaudit admin v
 
 For each N it prints: the aggregate pages/s from the first start to the last audit done, against
 N x max_rps (the rate the audits ask for; the target is >= 90 % at 24 x 3 and 12 x 10), how long the
-slowest audit took against one audit alone, how far apart the audits were created and how long each took
-from its creation to its end, the process's CPU (share of one core, and ms per page) and its
+slowest audit took against one audit alone, how far apart the audits were created, how long each took
+from its creation to its end, how long after its creation its site saw its first request and how long after
+its last request it ended (mean and max: each audit's fixed cost at either end), the process's CPU (share of one core, and ms per page) and its
 RSS (now, above the idle process, per running audit; target <= 10 MB per audit).
 `--beside REF` (a git commit, e.g. the one before a change) also starts a `siteaudit serve` of that commit's
 `siteaudit` package (its own database) and runs every round on it first, then on this tree, each line
@@ -88,10 +89,12 @@ def page_of(target: str, pages: int) -> tuple[int, bytes]:
 
 
 class Site:
-    """A small site on its own loopback address; `hits` counts the requests it answered."""
+    """A small site on its own loopback address; `hits` counts the requests it answered, `requests` holds
+    when (epoch seconds) since it was last cleared."""
 
     def __init__(self, address: str, pages: int) -> None:
         self.hits = 0
+        self.requests: list[float] = []
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -102,6 +105,7 @@ class Site:
 
             def do_GET(self) -> None:
                 site.hits += 1
+                site.requests.append(time.time())
                 status, raw = page_of(self.path, pages)
                 self.send_response(status)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -254,6 +258,8 @@ def run_round(
 ) -> dict[str, float]:
     pid = service.process.pid
     cpu0, rss0 = cpu_s(pid), rss_mb(pid)
+    for site in sites[:n]:
+        site.requests.clear()
     started = time.monotonic()
     ids = [
         start(service, sites[k], rps=rps, pages=pages, site_id=site_ids.get(k) if rps > 3 else None)
@@ -285,6 +291,10 @@ def run_round(
         if time.monotonic() - started > 3600:
             raise SystemExit("an audit did not end within an hour")
     wall = max(finished.values())
+    assert first_created is not None
+    # Each audit's fixed cost at either end: creation to its site's first request, last request to its end.
+    to_first = [min(sites[k].requests) - created[ids[k]] for k in range(n)]
+    after_last = [finished[ids[k]] + first_created - max(sites[k].requests) for k in range(n)]
     total = sum(pages_done.values())
     cpu, window = cpu_s(pid) - cpu0, time.monotonic() - started
     return {
@@ -295,6 +305,10 @@ def run_round(
         "created_over": max(finished[c] - lasted[c] for c in finished),  # the last creation after the first
         "shortest": min(lasted.values()),
         "longest": max(lasted.values()),
+        "to_first": sum(to_first) / n,
+        "to_first_max": max(to_first),
+        "after_last": sum(after_last) / n,
+        "after_last_max": max(after_last),
         "cpu": cpu,
         "window": window,  # what the CPU was measured over (the round, polls included)
         "rss_before": rss0,
@@ -313,7 +327,9 @@ def report(n: int, rps: float, figures: dict[str, float], alone: float | None, i
         f"N={n:>3} at max_rps {rps:g}: aggregate {rate:6.1f} pages/s of {asked:5.0f} asked ({share:4.0%}"
         f"{'' if share >= TARGET_SHARE else ', under 90 %'}); slowest audit {figures['slowest']:.0f} s{slowdown}; "
         f"created over {figures['created_over']:.1f} s, each {figures['shortest']:.1f}-{figures['longest']:.1f} s "
-        "from its creation to its end; "
+        f"from its creation to its end (first request {figures['to_first']:.2f} s after it, at most "
+        f"{figures['to_first_max']:.2f}; end {figures['after_last']:.2f} s after the last request, at most "
+        f"{figures['after_last_max']:.2f}); "
         f"worker CPU {cpu_share:4.0%} of a core ({figures['cpu'] * 1000 / max(1, figures['pages']):.1f} ms/page); "
         f"RSS {figures['rss_peak']:.0f} MB peak, {per_audit:+.1f} MB per audit above idle "
         f"(target <= {RSS_PER_AUDIT_TARGET_MB})",
