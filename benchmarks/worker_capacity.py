@@ -1,7 +1,7 @@
 """Benchmark: how many polite audits one worker process carries, on the embedded default.
 
     .venv/bin/python benchmarks/worker_capacity.py [--pages 60] [--rps3 1,8,16,24,48] [--rps10 1,4,8,12,16]
-        [--threads N] [--workers 1,2,4 [--per-worker 24]] [--smoke]
+        [--threads N] [--beside REF] [--workers 1,2,4 [--per-worker 24]] [--smoke]
 
 N audits of N different local hosts at once, each at its `max_rps`, in ONE process with default settings:
 `siteaudit serve` (SQLite file, in-process queue, its worker threads, the REST API the audits are started
@@ -13,8 +13,13 @@ audits at 10 are audits of registered sites verified by hand (`siteaudit admin v
 
 For each N it prints: the aggregate pages/s from the first start to the last audit done, against
 N x max_rps (the rate the audits ask for; the target is >= 90 % at 24 x 3 and 12 x 10), how long the
-slowest audit took against one audit alone, the process's CPU (share of one core, and ms per page) and its
+slowest audit took against one audit alone, how far apart the audits were created, how long each took
+from its creation to its end, how long after its creation its site saw its first request and how long after
+its last request it ended (mean and max: each audit's fixed cost at either end), the process's CPU (share of one core, and ms per page) and its
 RSS (now, above the idle process, per running audit; target <= 10 MB per audit).
+`--beside REF` (a git commit, e.g. the one before a change) also starts a `siteaudit serve` of that commit's
+`siteaudit` package (its own database) and runs every round on it first, then on this tree, each line
+labelled: a before/after pair measured side by side in one run.
 
 `--workers 1,2,4` (production mode; needs PostgreSQL and RabbitMQ as `scale_audit.py` does, whose helpers it
 uses): a database and queue prefix of its own, `siteaudit migrate`, members, credits and keys made with
@@ -51,6 +56,7 @@ from typing import Any
 import httpx
 
 TICKS = os.sysconf("SC_CLK_TCK")
+SOURCE = Path(__file__).resolve().parents[1]  # the tree whose `siteaudit` is measured
 FIRST_ADDRESS = 11  # 127.0.0.11, 127.0.0.12, ...
 TARGET_SHARE = 0.90
 RSS_PER_AUDIT_TARGET_MB = 10
@@ -83,10 +89,12 @@ def page_of(target: str, pages: int) -> tuple[int, bytes]:
 
 
 class Site:
-    """A small site on its own loopback address; `hits` counts the requests it answered."""
+    """A small site on its own loopback address; `hits` counts the requests it answered, `requests` holds
+    when (epoch seconds) since it was last cleared."""
 
     def __init__(self, address: str, pages: int) -> None:
         self.hits = 0
+        self.requests: list[float] = []
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -97,6 +105,7 @@ class Site:
 
             def do_GET(self) -> None:
                 site.hits += 1
+                site.requests.append(time.time())
                 status, raw = page_of(self.path, pages)
                 self.send_response(status)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -135,11 +144,11 @@ def rss_mb(pid: int, field: str = "VmRSS") -> float:
 class Service:
     """`siteaudit serve` in a process of its own, with default settings but for the ones a local run needs."""
 
-    def __init__(self, work: Path, threads: int | None) -> None:
+    def __init__(self, work: Path, threads: int | None, source: Path = SOURCE) -> None:
         self.log = work / "serve.log"
         for _ in range(5):
             self.port = free_port()
-            self.env = self._env(work, threads)
+            self.env = self._env(work, threads, source)
             self.process = subprocess.Popen(
                 [*self.cli(), "serve"], env=self.env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
             )
@@ -159,7 +168,7 @@ class Service:
             timeout=120,  # a loaded machine with audits running answers slowly; only a hang should meet it
         )
 
-    def _env(self, work: Path, threads: int | None) -> dict[str, str]:
+    def _env(self, work: Path, threads: int | None, source: Path) -> dict[str, str]:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("SITEAUDIT_")},
             "SITEAUDIT_DATABASE_URL": f"sqlite:///{work / 'siteaudit.sqlite3'}",
@@ -168,9 +177,7 @@ class Service:
             "SITEAUDIT_STARTING_CREDITS": "10000000",
             "SITEAUDIT_LOG_LEVEL": "warning",
             "PYTHONUNBUFFERED": "1",
-            "PYTHONPATH": os.pathsep.join(
-                filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")])
-            ),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")])),
         }
         if threads is not None:
             env["SITEAUDIT_WORKER_THREADS"] = str(threads)
@@ -196,6 +203,8 @@ class Service:
                     return None
                 break
             time.sleep(0.2)
+        self.process.kill()  # hung at its start: not left behind
+        self.process.wait()
         raise SystemExit(f"siteaudit serve did not start:\n{self.log.read_text(errors='replace')[-3000:]}")
 
     def _up(self) -> bool:
@@ -249,6 +258,8 @@ def run_round(
 ) -> dict[str, float]:
     pid = service.process.pid
     cpu0, rss0 = cpu_s(pid), rss_mb(pid)
+    for site in sites[:n]:
+        site.requests.clear()
     started = time.monotonic()
     ids = [
         start(service, sites[k], rps=rps, pages=pages, site_id=site_ids.get(k) if rps > 3 else None)
@@ -258,23 +269,32 @@ def run_round(
     peak_rss = rss0
     pages_done: dict[int, int] = {}
     first_created: float | None = None
+    lasted: dict[int, float] = {}  # seconds from each audit's creation to its end
     while len(finished) < n:
         time.sleep(2.0)  # the API's own rate limit allows a request every second or so
         peak_rss = max(peak_rss, rss_mb(pid))
         listing = call(service, "GET", "/crawls", params={"per_page": 100}).json()["data"]
         ours = [row for row in listing if int(row["crawl_id"]) in ids]
+        created = {
+            int(row["crawl_id"]): datetime.fromisoformat(row["created_at"]).timestamp() for row in ours
+        }
         if first_created is None:
-            first_created = min(datetime.fromisoformat(row["created_at"]).timestamp() for row in ours)
+            first_created = min(created.values())
         for row in ours:
             crawl = int(row["crawl_id"])
             if crawl not in finished and row["status"] in ("done", "failed", "cancelled"):
                 finished[crawl] = datetime.fromisoformat(row["finished_at"]).timestamp() - first_created
+                lasted[crawl] = finished[crawl] + first_created - created[crawl]
                 pages_done[crawl] = int(row["pages_crawled"])
                 if row["status"] != "done":
                     print(f"  audit {crawl} ended {row['status']}", flush=True)
         if time.monotonic() - started > 3600:
             raise SystemExit("an audit did not end within an hour")
     wall = max(finished.values())
+    assert first_created is not None
+    # Each audit's fixed cost at either end: creation to its site's first request, last request to its end.
+    to_first = [min(sites[k].requests) - created[ids[k]] for k in range(n)]
+    after_last = [finished[ids[k]] + first_created - max(sites[k].requests) for k in range(n)]
     total = sum(pages_done.values())
     cpu, window = cpu_s(pid) - cpu0, time.monotonic() - started
     return {
@@ -282,6 +302,13 @@ def run_round(
         "pages": total,
         "slowest": wall,
         "fastest": min(finished.values()),
+        "created_over": max(finished[c] - lasted[c] for c in finished),  # the last creation after the first
+        "shortest": min(lasted.values()),
+        "longest": max(lasted.values()),
+        "to_first": sum(to_first) / n,
+        "to_first_max": max(to_first),
+        "after_last": sum(after_last) / n,
+        "after_last_max": max(after_last),
         "cpu": cpu,
         "window": window,  # what the CPU was measured over (the round, polls included)
         "rss_before": rss0,
@@ -299,6 +326,10 @@ def report(n: int, rps: float, figures: dict[str, float], alone: float | None, i
     print(
         f"N={n:>3} at max_rps {rps:g}: aggregate {rate:6.1f} pages/s of {asked:5.0f} asked ({share:4.0%}"
         f"{'' if share >= TARGET_SHARE else ', under 90 %'}); slowest audit {figures['slowest']:.0f} s{slowdown}; "
+        f"created over {figures['created_over']:.1f} s, each {figures['shortest']:.1f}-{figures['longest']:.1f} s "
+        f"from its creation to its end (first request {figures['to_first']:.2f} s after it, at most "
+        f"{figures['to_first_max']:.2f}; end {figures['after_last']:.2f} s after the last request, at most "
+        f"{figures['after_last_max']:.2f}); "
         f"worker CPU {cpu_share:4.0%} of a core ({figures['cpu'] * 1000 / max(1, figures['pages']):.1f} ms/page); "
         f"RSS {figures['rss_peak']:.0f} MB peak, {per_audit:+.1f} MB per audit above idle "
         f"(target <= {RSS_PER_AUDIT_TARGET_MB})",
@@ -663,6 +694,11 @@ def main() -> None:
         "--threads", type=int, default=None, help="SITEAUDIT_WORKER_THREADS (default: its default)"
     )
     options.add_argument(
+        "--beside",
+        default="",
+        help="also run every round on this git commit's siteaudit first (before/after)",
+    )
+    options.add_argument(
         "--workers",
         default="",
         help="production mode: K `siteaudit worker` processes, e.g. 1,2,4 (PostgreSQL, RabbitMQ, gunicorn)",
@@ -692,36 +728,62 @@ def main() -> None:
         (3.0, [int(n) for n in args.rps3.split(",") if n.strip()]),
         (10.0, [int(n) for n in args.rps10.split(",") if n.strip()]),
     ]
-    embedded(rounds, pages=args.pages, threads=args.threads)
+    embedded(rounds, pages=args.pages, threads=args.threads, beside=args.beside)
 
 
-def embedded(rounds: list[tuple[float, list[int]]], *, pages: int, threads: int | None) -> None:
+def checkout(ref: str, into: Path) -> Path:
+    """The `siteaudit` package of git commit `ref`, unpacked under `into`; returns the tree's root."""
+    archive = subprocess.run(
+        ["git", "-C", str(SOURCE), "archive", ref, "siteaudit"], check=True, capture_output=True
+    ).stdout
+    into.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def embedded(
+    rounds: list[tuple[float, list[int]]], *, pages: int, threads: int | None, beside: str = ""
+) -> None:
     largest = max(max(ns) for _, ns in rounds if ns)
     verified = max((max(ns) for rps, ns in rounds if rps > 3 and ns), default=0)
     with (
         tempfile.TemporaryDirectory(prefix="siteaudit-capacity-") as tmp,
         sites_on_loopback(largest, pages) as sites,
     ):
-        service = Service(Path(tmp), threads)
+        work = Path(tmp)
+        (work / "this").mkdir()
+        services = {"": Service(work / "this", threads)}
         try:
-            site_ids = {k: verified_site(service, sites[k]) for k in range(verified)}
+            if beside:
+                (work / "before").mkdir()
+                before = Service(work / "before", threads, checkout(beside, work / "source"))
+                services = {f"{beside}: ": before, "this tree: ": services[""]}
+            site_ids = {
+                label: {k: verified_site(service, sites[k]) for k in range(verified)}
+                for label, service in services.items()
+            }
             time.sleep(1.0)
-            idle_rss = rss_mb(service.process.pid)
+            idle = {label: rss_mb(service.process.pid) for label, service in services.items()}
             print(
-                f"one `siteaudit serve` process (embedded default, {os.cpu_count()} cores on this machine, "
-                f"worker threads {threads or 'default'}), idle RSS {idle_rss:.0f} MB; sites of {pages} pages, "
-                f"{pages + 4} requests an audit with the host files",
+                f"`siteaudit serve` (embedded default, {os.cpu_count()} cores on this machine, worker threads "
+                f"{threads or 'default'}), idle RSS {', '.join(f'{label}{rss:.0f} MB' for label, rss in idle.items())}; "
+                f"sites of {pages} pages, {pages + 4} requests an audit with the host files",
                 flush=True,
             )
             for rps, counts in rounds:
-                alone: float | None = None
+                alone: dict[str, float] = {}
                 for n in counts:
-                    figures = run_round(service, sites, n=n, rps=rps, pages=pages, site_ids=site_ids)
-                    report(n, rps, figures, alone, idle_rss)
-                    if n == 1:
-                        alone = figures["slowest"]
+                    for label, service in services.items():
+                        figures = run_round(
+                            service, sites, n=n, rps=rps, pages=pages, site_ids=site_ids[label]
+                        )
+                        print(label, end="")
+                        report(n, rps, figures, alone.get(label), idle[label])
+                        if n == 1:
+                            alone[label] = figures["slowest"]
         finally:
-            service.stop()
+            for service in services.values():
+                service.stop()
 
 
 if __name__ == "__main__":
