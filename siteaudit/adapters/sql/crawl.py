@@ -56,6 +56,7 @@ from siteaudit.adapters.sql.tables import (
     crawl_frontier_counts,
     crawl_issue_counts,
     crawl_issue_marks,
+    crawl_issue_template_marks,
     crawl_issues,
     crawl_links,
     crawl_page_counts,
@@ -219,6 +220,10 @@ def _has_template(audit_id: Any, template: Any) -> Any:
 # Every how many issues of a (severity, check) group a sealed audit keeps a mark (`crawl_issue_marks`): the
 # most index entries a deep page of the issues list walks before its rows (about 3 ms).
 ISSUE_MARK_EVERY: Final = 10_000
+# Every how many issues of a (template, severity, check) group it keeps a mark (`crawl_issue_template_marks`),
+# for the list filtered by template: fewer than `ISSUE_MARK_EVERY`, as the walk from such a mark also
+# passes the group's issues of other templates (one template's issues can be a twentieth of the group's).
+TEMPLATE_MARK_EVERY: Final = 1_000
 _LISTED_TABLES: Final = ("crawl_pages", "crawl_issues", "crawl_urls", "crawl_templates")
 _COUNTED: Final = ""  # check code of the row that marks an audit's issues as counted
 _PAGES_COUNTED: Final = 0  # status code of the row that marks an audit's pages as counted
@@ -335,6 +340,7 @@ class SqlCrawlStore:
     ) -> None:
         self.engine = engine
         self.issue_mark_every = issue_mark_every
+        self.template_mark_every = TEMPLATE_MARK_EVERY
         self._postgres = engine.dialect.name == "postgresql"
         self._url_ids = url_cache if url_cache is not None else UrlIdCache()
 
@@ -698,7 +704,12 @@ class SqlCrawlStore:
         )
         issue_columns = ["audit_id", "check_code", "severity", "template", "count"]
         with self.engine.begin() as conn:
-            for table in (crawl_issue_counts, crawl_page_counts, crawl_issue_marks):
+            for table in (
+                crawl_issue_counts,
+                crawl_page_counts,
+                crawl_issue_marks,
+                crawl_issue_template_marks,
+            ):
                 conn.execute(delete(table).where(table.c.audit_id == audit_id))
             conn.execute(insert(crawl_issue_counts).from_select(issue_columns, by_issue))
             ordinal = (
@@ -728,6 +739,7 @@ class SqlCrawlStore:
                     ).where(ranked.c.ordinal > every, (ranked.c.ordinal - 1) % every == 0),
                 )
             )
+            self._seal_template_marks(conn, audit_id, template)
             conn.execute(
                 insert(crawl_issue_counts).values(
                     audit_id=audit_id, check_code=_COUNTED, severity=0, template="", count=0
@@ -739,6 +751,53 @@ class SqlCrawlStore:
             conn.execute(
                 insert(crawl_page_counts).values(audit_id=audit_id, status_code=_PAGES_COUNTED, count=0)
             )
+
+    def _seal_template_marks(self, conn: Connection, audit_id: AuditId, template: Any) -> None:
+        """Every `template_mark_every`th issue of each (template, severity, check) group, in the list's order,
+        with its ordinal among the group's issues of that template (`template`: an issue's template as
+        `seal_counts` counts it, over `crawl_issues` outer-joined to `crawl_templates`)."""
+        issues, templates = crawl_issues, crawl_templates
+        ordinal = (
+            func.row_number()
+            .over(
+                partition_by=(template, issues.c.severity, issues.c.check_code),
+                order_by=(issues.c.url_id, issues.c.id),
+            )
+            .label("ordinal")
+        )
+        ranked = (
+            select(
+                template.label("template"),
+                issues.c.severity,
+                issues.c.check_code,
+                ordinal,
+                issues.c.url_id,
+                issues.c.id,
+            )
+            .select_from(
+                issues.outerjoin(
+                    templates,
+                    (templates.c.audit_id == issues.c.audit_id) & (templates.c.url_id == issues.c.url_id),
+                )
+            )
+            .where(issues.c.audit_id == audit_id, template.isnot(None))
+            .subquery()
+        )
+        every = self.template_mark_every
+        conn.execute(
+            insert(crawl_issue_template_marks).from_select(
+                ["audit_id", "template", "severity", "check_code", "ordinal", "url_id", "issue_id"],
+                select(
+                    literal(audit_id),
+                    ranked.c.template,
+                    ranked.c.severity,
+                    ranked.c.check_code,
+                    ranked.c.ordinal - 1,
+                    ranked.c.url_id,
+                    ranked.c.id,
+                ).where(ranked.c.ordinal > every, (ranked.c.ordinal - 1) % every == 0),
+            )
+        )
 
     def refresh_statistics(self, audit_id: AuditId) -> None:
         """On PostgreSQL, VACUUM (ANALYZE) the tables the lists read. ANALYZE: after a bulk load the planner
@@ -925,15 +984,19 @@ class SqlCrawlStore:
         template: str | None,
     ) -> tuple[Any, int]:
         """The condition that starts the list at the last mark at or before row `offset` of the group
-        (`severity`, `check_code`), or at the group's first row, and the offset from there. Marks count
-        the group's rows unfiltered: not used with a template filter."""
-        i, marks = crawl_issues.c, crawl_issue_marks.c
+        (`severity`, `check_code`), or at the group's first row, and the offset from there. With a
+        template filter, `offset` counts the group's issues of that template, and so do its marks."""
+        i = crawl_issues.c
+        marks: Any = crawl_issue_marks.c if template is None else crawl_issue_template_marks.c
+        every = self.issue_mark_every if template is None else self.template_mark_every
         mark = None
-        if template is None and offset >= self.issue_mark_every:
+        if offset >= every:
+            same_template = [] if template is None else [marks.template == template]
             mark = conn.execute(
                 select(marks.ordinal, marks.url_id, marks.issue_id)
                 .where(
                     marks.audit_id == audit_id,
+                    *same_template,
                     marks.severity == severity,
                     marks.check_code == check_code,
                     marks.ordinal <= offset,
@@ -1372,6 +1435,7 @@ class SqlCrawlStore:
                 crawl_issues,
                 crawl_issue_counts,
                 crawl_issue_marks,
+                crawl_issue_template_marks,
                 crawl_page_counts,
                 crawl_templates,
                 crawl_frontier,

@@ -347,6 +347,7 @@ def test_every_page_of_the_lists_holds_the_rows_of_a_plain_sort_before_and_after
     check_lists()
     if hasattr(store, "issue_mark_every"):  # the SQL store: a deep page starts at a mark of its group
         store.issue_mark_every = 5
+        store.template_mark_every = 3  # the template filter's marks (`crawl_issue_template_marks`)
     store.seal_counts(audit)
     store.refresh_statistics(audit)
     check_lists()
