@@ -351,6 +351,9 @@ def test_every_page_of_the_lists_holds_the_rows_of_a_plain_sort_before_and_after
     store.seal_counts(audit)
     store.refresh_statistics(audit)
     check_lists()
+    if hasattr(store, "probed_walk"):  # and a deep page by template tests its issues through hashed sets
+        store.probed_walk = 0
+        check_lists()
 
 
 def test_links_stream_by_source_with_interned_ends(backend: Backend) -> None:
