@@ -216,6 +216,37 @@ def _has_template(audit_id: Any, template: Any) -> Any:
     return or_(issues.c.url_id.in_(assigned), and_(issues.c.template == template, unassigned))
 
 
+def _marks(
+    audit_id: AuditId, table: Table, group: dict[str, Any], source: Any, every: int, *filters: Any
+) -> Any:
+    """The rows of a marks table (`crawl_issue_marks`, `crawl_issue_template_marks`) for a sealed audit: every
+    `every`th of the audit's issues in `source` of each group (`group`: the table's column -> its value),
+    in the issues list's order, with its ordinal in its group."""
+    issues = crawl_issues.c
+    ordinal = func.row_number().over(partition_by=tuple(group.values()), order_by=(issues.url_id, issues.id))
+    ranked = (
+        select(
+            *(value.label(name) for name, value in group.items()),
+            ordinal.label("ordinal"),
+            issues.url_id,
+            issues.id,
+        )
+        .select_from(source)
+        .where(issues.audit_id == audit_id, *filters)
+        .subquery()
+    )
+    return insert(table).from_select(
+        ["audit_id", *group, "ordinal", "url_id", "issue_id"],
+        select(
+            literal(audit_id),
+            *(ranked.c[name] for name in group),
+            ranked.c.ordinal - 1,
+            ranked.c.url_id,
+            ranked.c.id,
+        ).where(ranked.c.ordinal > every, (ranked.c.ordinal - 1) % every == 0),
+    )
+
+
 # The tables the REST lists read, which finalisation vacuums and analyses (`refresh_statistics`).
 # Every how many issues of a (severity, check) group a sealed audit keeps a mark (`crawl_issue_marks`): the
 # most index entries a deep page of the issues list walks before its rows (about 3 ms).
@@ -691,14 +722,12 @@ class SqlCrawlStore:
     def seal_counts(self, audit_id: AuditId) -> None:
         issues, templates = crawl_issues, crawl_templates
         template = func.coalesce(templates.c.template, issues.c.template)
+        with_template = issues.outerjoin(
+            templates, (templates.c.audit_id == issues.c.audit_id) & (templates.c.url_id == issues.c.url_id)
+        )
         by_issue = (
             select(literal(audit_id), issues.c.check_code, issues.c.severity, template, func.count())
-            .select_from(
-                issues.outerjoin(
-                    templates,
-                    (templates.c.audit_id == issues.c.audit_id) & (templates.c.url_id == issues.c.url_id),
-                )
-            )
+            .select_from(with_template)
             .where(issues.c.audit_id == audit_id)
             .group_by(issues.c.check_code, issues.c.severity, template)
         )
@@ -717,34 +746,15 @@ class SqlCrawlStore:
             ):
                 conn.execute(delete(table).where(table.c.audit_id == audit_id))
             conn.execute(insert(crawl_issue_counts).from_select(issue_columns, by_issue))
-            ordinal = (
-                func.row_number()
-                .over(
-                    partition_by=(issues.c.severity, issues.c.check_code),
-                    order_by=(issues.c.url_id, issues.c.id),
-                )
-                .label("ordinal")
-            )
-            ranked = (
-                select(issues.c.severity, issues.c.check_code, ordinal, issues.c.url_id, issues.c.id)
-                .where(issues.c.audit_id == audit_id)
-                .subquery()
-            )
-            every = self.issue_mark_every
+            group: dict[str, Any] = {"severity": issues.c.severity, "check_code": issues.c.check_code}
+            conn.execute(_marks(audit_id, crawl_issue_marks, group, issues, self.issue_mark_every))
+            group = {"template": template, **group}
+            every = self.template_mark_every
             conn.execute(
-                insert(crawl_issue_marks).from_select(
-                    ["audit_id", "severity", "check_code", "ordinal", "url_id", "issue_id"],
-                    select(
-                        literal(audit_id),
-                        ranked.c.severity,
-                        ranked.c.check_code,
-                        ranked.c.ordinal - 1,
-                        ranked.c.url_id,
-                        ranked.c.id,
-                    ).where(ranked.c.ordinal > every, (ranked.c.ordinal - 1) % every == 0),
+                _marks(
+                    audit_id, crawl_issue_template_marks, group, with_template, every, template.isnot(None)
                 )
             )
-            self._seal_template_marks(conn, audit_id, template)
             conn.execute(
                 insert(crawl_issue_counts).values(
                     audit_id=audit_id, check_code=_COUNTED, severity=0, template="", count=0
@@ -756,53 +766,6 @@ class SqlCrawlStore:
             conn.execute(
                 insert(crawl_page_counts).values(audit_id=audit_id, status_code=_PAGES_COUNTED, count=0)
             )
-
-    def _seal_template_marks(self, conn: Connection, audit_id: AuditId, template: Any) -> None:
-        """Every `template_mark_every`th issue of each (template, severity, check) group, in the list's order,
-        with its ordinal among the group's issues of that template (`template`: an issue's template as
-        `seal_counts` counts it, over `crawl_issues` outer-joined to `crawl_templates`)."""
-        issues, templates = crawl_issues, crawl_templates
-        ordinal = (
-            func.row_number()
-            .over(
-                partition_by=(template, issues.c.severity, issues.c.check_code),
-                order_by=(issues.c.url_id, issues.c.id),
-            )
-            .label("ordinal")
-        )
-        ranked = (
-            select(
-                template.label("template"),
-                issues.c.severity,
-                issues.c.check_code,
-                ordinal,
-                issues.c.url_id,
-                issues.c.id,
-            )
-            .select_from(
-                issues.outerjoin(
-                    templates,
-                    (templates.c.audit_id == issues.c.audit_id) & (templates.c.url_id == issues.c.url_id),
-                )
-            )
-            .where(issues.c.audit_id == audit_id, template.isnot(None))
-            .subquery()
-        )
-        every = self.template_mark_every
-        conn.execute(
-            insert(crawl_issue_template_marks).from_select(
-                ["audit_id", "template", "severity", "check_code", "ordinal", "url_id", "issue_id"],
-                select(
-                    literal(audit_id),
-                    ranked.c.template,
-                    ranked.c.severity,
-                    ranked.c.check_code,
-                    ranked.c.ordinal - 1,
-                    ranked.c.url_id,
-                    ranked.c.id,
-                ).where(ranked.c.ordinal > every, (ranked.c.ordinal - 1) % every == 0),
-            )
-        )
 
     def refresh_statistics(self, audit_id: AuditId) -> None:
         """On PostgreSQL, VACUUM (ANALYZE) the tables the lists read. ANALYZE: after a bulk load the planner
