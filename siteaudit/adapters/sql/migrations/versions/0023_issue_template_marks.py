@@ -3,8 +3,8 @@
 `crawl_issue_marks` counts a (severity, check) group's issues whatever their template, so a deep page of
 the list filtered by template could not use them: it walked its group from the first issue, testing each
 issue's template (150 ms p50 for the last page of one template at 500,000 pages). `crawl_issue_template_marks`
-holds every 1,000th issue of each (template, severity, check) group of a sealed audit with its ordinal
-among that template's issues of the group, so such a page starts its walk at most 1,000 of its issues
+holds every 100th issue of each (template, severity, check) group of a sealed audit with its ordinal
+among that template's issues of the group, so such a page starts its walk at most 100 of its issues
 before its first row. Sealing an audit writes them; older audits keep none and list as before.
 
 Revision ID: 0023
