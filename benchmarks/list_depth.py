@@ -1,6 +1,7 @@
 """Deep pages of an audit's REST lists on PostgreSQL: `GET /crawls/{id}/pages` and `/issues` at depth.
 
     python benchmarks/list_depth.py [--pages 100000] [--issues-per-page 3.5] [--rounds 20] [--no-analyze]
+        [--no-template-marks]
 
 Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
 user postgres), migrates it, and drops it at the end. One audit's pages and issues (the generators of
@@ -9,6 +10,8 @@ them: templates assigned, totals counted and (unless `--no-analyze`) the crawl t
 store's `list_pages` and `list_issues` (the queries behind the REST lists, 50 rows a page) are timed at
 the first, middle and last page, unfiltered and with each filter the REST contract allows, `--rounds`
 times each. Prints p50 and p99 per list and depth. Target: p99 < 100 ms at 500,000 pages.
+`--no-template-marks` then deletes the audit's `crawl_issue_template_marks` and times the template-filtered
+list again, side by side in the same run: its deep pages as they were before those marks.
 """
 
 import argparse
@@ -17,14 +20,17 @@ import secrets
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import psycopg
 from bulk_rows import SITE, T0, batches, make_issues, make_page  # a sibling script
 from psycopg import sql
+from sqlalchemy import delete
 
 from siteaudit.adapters.sql import SqlCrawlStore, SqlUnitOfWork, migrate
 from siteaudit.adapters.sql.engine import create_engine
+from siteaudit.adapters.sql.tables import crawl_issue_template_marks
 from siteaudit.domain.account import Team, User
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.ids import AuditId, TeamId, UserId
@@ -40,6 +46,26 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def timed(label: str, total: int, fetch: Callable[..., Any], rounds: int) -> float:
+    """Print p50 and p99 of `rounds` reads of the first, middle and last page of a list; the worst p99."""
+    last = max(0, (total - 1) // PER_PAGE * PER_PAGE)
+    worst = 0.0
+    for depth, offset in (("first", 0), ("middle", last // 2 // PER_PAGE * PER_PAGE), ("last", last)):
+        fetch(offset=offset)  # warm
+        times = []
+        for _ in range(rounds):
+            t = time.perf_counter()
+            fetch(offset=offset)
+            times.append((time.perf_counter() - t) * 1000)
+        p99 = percentile(times, 0.99)
+        worst = max(worst, p99)
+        print(
+            f"{label:<42} {total:>9,} {depth:>7} {offset:>9,} {statistics.median(times):>8.1f} {p99:>8.1f}",
+            flush=True,
+        )
+    return worst
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=100_000)
@@ -47,6 +73,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--no-analyze", action="store_true", help="leave the crawl tables unanalysed")
     parser.add_argument("--keep", action="store_true", help="keep the database (its name is printed)")
+    parser.add_argument(
+        "--no-template-marks",
+        action="store_true",
+        help="then time the template-filtered list again without its marks (the list before them)",
+    )
     args = parser.parse_args()
 
     name = f"siteaudit_bench_{secrets.token_hex(4)}"
@@ -102,48 +133,54 @@ def main() -> None:
         )
 
         total_issues = store.list_issues(audit.id, limit=1)[1]
-        cases: list[tuple[str, int, Callable[[int], Any]]] = [
-            ("pages", args.pages, lambda o: store.list_pages(audit.id, offset=o, limit=PER_PAGE)),
+        cases: list[tuple[str, int, Callable[..., Any]]] = [
+            ("pages", args.pages, lambda offset: store.list_pages(audit.id, offset=offset, limit=PER_PAGE)),
             (
                 "pages status_code=404",
                 store.list_pages(audit.id, status_code=404, limit=1)[1],
-                lambda o: store.list_pages(audit.id, status_code=404, offset=o, limit=PER_PAGE),
+                lambda offset: store.list_pages(audit.id, status_code=404, offset=offset, limit=PER_PAGE),
             ),
-            ("issues", total_issues, lambda o: store.list_issues(audit.id, offset=o, limit=PER_PAGE)),
+            (
+                "issues",
+                total_issues,
+                lambda offset: store.list_issues(audit.id, offset=offset, limit=PER_PAGE),
+            ),
             (
                 "issues severity=warning",
                 store.list_issues(audit.id, severity=Severity.WARNING, limit=1)[1],
-                lambda o: store.list_issues(audit.id, severity=Severity.WARNING, offset=o, limit=PER_PAGE),
+                lambda offset: store.list_issues(
+                    audit.id, severity=Severity.WARNING, offset=offset, limit=PER_PAGE
+                ),
             ),
             (
                 "issues check=missing_alt",
                 store.list_issues(audit.id, check_code="missing_alt", limit=1)[1],
-                lambda o: store.list_issues(audit.id, check_code="missing_alt", offset=o, limit=PER_PAGE),
+                lambda offset: store.list_issues(
+                    audit.id, check_code="missing_alt", offset=offset, limit=PER_PAGE
+                ),
             ),
-            (
-                "issues template=" + TEMPLATES[1],
-                store.list_issues(audit.id, template=TEMPLATES[1], limit=1)[1],
-                lambda o: store.list_issues(audit.id, template=TEMPLATES[1], offset=o, limit=PER_PAGE),
+            *(
+                (
+                    "issues template=" + template,
+                    store.list_issues(audit.id, template=template, limit=1)[1],
+                    partial(store.list_issues, audit.id, template=template, limit=PER_PAGE),
+                )
+                # most issues (their pages were written with it), and a twentieth (assigned at finalisation)
+                for template in (TEMPLATES[1], TEMPLATES[2])
             ),
         ]
         print(f"\n{'list':<42} {'rows':>9} {'depth':>7} {'offset':>9} {'p50 ms':>8} {'p99 ms':>8}")
-        worst = 0.0
-        for label, total, fetch in cases:
-            last = max(0, (total - 1) // PER_PAGE * PER_PAGE)
-            for depth, offset in (("first", 0), ("middle", last // 2 // PER_PAGE * PER_PAGE), ("last", last)):
-                fetch(offset)  # warm
-                times = []
-                for _ in range(args.rounds):
-                    t = time.perf_counter()
-                    fetch(offset)
-                    times.append((time.perf_counter() - t) * 1000)
-                p99 = percentile(times, 0.99)
-                worst = max(worst, p99)
-                print(
-                    f"{label:<42} {total:>9,} {depth:>7} {offset:>9,} {statistics.median(times):>8.1f} {p99:>8.1f}",
-                    flush=True,
-                )
+        worst = max(timed(label, total, fetch, args.rounds) for label, total, fetch in cases)
         print(f"\nworst list page p99: {worst:.1f} ms (target < 100 ms)")
+        if args.no_template_marks:
+            with engine.begin() as conn:
+                conn.execute(
+                    delete(crawl_issue_template_marks).where(
+                        crawl_issue_template_marks.c.audit_id == audit.id
+                    )
+                )
+            for label, total, fetch in cases[-2:]:
+                timed(label + " (no marks)", total, fetch, args.rounds)
     finally:
         engine.dispose()
         if args.keep:

@@ -350,6 +350,22 @@ crawl_issue_marks = Table(
     PrimaryKeyConstraint("audit_id", "severity", "check_code", "ordinal"),
 )
 
+# The same marks for the issues list filtered by template: every `TEMPLATE_MARK_EVERY`th issue of each
+# (template, severity, check) group of a sealed audit, with its ordinal among the issues of that template
+# in the group (migration 0023).
+crawl_issue_template_marks = Table(
+    "crawl_issue_template_marks",
+    metadata,
+    crawl_audit_id(),
+    Column("template", Text, nullable=False),
+    Column("severity", SmallInteger, nullable=False),
+    Column("check_code", String(100), nullable=False),
+    Column("ordinal", Integer, nullable=False),
+    Column("url_id", Integer, nullable=False),
+    Column("issue_id", BigInteger, nullable=False),
+    PrimaryKeyConstraint("audit_id", "template", "severity", "check_code", "ordinal"),
+)
+
 crawl_page_counts = Table(
     "crawl_page_counts",
     metadata,

@@ -347,9 +347,13 @@ def test_every_page_of_the_lists_holds_the_rows_of_a_plain_sort_before_and_after
     check_lists()
     if hasattr(store, "issue_mark_every"):  # the SQL store: a deep page starts at a mark of its group
         store.issue_mark_every = 5
+        store.template_mark_every = 3  # the template filter's marks (`crawl_issue_template_marks`)
     store.seal_counts(audit)
     store.refresh_statistics(audit)
     check_lists()
+    if hasattr(store, "probed_walk"):  # and a deep page by template tests its issues through hashed sets
+        store.probed_walk = 0
+        check_lists()
 
 
 def test_links_stream_by_source_with_interned_ends(backend: Backend) -> None:
