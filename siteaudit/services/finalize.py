@@ -57,6 +57,7 @@ from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.services.audit import log_ended
 from siteaudit.services.events import MessageBus
+from siteaudit.services.sketch_file import SpilledSketches
 
 BATCH = 5_000
 
@@ -187,6 +188,7 @@ def _site_issues(
         llms_txt_found=state.llms_txt_found if state else None,
         listed_urls=audit.scope.urls,
         whole_site=audit.scope.follows,
+        sketch_store=SpilledSketches(),
     )
     found = check_site(facts, thresholds=thresholds)
     pages.url_table = None  # read by the link pass only

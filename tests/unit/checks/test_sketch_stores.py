@@ -1,0 +1,68 @@
+"""The near-duplicate sketches kept in a temporary file (what finalisation uses) give the same band keys,
+values and findings as kept in memory."""
+
+import pytest
+from attrs import evolve
+from check_cases import CUCKOO, ORIGIN, WALL, _distinct, home, site, sketch
+
+from siteaudit.domain.checks import check_site
+from siteaudit.domain.checks.site import PackedSketches, SketchStore
+from siteaudit.domain.issue import Issue
+from siteaudit.domain.thresholds import Thresholds
+from siteaudit.services import sketch_file
+from siteaudit.services.sketch_file import SpilledSketches
+
+# Full sketches, a short one (fewer bands), one too wide for 64 bits, values of one byte and of eight.
+SKETCHES = (
+    sketch(1),
+    tuple(range(10)),
+    sketch(2, differ_from=1, positions=6),
+    (2**70, *range(127)),
+    tuple(range(128)),
+    tuple(2**56 + v if v % 21 == 0 else v for v in range(128)),
+    sketch(3),
+)
+
+
+def filled(store: SketchStore) -> SketchStore:
+    for values in SKETCHES:
+        store.append(values)
+    return store
+
+
+@pytest.fixture(autouse=True)
+def small_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sketch_file, "_CHUNK", 100)  # refills mid-sketch and past skipped sketches
+
+
+@pytest.mark.parametrize("rows", [1, 4, 5])
+def test_a_spilled_sketch_has_the_band_keys_and_values_it_has_in_memory(rows: int) -> None:
+    memory, spilled = filled(PackedSketches()), filled(SpilledSketches())
+    assert len(spilled) == len(memory) == len(SKETCHES)
+    for band in range(128 // rows + 1):
+        first, last = band * rows, (band + 1) * rows
+        kept, read = list(memory.band(first, last)), list(spilled.band(first, last))
+        assert [index for index, _ in read] == [index for index, _ in kept]
+        # Keys compare alike: equal exactly where the values are (packed widths differ).
+        assert [[a == b for _, b in read] for _, a in read] == [[a == b for _, b in kept] for _, a in kept]
+        for (_, key), (_, values) in zip(read, kept, strict=True):
+            assert key == values if isinstance(values, tuple) else isinstance(key, bytes)
+    for index, values in enumerate(SKETCHES):
+        assert tuple(spilled.values(index)) == tuple(memory.values(index)) == values
+    spilled.close()
+
+
+def test_near_duplicates_are_the_same_with_the_sketches_spilled() -> None:
+    pages = (
+        home(),
+        *(_distinct(f"{ORIGIN}/p/{n}", sketch=values) for n, values in enumerate(SKETCHES)),
+        _distinct(WALL, sketch=sketch(1, differ_from=3, positions=3)),
+        _distinct(CUCKOO, sketch=sketch(4, differ_from=2, positions=2)),
+    )
+
+    def run(store: SketchStore | None) -> list[Issue]:
+        return check_site(evolve(site(*pages), sketch_store=store), thresholds=Thresholds())
+
+    found = run(None)
+    assert len([i for i in found if i.check_code == "duplicate_content_near"]) >= 4
+    assert run(SpilledSketches()) == found
