@@ -368,7 +368,9 @@ class _SiteRun:
         self.h1s: dict[_Text, str | list[str]] = {}
         self.fingerprints: dict[str, str | list[str]] = {}
         # One sketch per fingerprint group, and that group's key at the same index (no tuple per page).
-        self.sketches: SketchStore = facts.sketch_store or PackedSketches()
+        self.sketches: SketchStore = (
+            PackedSketches() if facts.sketch_store is None else facts.sketch_store  # an empty one is falsy
+        )
         self.sketch_groups: list[str] = []
 
     def run(self) -> list[Issue]:

@@ -63,6 +63,15 @@ def test_near_duplicates_are_the_same_with_the_sketches_spilled() -> None:
     def run(store: SketchStore | None) -> list[Issue]:
         return check_site(evolve(site(*pages), sketch_store=store), thresholds=Thresholds())
 
+    class Watched(SpilledSketches):
+        appended = 0
+
+        def append(self, sketch: tuple[int, ...]) -> None:
+            self.appended += 1
+            super().append(sketch)
+
     found = run(None)
     assert len([i for i in found if i.check_code == "duplicate_content_near"]) >= 4
-    assert run(SpilledSketches()) == found
+    store = Watched()  # empty, so falsy: used all the same
+    assert run(store) == found
+    assert store.appended == len(pages) - 1  # every page but the home page has a sketch
