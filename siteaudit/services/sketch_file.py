@@ -26,6 +26,8 @@ class SpilledSketches:
         self._file = tempfile.TemporaryFile()  # noqa: SIM115
         self._ends = array("Q")
         self._wide: dict[int, tuple[int, ...]] = {}
+        self._size: int | None = None  # every packed sketch's length in bytes while they all share one
+        self._mixed = False
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -42,12 +44,25 @@ class SpilledSketches:
             return
         self._file.write(packed)
         self._ends.append(self._end() + len(packed))
+        if self._size is None and not self._mixed:
+            self._size = len(packed)
+        elif self._size != len(packed):
+            self._size, self._mixed = None, True
 
     def band(self, first: int, last: int) -> Iterator[tuple[int, bytes | tuple[int, ...]]]:
         file, wide = self._file, self._wide
         file.flush()
         file.seek(0)
         low, high = first * 8, last * 8
+        size = self._size
+        if size is not None and not wide:  # sketches of one length (what an extractor makes): fixed strides
+            if size >= high:
+                index = 0
+                while chunk := file.read(max(1, _CHUNK // size) * size):
+                    for at in range(0, len(chunk), size):
+                        yield index, chunk[at + low : at + high]
+                        index += 1
+            return
         buffer, start = b"", 0  # the bytes read and not yet passed, from file offset `start`
         begin = 0
         for index, end in enumerate(self._ends):

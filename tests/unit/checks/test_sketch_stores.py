@@ -24,8 +24,12 @@ SKETCHES = (
 )
 
 
-def filled(store: SketchStore) -> SketchStore:
-    for values in SKETCHES:
+# What an extractor makes: 128 values each, all within 64 bits (read back in fixed strides).
+UNIFORM = tuple(values for values in SKETCHES if len(values) == 128 and max(values) < 2**64)
+
+
+def filled(store: SketchStore, sketches: tuple[tuple[int, ...], ...]) -> SketchStore:
+    for values in sketches:
         store.append(values)
     return store
 
@@ -35,10 +39,13 @@ def small_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sketch_file, "_CHUNK", 100)  # refills mid-sketch and past skipped sketches
 
 
+@pytest.mark.parametrize("sketches", [SKETCHES, UNIFORM], ids=["mixed", "uniform"])
 @pytest.mark.parametrize("rows", [1, 4, 5])
-def test_a_spilled_sketch_has_the_band_keys_and_values_it_has_in_memory(rows: int) -> None:
-    memory, spilled = filled(PackedSketches()), filled(SpilledSketches())
-    assert len(spilled) == len(memory) == len(SKETCHES)
+def test_a_spilled_sketch_has_the_band_keys_and_values_it_has_in_memory(
+    rows: int, sketches: tuple[tuple[int, ...], ...]
+) -> None:
+    memory, spilled = filled(PackedSketches(), sketches), filled(SpilledSketches(), sketches)
+    assert len(spilled) == len(memory) == len(sketches)
     for band in range(128 // rows + 1):
         first, last = band * rows, (band + 1) * rows
         kept, read = list(memory.band(first, last)), list(spilled.band(first, last))
@@ -47,7 +54,7 @@ def test_a_spilled_sketch_has_the_band_keys_and_values_it_has_in_memory(rows: in
         assert [[a == b for _, b in read] for _, a in read] == [[a == b for _, b in kept] for _, a in kept]
         for (_, key), (_, values) in zip(read, kept, strict=True):
             assert key == values if isinstance(values, tuple) else isinstance(key, bytes)
-    for index, values in enumerate(SKETCHES):
+    for index, values in enumerate(sketches):
         assert tuple(spilled.values(index)) == tuple(memory.values(index)) == values
     spilled.close()
 
