@@ -1,6 +1,6 @@
 """Finalising a large audit on PostgreSQL, against one `SELECT count(*)` pass over its link rows.
 
-    python benchmarks/finalize.py [--pages 100000] [--links-per-page 10] [--no-site] [--profile]
+    python benchmarks/finalize.py [--pages 100000] [--links-per-page 10] [--no-site] [--profile] [--trace]
 
 Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
 user postgres), migrates it, and drops it at the end. A synthetic site (products, blog, docs in two
@@ -18,7 +18,7 @@ diff, fix prompt, audit done, credits settled), and one `SELECT count(*)` over t
 floor (after ANALYZE, as autovacuum would have run it after such a load). Prints both and the ratio.
 Target: finalisation under 30 s at 1,000,000 links (a regression guard since the 2026-11-25 scaling
 work, which retired the old "within 20 times the floor": the ratio is still printed, for reading).
-`--profile` adds a cProfile listing.
+`--profile` adds a cProfile listing; `--trace` a tracemalloc profile of the site checks' stages.
 """
 
 import argparse
@@ -29,6 +29,7 @@ import pstats
 import secrets
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -41,7 +42,7 @@ from siteaudit.adapters.sql import dispose_engines, migrate, sql_crawl_store, sq
 from siteaudit.adapters.sql.engine import create_engine
 from siteaudit.adapters.system import FixedClock, SystemSecrets
 from siteaudit.domain.audit import Audit, AuditStatus
-from siteaudit.domain.checks import PageContext, check_page
+from siteaudit.domain.checks import PageContext, check_page, site
 from siteaudit.domain.checks.site import LinkBatch
 from siteaudit.domain.credit import credits
 from siteaudit.domain.facts import Hop, HtmlFacts, Image, Link, LinkKind, PageFacts
@@ -205,6 +206,12 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print the top of a cProfile listing")
     parser.add_argument("--no-site", action="store_true", help="audits of a plain URL: no fix tasks")
     parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="tracemalloc while finalising: the memory held after and the peak during each stage of the"
+        " site checks, and the largest allocations held once the pages are read (slower)",
+    )
+    parser.add_argument(
         "--dump",
         metavar="FILE",
         help="write what finalisation made (report but its timings, issues, templates, fix tasks) to FILE,"
@@ -233,6 +240,7 @@ def main() -> None:
 
         profiler = cProfile.Profile() if args.profile else None
         gc.collect()
+        stages = trace_stages(args.pages) if args.trace else None
         memory = RssPeak().start()
         started, cpu_started = time.perf_counter(), time.process_time()
         if profiler is not None:
@@ -242,6 +250,9 @@ def main() -> None:
             profiler.disable()
         took, cpu_took = time.perf_counter() - started, time.process_time() - cpu_started
         memory.stop()
+        if stages is not None:
+            tracemalloc.stop()
+            print("\n".join(stages))
         assert audit.status is AuditStatus.DONE, audit.status
         tasks = 0
         if audit.site_id is not None:
@@ -311,6 +322,41 @@ def main() -> None:
         dispose_engines()
         with psycopg.connect(ADMIN_URL, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def trace_stages(pages: int) -> list[str]:
+    """Start tracemalloc and wrap each stage of the site checks (`_SiteRun`'s methods, the same in the
+    code before and after a change) to note what is held after it and the peak during it; the lines are
+    filled in as the stages run."""
+    lines: list[str] = []
+    run = site._SiteRun
+    for name in (
+        "_alias_redirect_targets",
+        "_read_link_table",
+        "_after_links",
+        "_targets",
+        "_duplicates",
+        "_near_duplicates",
+        "_host_files",
+    ):
+        original = getattr(run, name)
+
+        def staged(self: Any, *args: Any, stage_name: str = name, stage: Any = original) -> Any:
+            tracemalloc.reset_peak()
+            out = stage(self, *args)
+            held, peak = tracemalloc.get_traced_memory()
+            lines.append(
+                f"  tracemalloc {stage_name:<24} held after {held / 2**20:6.1f} MB ({held / pages:5,.0f} B a page),"
+                f" peak during {peak / 2**20:6.1f} MB ({peak / pages:5,.0f} B a page)"
+            )
+            if stage_name == "_alias_redirect_targets":  # the pages are read: what they left
+                for stat in tracemalloc.take_snapshot().statistics("lineno")[:8]:
+                    lines.append(f"    {stat.size / pages:5,.0f} B a page  {stat.traceback[0]}")
+            return out
+
+        setattr(run, name, staged)
+    tracemalloc.start()
+    return lines
 
 
 def dump(path: str, uow: Any, crawl: Any, audit: Audit) -> None:

@@ -5,7 +5,8 @@ fix tasks, then `done` with credits settled in the same transaction.
 Finalisation reads the audit's rows in streams, each once: the pages (their facts feed the site checks
 while a URL and a small summary per page are kept for templates and the report), the links (into the
 site checks), and the issues (into the report tally, the diff and, for registered sites, the fix tasks).
-Memory grows with the number of distinct URLs, not with links or issues. Only when a site issue
+Memory grows with the number of distinct URLs, not with links or issues; the pages' near-duplicate
+sketches wait in a temporary file, not in memory (`services/sketch_file.py`). Only when a site issue
 supersedes page issues (the raised `noindex`) are the issues read one more time.
 
 The diff is against the latest done audit of the same site (or origin in the team). While that audit's
@@ -58,6 +59,7 @@ from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.services.audit import log_ended
 from siteaudit.services.events import MessageBus
 from siteaudit.services.inject import provided
+from siteaudit.services.sketch_file import SpilledSketches
 
 BATCH = 5_000
 
@@ -188,6 +190,7 @@ def _site_issues(
         llms_txt_found=state.llms_txt_found if state else None,
         listed_urls=audit.scope.urls,
         whole_site=audit.scope.follows,
+        sketch_store=SpilledSketches(),
     )
     found = check_site(facts, thresholds=thresholds)
     pages.url_table = None  # read by the link pass only

@@ -10,7 +10,7 @@ near-duplicates go through MinHash LSH banding).
 import array
 import operator
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import Final, Self, TypeVar
+from typing import Final, Protocol, Self, TypeVar
 
 from attrs import field, frozen
 
@@ -129,6 +129,8 @@ class AuditFacts:
     - `listed_urls`: the URLs a list audit was asked for (docs/audits.md): referenced like a sitemap's.
     - `whole_site`: the audit followed links from its start (False for a list or sitemap audit, whose
       link graph is not the site's: no page is called an orphan).
+    - `sketch_store`: where the near-duplicate pass keeps the sketches (empty; closed when the checks
+      end); None: in memory (`PackedSketches`).
     """
 
     start_url: str
@@ -141,6 +143,7 @@ class AuditFacts:
     link_table: LinkTable | None = field(default=None, eq=False)
     listed_urls: Collection[str] = field(default=frozenset(), eq=False)
     whole_site: bool = True
+    sketch_store: "SketchStore | None" = field(default=None, eq=False)
 
     @classmethod
     def from_pages(
@@ -365,7 +368,9 @@ class _SiteRun:
         self.h1s: dict[_Text, str | list[str]] = {}
         self.fingerprints: dict[str, str | list[str]] = {}
         # One sketch per fingerprint group, and that group's key at the same index (no tuple per page).
-        self.sketches = _Sketches()
+        self.sketches: SketchStore = (
+            PackedSketches() if facts.sketch_store is None else facts.sketch_store  # an empty one is falsy
+        )
         self.sketch_groups: list[str] = []
 
     def run(self) -> list[Issue]:
@@ -376,10 +381,18 @@ class _SiteRun:
             self._read_link_table(self.facts.link_table)
         else:
             self._read_links()
+        self.normalise = _Normaliser()  # its memo served the two passes
         self._after_links()
         self._targets()
+        # Each index is dropped once read for the last time, so that the near-duplicate pass's band tables
+        # come on top of the fingerprint groups only, not of every URL's record and text groups.
+        self.known, self.linked, self.canonicals, self.hreflangs = {}, set(), [], []
         self._duplicates()
-        self._near_duplicates()
+        self.titles, self.descriptions, self.h1s = {}, {}, {}
+        try:
+            self._near_duplicates()
+        finally:
+            self.sketches.close()
         self._host_files()
         return self.issues
 
@@ -741,10 +754,8 @@ class _SiteRun:
         their estimated Jaccard similarity. One sketch per exact-duplicate group, so exact copies never
         count as near ones."""
         rows = self.limits.near_duplicate_band_rows
-        width = rows * self.sketches.width
-        sketches = self.sketches.items
         # One band at a time, its table keyed by the band's values themselves (packed bytes, or a tuple when
-        # the sketch did not fit 64 bits: `_Sketches`) and dropped before the next: only buckets of two or
+        # the sketch did not fit 64 bits: `SketchStore.band`) and dropped before the next: only buckets of two or
         # more outlive it. A bucket is its first member's index until a second one arrives, so the hundred thousand
         # buckets of one member each cost no list. (All 32 tables at once held 4 KB a page: 2 GB at 500,000.)
         buckets: list[tuple[int, int, list[int]]] = []
@@ -752,17 +763,7 @@ class _SiteRun:
         while True:
             table: dict[bytes | tuple[int, ...], int | list[int]] = {}
             get = table.get
-            low, high = band * width, (band + 1) * width  # in bytes; in values for a tuple
-            first, last = band * rows, (band + 1) * rows
-            for index, sketch in enumerate(sketches):
-                if sketch.__class__ is bytes:
-                    if len(sketch) < high:
-                        continue
-                    key: bytes | tuple[int, ...] = sketch[low:high]
-                else:  # a tuple: a value beyond 64 bits
-                    if len(sketch) < last:
-                        continue
-                    key = sketch[first:last]
+            for index, key in self.sketches.band(band * rows, (band + 1) * rows):
                 bucket = get(key)
                 if bucket is None:
                     table[key] = index
@@ -918,10 +919,35 @@ def _evolve_final(record: _Known, destination: str) -> _Known:
     )
 
 
-class _Sketches:
-    """The audit's near-duplicate sketches, one object each: its values packed as unsigned integers of
-    `width` little-endian bytes, the fewest that hold the largest value seen so far (MinHash values of 32
-    bits with a rotation of the densified bins above them take 5 bytes of the 8 a 64-bit packing spends).
+class SketchStore(Protocol):
+    """Where the near-duplicate pass keeps the audit's sketches (one per exact-duplicate group, by index in
+    the order appended) until it reads them back: every sketch's band once per band, then the values of
+    the candidate pairs only. `PackedSketches` holds them in memory; a finaliser may keep them elsewhere
+    (`services/finalize.py` spills them to a temporary file): the findings are the same."""
+
+    def __len__(self) -> int: ...
+
+    def append(self, sketch: tuple[int, ...]) -> None: ...
+
+    def band(self, first: int, last: int) -> Iterator[tuple[int, bytes | tuple[int, ...]]]:
+        """(index, values `first` to `last` as a band key) of every sketch of at least `last` values, in
+        index order. Two keys are equal exactly when their values are: packed bytes of one width for all,
+        or a tuple for a sketch with a value beyond 64 bits (equal to no packed key)."""
+        ...
+
+    def values(self, index: int) -> Sequence[int]:
+        """The sketch's values."""
+        ...
+
+    def close(self) -> None:
+        """Done with the sketches: whatever holds them is released."""
+        ...
+
+
+class PackedSketches:
+    """A `SketchStore` in memory, one object each: its values packed as unsigned integers of `width`
+    little-endian bytes, the fewest that hold the largest value seen so far (MinHash values of 32 bits
+    with a rotation of the densified bins above them take 5 bytes of the 8 a 64-bit packing spends).
     Every packed sketch has the same width (a wider newcomer re-packs those before it, one at a time), so
     a band's bytes are equal exactly when its values are. A sketch with a value beyond 64 bits stays a
     tuple, which shares a band with no packed sketch."""
@@ -948,12 +974,23 @@ class _Sketches:
             self.width = width
         self.items.append(_repack(packed, 8, self.width))
 
+    def band(self, first: int, last: int) -> Iterator[tuple[int, bytes | tuple[int, ...]]]:
+        low, high = first * self.width, last * self.width
+        for index, sketch in enumerate(self.items):
+            if sketch.__class__ is bytes:
+                if len(sketch) >= high:
+                    yield index, sketch[low:high]
+            elif len(sketch) >= last:  # a tuple: a value beyond 64 bits
+                yield index, sketch[first:last]
+
     def values(self, index: int) -> Sequence[int]:
-        """The sketch's values."""
         item = self.items[index]
         if isinstance(item, tuple):
             return item
         return memoryview(_repack(item, self.width, 8)).cast("Q")
+
+    def close(self) -> None:
+        self.items = []
 
 
 def _repack(data: bytes, width: int, to: int) -> bytes:
