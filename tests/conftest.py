@@ -29,6 +29,11 @@ XDIST_GROUPS = {
     "tests/integration/rest/test_mcp_gunicorn.py": "mcp_gunicorn",
     "tests/integration/rest/test_rest_fuzz.py": "rest_fuzz",
     "tests/integration/rest/test_rest_rate_limit.py": "rest_rate_limit",
+    # its module-scoped audits of 10,000 and 100,000 pages, on SQLite and on PostgreSQL: the tests alternate
+    # between the workers, so each worker wrote all four (about 30 s under load on SQLite alone)
+    "tests/integration/rest/test_export_memory.py": "export_memory",
+    # its module-scoped chromium: one browser started for the module, never two at once from it
+    "tests/integration/crawl/test_crawl_render.py": "crawl_render",
     # its module-scoped scenario (every pinned answer, made once) took 8 s on each worker under load
     "tests/unit/pinned/test_pinned_rest_answers.py": "pinned_rest_answers",
 }

@@ -76,9 +76,15 @@ class Seeded:
 
 @pytest.fixture(scope="module")
 def seeded() -> Seeded:
-    # The crawling side may reach 127.0.0.1, where the scripted site runs; the API under test may not.
+    # The crawling side may reach 127.0.0.1, where the scripted site runs; the API under test may not. The
+    # site is the test's own: crawled unpaced (tests/local_sites.py), its audits need no turns.
     crawler = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)),
+        Settings(
+            database_url="memory://",
+            allow_networks=("127.0.0.0/8",),
+            unpaced_hosts=(PUBLIC_NAME,),
+            host_limits=((PUBLIC_NAME, 1000.0),),
+        ),
         queue=MemoryTaskQueue(),
         resolver=StaticResolver({PUBLIC_NAME: ["127.0.0.1"]}),
     )
