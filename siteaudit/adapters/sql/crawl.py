@@ -211,9 +211,9 @@ def _has_template(audit_id: Any, template: Any) -> Any:
     assigned = select(templates.c.url_id).where(
         templates.c.audit_id == audit_id, templates.c.template == template
     )
-    unassigned = ~exists().where(
-        templates.c.audit_id == issues.c.audit_id, templates.c.url_id == issues.c.url_id
-    )
+    # The audit itself, not `issues.audit_id`: correlated on the issue's column alone, PostgreSQL hashed
+    # the anti-join over every audit's `crawl_templates` rows, so each page slowed as audits were stored.
+    unassigned = ~exists().where(templates.c.audit_id == audit_id, templates.c.url_id == issues.c.url_id)
     return or_(issues.c.url_id.in_(assigned), and_(issues.c.template == template, unassigned))
 
 
