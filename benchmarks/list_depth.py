@@ -1,7 +1,7 @@
 """Deep pages of an audit's REST lists on PostgreSQL: `GET /crawls/{id}/pages` and `/issues` at depth.
 
     python benchmarks/list_depth.py [--pages 100000] [--issues-per-page 3.5] [--rounds 20] [--no-analyze]
-        [--no-template-marks]
+        [--no-template-marks] [--other-audits N] [--old-template-predicate]
 
 Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
 user postgres), migrates it, and drops it at the end. One audit's pages and issues (the generators of
@@ -12,6 +12,11 @@ the first, middle and last page, unfiltered and with each filter the REST contra
 times each. Prints p50 and p99 per list and depth. Target: p99 < 100 ms at 500,000 pages.
 `--no-template-marks` then deletes the audit's `crawl_issue_template_marks` and times the template-filtered
 list again, side by side in the same run: its deep pages as they were before those marks.
+`--other-audits N` stores N other audits' templates and issues beside the measured one (copies of its
+rows under other audit ids, INSERT ... SELECT), as a database holding many audits does.
+`--old-template-predicate` then times the template-filtered lists again through a second store whose
+"not assigned" test is the one before it was bound to the audit (correlated on the issue's audit
+alone), side by side in the same run.
 """
 
 import argparse
@@ -19,18 +24,19 @@ import os
 import secrets
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
 import psycopg
 from bulk_rows import SITE, T0, batches, make_issues, make_page  # a sibling script
 from psycopg import sql
-from sqlalchemy import delete
+from sqlalchemy import and_, delete, exists, or_, select, text
 
-from siteaudit.adapters.sql import SqlCrawlStore, SqlUnitOfWork, migrate
+from siteaudit.adapters.sql import SqlCrawlStore, SqlUnitOfWork, crawl, migrate
 from siteaudit.adapters.sql.engine import create_engine
-from siteaudit.adapters.sql.tables import crawl_issue_template_marks
+from siteaudit.adapters.sql.tables import crawl_issue_template_marks, crawl_issues, crawl_templates
 from siteaudit.domain.account import Team, User
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.ids import AuditId, TeamId, UserId
@@ -66,6 +72,50 @@ def timed(label: str, total: int, fetch: Callable[..., Any], rounds: int) -> flo
     return worst
 
 
+def old_has_template(audit_id: Any, template: Any) -> Any:
+    """`_has_template` before its "not assigned" test was bound to the audit: correlated on the issue's
+    audit alone, which PostgreSQL hashed over every audit's `crawl_templates` rows."""
+    templates, issues = crawl_templates, crawl_issues
+    assigned = select(templates.c.url_id).where(
+        templates.c.audit_id == audit_id, templates.c.template == template
+    )
+    unassigned = ~exists().where(
+        templates.c.audit_id == issues.c.audit_id, templates.c.url_id == issues.c.url_id
+    )
+    return or_(issues.c.url_id.in_(assigned), and_(issues.c.template == template, unassigned))
+
+
+@contextmanager
+def old_template_predicate(store: SqlCrawlStore) -> Iterator[None]:
+    """While it lasts, `store`'s template-filtered lists (first page and deep) use `old_has_template`."""
+    current = crawl._has_template
+    assert store._first_issues is not None
+    store._first_issues.has_template = old_has_template  # a store of its own: its statements compile anew
+    crawl._has_template = old_has_template  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        crawl._has_template = current
+
+
+def copy_to_other_audits(engine: Any, audit_id: int, count: int) -> None:
+    """Store `count` other audits' templates and issues: the measured audit's rows under new audit ids."""
+    with engine.begin() as conn:
+        for table, columns in (
+            ("crawl_templates", "url_id, template"),
+            ("crawl_issues", "url_id, check_code, severity, template, details"),
+        ):
+            conn.execute(
+                text(
+                    f"INSERT INTO {table} (audit_id, {columns}) SELECT other, {columns}"
+                    f" FROM {table}, generate_series(CAST(:first AS integer), :last) AS other WHERE audit_id = :audit"
+                ),
+                {"audit": audit_id, "first": audit_id + 1, "last": audit_id + count},
+            )
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("VACUUM (ANALYZE) crawl_templates, crawl_issues"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=100_000)
@@ -77,6 +127,17 @@ def main() -> None:
         "--no-template-marks",
         action="store_true",
         help="then time the template-filtered list again without its marks (the list before them)",
+    )
+    parser.add_argument(
+        "--other-audits",
+        type=int,
+        default=0,
+        help="store this many other audits' templates and issues (copies of the measured audit's)",
+    )
+    parser.add_argument(
+        "--old-template-predicate",
+        action="store_true",
+        help="then time the template-filtered lists again with the template test as it was before",
     )
     args = parser.parse_args()
 
@@ -132,6 +193,15 @@ def main() -> None:
             flush=True,
         )
 
+        if args.other_audits:
+            copying = time.perf_counter()
+            copy_to_other_audits(engine, audit.id, args.other_audits)
+            print(
+                f"{args.other_audits} other audits' templates and issues copied in "
+                f"{time.perf_counter() - copying:.1f} s",
+                flush=True,
+            )
+
         total_issues = store.list_issues(audit.id, limit=1)[1]
         cases: list[tuple[str, int, Callable[..., Any]]] = [
             ("pages", args.pages, lambda offset: store.list_pages(audit.id, offset=offset, limit=PER_PAGE)),
@@ -172,6 +242,23 @@ def main() -> None:
         print(f"\n{'list':<42} {'rows':>9} {'depth':>7} {'offset':>9} {'p50 ms':>8} {'p99 ms':>8}")
         worst = max(timed(label, total, fetch, args.rounds) for label, total, fetch in cases)
         print(f"\nworst list page p99: {worst:.1f} ms (target < 100 ms)")
+        if args.old_template_predicate:
+            before = SqlCrawlStore(engine)
+            for template in (TEMPLATES[1], TEMPLATES[2]):  # now, then before, one beside the other
+                total = store.list_issues(audit.id, template=template, limit=1)[1]
+                timed(
+                    f"template={template} now",
+                    total,
+                    partial(store.list_issues, audit.id, template=template, limit=PER_PAGE),
+                    args.rounds,
+                )
+                with old_template_predicate(before):
+                    timed(
+                        f"template={template} old test",
+                        total,
+                        partial(before.list_issues, audit.id, template=template, limit=PER_PAGE),
+                        args.rounds,
+                    )
         if args.no_template_marks:
             with engine.begin() as conn:
                 conn.execute(

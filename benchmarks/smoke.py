@@ -65,8 +65,8 @@ def smokes(corpus: Path) -> list[Smoke]:
         Smoke("finalize", ("--pages", "500", "--links-per-page", "6"), (r"finalize_audit", r"\d+(\.\d+)? s")),
         Smoke(
             "list_depth",
-            ("--pages", "400", "--rounds", "2"),
-            (r"issues +[\d,]+ +last", r"worst list page p99"),
+            ("--pages", "400", "--rounds", "2", "--other-audits", "2", "--old-template-predicate"),
+            (r"issues +[\d,]+ +last", r"worst list page p99", r"old test +[\d,]+ +last"),
         ),
         Smoke(
             "rest",

@@ -1,21 +1,21 @@
 """The template filter of the issues list reads only its own audit's templates, however many audits are
-stored: PostgreSQL's plans of the list's statements, not their timings. With the "not assigned" test correlated on the issue's audit alone, PostgreSQL hashed
-every audit's `crawl_templates` rows for each page."""
+stored: PostgreSQL's plans of the list's statements, not their timings. With the "not assigned" test
+correlated on the issue's audit alone, PostgreSQL hashed every audit's `crawl_templates` rows for each
+page."""
 
 import json
 from typing import Any
 
 import pytest
+from conftest import SECRET_BOX
+from sql_backend import Backend
 from sqlalchemy import Engine, select, text
+from test_crawl_store_contract import SITE, _audits, _page
 
 from siteaudit.adapters.sql import SqlCrawlStore, SqlUnitOfWork
 from siteaudit.adapters.sql.crawl import _has_template
 from siteaudit.adapters.sql.tables import crawl_issues, crawl_templates
 from siteaudit.domain.issue import Issue, Severity
-
-from conftest import SECRET_BOX  # isort: skip
-from sql_backend import Backend  # isort: skip
-from test_crawl_store_contract import SITE, _audits, _page  # isort: skip
 
 pytestmark = pytest.mark.postgres
 
