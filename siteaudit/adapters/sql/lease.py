@@ -4,6 +4,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+import attrs
 from sqlalchemy import Connection, and_, case, delete, exists, or_, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert
@@ -26,13 +27,8 @@ def lease_from_row(row: Any) -> Lease:
 
 
 def lease_values(lease: Lease) -> dict[str, Any]:
-    return {
-        "audit_id": lease.audit_id,
-        "holder": lease.holder,
-        "expires_at": lease.expires_at,
-        "attempts": lease.attempts,
-        "version": lease.version,
-    }
+    """The row of `lease`: its columns are its fields, named and typed alike."""
+    return attrs.asdict(lease, recurse=False)
 
 
 def _unchanged(lease: Lease) -> Any:
