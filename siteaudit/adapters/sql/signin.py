@@ -4,6 +4,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import attrs
 from sqlalchemy import Connection, delete, insert, literal, select, update
 
 from siteaudit.adapters.sql.tables import UtcDateTime, app_links, app_passwords, app_sessions
@@ -102,12 +103,5 @@ class SqlSignInRepository:
 
 
 def _session_values(session: AppSession) -> dict[str, Any]:
-    return {
-        "id_hash": session.id_hash,
-        "user_id": session.user_id,
-        "team_id": session.team_id,
-        "csrf": session.csrf,
-        "created_at": session.created_at,
-        "last_seen_at": session.last_seen_at,
-        "authenticated_at": session.authenticated_at,
-    }
+    """The row of `session`: its columns are its fields, named and typed alike."""
+    return attrs.asdict(session, recurse=False)
