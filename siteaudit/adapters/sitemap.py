@@ -5,24 +5,16 @@ import io
 import zlib
 from typing import BinaryIO, Final
 
-from attrs import frozen
 from lxml import etree  # type: ignore[import-untyped]
 
 from siteaudit.adapters.url import ParameterPolicy, normalise
 from siteaudit.domain.facts import Hreflang, SitemapFacts
 from siteaudit.domain.judgement import SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS
+from siteaudit.ports.parse import SitemapReading
 
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _READ_CHUNK: Final = 64 * 1024
 _KEEP_ALL = ParameterPolicy.keep_all()
-
-
-@frozen
-class ParsedSitemap:
-    facts: SitemapFacts
-    urls: tuple[str, ...] = ()  # page URLs listed by a urlset, as written (whitespace trimmed)
-    sitemaps: tuple[str, ...] = ()  # child sitemaps listed by an index
-    hreflangs: tuple[tuple[str, Hreflang], ...] = ()  # (listed page URL, its xhtml:link alternate)
 
 
 class _BoundedReader(io.RawIOBase):
@@ -116,7 +108,7 @@ def parse_sitemap(
     status_code: int | None = 200,
     max_urls: int = SITEMAP_MAX_URLS,
     max_bytes: int = SITEMAP_MAX_BYTES,
-) -> ParsedSitemap:
+) -> SitemapReading:
     """Parse one sitemap document without network access and without expanding entities.
 
     Problems: `not_xml`, `wrong_root` (neither urlset nor sitemapindex), `too_many_urls` (more than
@@ -128,7 +120,7 @@ def parse_sitemap(
     buffered = io.BufferedReader(reader, buffer_size=_READ_CHUNK)
     start = buffered.peek(64)[:64]
     if reader.bad_gzip:
-        return ParsedSitemap(
+        return SitemapReading(
             facts=SitemapFacts(url=url, found_via=found_via, status_code=status_code, problems=("bad_gzip",))
         )
     if _looks_like_text_sitemap(start):
@@ -159,7 +151,7 @@ def _parse_text(
     found_via: str,
     status_code: int | None,
     max_urls: int,
-) -> ParsedSitemap:
+) -> SitemapReading:
     urls: list[str] = []
     count = 0
     for raw in io.TextIOWrapper(stream, encoding="utf-8", errors="replace"):
@@ -176,7 +168,7 @@ def _parse_text(
         url_count=count,
         problems=_problems(reader, count=count, max_urls=max_urls, base=[]),
     )
-    return ParsedSitemap(facts=facts, urls=tuple(urls))
+    return SitemapReading(facts=facts, urls=tuple(urls))
 
 
 def _parse_xml(
@@ -187,7 +179,7 @@ def _parse_xml(
     found_via: str,
     status_code: int | None,
     max_urls: int,
-) -> ParsedSitemap:
+) -> SitemapReading:
     listed: list[str] = []
     hreflangs: list[tuple[str, Hreflang]] = []
     count = 0
@@ -241,8 +233,8 @@ def _parse_xml(
         problems=_problems(reader, count=count, max_urls=max_urls, base=problems),
     )
     if is_index:
-        return ParsedSitemap(facts=facts, sitemaps=tuple(listed))
-    return ParsedSitemap(facts=facts, urls=tuple(listed), hreflangs=tuple(hreflangs))
+        return SitemapReading(facts=facts, sitemaps=tuple(listed))
+    return SitemapReading(facts=facts, urls=tuple(listed), hreflangs=tuple(hreflangs))
 
 
 def _entry(element: etree._Element, hreflangs: list[tuple[str, Hreflang]]) -> str | None:
