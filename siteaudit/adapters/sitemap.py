@@ -5,6 +5,7 @@ import io
 import zlib
 from typing import BinaryIO, Final
 
+from attrs import evolve
 from lxml import etree  # type: ignore[import-untyped]
 
 from siteaudit.adapters.url import ParameterPolicy, normalise
@@ -119,17 +120,11 @@ def parse_sitemap(
     reader = _BoundedReader(stream, max_bytes)
     buffered = io.BufferedReader(reader, buffer_size=_READ_CHUNK)
     start = buffered.peek(64)[:64]
+    found = SitemapFacts(url=url, found_via=found_via, status_code=status_code)
     if reader.bad_gzip:
-        return SitemapReading(
-            facts=SitemapFacts(url=url, found_via=found_via, status_code=status_code, problems=("bad_gzip",))
-        )
-    if _looks_like_text_sitemap(start):
-        return _parse_text(
-            buffered, reader, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls
-        )
-    return _parse_xml(
-        buffered, reader, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls
-    )
+        return SitemapReading(facts=evolve(found, problems=("bad_gzip",)))
+    parse = _parse_text if _looks_like_text_sitemap(start) else _parse_xml
+    return parse(buffered, reader, found, max_urls)
 
 
 def _problems(reader: _BoundedReader, *, count: int, max_urls: int, base: list[str]) -> tuple[str, ...]:
@@ -144,13 +139,7 @@ def _problems(reader: _BoundedReader, *, count: int, max_urls: int, base: list[s
 
 
 def _parse_text(
-    stream: "io.BufferedReader[_BoundedReader]",
-    reader: _BoundedReader,
-    *,
-    url: str,
-    found_via: str,
-    status_code: int | None,
-    max_urls: int,
+    stream: "io.BufferedReader[_BoundedReader]", reader: _BoundedReader, found: SitemapFacts, max_urls: int
 ) -> SitemapReading:
     urls: list[str] = []
     count = 0
@@ -161,24 +150,14 @@ def _parse_text(
         count += 1
         if count <= max_urls:
             urls.append(line)
-    facts = SitemapFacts(
-        url=url,
-        found_via=found_via,
-        status_code=status_code,
-        url_count=count,
-        problems=_problems(reader, count=count, max_urls=max_urls, base=[]),
+    facts = evolve(
+        found, url_count=count, problems=_problems(reader, count=count, max_urls=max_urls, base=[])
     )
     return SitemapReading(facts=facts, urls=tuple(urls))
 
 
 def _parse_xml(
-    stream: "io.BufferedReader[_BoundedReader]",
-    reader: _BoundedReader,
-    *,
-    url: str,
-    found_via: str,
-    status_code: int | None,
-    max_urls: int,
+    stream: "io.BufferedReader[_BoundedReader]", reader: _BoundedReader, found: SitemapFacts, max_urls: int
 ) -> SitemapReading:
     listed: list[str] = []
     hreflangs: list[tuple[str, Hreflang]] = []
@@ -224,10 +203,8 @@ def _parse_xml(
     if root_name is None and not problems and not reader.bad_gzip:
         problems.append("not_xml")
     is_index = root_name == "sitemapindex"
-    facts = SitemapFacts(
-        url=url,
-        found_via=found_via,
-        status_code=status_code,
+    facts = evolve(
+        found,
         is_index=is_index,
         url_count=count,
         problems=_problems(reader, count=count, max_urls=max_urls, base=problems),
