@@ -4,10 +4,10 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-import attrs
 from sqlalchemy import Connection, and_, case, delete, exists, or_, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import audit_leases, audits
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.ids import AuditId
@@ -28,7 +28,7 @@ def lease_from_row(row: Any) -> Lease:
 
 def lease_values(lease: Lease) -> dict[str, Any]:
     """The row of `lease`: its columns are its fields, named and typed alike."""
-    return attrs.asdict(lease, recurse=False)
+    return row_values(lease)
 
 
 def _unchanged(lease: Lease) -> Any:

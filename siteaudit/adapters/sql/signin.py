@@ -4,9 +4,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import attrs
 from sqlalchemy import Connection, delete, insert, literal, select, update
 
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, app_links, app_passwords, app_sessions
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.domain.signin import AppSession, LinkPurpose, OneTimeLink
@@ -104,4 +104,4 @@ class SqlSignInRepository:
 
 def _session_values(session: AppSession) -> dict[str, Any]:
     """The row of `session`: its columns are its fields, named and typed alike."""
-    return attrs.asdict(session, recurse=False)
+    return row_values(session)
