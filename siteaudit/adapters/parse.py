@@ -10,8 +10,7 @@ from siteaudit.adapters.sitemap import parse_sitemap
 from siteaudit.adapters.url import DEFAULT_POLICY, ParameterPolicy, normalise
 from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.facts import FetchError, PageFacts
-from siteaudit.domain.judgement import SITEMAP_MAX_URLS
-from siteaudit.ports.parse import FinalResponse, RobotsReading, SitemapReading
+from siteaudit.ports.parse import FinalResponse, RobotsReading
 
 
 class LibraryPageParser:
@@ -34,19 +33,7 @@ class LibraryPageParser:
         parsed = robots_from_response(url=url, status_code=status_code, body=body, fetch_error=fetch_error)
         return RobotsReading(facts=parsed.facts, rules=parsed.rules)
 
-    def sitemap(
-        self,
-        body: bytes,
-        *,
-        url: str,
-        found_via: str,
-        status_code: int | None = 200,
-        max_urls: int = SITEMAP_MAX_URLS,
-    ) -> SitemapReading:
-        parsed = parse_sitemap(body, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls)
-        return SitemapReading(
-            facts=parsed.facts, urls=parsed.urls, sitemaps=parsed.sitemaps, hreflangs=parsed.hreflangs
-        )
+    sitemap = staticmethod(parse_sitemap)  # the port's reading is what the parser returns
 
     def normalise(self, url: str, base: str | None = None) -> str | None:
         return normalise(url, base, policy=self.policy)

@@ -5,24 +5,17 @@ import io
 import zlib
 from typing import BinaryIO, Final
 
-from attrs import frozen
+from attrs import evolve
 from lxml import etree  # type: ignore[import-untyped]
 
 from siteaudit.adapters.url import ParameterPolicy, normalise
 from siteaudit.domain.facts import Hreflang, SitemapFacts
 from siteaudit.domain.judgement import SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS
+from siteaudit.ports.parse import SitemapReading
 
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _READ_CHUNK: Final = 64 * 1024
 _KEEP_ALL = ParameterPolicy.keep_all()
-
-
-@frozen
-class ParsedSitemap:
-    facts: SitemapFacts
-    urls: tuple[str, ...] = ()  # page URLs listed by a urlset, as written (whitespace trimmed)
-    sitemaps: tuple[str, ...] = ()  # child sitemaps listed by an index
-    hreflangs: tuple[tuple[str, Hreflang], ...] = ()  # (listed page URL, its xhtml:link alternate)
 
 
 class _BoundedReader(io.RawIOBase):
@@ -116,7 +109,7 @@ def parse_sitemap(
     status_code: int | None = 200,
     max_urls: int = SITEMAP_MAX_URLS,
     max_bytes: int = SITEMAP_MAX_BYTES,
-) -> ParsedSitemap:
+) -> SitemapReading:
     """Parse one sitemap document without network access and without expanding entities.
 
     Problems: `not_xml`, `wrong_root` (neither urlset nor sitemapindex), `too_many_urls` (more than
@@ -127,17 +120,11 @@ def parse_sitemap(
     reader = _BoundedReader(stream, max_bytes)
     buffered = io.BufferedReader(reader, buffer_size=_READ_CHUNK)
     start = buffered.peek(64)[:64]
+    found = SitemapFacts(url=url, found_via=found_via, status_code=status_code)
     if reader.bad_gzip:
-        return ParsedSitemap(
-            facts=SitemapFacts(url=url, found_via=found_via, status_code=status_code, problems=("bad_gzip",))
-        )
-    if _looks_like_text_sitemap(start):
-        return _parse_text(
-            buffered, reader, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls
-        )
-    return _parse_xml(
-        buffered, reader, url=url, found_via=found_via, status_code=status_code, max_urls=max_urls
-    )
+        return SitemapReading(facts=evolve(found, problems=("bad_gzip",)))
+    parse = _parse_text if _looks_like_text_sitemap(start) else _parse_xml
+    return parse(buffered, reader, found, max_urls)
 
 
 def _problems(reader: _BoundedReader, *, count: int, max_urls: int, base: list[str]) -> tuple[str, ...]:
@@ -152,14 +139,8 @@ def _problems(reader: _BoundedReader, *, count: int, max_urls: int, base: list[s
 
 
 def _parse_text(
-    stream: "io.BufferedReader[_BoundedReader]",
-    reader: _BoundedReader,
-    *,
-    url: str,
-    found_via: str,
-    status_code: int | None,
-    max_urls: int,
-) -> ParsedSitemap:
+    stream: "io.BufferedReader[_BoundedReader]", reader: _BoundedReader, found: SitemapFacts, max_urls: int
+) -> SitemapReading:
     urls: list[str] = []
     count = 0
     for raw in io.TextIOWrapper(stream, encoding="utf-8", errors="replace"):
@@ -169,25 +150,15 @@ def _parse_text(
         count += 1
         if count <= max_urls:
             urls.append(line)
-    facts = SitemapFacts(
-        url=url,
-        found_via=found_via,
-        status_code=status_code,
-        url_count=count,
-        problems=_problems(reader, count=count, max_urls=max_urls, base=[]),
+    facts = evolve(
+        found, url_count=count, problems=_problems(reader, count=count, max_urls=max_urls, base=[])
     )
-    return ParsedSitemap(facts=facts, urls=tuple(urls))
+    return SitemapReading(facts=facts, urls=tuple(urls))
 
 
 def _parse_xml(
-    stream: "io.BufferedReader[_BoundedReader]",
-    reader: _BoundedReader,
-    *,
-    url: str,
-    found_via: str,
-    status_code: int | None,
-    max_urls: int,
-) -> ParsedSitemap:
+    stream: "io.BufferedReader[_BoundedReader]", reader: _BoundedReader, found: SitemapFacts, max_urls: int
+) -> SitemapReading:
     listed: list[str] = []
     hreflangs: list[tuple[str, Hreflang]] = []
     count = 0
@@ -232,17 +203,15 @@ def _parse_xml(
     if root_name is None and not problems and not reader.bad_gzip:
         problems.append("not_xml")
     is_index = root_name == "sitemapindex"
-    facts = SitemapFacts(
-        url=url,
-        found_via=found_via,
-        status_code=status_code,
+    facts = evolve(
+        found,
         is_index=is_index,
         url_count=count,
         problems=_problems(reader, count=count, max_urls=max_urls, base=problems),
     )
     if is_index:
-        return ParsedSitemap(facts=facts, sitemaps=tuple(listed))
-    return ParsedSitemap(facts=facts, urls=tuple(listed), hreflangs=tuple(hreflangs))
+        return SitemapReading(facts=facts, sitemaps=tuple(listed))
+    return SitemapReading(facts=facts, urls=tuple(listed), hreflangs=tuple(hreflangs))
 
 
 def _entry(element: etree._Element, hreflangs: list[tuple[str, Hreflang]]) -> str | None:

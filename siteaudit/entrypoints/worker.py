@@ -33,14 +33,16 @@ def declare_actors(
     if slices is not None and not any(isinstance(m, CurrentMessage) for m in broker.middleware):
         broker.add_middleware(CurrentMessage())
 
-    @dramatiq.actor(
-        broker=broker,
-        queue_name=queue_name(broker, CRAWL_QUEUE),
-        actor_name="crawl_slice",
-        max_retries=3,
-        min_backoff=2_000,
-        time_limit=SLICE_TIME_LIMIT_MS,
-    )
+    # A crawl slice, and a recheck like one: on the crawl queue, retried, cut off at a slice's time limit.
+    crawl_work: dict[str, Any] = {
+        "broker": broker,
+        "queue_name": queue_name(broker, CRAWL_QUEUE),
+        "max_retries": 3,
+        "min_backoff": 2_000,
+        "time_limit": SLICE_TIME_LIMIT_MS,
+    }
+
+    @dramatiq.actor(actor_name="crawl_slice", **crawl_work)
     def crawl_slice(audit_id: int, sealed_token: str | None = None) -> None:
         if slices is None:
             application.run_crawl_slice(AuditId(audit_id), sealed_verify_token=sealed_token)
@@ -75,14 +77,7 @@ def declare_actors(
 
     # --- rechecks (docs/rest-api.md "Fix tasks and rechecks") ---
     # On the crawl queue, like a slice; the reaper takes over stalled runs.
-    @dramatiq.actor(
-        broker=broker,
-        queue_name=queue_name(broker, CRAWL_QUEUE),
-        actor_name="run_recheck",
-        max_retries=3,
-        min_backoff=2_000,
-        time_limit=SLICE_TIME_LIMIT_MS,
-    )
+    @dramatiq.actor(actor_name="run_recheck", **crawl_work)
     def run_recheck(recheck_id: int) -> None:
         application.run_recheck(RecheckId(recheck_id))
 

@@ -293,20 +293,19 @@ class GuardedAsyncTransport(httpx.AsyncHTTPTransport):
 
 
 class GuardedSyncTransport(httpx.HTTPTransport):
-    """The blocking twin of GuardedAsyncTransport."""
+    """The blocking twin of GuardedAsyncTransport, always with the small pool (one caller's client)."""
 
     def __init__(
         self,
         guard: AddressGuard,
         *,
         verify: ssl.SSLContext | bool = True,
-        limits: httpx.Limits = SMALL_POOL,
         inner: httpcore.NetworkBackend | None = None,
     ) -> None:
         context = ssl_context(verify)
-        super().__init__(verify=context, trust_env=False, limits=limits)
+        super().__init__(verify=context, trust_env=False, limits=SMALL_POOL)
         self._pool = httpcore.ConnectionPool(
-            network_backend=GuardedSyncBackend(guard, inner), **_pool_options(limits, context)
+            network_backend=GuardedSyncBackend(guard, inner), **_pool_options(SMALL_POOL, context)
         )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, select, update
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import billing_accounts, checkout_sessions, payment_events
 from siteaudit.domain.billing import (
     BillingAccount,
@@ -94,17 +95,9 @@ def session_from_row(row: Any) -> CheckoutSession:
 
 
 def session_values(session: CheckoutSession) -> dict[str, Any]:
-    return {
-        "provider": session.provider,
-        "user_id": session.user_id,
-        "kind": session.kind.value,
-        "url": session.url,
-        "created_at": session.created_at,
-        "pack": None if session.pack is None else session.pack.value,
-        "choice": None if session.choice is None else session.choice.key,
-        "form_token_hash": session.form_token_hash,
-        "completed_at": session.completed_at,
-    }
+    return row_values(
+        session, leave_out=("id",), choice=None if session.choice is None else session.choice.key
+    )
 
 
 class SqlBillingRepository:

@@ -8,6 +8,7 @@ from typing import Any, Final
 from sqlalchemy import Connection, and_, case, delete, func, or_, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import (
     console_budget,
     console_connections,
@@ -31,21 +32,7 @@ _CHUNK: Final = 500  # rows per INSERT and URLs per IN (...)
 
 
 def _inspection_values(i: StoredInspection) -> dict[str, Any]:
-    return {
-        "site_id": i.site_id,
-        "url": i.url,
-        "inspected_at": i.inspected_at,
-        "verdict": i.verdict,
-        "coverage_state": i.coverage_state,
-        "indexing_state": i.indexing_state,
-        "robots_txt_state": i.robots_txt_state,
-        "page_fetch_state": i.page_fetch_state,
-        "last_crawled": i.last_crawled,
-        "google_canonical": i.google_canonical,
-        "user_canonical": i.user_canonical,
-        "sitemaps": list(i.sitemaps),
-        "demo": i.demo,
-    }
+    return row_values(i, sitemaps=list(i.sitemaps))
 
 
 class SqlConsoleStore:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found
+from siteaudit.adapters.sql.rows import found, row_values
 from siteaudit.adapters.sql.tables import credit_accounts, credit_entries
 from siteaudit.domain.credit import CreditAccount, EntryKind, LedgerEntry, reservation_key
 from siteaudit.domain.error import InsufficientCredits
@@ -34,15 +34,7 @@ def entry_from_row(row: Any) -> LedgerEntry:
 
 
 def entry_values(entry: LedgerEntry) -> dict[str, Any]:
-    return {
-        "key": entry.key,
-        "account": entry.account,
-        "kind": entry.kind.value,
-        "amount": entry.amount,
-        "at": entry.at,
-        "reference": entry.reference,
-        "team_id": entry.team_id,
-    }
+    return row_values(entry)
 
 
 class SqlCreditLedger:

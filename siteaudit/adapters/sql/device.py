@@ -8,6 +8,7 @@ from attrs import evolve
 from sqlalchemy import insert, literal, select
 from sqlalchemy.exc import IntegrityError
 
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, device_logins
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.device import DeviceLogin, DeviceLoginStatus
@@ -34,20 +35,7 @@ def login_from_row(row: Any) -> DeviceLogin:
 
 
 def login_values(login: DeviceLogin) -> dict[str, Any]:
-    return {
-        "device_code_hash": login.device_code_hash,
-        "user_code": login.user_code,
-        "client_name": login.client_name,
-        "requested_ip": login.requested_ip,
-        "created_at": login.created_at,
-        "expires_at": login.expires_at,
-        "interval_s": login.interval.total_seconds(),
-        "last_polled_at": login.last_polled_at,
-        "status": login.status.value,
-        "approved_by": login.approved_by,
-        "team_id": login.team_id,
-        "version": login.version,
-    }
+    return row_values(login, leave_out=("id", "interval"), interval_s=login.interval.total_seconds())
 
 
 class SqlDeviceLoginRepository(Versioned):

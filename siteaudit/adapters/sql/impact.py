@@ -7,6 +7,7 @@ from typing import Any
 from attrs import evolve
 from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import fix_impacts
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
 from siteaudit.domain.impact import FixImpact, ImpactStatus
@@ -15,30 +16,12 @@ _OPEN = (ImpactStatus.MEASURING.value, ImpactStatus.NO_DATA.value)
 
 
 def _values(event: FixImpact) -> dict[str, Any]:
-    return {
-        "site_id": event.site_id,
-        "task_key": event.task_key,
-        "code": event.code,
-        "template": event.template,
-        "source_crawl_id": event.source_audit_id,
-        "verified_at": event.verified_at,
-        "recheck_id": event.recheck_id,
-        "sampled": event.sampled,
-        "urls": None if event.urls is None else list(event.urls),
-        "baseline_clicks_28d": event.baseline_clicks_28d,
-        "baseline_impressions_28d": event.baseline_impressions_28d,
-        "d7": event.d7,
-        "d7_at": event.d7_at,
-        "d14": event.d14,
-        "d14_at": event.d14_at,
-        "d28": event.d28,
-        "d28_at": event.d28_at,
-        "d28_impressions": event.d28_impressions,
-        "measured_at": event.measured_at,
-        "checked_at": event.checked_at,
-        "status": event.status.value,
-        "demo": event.demo,
-    }
+    return row_values(
+        event,
+        leave_out=("id", "source_audit_id"),
+        source_crawl_id=event.source_audit_id,
+        urls=None if event.urls is None else list(event.urls),
+    )
 
 
 def _event(row: Any) -> FixImpact:

@@ -8,6 +8,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import indexnow_sites, indexnow_submissions, indexnow_urls
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import ConcurrentUpdate
@@ -89,21 +90,12 @@ def _detection_of(value: dict[str, Any] | None) -> Detection | None:
 
 
 def _values(state: IndexNowSite) -> dict[str, Any]:
-    return {
-        "team_id": state.team_id,
-        "key": state.key,
-        "key_source": state.key_source.value,
-        "key_location": state.key_location,
-        "key_verified_at": state.key_verified_at,
-        "last_check": _check_json(state.last_check),
-        "auto": state.auto,
-        "auto_since": state.auto_since,
-        "last_submit_at": state.last_submit_at,
-        "day": state.day,
-        "used": state.used,
-        "detection": _detection_json(state.detection),
-        "version": state.version,
-    }
+    return row_values(
+        state,
+        leave_out=("site_id",),
+        last_check=_check_json(state.last_check),
+        detection=_detection_json(state.detection),
+    )
 
 
 def _state_of(row: Any) -> IndexNowSite:

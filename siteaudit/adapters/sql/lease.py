@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, case, delete, exists, or_, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import audit_leases, audits
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.ids import AuditId
@@ -26,13 +27,8 @@ def lease_from_row(row: Any) -> Lease:
 
 
 def lease_values(lease: Lease) -> dict[str, Any]:
-    return {
-        "audit_id": lease.audit_id,
-        "holder": lease.holder,
-        "expires_at": lease.expires_at,
-        "attempts": lease.attempts,
-        "version": lease.version,
-    }
+    """The row of `lease`: its columns are its fields, named and typed alike."""
+    return row_values(lease)
 
 
 def _unchanged(lease: Lease) -> Any:

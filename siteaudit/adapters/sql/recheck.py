@@ -7,6 +7,7 @@ from attrs import evolve
 from cattrs.preconf.json import make_converter
 from sqlalchemy import insert, select
 
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import rechecks
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
@@ -69,30 +70,17 @@ def recheck_from_row(row: Any) -> Recheck:
 
 
 def recheck_values(recheck: Recheck) -> dict[str, Any]:
-    return {
-        "site_id": recheck.site_id,
-        "team_id": recheck.team_id,
-        "parent_crawl_id": recheck.parent_audit_id,
-        "created_at": recheck.created_at,
-        "task_key": recheck.task_key,
-        "codes": None if recheck.codes is None else sorted(recheck.codes),
-        "sampled": recheck.sampled,
-        "duplicate_baseline": recheck.duplicate_baseline,
-        "status": recheck.status.value,
-        "started_at": recheck.started_at,
-        "finished_at": recheck.finished_at,
-        "time_capped": recheck.time_capped,
-        "failure_reason": recheck.failure_reason,
-        "urls": _to_json(recheck.urls, _URLS),
-        "targets": _to_json(recheck.targets, _TARGETS),
-        "observations": _to_json(recheck.observations, _OBSERVATIONS),
-        "url_results": _to_json(recheck.url_results, _URL_RESULTS),
-        "task_results": _to_json(recheck.task_results, _TASK_RESULTS),
-        "version": recheck.version,
-        "lease_holder": recheck.lease_holder,
-        "lease_until": recheck.lease_until,
-        "attempts": recheck.attempts,
-    }
+    return row_values(
+        recheck,
+        leave_out=("id", "parent_audit_id"),
+        parent_crawl_id=recheck.parent_audit_id,
+        codes=None if recheck.codes is None else sorted(recheck.codes),
+        urls=_to_json(recheck.urls, _URLS),
+        targets=_to_json(recheck.targets, _TARGETS),
+        observations=_to_json(recheck.observations, _OBSERVATIONS),
+        url_results=_to_json(recheck.url_results, _URL_RESULTS),
+        task_results=_to_json(recheck.task_results, _TASK_RESULTS),
+    )
 
 
 class SqlRecheckRepository(Versioned):

@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, literal, select, update
 
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, app_links, app_passwords, app_sessions
 from siteaudit.domain.ids import TeamId, UserId
 from siteaudit.domain.signin import AppSession, LinkPurpose, OneTimeLink
@@ -102,12 +103,5 @@ class SqlSignInRepository:
 
 
 def _session_values(session: AppSession) -> dict[str, Any]:
-    return {
-        "id_hash": session.id_hash,
-        "user_id": session.user_id,
-        "team_id": session.team_id,
-        "csrf": session.csrf,
-        "created_at": session.created_at,
-        "last_seen_at": session.last_seen_at,
-        "authenticated_at": session.authenticated_at,
-    }
+    """The row of `session`: its columns are its fields, named and typed alike."""
+    return row_values(session)

@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.audit import rules_from_json, rules_to_json
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found
+from siteaudit.adapters.sql.rows import found, row_values
 from siteaudit.adapters.sql.tables import site_alerts, sites
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
@@ -49,31 +49,12 @@ def site_from_row(row: Any) -> Site:
 
 
 def site_values(site: Site) -> dict[str, Any]:
-    return {
-        "team_id": site.team_id,
-        "url": site.url,
-        "host": site.host,
-        "origin": site.origin,
-        "created_at": site.created_at,
-        "verify_token": site.verify_token,
-        "crawler_secret_ref": site.crawler_secret_ref,
-        "status": site.status.value,
-        "verified_at": site.verified_at,
-        "verified_via": None if site.verified_via is None else site.verified_via.value,
-        "checked_at": site.checked_at,
-        "lost_at": site.lost_at,
-        "monitoring": site.monitoring.value,
-        "next_crawl_at": site.next_crawl_at,
-        "last_dispatched_at": site.last_dispatched_at,
-        "last_skip_reason": site.last_skip_reason,
-        "max_pages": site.max_pages,
-        "max_rps": site.max_rps,
-        "alert_email": site.alert_email,
-        "render": site.render,
-        "scope": None if site.rules.empty else site.rules.as_json(),
-        "extract": rules_to_json(site.extract),
-        "version": site.version,
-    }
+    return row_values(
+        site,
+        leave_out=("id", "rules"),
+        scope=None if site.rules.empty else site.rules.as_json(),
+        extract=rules_to_json(site.extract),
+    )
 
 
 class SqlSiteRepository(Versioned):

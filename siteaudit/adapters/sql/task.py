@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from siteaudit.adapters.sql.rows import found
+from siteaudit.adapters.sql.rows import found, row_values
 from siteaudit.adapters.sql.tables import fix_tasks
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import ConcurrentUpdate
@@ -42,29 +42,9 @@ def task_from_row(row: Any) -> FixTask:
 
 
 def task_values(task: FixTask) -> dict[str, Any]:
-    return {
-        "site_id": task.site_id,
-        "key": task.key,
-        "code": task.code,
-        "template": task.template,
-        "severity": task.severity.value,
-        "pages": task.pages,
-        "crawl_id": task.audit_id,
-        "created_at": task.created_at,
-        "updated_at": task.updated_at,
-        "sample_urls": list(task.sample_urls),
-        "clicks_28d": task.clicks_28d,
-        "impressions_28d": task.impressions_28d,
-        "status": task.status.value,
-        "status_before_verifying": None
-        if task.status_before_verifying is None
-        else task.status_before_verifying.value,
-        "recheck_id": task.recheck_id,
-        "fixed_at": task.fixed_at,
-        "fixed_by": None if task.fixed_by is None else task.fixed_by.value,
-        "version": task.version,
-        "previous_template": task.previous_template,
-    }
+    return row_values(
+        task, leave_out=("audit_id",), crawl_id=task.audit_id, sample_urls=list(task.sample_urls)
+    )
 
 
 class SqlFixTaskRepository(Versioned):

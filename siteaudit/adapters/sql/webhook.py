@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found
+from siteaudit.adapters.sql.rows import found, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, webhook_attempts, webhook_deliveries, webhook_secrets
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import AuditId, UserId
@@ -48,21 +48,7 @@ def delivery_from_row(row: Any) -> WebhookDelivery:
 
 
 def delivery_values(delivery: WebhookDelivery) -> dict[str, Any]:
-    return {
-        "audit_id": delivery.audit_id,
-        "user_id": delivery.user_id,
-        "url": delivery.url,
-        "body": delivery.body,
-        "created_at": delivery.created_at,
-        "status": delivery.status.value,
-        "attempts": delivery.attempts,
-        "next_attempt_at": delivery.next_attempt_at,
-        "last_status_code": delivery.last_status_code,
-        "last_error": delivery.last_error,
-        "lease_until": delivery.lease_until,
-        "finished_at": delivery.finished_at,
-        "version": delivery.version,
-    }
+    return row_values(delivery, leave_out=("id",))
 
 
 def attempt_from_row(row: Any) -> WebhookAttempt:

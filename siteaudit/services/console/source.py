@@ -38,6 +38,7 @@ from siteaudit.ports.searchconsole import (
     SearchConsole,
     SiteContext,
 )
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services.impact.impact import refresh_task_traffic
 
 log = logging.getLogger(__name__)
@@ -230,21 +231,8 @@ def spend_inspections(property_url: str, wanted: int, deps: ConsoleDeps, now: da
 
 
 def stored_inspection(site_id: SiteId, inspection: Inspection, now: datetime, demo: bool) -> StoredInspection:
-    return StoredInspection(
-        site_id=site_id,
-        url=inspection.url,
-        inspected_at=now,
-        verdict=inspection.verdict,
-        coverage_state=inspection.coverage_state,
-        indexing_state=inspection.indexing_state,
-        robots_txt_state=inspection.robots_txt_state,
-        page_fetch_state=inspection.page_fetch_state,
-        last_crawled=inspection.last_crawled,
-        google_canonical=inspection.google_canonical,
-        user_canonical=inspection.user_canonical,
-        sitemaps=inspection.sitemaps,
-        demo=demo,
-    )
+    """`inspection` kept as the site's latest of its URL, with when it was made and whether by the demo."""
+    return copy_named(StoredInspection, inspection, site_id=site_id, inspected_at=now, demo=demo)
 
 
 def sync_site(site: Site, deps: ConsoleDeps, *, pages: Sequence[PageRow] | None = None) -> ConsoleSync:

@@ -32,6 +32,7 @@ from siteaudit.domain.network import (
 )
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import Fetcher
+from siteaudit.ports.parse import FinalResponse
 from siteaudit.services.crawl.hostgate import NO_GATE, HostGate
 
 log = logging.getLogger("siteaudit.crawl")
@@ -53,6 +54,27 @@ def host_of(url: str) -> str:
         return (urlsplit(url).hostname or "").rstrip(".").lower()
     except ValueError:
         return ""
+
+
+def final_response(followed: FollowedFetch, url: str, *, origin: str, depth: int = 0) -> FinalResponse | None:
+    """The answer `followed` ended on, as the page parser reads the page at `url` of the audited `origin`;
+    None when the fetch got no answer (an error, or no status: see `FollowedFetch.unanswered_page`)."""
+    response = followed.response
+    if response.error is not None or response.status is None:
+        return None
+    return FinalResponse(
+        url=url,
+        status=response.status,
+        headers=response.headers,
+        body=response.body,
+        origin=origin,
+        final_url=response.url,
+        depth=depth,
+        redirects=followed.hops,
+        truncated=response.truncated,
+        ttfb_ms=response.ttfb_ms,
+        total_ms=response.total_ms,
+    )
 
 
 class Pacer:

@@ -39,7 +39,7 @@ from siteaudit.ports.parse import RobotsReading
 from siteaudit.ports.render import RenderSession
 from siteaudit.services.crawl.deps import CrawlDeps
 from siteaudit.services.crawl.host_files import read_host_files
-from siteaudit.services.crawl.politeness import Headers, Politely
+from siteaudit.services.crawl.politeness import Headers, Politely, final_response
 from siteaudit.services.crawl.render import NOT_AVAILABLE, rendered_page
 
 log = logging.getLogger("siteaudit.crawl")
@@ -162,22 +162,10 @@ class Visits:
                 total_ms=response.total_ms,
             )
             return Visit(entry, self._with_sitemap_alternates(entry, page), purpose, not_modified=True)
-        if response.error is not None or response.status is None:
+        final = final_response(followed, url, origin=self.scope.origin, depth=depth)
+        if final is None:
             return Visit(entry, followed.unanswered_page(url, depth=depth, in_sitemap=in_sitemap), purpose)
-        page = self.parser.page_facts(
-            url=url,
-            status=response.status,
-            headers=response.headers,
-            body=response.body,
-            origin=self.scope.origin,
-            final_url=response.url,
-            depth=depth,
-            redirects=hops,
-            truncated=response.truncated,
-            ttfb_ms=response.ttfb_ms,
-            total_ms=response.total_ms,
-            extract=self.audit.extract if purpose is Purpose.CRAWL else (),
-        )
+        page = self.parser.page_facts(**final, extract=self.audit.extract if purpose is Purpose.CRAWL else ())
         page = evolve(page, in_sitemap=in_sitemap)
         if purpose is Purpose.CHECK and page.html is not None:
             page = evolve(page, html=None)

@@ -43,7 +43,7 @@ from siteaudit.ports.sealing import Sealing
 from siteaudit.services.access.sending import access_for_site
 from siteaudit.services.crawl.host_files import ROBOTS_BYTES, ROBOTS_MAX_HOPS
 from siteaudit.services.crawl.lease import slice_holder
-from siteaudit.services.crawl.politeness import Pacer, Politely, secret_headers
+from siteaudit.services.crawl.politeness import Pacer, Politely, final_response, secret_headers
 from siteaudit.services.crawl.visit import CHECK_BYTES
 from siteaudit.services.tasks.recheck import end_recheck
 
@@ -237,21 +237,8 @@ def _record(recheck_id: RecheckId, seen: Sequence[UrlObservation], holder: str, 
 
 async def _page(url: str, politely: Politely, deps: RecheckDeps, *, max_bytes: int) -> PageFacts:
     followed = await politely.follow(politely.request(url, max_bytes=max_bytes))
-    response, hops = followed.response, followed.hops
-    if response.error is not None or response.status is None:
-        return followed.unanswered_page(url)
-    return deps.parser.page_facts(
-        url=url,
-        status=response.status,
-        headers=response.headers,
-        body=response.body,
-        origin=politely.scope.origin,
-        final_url=response.url,
-        redirects=hops,
-        truncated=response.truncated,
-        ttfb_ms=response.ttfb_ms,
-        total_ms=response.total_ms,
-    )
+    final = final_response(followed, url, origin=politely.scope.origin)
+    return followed.unanswered_page(url) if final is None else deps.parser.page_facts(**final)
 
 
 async def _observe(
