@@ -164,31 +164,6 @@ def url_hash(url: str) -> str:
     return hashlib.sha256(url.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
-def _today(clock: Clock) -> date:
-    return clock.now().date()  # the clock is UTC: the allowance's day is the UTC day
-
-
-def _load_new(
-    uow: UnitOfWork, site_id: SiteId, team: TeamId, secrets: Secrets, *, lock: bool = False
-) -> tuple[Site, IndexNowSite, bool]:
-    """Inside `uow`: the team's site, its IndexNow state (its row held with `lock`), and whether that was
-    made (and staged) now, on first use, with a generated key."""
-    site = uow.sites.get(site_id, team=team)
-    state = uow.indexnow.get(site.id, lock=lock)
-    if state is not None:
-        return site, state, False
-    state = IndexNowSite.generated(site.id, site.team_id, secrets.token(GENERATED_KEY_LENGTH, KEY_ALPHABET))
-    uow.indexnow.add(state)
-    return site, state, True
-
-
-def _load(
-    uow: UnitOfWork, site_id: SiteId, team: TeamId, secrets: Secrets, *, lock: bool = False
-) -> tuple[Site, IndexNowSite]:
-    site, state, _ = _load_new(uow, site_id, team, secrets, lock=lock)
-    return site, state
-
-
 def _retrying(work: Callable[[], T]) -> T:
     """`work` (one unit of work) again when another one changed or made the same state first (two
     first uses of a site at once; a save racing another)."""
@@ -201,60 +176,222 @@ def _retrying(work: Callable[[], T]) -> T:
     raise AssertionError("unreachable")
 
 
-def _change(
-    site_id: SiteId,
-    caller: Caller,
-    move: Callable[[Site, IndexNowSite], IndexNowSite],
-    *,
-    uow: UnitOfWork,
-    secrets: Secrets,
-) -> None:
-    """Apply `move` to the site's state (its row held) and commit."""
-
-    def work() -> None:
-        with uow:
-            site, state = _load(uow, site_id, caller.team_id, secrets, lock=True)
-            changed = move(site, state)
-            if changed is not state:
-                uow.indexnow.save(changed)
-            uow.commit()
-
-    _retrying(work)
-
-
-def indexnow_status(
-    site_id: SiteId, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
-) -> IndexNowStatus:
-    def work() -> IndexNowStatus:
-        with uow:
-            site, state, created = _load_new(uow, site_id, caller.team_id, secrets)
-            recent = uow.indexnow.recent(site.id, limit=RECENT_SUBMISSIONS)
-            if created:
-                uow.commit()  # the generated key is kept from its first showing on
-        return IndexNowStatus(site, state, tuple(recent), state.used_on(_today(clock)), DAILY_URL_LIMIT)
-
-    return _retrying(work)
-
-
 def fetch_key_file(site: Site, key: str, url: str, *, reader: ProofReader, clock: Clock) -> KeyCheck:
     page = reader.read(url, origin=site.origin)
     return judge_key_file(key, url, status=page.status, body=page.text, error=page.error, at=clock.now())
 
 
-def check_key(
-    site_id: SiteId, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets, reader: ProofReader
-) -> IndexNowKeyChecked:
-    """Fetch the key file now, outside any transaction, and keep what it showed."""
-    status = indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets)
-    key, url = status.state.key, status.state.key_file_url(status.site.origin)
-    check = fetch_key_file(status.site, key, url, reader=reader, clock=clock)
+@frozen
+class _Ports:
+    """What every IndexNow step uses, made once per handler call from its injected ports: the call's unit
+    of work (each step opens it again), the clock and the key generator."""
 
-    def checked(_site: Site, state: IndexNowSite) -> IndexNowSite:
-        # The key may have changed while its file was fetched: a check of another key keeps nothing.
-        return state.checked(check) if state.key == key and state.key_file_url(_site.origin) == url else state
+    uow: UnitOfWork
+    clock: Clock
+    secrets: Secrets
 
-    _change(site_id, caller, checked, uow=uow, secrets=secrets)
-    return IndexNowKeyChecked(check, indexnow_status(site_id, caller, uow=uow, clock=clock, secrets=secrets))
+    def today(self) -> date:
+        return self.clock.now().date()  # the clock is UTC: the allowance's day is the UTC day
+
+    def load_new(
+        self, site_id: SiteId, team: TeamId, *, lock: bool = False
+    ) -> tuple[Site, IndexNowSite, bool]:
+        """Inside the unit of work: the team's site, its IndexNow state (its row held with `lock`), and
+        whether that was made (and staged) now, on first use, with a generated key."""
+        site = self.uow.sites.get(site_id, team=team)
+        state = self.uow.indexnow.get(site.id, lock=lock)
+        if state is not None:
+            return site, state, False
+        key = self.secrets.token(GENERATED_KEY_LENGTH, KEY_ALPHABET)
+        state = IndexNowSite.generated(site.id, site.team_id, key)
+        self.uow.indexnow.add(state)
+        return site, state, True
+
+    def load(self, site_id: SiteId, team: TeamId, *, lock: bool = False) -> tuple[Site, IndexNowSite]:
+        site, state, _ = self.load_new(site_id, team, lock=lock)
+        return site, state
+
+    def change(
+        self, site_id: SiteId, caller: Caller, move: Callable[[Site, IndexNowSite], IndexNowSite]
+    ) -> None:
+        """Apply `move` to the site's state (its row held) and commit."""
+
+        def work() -> None:
+            with self.uow:
+                site, state = self.load(site_id, caller.team_id, lock=True)
+                changed = move(site, state)
+                if changed is not state:
+                    self.uow.indexnow.save(changed)
+                self.uow.commit()
+
+        _retrying(work)
+
+    def status(self, site_id: SiteId, caller: Caller) -> IndexNowStatus:
+        def work() -> IndexNowStatus:
+            with self.uow:
+                site, state, created = self.load_new(site_id, caller.team_id)
+                recent = self.uow.indexnow.recent(site.id, limit=RECENT_SUBMISSIONS)
+                if created:
+                    self.uow.commit()  # the generated key is kept from its first showing on
+            return IndexNowStatus(site, state, tuple(recent), state.used_on(self.today()), DAILY_URL_LIMIT)
+
+        return _retrying(work)
+
+    def status_answer(self, site_id: SiteId, caller: Caller) -> answers.IndexNowStatus:
+        return status_answer(self.status(site_id, caller))
+
+    def check_key(self, site_id: SiteId, caller: Caller, reader: ProofReader) -> answers.IndexNowKeyCheck:
+        """Fetch the key file now, outside any transaction, and keep what it showed."""
+        status = self.status(site_id, caller)
+        key, url = status.state.key, status.state.key_file_url(status.site.origin)
+        check = fetch_key_file(status.site, key, url, reader=reader, clock=self.clock)
+
+        def checked(_site: Site, state: IndexNowSite) -> IndexNowSite:
+            # The key may have changed while its file was fetched: a check of another key keeps nothing.
+            return (
+                state.checked(check)
+                if state.key == key and state.key_file_url(_site.origin) == url
+                else state
+            )
+
+        self.change(site_id, caller, checked)
+        return key_check_answer(IndexNowKeyChecked(check, self.status(site_id, caller)))
+
+    # --- submitting -----------------------------------------------------------------------------------
+
+    def reserve(self, site: Site, urls: Sequence[str]) -> tuple[IndexNowSite, list[str], int, int, int]:
+        """Count the URLs not yet counted today against the allowance, in one transaction. Returns the
+        state, the URLs to send, how many were accepted earlier today (not sent again), how many the
+        allowance left out, and today's use after."""
+        uow = self.uow
+
+        def work() -> tuple[IndexNowSite, list[str], int, int, int]:
+            with uow:
+                _, state = self.load(site.id, site.team_id, lock=True)  # reservations queue up
+                day = self.today()
+                hashes = [url_hash(u) for u in urls]
+                known = uow.indexnow.ledger(site.id, day, set(hashes))
+                new = [h for h in dict.fromkeys(hashes) if h not in known]
+                reserved, granted = state.reserve(len(new), day=day)
+                counted = set(new[:granted])
+                send = [u for u, h in zip(urls, hashes, strict=True) if h in counted or known.get(h) is False]
+                earlier = sum(1 for h in hashes if known.get(h) is True)
+                if counted:
+                    uow.indexnow.count_urls(site.id, day, counted)
+                if reserved is not state:
+                    uow.indexnow.save(reserved)
+                uow.commit()
+            return reserved, send, earlier, len(new) - granted, reserved.used_on(day)
+
+        return _retrying(work)
+
+    def record(
+        self, site: Site, sent: Sequence[tuple[Sequence[str], BatchResult]], submission: Submission
+    ) -> bool:
+        """Keep what the endpoint accepted and the submission; False when this audit's was kept already."""
+        uow, day = self.uow, self.today()
+        accepted = {url_hash(u) for urls, result in sent if result.accepted for u in urls}
+
+        def work() -> bool:
+            with uow:
+                _, state = self.load(site.id, site.team_id, lock=True)
+                if not uow.indexnow.add_submission(submission):
+                    return False
+                if accepted:
+                    uow.indexnow.mark_accepted(site.id, day, accepted)
+                if sent:
+                    uow.indexnow.save(state.submitted(submission.at))
+                uow.commit()
+            return True
+
+        return _retrying(work)
+
+    def submit_urls(
+        self,
+        site_id: SiteId,
+        team: TeamId,
+        urls: Sequence[str],
+        *,
+        client: IndexNowClient,
+        trigger: SubmitTrigger = SubmitTrigger.API,
+        audit_id: AuditId | None = None,
+        batch_size: int = BATCH_URLS,
+    ) -> answers.IndexNowSubmitResult:
+        """Send the site's URLs, in batches of at most 10,000, within the daily allowance: URLs accepted
+        earlier the same UTC day are not sent again and count as submitted."""
+
+        # Read only: a submission refused for want of a key makes none (a refused request writes nothing,
+        # docs/security.md); reading the site's IndexNow status makes its key.
+        with self.uow:
+            site = self.uow.sites.get(site_id, team=team)
+            found = self.uow.indexnow.get(site.id)
+        site.require_verified(VerifiedOnly.INDEXNOW_SUBMIT)
+        if found is None:
+            raise IndexNowKeyUnverified(None)
+        state = found
+        if not state.key_verified:
+            raise IndexNowKeyUnverified(state.key_file_url(site.origin))
+        on_host, skipped = split_by_host(urls, site.host)
+        if not on_host:
+            raise IndexNowUrlNotInSite(site.host, skipped)
+        state, send, earlier, capped, used = self.reserve(site, on_host)
+        if not send and not earlier:
+            raise IndexNowCap(DAILY_URL_LIMIT, capped)
+        key_file_url = state.key_file_url(site.origin)
+        sent: list[tuple[Sequence[str], BatchResult]] = []
+        for batch in batches(send, batch_size):
+            sent.append(
+                (batch, client.submit(host=site.host, key=state.key, key_location=key_file_url, urls=batch))
+            )
+        results = [result for _, result in sent]
+        accepted_now = sum(r.urls for r in results if r.accepted)
+        try:
+            status = submit_status(results) if results else SubmitStatus.OK
+            rejected = None
+        except DomainError as exc:
+            status, rejected = None, exc
+        submission = Submission(
+            site_id=site.id,
+            at=self.clock.now(),
+            trigger=trigger,
+            urls=len(send),
+            submitted=accepted_now,
+            requests=len(results),
+            status="rejected" if status is None else status.value,
+            status_code=results[-1].status_code if results else None,
+            audit_id=audit_id,
+        )
+        self.record(site, sent, submission)
+        if rejected is not None:
+            raise rejected
+        assert status is not None
+        failing = next((r for r in results if not r.accepted), None)
+        reasons = []
+        if earlier:
+            reasons.append(f"{earlier:,} URLs were accepted earlier today and were not sent again")
+        if capped:
+            reasons.append(
+                f"{capped:,} URLs were left out: the daily allowance of {DAILY_URL_LIMIT:,} is used up"
+            )
+        if failing is not None:
+            reasons.append(f"a request answered {failing.status_code or 'nothing'} ({failing.error_code})")
+        return answers.IndexNowSubmitResult(
+            submitted=accepted_now + earlier,
+            requests=len(results),
+            status=status,
+            status_code=(failing or (results[-1] if results else None) or BatchResult(0, None)).status_code,
+            error_code=None if failing is None else failing.error_code,
+            skipped=skipped,
+            capped=capped,
+            batches=tuple(
+                answers.IndexNowBatch(
+                    urls=r.urls, status_code=r.status_code, error_code=r.error_code, accepted=r.accepted
+                )
+                for r in results
+            ),
+            reason="; ".join(reasons) or None,
+            today=answers.IndexNowToday(used=used, limit=DAILY_URL_LIMIT),
+        )
 
 
 def _team_keys(uow: UnitOfWork, site: Site) -> list[str]:
@@ -273,175 +410,21 @@ def _latest_done_audit(uow: UnitOfWork, site: Site, caller: Caller) -> AuditId |
     return next((a.id for a in audits if a.status is AuditStatus.DONE), None)
 
 
-# --- submitting ---------------------------------------------------------------------------------------
-
-
-def _reserve(
-    site: Site, urls: Sequence[str], *, uow: UnitOfWork, clock: Clock, secrets: Secrets
-) -> tuple[IndexNowSite, list[str], int, int, int]:
-    """Count the URLs not yet counted today against the allowance, in one transaction. Returns the state,
-    the URLs to send, how many were accepted earlier today (not sent again), how many the allowance left
-    out, and today's use after."""
-
-    def work() -> tuple[IndexNowSite, list[str], int, int, int]:
-        with uow:
-            _, state = _load(uow, site.id, site.team_id, secrets, lock=True)  # reservations queue up
-            day = _today(clock)
-            hashes = [url_hash(u) for u in urls]
-            known = uow.indexnow.ledger(site.id, day, set(hashes))
-            new = [h for h in dict.fromkeys(hashes) if h not in known]
-            reserved, granted = state.reserve(len(new), day=day)
-            counted = set(new[:granted])
-            send = [u for u, h in zip(urls, hashes, strict=True) if h in counted or known.get(h) is False]
-            earlier = sum(1 for h in hashes if known.get(h) is True)
-            if counted:
-                uow.indexnow.count_urls(site.id, day, counted)
-            if reserved is not state:
-                uow.indexnow.save(reserved)
-            uow.commit()
-        return reserved, send, earlier, len(new) - granted, reserved.used_on(day)
-
-    return _retrying(work)
-
-
-def _record(
-    site: Site,
-    sent: Sequence[tuple[Sequence[str], BatchResult]],
-    submission: Submission,
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-) -> bool:
-    """Keep what the endpoint accepted and the submission; False when this audit's was kept already."""
-    day = _today(clock)
-    accepted = {url_hash(u) for urls, result in sent if result.accepted for u in urls}
-
-    def work() -> bool:
-        with uow:
-            _, state = _load(uow, site.id, site.team_id, secrets, lock=True)
-            if not uow.indexnow.add_submission(submission):
-                return False
-            if accepted:
-                uow.indexnow.mark_accepted(site.id, day, accepted)
-            if sent:
-                uow.indexnow.save(state.submitted(submission.at))
-            uow.commit()
-        return True
-
-    return _retrying(work)
-
-
-def submit_urls(
-    site_id: SiteId,
-    team: TeamId,
-    urls: Sequence[str],
-    *,
-    uow: UnitOfWork,
-    clock: Clock,
-    secrets: Secrets,
-    client: IndexNowClient,
-    trigger: SubmitTrigger = SubmitTrigger.API,
-    audit_id: AuditId | None = None,
-    batch_size: int = BATCH_URLS,
-) -> answers.IndexNowSubmitResult:
-    """Send the site's URLs, in batches of at most 10,000, within the daily allowance: URLs accepted
-    earlier the same UTC day are not sent again and count as submitted."""
-
-    # Read only: a submission refused for want of a key makes none (a refused request writes nothing,
-    # docs/security.md); reading the site's IndexNow status makes its key.
-    with uow:
-        site = uow.sites.get(site_id, team=team)
-        found = uow.indexnow.get(site.id)
-    site.require_verified(VerifiedOnly.INDEXNOW_SUBMIT)
-    if found is None:
-        raise IndexNowKeyUnverified(None)
-    state = found
-    if not state.key_verified:
-        raise IndexNowKeyUnverified(state.key_file_url(site.origin))
-    on_host, skipped = split_by_host(urls, site.host)
-    if not on_host:
-        raise IndexNowUrlNotInSite(site.host, skipped)
-    state, send, earlier, capped, used = _reserve(site, on_host, uow=uow, clock=clock, secrets=secrets)
-    if not send and not earlier:
-        raise IndexNowCap(DAILY_URL_LIMIT, capped)
-    key_file_url = state.key_file_url(site.origin)
-    sent: list[tuple[Sequence[str], BatchResult]] = []
-    for batch in batches(send, batch_size):
-        sent.append(
-            (batch, client.submit(host=site.host, key=state.key, key_location=key_file_url, urls=batch))
-        )
-    results = [result for _, result in sent]
-    accepted_now = sum(r.urls for r in results if r.accepted)
-    try:
-        status = submit_status(results) if results else SubmitStatus.OK
-        rejected = None
-    except DomainError as exc:
-        status, rejected = None, exc
-    submission = Submission(
-        site_id=site.id,
-        at=clock.now(),
-        trigger=trigger,
-        urls=len(send),
-        submitted=accepted_now,
-        requests=len(results),
-        status="rejected" if status is None else status.value,
-        status_code=results[-1].status_code if results else None,
-        audit_id=audit_id,
-    )
-    _record(site, sent, submission, uow=uow, clock=clock, secrets=secrets)
-    if rejected is not None:
-        raise rejected
-    assert status is not None
-    failing = next((r for r in results if not r.accepted), None)
-    reasons = []
-    if earlier:
-        reasons.append(f"{earlier:,} URLs were accepted earlier today and were not sent again")
-    if capped:
-        reasons.append(
-            f"{capped:,} URLs were left out: the daily allowance of {DAILY_URL_LIMIT:,} is used up"
-        )
-    if failing is not None:
-        reasons.append(f"a request answered {failing.status_code or 'nothing'} ({failing.error_code})")
-    return answers.IndexNowSubmitResult(
-        submitted=accepted_now + earlier,
-        requests=len(results),
-        status=status,
-        status_code=(failing or (results[-1] if results else None) or BatchResult(0, None)).status_code,
-        error_code=None if failing is None else failing.error_code,
-        skipped=skipped,
-        capped=capped,
-        batches=tuple(
-            answers.IndexNowBatch(
-                urls=r.urls, status_code=r.status_code, error_code=r.error_code, accepted=r.accepted
-            )
-            for r in results
-        ),
-        reason="; ".join(reasons) or None,
-        today=answers.IndexNowToday(used=used, limit=DAILY_URL_LIMIT),
-    )
-
-
 # --- the declared use cases' handlers ------------------------------------------------------------------
 
 
 def get_indexnow_status(
     asked: GetIndexNowStatus, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
 ) -> answers.IndexNowStatus:
-    return status_answer(indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets))
+    return _Ports(uow, clock, secrets).status_answer(asked.site_id, caller)
 
 
 def set_indexnow_auto(
     asked: SetIndexNowAuto, caller: Caller, *, uow: UnitOfWork, clock: Clock, secrets: Secrets
 ) -> answers.IndexNowStatus:
-    _change(
-        asked.site_id,
-        caller,
-        lambda _, state: state.with_auto(asked.auto, clock.now()),
-        uow=uow,
-        secrets=secrets,
-    )
-    return status_answer(indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets))
+    ports = _Ports(uow, clock, secrets)
+    ports.change(asked.site_id, caller, lambda _, state: state.with_auto(asked.auto, clock.now()))
+    return ports.status_answer(asked.site_id, caller)
 
 
 def check_indexnow_key(
@@ -453,8 +436,7 @@ def check_indexnow_key(
     secrets: Secrets,
     reader: ProofReader,
 ) -> answers.IndexNowKeyCheck:
-    checked = check_key(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader)
-    return key_check_answer(checked)
+    return _Ports(uow, clock, secrets).check_key(asked.site_id, caller, reader)
 
 
 def detect_indexnow_key(
@@ -472,7 +454,8 @@ def detect_indexnow_key(
     `<origin>/<key>.txt` of each candidate. A platform that submits by itself answers `managed` at once;
     otherwise a served key is a suggestion in `detection` (with the platform seen, if any, in
     `platform`). The site's key does not change."""
-    status = indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets)
+    ports = _Ports(uow, clock, secrets)
+    status = ports.status(asked.site_id, caller)
     site = status.site
     with uow:
         team_keys = _team_keys(uow, site)
@@ -517,8 +500,8 @@ def detect_indexnow_key(
         clock.now(),
         requests,
     )
-    _change(asked.site_id, caller, lambda _site, state: state.detected(found), uow=uow, secrets=secrets)
-    return status_answer(indexnow_status(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets))
+    ports.change(asked.site_id, caller, lambda _site, state: state.detected(found))
+    return ports.status_answer(asked.site_id, caller)
 
 
 def set_indexnow_key(
@@ -541,16 +524,9 @@ def set_indexnow_key(
         if location == default_key_file_url(site.origin, asked.key):
             location = None  # the default place: nothing to remember
     site.require_verified(VerifiedOnly.INDEXNOW_KEY)
-    _change(
-        asked.site_id,
-        caller,
-        lambda _site, state: state.with_key(asked.key, location),
-        uow=uow,
-        secrets=secrets,
-    )
-    return key_check_answer(
-        check_key(asked.site_id, caller, uow=uow, clock=clock, secrets=secrets, reader=reader)
-    )
+    ports = _Ports(uow, clock, secrets)
+    ports.change(asked.site_id, caller, lambda _site, state: state.with_key(asked.key, location))
+    return ports.check_key(asked.site_id, caller, reader)
 
 
 def submit_to_indexnow(
@@ -566,15 +542,8 @@ def submit_to_indexnow(
     """Raises IndexNowRejected when the service has no IndexNow client (none is configured)."""
     if indexnow_client is None:
         raise IndexNowRejected("no IndexNow client is configured")
-    return submit_urls(
-        asked.site_id,
-        caller.team_id,
-        asked.urls,
-        uow=uow,
-        clock=clock,
-        secrets=secrets,
-        client=indexnow_client,
-        batch_size=indexnow_batch_urls,
+    return _Ports(uow, clock, secrets).submit_urls(
+        asked.site_id, caller.team_id, asked.urls, client=indexnow_client, batch_size=indexnow_batch_urls
     )
 
 
@@ -659,13 +628,10 @@ def auto_submit_indexnow(
             skipped_because = "no_changes"
     if skipped_because is None:
         try:
-            submitted = submit_urls(
+            submitted = _Ports(uow, clock, secrets).submit_urls(
                 site_id,
                 team,
                 urls,
-                uow=uow,
-                clock=clock,
-                secrets=secrets,
                 client=indexnow_client,
                 trigger=SubmitTrigger.AUTO,
                 audit_id=audit.id,
