@@ -8,7 +8,7 @@ from attrs import evolve
 from sqlalchemy import bindparam, case, exists, func, insert, literal, or_, select, true, update
 from sqlalchemy.exc import IntegrityError
 
-from siteaudit.adapters.sql.rows import found
+from siteaudit.adapters.sql.rows import found, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, api_keys, memberships
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.apikey import ApiKey, ApiKeyKind, ApiKeyStatus
@@ -36,21 +36,7 @@ def key_from_row(row: Any) -> ApiKey:
 
 
 def key_values(key: ApiKey) -> dict[str, Any]:
-    return {
-        "user_id": key.user_id,
-        "team_id": key.team_id,
-        "kind": key.kind.value,
-        "prefix": key.prefix,
-        "hash": key.hash,
-        "machine": key.machine,
-        "agents": sorted(key.agents),
-        "label": key.label,
-        "created_at": key.created_at,
-        "last_used_at": key.last_used_at,
-        "revoked_at": key.revoked_at,
-        "status": key.status.value,
-        "version": key.version,
-    }
+    return row_values(key, leave_out=("id",), agents=sorted(key.agents))
 
 
 def _later_use(at: datetime) -> Any:

@@ -8,6 +8,7 @@ from typing import Any, Final
 from attrs import evolve
 from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, update
 
+from siteaudit.adapters.sql.rows import row_values
 from siteaudit.adapters.sql.tables import audit_leases, audits
 from siteaudit.domain.audit import ENDED, Audit, AuditStatus, AuditTrigger
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
@@ -77,36 +78,9 @@ def rules_to_json(rules: Sequence[ExtractionRule]) -> list[dict[str, Any]] | Non
 
 
 def audit_values(audit: Audit) -> dict[str, Any]:
-    return {
-        "team_id": audit.team_id,
-        "user_id": audit.user_id,
-        "payer_id": audit.payer_id,
-        "url": audit.url,
-        "origin": audit.origin,
-        "created_at": audit.created_at,
-        "max_pages": audit.max_pages,
-        "concurrency": audit.concurrency,
-        "max_rps": audit.max_rps,
-        "site_id": audit.site_id,
-        "trigger": audit.trigger.value,
-        "status": audit.status.value,
-        "credits_reserved": audit.credits_reserved,
-        "verify_token_set": audit.verify_token_set,
-        "webhook_url": audit.webhook_url,
-        "started_at": audit.started_at,
-        "finished_at": audit.finished_at,
-        "archived_at": audit.archived_at,
-        "last_progress_at": audit.last_progress_at,
-        "failure_reason": audit.failure_reason,
-        "pages_crawled": audit.pages_crawled,
-        "pages_not_modified": audit.pages_not_modified,
-        "health_score": audit.health_score,
-        "partial": audit.partial,
-        "version": audit.version,
-        "render": audit.render,
-        "extract": rules_to_json(audit.extract),
-        "scope": audit.scope.as_json(),
-    }
+    return row_values(
+        audit, leave_out=("id",), extract=rules_to_json(audit.extract), scope=audit.scope.as_json()
+    )
 
 
 # Every `GET /crawls/{id}` and issue or page list reads its audit in its team: on PostgreSQL in the
