@@ -63,6 +63,7 @@ from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.indexnow import IndexNowClient
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.site import ProofReader
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services.indexnow import answers
 from siteaudit.services.indexnow.usecases import (
     CheckIndexNowKey,
@@ -116,29 +117,11 @@ def _status_fields(status: IndexNowStatus) -> dict[str, Any]:
         "last_submit_at": state.last_submit_at,
         "today": answers.IndexNowToday(used=status.used_today, limit=status.limit),
         "recent": tuple(
-            answers.IndexNowSubmission(
-                at=s.at,
-                trigger=s.trigger.value,
-                urls=s.urls,
-                submitted=s.submitted,
-                requests=s.requests,
-                status=s.status,
-                status_code=s.status_code,
-                crawl_id=s.audit_id,
-            )
+            copy_named(answers.IndexNowSubmission, s, trigger=s.trigger.value, crawl_id=s.audit_id)
             for s in status.recent
         ),
         "agent_prompt": agent_prompt(state.key, key_file_url),
-        "detection": None
-        if detection is None
-        else answers.IndexNowDetection(
-            status=detection.status,
-            key=detection.key,
-            key_file_url=detection.key_file_url,
-            source=detection.source,
-            platform=detection.platform,
-            checked_at=detection.checked_at,
-        ),
+        "detection": None if detection is None else copy_named(answers.IndexNowDetection, detection),
         "engines": ENGINES,
         "google_supported": False,
         "sengine_supported": False,
