@@ -40,7 +40,7 @@ from tests.integration.web.test_browser import (
 from tests.unit.services.test_archive import a_site, run_audit
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -161,11 +161,12 @@ def check_and_shoot(driver: Any, name: str) -> None:
 
 def reachable_by_keyboard(driver: Any, wanted: set[str], *, presses: int = 400) -> set[str]:
     """Tab from the top of the page; the ids of `wanted` that took the focus. A page with a running audit
-    reloads itself every 5 s (its refresh meta): a walk the reload cut short starts again from the top."""
+    reloads itself every 5 s (its refresh meta): a walk the reload cut short (the focused element gone, or the
+    new page not ready for keys yet) starts again from the top."""
     for _ in range(3):
         try:
             return _tab_through(driver, wanted, presses)
-        except StaleElementReferenceException:
+        except (StaleElementReferenceException, ElementNotInteractableException):
             continue
     return _tab_through(driver, wanted, presses)
 
