@@ -1,5 +1,6 @@
 """The demo console provider: deterministic data made from the site's own audited URLs, seeded by the
-site id, so the embedded default shows every console feature without a Google account. Every client
+site id and each URL's path and query (not its host or port: a site served on another port shows the
+same figures), so the embedded default shows every console feature without a Google account. Every client
 says `demo` True and every answer built from it carries `demo: true`."""
 
 import random
@@ -24,9 +25,10 @@ _NOT_INDEXED: Final = (
 )
 
 
-def _rng(*parts: object) -> random.Random:
+def _rng(kind: str, site_id: SiteId, url: str, *parts: object) -> random.Random:
     # random.Random seeds a str through SHA-512: the same numbers in every process and run.
-    return random.Random("|".join(str(p) for p in parts))
+    place = urlsplit(url)
+    return random.Random("|".join(str(p) for p in (kind, int(site_id), place.path, place.query, *parts)))
 
 
 class DemoSearchConsole:
@@ -40,7 +42,7 @@ class DemoSearchConsole:
 
     def _profile(self, url: str) -> tuple[bool, float, float]:
         """(indexed, daily impressions, base position) of a URL, fixed by site and URL."""
-        rng = _rng("profile", int(self._context.site_id), url)
+        rng = _rng("profile", self._context.site_id, url)
         has_query = bool(urlsplit(url).query)
         indexed = rng.random() < (0.35 if has_query else 0.75)
         impressions = rng.choice((0.0, 0.5, 2.0, 8.0, 30.0, 120.0)) if indexed else 0.0
@@ -62,7 +64,7 @@ class DemoSearchConsole:
                 continue
             day = start
             while day <= end:
-                rng = _rng("day", int(self._context.site_id), url, day.isoformat())
+                rng = _rng("day", self._context.site_id, url, day.isoformat())
                 shown = int(rng.gauss(impressions, impressions / 3) + 0.5)
                 if shown > 0:
                     where = max(1.0, round(position + rng.uniform(-1.5, 1.5), 1))
@@ -84,7 +86,7 @@ class DemoSearchConsole:
             if not indexed or impressions == 0:
                 continue
             words = [w for w in urlsplit(url).path.replace("-", "/").split("/") if w.isalpha()] or ["home"]
-            rng = _rng("queries", int(self._context.site_id), url)
+            rng = _rng("queries", self._context.site_id, url)
             for n in range(min(3, len(words))):
                 query = " ".join([*words[n:], urlsplit(url).hostname or ""]).strip()
                 shown = int(impressions * length / (n + 2))
@@ -93,7 +95,7 @@ class DemoSearchConsole:
 
     def inspect(self, property_url: str, url: str) -> Inspection:
         indexed, _, _ = self._profile(url)
-        rng = _rng("inspect", int(self._context.site_id), url)
+        rng = _rng("inspect", self._context.site_id, url)
         in_sitemap = url in self._context.in_sitemap
         sitemap = (f"{self._property}sitemap.xml",) if in_sitemap else ()
         crawled = datetime.combine(date(2026, 1, 1), time(), UTC) + timedelta(hours=rng.randrange(24 * 300))
