@@ -9,8 +9,9 @@ The values are secrets: `SiteAccess` never shows them in its repr, they are stor
 import base64
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -196,68 +197,80 @@ class StoredAccess:
     updated_at: datetime
 
 
-def _named(entry: str, separator: str, form: str, kind: str) -> tuple[str, str] | str:
-    """The name and value of a `form` entry, its name a token (a header's and a cookie's rule); or the
-    problem."""
-    name, found, value = entry.partition(separator)
+@frozen
+class _EntryForm:
+    """How one kind of entry reads: a `Name: value` header or a `name=value` cookie, its name a token."""
+
+    field_name: str
+    kind: str
+    separator: str
+    form: str
+    most: int
+    value: re.Pattern[str]
+    bad_value: str  # what a value the pattern refuses is told
+    fold: Callable[[str], str]  # the form in which two names are the same name
+    refused: Mapping[str, str] = MappingProxyType({})  # names (folded) that may not be set, and why
+
+
+_HEADER_FORM: Final = _EntryForm(
+    "headers",
+    "header",
+    ":",
+    "Name: value",
+    MAX_HEADERS,
+    _HEADER_VALUE,
+    "must be printable ASCII (no control characters)",
+    str.lower,
+    REFUSED_HEADERS,
+)
+_COOKIE_FORM: Final = _EntryForm(
+    "cookies",
+    "cookie",
+    "=",
+    "name=value",
+    MAX_COOKIES,
+    _COOKIE_VALUE,
+    "holds a character a cookie may not (space, quote, comma, ; or \\)",
+    str,
+)
+
+
+def _entry_problem(form: _EntryForm, entry: str, seen: set[str]) -> tuple[str, str] | str:
+    """The name and value of one entry, its name added to `seen`; or the problem."""
+    name, found, value = entry.partition(form.separator)
     name, value = name.strip(_BLANK), value.strip(_BLANK)
     if not found or not name:
-        return f'each must be "{form}"'
+        return f'each must be "{form.form}"'
     if len(name) > MAX_NAME_LENGTH or not _TOKEN.fullmatch(name):
-        return f"{name[:MAX_NAME_LENGTH]!r} is not a {kind} name (letters, digits and !#$%&'*+.^_`|~-)"
-    return name, value
-
-
-def _header_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
-    named = _named(entry, ":", "Name: value", "header")
-    if isinstance(named, str):
-        return named
-    name, value = named
-    lowered = name.lower()
-    if lowered in REFUSED_HEADERS:
-        return f"{name} may not be set: {REFUSED_HEADERS[lowered]}"
-    if lowered in seen:
+        return f"{name[:MAX_NAME_LENGTH]!r} is not a {form.kind} name (letters, digits and !#$%&'*+.^_`|~-)"
+    folded = form.fold(name)
+    if folded in form.refused:
+        return f"{name} may not be set: {form.refused[folded]}"
+    if folded in seen:
         return f"{name} is given twice"
-    if not _HEADER_VALUE.fullmatch(value):
-        return f"the value of {name} must be printable ASCII (no control characters)"
-    seen.add(lowered)
-    return name, value
-
-
-def _cookie_problem(entry: str, seen: set[str]) -> tuple[str, str] | str:
-    named = _named(entry, "=", "name=value", "cookie")
-    if isinstance(named, str):
-        return named
-    name, value = named
-    if name in seen:
-        return f"{name} is given twice"
-    if not _COOKIE_VALUE.fullmatch(value):
-        return f"the value of {name} holds a character a cookie may not (space, quote, comma, ; or \\)"
-    seen.add(name)
+    if not form.value.fullmatch(value):
+        return f"the value of {name} {form.bad_value}"
+    seen.add(folded)
     return name, value
 
 
 def _entries(
-    field_name: str,
-    given: Sequence[str] | None,
-    most: int,
-    read: Any,
-    bad: dict[str, str],
+    form: _EntryForm, given: Sequence[str] | None, bad: dict[str, str]
 ) -> tuple[tuple[str, str], ...]:
     if given is None:
         return ()
-    if len(given) > most:
-        bad[field_name] = f"at most {most} entries"
+    if len(given) > form.most:
+        bad[form.field_name] = f"at most {form.most} entries"
         return ()
     seen: set[str] = set()
     read_ones: list[tuple[str, str]] = []
     for entry in given:
         if len(entry) > MAX_ENTRY_LENGTH:
-            bad[field_name] = f"each entry must be at most {MAX_ENTRY_LENGTH:,} characters"
+            bad[form.field_name] = f"each entry must be at most {MAX_ENTRY_LENGTH:,} characters"
             return ()
-        one = read(entry, seen)
+        one = _entry_problem(form, entry, seen)
         if isinstance(one, str):
-            bad[field_name] = one
+            bad[form.field_name] = one
             return ()
         read_ones.append(one)
     return tuple(read_ones)
@@ -286,8 +299,8 @@ def access_of(
             bad["basic_auth_password"] = f"must be at most {MAX_PASSWORD_LENGTH:,} characters"
         elif _CONTROL.search(basic_auth_password):
             bad["basic_auth_password"] = "may not hold a control character"
-    read_headers = _entries("headers", headers, MAX_HEADERS, _header_problem, bad)
-    read_cookies = _entries("cookies", cookies, MAX_COOKIES, _cookie_problem, bad)
+    read_headers = _entries(_HEADER_FORM, headers, bad)
+    read_cookies = _entries(_COOKIE_FORM, cookies, bad)
     if not bad and basic_auth_user is None and not read_headers and not read_cookies:
         nothing = (
             "give basic_auth_user and basic_auth_password, headers or cookies (DELETE removes the access)"

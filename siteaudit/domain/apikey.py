@@ -213,18 +213,15 @@ class ApiKey:
         team) and the issue event. CLI keys of the holder are untouched."""
         self._require_holder(by)
         old, _ = self._stop(ApiKeyMove.ROTATE, now)
-        new = _settings_key(
-            key_id=new_key_id, user=self.user_id, team=self.team_id, material=material, now=now
+        new = _new_key(
+            ApiKeyKind.SETTINGS,
+            key_id=new_key_id,
+            user=self.user_id,
+            team=self.team_id,
+            material=material,
+            now=now,
         )
-        issued = ApiKeyIssued(
-            key_id=new.id,
-            user_id=new.user_id,
-            team_id=new.team_id,
-            kind=new.kind,
-            at=now,
-            supersedes=(self.id,),
-        )
-        return old, new, issued
+        return old, new, _issued(new, supersedes=(self.id,))
 
     def replace(self, *, now: datetime) -> tuple[Self, ApiKeyStopped]:
         """A CLI key whose machine connected again with the same agents and team stops working."""
@@ -248,18 +245,40 @@ class ApiKey:
         return stopped, event
 
 
-def _settings_key(
-    *, key_id: ApiKeyId, user: UserId, team: TeamId, material: KeyMaterial, now: datetime
+def _new_key(
+    kind: ApiKeyKind,
+    *,
+    key_id: ApiKeyId,
+    user: UserId,
+    team: TeamId,
+    material: KeyMaterial,
+    now: datetime,
+    machine: str = "",
+    agents: frozenset[str] = frozenset(),
 ) -> ApiKey:
     return ApiKey(
         id=key_id,
         user_id=user,
         team_id=team,
-        kind=ApiKeyKind.SETTINGS,
+        kind=kind,
         prefix=material.prefix,
         hash=material.hash,
-        label=listing_label(ApiKeyKind.SETTINGS),
+        machine=machine,
+        agents=agents,
+        label=listing_label(kind, machine, agents),
         created_at=now,
+    )
+
+
+def _issued(key: ApiKey, *, supersedes: tuple[ApiKeyId, ...] = ()) -> ApiKeyIssued:
+    """The event of `key` being issued (at its creation)."""
+    return ApiKeyIssued(
+        key_id=key.id,
+        user_id=key.user_id,
+        team_id=key.team_id,
+        kind=key.kind,
+        at=key.created_at,
+        supersedes=supersedes,
     )
 
 
@@ -280,8 +299,8 @@ def new_settings_key(
     for key in existing:
         if key.active and key.kind is ApiKeyKind.SETTINGS and key.user_id == user and key.team_id == team:
             raise SettingsKeyExists(user, team)
-    key = _settings_key(key_id=key_id, user=user, team=team, material=material, now=now)
-    return key, ApiKeyIssued(key_id=key.id, user_id=user, team_id=team, kind=key.kind, at=now)
+    key = _new_key(ApiKeyKind.SETTINGS, key_id=key_id, user=user, team=team, material=material, now=now)
+    return key, _issued(key)
 
 
 def connect_cli_key(
@@ -308,29 +327,19 @@ def connect_cli_key(
         problems["agents"] = "at least one agent, each with a non-empty name, is required"
     if problems:
         raise ValidationFailed(problems)
-    key = ApiKey(
-        id=key_id,
-        user_id=user,
-        team_id=team,
-        kind=ApiKeyKind.CLI,
-        prefix=material.prefix,
-        hash=material.hash,
+    key = _new_key(
+        ApiKeyKind.CLI,
+        key_id=key_id,
+        user=user,
+        team=team,
+        material=material,
+        now=now,
         machine=machine,
         agents=agent_set,
-        label=listing_label(ApiKeyKind.CLI, machine, agent_set),
-        created_at=now,
     )
     replaced = tuple(
         old.replace(now=now)[0]
         for old in existing
         if old.active and old.kind is ApiKeyKind.CLI and old.cli_slot == key.cli_slot
     )
-    issued = ApiKeyIssued(
-        key_id=key.id,
-        user_id=user,
-        team_id=team,
-        kind=key.kind,
-        at=now,
-        supersedes=tuple(old.id for old in replaced),
-    )
-    return key, replaced, issued
+    return key, replaced, _issued(key, supersedes=tuple(old.id for old in replaced))
