@@ -6,7 +6,7 @@ that need other URLs' answers, the link graph or cross-page comparisons live in 
 """
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from attrs import frozen
@@ -70,6 +70,11 @@ def issue(code: str, page_url: str, severity: Severity | None = None, /, **detai
         url=page_url,
         details=details,
     )
+
+
+def sampled_issue(code: str, page_url: str, name: str, found: Sequence[Any]) -> Issue:
+    """An issue naming the first DETAIL_SAMPLE of what was found as `name`, and their `count`."""
+    return issue(code, page_url, **{name: list(found[:DETAIL_SAMPLE]), "count": len(found)})
 
 
 def plain(reason: FetchError | None) -> str | None:
@@ -475,9 +480,7 @@ def _title_issues(page: PageFacts, html: HtmlFacts, limits: Thresholds, indexabl
         if length < limits.title_min_chars:
             yield issue("title_too_short", page.url, title=title, length=length, limit=limits.title_min_chars)
     if len(html.titles) > 1:
-        yield issue(
-            "title_multiple", page.url, titles=list(html.titles[:DETAIL_SAMPLE]), count=len(html.titles)
-        )
+        yield sampled_issue("title_multiple", page.url, "titles", html.titles)
     description = html.meta_descriptions[0].strip() if html.meta_descriptions else ""
     if not description:
         if indexable:
@@ -501,19 +504,14 @@ def _title_issues(page: PageFacts, html: HtmlFacts, limits: Thresholds, indexabl
                 limit=limits.description_min_chars,
             )
     if len(html.meta_descriptions) > 1:
-        yield issue(
-            "meta_description_multiple",
-            page.url,
-            descriptions=list(html.meta_descriptions[:DETAIL_SAMPLE]),
-            count=len(html.meta_descriptions),
-        )
+        yield sampled_issue("meta_description_multiple", page.url, "descriptions", html.meta_descriptions)
 
 
 def _content_issues(page: PageFacts, html: HtmlFacts, limits: Thresholds, indexable: bool) -> Iterator[Issue]:
     if indexable and not any(h1.strip() for h1 in html.h1s):
         yield issue("h1_missing", page.url)
     if len(html.h1s) > 1:
-        yield issue("h1_multiple", page.url, h1s=list(html.h1s[:DETAIL_SAMPLE]), count=len(html.h1s))
+        yield sampled_issue("h1_multiple", page.url, "h1s", html.h1s)
     skips = [
         f"h{before}->h{after}"
         for before, after in zip(html.heading_levels, html.heading_levels[1:], strict=False)
@@ -555,9 +553,7 @@ def _link_issues(
     anchors = _anchors(html)
     nofollowed = _distinct(link.target for link in anchors if link.internal and link.nofollow)
     if nofollowed:
-        yield issue(
-            "internal_nofollow_link", page.url, targets=nofollowed[:DETAIL_SAMPLE], count=len(nofollowed)
-        )
+        yield sampled_issue("internal_nofollow_link", page.url, "targets", nofollowed)
     if not anchors and indexable:
         yield issue("dead_end_page", page.url)
     if url.scheme(page.final_url or page.url) == "https":
@@ -568,30 +564,15 @@ def _link_issues(
             if not link.target.startswith("https:") and url.scheme(link.target) == "http"
         )
         if plain:
-            yield issue("links_to_http", page.url, targets=plain[:DETAIL_SAMPLE], count=len(plain))
+            yield sampled_issue("links_to_http", page.url, "targets", plain)
         if html.mixed_content:
-            yield issue(
-                "mixed_content",
-                page.url,
-                resources=list(html.mixed_content[:DETAIL_SAMPLE]),
-                count=len(html.mixed_content),
-            )
+            yield sampled_issue("mixed_content", page.url, "resources", html.mixed_content)
         if page.header("strict-transport-security") is None:
             yield issue("hsts_missing", page.url)
     if html.anchors_generic:
-        yield issue(
-            "non_descriptive_anchor",
-            page.url,
-            anchors=list(html.anchors_generic[:DETAIL_SAMPLE]),
-            count=len(html.anchors_generic),
-        )
+        yield sampled_issue("non_descriptive_anchor", page.url, "anchors", html.anchors_generic)
     if html.uncrawlable_anchors:
-        yield issue(
-            "uncrawlable_link",
-            page.url,
-            hrefs=list(html.uncrawlable_anchors[:DETAIL_SAMPLE]),
-            count=len(html.uncrawlable_anchors),
-        )
+        yield sampled_issue("uncrawlable_link", page.url, "hrefs", html.uncrawlable_anchors)
     site_host = context.host
     # Links to the site's own host are the most, and the cheapest to tell (see `_PLAIN_AUTHORITY`).
     own = (f"https://{site_host}/", f"http://{site_host}/") if _PLAIN_HOST.fullmatch(site_host) else ()
@@ -604,7 +585,7 @@ def _link_issues(
         and _is_foreign_local(link.target, site_host, by_host)
     )
     if local:
-        yield issue("localhost_link", page.url, targets=local[:DETAIL_SAMPLE], count=len(local))
+        yield sampled_issue("localhost_link", page.url, "targets", local)
     # Every <a href> counts, repeats too (docs/checks.md "Conventions"); facts stored before that was recorded
     # give the distinct targets only, a lower bound.
     links = max(html.anchor_links, len(anchors))
@@ -686,14 +667,14 @@ def _hreflang_issues(page: PageFacts, html: HtmlFacts) -> Iterator[Issue]:
 def _image_and_markup_issues(page: PageFacts, html: HtmlFacts, indexable: bool) -> Iterator[Issue]:
     no_alt = _distinct(image.src for image in html.images if not image.has_alt)
     if no_alt:
-        yield issue("img_alt_missing", page.url, images=no_alt[:DETAIL_SAMPLE], count=len(no_alt))
+        yield sampled_issue("img_alt_missing", page.url, "images", no_alt)
     no_size = _distinct(
         image.src
         for image in html.images
         if not (image.width or "").strip() or not (image.height or "").strip()
     )
     if no_size:
-        yield issue("img_missing_dimensions", page.url, images=no_size[:DETAIL_SAMPLE], count=len(no_size))
+        yield sampled_issue("img_missing_dimensions", page.url, "images", no_size)
     broken = [
         "invalid_json" if not block.valid_json else "missing_context_or_type"
         for block in html.json_ld

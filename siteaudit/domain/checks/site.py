@@ -175,10 +175,20 @@ _INTERNAL, _REDIRECTED, _FAILED, _TRANSIENT, _CONTENT, _NOINDEX, _DISALLOWED, _I
 )
 
 
+class _Flag:
+    """One boolean of `_Known`, read from its bit of `flags`."""
+
+    def __init__(self, bit: int) -> None:
+        self.bit = bit
+
+    def __get__(self, known: "_Known", owner: type["_Known"] | None = None) -> bool:
+        return bool(known.flags & self.bit)
+
+
 @frozen(weakref_slot=False)
 class _Known:
     """What the site checks remember of one fetched URL (`_Known.of`). The audit holds one per URL, so
-    its booleans share one integer (`flags`), read through properties of their names."""
+    its booleans share one integer (`flags`), read through attributes of their names (`_Flag`)."""
 
     url: str
     status: int | None
@@ -226,41 +236,15 @@ class _Known:
                 flags |= bit
         return cls(url, status, first_status, canonical_elsewhere, hreflang_targets, size, flags, final)
 
-    @property
-    def internal(self) -> bool:
-        return bool(self.flags & _INTERNAL)
-
-    @property
-    def redirected(self) -> bool:
-        return bool(self.flags & _REDIRECTED)
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.flags & _FAILED)
-
-    @property
-    def transient(self) -> bool:
-        return bool(self.flags & _TRANSIENT)
-
-    @property
-    def content(self) -> bool:
-        return bool(self.flags & _CONTENT)
-
-    @property
-    def noindex(self) -> bool:
-        return bool(self.flags & _NOINDEX)
-
-    @property
-    def disallowed(self) -> bool:
-        return bool(self.flags & _DISALLOWED)
-
-    @property
-    def in_sitemap(self) -> bool:
-        return bool(self.flags & _IN_SITEMAP)
-
-    @property
-    def alias(self) -> bool:
-        return bool(self.flags & _ALIAS)
+    internal = _Flag(_INTERNAL)
+    redirected = _Flag(_REDIRECTED)
+    failed = _Flag(_FAILED)
+    transient = _Flag(_TRANSIENT)
+    content = _Flag(_CONTENT)
+    noindex = _Flag(_NOINDEX)
+    disallowed = _Flag(_DISALLOWED)
+    in_sitemap = _Flag(_IN_SITEMAP)
+    alias = _Flag(_ALIAS)
 
     def invalid_reason(self) -> str | None:
         """Why this URL is not a valid canonical or hreflang target, None when it is. A URL robots.txt
