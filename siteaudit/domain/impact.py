@@ -61,12 +61,11 @@ class ImpactMove(enum.StrEnum):
     D28_RECORDED = "d28_recorded"
 
 
+_BEFORE_D28: Final = (ImpactStatus.MEASURING, ImpactStatus.NO_DATA)
 IMPACT_MOVES: Final[Mapping[tuple[ImpactStatus, ImpactMove], ImpactStatus]] = MappingProxyType(
     {
-        (ImpactStatus.MEASURING, ImpactMove.DATA_SEEN): ImpactStatus.MEASURING,
-        (ImpactStatus.MEASURING, ImpactMove.DATA_MISSING): ImpactStatus.NO_DATA,
-        (ImpactStatus.NO_DATA, ImpactMove.DATA_SEEN): ImpactStatus.MEASURING,
-        (ImpactStatus.NO_DATA, ImpactMove.DATA_MISSING): ImpactStatus.NO_DATA,
+        **{(s, ImpactMove.DATA_SEEN): ImpactStatus.MEASURING for s in _BEFORE_D28},
+        **{(s, ImpactMove.DATA_MISSING): ImpactStatus.NO_DATA for s in _BEFORE_D28},
         (ImpactStatus.MEASURING, ImpactMove.D28_RECORDED): ImpactStatus.MEASURED,
     }
 )

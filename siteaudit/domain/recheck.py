@@ -61,16 +61,15 @@ class RecheckMove(enum.StrEnum):
     CANCEL = "cancel"
 
 
+_UNENDED: Final = (RecheckStatus.QUEUED, RecheckStatus.RUNNING)
 # Like an audit without the finalising step: a recheck has no report to build.
 RECHECK_MOVES: Final[Mapping[tuple[RecheckStatus, RecheckMove], RecheckStatus]] = MappingProxyType(
     {
         (RecheckStatus.QUEUED, RecheckMove.START): RecheckStatus.RUNNING,
         (RecheckStatus.RUNNING, RecheckMove.RECORD): RecheckStatus.RUNNING,
         (RecheckStatus.RUNNING, RecheckMove.FINISH): RecheckStatus.DONE,
-        (RecheckStatus.QUEUED, RecheckMove.FAIL): RecheckStatus.FAILED,
-        (RecheckStatus.RUNNING, RecheckMove.FAIL): RecheckStatus.FAILED,
-        (RecheckStatus.QUEUED, RecheckMove.CANCEL): RecheckStatus.CANCELLED,
-        (RecheckStatus.RUNNING, RecheckMove.CANCEL): RecheckStatus.CANCELLED,
+        **{(s, RecheckMove.FAIL): RecheckStatus.FAILED for s in _UNENDED},
+        **{(s, RecheckMove.CANCEL): RecheckStatus.CANCELLED for s in _UNENDED},
     }
 )
 

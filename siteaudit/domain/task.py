@@ -99,20 +99,18 @@ class TaskMove(enum.StrEnum):
     AUDIT_MISSED = "audit_missed"  # the latest full audit no longer reports it
 
 
+_UNFIXED: Final = (TaskStatus.OPEN, TaskStatus.REGRESSED)
 TASK_MOVES: Final[Mapping[tuple[TaskStatus, TaskMove], TaskStatus]] = MappingProxyType(
     {
-        (TaskStatus.OPEN, TaskMove.START_RECHECK): TaskStatus.VERIFYING,
-        (TaskStatus.REGRESSED, TaskMove.START_RECHECK): TaskStatus.VERIFYING,
+        **{(s, TaskMove.START_RECHECK): TaskStatus.VERIFYING for s in _UNFIXED},
         (TaskStatus.VERIFYING, TaskMove.RECHECK_FIXED): TaskStatus.FIXED,
         (TaskStatus.VERIFYING, TaskMove.RECHECK_UNFIXED_OPEN): TaskStatus.OPEN,
         (TaskStatus.VERIFYING, TaskMove.RECHECK_UNFIXED_REGRESSED): TaskStatus.REGRESSED,
-        (TaskStatus.OPEN, TaskMove.AUDIT_FOUND): TaskStatus.OPEN,
-        (TaskStatus.REGRESSED, TaskMove.AUDIT_FOUND): TaskStatus.REGRESSED,
-        # A running recheck owns the verdict; the audit only refreshes the figures meanwhile.
-        (TaskStatus.VERIFYING, TaskMove.AUDIT_FOUND): TaskStatus.VERIFYING,
+        # An audit that finds the issue again leaves an open or regressed task as it is; a running recheck owns
+        # the verdict, and the audit only refreshes the figures meanwhile.
+        **{(s, TaskMove.AUDIT_FOUND): s for s in (*_UNFIXED, TaskStatus.VERIFYING)},
         (TaskStatus.FIXED, TaskMove.AUDIT_FOUND): TaskStatus.REGRESSED,
-        (TaskStatus.OPEN, TaskMove.AUDIT_MISSED): TaskStatus.FIXED,
-        (TaskStatus.REGRESSED, TaskMove.AUDIT_MISSED): TaskStatus.FIXED,
+        **{(s, TaskMove.AUDIT_MISSED): TaskStatus.FIXED for s in _UNFIXED},
     }
 )
 
