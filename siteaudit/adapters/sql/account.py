@@ -1,30 +1,26 @@
 """Users, teams and memberships in SQL, with explicit row conversion."""
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from attrs import evolve
 from sqlalchemy import Connection, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found
+from siteaudit.adapters.sql.rows import found, reader
 from siteaudit.adapters.sql.tables import memberships, teams, users
 from siteaudit.domain.account import Membership, Role, Team, User
 from siteaudit.domain.error import Conflict, NotFound
 from siteaudit.domain.ids import TeamId, UserId
 
-
-def user_from_row(row: Any) -> User:
-    return User(id=UserId(row.id), email=row.email, plan=row.plan, created_at=row.created_at, name=row.name)
+user_from_row: Final = reader(User)
 
 
-def team_from_row(row: Any) -> Team:
-    return Team(id=TeamId(row.id), name=row.name, owner_id=UserId(row.owner_id), created_at=row.created_at)
+team_from_row: Final = reader(Team)
 
 
-def membership_from_row(row: Any) -> Membership:
-    return Membership(team_id=TeamId(row.team_id), user_id=UserId(row.user_id), role=Role(row.role))
+membership_from_row: Final = reader(Membership)
 
 
 class SqlUserRepository:

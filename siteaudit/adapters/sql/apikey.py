@@ -8,31 +8,14 @@ from attrs import evolve
 from sqlalchemy import bindparam, case, exists, func, insert, literal, or_, select, true, update
 from sqlalchemy.exc import IntegrityError
 
-from siteaudit.adapters.sql.rows import found, row_values
+from siteaudit.adapters.sql.rows import found, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, api_keys, memberships
 from siteaudit.adapters.sql.version import Versioned
-from siteaudit.domain.apikey import ApiKey, ApiKeyKind, ApiKeyStatus
+from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.error import Conflict
-from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
+from siteaudit.domain.ids import ApiKeyId, UserId
 
-
-def key_from_row(row: Any) -> ApiKey:
-    return ApiKey(
-        id=ApiKeyId(row.id),
-        user_id=UserId(row.user_id),
-        team_id=TeamId(row.team_id),
-        kind=ApiKeyKind(row.kind),
-        prefix=row.prefix,
-        hash=row.hash,
-        machine=row.machine,
-        agents=frozenset(row.agents),
-        label=row.label,
-        created_at=row.created_at,
-        last_used_at=row.last_used_at,
-        revoked_at=row.revoked_at,
-        status=ApiKeyStatus(row.status),
-        version=row.version,
-    )
+key_from_row: Final = reader(ApiKey)
 
 
 def key_values(key: ApiKey) -> dict[str, Any]:

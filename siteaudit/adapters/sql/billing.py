@@ -6,20 +6,18 @@ PostgreSQL the second waits for the first's transaction and then inserts nothing
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Connection, select, update
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import column, reader, row_values
 from siteaudit.adapters.sql.tables import billing_accounts, checkout_sessions, payment_events
 from siteaudit.domain.billing import (
     BillingAccount,
     CheckoutSession,
-    Pack,
     PaidPeriod,
     PlanChoice,
-    PurchaseKind,
     Subscription,
     SubscriptionStatus,
 )
@@ -79,19 +77,7 @@ def account_values(account: BillingAccount) -> dict[str, Any]:
     }
 
 
-def session_from_row(row: Any) -> CheckoutSession:
-    return CheckoutSession(
-        id=row.id,
-        provider=row.provider,
-        user_id=UserId(row.user_id),
-        kind=PurchaseKind(row.kind),
-        url=row.url,
-        created_at=row.created_at,
-        pack=None if row.pack is None else Pack(row.pack),
-        choice=_choice(row.choice),
-        form_token_hash=row.form_token_hash,
-        completed_at=row.completed_at,
-    )
+session_from_row: Final = reader(CheckoutSession, choice=column(read=_choice))
 
 
 def session_values(session: CheckoutSession) -> dict[str, Any]:

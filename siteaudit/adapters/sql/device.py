@@ -2,36 +2,22 @@
 on the loaded version, so the loser of an exchange race updates nothing and gets ConcurrentUpdate."""
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from attrs import evolve
 from sqlalchemy import insert, literal, select
 from sqlalchemy.exc import IntegrityError
 
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import column, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, device_logins
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.device import DeviceLogin, DeviceLoginStatus
 from siteaudit.domain.error import Conflict
-from siteaudit.domain.ids import DeviceLoginId, TeamId, UserId
+from siteaudit.domain.ids import DeviceLoginId
 
-
-def login_from_row(row: Any) -> DeviceLogin:
-    return DeviceLogin(
-        id=DeviceLoginId(row.id),
-        device_code_hash=row.device_code_hash,
-        user_code=row.user_code,
-        client_name=row.client_name,
-        requested_ip=row.requested_ip,
-        created_at=row.created_at,
-        expires_at=row.expires_at,
-        interval=timedelta(seconds=row.interval_s),
-        last_polled_at=row.last_polled_at,
-        status=DeviceLoginStatus(row.status),
-        approved_by=None if row.approved_by is None else UserId(row.approved_by),
-        team_id=None if row.team_id is None else TeamId(row.team_id),
-        version=row.version,
-    )
+login_from_row: Final = reader(
+    DeviceLogin, interval=column("interval_s", read=lambda seconds: timedelta(seconds=seconds))
+)
 
 
 def login_values(login: DeviceLogin) -> dict[str, Any]:

@@ -2,17 +2,17 @@
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import column, reader, row_values
 from siteaudit.adapters.sql.tables import indexnow_sites, indexnow_submissions, indexnow_urls
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import ConcurrentUpdate
-from siteaudit.domain.ids import AuditId, SiteId, TeamId
+from siteaudit.domain.ids import AuditId, SiteId
 from siteaudit.domain.indexnow import (
     Detection,
     DetectionSource,
@@ -21,7 +21,6 @@ from siteaudit.domain.indexnow import (
     KeyCheck,
     KeyCheckReason,
     KeyCheckResult,
-    KeySource,
     Submission,
     SubmitTrigger,
 )
@@ -98,23 +97,9 @@ def _values(state: IndexNowSite) -> dict[str, Any]:
     )
 
 
-def _state_of(row: Any) -> IndexNowSite:
-    return IndexNowSite(
-        site_id=SiteId(row.site_id),
-        team_id=TeamId(row.team_id),
-        key=row.key,
-        key_source=KeySource(row.key_source),
-        key_location=row.key_location,
-        key_verified_at=row.key_verified_at,
-        last_check=_check_of(row.last_check),
-        auto=row.auto,
-        auto_since=row.auto_since,
-        last_submit_at=row.last_submit_at,
-        day=row.day,
-        used=row.used,
-        detection=_detection_of(row.detection),
-        version=row.version,
-    )
+_state_of: Final = reader(
+    IndexNowSite, last_check=column(read=_check_of), detection=column(read=_detection_of)
+)
 
 
 def _chunks(values: Collection[str]) -> list[list[str]]:

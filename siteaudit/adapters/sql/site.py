@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from attrs import evolve
 from sqlalchemy import delete, func, insert, or_, select
@@ -10,42 +10,17 @@ from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.audit import rules_from_json, rules_to_json
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found, row_values
+from siteaudit.adapters.sql.rows import column, found, reader, row_values
 from siteaudit.adapters.sql.tables import site_alerts, sites
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.scope import ScopeRules
-from siteaudit.domain.site import Monitoring, Site, SiteExists, SiteStatus, VerifyMethod
+from siteaudit.domain.site import Site, SiteExists, SiteStatus
 
-
-def site_from_row(row: Any) -> Site:
-    return Site(
-        id=SiteId(row.id),
-        team_id=TeamId(row.team_id),
-        url=row.url,
-        host=row.host,
-        origin=row.origin,
-        created_at=row.created_at,
-        verify_token=row.verify_token,
-        crawler_secret_ref=row.crawler_secret_ref,
-        status=SiteStatus(row.status),
-        verified_at=row.verified_at,
-        verified_via=None if row.verified_via is None else VerifyMethod(row.verified_via),
-        checked_at=row.checked_at,
-        lost_at=row.lost_at,
-        monitoring=Monitoring(row.monitoring),
-        next_crawl_at=row.next_crawl_at,
-        last_dispatched_at=row.last_dispatched_at,
-        last_skip_reason=row.last_skip_reason,
-        max_pages=row.max_pages,
-        max_rps=row.max_rps,
-        alert_email=row.alert_email,
-        render=row.render,
-        rules=ScopeRules.from_json(row.scope),
-        extract=rules_from_json(row.extract),
-        version=row.version,
-    )
+site_from_row: Final = reader(
+    Site, rules=column("scope", read=ScopeRules.from_json), extract=column(read=rules_from_json)
+)
 
 
 def site_values(site: Site) -> dict[str, Any]:
