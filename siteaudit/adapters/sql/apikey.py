@@ -5,10 +5,9 @@ from datetime import datetime
 from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import bindparam, case, exists, func, insert, literal, or_, select, true, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import bindparam, case, exists, func, literal, or_, select, true, update
 
-from siteaudit.adapters.sql.rows import found, reader, row_values
+from siteaudit.adapters.sql.rows import found, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, api_keys, memberships
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.apikey import ApiKey
@@ -55,15 +54,8 @@ class SqlApiKeyRepository(Versioned):
         return key
 
     def add(self, key: ApiKey) -> ApiKey:
-        values = key_values(key)
-        if key.id != 0:
-            values["id"] = key.id
-        conn = self._c()
-        try:
-            with conn.begin_nested():
-                new_id = conn.execute(insert(api_keys).values(values).returning(api_keys.c.id)).scalar_one()
-        except IntegrityError:
-            raise Conflict("an API key with this hash exists") from None
+        taken = Conflict("an API key with this hash exists")
+        new_id = inserted_id(self._c(), api_keys, key_values(key), id=key.id, taken=taken)
         key = evolve(key, id=ApiKeyId(new_id))
         self._saw(key.id, key.version)
         return key

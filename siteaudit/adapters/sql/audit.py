@@ -5,10 +5,10 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import Connection, Row, and_, bindparam, func, insert, or_, select, update
+from sqlalchemy import Connection, Row, and_, bindparam, func, or_, select, update
 
 from siteaudit.adapters.sql.lease import lease_from_row
-from siteaudit.adapters.sql.rows import column, reader, row_values
+from siteaudit.adapters.sql.rows import column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import audit_leases, audits
 from siteaudit.domain.audit import ENDED, Audit, AuditStatus
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
@@ -127,11 +127,7 @@ class SqlAuditRepository:
         return audit
 
     def add(self, audit: Audit) -> Audit:
-        values = audit_values(audit)
-        if audit.id != 0:
-            values["id"] = audit.id
-        new_id = self._c().execute(insert(audits).values(values).returning(audits.c.id)).scalar_one()
-        audit = evolve(audit, id=AuditId(new_id))
+        audit = evolve(audit, id=AuditId(inserted_id(self._c(), audits, audit_values(audit), id=audit.id)))
         self._seen[("audit", audit.id)] = audit.version
         return audit
 

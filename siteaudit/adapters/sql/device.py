@@ -5,10 +5,9 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import insert, literal, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import literal, select
 
-from siteaudit.adapters.sql.rows import column, reader, row_values
+from siteaudit.adapters.sql.rows import column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, device_logins
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.device import DeviceLogin, DeviceLoginStatus
@@ -37,17 +36,8 @@ class SqlDeviceLoginRepository(Versioned):
     def add(self, login: DeviceLogin) -> DeviceLogin:
         if self._live(login.user_code, login.created_at) is not None:
             raise Conflict("this user code belongs to a live login")
-        values = login_values(login)
-        if login.id != 0:
-            values["id"] = login.id
-        conn = self._c()
-        try:
-            with conn.begin_nested():
-                new_id = conn.execute(
-                    insert(device_logins).values(values).returning(device_logins.c.id)
-                ).scalar_one()
-        except IntegrityError:
-            raise Conflict("a device login with this device code exists") from None
+        taken = Conflict("a device login with this device code exists")
+        new_id = inserted_id(self._c(), device_logins, login_values(login), id=login.id, taken=taken)
         login = evolve(login, id=DeviceLoginId(new_id))
         self._saw(login.id, login.version)
         return login

@@ -5,9 +5,9 @@ from datetime import datetime
 from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import Connection, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, delete, func, or_, select, update
 
-from siteaudit.adapters.sql.rows import column, reader, row_values
+from siteaudit.adapters.sql.rows import column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import fix_impacts
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import FixImpact, ImpactStatus
@@ -32,12 +32,7 @@ class SqlFixImpactRepository:
         self._c = connection
 
     def add(self, event: FixImpact) -> FixImpact:
-        values = _values(event)
-        if event.id:
-            values["id"] = event.id
-        new_id = self._c().execute(insert(fix_impacts).values(**values)).inserted_primary_key
-        assert new_id is not None
-        return evolve(event, id=int(new_id[0]))
+        return evolve(event, id=int(inserted_id(self._c(), fix_impacts, _values(event), id=event.id)))
 
     def save(self, event: FixImpact) -> None:
         self._c().execute(update(fix_impacts).where(fix_impacts.c.id == event.id).values(**_values(event)))

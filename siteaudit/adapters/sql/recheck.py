@@ -6,9 +6,9 @@ from typing import Any, Final
 
 from attrs import evolve
 from cattrs.preconf.json import make_converter
-from sqlalchemy import insert, select
+from sqlalchemy import select
 
-from siteaudit.adapters.sql.rows import column, reader, row_values
+from siteaudit.adapters.sql.rows import column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import rechecks
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
@@ -78,10 +78,7 @@ class SqlRecheckRepository(Versioned):
         return recheck
 
     def add(self, recheck: Recheck) -> Recheck:
-        values = recheck_values(recheck)
-        if recheck.id != 0:
-            values["id"] = recheck.id
-        new_id = self._c().execute(insert(rechecks).values(values).returning(rechecks.c.id)).scalar_one()
+        new_id = inserted_id(self._c(), rechecks, recheck_values(recheck), id=recheck.id)
         recheck = evolve(recheck, id=RecheckId(new_id))
         self._saw(recheck.id, recheck.version)
         return recheck

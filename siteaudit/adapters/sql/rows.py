@@ -1,4 +1,5 @@
-"""Rows: the one row a key names (or NotFound), a domain value written as one row, and read back from one."""
+"""Rows: the one row a key names (or NotFound), a new row and its id, a domain value written as one row and
+read back from one."""
 
 import enum
 from collections.abc import Callable, Collection, Mapping
@@ -10,7 +11,8 @@ from attrs import AttrsInstance
 from cattrs import Converter
 from cattrs.gen import make_dict_structure_fn, override
 from cattrs.gen._consts import AttributeOverride
-from sqlalchemy import ColumnElement, Connection, Row, Table, select
+from sqlalchemy import ColumnElement, Connection, Row, Table, insert, select
+from sqlalchemy.exc import IntegrityError
 
 from siteaudit.domain.error import NotFound
 
@@ -22,6 +24,23 @@ def found(conn: Connection, table: Table, *where: ColumnElement[bool], entity: s
     if row is None:
         raise NotFound(entity, key)
     return row
+
+
+def inserted_id(
+    conn: Connection, table: Table, values: dict[str, Any], *, id: int, taken: Exception | None = None
+) -> Any:
+    """Insert the row `values` under `id` (0: the database numbers it) and return its id. With `taken`, in
+    a savepoint: a unique key already taken undoes the insert alone and raises `taken`."""
+    if id != 0:
+        values = {**values, "id": id}
+    statement = insert(table).values(values).returning(table.c.id)
+    if taken is None:
+        return conn.execute(statement).scalar_one()
+    try:
+        with conn.begin_nested():
+            return conn.execute(statement).scalar_one()
+    except IntegrityError:
+        raise taken from None
 
 
 def row_values(value: AttrsInstance, *, leave_out: Collection[str] = (), **columns: Any) -> dict[str, Any]:

@@ -5,12 +5,11 @@ from datetime import datetime
 from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import delete, func, insert, or_, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import delete, func, or_, select
 
 from siteaudit.adapters.sql.audit import rules_from_json, rules_to_json
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import column, found, reader, row_values
+from siteaudit.adapters.sql.rows import column, found, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import site_alerts, sites
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
@@ -41,15 +40,7 @@ class SqlSiteRepository(Versioned):
         return site
 
     def add(self, site: Site) -> Site:
-        values = site_values(site)
-        if site.id != 0:
-            values["id"] = site.id
-        conn = self._c()
-        try:
-            with conn.begin_nested():
-                new_id = conn.execute(insert(sites).values(values).returning(sites.c.id)).scalar_one()
-        except IntegrityError:
-            raise SiteExists(site.url) from None
+        new_id = inserted_id(self._c(), sites, site_values(site), id=site.id, taken=SiteExists(site.url))
         site = evolve(site, id=SiteId(new_id))
         self._saw(site.id, site.version)
         return site
