@@ -8,7 +8,7 @@ from typing import Any, Final
 from sqlalchemy import Connection, and_, case, delete, func, or_, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import column, reader, row_values
 from siteaudit.adapters.sql.tables import (
     console_budget,
     console_connections,
@@ -33,6 +33,9 @@ _CHUNK: Final = 500  # rows per INSERT and URLs per IN (...)
 
 def _inspection_values(i: StoredInspection) -> dict[str, Any]:
     return row_values(i, sitemaps=list(i.sitemaps))
+
+
+_inspection: Final = reader(StoredInspection, sitemaps=column(read=lambda sitemaps: tuple(sitemaps or ())))
 
 
 class SqlConsoleStore:
@@ -148,24 +151,7 @@ class SqlConsoleStore:
     def inspections(self, site_id: SiteId) -> Sequence[StoredInspection]:
         t = console_inspections
         rows = self._c().execute(select(t).where(t.c.site_id == site_id).order_by(t.c.url))
-        return [
-            StoredInspection(
-                site_id=SiteId(r.site_id),
-                url=r.url,
-                inspected_at=r.inspected_at,
-                verdict=r.verdict,
-                coverage_state=r.coverage_state,
-                indexing_state=r.indexing_state,
-                robots_txt_state=r.robots_txt_state,
-                page_fetch_state=r.page_fetch_state,
-                last_crawled=r.last_crawled,
-                google_canonical=r.google_canonical,
-                user_canonical=r.user_canonical,
-                sitemaps=tuple(r.sitemaps or ()),
-                demo=r.demo,
-            )
-            for r in rows
-        ]
+        return [_inspection(r) for r in rows]
 
     # the inspection budget
 

@@ -12,17 +12,12 @@ from siteaudit.adapters.sql.rows import column, reader, row_values
 from siteaudit.adapters.sql.tables import indexnow_sites, indexnow_submissions, indexnow_urls
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import ConcurrentUpdate
-from siteaudit.domain.ids import AuditId, SiteId
+from siteaudit.domain.ids import SiteId
 from siteaudit.domain.indexnow import (
     Detection,
-    DetectionSource,
-    DetectionStatus,
     IndexNowSite,
     KeyCheck,
-    KeyCheckReason,
-    KeyCheckResult,
     Submission,
-    SubmitTrigger,
 )
 
 _CHUNK = 500  # hashes per IN (...) list
@@ -44,18 +39,11 @@ def _check_json(check: KeyCheck | None) -> dict[str, Any] | None:
     }
 
 
+_key_check: Final = reader(KeyCheck, at=column(read=_time))
+
+
 def _check_of(value: dict[str, Any] | None) -> KeyCheck | None:
-    if value is None:
-        return None
-    at = _time(value["at"])
-    assert at is not None
-    return KeyCheck(
-        result=KeyCheckResult(value["result"]),
-        reason=None if value["reason"] is None else KeyCheckReason(value["reason"]),
-        detail=value["detail"],
-        url=value["url"],
-        at=at,
-    )
+    return None if value is None else _key_check(value)
 
 
 def _detection_json(detection: Detection | None) -> dict[str, Any] | None:
@@ -72,20 +60,11 @@ def _detection_json(detection: Detection | None) -> dict[str, Any] | None:
     }
 
 
+_detection: Final = reader(Detection, checked_at=column(read=_time))
+
+
 def _detection_of(value: dict[str, Any] | None) -> Detection | None:
-    if value is None:
-        return None
-    checked_at = _time(value["checked_at"])
-    assert checked_at is not None
-    return Detection(
-        status=DetectionStatus(value["status"]),
-        key=value["key"],
-        key_file_url=value["key_file_url"],
-        source=None if value["source"] is None else DetectionSource(value["source"]),
-        platform=value["platform"],
-        checked_at=checked_at,
-        requests=value["requests"],
-    )
+    return None if value is None else _detection(value)
 
 
 def _values(state: IndexNowSite) -> dict[str, Any]:
@@ -95,6 +74,9 @@ def _values(state: IndexNowSite) -> dict[str, Any]:
         last_check=_check_json(state.last_check),
         detection=_detection_json(state.detection),
     )
+
+
+_submission: Final = reader(Submission)
 
 
 _state_of: Final = reader(
@@ -199,17 +181,4 @@ class SqlIndexNowRepository(Versioned):
             .order_by(indexnow_submissions.c.at.desc(), indexnow_submissions.c.id.desc())
             .limit(limit)
         )
-        return [
-            Submission(
-                site_id=SiteId(row.site_id),
-                at=row.at,
-                trigger=SubmitTrigger(row.trigger),
-                urls=row.urls,
-                submitted=row.submitted,
-                requests=row.requests,
-                status=row.status,
-                status_code=row.status_code,
-                audit_id=None if row.audit_id is None else AuditId(row.audit_id),
-            )
-            for row in rows
-        ]
+        return [_submission(row) for row in rows]
