@@ -102,9 +102,7 @@ class MemoryUserRepository:
     def add(self, user: User) -> User:
         if any(u.email == user.email for u in self._t.values()):
             raise Conflict(f"a user with email {user.email} exists")
-        if user.id == 0:
-            user = evolve(user, id=UserId(self._t.next_id()))
-        self._t.put(user.id, user)
+        user = self._t.add(user)
         return user
 
     def get(self, user_id: UserId) -> User:
@@ -136,9 +134,7 @@ class MemoryTeamRepository:
     def add(self, team: Team) -> Team:
         if any(t.name == team.name for t in self._t.values()):
             raise Conflict(f"a team named {team.name!r} exists")
-        if team.id == 0:
-            team = evolve(team, id=TeamId(self._t.next_id()))
-        self._t.put(team.id, team)
+        team = self._t.add(team)
         self._m.put((team.id, team.owner_id), Membership(team.id, team.owner_id, Role.OWNER))
         return team
 
@@ -242,9 +238,7 @@ class MemoryAuditRepository:
         self._seen = seen
 
     def add(self, audit: Audit) -> Audit:
-        if audit.id == 0:
-            audit = evolve(audit, id=AuditId(self._t.next_id()))
-        self._t.put(audit.id, audit)
+        audit = self._t.add(audit)
         self._seen[("audit", audit.id)] = audit.version
         return audit
 
@@ -333,9 +327,7 @@ class MemoryApiKeyRepository:
     def add(self, key: ApiKey) -> ApiKey:
         if self.by_hash(key.hash) is not None:
             raise Conflict("an API key with this hash exists")
-        if key.id == 0:
-            key = evolve(key, id=ApiKeyId(self._t.next_id()))
-        self._t.put(key.id, key)
+        key = self._t.add(key)
         self._seen[("key", key.id)] = key.version
         return key
 
@@ -408,9 +400,7 @@ class MemorySiteRepository(_Versioned):
     def add(self, site: Site) -> Site:
         if any(s.team_id == site.team_id and s.origin == site.origin for s in self._t.values()):
             raise SiteExists(site.url)
-        if site.id == 0:
-            site = evolve(site, id=SiteId(self._t.next_id()))
-        self._t.put(site.id, site)
+        site = self._t.add(site)
         self._saw(site.id, site.version)
         return site
 
@@ -514,9 +504,7 @@ class MemoryRecheckRepository(_Versioned):
         self._t = store.rechecks
 
     def add(self, recheck: Recheck) -> Recheck:
-        if recheck.id == 0:
-            recheck = evolve(recheck, id=RecheckId(self._t.next_id()))
-        self._t.put(recheck.id, recheck)
+        recheck = self._t.add(recheck)
         self._saw(recheck.id, recheck.version)
         return recheck
 
@@ -555,9 +543,7 @@ class MemoryDeviceLoginRepository(_Versioned):
     def add(self, login: DeviceLogin) -> DeviceLogin:
         if self.live_by_user_code(login.user_code, login.created_at) is not None:
             raise Conflict("this user code belongs to a live login")
-        if login.id == 0:
-            login = evolve(login, id=DeviceLoginId(self._t.next_id()))
-        self._t.put(login.id, login)
+        login = self._t.add(login)
         self._saw(login.id, login.version)
         return login
 

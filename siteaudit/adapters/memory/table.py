@@ -2,7 +2,9 @@
 
 import itertools
 from collections.abc import Callable, Hashable, Iterator
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
+
+from attrs import evolve
 
 from siteaudit.domain.error import NotFound
 
@@ -23,6 +25,14 @@ class Table(Generic[K, V]):
 
     def next_id(self) -> int:
         return next(self._ids)
+
+    def add(self, value: V) -> V:
+        """Stage `value` (an aggregate) under its id, a new one from `next_id` when it has none (0)."""
+        added: Any = value
+        if added.id == 0:
+            added = evolve(added, id=self.next_id())
+        self.put(added.id, added)
+        return cast(V, added)
 
     def get(self, key: K) -> V | None:
         if key in self.overlay:
