@@ -5,7 +5,7 @@ import collections
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Self
+from typing import Self, TypeVar
 
 from attrs import evolve
 
@@ -44,7 +44,13 @@ from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
-from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
+from siteaudit.ports.repository import (
+    AuditRepository,
+    CreditLedger,
+    TeamRepository,
+    UserRepository,
+    VersionedAggregate,
+)
 from siteaudit.ports.searchconsole import ConsoleStore
 from siteaudit.ports.signin import SignInRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
@@ -106,8 +112,7 @@ class MemoryUserRepository:
         return user
 
     def get(self, user_id: UserId) -> User:
-        user = self._t.found(user_id, "user")
-        return user
+        return self._t.found(user_id, "user")
 
     def by_email(self, email: str) -> User:
         for user in self._t.values():
@@ -139,8 +144,7 @@ class MemoryTeamRepository:
         return team
 
     def get(self, team_id: TeamId) -> Team:
-        team = self._t.found(team_id, "team")
-        return team
+        return self._t.found(team_id, "team")
 
     def by_name(self, name: str) -> Team:
         for team in self._t.values():
@@ -372,6 +376,9 @@ class MemoryApiKeyRepository:
             self._t.put(key_id, evolve(stored, last_used_at=max_time(stored.last_used_at, at)))
 
 
+_V = TypeVar("_V", bound=VersionedAggregate)
+
+
 class _Versioned:
     """Optimistic checks shared by the versioned repositories: save only what this unit of work loaded."""
 
@@ -382,6 +389,11 @@ class _Versioned:
 
     def _saw(self, key: object, version: int) -> None:
         self._seen[(self.kind, key)] = version
+
+    def _seen_as(self, aggregate: _V) -> _V:
+        """`aggregate` as loaded or written: its version, under its id, is the one this unit of work saw."""
+        self._saw(aggregate.id, aggregate.version)
+        return aggregate
 
     def _check(self, key: object, stored_version: int) -> None:
         if self._seen.get((self.kind, key)) != stored_version:
@@ -400,16 +412,13 @@ class MemorySiteRepository(_Versioned):
     def add(self, site: Site) -> Site:
         if any(s.team_id == site.team_id and s.origin == site.origin for s in self._t.values()):
             raise SiteExists(site.url)
-        site = self._t.add(site)
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(self._t.add(site))
 
     def get(self, site_id: SiteId, *, team: TeamId) -> Site:
         site = self._t.get(site_id)
         if site is None or site.team_id != team:
             raise NotFound("site", site_id)
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(site)
 
     def list(self, *, team: TeamId) -> Sequence[Site]:
         sites = sorted(self._t.find(lambda s: s.team_id == team), key=lambda s: s.id)
@@ -445,9 +454,7 @@ class MemorySiteRepository(_Versioned):
         return due[:limit]
 
     def get_any(self, site_id: SiteId) -> Site:
-        site = self._t.found(site_id, "site")
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(self._t.found(site_id, "site"))
 
     def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
         if self._alerts.get(audit_id) is not None:
@@ -504,21 +511,16 @@ class MemoryRecheckRepository(_Versioned):
         self._t = store.rechecks
 
     def add(self, recheck: Recheck) -> Recheck:
-        recheck = self._t.add(recheck)
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(self._t.add(recheck))
 
     def get(self, recheck_id: RecheckId, *, team: TeamId) -> Recheck:
         recheck = self._t.get(recheck_id)
         if recheck is None or recheck.team_id != team:
             raise NotFound("recheck", recheck_id)
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(recheck)
 
     def get_any(self, recheck_id: RecheckId) -> Recheck:
-        recheck = self._t.found(recheck_id, "recheck")
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(self._t.found(recheck_id, "recheck"))
 
     def unfinished(self, *, limit: int) -> Sequence[Recheck]:
         found = sorted(self._t.find(lambda r: not r.ended), key=lambda r: r.id)[:limit]
@@ -543,22 +545,18 @@ class MemoryDeviceLoginRepository(_Versioned):
     def add(self, login: DeviceLogin) -> DeviceLogin:
         if self.live_by_user_code(login.user_code, login.created_at) is not None:
             raise Conflict("this user code belongs to a live login")
-        login = self._t.add(login)
-        self._saw(login.id, login.version)
-        return login
+        return self._seen_as(self._t.add(login))
 
     def by_device_code_hash(self, code_hash: str) -> DeviceLogin | None:
         for login in self._t.values():
             if login.device_code_hash == code_hash:
-                self._saw(login.id, login.version)
-                return login
+                return self._seen_as(login)
         return None
 
     def live_by_user_code(self, user_code: str, now: datetime) -> DeviceLogin | None:
         for login in self._t.values():
             if login.user_code == user_code and login.is_live(now):
-                self._saw(login.id, login.version)
-                return login
+                return self._seen_as(login)
         return None
 
     def save(self, login: DeviceLogin) -> None:

@@ -49,16 +49,12 @@ class SqlApiKeyRepository(Versioned):
     kind = "API key"
 
     def _loaded(self, row: Any) -> ApiKey:
-        key = key_from_row(row)
-        self._saw(key.id, key.version)
-        return key
+        return self._seen_as(key_from_row(row))
 
     def add(self, key: ApiKey) -> ApiKey:
         taken = Conflict("an API key with this hash exists")
         new_id = inserted_id(self._c(), api_keys, key_values(key), id=key.id, taken=taken)
-        key = evolve(key, id=ApiKeyId(new_id))
-        self._saw(key.id, key.version)
-        return key
+        return self._seen_as(evolve(key, id=ApiKeyId(new_id)))
 
     def get(self, key_id: ApiKeyId) -> ApiKey:
         row = found(self._c(), api_keys, api_keys.c.id == key_id, entity="API key", key=key_id)

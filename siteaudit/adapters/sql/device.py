@@ -29,18 +29,14 @@ class SqlDeviceLoginRepository(Versioned):
     def _loaded(self, row: Any) -> DeviceLogin | None:
         if row is None:
             return None
-        login = login_from_row(row)
-        self._saw(login.id, login.version)
-        return login
+        return self._seen_as(login_from_row(row))
 
     def add(self, login: DeviceLogin) -> DeviceLogin:
         if self._live(login.user_code, login.created_at) is not None:
             raise Conflict("this user code belongs to a live login")
         taken = Conflict("a device login with this device code exists")
         new_id = inserted_id(self._c(), device_logins, login_values(login), id=login.id, taken=taken)
-        login = evolve(login, id=DeviceLoginId(new_id))
-        self._saw(login.id, login.version)
-        return login
+        return self._seen_as(evolve(login, id=DeviceLoginId(new_id)))
 
     def by_device_code_hash(self, code_hash: str) -> DeviceLogin | None:
         query = select(device_logins).where(device_logins.c.device_code_hash == code_hash)

@@ -73,15 +73,11 @@ class SqlRecheckRepository(Versioned):
     def _loaded(self, row: Any, recheck_id: RecheckId) -> Recheck:
         if row is None:
             raise NotFound("recheck", recheck_id)
-        recheck = recheck_from_row(row)
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(recheck_from_row(row))
 
     def add(self, recheck: Recheck) -> Recheck:
         new_id = inserted_id(self._c(), rechecks, recheck_values(recheck), id=recheck.id)
-        recheck = evolve(recheck, id=RecheckId(new_id))
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(evolve(recheck, id=RecheckId(new_id)))
 
     def get(self, recheck_id: RecheckId, *, team: TeamId) -> Recheck:
         query = select(rechecks).where(rechecks.c.id == recheck_id, rechecks.c.team_id == team)

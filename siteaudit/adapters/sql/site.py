@@ -35,15 +35,11 @@ class SqlSiteRepository(Versioned):
     kind = "site"
 
     def _loaded(self, row: Any) -> Site:
-        site = site_from_row(row)
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(site_from_row(row))
 
     def add(self, site: Site) -> Site:
         new_id = inserted_id(self._c(), sites, site_values(site), id=site.id, taken=SiteExists(site.url))
-        site = evolve(site, id=SiteId(new_id))
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(evolve(site, id=SiteId(new_id)))
 
     def get(self, site_id: SiteId, *, team: TeamId) -> Site:
         row = found(

@@ -1,12 +1,15 @@
 """Optimistic version checks shared by the versioned SQL repositories: save only what this unit of work saw."""
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Table, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.ports.repository import VersionedAggregate
+
+V = TypeVar("V", bound=VersionedAggregate)
 
 
 class Versioned:
@@ -25,6 +28,11 @@ class Versioned:
 
     def _saw(self, key: object, version: int) -> None:
         self._seen[(self.kind, key)] = version
+
+    def _seen_as(self, aggregate: V) -> V:
+        """`aggregate` as loaded or written: its version, under its id, is the one this unit of work saw."""
+        self._saw(aggregate.id, aggregate.version)
+        return aggregate
 
     def _exists(self, table: Table, where: Sequence[ColumnElement[bool]]) -> bool:
         return self._c().execute(select(table.c.version).where(*where)).first() is not None
