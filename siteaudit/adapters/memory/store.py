@@ -108,17 +108,13 @@ class MemoryUserRepository:
     def add(self, user: User) -> User:
         if any(u.email == user.email for u in self._t.values()):
             raise Conflict(f"a user with email {user.email} exists")
-        user = self._t.add(user)
-        return user
+        return self._t.add(user)
 
     def get(self, user_id: UserId) -> User:
         return self._t.found(user_id, "user")
 
     def by_email(self, email: str) -> User:
-        for user in self._t.values():
-            if user.email == email:
-                return user
-        raise NotFound("user", email)
+        return self._t.found_by(lambda user: user.email == email, "user", email)
 
     def save(self, user: User) -> None:
         self.get(user.id)
@@ -147,10 +143,7 @@ class MemoryTeamRepository:
         return self._t.found(team_id, "team")
 
     def by_name(self, name: str) -> Team:
-        for team in self._t.values():
-            if team.name == name:
-                return team
-        raise NotFound("team", name)
+        return self._t.found_by(lambda team: team.name == name, "team", name)
 
     def membership(self, team_id: TeamId, user_id: UserId) -> Membership | None:
         return self._m.get((team_id, user_id))
@@ -341,11 +334,10 @@ class MemoryApiKeyRepository:
         return key
 
     def by_hash(self, key_hash: str) -> ApiKey | None:
-        for key in self._t.values():
-            if key.hash == key_hash:
-                self._seen[("key", key.id)] = key.version
-                return key
-        return None
+        key = self._t.first(lambda key: key.hash == key_hash)
+        if key is not None:
+            self._seen[("key", key.id)] = key.version
+        return key
 
     def by_hash_for_request(self, key_hash: str) -> tuple[ApiKey, bool] | None:
         key = self.by_hash(key_hash)
@@ -441,10 +433,7 @@ class MemorySiteRepository(_Versioned):
         self._access.delete(site_id)  # as the SQL row's ON DELETE CASCADE
 
     def verified_for_origin(self, *, team: TeamId, origin: str) -> Site | None:
-        for site in self._t.values():
-            if site.team_id == team and site.origin == origin and site.verified:
-                return site
-        return None
+        return self._t.first(lambda site: site.team_id == team and site.origin == origin and site.verified)
 
     def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
         due = [s for s in self._t.values() if s.next_crawl_at is not None and s.next_crawl_at <= now]
@@ -548,16 +537,12 @@ class MemoryDeviceLoginRepository(_Versioned):
         return self._seen_as(self._t.add(login))
 
     def by_device_code_hash(self, code_hash: str) -> DeviceLogin | None:
-        for login in self._t.values():
-            if login.device_code_hash == code_hash:
-                return self._seen_as(login)
-        return None
+        login = self._t.first(lambda login: login.device_code_hash == code_hash)
+        return None if login is None else self._seen_as(login)
 
     def live_by_user_code(self, user_code: str, now: datetime) -> DeviceLogin | None:
-        for login in self._t.values():
-            if login.user_code == user_code and login.is_live(now):
-                return self._seen_as(login)
-        return None
+        login = self._t.first(lambda login: login.user_code == user_code and login.is_live(now))
+        return None if login is None else self._seen_as(login)
 
     def save(self, login: DeviceLogin) -> None:
         stored = self._t.found(login.id, "device login")

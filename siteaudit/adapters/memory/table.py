@@ -64,6 +64,16 @@ class Table(Generic[K, V]):
     def find(self, predicate: Callable[[V], bool]) -> Iterator[V]:
         return (v for v in self.values() if predicate(v))
 
+    def first(self, predicate: Callable[[V], bool]) -> V | None:
+        return next(self.find(predicate), None)
+
+    def found_by(self, predicate: Callable[[V], bool], entity: str, shown: object) -> V:
+        """The first row `predicate` holds for, or NotFound naming `entity` and `shown`."""
+        value = self.first(predicate)
+        if value is None:
+            raise NotFound(entity, shown)
+        return value
+
     def commit(self) -> None:
         for key, value in self.overlay.items():
             if value is _DELETED:
