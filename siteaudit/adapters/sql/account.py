@@ -1,13 +1,13 @@
 """Users, teams and memberships in SQL, with explicit row conversion."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from attrs import evolve
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found, inserted_id, reader, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, found, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import memberships, teams, users
 from siteaudit.domain.account import Membership, Role, Team, User
 from siteaudit.domain.error import Conflict, NotFound
@@ -22,10 +22,7 @@ team_from_row: Final = reader(Team)
 membership_from_row: Final = reader(Membership)
 
 
-class SqlUserRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlUserRepository(SqlRepository):
     def add(self, user: User) -> User:
         values = row_values(user, leave_out=("id",))
         taken = Conflict(f"a user with email {user.email} exists")
@@ -51,10 +48,7 @@ class SqlUserRepository:
         return [user_from_row(r) for r in self._c().execute(select(users).order_by(users.c.id))]
 
 
-class SqlTeamRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlTeamRepository(SqlRepository):
     def add(self, team: Team) -> Team:
         values = row_values(team, leave_out=("id",))
         conn, taken = self._c(), Conflict(f"a team named {team.name!r} exists")

@@ -8,7 +8,7 @@ from attrs import evolve
 from sqlalchemy import Connection, Row, and_, bindparam, func, or_, select, update
 
 from siteaudit.adapters.sql.lease import lease_from_row
-from siteaudit.adapters.sql.rows import column, inserted_id, reader, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import audit_leases, audits
 from siteaudit.domain.audit import ENDED, Audit, AuditStatus
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
@@ -114,9 +114,9 @@ def _driver_row(
     return values
 
 
-class SqlAuditRepository:
+class SqlAuditRepository(SqlRepository):
     def __init__(self, connection: Callable[[], Connection], seen: dict[object, int]) -> None:
-        self._c = connection
+        super().__init__(connection)
         self._seen = seen  # the version of each audit as this unit of work last loaded or wrote it
 
     def _loaded(self, row: Any, key: object) -> Audit:

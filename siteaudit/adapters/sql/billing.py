@@ -4,14 +4,14 @@ An event id is a primary key inserted with ON CONFLICT DO NOTHING: of two delive
 PostgreSQL the second waits for the first's transaction and then inserts nothing, so it applies nothing.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import select, update
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import column, reader, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, column, reader, row_values
 from siteaudit.adapters.sql.tables import billing_accounts, checkout_sessions, payment_events
 from siteaudit.domain.billing import (
     BillingAccount,
@@ -86,10 +86,7 @@ def session_values(session: CheckoutSession) -> dict[str, Any]:
     )
 
 
-class SqlBillingRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlBillingRepository(SqlRepository):
     def get(self, user_id: UserId) -> BillingAccount | None:
         row = self._c().execute(select(billing_accounts).where(billing_accounts.c.user_id == user_id)).first()
         return None if row is None else account_from_row(row)

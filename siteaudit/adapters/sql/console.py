@@ -1,14 +1,14 @@
 """Console storage in SQL (`ConsoleStore`): connections, daily page figures, inspections, the inspection
 budget (spent with one conditional UPDATE per window) and sync status."""
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, Final
 
-from sqlalchemy import Connection, and_, case, delete, func, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import column, reader, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, column, reader, row_values
 from siteaudit.adapters.sql.tables import (
     console_budget,
     console_connections,
@@ -38,10 +38,7 @@ def _inspection_values(i: StoredInspection) -> dict[str, Any]:
 _inspection: Final = reader(StoredInspection, sitemaps=column(read=lambda sitemaps: tuple(sitemaps or ())))
 
 
-class SqlConsoleStore:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlConsoleStore(SqlRepository):
     # connections
 
     def connection(self, team_id: TeamId) -> ConsoleConnection | None:

@@ -1,13 +1,13 @@
 """Fix-impact events in SQL (`FixImpactRepository`)."""
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import Connection, delete, func, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 
-from siteaudit.adapters.sql.rows import column, inserted_id, reader, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import fix_impacts
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import FixImpact, ImpactStatus
@@ -27,10 +27,7 @@ def _values(event: FixImpact) -> dict[str, Any]:
 _event: Final = reader(FixImpact, source_audit_id=column("source_crawl_id"))
 
 
-class SqlFixImpactRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlFixImpactRepository(SqlRepository):
     def add(self, event: FixImpact) -> FixImpact:
         return evolve(event, id=int(inserted_id(self._c(), fix_impacts, _values(event), id=event.id)))
 

@@ -1,4 +1,4 @@
-"""Rows: the one row a key names (or NotFound), a new row and its id, a domain value written as one row and
+"""Rows: the base of the SQL repositories, the one row a key names (or NotFound), a new row and its id, a domain value written as one row and
 read back from one."""
 
 import enum
@@ -15,6 +15,13 @@ from sqlalchemy import ColumnElement, Connection, Row, Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from siteaudit.domain.error import NotFound
+
+
+class SqlRepository:
+    """A repository whose statements run on its unit of work's connection (`_c()`: opened when first used)."""
+
+    def __init__(self, connection: Callable[[], Connection]) -> None:
+        self._c = connection
 
 
 def found(conn: Connection, table: Table, *where: ColumnElement[bool], entity: str, key: object) -> Row[Any]:

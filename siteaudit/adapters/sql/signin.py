@@ -1,12 +1,11 @@
 """The app's sign-in state in SQL: password hashes, sessions and one-time links, each found by a hash."""
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import Connection, delete, insert, literal, select, update
+from sqlalchemy import delete, insert, literal, select, update
 
-from siteaudit.adapters.sql.rows import reader, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, app_links, app_passwords, app_sessions
 from siteaudit.domain.ids import UserId
 from siteaudit.domain.signin import AppSession, OneTimeLink
@@ -17,10 +16,7 @@ _session: Final = reader(AppSession)
 _link: Final = reader(OneTimeLink)
 
 
-class SqlSignInRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlSignInRepository(SqlRepository):
     def password_hash(self, user_id: UserId) -> str | None:
         found = self._c().execute(select(app_passwords.c.hash).where(app_passwords.c.user_id == user_id))
         return found.scalar_one_or_none()

@@ -6,13 +6,14 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Table, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
+from siteaudit.adapters.sql.rows import SqlRepository
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.ports.repository import VersionedAggregate
 
 V = TypeVar("V", bound=VersionedAggregate)
 
 
-class Versioned:
+class Versioned(SqlRepository):
     """`kind` names the entity in errors; `seen` is the unit of work's map of versions it loaded or wrote.
 
     A save is one `UPDATE ... WHERE <key> AND version = <seen>`: on PostgreSQL a racing transaction that
@@ -23,7 +24,7 @@ class Versioned:
     kind = ""
 
     def __init__(self, connection: Callable[[], Connection], seen: dict[object, int]) -> None:
-        self._c = connection
+        super().__init__(connection)
         self._seen = seen
 
     def _saw(self, key: object, version: int) -> None:

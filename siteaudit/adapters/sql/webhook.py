@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found, reader, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, found, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, webhook_attempts, webhook_deliveries, webhook_secrets
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import AuditId, UserId
@@ -36,10 +36,7 @@ def delivery_values(delivery: WebhookDelivery) -> dict[str, Any]:
 attempt_from_row: Final = reader(WebhookAttempt)
 
 
-class SqlWebhookRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlWebhookRepository(SqlRepository):
     def add(self, delivery: WebhookDelivery) -> WebhookDelivery:
         values = delivery_values(delivery)
         if delivery.id != 0:
@@ -133,14 +130,14 @@ class SqlWebhookRepository:
         return [attempt_from_row(r) for r in rows]
 
 
-class SqlWebhookSecrets:
+class SqlWebhookSecrets(SqlRepository):
     """Secrets sealed with SecretBox (SITEAUDIT_SECRET_KEY): a copy of the database alone does not sign.
 
     `box` is a callable so that a unit of work that never touches secrets never needs the key.
     """
 
     def __init__(self, connection: Callable[[], Connection], box: Callable[[], SecretBox]) -> None:
-        self._c = connection
+        super().__init__(connection)
         self._box = box
 
     def create(self, user_id: UserId, secret: str) -> None:
