@@ -1,5 +1,5 @@
-"""Rows: the base of the SQL repositories, the one row a key names (or NotFound), a new row and its id, a domain value written as one row and
-read back from one."""
+"""Rows: the base of the SQL repositories, the one row a key names (or NotFound), a new row and its id, and
+a domain value written as one row and read back from one."""
 
 import enum
 from collections.abc import Callable, Collection, Mapping
