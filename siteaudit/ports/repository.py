@@ -23,6 +23,17 @@ from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepos
 from siteaudit.ports.webhook import WebhookRepository, WebhookSecrets
 
 
+class VersionedAggregate(Protocol):
+    """An aggregate saved with an optimistic version check (ConcurrentUpdate when its version moved): a
+    unit of work saves only what it loaded, under the id the store numbered."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def version(self) -> int: ...
+
+
 class UserRepository(Protocol):
     def add(self, user: User) -> User:
         """Stage a new user; an id of 0 is replaced by a fresh one. Raises Conflict if the email is taken."""

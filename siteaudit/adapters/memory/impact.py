@@ -3,8 +3,6 @@
 from collections.abc import Collection, Sequence
 from datetime import UTC, datetime
 
-from attrs import evolve
-
 from siteaudit.adapters.memory.table import Table
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import FixImpact, ImpactStatus
@@ -18,9 +16,7 @@ class MemoryFixImpactRepository:
         self._t = table
 
     def add(self, event: FixImpact) -> FixImpact:
-        if event.id == 0:
-            event = evolve(event, id=self._t.next_id())
-        self._t.put(event.id, event)
+        event = self._t.add(event)
         return event
 
     def save(self, event: FixImpact) -> None:

@@ -29,15 +29,15 @@ class MemoryLeaseRepository:
         return lease
 
     def renew(self, audit_id: AuditId, holder: str, *, until: datetime) -> bool:
-        current = self._t.get(audit_id)
-        lease = None if current is None else current.renewed(holder, until=until)
-        if lease is not None:
-            self._t.put(audit_id, lease)
-        return lease is not None
+        return self._held(audit_id, lambda lease: lease.renewed(holder, until=until))
 
     def release(self, audit_id: AuditId, holder: str, *, until: datetime) -> bool:
+        return self._held(audit_id, lambda lease: lease.released(holder, until=until))
+
+    def _held(self, audit_id: AuditId, move: Callable[[Lease], Lease | None]) -> bool:
+        """Stage `move` of the audit's lease, if it has one and `move` allows it (its holder's own)."""
         current = self._t.get(audit_id)
-        lease = None if current is None else current.released(holder, until=until)
+        lease = None if current is None else move(current)
         if lease is not None:
             self._t.put(audit_id, lease)
         return lease is not None

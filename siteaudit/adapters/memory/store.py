@@ -5,7 +5,7 @@ import collections
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Self
+from typing import Self, TypeVar
 
 from attrs import evolve
 
@@ -44,7 +44,13 @@ from siteaudit.ports.indexnow import IndexNowRepository
 from siteaudit.ports.keys import ApiKeyRepository
 from siteaudit.ports.lease import LeaseRepository
 from siteaudit.ports.payment import BillingRepository
-from siteaudit.ports.repository import AuditRepository, CreditLedger, TeamRepository, UserRepository
+from siteaudit.ports.repository import (
+    AuditRepository,
+    CreditLedger,
+    TeamRepository,
+    UserRepository,
+    VersionedAggregate,
+)
 from siteaudit.ports.searchconsole import ConsoleStore
 from siteaudit.ports.signin import SignInRepository
 from siteaudit.ports.site import FixTaskRepository, RecheckRepository, SiteRepository
@@ -102,20 +108,13 @@ class MemoryUserRepository:
     def add(self, user: User) -> User:
         if any(u.email == user.email for u in self._t.values()):
             raise Conflict(f"a user with email {user.email} exists")
-        if user.id == 0:
-            user = evolve(user, id=UserId(self._t.next_id()))
-        self._t.put(user.id, user)
-        return user
+        return self._t.add(user)
 
     def get(self, user_id: UserId) -> User:
-        user = self._t.found(user_id, "user")
-        return user
+        return self._t.found(user_id, "user")
 
     def by_email(self, email: str) -> User:
-        for user in self._t.values():
-            if user.email == email:
-                return user
-        raise NotFound("user", email)
+        return self._t.found_by(lambda user: user.email == email, "user", email)
 
     def save(self, user: User) -> None:
         self.get(user.id)
@@ -136,21 +135,15 @@ class MemoryTeamRepository:
     def add(self, team: Team) -> Team:
         if any(t.name == team.name for t in self._t.values()):
             raise Conflict(f"a team named {team.name!r} exists")
-        if team.id == 0:
-            team = evolve(team, id=TeamId(self._t.next_id()))
-        self._t.put(team.id, team)
+        team = self._t.add(team)
         self._m.put((team.id, team.owner_id), Membership(team.id, team.owner_id, Role.OWNER))
         return team
 
     def get(self, team_id: TeamId) -> Team:
-        team = self._t.found(team_id, "team")
-        return team
+        return self._t.found(team_id, "team")
 
     def by_name(self, name: str) -> Team:
-        for team in self._t.values():
-            if team.name == name:
-                return team
-        raise NotFound("team", name)
+        return self._t.found_by(lambda team: team.name == name, "team", name)
 
     def membership(self, team_id: TeamId, user_id: UserId) -> Membership | None:
         return self._m.get((team_id, user_id))
@@ -242,9 +235,7 @@ class MemoryAuditRepository:
         self._seen = seen
 
     def add(self, audit: Audit) -> Audit:
-        if audit.id == 0:
-            audit = evolve(audit, id=AuditId(self._t.next_id()))
-        self._t.put(audit.id, audit)
+        audit = self._t.add(audit)
         self._seen[("audit", audit.id)] = audit.version
         return audit
 
@@ -333,9 +324,7 @@ class MemoryApiKeyRepository:
     def add(self, key: ApiKey) -> ApiKey:
         if self.by_hash(key.hash) is not None:
             raise Conflict("an API key with this hash exists")
-        if key.id == 0:
-            key = evolve(key, id=ApiKeyId(self._t.next_id()))
-        self._t.put(key.id, key)
+        key = self._t.add(key)
         self._seen[("key", key.id)] = key.version
         return key
 
@@ -345,11 +334,10 @@ class MemoryApiKeyRepository:
         return key
 
     def by_hash(self, key_hash: str) -> ApiKey | None:
-        for key in self._t.values():
-            if key.hash == key_hash:
-                self._seen[("key", key.id)] = key.version
-                return key
-        return None
+        key = self._t.first(lambda key: key.hash == key_hash)
+        if key is not None:
+            self._seen[("key", key.id)] = key.version
+        return key
 
     def by_hash_for_request(self, key_hash: str) -> tuple[ApiKey, bool] | None:
         key = self.by_hash(key_hash)
@@ -380,6 +368,9 @@ class MemoryApiKeyRepository:
             self._t.put(key_id, evolve(stored, last_used_at=max_time(stored.last_used_at, at)))
 
 
+_V = TypeVar("_V", bound=VersionedAggregate)
+
+
 class _Versioned:
     """Optimistic checks shared by the versioned repositories: save only what this unit of work loaded."""
 
@@ -390,6 +381,11 @@ class _Versioned:
 
     def _saw(self, key: object, version: int) -> None:
         self._seen[(self.kind, key)] = version
+
+    def _seen_as(self, aggregate: _V) -> _V:
+        """`aggregate` as loaded or written: its version, under its id, is the one this unit of work saw."""
+        self._saw(aggregate.id, aggregate.version)
+        return aggregate
 
     def _check(self, key: object, stored_version: int) -> None:
         if self._seen.get((self.kind, key)) != stored_version:
@@ -408,18 +404,13 @@ class MemorySiteRepository(_Versioned):
     def add(self, site: Site) -> Site:
         if any(s.team_id == site.team_id and s.origin == site.origin for s in self._t.values()):
             raise SiteExists(site.url)
-        if site.id == 0:
-            site = evolve(site, id=SiteId(self._t.next_id()))
-        self._t.put(site.id, site)
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(self._t.add(site))
 
     def get(self, site_id: SiteId, *, team: TeamId) -> Site:
         site = self._t.get(site_id)
         if site is None or site.team_id != team:
             raise NotFound("site", site_id)
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(site)
 
     def list(self, *, team: TeamId) -> Sequence[Site]:
         sites = sorted(self._t.find(lambda s: s.team_id == team), key=lambda s: s.id)
@@ -442,10 +433,7 @@ class MemorySiteRepository(_Versioned):
         self._access.delete(site_id)  # as the SQL row's ON DELETE CASCADE
 
     def verified_for_origin(self, *, team: TeamId, origin: str) -> Site | None:
-        for site in self._t.values():
-            if site.team_id == team and site.origin == origin and site.verified:
-                return site
-        return None
+        return self._t.first(lambda site: site.team_id == team and site.origin == origin and site.verified)
 
     def due(self, now: datetime, *, limit: int) -> Sequence[Site]:
         due = [s for s in self._t.values() if s.next_crawl_at is not None and s.next_crawl_at <= now]
@@ -455,9 +443,7 @@ class MemorySiteRepository(_Versioned):
         return due[:limit]
 
     def get_any(self, site_id: SiteId) -> Site:
-        site = self._t.found(site_id, "site")
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(self._t.found(site_id, "site"))
 
     def claim_alert(self, audit_id: AuditId, *, site_id: SiteId, at: datetime) -> bool:
         if self._alerts.get(audit_id) is not None:
@@ -514,23 +500,16 @@ class MemoryRecheckRepository(_Versioned):
         self._t = store.rechecks
 
     def add(self, recheck: Recheck) -> Recheck:
-        if recheck.id == 0:
-            recheck = evolve(recheck, id=RecheckId(self._t.next_id()))
-        self._t.put(recheck.id, recheck)
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(self._t.add(recheck))
 
     def get(self, recheck_id: RecheckId, *, team: TeamId) -> Recheck:
         recheck = self._t.get(recheck_id)
         if recheck is None or recheck.team_id != team:
             raise NotFound("recheck", recheck_id)
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(recheck)
 
     def get_any(self, recheck_id: RecheckId) -> Recheck:
-        recheck = self._t.found(recheck_id, "recheck")
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(self._t.found(recheck_id, "recheck"))
 
     def unfinished(self, *, limit: int) -> Sequence[Recheck]:
         found = sorted(self._t.find(lambda r: not r.ended), key=lambda r: r.id)[:limit]
@@ -555,25 +534,15 @@ class MemoryDeviceLoginRepository(_Versioned):
     def add(self, login: DeviceLogin) -> DeviceLogin:
         if self.live_by_user_code(login.user_code, login.created_at) is not None:
             raise Conflict("this user code belongs to a live login")
-        if login.id == 0:
-            login = evolve(login, id=DeviceLoginId(self._t.next_id()))
-        self._t.put(login.id, login)
-        self._saw(login.id, login.version)
-        return login
+        return self._seen_as(self._t.add(login))
 
     def by_device_code_hash(self, code_hash: str) -> DeviceLogin | None:
-        for login in self._t.values():
-            if login.device_code_hash == code_hash:
-                self._saw(login.id, login.version)
-                return login
-        return None
+        login = self._t.first(lambda login: login.device_code_hash == code_hash)
+        return None if login is None else self._seen_as(login)
 
     def live_by_user_code(self, user_code: str, now: datetime) -> DeviceLogin | None:
-        for login in self._t.values():
-            if login.user_code == user_code and login.is_live(now):
-                self._saw(login.id, login.version)
-                return login
-        return None
+        login = self._t.first(lambda login: login.user_code == user_code and login.is_live(now))
+        return None if login is None else self._seen_as(login)
 
     def save(self, login: DeviceLogin) -> None:
         stored = self._t.found(login.id, "device login")

@@ -2,7 +2,9 @@
 
 import itertools
 from collections.abc import Callable, Hashable, Iterator
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
+
+from attrs import evolve
 
 from siteaudit.domain.error import NotFound
 
@@ -23,6 +25,14 @@ class Table(Generic[K, V]):
 
     def next_id(self) -> int:
         return next(self._ids)
+
+    def add(self, value: V) -> V:
+        """Stage `value` (an aggregate) under its id, a new one from `next_id` when it has none (0)."""
+        added: Any = value
+        if added.id == 0:
+            added = evolve(added, id=self.next_id())
+        self.put(added.id, added)
+        return cast(V, added)
 
     def get(self, key: K) -> V | None:
         if key in self.overlay:
@@ -53,6 +63,16 @@ class Table(Generic[K, V]):
 
     def find(self, predicate: Callable[[V], bool]) -> Iterator[V]:
         return (v for v in self.values() if predicate(v))
+
+    def first(self, predicate: Callable[[V], bool]) -> V | None:
+        return next(self.find(predicate), None)
+
+    def found_by(self, predicate: Callable[[V], bool], entity: str, shown: object) -> V:
+        """The first row `predicate` holds for, or NotFound naming `entity` and `shown`."""
+        value = self.first(predicate)
+        if value is None:
+            raise NotFound(entity, shown)
+        return value
 
     def commit(self) -> None:
         for key, value in self.overlay.items():

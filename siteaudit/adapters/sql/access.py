@@ -1,18 +1,14 @@
 """Sites' staging access in SQL (`SiteAccessRepository`): one row per site, its values sealed."""
 
-from collections.abc import Callable
+from sqlalchemy import delete, insert, select
 
-from sqlalchemy import Connection, delete, insert, select
-
+from siteaudit.adapters.sql.rows import SqlRepository
 from siteaudit.adapters.sql.tables import site_access
 from siteaudit.domain.access import StoredAccess
 from siteaudit.domain.ids import SiteId, TeamId
 
 
-class SqlSiteAccessRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlSiteAccessRepository(SqlRepository):
     def get(self, site_id: SiteId) -> StoredAccess | None:
         row = self._c().execute(select(site_access).where(site_access.c.site_id == site_id)).first()
         if row is None:

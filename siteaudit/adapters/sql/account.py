@@ -1,52 +1,32 @@
 """Users, teams and memberships in SQL, with explicit row conversion."""
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Final
 
 from attrs import evolve
-from sqlalchemy import Connection, delete, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import delete, func, insert, select, update
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found
+from siteaudit.adapters.sql.rows import SqlRepository, found, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import memberships, teams, users
 from siteaudit.domain.account import Membership, Role, Team, User
 from siteaudit.domain.error import Conflict, NotFound
 from siteaudit.domain.ids import TeamId, UserId
 
-
-def user_from_row(row: Any) -> User:
-    return User(id=UserId(row.id), email=row.email, plan=row.plan, created_at=row.created_at, name=row.name)
+user_from_row: Final = reader(User)
 
 
-def team_from_row(row: Any) -> Team:
-    return Team(id=TeamId(row.id), name=row.name, owner_id=UserId(row.owner_id), created_at=row.created_at)
+team_from_row: Final = reader(Team)
 
 
-def membership_from_row(row: Any) -> Membership:
-    return Membership(team_id=TeamId(row.team_id), user_id=UserId(row.user_id), role=Role(row.role))
+membership_from_row: Final = reader(Membership)
 
 
-class SqlUserRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlUserRepository(SqlRepository):
     def add(self, user: User) -> User:
-        values: dict[str, Any] = {
-            "email": user.email,
-            "plan": user.plan,
-            "name": user.name,
-            "created_at": user.created_at,
-        }
-        if user.id != 0:
-            values["id"] = user.id
-        conn = self._c()
-        try:
-            with conn.begin_nested():
-                new_id = conn.execute(insert(users).values(values).returning(users.c.id)).scalar_one()
-        except IntegrityError:
-            raise Conflict(f"a user with email {user.email} exists") from None
-        return evolve(user, id=UserId(new_id))
+        values = row_values(user, leave_out=("id",))
+        taken = Conflict(f"a user with email {user.email} exists")
+        return evolve(user, id=UserId(inserted_id(self._c(), users, values, id=user.id, taken=taken)))
 
     def get(self, user_id: UserId) -> User:
         return user_from_row(found(self._c(), users, users.c.id == user_id, entity="user", key=user_id))
@@ -56,9 +36,7 @@ class SqlUserRepository:
 
     def save(self, user: User) -> None:
         result = self._c().execute(
-            update(users)
-            .where(users.c.id == user.id)
-            .values(email=user.email, plan=user.plan, name=user.name, created_at=user.created_at)
+            update(users).where(users.c.id == user.id).values(row_values(user, leave_out=("id",)))
         )
         if result.rowcount == 0:
             raise NotFound("user", user.id)
@@ -70,21 +48,11 @@ class SqlUserRepository:
         return [user_from_row(r) for r in self._c().execute(select(users).order_by(users.c.id))]
 
 
-class SqlTeamRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlTeamRepository(SqlRepository):
     def add(self, team: Team) -> Team:
-        values: dict[str, Any] = {"name": team.name, "owner_id": team.owner_id, "created_at": team.created_at}
-        if team.id != 0:
-            values["id"] = team.id
-        conn = self._c()
-        try:
-            with conn.begin_nested():
-                new_id = conn.execute(insert(teams).values(values).returning(teams.c.id)).scalar_one()
-        except IntegrityError:
-            raise Conflict(f"a team named {team.name!r} exists") from None
-        team = evolve(team, id=TeamId(new_id))
+        values = row_values(team, leave_out=("id",))
+        conn, taken = self._c(), Conflict(f"a team named {team.name!r} exists")
+        team = evolve(team, id=TeamId(inserted_id(conn, teams, values, id=team.id, taken=taken)))
         conn.execute(
             insert(memberships).values(team_id=team.id, user_id=team.owner_id, role=Role.OWNER.value)
         )

@@ -5,34 +5,16 @@ from datetime import datetime
 from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import bindparam, case, exists, func, insert, literal, or_, select, true, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import bindparam, case, exists, func, literal, or_, select, true, update
 
-from siteaudit.adapters.sql.rows import found, row_values
+from siteaudit.adapters.sql.rows import found, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, api_keys, memberships
 from siteaudit.adapters.sql.version import Versioned
-from siteaudit.domain.apikey import ApiKey, ApiKeyKind, ApiKeyStatus
+from siteaudit.domain.apikey import ApiKey
 from siteaudit.domain.error import Conflict
-from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
+from siteaudit.domain.ids import ApiKeyId, UserId
 
-
-def key_from_row(row: Any) -> ApiKey:
-    return ApiKey(
-        id=ApiKeyId(row.id),
-        user_id=UserId(row.user_id),
-        team_id=TeamId(row.team_id),
-        kind=ApiKeyKind(row.kind),
-        prefix=row.prefix,
-        hash=row.hash,
-        machine=row.machine,
-        agents=frozenset(row.agents),
-        label=row.label,
-        created_at=row.created_at,
-        last_used_at=row.last_used_at,
-        revoked_at=row.revoked_at,
-        status=ApiKeyStatus(row.status),
-        version=row.version,
-    )
+key_from_row: Final = reader(ApiKey)
 
 
 def key_values(key: ApiKey) -> dict[str, Any]:
@@ -67,23 +49,12 @@ class SqlApiKeyRepository(Versioned):
     kind = "API key"
 
     def _loaded(self, row: Any) -> ApiKey:
-        key = key_from_row(row)
-        self._saw(key.id, key.version)
-        return key
+        return self._seen_as(key_from_row(row))
 
     def add(self, key: ApiKey) -> ApiKey:
-        values = key_values(key)
-        if key.id != 0:
-            values["id"] = key.id
-        conn = self._c()
-        try:
-            with conn.begin_nested():
-                new_id = conn.execute(insert(api_keys).values(values).returning(api_keys.c.id)).scalar_one()
-        except IntegrityError:
-            raise Conflict("an API key with this hash exists") from None
-        key = evolve(key, id=ApiKeyId(new_id))
-        self._saw(key.id, key.version)
-        return key
+        taken = Conflict("an API key with this hash exists")
+        new_id = inserted_id(self._c(), api_keys, key_values(key), id=key.id, taken=taken)
+        return self._seen_as(evolve(key, id=ApiKeyId(new_id)))
 
     def get(self, key_id: ApiKeyId) -> ApiKey:
         row = found(self._c(), api_keys, api_keys.c.id == key_id, entity="API key", key=key_id)

@@ -1,55 +1,21 @@
-"""Audits in SQL: explicit row conversion, team-scoped reads, optimistic version checks on save."""
+"""Audits in SQL: rows read by `rows.reader`, team-scoped reads, optimistic version checks on save."""
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime
-from types import SimpleNamespace
 from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import Connection, and_, bindparam, func, insert, or_, select, update
+from sqlalchemy import Connection, Row, and_, bindparam, func, or_, select, update
 
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.lease import lease_from_row
+from siteaudit.adapters.sql.rows import SqlRepository, column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import audit_leases, audits
-from siteaudit.domain.audit import ENDED, Audit, AuditStatus, AuditTrigger
+from siteaudit.domain.audit import ENDED, Audit, AuditStatus
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
 from siteaudit.domain.extraction import ExtractionRule, RuleKind
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lease import Lease
 from siteaudit.domain.scope import AuditScope
-
-
-def audit_from_row(row: Any) -> Audit:
-    return Audit(
-        id=AuditId(row.id),
-        team_id=TeamId(row.team_id),
-        user_id=UserId(row.user_id),
-        payer_id=UserId(row.payer_id),
-        url=row.url,
-        origin=row.origin,
-        created_at=row.created_at,
-        max_pages=row.max_pages,
-        concurrency=row.concurrency,
-        max_rps=row.max_rps,
-        site_id=None if row.site_id is None else SiteId(row.site_id),
-        trigger=AuditTrigger(row.trigger),
-        status=AuditStatus(row.status),
-        credits_reserved=row.credits_reserved,
-        verify_token_set=row.verify_token_set,
-        webhook_url=row.webhook_url,
-        started_at=row.started_at,
-        finished_at=row.finished_at,
-        archived_at=row.archived_at,
-        last_progress_at=row.last_progress_at,
-        failure_reason=row.failure_reason,
-        pages_crawled=row.pages_crawled,
-        pages_not_modified=row.pages_not_modified,
-        health_score=row.health_score,
-        partial=row.partial,
-        version=row.version,
-        render=row.render,
-        extract=rules_from_json(row.extract),
-        scope=AuditScope.from_json(row.scope),
-    )
 
 
 def rules_from_json(document: Any) -> tuple[ExtractionRule, ...]:
@@ -75,6 +41,11 @@ def rules_to_json(rules: Sequence[ExtractionRule]) -> list[dict[str, Any]] | Non
         {"name": r.name, "expression": r.expression, "kind": r.kind.value, "take": r.take, "all": r.all}
         for r in rules
     ]
+
+
+audit_from_row: Final = reader(
+    Audit, extract=column(read=rules_from_json), scope=column(read=AuditScope.from_json)
+)
 
 
 def audit_values(audit: Audit) -> dict[str, Any]:
@@ -123,7 +94,9 @@ _DRIVER_GET_IN_TEAM_WITH_LEASE: Final = (
 _WITH_LEASE_NAMES: Final = (*_AUDIT_COLUMNS, *(f"lease_{name}" for name in _LEASE_COLUMNS))
 
 
-def _driver_row(conn: Connection, statement: str, names: Sequence[str], parameters: Mapping[str, Any]) -> Any:
+def _driver_row(
+    conn: Connection, statement: str, names: Sequence[str], parameters: Mapping[str, Any]
+) -> dict[str, Any] | None:
     """One row of a PostgreSQL read in the driver's SQL on the unit of work's connection, by column name,
     or None. The connection begins as SQLAlchemy's autobegin would (the engine's begin event keeps a lazy
     unit of work outside a transaction: `engine.LAZY_BEGIN`), so the read runs where SQLAlchemy's would."""
@@ -138,12 +111,12 @@ def _driver_row(conn: Connection, statement: str, names: Sequence[str], paramete
         moment = values[name]
         if moment is not None:
             values[name] = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    return SimpleNamespace(**values)
+    return values
 
 
-class SqlAuditRepository:
+class SqlAuditRepository(SqlRepository):
     def __init__(self, connection: Callable[[], Connection], seen: dict[object, int]) -> None:
-        self._c = connection
+        super().__init__(connection)
         self._seen = seen  # the version of each audit as this unit of work last loaded or wrote it
 
     def _loaded(self, row: Any, key: object) -> Audit:
@@ -154,16 +127,13 @@ class SqlAuditRepository:
         return audit
 
     def add(self, audit: Audit) -> Audit:
-        values = audit_values(audit)
-        if audit.id != 0:
-            values["id"] = audit.id
-        new_id = self._c().execute(insert(audits).values(values).returning(audits.c.id)).scalar_one()
-        audit = evolve(audit, id=AuditId(new_id))
+        audit = evolve(audit, id=AuditId(inserted_id(self._c(), audits, audit_values(audit), id=audit.id)))
         self._seen[("audit", audit.id)] = audit.version
         return audit
 
     def get(self, audit_id: AuditId, *, team: TeamId) -> Audit:
         conn, parameters = self._c(), {"id": audit_id, "team": team}
+        row: Row[Any] | Mapping[Any, Any] | None
         if conn.dialect.name == "postgresql":
             row = _driver_row(conn, _DRIVER_GET_IN_TEAM, _AUDIT_COLUMNS, parameters)
         else:
@@ -172,21 +142,16 @@ class SqlAuditRepository:
 
     def get_with_lease(self, audit_id: AuditId, *, team: TeamId) -> tuple[Audit, Lease | None]:
         conn, parameters = self._c(), {"id": audit_id, "team": team}
+        row: Mapping[Any, Any] | None
         if conn.dialect.name == "postgresql":
             row = _driver_row(conn, _DRIVER_GET_IN_TEAM_WITH_LEASE, _WITH_LEASE_NAMES, parameters)
         else:
-            row = conn.execute(_GET_IN_TEAM_WITH_LEASE, parameters).one_or_none()
+            read = conn.execute(_GET_IN_TEAM_WITH_LEASE, parameters).one_or_none()
+            row = None if read is None else read._mapping
         audit = self._loaded(row, audit_id)  # raises NotFound without a row
-        if row is None or row.lease_audit_id is None:
+        if row is None or row["lease_audit_id"] is None:
             return audit, None
-        lease = Lease(
-            audit_id=AuditId(row.lease_audit_id),
-            holder=row.lease_holder,
-            expires_at=row.lease_expires_at,
-            attempts=row.lease_attempts,
-            version=row.lease_version,
-        )
-        return audit, lease
+        return audit, lease_from_row({name: row[f"lease_{name}"] for name in _LEASE_COLUMNS})
 
     def get_any(self, audit_id: AuditId) -> Audit:
         return self._loaded(

@@ -4,22 +4,20 @@ An event id is a primary key inserted with ON CONFLICT DO NOTHING: of two delive
 PostgreSQL the second waits for the first's transaction and then inserts nothing, so it applies nothing.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import select, update
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import SqlRepository, column, reader, row_values
 from siteaudit.adapters.sql.tables import billing_accounts, checkout_sessions, payment_events
 from siteaudit.domain.billing import (
     BillingAccount,
     CheckoutSession,
-    Pack,
     PaidPeriod,
     PlanChoice,
-    PurchaseKind,
     Subscription,
     SubscriptionStatus,
 )
@@ -79,19 +77,7 @@ def account_values(account: BillingAccount) -> dict[str, Any]:
     }
 
 
-def session_from_row(row: Any) -> CheckoutSession:
-    return CheckoutSession(
-        id=row.id,
-        provider=row.provider,
-        user_id=UserId(row.user_id),
-        kind=PurchaseKind(row.kind),
-        url=row.url,
-        created_at=row.created_at,
-        pack=None if row.pack is None else Pack(row.pack),
-        choice=_choice(row.choice),
-        form_token_hash=row.form_token_hash,
-        completed_at=row.completed_at,
-    )
+session_from_row: Final = reader(CheckoutSession, choice=column(read=_choice))
 
 
 def session_values(session: CheckoutSession) -> dict[str, Any]:
@@ -100,10 +86,7 @@ def session_values(session: CheckoutSession) -> dict[str, Any]:
     )
 
 
-class SqlBillingRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlBillingRepository(SqlRepository):
     def get(self, user_id: UserId) -> BillingAccount | None:
         row = self._c().execute(select(billing_accounts).where(billing_accounts.c.user_id == user_id)).first()
         return None if row is None else account_from_row(row)

@@ -1,14 +1,14 @@
 """Console storage in SQL (`ConsoleStore`): connections, daily page figures, inspections, the inspection
 budget (spent with one conditional UPDATE per window) and sync status."""
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, Final
 
-from sqlalchemy import Connection, and_, case, delete, func, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import SqlRepository, column, reader, row_values
 from siteaudit.adapters.sql.tables import (
     console_budget,
     console_connections,
@@ -35,10 +35,10 @@ def _inspection_values(i: StoredInspection) -> dict[str, Any]:
     return row_values(i, sitemaps=list(i.sitemaps))
 
 
-class SqlConsoleStore:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
+_inspection: Final = reader(StoredInspection, sitemaps=column(read=lambda sitemaps: tuple(sitemaps or ())))
 
+
+class SqlConsoleStore(SqlRepository):
     # connections
 
     def connection(self, team_id: TeamId) -> ConsoleConnection | None:
@@ -148,24 +148,7 @@ class SqlConsoleStore:
     def inspections(self, site_id: SiteId) -> Sequence[StoredInspection]:
         t = console_inspections
         rows = self._c().execute(select(t).where(t.c.site_id == site_id).order_by(t.c.url))
-        return [
-            StoredInspection(
-                site_id=SiteId(r.site_id),
-                url=r.url,
-                inspected_at=r.inspected_at,
-                verdict=r.verdict,
-                coverage_state=r.coverage_state,
-                indexing_state=r.indexing_state,
-                robots_txt_state=r.robots_txt_state,
-                page_fetch_state=r.page_fetch_state,
-                last_crawled=r.last_crawled,
-                google_canonical=r.google_canonical,
-                user_canonical=r.user_canonical,
-                sitemaps=tuple(r.sitemaps or ()),
-                demo=r.demo,
-            )
-            for r in rows
-        ]
+        return [_inspection(r) for r in rows]
 
     # the inspection budget
 

@@ -7,40 +7,27 @@ SQLite the whole transaction already holds the single write lock (BEGIN IMMEDIAT
 unique constraint: a replayed grant, reservation or settlement inserts nothing and changes nothing.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import func, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, found, reader, row_values
 from siteaudit.adapters.sql.tables import credit_accounts, credit_entries
 from siteaudit.domain.credit import CreditAccount, EntryKind, LedgerEntry, reservation_key
 from siteaudit.domain.error import InsufficientCredits
 from siteaudit.domain.ids import TeamId, UserId
 
-
-def entry_from_row(row: Any) -> LedgerEntry:
-    return LedgerEntry(
-        account=UserId(row.account),
-        kind=EntryKind(row.kind),
-        amount=row.amount,
-        key=row.key,
-        at=row.at,
-        reference=row.reference,
-        team_id=None if row.team_id is None else TeamId(row.team_id),
-    )
+entry_from_row: Final = reader(LedgerEntry)
 
 
 def entry_values(entry: LedgerEntry) -> dict[str, Any]:
     return row_values(entry)
 
 
-class SqlCreditLedger:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlCreditLedger(SqlRepository):
     def _append(self, entry: LedgerEntry) -> bool:
         """Insert the entry unless its key exists; True when it was new."""
         conn = self._c()

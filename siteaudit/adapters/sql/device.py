@@ -2,36 +2,21 @@
 on the loaded version, so the loser of an exchange race updates nothing and gets ConcurrentUpdate."""
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import insert, literal, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import literal, select
 
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, device_logins
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.device import DeviceLogin, DeviceLoginStatus
 from siteaudit.domain.error import Conflict
-from siteaudit.domain.ids import DeviceLoginId, TeamId, UserId
+from siteaudit.domain.ids import DeviceLoginId
 
-
-def login_from_row(row: Any) -> DeviceLogin:
-    return DeviceLogin(
-        id=DeviceLoginId(row.id),
-        device_code_hash=row.device_code_hash,
-        user_code=row.user_code,
-        client_name=row.client_name,
-        requested_ip=row.requested_ip,
-        created_at=row.created_at,
-        expires_at=row.expires_at,
-        interval=timedelta(seconds=row.interval_s),
-        last_polled_at=row.last_polled_at,
-        status=DeviceLoginStatus(row.status),
-        approved_by=None if row.approved_by is None else UserId(row.approved_by),
-        team_id=None if row.team_id is None else TeamId(row.team_id),
-        version=row.version,
-    )
+login_from_row: Final = reader(
+    DeviceLogin, interval=column("interval_s", read=lambda seconds: timedelta(seconds=seconds))
+)
 
 
 def login_values(login: DeviceLogin) -> dict[str, Any]:
@@ -44,27 +29,14 @@ class SqlDeviceLoginRepository(Versioned):
     def _loaded(self, row: Any) -> DeviceLogin | None:
         if row is None:
             return None
-        login = login_from_row(row)
-        self._saw(login.id, login.version)
-        return login
+        return self._seen_as(login_from_row(row))
 
     def add(self, login: DeviceLogin) -> DeviceLogin:
         if self._live(login.user_code, login.created_at) is not None:
             raise Conflict("this user code belongs to a live login")
-        values = login_values(login)
-        if login.id != 0:
-            values["id"] = login.id
-        conn = self._c()
-        try:
-            with conn.begin_nested():
-                new_id = conn.execute(
-                    insert(device_logins).values(values).returning(device_logins.c.id)
-                ).scalar_one()
-        except IntegrityError:
-            raise Conflict("a device login with this device code exists") from None
-        login = evolve(login, id=DeviceLoginId(new_id))
-        self._saw(login.id, login.version)
-        return login
+        taken = Conflict("a device login with this device code exists")
+        new_id = inserted_id(self._c(), device_logins, login_values(login), id=login.id, taken=taken)
+        return self._seen_as(evolve(login, id=DeviceLoginId(new_id)))
 
     def by_device_code_hash(self, code_hash: str) -> DeviceLogin | None:
         query = select(device_logins).where(device_logins.c.device_code_hash == code_hash)

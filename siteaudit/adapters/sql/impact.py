@@ -1,15 +1,15 @@
 """Fix-impact events in SQL (`FixImpactRepository`)."""
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import Connection, delete, func, insert, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import SqlRepository, column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import fix_impacts
-from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
+from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import FixImpact, ImpactStatus
 
 _OPEN = (ImpactStatus.MEASURING.value, ImpactStatus.NO_DATA.value)
@@ -24,45 +24,12 @@ def _values(event: FixImpact) -> dict[str, Any]:
     )
 
 
-def _event(row: Any) -> FixImpact:
-    return FixImpact(
-        id=row.id,
-        site_id=SiteId(row.site_id),
-        task_key=TaskKey(row.task_key),
-        code=row.code,
-        template=row.template,
-        source_audit_id=AuditId(row.source_crawl_id),
-        verified_at=row.verified_at,
-        recheck_id=None if row.recheck_id is None else RecheckId(row.recheck_id),
-        sampled=bool(row.sampled),
-        urls=None if row.urls is None else tuple(row.urls),
-        baseline_clicks_28d=row.baseline_clicks_28d,
-        baseline_impressions_28d=row.baseline_impressions_28d,
-        d7=row.d7,
-        d7_at=row.d7_at,
-        d14=row.d14,
-        d14_at=row.d14_at,
-        d28=row.d28,
-        d28_at=row.d28_at,
-        d28_impressions=row.d28_impressions,
-        measured_at=row.measured_at,
-        checked_at=row.checked_at,
-        status=ImpactStatus(row.status),
-        demo=bool(row.demo),
-    )
+_event: Final = reader(FixImpact, source_audit_id=column("source_crawl_id"))
 
 
-class SqlFixImpactRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlFixImpactRepository(SqlRepository):
     def add(self, event: FixImpact) -> FixImpact:
-        values = _values(event)
-        if event.id:
-            values["id"] = event.id
-        new_id = self._c().execute(insert(fix_impacts).values(**values)).inserted_primary_key
-        assert new_id is not None
-        return evolve(event, id=int(new_id[0]))
+        return evolve(event, id=int(inserted_id(self._c(), fix_impacts, _values(event), id=event.id)))
 
     def save(self, event: FixImpact) -> None:
         self._c().execute(update(fix_impacts).where(fix_impacts.c.id == event.id).values(**_values(event)))

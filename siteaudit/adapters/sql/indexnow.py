@@ -2,28 +2,22 @@
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import column, reader, row_values
 from siteaudit.adapters.sql.tables import indexnow_sites, indexnow_submissions, indexnow_urls
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import ConcurrentUpdate
-from siteaudit.domain.ids import AuditId, SiteId, TeamId
+from siteaudit.domain.ids import SiteId
 from siteaudit.domain.indexnow import (
     Detection,
-    DetectionSource,
-    DetectionStatus,
     IndexNowSite,
     KeyCheck,
-    KeyCheckReason,
-    KeyCheckResult,
-    KeySource,
     Submission,
-    SubmitTrigger,
 )
 
 _CHUNK = 500  # hashes per IN (...) list
@@ -45,18 +39,11 @@ def _check_json(check: KeyCheck | None) -> dict[str, Any] | None:
     }
 
 
+_key_check: Final = reader(KeyCheck, at=column(read=_time))
+
+
 def _check_of(value: dict[str, Any] | None) -> KeyCheck | None:
-    if value is None:
-        return None
-    at = _time(value["at"])
-    assert at is not None
-    return KeyCheck(
-        result=KeyCheckResult(value["result"]),
-        reason=None if value["reason"] is None else KeyCheckReason(value["reason"]),
-        detail=value["detail"],
-        url=value["url"],
-        at=at,
-    )
+    return None if value is None else _key_check(value)
 
 
 def _detection_json(detection: Detection | None) -> dict[str, Any] | None:
@@ -73,20 +60,11 @@ def _detection_json(detection: Detection | None) -> dict[str, Any] | None:
     }
 
 
+_detection: Final = reader(Detection, checked_at=column(read=_time))
+
+
 def _detection_of(value: dict[str, Any] | None) -> Detection | None:
-    if value is None:
-        return None
-    checked_at = _time(value["checked_at"])
-    assert checked_at is not None
-    return Detection(
-        status=DetectionStatus(value["status"]),
-        key=value["key"],
-        key_file_url=value["key_file_url"],
-        source=None if value["source"] is None else DetectionSource(value["source"]),
-        platform=value["platform"],
-        checked_at=checked_at,
-        requests=value["requests"],
-    )
+    return None if value is None else _detection(value)
 
 
 def _values(state: IndexNowSite) -> dict[str, Any]:
@@ -98,23 +76,12 @@ def _values(state: IndexNowSite) -> dict[str, Any]:
     )
 
 
-def _state_of(row: Any) -> IndexNowSite:
-    return IndexNowSite(
-        site_id=SiteId(row.site_id),
-        team_id=TeamId(row.team_id),
-        key=row.key,
-        key_source=KeySource(row.key_source),
-        key_location=row.key_location,
-        key_verified_at=row.key_verified_at,
-        last_check=_check_of(row.last_check),
-        auto=row.auto,
-        auto_since=row.auto_since,
-        last_submit_at=row.last_submit_at,
-        day=row.day,
-        used=row.used,
-        detection=_detection_of(row.detection),
-        version=row.version,
-    )
+_submission: Final = reader(Submission)
+
+
+_state_of: Final = reader(
+    IndexNowSite, last_check=column(read=_check_of), detection=column(read=_detection_of)
+)
 
 
 def _chunks(values: Collection[str]) -> list[list[str]]:
@@ -214,17 +181,4 @@ class SqlIndexNowRepository(Versioned):
             .order_by(indexnow_submissions.c.at.desc(), indexnow_submissions.c.id.desc())
             .limit(limit)
         )
-        return [
-            Submission(
-                site_id=SiteId(row.site_id),
-                at=row.at,
-                trigger=SubmitTrigger(row.trigger),
-                urls=row.urls,
-                submitted=row.submitted,
-                requests=row.requests,
-                status=row.status,
-                status_code=row.status_code,
-                audit_id=None if row.audit_id is None else AuditId(row.audit_id),
-            )
-            for row in rows
-        ]
+        return [_submission(row) for row in rows]

@@ -1,13 +1,13 @@
 """Audit leases in SQL: every step one conditional statement, so concurrent workers and reapers never both win."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import Connection, and_, case, delete, exists, or_, select, update
+from sqlalchemy import and_, case, delete, exists, or_, select, update
 
 from siteaudit.adapters.sql.dialect import dialect_insert
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import SqlRepository, reader, row_values
 from siteaudit.adapters.sql.tables import audit_leases, audits
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.ids import AuditId
@@ -16,14 +16,7 @@ from siteaudit.domain.lease import Lease, adopted, first_claim
 _L = audit_leases
 
 
-def lease_from_row(row: Any) -> Lease:
-    return Lease(
-        audit_id=AuditId(row.audit_id),
-        holder=row.holder,
-        expires_at=row.expires_at,
-        attempts=row.attempts,
-        version=row.version,
-    )
+lease_from_row: Final = reader(Lease)
 
 
 def lease_values(lease: Lease) -> dict[str, Any]:
@@ -42,10 +35,7 @@ def _unchanged(lease: Lease) -> Any:
     )
 
 
-class SqlLeaseRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlLeaseRepository(SqlRepository):
     def get(self, audit_id: AuditId) -> Lease | None:
         row = self._c().execute(select(_L).where(_L.c.audit_id == audit_id)).first()
         return None if row is None else lease_from_row(row)

@@ -1,17 +1,18 @@
 """Rechecks in SQL: the queryable fields as columns, the nested values as JSON through one row converter."""
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Final
 
 from attrs import evolve
 from cattrs.preconf.json import make_converter
-from sqlalchemy import insert, select
+from sqlalchemy import select
 
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import column, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import rechecks
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
-from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId
+from siteaudit.domain.ids import RecheckId, TeamId
 from siteaudit.domain.recheck import (
     Recheck,
     RecheckStatus,
@@ -41,32 +42,15 @@ def _from_json(value: Any, kind: Any) -> Any:
     return None if value is None else recheck_converter.structure(value, kind)
 
 
-def recheck_from_row(row: Any) -> Recheck:
-    return Recheck(
-        id=RecheckId(row.id),
-        site_id=SiteId(row.site_id),
-        team_id=TeamId(row.team_id),
-        parent_audit_id=AuditId(row.parent_crawl_id),
-        created_at=row.created_at,
-        urls=_from_json(row.urls, _URLS),
-        targets=_from_json(row.targets, _TARGETS),
-        task_key=None if row.task_key is None else TaskKey(row.task_key),
-        codes=None if row.codes is None else frozenset(row.codes),
-        sampled=row.sampled,
-        duplicate_baseline=row.duplicate_baseline,
-        status=RecheckStatus(row.status),
-        started_at=row.started_at,
-        finished_at=row.finished_at,
-        time_capped=row.time_capped,
-        failure_reason=row.failure_reason,
-        observations=_from_json(row.observations, _OBSERVATIONS),
-        url_results=_from_json(row.url_results, _URL_RESULTS),
-        task_results=_from_json(row.task_results, _TASK_RESULTS),
-        version=row.version,
-        lease_holder=row.lease_holder,
-        lease_until=row.lease_until,
-        attempts=row.attempts,
-    )
+recheck_from_row: Final = reader(
+    Recheck,
+    parent_audit_id=column("parent_crawl_id"),
+    urls=column(read=partial(_from_json, kind=_URLS)),
+    targets=column(read=partial(_from_json, kind=_TARGETS)),
+    observations=column(read=partial(_from_json, kind=_OBSERVATIONS)),
+    url_results=column(read=partial(_from_json, kind=_URL_RESULTS)),
+    task_results=column(read=partial(_from_json, kind=_TASK_RESULTS)),
+)
 
 
 def recheck_values(recheck: Recheck) -> dict[str, Any]:
@@ -89,18 +73,11 @@ class SqlRecheckRepository(Versioned):
     def _loaded(self, row: Any, recheck_id: RecheckId) -> Recheck:
         if row is None:
             raise NotFound("recheck", recheck_id)
-        recheck = recheck_from_row(row)
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        return self._seen_as(recheck_from_row(row))
 
     def add(self, recheck: Recheck) -> Recheck:
-        values = recheck_values(recheck)
-        if recheck.id != 0:
-            values["id"] = recheck.id
-        new_id = self._c().execute(insert(rechecks).values(values).returning(rechecks.c.id)).scalar_one()
-        recheck = evolve(recheck, id=RecheckId(new_id))
-        self._saw(recheck.id, recheck.version)
-        return recheck
+        new_id = inserted_id(self._c(), rechecks, recheck_values(recheck), id=recheck.id)
+        return self._seen_as(evolve(recheck, id=RecheckId(new_id)))
 
     def get(self, recheck_id: RecheckId, *, team: TeamId) -> Recheck:
         query = select(rechecks).where(rechecks.c.id == recheck_id, rechecks.c.team_id == team)

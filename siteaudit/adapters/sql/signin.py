@@ -1,44 +1,22 @@
 """The app's sign-in state in SQL: password hashes, sessions and one-time links, each found by a hash."""
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import Connection, delete, insert, literal, select, update
+from sqlalchemy import delete, insert, literal, select, update
 
-from siteaudit.adapters.sql.rows import row_values
+from siteaudit.adapters.sql.rows import SqlRepository, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, app_links, app_passwords, app_sessions
-from siteaudit.domain.ids import TeamId, UserId
-from siteaudit.domain.signin import AppSession, LinkPurpose, OneTimeLink
+from siteaudit.domain.ids import UserId
+from siteaudit.domain.signin import AppSession, OneTimeLink
+
+_session: Final = reader(AppSession)
 
 
-def _session(row: Any) -> AppSession:
-    return AppSession(
-        id_hash=row.id_hash,
-        user_id=UserId(row.user_id),
-        team_id=None if row.team_id is None else TeamId(row.team_id),
-        csrf=row.csrf,
-        created_at=row.created_at,
-        last_seen_at=row.last_seen_at,
-        authenticated_at=row.authenticated_at,
-    )
+_link: Final = reader(OneTimeLink)
 
 
-def _link(row: Any) -> OneTimeLink:
-    return OneTimeLink(
-        token_hash=row.token_hash,
-        user_id=UserId(row.user_id),
-        purpose=LinkPurpose(row.purpose),
-        created_at=row.created_at,
-        expires_at=row.expires_at,
-        used_at=row.used_at,
-    )
-
-
-class SqlSignInRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlSignInRepository(SqlRepository):
     def password_hash(self, user_id: UserId) -> str | None:
         found = self._c().execute(select(app_passwords.c.hash).where(app_passwords.c.user_id == user_id))
         return found.scalar_one_or_none()

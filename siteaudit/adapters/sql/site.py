@@ -2,50 +2,24 @@
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from attrs import evolve
-from sqlalchemy import delete, func, insert, or_, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import delete, func, or_, select
 
 from siteaudit.adapters.sql.audit import rules_from_json, rules_to_json
 from siteaudit.adapters.sql.dialect import insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found, row_values
+from siteaudit.adapters.sql.rows import column, found, inserted_id, reader, row_values
 from siteaudit.adapters.sql.tables import site_alerts, sites
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId
 from siteaudit.domain.scope import ScopeRules
-from siteaudit.domain.site import Monitoring, Site, SiteExists, SiteStatus, VerifyMethod
+from siteaudit.domain.site import Site, SiteExists, SiteStatus
 
-
-def site_from_row(row: Any) -> Site:
-    return Site(
-        id=SiteId(row.id),
-        team_id=TeamId(row.team_id),
-        url=row.url,
-        host=row.host,
-        origin=row.origin,
-        created_at=row.created_at,
-        verify_token=row.verify_token,
-        crawler_secret_ref=row.crawler_secret_ref,
-        status=SiteStatus(row.status),
-        verified_at=row.verified_at,
-        verified_via=None if row.verified_via is None else VerifyMethod(row.verified_via),
-        checked_at=row.checked_at,
-        lost_at=row.lost_at,
-        monitoring=Monitoring(row.monitoring),
-        next_crawl_at=row.next_crawl_at,
-        last_dispatched_at=row.last_dispatched_at,
-        last_skip_reason=row.last_skip_reason,
-        max_pages=row.max_pages,
-        max_rps=row.max_rps,
-        alert_email=row.alert_email,
-        render=row.render,
-        rules=ScopeRules.from_json(row.scope),
-        extract=rules_from_json(row.extract),
-        version=row.version,
-    )
+site_from_row: Final = reader(
+    Site, rules=column("scope", read=ScopeRules.from_json), extract=column(read=rules_from_json)
+)
 
 
 def site_values(site: Site) -> dict[str, Any]:
@@ -61,23 +35,11 @@ class SqlSiteRepository(Versioned):
     kind = "site"
 
     def _loaded(self, row: Any) -> Site:
-        site = site_from_row(row)
-        self._saw(site.id, site.version)
-        return site
+        return self._seen_as(site_from_row(row))
 
     def add(self, site: Site) -> Site:
-        values = site_values(site)
-        if site.id != 0:
-            values["id"] = site.id
-        conn = self._c()
-        try:
-            with conn.begin_nested():
-                new_id = conn.execute(insert(sites).values(values).returning(sites.c.id)).scalar_one()
-        except IntegrityError:
-            raise SiteExists(site.url) from None
-        site = evolve(site, id=SiteId(new_id))
-        self._saw(site.id, site.version)
-        return site
+        new_id = inserted_id(self._c(), sites, site_values(site), id=site.id, taken=SiteExists(site.url))
+        return self._seen_as(evolve(site, id=SiteId(new_id)))
 
     def get(self, site_id: SiteId, *, team: TeamId) -> Site:
         row = found(

@@ -335,6 +335,18 @@ crawl_issue_counts = Table(
     Index(None, "audit_id"),
 )
 
+
+def issue_mark() -> list[Column[Any]]:
+    """A mark's place in its (severity, check) group and the issue it stands at."""
+    return [
+        Column("severity", SmallInteger, nullable=False),
+        Column("check_code", String(100), nullable=False),
+        Column("ordinal", Integer, nullable=False),
+        Column("url_id", Integer, nullable=False),
+        Column("issue_id", BigInteger, nullable=False),
+    ]
+
+
 # Every `ISSUE_MARK_EVERY`th issue of each (severity, check) group of a sealed audit, in the issues list's
 # order, with its ordinal in the group: a deep page of the list starts its index walk at the mark before
 # it instead of at its group's first issue (migration 0015).
@@ -342,11 +354,7 @@ crawl_issue_marks = Table(
     "crawl_issue_marks",
     metadata,
     crawl_audit_id(),
-    Column("severity", SmallInteger, nullable=False),
-    Column("check_code", String(100), nullable=False),
-    Column("ordinal", Integer, nullable=False),
-    Column("url_id", Integer, nullable=False),
-    Column("issue_id", BigInteger, nullable=False),
+    *issue_mark(),
     PrimaryKeyConstraint("audit_id", "severity", "check_code", "ordinal"),
 )
 
@@ -358,11 +366,7 @@ crawl_issue_template_marks = Table(
     metadata,
     crawl_audit_id(),
     Column("template", Text, nullable=False),
-    Column("severity", SmallInteger, nullable=False),
-    Column("check_code", String(100), nullable=False),
-    Column("ordinal", Integer, nullable=False),
-    Column("url_id", Integer, nullable=False),
-    Column("issue_id", BigInteger, nullable=False),
+    *issue_mark(),
     PrimaryKeyConstraint("audit_id", "template", "severity", "check_code", "ordinal"),
 )
 

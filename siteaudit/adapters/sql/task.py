@@ -1,44 +1,19 @@
 """Fix tasks in SQL, keyed by (site, task key): saved new or changed, with optimistic version checks."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from siteaudit.adapters.sql.rows import found, row_values
+from siteaudit.adapters.sql.rows import column, found, reader, row_values
 from siteaudit.adapters.sql.tables import fix_tasks
 from siteaudit.adapters.sql.version import Versioned
 from siteaudit.domain.error import ConcurrentUpdate
-from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey
-from siteaudit.domain.issue import Severity
-from siteaudit.domain.task import FixedBy, FixTask, TaskStatus
+from siteaudit.domain.ids import SiteId, TaskKey
+from siteaudit.domain.task import FixTask
 
-
-def task_from_row(row: Any) -> FixTask:
-    return FixTask(
-        key=TaskKey(row.key),
-        site_id=SiteId(row.site_id),
-        code=row.code,
-        template=row.template,
-        severity=Severity(row.severity),
-        pages=row.pages,
-        audit_id=AuditId(row.crawl_id),
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        sample_urls=tuple(row.sample_urls),
-        clicks_28d=row.clicks_28d,
-        impressions_28d=row.impressions_28d,
-        status=TaskStatus(row.status),
-        status_before_verifying=None
-        if row.status_before_verifying is None
-        else TaskStatus(row.status_before_verifying),
-        recheck_id=None if row.recheck_id is None else RecheckId(row.recheck_id),
-        fixed_at=row.fixed_at,
-        fixed_by=None if row.fixed_by is None else FixedBy(row.fixed_by),
-        version=row.version,
-        previous_template=row.previous_template,
-    )
+task_from_row: Final = reader(FixTask, audit_id=column("crawl_id"))
 
 
 def task_values(task: FixTask) -> dict[str, Any]:

@@ -1,15 +1,19 @@
 """Optimistic version checks shared by the versioned SQL repositories: save only what this unit of work saw."""
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Table, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
+from siteaudit.adapters.sql.rows import SqlRepository
 from siteaudit.domain.error import ConcurrentUpdate, NotFound
+from siteaudit.ports.repository import VersionedAggregate
+
+V = TypeVar("V", bound=VersionedAggregate)
 
 
-class Versioned:
+class Versioned(SqlRepository):
     """`kind` names the entity in errors; `seen` is the unit of work's map of versions it loaded or wrote.
 
     A save is one `UPDATE ... WHERE <key> AND version = <seen>`: on PostgreSQL a racing transaction that
@@ -20,11 +24,16 @@ class Versioned:
     kind = ""
 
     def __init__(self, connection: Callable[[], Connection], seen: dict[object, int]) -> None:
-        self._c = connection
+        super().__init__(connection)
         self._seen = seen
 
     def _saw(self, key: object, version: int) -> None:
         self._seen[(self.kind, key)] = version
+
+    def _seen_as(self, aggregate: V) -> V:
+        """`aggregate` as loaded or written: its version, under its id, is the one this unit of work saw."""
+        self._saw(aggregate.id, aggregate.version)
+        return aggregate
 
     def _exists(self, table: Table, where: Sequence[ColumnElement[bool]]) -> bool:
         return self._c().execute(select(table.c.version).where(*where)).first() is not None

@@ -7,7 +7,7 @@ there the transaction already holds the single write lock (BEGIN IMMEDIATE), so 
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from attrs import evolve
 from sqlalchemy import Connection, insert, literal, or_, select, update
@@ -15,60 +15,28 @@ from sqlalchemy.exc import IntegrityError
 
 from siteaudit.adapters.secretbox import SecretBox
 from siteaudit.adapters.sql.dialect import dialect_insert, insert_ignoring_conflicts
-from siteaudit.adapters.sql.rows import found, row_values
+from siteaudit.adapters.sql.rows import SqlRepository, found, reader, row_values
 from siteaudit.adapters.sql.tables import UtcDateTime, webhook_attempts, webhook_deliveries, webhook_secrets
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, NotFound
 from siteaudit.domain.ids import AuditId, UserId
 from siteaudit.domain.webhook import (
-    DeliveryMove,
     DeliveryStatus,
     WebhookAttempt,
     WebhookDelivery,
     WebhookDeliveryId,
 )
 
-
-def delivery_from_row(row: Any) -> WebhookDelivery:
-    return WebhookDelivery(
-        id=WebhookDeliveryId(row.id),
-        audit_id=AuditId(row.audit_id),
-        user_id=UserId(row.user_id),
-        url=row.url,
-        body=bytes(row.body),
-        created_at=row.created_at,
-        status=DeliveryStatus(row.status),
-        attempts=row.attempts,
-        next_attempt_at=row.next_attempt_at,
-        last_status_code=row.last_status_code,
-        last_error=row.last_error,
-        lease_until=row.lease_until,
-        finished_at=row.finished_at,
-        version=row.version,
-    )
+delivery_from_row: Final = reader(WebhookDelivery)
 
 
 def delivery_values(delivery: WebhookDelivery) -> dict[str, Any]:
     return row_values(delivery, leave_out=("id",))
 
 
-def attempt_from_row(row: Any) -> WebhookAttempt:
-    return WebhookAttempt(
-        delivery_id=WebhookDeliveryId(row.delivery_id),
-        audit_id=AuditId(row.audit_id),
-        number=row.number,
-        at=row.at,
-        status_code=row.status_code,
-        error=row.error,
-        detail=row.detail,
-        duration_ms=row.duration_ms,
-        move=DeliveryMove(row.move),
-    )
+attempt_from_row: Final = reader(WebhookAttempt)
 
 
-class SqlWebhookRepository:
-    def __init__(self, connection: Callable[[], Connection]) -> None:
-        self._c = connection
-
+class SqlWebhookRepository(SqlRepository):
     def add(self, delivery: WebhookDelivery) -> WebhookDelivery:
         values = delivery_values(delivery)
         if delivery.id != 0:
@@ -162,14 +130,14 @@ class SqlWebhookRepository:
         return [attempt_from_row(r) for r in rows]
 
 
-class SqlWebhookSecrets:
+class SqlWebhookSecrets(SqlRepository):
     """Secrets sealed with SecretBox (SITEAUDIT_SECRET_KEY): a copy of the database alone does not sign.
 
     `box` is a callable so that a unit of work that never touches secrets never needs the key.
     """
 
     def __init__(self, connection: Callable[[], Connection], box: Callable[[], SecretBox]) -> None:
-        self._c = connection
+        super().__init__(connection)
         self._box = box
 
     def create(self, user_id: UserId, secret: str) -> None:
