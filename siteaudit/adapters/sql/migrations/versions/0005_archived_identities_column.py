@@ -10,7 +10,6 @@ reports that have them are read). The downgrade puts them back.
 """
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -18,8 +17,6 @@ from alembic import op
 
 revision: str = "0005"
 down_revision: str | None = "0004"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 _KEY = "archived_identities"
 # The columns both directions read and write, as they are in this revision.

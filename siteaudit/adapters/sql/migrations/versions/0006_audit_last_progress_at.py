@@ -9,15 +9,11 @@ Audits that exist already get the latest time known of them: when they ended, el
 (null for audits no slice has claimed yet).
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
 down_revision: str | None = "0005"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

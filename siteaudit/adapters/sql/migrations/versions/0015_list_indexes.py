@@ -19,15 +19,11 @@ Revises: 0014
 Create Date: 2026-11-25
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0015"
 down_revision: str | None = "0014"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 _BY_SEVERITY = "ix_crawl_issues_audit_id_severity_check_code_url_id_id"
 _BY_CHECK = "ix_crawl_issues_audit_id_check_code_severity_url_id_id"

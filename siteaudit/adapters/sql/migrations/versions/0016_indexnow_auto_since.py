@@ -8,15 +8,11 @@ A nullable column of indexnow_sites, set each time auto is turned on and cleared
 Sites with auto on already keep null, which submits after every audit, as they did before.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0016"
 down_revision: str | None = "0015"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

@@ -8,15 +8,11 @@ A subscription's tier grants its credits each month of a paid period (docs/billi
 columns of billing_accounts hold that period. Existing accounts keep null: no period was recorded.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0018"
 down_revision: str | None = "0017"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

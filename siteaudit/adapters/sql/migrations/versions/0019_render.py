@@ -8,15 +8,11 @@ docs/rendering.md: an audit with `render` loads each HTML page in a browser afte
 `render` is what its audits ask for unless they say otherwise. Existing rows render nothing.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0019"
 down_revision: str | None = "0018"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 # Plain ALTER TABLE, never a batch copy: on SQLite a copy drops and recreates the table, and the rows of

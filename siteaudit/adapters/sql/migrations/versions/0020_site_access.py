@@ -8,15 +8,11 @@ docs/security.md "Staging access": basic auth, headers and cookies the crawler s
 origin, stored only sealed under the deployment's key; deleting the site deletes them.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0020"
 down_revision: str | None = "0019"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

@@ -8,15 +8,11 @@ docs/extraction.md: an audit carries up to 20 named CSS or XPath rules; each pag
 `crawl_extracts`, filtered by `GET /v1/crawls/{id}/pages`. Existing audits have no rules.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0021"
 down_revision: str | None = "0020"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 # Plain ALTER TABLE, never a batch copy: on SQLite a copy drops and recreates the table, and the rows of

@@ -1,0 +1,51 @@
+"""What the revisions in versions/ share: tables created with their indexes and dropped in reverse, named
+foreign keys. Outside versions/, so alembic does not take it for a revision.
+
+A revision's DDL is history that deployed databases have run: a change here changes what every revision
+using it emits, which tests/integration/sql/test_migration_ddl.py pins.
+"""
+
+from collections.abc import Mapping, Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.sql.schema import SchemaItem
+from alembic import op
+
+
+class NewTable:
+    """A table a revision creates: its columns and constraints, and its indexes (name: columns), made
+    after it in this order."""
+
+    def __init__(
+        self, name: str, *items: SchemaItem, indexes: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
+        self.name = name
+        self.items = items
+        self.indexes = dict(indexes or {})
+
+
+def create_tables(*tables: NewTable) -> None:
+    """Create `tables` in order, each with its indexes."""
+    for table in tables:
+        op.create_table(table.name, *table.items)
+        if table.indexes:
+            with op.batch_alter_table(table.name, schema=None) as batch_op:
+                for name, columns in table.indexes.items():
+                    batch_op.create_index(batch_op.f(name), list(columns), unique=False)
+
+
+def drop_tables(*tables: NewTable) -> None:
+    """Undo `create_tables(*tables)`: the last table first, each one's indexes (last first) before it."""
+    for table in reversed(tables):
+        if table.indexes:
+            with op.batch_alter_table(table.name, schema=None) as batch_op:
+                for name in reversed(list(table.indexes)):
+                    batch_op.drop_index(batch_op.f(name))
+        op.drop_table(table.name)
+
+
+def foreign_key(table: str, column: str, target: str, ondelete: str | None = None) -> sa.ForeignKeyConstraint:
+    """`table.column` refers to `target.id`, named as the schema names foreign keys."""
+    return sa.ForeignKeyConstraint(
+        [column], [f"{target}.id"], name=op.f(f"fk_{table}_{column}_{target}"), ondelete=ondelete
+    )
