@@ -8,8 +8,8 @@ using it emits, which tests/integration/sql/test_migration_ddl.py pins.
 from collections.abc import Mapping, Sequence
 
 import sqlalchemy as sa
-from sqlalchemy.sql.schema import SchemaItem
 from alembic import op
+from sqlalchemy.sql.schema import SchemaItem
 
 
 class NewTable:
