@@ -6,6 +6,7 @@ using it emits, which tests/integration/sql/test_migration_ddl.py pins.
 """
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -48,4 +49,22 @@ def foreign_key(table: str, column: str, target: str, ondelete: str | None = Non
     """`table.column` refers to `target.id`, named as the schema names foreign keys."""
     return sa.ForeignKeyConstraint(
         [column], [f"{target}.id"], name=op.f(f"fk_{table}_{column}_{target}"), ondelete=ondelete
+    )
+
+
+def issue_marks(name: str, *group: sa.Column[Any]) -> NewTable:
+    """Marks of a sealed audit's issues list: an issue of each (`group`, severity, check) every so many, with
+    its ordinal there, where a deep page starts its walk (the revisions that create them say more)."""
+    return NewTable(
+        name,
+        sa.Column("audit_id", sa.Integer(), nullable=False),
+        *group,
+        sa.Column("severity", sa.SmallInteger(), nullable=False),
+        sa.Column("check_code", sa.String(length=100), nullable=False),
+        sa.Column("ordinal", sa.Integer(), nullable=False),
+        sa.Column("url_id", sa.Integer(), nullable=False),
+        sa.Column("issue_id", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint(
+            "audit_id", *(c.name for c in group), "severity", "check_code", "ordinal", name=op.f(f"pk_{name}")
+        ),
     )

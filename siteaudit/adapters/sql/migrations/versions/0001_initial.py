@@ -1,7 +1,5 @@
 """Accounts, credits, audits and an audit's crawl data
 
-Revision ID: 0001
-Revises:
 Create Date: 2026-11-22
 """
 

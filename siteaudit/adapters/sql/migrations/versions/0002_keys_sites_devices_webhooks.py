@@ -1,7 +1,5 @@
 """API keys, sites, fix tasks, rechecks, device logins, audit leases, webhooks, rate buckets
 
-Revision ID: 0002
-Revises: 0001
 Create Date: 2026-11-22
 """
 

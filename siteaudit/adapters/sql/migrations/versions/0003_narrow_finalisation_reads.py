@@ -1,7 +1,5 @@
 """Narrow finalisation reads: the site-check facts and the sketch apart from a page's facts, templates apart
 
-Revision ID: 0003
-Revises: 0002
 Create Date: 2026-11-23
 """
 

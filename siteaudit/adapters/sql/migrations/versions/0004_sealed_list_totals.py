@@ -1,7 +1,5 @@
 """Sealed list totals: issue and page counts per audit, written once at finalisation
 
-Revision ID: 0004
-Revises: 0003
 Create Date: 2026-11-22
 """
 

@@ -1,7 +1,5 @@
 """Archived issue identities in their own column of crawl_reports, out of the report's `stats`
 
-Revision ID: 0005
-Revises: 0004
 Create Date: 2026-11-25
 
 Reports archived before kept the identities in `report.stats.archived_identities`: they move to the

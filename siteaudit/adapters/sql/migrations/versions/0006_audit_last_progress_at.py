@@ -1,7 +1,5 @@
 """The time of an audit's last recorded progress, for GET /crawls/{id}
 
-Revision ID: 0006
-Revises: 0005
 Create Date: 2026-11-25
 
 A nullable column of audits, set by every batch recorded, lease renewed and state move from now on.

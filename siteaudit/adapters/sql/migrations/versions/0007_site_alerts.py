@@ -1,7 +1,5 @@
 """Site alert mails: one row per scheduled audit whose alert mail went out
 
-Revision ID: 0007
-Revises: 0006
 Create Date: 2026-11-25
 """
 

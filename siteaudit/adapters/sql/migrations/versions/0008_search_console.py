@@ -1,7 +1,5 @@
 """The search-console integration: team connections, daily page figures, inspections, budget, syncs
 
-Revision ID: 0008
-Revises: 0007
 Create Date: 2026-11-25
 """
 

@@ -1,7 +1,5 @@
 """IndexNow: each site's key and allowance, the URLs counted per day, and the submissions
 
-Revision ID: 0009
-Revises: 0007
 Create Date: 2026-11-25
 """
 

@@ -1,7 +1,5 @@
 """Fix tasks say what fixed them; rechecks carry their worker lease
 
-Revision ID: 0010
-Revises: 0007
 Create Date: 2026-11-25
 """
 

@@ -1,7 +1,5 @@
 """The app's sign-in state: password hashes, sessions and one-time links (all kept as hashes)
 
-Revision ID: 0011
-Revises: 0007
 Create Date: 2026-11-25
 """
 

@@ -1,8 +1,6 @@
 """Billing: billing accounts (one provider customer per person, the subscription), checkout sessions,
 payment events seen
 
-Revision ID: 0012
-Revises: 0007
 Create Date: 2026-11-25
 """
 

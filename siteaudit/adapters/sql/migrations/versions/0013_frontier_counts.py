@@ -1,7 +1,5 @@
 """Frontier counters per audit and state, kept by every frontier move
 
-Revision ID: 0013
-Revises: 0007
 Create Date: 2026-11-25
 """
 

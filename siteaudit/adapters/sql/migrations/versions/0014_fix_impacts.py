@@ -1,7 +1,5 @@
 """Fix-impact events: one row per fixed task, measured against search-console data
 
-Revision ID: 0014
-Revises: 0013
 Create Date: 2026-11-25
 """
 

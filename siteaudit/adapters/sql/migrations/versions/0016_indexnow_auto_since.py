@@ -1,7 +1,5 @@
 """When a site's IndexNow auto-submit was turned on: audits that ended before it submit nothing
 
-Revision ID: 0016
-Revises: 0015
 Create Date: 2026-11-25
 
 A nullable column of indexnow_sites, set each time auto is turned on and cleared when it is turned off.

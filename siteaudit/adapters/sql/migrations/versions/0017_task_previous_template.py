@@ -1,7 +1,5 @@
 """The template a fix task had before an audit regrouped its URLs
 
-Revision ID: 0017
-Revises: 0016
 Create Date: 2026-12-02
 
 A task keeps its key when its template is renamed, split or merged (docs/templates.md); this nullable

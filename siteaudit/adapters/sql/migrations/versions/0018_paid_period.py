@@ -1,7 +1,5 @@
 """The latest period a subscription paid for, on its billing account
 
-Revision ID: 0018
-Revises: 0017
 Create Date: 2026-11-27
 
 A subscription's tier grants its credits each month of a paid period (docs/billing.md); these nullable

@@ -1,7 +1,5 @@
 """JavaScript rendering, opt-in: an audit's and a site's `render` setting
 
-Revision ID: 0019
-Revises: 0018
 Create Date: 2026-11-27
 
 docs/rendering.md: an audit with `render` loads each HTML page in a browser after its raw fetch; a site's

@@ -1,7 +1,5 @@
 """Staging access of verified sites, sealed
 
-Revision ID: 0020
-Revises: 0019
 Create Date: 2026-11-27
 
 docs/security.md "Staging access": basic auth, headers and cookies the crawler sends to a verified site's own

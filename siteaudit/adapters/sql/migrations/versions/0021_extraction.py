@@ -1,7 +1,5 @@
 """Custom extraction: an audit's `extract` rules and what they read on each page (`crawl_extracts`)
 
-Revision ID: 0021
-Revises: 0020
 Create Date: 2026-11-27
 
 docs/extraction.md: an audit carries up to 20 named CSS or XPath rules; each page's values are rows of

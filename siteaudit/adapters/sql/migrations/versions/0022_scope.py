@@ -1,7 +1,5 @@
 """Audit scope: what an audit covers (`audits.scope`), a site's saved scope rules and extraction rules
 
-Revision ID: 0022
-Revises: 0021
 Create Date: 2026-11-28
 
 docs/audits.md: an audit covers the whole site, a list of URLs or what the sitemaps list, keeps the URLs
