@@ -4,54 +4,53 @@ Create Date: 2026-11-25
 """
 
 import sqlalchemy as sa
+from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import NewTable, create_tables, drop_tables, foreign_key
+from siteaudit.adapters.sql.migrations.ddl import foreign_key
 
 revision: str = "0011"
 down_revision: str | None = "0010"
 
 
-def _tables() -> tuple[NewTable, ...]:
-    return (
-        NewTable(
-            "app_passwords",
-            sa.Column("user_id", sa.Integer(), nullable=False),
-            sa.Column("hash", sa.String(length=255), nullable=False),
-            sa.Column("changed_at", sa.DateTime(timezone=True), nullable=False),
-            foreign_key("app_passwords", "user_id", "users", "CASCADE"),
-            sa.PrimaryKeyConstraint("user_id", name="pk_app_passwords"),
-        ),
-        NewTable(
-            "app_sessions",
-            sa.Column("id_hash", sa.String(length=64), nullable=False),
-            sa.Column("user_id", sa.Integer(), nullable=False),
-            sa.Column("team_id", sa.Integer(), nullable=True),
-            sa.Column("csrf", sa.String(length=64), nullable=False),
-            sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-            sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
-            sa.Column("authenticated_at", sa.DateTime(timezone=True), nullable=False),
-            foreign_key("app_sessions", "user_id", "users", "CASCADE"),
-            sa.PrimaryKeyConstraint("id_hash", name="pk_app_sessions"),
-            indexes={"ix_app_sessions_user_id": ["user_id"]},
-        ),
-        NewTable(
-            "app_links",
-            sa.Column("token_hash", sa.String(length=64), nullable=False),
-            sa.Column("user_id", sa.Integer(), nullable=False),
-            sa.Column("purpose", sa.String(length=10), nullable=False),
-            sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-            sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-            sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
-            foreign_key("app_links", "user_id", "users", "CASCADE"),
-            sa.PrimaryKeyConstraint("token_hash", name="pk_app_links"),
-            indexes={"ix_app_links_user_id": ["user_id"]},
-        ),
-    )
-
-
 def upgrade() -> None:
-    create_tables(*_tables())
+    op.create_table(
+        "app_passwords",
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("hash", sa.String(length=255), nullable=False),
+        sa.Column("changed_at", sa.DateTime(timezone=True), nullable=False),
+        foreign_key("app_passwords", "user_id", "users", "CASCADE"),
+        sa.PrimaryKeyConstraint("user_id", name="pk_app_passwords"),
+    )
+    op.create_table(
+        "app_sessions",
+        sa.Column("id_hash", sa.String(length=64), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("team_id", sa.Integer(), nullable=True),
+        sa.Column("csrf", sa.String(length=64), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("authenticated_at", sa.DateTime(timezone=True), nullable=False),
+        foreign_key("app_sessions", "user_id", "users", "CASCADE"),
+        sa.PrimaryKeyConstraint("id_hash", name="pk_app_sessions"),
+    )
+    op.create_index("ix_app_sessions_user_id", "app_sessions", ["user_id"])
+    op.create_table(
+        "app_links",
+        sa.Column("token_hash", sa.String(length=64), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("purpose", sa.String(length=10), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+        foreign_key("app_links", "user_id", "users", "CASCADE"),
+        sa.PrimaryKeyConstraint("token_hash", name="pk_app_links"),
+    )
+    op.create_index("ix_app_links_user_id", "app_links", ["user_id"])
 
 
 def downgrade() -> None:
-    drop_tables(*_tables())
+    op.drop_index("ix_app_links_user_id", table_name="app_links")
+    op.drop_table("app_links")
+    op.drop_index("ix_app_sessions_user_id", table_name="app_sessions")
+    op.drop_table("app_sessions")
+    op.drop_table("app_passwords")

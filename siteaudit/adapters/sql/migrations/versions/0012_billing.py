@@ -5,58 +5,56 @@ Create Date: 2026-11-25
 """
 
 import sqlalchemy as sa
+from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import NewTable, create_tables, drop_tables, foreign_key
+from siteaudit.adapters.sql.migrations.ddl import foreign_key
 
 revision: str = "0012"
 down_revision: str | None = "0011"
 
 
-def _tables() -> tuple[NewTable, ...]:
-    return (
-        NewTable(
-            "billing_accounts",
-            sa.Column("user_id", sa.Integer(), nullable=False),
-            sa.Column("provider", sa.String(length=20), nullable=False),
-            sa.Column("customer_id", sa.String(length=255), nullable=False),
-            sa.Column("subscription_id", sa.String(length=255), nullable=True),
-            sa.Column("subscription_status", sa.String(length=30), nullable=True),
-            sa.Column("subscription_as_of", sa.DateTime(timezone=True), nullable=True),
-            sa.Column("subscription_choice", sa.String(length=40), nullable=True),
-            sa.Column("purchased_at", sa.DateTime(timezone=True), nullable=True),
-            sa.Column("version", sa.Integer(), nullable=False),
-            foreign_key("billing_accounts", "user_id", "users", "CASCADE"),
-            sa.PrimaryKeyConstraint("user_id", name="pk_billing_accounts"),
-            sa.UniqueConstraint("provider", "customer_id", name="uq_billing_accounts_provider_customer_id"),
-        ),
-        NewTable(
-            "checkout_sessions",
-            sa.Column("id", sa.String(length=255), nullable=False),
-            sa.Column("provider", sa.String(length=20), nullable=False),
-            sa.Column("user_id", sa.Integer(), nullable=False),
-            sa.Column("kind", sa.String(length=20), nullable=False),
-            sa.Column("url", sa.Text(), nullable=False),
-            sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-            sa.Column("pack", sa.String(length=10), nullable=True),
-            sa.Column("choice", sa.String(length=40), nullable=True),
-            sa.Column("form_token_hash", sa.String(length=64), nullable=False),
-            sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
-            foreign_key("checkout_sessions", "user_id", "users", "CASCADE"),
-            sa.PrimaryKeyConstraint("id", name="pk_checkout_sessions"),
-            indexes={"ix_checkout_sessions_user_id": ["user_id"]},
-        ),
-        NewTable(
-            "payment_events",
-            sa.Column("event_id", sa.String(length=255), nullable=False),
-            sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
-            sa.PrimaryKeyConstraint("event_id", name="pk_payment_events"),
-        ),
+def upgrade() -> None:
+    op.create_table(
+        "billing_accounts",
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("provider", sa.String(length=20), nullable=False),
+        sa.Column("customer_id", sa.String(length=255), nullable=False),
+        sa.Column("subscription_id", sa.String(length=255), nullable=True),
+        sa.Column("subscription_status", sa.String(length=30), nullable=True),
+        sa.Column("subscription_as_of", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("subscription_choice", sa.String(length=40), nullable=True),
+        sa.Column("purchased_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("version", sa.Integer(), nullable=False),
+        foreign_key("billing_accounts", "user_id", "users", "CASCADE"),
+        sa.PrimaryKeyConstraint("user_id", name="pk_billing_accounts"),
+        sa.UniqueConstraint("provider", "customer_id", name="uq_billing_accounts_provider_customer_id"),
+    )
+    op.create_table(
+        "checkout_sessions",
+        sa.Column("id", sa.String(length=255), nullable=False),
+        sa.Column("provider", sa.String(length=20), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("kind", sa.String(length=20), nullable=False),
+        sa.Column("url", sa.Text(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("pack", sa.String(length=10), nullable=True),
+        sa.Column("choice", sa.String(length=40), nullable=True),
+        sa.Column("form_token_hash", sa.String(length=64), nullable=False),
+        sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
+        foreign_key("checkout_sessions", "user_id", "users", "CASCADE"),
+        sa.PrimaryKeyConstraint("id", name="pk_checkout_sessions"),
+    )
+    op.create_index("ix_checkout_sessions_user_id", "checkout_sessions", ["user_id"])
+    op.create_table(
+        "payment_events",
+        sa.Column("event_id", sa.String(length=255), nullable=False),
+        sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("event_id", name="pk_payment_events"),
     )
 
 
-def upgrade() -> None:
-    create_tables(*_tables())
-
-
 def downgrade() -> None:
-    drop_tables(*_tables())
+    op.drop_table("payment_events")
+    op.drop_index("ix_checkout_sessions_user_id", table_name="checkout_sessions")
+    op.drop_table("checkout_sessions")
+    op.drop_table("billing_accounts")

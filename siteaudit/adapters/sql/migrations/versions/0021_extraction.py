@@ -9,8 +9,6 @@ docs/extraction.md: an audit carries up to 20 named CSS or XPath rules; each pag
 import sqlalchemy as sa
 from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import NewTable, create_tables, drop_tables
-
 revision: str = "0021"
 down_revision: str | None = "0020"
 
@@ -19,8 +17,9 @@ down_revision: str | None = "0020"
 # tables that reference audits with ON DELETE CASCADE would go with it.
 
 
-def _extracts() -> NewTable:
-    return NewTable(
+def upgrade() -> None:
+    op.add_column("audits", sa.Column("extract", sa.JSON(), nullable=True))
+    op.create_table(
         "crawl_extracts",
         sa.Column("audit_id", sa.Integer(), nullable=False),
         sa.Column("url_id", sa.Integer(), autoincrement=False, nullable=False),
@@ -29,15 +28,13 @@ def _extracts() -> NewTable:
         sa.Column("name", sa.String(length=40), nullable=False),
         sa.Column("value", sa.Text(), nullable=True),
         sa.PrimaryKeyConstraint("audit_id", "url_id", "rule", "position", name=op.f("pk_crawl_extracts")),
-        indexes={"ix_crawl_extracts_audit_id_name_value": ["audit_id", "name", "value"]},
+    )
+    op.create_index(
+        op.f("ix_crawl_extracts_audit_id_name_value"), "crawl_extracts", ["audit_id", "name", "value"]
     )
 
 
-def upgrade() -> None:
-    op.add_column("audits", sa.Column("extract", sa.JSON(), nullable=True))
-    create_tables(_extracts())
-
-
 def downgrade() -> None:
-    drop_tables(_extracts())
+    op.drop_index(op.f("ix_crawl_extracts_audit_id_name_value"), table_name="crawl_extracts")
+    op.drop_table("crawl_extracts")
     op.drop_column("audits", "extract")
