@@ -1,5 +1,5 @@
 """What the revisions in versions/ share: tables created with their indexes and dropped in reverse, named
-foreign keys. Outside versions/, so alembic does not take it for a revision.
+foreign keys, the columns many tables have. Outside versions/, so alembic does not take it for a revision.
 
 A revision's DDL is history that deployed databases have run: a change here changes what every revision
 using it emits, which tests/integration/sql/test_migration_ddl.py pins.
@@ -68,3 +68,18 @@ def issue_marks(name: str, *group: sa.Column[Any]) -> NewTable:
             "audit_id", *(c.name for c in group), "severity", "check_code", "ordinal", name=op.f(f"pk_{name}")
         ),
     )
+
+
+def moment(name: str, *, nullable: bool = False) -> sa.Column[Any]:
+    """A point in time, stored with its zone (every time in the schema is)."""
+    return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
+
+
+def serial_id() -> sa.Column[Any]:
+    """`id`, an integer the database numbers (the key of most tables that have no natural one)."""
+    return sa.Column("id", sa.Integer(), autoincrement=True, nullable=False)
+
+
+def version() -> sa.Column[Any]:
+    """`version`, the row's counter for optimistic locking."""
+    return sa.Column("version", sa.Integer(), nullable=False)

@@ -10,12 +10,14 @@ Audits that exist already get the latest time known of them: when they ended, el
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment
+
 revision: str = "0006"
 down_revision: str | None = "0005"
 
 
 def upgrade() -> None:
-    op.add_column("audits", sa.Column("last_progress_at", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("audits", moment("last_progress_at", nullable=True))
     audits = sa.table(
         "audits",
         sa.column("last_progress_at", sa.DateTime(timezone=True)),

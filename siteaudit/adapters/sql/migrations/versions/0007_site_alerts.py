@@ -6,6 +6,8 @@ Create Date: 2026-11-25
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment
+
 revision: str = "0007"
 down_revision: str | None = "0006"
 
@@ -15,7 +17,7 @@ def upgrade() -> None:
         "site_alerts",
         sa.Column("audit_id", sa.Integer(), primary_key=True, autoincrement=False),
         sa.Column("site_id", sa.Integer(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        moment("created_at"),
     )
 
 

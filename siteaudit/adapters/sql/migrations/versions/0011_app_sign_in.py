@@ -6,7 +6,7 @@ Create Date: 2026-11-25
 import sqlalchemy as sa
 from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import foreign_key
+from siteaudit.adapters.sql.migrations.ddl import foreign_key, moment
 
 revision: str = "0011"
 down_revision: str | None = "0010"
@@ -17,7 +17,7 @@ def upgrade() -> None:
         "app_passwords",
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("hash", sa.String(length=255), nullable=False),
-        sa.Column("changed_at", sa.DateTime(timezone=True), nullable=False),
+        moment("changed_at"),
         foreign_key("app_passwords", "user_id", "users", "CASCADE"),
         sa.PrimaryKeyConstraint("user_id", name="pk_app_passwords"),
     )
@@ -27,9 +27,9 @@ def upgrade() -> None:
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("team_id", sa.Integer(), nullable=True),
         sa.Column("csrf", sa.String(length=64), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("authenticated_at", sa.DateTime(timezone=True), nullable=False),
+        moment("created_at"),
+        moment("last_seen_at"),
+        moment("authenticated_at"),
         foreign_key("app_sessions", "user_id", "users", "CASCADE"),
         sa.PrimaryKeyConstraint("id_hash", name="pk_app_sessions"),
     )
@@ -39,9 +39,9 @@ def upgrade() -> None:
         sa.Column("token_hash", sa.String(length=64), nullable=False),
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("purpose", sa.String(length=10), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
+        moment("created_at"),
+        moment("expires_at"),
+        moment("used_at", nullable=True),
         foreign_key("app_links", "user_id", "users", "CASCADE"),
         sa.PrimaryKeyConstraint("token_hash", name="pk_app_links"),
     )

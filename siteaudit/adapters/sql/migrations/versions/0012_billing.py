@@ -7,7 +7,7 @@ Create Date: 2026-11-25
 import sqlalchemy as sa
 from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import foreign_key
+from siteaudit.adapters.sql.migrations.ddl import foreign_key, moment, version
 
 revision: str = "0012"
 down_revision: str | None = "0011"
@@ -21,10 +21,10 @@ def upgrade() -> None:
         sa.Column("customer_id", sa.String(length=255), nullable=False),
         sa.Column("subscription_id", sa.String(length=255), nullable=True),
         sa.Column("subscription_status", sa.String(length=30), nullable=True),
-        sa.Column("subscription_as_of", sa.DateTime(timezone=True), nullable=True),
+        moment("subscription_as_of", nullable=True),
         sa.Column("subscription_choice", sa.String(length=40), nullable=True),
-        sa.Column("purchased_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("version", sa.Integer(), nullable=False),
+        moment("purchased_at", nullable=True),
+        version(),
         foreign_key("billing_accounts", "user_id", "users", "CASCADE"),
         sa.PrimaryKeyConstraint("user_id", name="pk_billing_accounts"),
         sa.UniqueConstraint("provider", "customer_id", name="uq_billing_accounts_provider_customer_id"),
@@ -36,11 +36,11 @@ def upgrade() -> None:
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("kind", sa.String(length=20), nullable=False),
         sa.Column("url", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        moment("created_at"),
         sa.Column("pack", sa.String(length=10), nullable=True),
         sa.Column("choice", sa.String(length=40), nullable=True),
         sa.Column("form_token_hash", sa.String(length=64), nullable=False),
-        sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
+        moment("completed_at", nullable=True),
         foreign_key("checkout_sessions", "user_id", "users", "CASCADE"),
         sa.PrimaryKeyConstraint("id", name="pk_checkout_sessions"),
     )
@@ -48,7 +48,7 @@ def upgrade() -> None:
     op.create_table(
         "payment_events",
         sa.Column("event_id", sa.String(length=255), nullable=False),
-        sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
+        moment("received_at"),
         sa.PrimaryKeyConstraint("event_id", name="pk_payment_events"),
     )
 

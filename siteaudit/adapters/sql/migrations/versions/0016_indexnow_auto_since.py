@@ -6,15 +6,16 @@ A nullable column of indexnow_sites, set each time auto is turned on and cleared
 Sites with auto on already keep null, which submits after every audit, as they did before.
 """
 
-import sqlalchemy as sa
 from alembic import op
+
+from siteaudit.adapters.sql.migrations.ddl import moment
 
 revision: str = "0016"
 down_revision: str | None = "0015"
 
 
 def upgrade() -> None:
-    op.add_column("indexnow_sites", sa.Column("auto_since", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("indexnow_sites", moment("auto_since", nullable=True))
 
 
 def downgrade() -> None:

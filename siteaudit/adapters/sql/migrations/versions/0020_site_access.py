@@ -9,6 +9,8 @@ origin, stored only sealed under the deployment's key; deleting the site deletes
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment
+
 revision: str = "0020"
 down_revision: str | None = "0019"
 
@@ -22,7 +24,7 @@ def upgrade() -> None:
         sa.Column("kinds", sa.String(length=40), nullable=False),
         sa.Column("headers", sa.Integer(), nullable=False),
         sa.Column("cookies", sa.Integer(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        moment("updated_at"),
         sa.ForeignKeyConstraint(["site_id"], ["sites.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("site_id"),
     )
