@@ -1,4 +1,4 @@
-"""What the revisions in versions/ share: tables created with their indexes and dropped in reverse, named
+"""What the revisions in versions/ share: tables and columns added with their indexes and dropped in reverse, named
 foreign keys, the columns many tables have. Outside versions/, so alembic does not take it for a revision.
 
 A revision's DDL is history that deployed databases have run: a change here changes what every revision
@@ -43,6 +43,38 @@ def drop_tables(*tables: NewTable) -> None:
                 for name in reversed(list(table.indexes)):
                     batch_op.drop_index(batch_op.f(name))
         op.drop_table(table.name)
+
+
+class NewColumns:
+    """Columns a revision adds to a table, and indexes (name: columns) made after them, in one batch (on
+    SQLite alembic copies the table where ALTER TABLE cannot do it)."""
+
+    def __init__(
+        self, table: str, *columns: sa.Column[Any], indexes: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
+        self.table = table
+        self.columns = columns
+        self.indexes = dict(indexes or {})
+
+
+def add_columns(*groups: NewColumns) -> None:
+    """Add each group's columns, then its indexes, in order."""
+    for group in groups:
+        with op.batch_alter_table(group.table) as batch:
+            for column in group.columns:
+                batch.add_column(column)
+            for name, columns in group.indexes.items():
+                batch.create_index(batch.f(name), list(columns), unique=False)
+
+
+def drop_columns(*groups: NewColumns) -> None:
+    """Undo `add_columns(*groups)`: the last group first, its indexes then its columns, each last first."""
+    for group in reversed(groups):
+        with op.batch_alter_table(group.table) as batch:
+            for name in reversed(list(group.indexes)):
+                batch.drop_index(batch.f(name))
+            for column in reversed(group.columns):
+                batch.drop_column(column.name)
 
 
 def foreign_key(table: str, column: str, target: str, ondelete: str | None = None) -> sa.ForeignKeyConstraint:
