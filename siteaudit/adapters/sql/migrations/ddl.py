@@ -107,9 +107,21 @@ def moment(name: str, *, nullable: bool = False) -> sa.Column[Any]:
     return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
 
 
-def serial_id() -> sa.Column[Any]:
-    """`id`, an integer the database numbers (the key of most tables that have no natural one)."""
-    return sa.Column("id", sa.Integer(), autoincrement=True, nullable=False)
+def serial_key(table: str) -> tuple[SchemaItem, ...]:
+    """`id`, an integer the database numbers, as the key of `table` (most tables with no natural key)."""
+    return (
+        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f(f"pk_{table}")),
+    )
+
+
+def parent_key(table: str, column: str, parent: str) -> tuple[SchemaItem, ...]:
+    """`column` as the key of `table`, which holds at most one row per row of `parent`, deleted with it."""
+    return (
+        sa.Column(column, sa.Integer(), nullable=False),
+        foreign_key(table, column, parent, "CASCADE"),
+        sa.PrimaryKeyConstraint(column, name=op.f(f"pk_{table}")),
+    )
 
 
 def version() -> sa.Column[Any]:

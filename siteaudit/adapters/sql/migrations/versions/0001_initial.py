@@ -12,7 +12,8 @@ from siteaudit.adapters.sql.migrations.ddl import (
     drop_tables,
     foreign_key,
     moment,
-    serial_id,
+    parent_key,
+    serial_key,
     version,
 )
 
@@ -93,17 +94,16 @@ def _tables() -> tuple[NewTable, ...]:
         ),
         NewTable(
             "users",
-            serial_id(),
+            *serial_key("users"),
             sa.Column("email", sa.String(length=254), nullable=False),
             sa.Column("plan", sa.String(length=50), nullable=False),
             sa.Column("name", sa.String(length=200), nullable=False),
             moment("created_at"),
-            sa.PrimaryKeyConstraint("id", name=op.f("pk_users")),
             sa.UniqueConstraint("email", name=op.f("uq_users_email")),
         ),
         NewTable(
             "audits",
-            serial_id(),
+            *serial_key("audits"),
             sa.Column("team_id", sa.Integer(), nullable=False),
             sa.Column("user_id", sa.Integer(), nullable=False),
             sa.Column("payer_id", sa.Integer(), nullable=False),
@@ -130,7 +130,6 @@ def _tables() -> tuple[NewTable, ...]:
             version(),
             foreign_key("audits", "payer_id", "users"),
             foreign_key("audits", "user_id", "users"),
-            sa.PrimaryKeyConstraint("id", name=op.f("pk_audits")),
             indexes={
                 "ix_audits_site_id": ["site_id"],
                 "ix_audits_team_id_created_at": ["team_id", "created_at"],
@@ -169,12 +168,11 @@ def _tables() -> tuple[NewTable, ...]:
         ),
         NewTable(
             "teams",
-            serial_id(),
+            *serial_key("teams"),
             sa.Column("name", sa.String(length=100), nullable=False),
             sa.Column("owner_id", sa.Integer(), nullable=False),
             moment("created_at"),
             foreign_key("teams", "owner_id", "users"),
-            sa.PrimaryKeyConstraint("id", name=op.f("pk_teams")),
             sa.UniqueConstraint("name", name=op.f("uq_teams_name")),
             indexes={
                 "ix_teams_owner_id": ["owner_id"],
@@ -182,17 +180,13 @@ def _tables() -> tuple[NewTable, ...]:
         ),
         NewTable(
             "crawl_checkpoints",
-            sa.Column("audit_id", sa.Integer(), nullable=False),
+            *parent_key("crawl_checkpoints", "audit_id", "audits"),
             sa.Column("state", sa.JSON(), nullable=False),
-            foreign_key("crawl_checkpoints", "audit_id", "audits", "CASCADE"),
-            sa.PrimaryKeyConstraint("audit_id", name=op.f("pk_crawl_checkpoints")),
         ),
         NewTable(
             "crawl_reports",
-            sa.Column("audit_id", sa.Integer(), nullable=False),
+            *parent_key("crawl_reports", "audit_id", "audits"),
             sa.Column("report", sa.JSON(), nullable=False),
-            foreign_key("crawl_reports", "audit_id", "audits", "CASCADE"),
-            sa.PrimaryKeyConstraint("audit_id", name=op.f("pk_crawl_reports")),
         ),
         NewTable(
             "crawl_urls",

@@ -12,7 +12,8 @@ from siteaudit.adapters.sql.migrations.ddl import (
     drop_tables,
     foreign_key,
     moment,
-    serial_id,
+    parent_key,
+    serial_key,
     version,
 )
 
@@ -24,7 +25,7 @@ def _tables() -> tuple[NewTable, ...]:
     return (
         NewTable(
             "device_logins",
-            serial_id(),
+            *serial_key("device_logins"),
             sa.Column("device_code_hash", sa.String(length=64), nullable=False),
             sa.Column("user_code", sa.String(length=8), nullable=False),
             sa.Column("client_name", sa.String(length=64), nullable=False),
@@ -37,7 +38,6 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("approved_by", sa.Integer(), nullable=True),
             sa.Column("team_id", sa.Integer(), nullable=True),
             version(),
-            sa.PrimaryKeyConstraint("id", name=op.f("pk_device_logins")),
             sa.UniqueConstraint("device_code_hash", name=op.f("uq_device_logins_device_code_hash")),
             indexes={
                 "ix_device_logins_user_code": ["user_code"],
@@ -72,7 +72,7 @@ def _tables() -> tuple[NewTable, ...]:
         ),
         NewTable(
             "rechecks",
-            serial_id(),
+            *serial_key("rechecks"),
             sa.Column("site_id", sa.Integer(), nullable=False),
             sa.Column("team_id", sa.Integer(), nullable=False),
             sa.Column("parent_crawl_id", sa.Integer(), nullable=False),
@@ -92,14 +92,13 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("url_results", sa.JSON(), nullable=True),
             sa.Column("task_results", sa.JSON(), nullable=True),
             version(),
-            sa.PrimaryKeyConstraint("id", name=op.f("pk_rechecks")),
             indexes={
                 "ix_rechecks_site_id": ["site_id"],
             },
         ),
         NewTable(
             "sites",
-            serial_id(),
+            *serial_key("sites"),
             sa.Column("team_id", sa.Integer(), nullable=False),
             sa.Column("url", sa.Text(), nullable=False),
             sa.Column("host", sa.String(length=300), nullable=False),
@@ -120,7 +119,6 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("max_rps", sa.Float(), nullable=False),
             sa.Column("alert_email", sa.Boolean(), nullable=False),
             version(),
-            sa.PrimaryKeyConstraint("id", name=op.f("pk_sites")),
             sa.UniqueConstraint("team_id", "origin", name=op.f("uq_sites_team_id_origin")),
             indexes={
                 "ix_sites_next_crawl_at": ["next_crawl_at"],
@@ -128,7 +126,7 @@ def _tables() -> tuple[NewTable, ...]:
         ),
         NewTable(
             "api_keys",
-            serial_id(),
+            *serial_key("api_keys"),
             sa.Column("user_id", sa.Integer(), nullable=False),
             sa.Column("team_id", sa.Integer(), nullable=False),
             sa.Column("kind", sa.String(length=10), nullable=False),
@@ -143,7 +141,6 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("status", sa.String(length=10), nullable=False),
             version(),
             foreign_key("api_keys", "user_id", "users", "CASCADE"),
-            sa.PrimaryKeyConstraint("id", name=op.f("pk_api_keys")),
             sa.UniqueConstraint("hash", name=op.f("uq_api_keys_hash")),
             indexes={
                 "ix_api_keys_user_id": ["user_id"],
@@ -151,27 +148,23 @@ def _tables() -> tuple[NewTable, ...]:
         ),
         NewTable(
             "webhook_secrets",
-            sa.Column("user_id", sa.Integer(), nullable=False),
+            *parent_key("webhook_secrets", "user_id", "users"),
             sa.Column("sealed", sa.Text(), nullable=False),
-            foreign_key("webhook_secrets", "user_id", "users", "CASCADE"),
-            sa.PrimaryKeyConstraint("user_id", name=op.f("pk_webhook_secrets")),
         ),
         NewTable(
             "audit_leases",
-            sa.Column("audit_id", sa.Integer(), nullable=False),
+            *parent_key("audit_leases", "audit_id", "audits"),
             sa.Column("holder", sa.String(length=200), nullable=True),
             moment("expires_at"),
             sa.Column("attempts", sa.Integer(), nullable=False),
             version(),
-            foreign_key("audit_leases", "audit_id", "audits", "CASCADE"),
-            sa.PrimaryKeyConstraint("audit_id", name=op.f("pk_audit_leases")),
             indexes={
                 "ix_audit_leases_expires_at": ["expires_at"],
             },
         ),
         NewTable(
             "webhook_deliveries",
-            serial_id(),
+            *serial_key("webhook_deliveries"),
             sa.Column("audit_id", sa.Integer(), nullable=False),
             sa.Column("user_id", sa.Integer(), nullable=False),
             sa.Column("url", sa.Text(), nullable=False),
@@ -186,7 +179,6 @@ def _tables() -> tuple[NewTable, ...]:
             moment("finished_at", nullable=True),
             version(),
             foreign_key("webhook_deliveries", "audit_id", "audits", "CASCADE"),
-            sa.PrimaryKeyConstraint("id", name=op.f("pk_webhook_deliveries")),
             sa.UniqueConstraint("audit_id", name=op.f("uq_webhook_deliveries_audit_id")),
             indexes={
                 "ix_webhook_deliveries_status_next_attempt_at": ["status", "next_attempt_at"],

@@ -6,7 +6,7 @@ Create Date: 2026-11-25
 import sqlalchemy as sa
 from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import moment, serial_id, version
+from siteaudit.adapters.sql.migrations.ddl import moment, serial_key, version
 
 revision: str = "0009"
 down_revision: str | None = "0008"
@@ -40,7 +40,7 @@ def upgrade() -> None:
     )
     op.create_table(
         "indexnow_submissions",
-        serial_id(),
+        *serial_key("indexnow_submissions"),
         sa.Column("site_id", sa.Integer(), nullable=False),
         moment("at"),
         sa.Column("trigger", sa.String(10), nullable=False),
@@ -50,7 +50,6 @@ def upgrade() -> None:
         sa.Column("status", sa.String(20), nullable=False),
         sa.Column("status_code", sa.SmallInteger(), nullable=True),
         sa.Column("audit_id", sa.Integer(), nullable=True),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_indexnow_submissions")),
         sa.UniqueConstraint("site_id", "audit_id", name=op.f("uq_indexnow_submissions_site_id_audit_id")),
     )
     op.create_index(op.f("ix_indexnow_submissions_site_id_at"), "indexnow_submissions", ["site_id", "at"])

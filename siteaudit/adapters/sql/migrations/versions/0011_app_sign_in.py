@@ -6,7 +6,7 @@ Create Date: 2026-11-25
 import sqlalchemy as sa
 from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import foreign_key, moment
+from siteaudit.adapters.sql.migrations.ddl import foreign_key, moment, parent_key
 
 revision: str = "0011"
 down_revision: str | None = "0010"
@@ -15,11 +15,9 @@ down_revision: str | None = "0010"
 def upgrade() -> None:
     op.create_table(
         "app_passwords",
-        sa.Column("user_id", sa.Integer(), nullable=False),
+        *parent_key("app_passwords", "user_id", "users"),
         sa.Column("hash", sa.String(length=255), nullable=False),
         moment("changed_at"),
-        foreign_key("app_passwords", "user_id", "users", "CASCADE"),
-        sa.PrimaryKeyConstraint("user_id", name="pk_app_passwords"),
     )
     op.create_table(
         "app_sessions",

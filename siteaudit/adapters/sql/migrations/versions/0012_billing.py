@@ -7,7 +7,7 @@ Create Date: 2026-11-25
 import sqlalchemy as sa
 from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import foreign_key, moment, version
+from siteaudit.adapters.sql.migrations.ddl import foreign_key, moment, parent_key, version
 
 revision: str = "0012"
 down_revision: str | None = "0011"
@@ -16,7 +16,7 @@ down_revision: str | None = "0011"
 def upgrade() -> None:
     op.create_table(
         "billing_accounts",
-        sa.Column("user_id", sa.Integer(), nullable=False),
+        *parent_key("billing_accounts", "user_id", "users"),
         sa.Column("provider", sa.String(length=20), nullable=False),
         sa.Column("customer_id", sa.String(length=255), nullable=False),
         sa.Column("subscription_id", sa.String(length=255), nullable=True),
@@ -25,8 +25,6 @@ def upgrade() -> None:
         sa.Column("subscription_choice", sa.String(length=40), nullable=True),
         moment("purchased_at", nullable=True),
         version(),
-        foreign_key("billing_accounts", "user_id", "users", "CASCADE"),
-        sa.PrimaryKeyConstraint("user_id", name="pk_billing_accounts"),
         sa.UniqueConstraint("provider", "customer_id", name="uq_billing_accounts_provider_customer_id"),
     )
     op.create_table(

@@ -6,7 +6,7 @@ Create Date: 2026-11-25
 import sqlalchemy as sa
 from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import moment, serial_id
+from siteaudit.adapters.sql.migrations.ddl import moment, serial_key
 
 revision: str = "0014"
 down_revision: str | None = "0013"
@@ -15,7 +15,7 @@ down_revision: str | None = "0013"
 def upgrade() -> None:
     op.create_table(
         "fix_impacts",
-        serial_id(),
+        *serial_key("fix_impacts"),
         sa.Column("site_id", sa.Integer(), nullable=False),
         sa.Column("task_key", sa.String(length=16), nullable=False),
         sa.Column("code", sa.String(length=100), nullable=False),
@@ -38,7 +38,6 @@ def upgrade() -> None:
         moment("checked_at", nullable=True),
         sa.Column("status", sa.String(length=10), nullable=False),
         sa.Column("demo", sa.Boolean(), nullable=False),
-        sa.PrimaryKeyConstraint("id"),
     )
     with op.batch_alter_table("fix_impacts") as batch:
         batch.create_index(batch.f("ix_fix_impacts_site_id"), ["site_id"], unique=False)
