@@ -115,6 +115,16 @@ def serial_key(table: str) -> tuple[SchemaItem, ...]:
     )
 
 
+def url_key(table: str, *more: str) -> tuple[SchemaItem, ...]:
+    """`audit_id` and `url_id` (the audit's number for a URL), the key of `table` with `more` columns: the
+    rows an audit keeps about each URL it crawls."""
+    return (
+        sa.Column("audit_id", sa.Integer(), nullable=False),
+        sa.Column("url_id", sa.Integer(), autoincrement=False, nullable=False),
+        sa.PrimaryKeyConstraint("audit_id", "url_id", *more, name=op.f(f"pk_{table}")),
+    )
+
+
 def parent_key(table: str, column: str, parent: str) -> tuple[SchemaItem, ...]:
     """`column` as the key of `table`, which holds at most one row per row of `parent`, deleted with it."""
     return (

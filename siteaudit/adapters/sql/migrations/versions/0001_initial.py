@@ -14,6 +14,7 @@ from siteaudit.adapters.sql.migrations.ddl import (
     moment,
     parent_key,
     serial_key,
+    url_key,
     version,
 )
 
@@ -25,11 +26,9 @@ def _tables() -> tuple[NewTable, ...]:
     return (
         NewTable(
             "crawl_frontier",
-            sa.Column("audit_id", sa.Integer(), nullable=False),
-            sa.Column("url_id", sa.Integer(), autoincrement=False, nullable=False),
+            *url_key("crawl_frontier"),
             sa.Column("depth", sa.Integer(), nullable=False),
             sa.Column("state", sa.SmallInteger(), nullable=False),
-            sa.PrimaryKeyConstraint("audit_id", "url_id", name=op.f("pk_crawl_frontier")),
             indexes={
                 "ix_crawl_frontier_audit_id_state_depth_url_id": ["audit_id", "state", "depth", "url_id"],
             },
@@ -73,8 +72,7 @@ def _tables() -> tuple[NewTable, ...]:
         ),
         NewTable(
             "crawl_pages",
-            sa.Column("audit_id", sa.Integer(), nullable=False),
-            sa.Column("url_id", sa.Integer(), autoincrement=False, nullable=False),
+            *url_key("crawl_pages"),
             sa.Column("status_code", sa.SmallInteger(), nullable=True),
             sa.Column("depth", sa.Integer(), nullable=False),
             sa.Column("title", sa.Text(), nullable=True),
@@ -86,7 +84,6 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("template", sa.Text(), nullable=False),
             sa.Column("in_sitemap", sa.Boolean(), nullable=False),
             sa.Column("facts", sa.JSON(), nullable=False),
-            sa.PrimaryKeyConstraint("audit_id", "url_id", name=op.f("pk_crawl_pages")),
             indexes={
                 "ix_crawl_pages_audit_id_status_code_url_id": ["audit_id", "status_code", "url_id"],
                 "ix_crawl_pages_audit_id_template": ["audit_id", "template"],

@@ -6,6 +6,8 @@ Create Date: 2026-11-23
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import url_key
+
 revision: str = "0003"
 down_revision: str | None = "0002"
 
@@ -19,10 +21,8 @@ def upgrade() -> None:
 
     op.create_table(
         "crawl_templates",
-        sa.Column("audit_id", sa.Integer(), nullable=False),
-        sa.Column("url_id", sa.Integer(), autoincrement=False, nullable=False),
+        *url_key("crawl_templates"),
         sa.Column("template", sa.Text(), nullable=False),
-        sa.PrimaryKeyConstraint("audit_id", "url_id", name=op.f("pk_crawl_templates")),
     )
 
 
