@@ -78,7 +78,8 @@ def _assert_pinned(dialect: str, emitted: str) -> None:
         diff = difflib.unified_diff(
             pinned.splitlines(keepends=True), emitted.splitlines(keepends=True), f"pinned {path.name}", "now"
         )
-        pytest.fail(f"the migrations emit other SQL than pinned:\n{''.join(diff)}", pytrace=False)
+        how = f"A released revision must not change; a new one: {REPIN}=1 pytest tests/integration/sql/test_migration_ddl.py, review git diff."
+        pytest.fail(f"the migrations emit other SQL than pinned:\n{''.join(diff)}\n{how}", pytrace=False)
 
 
 def test_every_step_emits_the_pinned_sql_on_sqlite(tmp_path: Path) -> None:
