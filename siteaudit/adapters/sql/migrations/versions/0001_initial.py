@@ -30,7 +30,7 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("depth", sa.Integer(), nullable=False),
             sa.Column("state", sa.SmallInteger(), nullable=False),
             indexes={
-                "ix_crawl_frontier_audit_id_state_depth_url_id": ["audit_id", "state", "depth", "url_id"],
+                "ix_crawl_frontier_audit_id_state_depth_url_id": ["audit_id", "state", "depth", "url_id"]
             },
         ),
         NewTable(
@@ -66,9 +66,7 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("kind", sa.SmallInteger(), nullable=False),
             sa.Column("nofollow", sa.Boolean(), nullable=False),
             sa.Column("internal", sa.Boolean(), nullable=False),
-            indexes={
-                "ix_crawl_links_audit_id_source_id": ["audit_id", "source_id"],
-            },
+            indexes={"ix_crawl_links_audit_id_source_id": ["audit_id", "source_id"]},
         ),
         NewTable(
             "crawl_pages",
@@ -171,9 +169,7 @@ def _tables() -> tuple[NewTable, ...]:
             moment("created_at"),
             foreign_key("teams", "owner_id", "users"),
             sa.UniqueConstraint("name", name=op.f("uq_teams_name")),
-            indexes={
-                "ix_teams_owner_id": ["owner_id"],
-            },
+            indexes={"ix_teams_owner_id": ["owner_id"]},
         ),
         NewTable(
             "crawl_checkpoints",
@@ -203,9 +199,7 @@ def _tables() -> tuple[NewTable, ...]:
             foreign_key("memberships", "team_id", "teams", "CASCADE"),
             foreign_key("memberships", "user_id", "users", "CASCADE"),
             sa.PrimaryKeyConstraint("team_id", "user_id", name=op.f("pk_memberships")),
-            indexes={
-                "ix_memberships_user_id": ["user_id"],
-            },
+            indexes={"ix_memberships_user_id": ["user_id"]},
         ),
     )
 

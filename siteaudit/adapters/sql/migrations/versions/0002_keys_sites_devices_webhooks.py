@@ -39,9 +39,7 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("team_id", sa.Integer(), nullable=True),
             version(),
             sa.UniqueConstraint("device_code_hash", name=op.f("uq_device_logins_device_code_hash")),
-            indexes={
-                "ix_device_logins_user_code": ["user_code"],
-            },
+            indexes={"ix_device_logins_user_code": ["user_code"]},
         ),
         NewTable(
             "fix_tasks",
@@ -92,9 +90,7 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("url_results", sa.JSON(), nullable=True),
             sa.Column("task_results", sa.JSON(), nullable=True),
             version(),
-            indexes={
-                "ix_rechecks_site_id": ["site_id"],
-            },
+            indexes={"ix_rechecks_site_id": ["site_id"]},
         ),
         NewTable(
             "sites",
@@ -120,9 +116,7 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("alert_email", sa.Boolean(), nullable=False),
             version(),
             sa.UniqueConstraint("team_id", "origin", name=op.f("uq_sites_team_id_origin")),
-            indexes={
-                "ix_sites_next_crawl_at": ["next_crawl_at"],
-            },
+            indexes={"ix_sites_next_crawl_at": ["next_crawl_at"]},
         ),
         NewTable(
             "api_keys",
@@ -142,9 +136,7 @@ def _tables() -> tuple[NewTable, ...]:
             version(),
             foreign_key("api_keys", "user_id", "users", "CASCADE"),
             sa.UniqueConstraint("hash", name=op.f("uq_api_keys_hash")),
-            indexes={
-                "ix_api_keys_user_id": ["user_id"],
-            },
+            indexes={"ix_api_keys_user_id": ["user_id"]},
         ),
         NewTable(
             "webhook_secrets",
@@ -158,9 +150,7 @@ def _tables() -> tuple[NewTable, ...]:
             moment("expires_at"),
             sa.Column("attempts", sa.Integer(), nullable=False),
             version(),
-            indexes={
-                "ix_audit_leases_expires_at": ["expires_at"],
-            },
+            indexes={"ix_audit_leases_expires_at": ["expires_at"]},
         ),
         NewTable(
             "webhook_deliveries",
@@ -180,9 +170,7 @@ def _tables() -> tuple[NewTable, ...]:
             version(),
             foreign_key("webhook_deliveries", "audit_id", "audits", "CASCADE"),
             sa.UniqueConstraint("audit_id", name=op.f("uq_webhook_deliveries_audit_id")),
-            indexes={
-                "ix_webhook_deliveries_status_next_attempt_at": ["status", "next_attempt_at"],
-            },
+            indexes={"ix_webhook_deliveries_status_next_attempt_at": ["status", "next_attempt_at"]},
         ),
         NewTable(
             "webhook_attempts",
@@ -197,9 +185,7 @@ def _tables() -> tuple[NewTable, ...]:
             sa.Column("move", sa.String(length=10), nullable=False),
             foreign_key("webhook_attempts", "delivery_id", "webhook_deliveries", "CASCADE"),
             sa.PrimaryKeyConstraint("delivery_id", "number", name=op.f("pk_webhook_attempts")),
-            indexes={
-                "ix_webhook_attempts_audit_id": ["audit_id"],
-            },
+            indexes={"ix_webhook_attempts_audit_id": ["audit_id"]},
         ),
     )
 
