@@ -1,5 +1,6 @@
-"""What the revisions in versions/ share: tables and columns added with their indexes and dropped in reverse, named
-foreign keys, the columns many tables have. Outside versions/, so alembic does not take it for a revision.
+"""What the revisions in versions/ share: tables and columns added with their indexes and dropped in
+reverse, named foreign keys, the columns and keys many tables have. Outside versions/, so alembic does not
+take it for a revision.
 
 A revision's DDL is history that deployed databases have run: a change here changes what every revision
 using it emits, which tests/integration/sql/test_migration_ddl.py pins.
@@ -10,12 +11,12 @@ from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
+from alembic.operations import BatchOperations
 from sqlalchemy.sql.schema import SchemaItem
 
 
-class NewTable:
-    """A table a revision creates: its columns and constraints, and its indexes (name: columns), made
-    after it in this order."""
+class _OnTable:
+    """What a revision declares on the table `name`, and the indexes (name: columns) it makes after."""
 
     def __init__(
         self, name: str, *items: SchemaItem, indexes: Mapping[str, Sequence[str]] | None = None
@@ -24,55 +25,63 @@ class NewTable:
         self.items = items
         self.indexes = dict(indexes or {})
 
+    def create_indexes(self, batch: BatchOperations) -> None:
+        for name, columns in self.indexes.items():
+            batch.create_index(batch.f(name), list(columns), unique=False)
+
+    def drop_indexes(self, batch: BatchOperations) -> None:
+        """Undo `create_indexes`, the last index first."""
+        for name in reversed(list(self.indexes)):
+            batch.drop_index(batch.f(name))
+
+
+class NewTable(_OnTable):
+    """A table a revision creates: its columns and constraints, then its indexes in this order."""
+
+
+class NewColumns(_OnTable):
+    """Columns a revision adds to the table `name`, then indexes in this order, in one batch (on SQLite
+    alembic copies the table where ALTER TABLE cannot do it)."""
+
+    def __init__(
+        self, name: str, *columns: sa.Column[Any], indexes: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
+        super().__init__(name, *columns, indexes=indexes)
+        self.columns = columns
+
 
 def create_tables(*tables: NewTable) -> None:
     """Create `tables` in order, each with its indexes."""
     for table in tables:
         op.create_table(table.name, *table.items)
         if table.indexes:
-            with op.batch_alter_table(table.name, schema=None) as batch_op:
-                for name, columns in table.indexes.items():
-                    batch_op.create_index(batch_op.f(name), list(columns), unique=False)
+            with op.batch_alter_table(table.name) as batch:
+                table.create_indexes(batch)
 
 
 def drop_tables(*tables: NewTable) -> None:
-    """Undo `create_tables(*tables)`: the last table first, each one's indexes (last first) before it."""
+    """Undo `create_tables(*tables)`: the last table first, each one's indexes before it."""
     for table in reversed(tables):
         if table.indexes:
-            with op.batch_alter_table(table.name, schema=None) as batch_op:
-                for name in reversed(list(table.indexes)):
-                    batch_op.drop_index(batch_op.f(name))
+            with op.batch_alter_table(table.name) as batch:
+                table.drop_indexes(batch)
         op.drop_table(table.name)
-
-
-class NewColumns:
-    """Columns a revision adds to a table, and indexes (name: columns) made after them, in one batch (on
-    SQLite alembic copies the table where ALTER TABLE cannot do it)."""
-
-    def __init__(
-        self, table: str, *columns: sa.Column[Any], indexes: Mapping[str, Sequence[str]] | None = None
-    ) -> None:
-        self.table = table
-        self.columns = columns
-        self.indexes = dict(indexes or {})
 
 
 def add_columns(*groups: NewColumns) -> None:
     """Add each group's columns, then its indexes, in order."""
     for group in groups:
-        with op.batch_alter_table(group.table) as batch:
+        with op.batch_alter_table(group.name) as batch:
             for column in group.columns:
                 batch.add_column(column)
-            for name, columns in group.indexes.items():
-                batch.create_index(batch.f(name), list(columns), unique=False)
+            group.create_indexes(batch)
 
 
 def drop_columns(*groups: NewColumns) -> None:
-    """Undo `add_columns(*groups)`: the last group first, its indexes then its columns, each last first."""
+    """Undo `add_columns(*groups)`: the last group first, its indexes, then its columns last first."""
     for group in reversed(groups):
-        with op.batch_alter_table(group.table) as batch:
-            for name in reversed(list(group.indexes)):
-                batch.drop_index(batch.f(name))
+        with op.batch_alter_table(group.name) as batch:
+            group.drop_indexes(batch)
             for column in reversed(group.columns):
                 batch.drop_column(column.name)
 
