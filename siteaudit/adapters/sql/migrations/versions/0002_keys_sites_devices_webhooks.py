@@ -1,259 +1,198 @@
 """API keys, sites, fix tasks, rechecks, device logins, audit leases, webhooks, rate buckets
 
-Revision ID: 0002
-Revises: 0001
 Create Date: 2026-11-22
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import (
+    NewTable,
+    create_tables,
+    drop_tables,
+    foreign_key,
+    moment,
+    parent_key,
+    serial_key,
+    version,
+)
+
 revision: str = "0002"
 down_revision: str | None = "0001"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+
+
+def _tables() -> tuple[NewTable, ...]:
+    return (
+        NewTable(
+            "device_logins",
+            *serial_key("device_logins"),
+            sa.Column("device_code_hash", sa.String(length=64), nullable=False),
+            sa.Column("user_code", sa.String(length=8), nullable=False),
+            sa.Column("client_name", sa.String(length=64), nullable=False),
+            sa.Column("requested_ip", sa.String(length=64), nullable=False),
+            moment("created_at"),
+            moment("expires_at"),
+            sa.Column("interval_s", sa.Float(), nullable=False),
+            moment("last_polled_at", nullable=True),
+            sa.Column("status", sa.String(length=10), nullable=False),
+            sa.Column("approved_by", sa.Integer(), nullable=True),
+            sa.Column("team_id", sa.Integer(), nullable=True),
+            version(),
+            sa.UniqueConstraint("device_code_hash", name=op.f("uq_device_logins_device_code_hash")),
+            indexes={"ix_device_logins_user_code": ["user_code"]},
+        ),
+        NewTable(
+            "fix_tasks",
+            sa.Column("site_id", sa.Integer(), nullable=False),
+            sa.Column("key", sa.String(length=16), nullable=False),
+            sa.Column("code", sa.String(length=100), nullable=False),
+            sa.Column("template", sa.Text(), nullable=False),
+            sa.Column("severity", sa.String(length=10), nullable=False),
+            sa.Column("pages", sa.Integer(), nullable=False),
+            sa.Column("crawl_id", sa.Integer(), nullable=False),
+            moment("created_at"),
+            moment("updated_at"),
+            sa.Column("sample_urls", sa.JSON(), nullable=False),
+            sa.Column("clicks_28d", sa.Integer(), nullable=True),
+            sa.Column("impressions_28d", sa.Integer(), nullable=True),
+            sa.Column("status", sa.String(length=12), nullable=False),
+            sa.Column("status_before_verifying", sa.String(length=12), nullable=True),
+            sa.Column("recheck_id", sa.Integer(), nullable=True),
+            moment("fixed_at", nullable=True),
+            version(),
+            sa.PrimaryKeyConstraint("site_id", "key", name=op.f("pk_fix_tasks")),
+        ),
+        NewTable(
+            "rate_buckets",
+            sa.Column("key", sa.String(length=200), nullable=False),
+            sa.Column("tat", sa.Float(precision=53), nullable=False),
+            sa.PrimaryKeyConstraint("key", name=op.f("pk_rate_buckets")),
+        ),
+        NewTable(
+            "rechecks",
+            *serial_key("rechecks"),
+            sa.Column("site_id", sa.Integer(), nullable=False),
+            sa.Column("team_id", sa.Integer(), nullable=False),
+            sa.Column("parent_crawl_id", sa.Integer(), nullable=False),
+            moment("created_at"),
+            sa.Column("task_key", sa.String(length=16), nullable=True),
+            sa.Column("codes", sa.JSON(), nullable=True),
+            sa.Column("sampled", sa.Boolean(), nullable=False),
+            sa.Column("duplicate_baseline", sa.Boolean(), nullable=False),
+            sa.Column("status", sa.String(length=12), nullable=False),
+            moment("started_at", nullable=True),
+            moment("finished_at", nullable=True),
+            sa.Column("time_capped", sa.Boolean(), nullable=False),
+            sa.Column("failure_reason", sa.Text(), nullable=True),
+            sa.Column("urls", sa.JSON(), nullable=False),
+            sa.Column("targets", sa.JSON(), nullable=False),
+            sa.Column("observations", sa.JSON(), nullable=False),
+            sa.Column("url_results", sa.JSON(), nullable=True),
+            sa.Column("task_results", sa.JSON(), nullable=True),
+            version(),
+            indexes={"ix_rechecks_site_id": ["site_id"]},
+        ),
+        NewTable(
+            "sites",
+            *serial_key("sites"),
+            sa.Column("team_id", sa.Integer(), nullable=False),
+            sa.Column("url", sa.Text(), nullable=False),
+            sa.Column("host", sa.String(length=300), nullable=False),
+            sa.Column("origin", sa.String(length=300), nullable=False),
+            moment("created_at"),
+            sa.Column("verify_token", sa.String(length=128), nullable=False),
+            sa.Column("crawler_secret_ref", sa.Text(), nullable=False),
+            sa.Column("status", sa.String(length=12), nullable=False),
+            moment("verified_at", nullable=True),
+            sa.Column("verified_via", sa.String(length=10), nullable=True),
+            moment("checked_at", nullable=True),
+            moment("lost_at", nullable=True),
+            sa.Column("monitoring", sa.String(length=10), nullable=False),
+            moment("next_crawl_at", nullable=True),
+            moment("last_dispatched_at", nullable=True),
+            sa.Column("last_skip_reason", sa.Text(), nullable=True),
+            sa.Column("max_pages", sa.Integer(), nullable=False),
+            sa.Column("max_rps", sa.Float(), nullable=False),
+            sa.Column("alert_email", sa.Boolean(), nullable=False),
+            version(),
+            sa.UniqueConstraint("team_id", "origin", name=op.f("uq_sites_team_id_origin")),
+            indexes={"ix_sites_next_crawl_at": ["next_crawl_at"]},
+        ),
+        NewTable(
+            "api_keys",
+            *serial_key("api_keys"),
+            sa.Column("user_id", sa.Integer(), nullable=False),
+            sa.Column("team_id", sa.Integer(), nullable=False),
+            sa.Column("kind", sa.String(length=10), nullable=False),
+            sa.Column("prefix", sa.String(length=12), nullable=False),
+            sa.Column("hash", sa.String(length=64), nullable=False),
+            sa.Column("machine", sa.String(length=255), nullable=False),
+            sa.Column("agents", sa.JSON(), nullable=False),
+            sa.Column("label", sa.Text(), nullable=False),
+            moment("created_at"),
+            moment("last_used_at", nullable=True),
+            moment("revoked_at", nullable=True),
+            sa.Column("status", sa.String(length=10), nullable=False),
+            version(),
+            foreign_key("api_keys", "user_id", "users", "CASCADE"),
+            sa.UniqueConstraint("hash", name=op.f("uq_api_keys_hash")),
+            indexes={"ix_api_keys_user_id": ["user_id"]},
+        ),
+        NewTable(
+            "webhook_secrets",
+            *parent_key("webhook_secrets", "user_id", "users"),
+            sa.Column("sealed", sa.Text(), nullable=False),
+        ),
+        NewTable(
+            "audit_leases",
+            *parent_key("audit_leases", "audit_id", "audits"),
+            sa.Column("holder", sa.String(length=200), nullable=True),
+            moment("expires_at"),
+            sa.Column("attempts", sa.Integer(), nullable=False),
+            version(),
+            indexes={"ix_audit_leases_expires_at": ["expires_at"]},
+        ),
+        NewTable(
+            "webhook_deliveries",
+            *serial_key("webhook_deliveries"),
+            sa.Column("audit_id", sa.Integer(), nullable=False),
+            sa.Column("user_id", sa.Integer(), nullable=False),
+            sa.Column("url", sa.Text(), nullable=False),
+            sa.Column("body", sa.LargeBinary(), nullable=False),
+            moment("created_at"),
+            sa.Column("status", sa.String(length=12), nullable=False),
+            sa.Column("attempts", sa.Integer(), nullable=False),
+            moment("next_attempt_at", nullable=True),
+            sa.Column("last_status_code", sa.SmallInteger(), nullable=True),
+            sa.Column("last_error", sa.Text(), nullable=True),
+            moment("lease_until", nullable=True),
+            moment("finished_at", nullable=True),
+            version(),
+            foreign_key("webhook_deliveries", "audit_id", "audits", "CASCADE"),
+            sa.UniqueConstraint("audit_id", name=op.f("uq_webhook_deliveries_audit_id")),
+            indexes={"ix_webhook_deliveries_status_next_attempt_at": ["status", "next_attempt_at"]},
+        ),
+        NewTable(
+            "webhook_attempts",
+            sa.Column("delivery_id", sa.Integer(), nullable=False),
+            sa.Column("number", sa.SmallInteger(), nullable=False),
+            sa.Column("audit_id", sa.Integer(), nullable=False),
+            moment("at"),
+            sa.Column("status_code", sa.SmallInteger(), nullable=True),
+            sa.Column("error", sa.Text(), nullable=True),
+            sa.Column("detail", sa.Text(), nullable=True),
+            sa.Column("duration_ms", sa.Integer(), nullable=False),
+            sa.Column("move", sa.String(length=10), nullable=False),
+            foreign_key("webhook_attempts", "delivery_id", "webhook_deliveries", "CASCADE"),
+            sa.PrimaryKeyConstraint("delivery_id", "number", name=op.f("pk_webhook_attempts")),
+            indexes={"ix_webhook_attempts_audit_id": ["audit_id"]},
+        ),
+    )
 
 
 def upgrade() -> None:
-    op.create_table(
-        "device_logins",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column("device_code_hash", sa.String(length=64), nullable=False),
-        sa.Column("user_code", sa.String(length=8), nullable=False),
-        sa.Column("client_name", sa.String(length=64), nullable=False),
-        sa.Column("requested_ip", sa.String(length=64), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("interval_s", sa.Float(), nullable=False),
-        sa.Column("last_polled_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("status", sa.String(length=10), nullable=False),
-        sa.Column("approved_by", sa.Integer(), nullable=True),
-        sa.Column("team_id", sa.Integer(), nullable=True),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_device_logins")),
-        sa.UniqueConstraint("device_code_hash", name=op.f("uq_device_logins_device_code_hash")),
-    )
-    with op.batch_alter_table("device_logins", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_device_logins_user_code"), ["user_code"], unique=False)
-
-    op.create_table(
-        "fix_tasks",
-        sa.Column("site_id", sa.Integer(), nullable=False),
-        sa.Column("key", sa.String(length=16), nullable=False),
-        sa.Column("code", sa.String(length=100), nullable=False),
-        sa.Column("template", sa.Text(), nullable=False),
-        sa.Column("severity", sa.String(length=10), nullable=False),
-        sa.Column("pages", sa.Integer(), nullable=False),
-        sa.Column("crawl_id", sa.Integer(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("sample_urls", sa.JSON(), nullable=False),
-        sa.Column("clicks_28d", sa.Integer(), nullable=True),
-        sa.Column("impressions_28d", sa.Integer(), nullable=True),
-        sa.Column("status", sa.String(length=12), nullable=False),
-        sa.Column("status_before_verifying", sa.String(length=12), nullable=True),
-        sa.Column("recheck_id", sa.Integer(), nullable=True),
-        sa.Column("fixed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("site_id", "key", name=op.f("pk_fix_tasks")),
-    )
-    op.create_table(
-        "rate_buckets",
-        sa.Column("key", sa.String(length=200), nullable=False),
-        sa.Column("tat", sa.Float(precision=53), nullable=False),
-        sa.PrimaryKeyConstraint("key", name=op.f("pk_rate_buckets")),
-    )
-    op.create_table(
-        "rechecks",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column("site_id", sa.Integer(), nullable=False),
-        sa.Column("team_id", sa.Integer(), nullable=False),
-        sa.Column("parent_crawl_id", sa.Integer(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("task_key", sa.String(length=16), nullable=True),
-        sa.Column("codes", sa.JSON(), nullable=True),
-        sa.Column("sampled", sa.Boolean(), nullable=False),
-        sa.Column("duplicate_baseline", sa.Boolean(), nullable=False),
-        sa.Column("status", sa.String(length=12), nullable=False),
-        sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("time_capped", sa.Boolean(), nullable=False),
-        sa.Column("failure_reason", sa.Text(), nullable=True),
-        sa.Column("urls", sa.JSON(), nullable=False),
-        sa.Column("targets", sa.JSON(), nullable=False),
-        sa.Column("observations", sa.JSON(), nullable=False),
-        sa.Column("url_results", sa.JSON(), nullable=True),
-        sa.Column("task_results", sa.JSON(), nullable=True),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_rechecks")),
-    )
-    with op.batch_alter_table("rechecks", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_rechecks_site_id"), ["site_id"], unique=False)
-
-    op.create_table(
-        "sites",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column("team_id", sa.Integer(), nullable=False),
-        sa.Column("url", sa.Text(), nullable=False),
-        sa.Column("host", sa.String(length=300), nullable=False),
-        sa.Column("origin", sa.String(length=300), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("verify_token", sa.String(length=128), nullable=False),
-        sa.Column("crawler_secret_ref", sa.Text(), nullable=False),
-        sa.Column("status", sa.String(length=12), nullable=False),
-        sa.Column("verified_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("verified_via", sa.String(length=10), nullable=True),
-        sa.Column("checked_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("lost_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("monitoring", sa.String(length=10), nullable=False),
-        sa.Column("next_crawl_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("last_dispatched_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("last_skip_reason", sa.Text(), nullable=True),
-        sa.Column("max_pages", sa.Integer(), nullable=False),
-        sa.Column("max_rps", sa.Float(), nullable=False),
-        sa.Column("alert_email", sa.Boolean(), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_sites")),
-        sa.UniqueConstraint("team_id", "origin", name=op.f("uq_sites_team_id_origin")),
-    )
-    with op.batch_alter_table("sites", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_sites_next_crawl_at"), ["next_crawl_at"], unique=False)
-
-    op.create_table(
-        "api_keys",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column("user_id", sa.Integer(), nullable=False),
-        sa.Column("team_id", sa.Integer(), nullable=False),
-        sa.Column("kind", sa.String(length=10), nullable=False),
-        sa.Column("prefix", sa.String(length=12), nullable=False),
-        sa.Column("hash", sa.String(length=64), nullable=False),
-        sa.Column("machine", sa.String(length=255), nullable=False),
-        sa.Column("agents", sa.JSON(), nullable=False),
-        sa.Column("label", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("last_used_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("status", sa.String(length=10), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name=op.f("fk_api_keys_user_id_users"), ondelete="CASCADE"
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_api_keys")),
-        sa.UniqueConstraint("hash", name=op.f("uq_api_keys_hash")),
-    )
-    with op.batch_alter_table("api_keys", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_api_keys_user_id"), ["user_id"], unique=False)
-
-    op.create_table(
-        "webhook_secrets",
-        sa.Column("user_id", sa.Integer(), nullable=False),
-        sa.Column("sealed", sa.Text(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name=op.f("fk_webhook_secrets_user_id_users"), ondelete="CASCADE"
-        ),
-        sa.PrimaryKeyConstraint("user_id", name=op.f("pk_webhook_secrets")),
-    )
-    op.create_table(
-        "audit_leases",
-        sa.Column("audit_id", sa.Integer(), nullable=False),
-        sa.Column("holder", sa.String(length=200), nullable=True),
-        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("attempts", sa.Integer(), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["audit_id"], ["audits.id"], name=op.f("fk_audit_leases_audit_id_audits"), ondelete="CASCADE"
-        ),
-        sa.PrimaryKeyConstraint("audit_id", name=op.f("pk_audit_leases")),
-    )
-    with op.batch_alter_table("audit_leases", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_audit_leases_expires_at"), ["expires_at"], unique=False)
-
-    op.create_table(
-        "webhook_deliveries",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column("audit_id", sa.Integer(), nullable=False),
-        sa.Column("user_id", sa.Integer(), nullable=False),
-        sa.Column("url", sa.Text(), nullable=False),
-        sa.Column("body", sa.LargeBinary(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("status", sa.String(length=12), nullable=False),
-        sa.Column("attempts", sa.Integer(), nullable=False),
-        sa.Column("next_attempt_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("last_status_code", sa.SmallInteger(), nullable=True),
-        sa.Column("last_error", sa.Text(), nullable=True),
-        sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["audit_id"],
-            ["audits.id"],
-            name=op.f("fk_webhook_deliveries_audit_id_audits"),
-            ondelete="CASCADE",
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_webhook_deliveries")),
-        sa.UniqueConstraint("audit_id", name=op.f("uq_webhook_deliveries_audit_id")),
-    )
-    with op.batch_alter_table("webhook_deliveries", schema=None) as batch_op:
-        batch_op.create_index(
-            batch_op.f("ix_webhook_deliveries_status_next_attempt_at"),
-            ["status", "next_attempt_at"],
-            unique=False,
-        )
-
-    op.create_table(
-        "webhook_attempts",
-        sa.Column("delivery_id", sa.Integer(), nullable=False),
-        sa.Column("number", sa.SmallInteger(), nullable=False),
-        sa.Column("audit_id", sa.Integer(), nullable=False),
-        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("status_code", sa.SmallInteger(), nullable=True),
-        sa.Column("error", sa.Text(), nullable=True),
-        sa.Column("detail", sa.Text(), nullable=True),
-        sa.Column("duration_ms", sa.Integer(), nullable=False),
-        sa.Column("move", sa.String(length=10), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["delivery_id"],
-            ["webhook_deliveries.id"],
-            name=op.f("fk_webhook_attempts_delivery_id_webhook_deliveries"),
-            ondelete="CASCADE",
-        ),
-        sa.PrimaryKeyConstraint("delivery_id", "number", name=op.f("pk_webhook_attempts")),
-    )
-    with op.batch_alter_table("webhook_attempts", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_webhook_attempts_audit_id"), ["audit_id"], unique=False)
+    create_tables(*_tables())
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("webhook_attempts", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_webhook_attempts_audit_id"))
-
-    op.drop_table("webhook_attempts")
-    with op.batch_alter_table("webhook_deliveries", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_webhook_deliveries_status_next_attempt_at"))
-
-    op.drop_table("webhook_deliveries")
-    with op.batch_alter_table("audit_leases", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_audit_leases_expires_at"))
-
-    op.drop_table("audit_leases")
-    op.drop_table("webhook_secrets")
-    with op.batch_alter_table("api_keys", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_api_keys_user_id"))
-
-    op.drop_table("api_keys")
-    with op.batch_alter_table("sites", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_sites_next_crawl_at"))
-
-    op.drop_table("sites")
-    with op.batch_alter_table("rechecks", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_rechecks_site_id"))
-
-    op.drop_table("rechecks")
-    op.drop_table("rate_buckets")
-    op.drop_table("fix_tasks")
-    with op.batch_alter_table("device_logins", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_device_logins_user_code"))
-
-    op.drop_table("device_logins")
+    drop_tables(*_tables())

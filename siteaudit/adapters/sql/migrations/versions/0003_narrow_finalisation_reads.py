@@ -1,19 +1,15 @@
 """Narrow finalisation reads: the site-check facts and the sketch apart from a page's facts, templates apart
 
-Revision ID: 0003
-Revises: 0002
 Create Date: 2026-11-23
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import url_key
+
 revision: str = "0003"
 down_revision: str | None = "0002"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
@@ -25,10 +21,8 @@ def upgrade() -> None:
 
     op.create_table(
         "crawl_templates",
-        sa.Column("audit_id", sa.Integer(), nullable=False),
-        sa.Column("url_id", sa.Integer(), autoincrement=False, nullable=False),
+        *url_key("crawl_templates"),
         sa.Column("template", sa.Text(), nullable=False),
-        sa.PrimaryKeyConstraint("audit_id", "url_id", name=op.f("pk_crawl_templates")),
     )
 
 

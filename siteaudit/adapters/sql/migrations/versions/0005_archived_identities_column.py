@@ -1,7 +1,5 @@
 """Archived issue identities in their own column of crawl_reports, out of the report's `stats`
 
-Revision ID: 0005
-Revises: 0004
 Create Date: 2026-11-25
 
 Reports archived before kept the identities in `report.stats.archived_identities`: they move to the
@@ -10,7 +8,6 @@ reports that have them are read). The downgrade puts them back.
 """
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -18,8 +15,6 @@ from alembic import op
 
 revision: str = "0005"
 down_revision: str | None = "0004"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 _KEY = "archived_identities"
 # The columns both directions read and write, as they are in this revision.

@@ -1,7 +1,5 @@
 """The time of an audit's last recorded progress, for GET /crawls/{id}
 
-Revision ID: 0006
-Revises: 0005
 Create Date: 2026-11-25
 
 A nullable column of audits, set by every batch recorded, lease renewed and state move from now on.
@@ -9,19 +7,17 @@ Audits that exist already get the latest time known of them: when they ended, el
 (null for audits no slice has claimed yet).
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment
+
 revision: str = "0006"
 down_revision: str | None = "0005"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    op.add_column("audits", sa.Column("last_progress_at", sa.DateTime(timezone=True), nullable=True))
+    op.add_column("audits", moment("last_progress_at", nullable=True))
     audits = sa.table(
         "audits",
         sa.column("last_progress_at", sa.DateTime(timezone=True)),

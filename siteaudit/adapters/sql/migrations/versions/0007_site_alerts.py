@@ -1,19 +1,15 @@
 """Site alert mails: one row per scheduled audit whose alert mail went out
 
-Revision ID: 0007
-Revises: 0006
 Create Date: 2026-11-25
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment
+
 revision: str = "0007"
 down_revision: str | None = "0006"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
@@ -21,7 +17,7 @@ def upgrade() -> None:
         "site_alerts",
         sa.Column("audit_id", sa.Integer(), primary_key=True, autoincrement=False),
         sa.Column("site_id", sa.Integer(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        moment("created_at"),
     )
 
 

@@ -1,19 +1,15 @@
 """The search-console integration: team connections, daily page figures, inspections, budget, syncs
 
-Revision ID: 0008
-Revises: 0007
 Create Date: 2026-11-25
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment
+
 revision: str = "0008"
 down_revision: str | None = "0007"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
@@ -22,7 +18,7 @@ def upgrade() -> None:
         sa.Column("team_id", sa.Integer(), primary_key=True, autoincrement=False),
         sa.Column("sealed_refresh_token", sa.Text(), nullable=False),
         sa.Column("account", sa.String(320), nullable=False),
-        sa.Column("connected_at", sa.DateTime(timezone=True), nullable=False),
+        moment("connected_at"),
     )
     op.create_table(
         "console_page_days",
@@ -38,13 +34,13 @@ def upgrade() -> None:
         "console_inspections",
         sa.Column("site_id", sa.Integer(), nullable=False),
         sa.Column("url", sa.Text(), nullable=False),
-        sa.Column("inspected_at", sa.DateTime(timezone=True), nullable=False),
+        moment("inspected_at"),
         sa.Column("verdict", sa.String(40), nullable=False),
         sa.Column("coverage_state", sa.Text(), nullable=False),
         sa.Column("indexing_state", sa.String(60), nullable=True),
         sa.Column("robots_txt_state", sa.String(60), nullable=True),
         sa.Column("page_fetch_state", sa.String(60), nullable=True),
-        sa.Column("last_crawled", sa.DateTime(timezone=True), nullable=True),
+        moment("last_crawled", nullable=True),
         sa.Column("google_canonical", sa.Text(), nullable=True),
         sa.Column("user_canonical", sa.Text(), nullable=True),
         sa.Column("sitemaps", sa.JSON(), nullable=False),
@@ -61,7 +57,7 @@ def upgrade() -> None:
     op.create_table(
         "console_syncs",
         sa.Column("site_id", sa.Integer(), primary_key=True, autoincrement=False),
-        sa.Column("synced_at", sa.DateTime(timezone=True), nullable=False),
+        moment("synced_at"),
         sa.Column("status", sa.String(20), nullable=False),
         sa.Column("property", sa.String(2100), nullable=True),
         sa.Column("demo", sa.Boolean(), nullable=False),

@@ -1,19 +1,15 @@
 """IndexNow: each site's key and allowance, the URLs counted per day, and the submissions
 
-Revision ID: 0009
-Revises: 0007
 Create Date: 2026-11-25
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment, serial_key, version
+
 revision: str = "0009"
 down_revision: str | None = "0008"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
@@ -24,14 +20,14 @@ def upgrade() -> None:
         sa.Column("key", sa.String(128), nullable=False),
         sa.Column("key_source", sa.String(10), nullable=False),
         sa.Column("key_location", sa.Text(), nullable=True),
-        sa.Column("key_verified_at", sa.DateTime(timezone=True), nullable=True),
+        moment("key_verified_at", nullable=True),
         sa.Column("last_check", sa.JSON(), nullable=True),
         sa.Column("auto", sa.Boolean(), nullable=False),
-        sa.Column("last_submit_at", sa.DateTime(timezone=True), nullable=True),
+        moment("last_submit_at", nullable=True),
         sa.Column("day", sa.Date(), nullable=True),
         sa.Column("used", sa.Integer(), nullable=False),
         sa.Column("detection", sa.JSON(), nullable=True),
-        sa.Column("version", sa.Integer(), nullable=False),
+        version(),
         sa.PrimaryKeyConstraint("site_id", name=op.f("pk_indexnow_sites")),
     )
     op.create_table(
@@ -44,9 +40,9 @@ def upgrade() -> None:
     )
     op.create_table(
         "indexnow_submissions",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
+        *serial_key("indexnow_submissions"),
         sa.Column("site_id", sa.Integer(), nullable=False),
-        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+        moment("at"),
         sa.Column("trigger", sa.String(10), nullable=False),
         sa.Column("urls", sa.Integer(), nullable=False),
         sa.Column("submitted", sa.Integer(), nullable=False),
@@ -54,7 +50,6 @@ def upgrade() -> None:
         sa.Column("status", sa.String(20), nullable=False),
         sa.Column("status_code", sa.SmallInteger(), nullable=True),
         sa.Column("audit_id", sa.Integer(), nullable=True),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_indexnow_submissions")),
         sa.UniqueConstraint("site_id", "audit_id", name=op.f("uq_indexnow_submissions_site_id_audit_id")),
     )
     op.create_index(op.f("ix_indexnow_submissions_site_id_at"), "indexnow_submissions", ["site_id", "at"])

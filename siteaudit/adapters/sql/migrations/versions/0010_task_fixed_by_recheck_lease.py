@@ -1,36 +1,32 @@
 """Fix tasks say what fixed them; rechecks carry their worker lease
 
-Revision ID: 0010
-Revises: 0007
 Create Date: 2026-11-25
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
-from alembic import op
+
+from siteaudit.adapters.sql.migrations.ddl import NewColumns, add_columns, drop_columns, moment
 
 revision: str = "0010"
 down_revision: str | None = "0009"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+
+
+def _added() -> tuple[NewColumns, ...]:
+    return (
+        NewColumns("fix_tasks", sa.Column("fixed_by", sa.String(length=10), nullable=True)),
+        NewColumns(
+            "rechecks",
+            sa.Column("lease_holder", sa.String(length=200), nullable=True),
+            moment("lease_until", nullable=True),
+            sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"),
+            indexes={"ix_rechecks_status": ["status"]},
+        ),
+    )
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("fix_tasks") as batch:
-        batch.add_column(sa.Column("fixed_by", sa.String(length=10), nullable=True))
-    with op.batch_alter_table("rechecks") as batch:
-        batch.add_column(sa.Column("lease_holder", sa.String(length=200), nullable=True))
-        batch.add_column(sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"))
-        batch.create_index(batch.f("ix_rechecks_status"), ["status"], unique=False)
+    add_columns(*_added())
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("rechecks") as batch:
-        batch.drop_index(batch.f("ix_rechecks_status"))
-        batch.drop_column("attempts")
-        batch.drop_column("lease_until")
-        batch.drop_column("lease_holder")
-    with op.batch_alter_table("fix_tasks") as batch:
-        batch.drop_column("fixed_by")
+    drop_columns(*_added())

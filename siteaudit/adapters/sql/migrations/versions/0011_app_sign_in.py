@@ -1,31 +1,23 @@
 """The app's sign-in state: password hashes, sessions and one-time links (all kept as hashes)
 
-Revision ID: 0011
-Revises: 0007
 Create Date: 2026-11-25
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import foreign_key, moment, parent_key
+
 revision: str = "0011"
 down_revision: str | None = "0010"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
     op.create_table(
         "app_passwords",
-        sa.Column("user_id", sa.Integer(), nullable=False),
+        *parent_key("app_passwords", "user_id", "users"),
         sa.Column("hash", sa.String(length=255), nullable=False),
-        sa.Column("changed_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name="fk_app_passwords_user_id_users", ondelete="CASCADE"
-        ),
-        sa.PrimaryKeyConstraint("user_id", name="pk_app_passwords"),
+        moment("changed_at"),
     )
     op.create_table(
         "app_sessions",
@@ -33,12 +25,10 @@ def upgrade() -> None:
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("team_id", sa.Integer(), nullable=True),
         sa.Column("csrf", sa.String(length=64), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("authenticated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name="fk_app_sessions_user_id_users", ondelete="CASCADE"
-        ),
+        moment("created_at"),
+        moment("last_seen_at"),
+        moment("authenticated_at"),
+        foreign_key("app_sessions", "user_id", "users", "CASCADE"),
         sa.PrimaryKeyConstraint("id_hash", name="pk_app_sessions"),
     )
     op.create_index("ix_app_sessions_user_id", "app_sessions", ["user_id"])
@@ -47,12 +37,10 @@ def upgrade() -> None:
         sa.Column("token_hash", sa.String(length=64), nullable=False),
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("purpose", sa.String(length=10), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("used_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name="fk_app_links_user_id_users", ondelete="CASCADE"
-        ),
+        moment("created_at"),
+        moment("expires_at"),
+        moment("used_at", nullable=True),
+        foreign_key("app_links", "user_id", "users", "CASCADE"),
         sa.PrimaryKeyConstraint("token_hash", name="pk_app_links"),
     )
     op.create_index("ix_app_links_user_id", "app_links", ["user_id"])

@@ -1,38 +1,30 @@
 """Billing: billing accounts (one provider customer per person, the subscription), checkout sessions,
 payment events seen
 
-Revision ID: 0012
-Revises: 0007
 Create Date: 2026-11-25
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import foreign_key, moment, parent_key, version
+
 revision: str = "0012"
 down_revision: str | None = "0011"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
     op.create_table(
         "billing_accounts",
-        sa.Column("user_id", sa.Integer(), nullable=False),
+        *parent_key("billing_accounts", "user_id", "users"),
         sa.Column("provider", sa.String(length=20), nullable=False),
         sa.Column("customer_id", sa.String(length=255), nullable=False),
         sa.Column("subscription_id", sa.String(length=255), nullable=True),
         sa.Column("subscription_status", sa.String(length=30), nullable=True),
-        sa.Column("subscription_as_of", sa.DateTime(timezone=True), nullable=True),
+        moment("subscription_as_of", nullable=True),
         sa.Column("subscription_choice", sa.String(length=40), nullable=True),
-        sa.Column("purchased_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name="fk_billing_accounts_user_id_users", ondelete="CASCADE"
-        ),
-        sa.PrimaryKeyConstraint("user_id", name="pk_billing_accounts"),
+        moment("purchased_at", nullable=True),
+        version(),
         sa.UniqueConstraint("provider", "customer_id", name="uq_billing_accounts_provider_customer_id"),
     )
     op.create_table(
@@ -42,21 +34,19 @@ def upgrade() -> None:
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("kind", sa.String(length=20), nullable=False),
         sa.Column("url", sa.Text(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        moment("created_at"),
         sa.Column("pack", sa.String(length=10), nullable=True),
         sa.Column("choice", sa.String(length=40), nullable=True),
         sa.Column("form_token_hash", sa.String(length=64), nullable=False),
-        sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"], name="fk_checkout_sessions_user_id_users", ondelete="CASCADE"
-        ),
+        moment("completed_at", nullable=True),
+        foreign_key("checkout_sessions", "user_id", "users", "CASCADE"),
         sa.PrimaryKeyConstraint("id", name="pk_checkout_sessions"),
     )
     op.create_index("ix_checkout_sessions_user_id", "checkout_sessions", ["user_id"])
     op.create_table(
         "payment_events",
         sa.Column("event_id", sa.String(length=255), nullable=False),
-        sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
+        moment("received_at"),
         sa.PrimaryKeyConstraint("event_id", name="pk_payment_events"),
     )
 

@@ -1,19 +1,13 @@
 """Frontier counters per audit and state, kept by every frontier move
 
-Revision ID: 0013
-Revises: 0007
 Create Date: 2026-11-25
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013"
 down_revision: str | None = "0012"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

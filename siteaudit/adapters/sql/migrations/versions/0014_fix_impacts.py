@@ -1,48 +1,43 @@
 """Fix-impact events: one row per fixed task, measured against search-console data
 
-Revision ID: 0014
-Revises: 0013
 Create Date: 2026-11-25
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment, serial_key
+
 revision: str = "0014"
 down_revision: str | None = "0013"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
     op.create_table(
         "fix_impacts",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
+        *serial_key("fix_impacts"),
         sa.Column("site_id", sa.Integer(), nullable=False),
         sa.Column("task_key", sa.String(length=16), nullable=False),
         sa.Column("code", sa.String(length=100), nullable=False),
         sa.Column("template", sa.Text(), nullable=False),
         sa.Column("source_crawl_id", sa.Integer(), nullable=False),
-        sa.Column("verified_at", sa.DateTime(timezone=True), nullable=False),
+        moment("verified_at"),
         sa.Column("recheck_id", sa.Integer(), nullable=True),
         sa.Column("sampled", sa.Boolean(), nullable=False),
         sa.Column("urls", sa.JSON(), nullable=True),
         sa.Column("baseline_clicks_28d", sa.Integer(), nullable=True),
         sa.Column("baseline_impressions_28d", sa.Integer(), nullable=True),
         sa.Column("d7", sa.Integer(), nullable=True),
-        sa.Column("d7_at", sa.DateTime(timezone=True), nullable=True),
+        moment("d7_at", nullable=True),
         sa.Column("d14", sa.Integer(), nullable=True),
-        sa.Column("d14_at", sa.DateTime(timezone=True), nullable=True),
+        moment("d14_at", nullable=True),
         sa.Column("d28", sa.Integer(), nullable=True),
-        sa.Column("d28_at", sa.DateTime(timezone=True), nullable=True),
+        moment("d28_at", nullable=True),
         sa.Column("d28_impressions", sa.Integer(), nullable=True),
-        sa.Column("measured_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("checked_at", sa.DateTime(timezone=True), nullable=True),
+        moment("measured_at", nullable=True),
+        moment("checked_at", nullable=True),
         sa.Column("status", sa.String(length=10), nullable=False),
         sa.Column("demo", sa.Boolean(), nullable=False),
-        sa.PrimaryKeyConstraint("id"),
     )
     with op.batch_alter_table("fix_impacts") as batch:
         batch.create_index(batch.f("ix_fix_impacts_site_id"), ["site_id"], unique=False)

@@ -14,20 +14,15 @@ skips (twice as fast at 20,000 skipped issues).
 deep page starts its walk near its first row (a group can hold every page of the audit: 375,000 issues
 of one check at 500,000 pages took 130 ms to skip).
 
-Revision ID: 0015
-Revises: 0014
 Create Date: 2026-11-25
 """
 
-from collections.abc import Sequence
-
-import sqlalchemy as sa
 from alembic import op
+
+from siteaudit.adapters.sql.migrations.ddl import create_tables, issue_marks
 
 revision: str = "0015"
 down_revision: str | None = "0014"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 _BY_SEVERITY = "ix_crawl_issues_audit_id_severity_check_code_url_id_id"
 _BY_CHECK = "ix_crawl_issues_audit_id_check_code_severity_url_id_id"
@@ -35,18 +30,7 @@ _OLD_BY_CHECK = "ix_crawl_issues_audit_id_check_code_url_id"
 
 
 def upgrade() -> None:
-    op.create_table(
-        "crawl_issue_marks",
-        sa.Column("audit_id", sa.Integer(), nullable=False),
-        sa.Column("severity", sa.SmallInteger(), nullable=False),
-        sa.Column("check_code", sa.String(length=100), nullable=False),
-        sa.Column("ordinal", sa.Integer(), nullable=False),
-        sa.Column("url_id", sa.Integer(), nullable=False),
-        sa.Column("issue_id", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint(
-            "audit_id", "severity", "check_code", "ordinal", name=op.f("pk_crawl_issue_marks")
-        ),
-    )
+    create_tables(issue_marks("crawl_issue_marks"))
     op.drop_index(_BY_SEVERITY, table_name="crawl_issues")
     op.create_index(
         _BY_SEVERITY,

@@ -1,22 +1,16 @@
 """The template a fix task had before an audit regrouped its URLs
 
-Revision ID: 0017
-Revises: 0016
 Create Date: 2026-12-02
 
 A task keeps its key when its template is renamed, split or merged (docs/templates.md); this nullable
 column of fix_tasks names the template it had before. Existing tasks keep null: they never moved.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0017"
 down_revision: str | None = "0016"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

@@ -1,36 +1,34 @@
 """The latest period a subscription paid for, on its billing account
 
-Revision ID: 0018
-Revises: 0017
 Create Date: 2026-11-27
 
 A subscription's tier grants its credits each month of a paid period (docs/billing.md); these nullable
 columns of billing_accounts hold that period. Existing accounts keep null: no period was recorded.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
-from alembic import op
+
+from siteaudit.adapters.sql.migrations.ddl import NewColumns, add_columns, drop_columns, moment
 
 revision: str = "0018"
 down_revision: str | None = "0017"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+
+
+def _added() -> NewColumns:
+    return NewColumns(
+        "billing_accounts",
+        sa.Column("paid_subscription_id", sa.String(255), nullable=True),
+        sa.Column("paid_choice", sa.String(40), nullable=True),
+        moment("paid_from", nullable=True),
+        moment("paid_until", nullable=True),
+        sa.Column("paid_months", sa.Integer(), nullable=False, server_default="0"),
+        indexes={"ix_billing_accounts_paid_until": ["paid_until"]},
+    )
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("billing_accounts") as batch:
-        batch.add_column(sa.Column("paid_subscription_id", sa.String(255), nullable=True))
-        batch.add_column(sa.Column("paid_choice", sa.String(40), nullable=True))
-        batch.add_column(sa.Column("paid_from", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("paid_until", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("paid_months", sa.Integer(), nullable=False, server_default="0"))
-        batch.create_index(batch.f("ix_billing_accounts_paid_until"), ["paid_until"], unique=False)
+    add_columns(_added())
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("billing_accounts") as batch:
-        batch.drop_index(batch.f("ix_billing_accounts_paid_until"))
-        for name in ("paid_months", "paid_until", "paid_from", "paid_choice", "paid_subscription_id"):
-            batch.drop_column(name)
+    drop_columns(_added())

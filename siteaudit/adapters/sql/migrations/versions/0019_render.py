@@ -1,22 +1,16 @@
 """JavaScript rendering, opt-in: an audit's and a site's `render` setting
 
-Revision ID: 0019
-Revises: 0018
 Create Date: 2026-11-27
 
 docs/rendering.md: an audit with `render` loads each HTML page in a browser after its raw fetch; a site's
 `render` is what its audits ask for unless they say otherwise. Existing rows render nothing.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0019"
 down_revision: str | None = "0018"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 # Plain ALTER TABLE, never a batch copy: on SQLite a copy drops and recreates the table, and the rows of

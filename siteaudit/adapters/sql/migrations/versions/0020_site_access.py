@@ -1,22 +1,18 @@
 """Staging access of verified sites, sealed
 
-Revision ID: 0020
-Revises: 0019
 Create Date: 2026-11-27
 
 docs/security.md "Staging access": basic auth, headers and cookies the crawler sends to a verified site's own
 origin, stored only sealed under the deployment's key; deleting the site deletes them.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import moment
+
 revision: str = "0020"
 down_revision: str | None = "0019"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
@@ -28,7 +24,7 @@ def upgrade() -> None:
         sa.Column("kinds", sa.String(length=40), nullable=False),
         sa.Column("headers", sa.Integer(), nullable=False),
         sa.Column("cookies", sa.Integer(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        moment("updated_at"),
         sa.ForeignKeyConstraint(["site_id"], ["sites.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("site_id"),
     )

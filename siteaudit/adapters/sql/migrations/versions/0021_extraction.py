@@ -1,22 +1,18 @@
 """Custom extraction: an audit's `extract` rules and what they read on each page (`crawl_extracts`)
 
-Revision ID: 0021
-Revises: 0020
 Create Date: 2026-11-27
 
 docs/extraction.md: an audit carries up to 20 named CSS or XPath rules; each page's values are rows of
 `crawl_extracts`, filtered by `GET /v1/crawls/{id}/pages`. Existing audits have no rules.
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import url_key
+
 revision: str = "0021"
 down_revision: str | None = "0020"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 # Plain ALTER TABLE, never a batch copy: on SQLite a copy drops and recreates the table, and the rows of
@@ -27,13 +23,11 @@ def upgrade() -> None:
     op.add_column("audits", sa.Column("extract", sa.JSON(), nullable=True))
     op.create_table(
         "crawl_extracts",
-        sa.Column("audit_id", sa.Integer(), nullable=False),
-        sa.Column("url_id", sa.Integer(), autoincrement=False, nullable=False),
+        *url_key("crawl_extracts", "rule", "position"),
         sa.Column("rule", sa.SmallInteger(), nullable=False),
         sa.Column("position", sa.SmallInteger(), nullable=False),
         sa.Column("name", sa.String(length=40), nullable=False),
         sa.Column("value", sa.Text(), nullable=True),
-        sa.PrimaryKeyConstraint("audit_id", "url_id", "rule", "position", name=op.f("pk_crawl_extracts")),
     )
     op.create_index(
         op.f("ix_crawl_extracts_audit_id_name_value"), "crawl_extracts", ["audit_id", "name", "value"]

@@ -1,7 +1,5 @@
 """Audit scope: what an audit covers (`audits.scope`), a site's saved scope rules and extraction rules
 
-Revision ID: 0022
-Revises: 0021
 Create Date: 2026-11-28
 
 docs/audits.md: an audit covers the whole site, a list of URLs or what the sitemaps list, keeps the URLs
@@ -10,15 +8,11 @@ query handling and (docs/extraction.md) up to 20 extraction rules for its audits
 whole site, every URL, queries kept, no rules (what every existing audit and site is).
 """
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0022"
 down_revision: str | None = "0021"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 # Plain ALTER TABLE, never a batch copy: on SQLite a copy drops and recreates the table, and the rows of

@@ -7,41 +7,20 @@ holds every 100th issue of each (template, severity, check) group of a sealed au
 among that template's issues of the group, so such a page starts its walk at most 100 of its issues
 before its first row. Sealing an audit writes them; older audits keep none and list as before.
 
-Revision ID: 0023
-Revises: 0022
 Create Date: 2026-11-28
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from siteaudit.adapters.sql.migrations.ddl import create_tables, issue_marks
+
 revision: str = "0023"
 down_revision: str | None = "0022"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    op.create_table(
-        "crawl_issue_template_marks",
-        sa.Column("audit_id", sa.Integer(), nullable=False),
-        sa.Column("template", sa.Text(), nullable=False),
-        sa.Column("severity", sa.SmallInteger(), nullable=False),
-        sa.Column("check_code", sa.String(length=100), nullable=False),
-        sa.Column("ordinal", sa.Integer(), nullable=False),
-        sa.Column("url_id", sa.Integer(), nullable=False),
-        sa.Column("issue_id", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint(
-            "audit_id",
-            "template",
-            "severity",
-            "check_code",
-            "ordinal",
-            name=op.f("pk_crawl_issue_template_marks"),
-        ),
-    )
+    create_tables(issue_marks("crawl_issue_template_marks", sa.Column("template", sa.Text(), nullable=False)))
 
 
 def downgrade() -> None:
