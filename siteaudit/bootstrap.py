@@ -28,6 +28,7 @@ from siteaudit.ports.render import Renderer
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import ConsoleProviders
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services import registry
 from siteaudit.services.application import LocalApplication
 from siteaudit.services.tasks.recheck_run import RecheckTerms
@@ -177,15 +178,13 @@ def migrate_database(database_url: str) -> "Migrated":
 
 
 def _crawl_limits(settings: Settings) -> CrawlLimits:
-    """The service's crawl terms; each slice fills in its audit's own limits."""
-    return CrawlLimits(
+    """The service's crawl terms (the settings named alike, and two named otherwise); each slice fills in
+    its audit's own limits."""
+    return copy_named(
+        CrawlLimits,
+        settings,
         time_cap_s=settings.crawl_time_cap_s,
-        slice_pages=settings.slice_pages,
-        slice_seconds=settings.slice_seconds,
         check_external=settings.check_external_links,
-        max_external_checks=settings.max_external_checks,
-        lease_s=settings.lease_s,
-        handover_s=settings.handover_s,
         unpaced_hosts=frozenset(settings.unpaced_hosts),
     )
 

@@ -64,28 +64,28 @@ class PrometheusMetrics:
             MultiProcessCollector(self.scraped, path=self.multiprocess_dir)  # type: ignore[no-untyped-call]
         else:
             self.scraped.register(_Collected(self.registry))
-        self._pages = Counter(
+        self._pages = self._counter(
             "siteaudit_pages_fetched",
             "Frontier URLs visited and recorded, by outcome (the report's buckets, not_modified, disallowed).",
-            ["outcome"],
-            registry=self.registry,
+            "outcome",
+            PAGE_OUTCOMES,
         )
-        self._fetch_errors = Counter(
+        self._fetch_errors = self._counter(
             "siteaudit_fetch_errors",
             "Visited URLs that produced no usable HTTP answer, by reason.",
-            ["kind"],
-            registry=self.registry,
+            "kind",
+            [kind.value for kind in FetchError],
         )
         self._credits = Counter(
             "siteaudit_credits_charged_tenths",
             "Credits charged when audits settled, in tenths of a credit (the ledger's unit).",
             registry=self.registry,
         )
-        self._webhooks = Counter(
+        self._webhooks = self._counter(
             "siteaudit_webhook_deliveries",
             "Webhook attempts recorded, by result (delivered, redirected, failed_attempt, given_up).",
-            ["result"],
-            registry=self.registry,
+            "result",
+            WEBHOOK_RESULTS,
         )
         self._latency = Histogram(
             "siteaudit_http_request_duration_seconds",
@@ -94,12 +94,13 @@ class PrometheusMetrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
-        for outcome in PAGE_OUTCOMES:  # every series present from the start, at 0
-            self._pages.labels(outcome)
-        for kind in FetchError:
-            self._fetch_errors.labels(kind.value)
-        for result in WEBHOOK_RESULTS:
-            self._webhooks.labels(result)
+
+    def _counter(self, name: str, documentation: str, label: str, values: Iterable[str]) -> Counter:
+        """A counter by one label, every series of `values` present from the start, at 0."""
+        counter = Counter(name, documentation, [label], registry=self.registry)
+        for value in values:
+            counter.labels(value)
+        return counter
 
     # --- the Metrics port ----------------------------------------------------------------------------
 

@@ -19,17 +19,23 @@ from siteaudit.domain.billing import (
 from siteaudit.domain.ids import UserId
 
 
+@frozen(kw_only=True)
+class Sale:
+    """What one checkout sells: a pack (`offer`) or a subscription (`choice`)."""
+
+    offer: PackOffer | None = None
+    choice: PlanChoice | None = None
+
+
 @frozen
-class CheckoutOrder:
-    """What one checkout sells: a pack (`offer`) or a subscription (`choice`), to one customer."""
+class CheckoutOrder(Sale):
+    """A `Sale` to one customer, and where the provider sends the buyer back."""
 
     user_id: UserId
     email: str
     customer_id: str
     success_url: str
     cancel_url: str
-    offer: PackOffer | None = None
-    choice: PlanChoice | None = None
 
 
 @frozen

@@ -32,6 +32,7 @@ from siteaudit.ports.network import HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import DispatchError, TaskQueue
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services.events import MessageBus
 from siteaudit.services.site import require_public_address, site_terms
 
@@ -93,26 +94,20 @@ def start_audit(
         )
         if public_only is not None:
             require_public_address(settings.url, *public_only)
+        # The decided settings are the audit's fields named alike (url, origin, site, limits, scope).
         audit = uow.audits.add(
-            Audit(
+            copy_named(
+                Audit,
+                settings,
                 id=AuditId(0),
                 team_id=caller.team_id,
                 user_id=caller.user_id,
                 payer_id=paid_by,
-                url=settings.url,
-                origin=settings.origin,
                 created_at=now,
-                max_pages=settings.max_pages,
-                concurrency=settings.concurrency,
-                max_rps=settings.max_rps,
-                site_id=settings.site_id,
                 trigger=request.trigger,
                 credits_reserved=settings.estimated_credits,
                 verify_token_set=request.verify_token is not None,
                 webhook_url=request.webhook_url if not site_endpoint else None,
-                render=settings.render,
-                extract=settings.extract,
-                scope=settings.scope,
             )
         )
         uow.credits.reserve(

@@ -4,6 +4,7 @@ import threading
 from typing import Any
 
 import httpx2 as httpx
+from attrs import define, field
 
 from siteaudit.adapters.console.demo import DemoSearchConsole
 from siteaudit.adapters.console.google import (
@@ -16,28 +17,19 @@ from siteaudit.adapters.console.google import (
 from siteaudit.ports.searchconsole import ConsoleError, SearchConsole, SiteContext
 
 
+@define(eq=False)
 class ConsoleClients:
     """Builds console clients over one shared httpx2 client (timeouts, connection reuse)."""
 
-    def __init__(
-        self,
-        endpoints: GoogleEndpoints,
-        *,
-        client_id: str = "",
-        client_secret: str = "",
-        service_account_file: str = "",
-        row_limit: int = 25_000,
-        timeout_s: float = 30.0,
-    ) -> None:
-        self._endpoints = endpoints
-        self._client_id = client_id
-        self._client_secret = client_secret
-        self._service_account_file = service_account_file
-        self._row_limit = row_limit
-        self._timeout_s = timeout_s
-        self._client: httpx.Client | None = None
-        self._lock = threading.Lock()
-        self._service_account: Any = None
+    _endpoints: GoogleEndpoints
+    _client_id: str = field(default="", kw_only=True)
+    _client_secret: str = field(default="", kw_only=True)
+    _service_account_file: str = field(default="", kw_only=True)
+    _row_limit: int = field(default=25_000, kw_only=True)
+    _timeout_s: float = field(default=30.0, kw_only=True)
+    _client: httpx.Client | None = field(init=False, default=None)
+    _lock: threading.Lock = field(init=False, factory=threading.Lock)
+    _service_account: Any = field(init=False, default=None)
 
     @property
     def _http(self) -> httpx.Client:

@@ -12,7 +12,7 @@ from typing import Any, Final, TypeVar
 
 import httpcore2 as httpcore
 import httpx2 as httpx
-from attrs import frozen
+from attrs import field, frozen
 
 from siteaudit.adapters.http.guard import AddressGuard, GuardedAsyncTransport, refusing_cookies
 from siteaudit.domain.facts import FetchError
@@ -286,6 +286,7 @@ def _run_blocking(work: Coroutine[Any, Any, _T]) -> _T:
         return pool.submit(asyncio.run, work).result()
 
 
+@frozen(eq=False)
 class HttpxBlockingFetcher:
     """The BlockingFetcher port: each call runs an HttpxFetcher on a private event loop.
 
@@ -293,20 +294,11 @@ class HttpxBlockingFetcher:
     between calls, so nothing leaks between them, and the deadline is the same wall clock as above.
     """
 
-    def __init__(
-        self,
-        resolver: HostResolver,
-        policy: AddressPolicy,
-        *,
-        limits: FetchLimits = FetchLimits(max_connections=1),
-        user_agent: str = USER_AGENT,
-        verify: ssl.SSLContext | bool = True,
-    ) -> None:
-        self._resolver = resolver
-        self._policy = policy
-        self._limits = limits
-        self._user_agent = user_agent
-        self._verify = verify
+    _resolver: HostResolver
+    _policy: AddressPolicy
+    _limits: FetchLimits = field(default=FetchLimits(max_connections=1), kw_only=True)
+    _user_agent: str = field(default=USER_AGENT, kw_only=True)
+    _verify: ssl.SSLContext | bool = field(default=True, kw_only=True)
 
     def fetch(self, request: FetchRequest) -> FetchResponse:
         return _run_blocking(self._once(request, follow=False)).response

@@ -22,6 +22,11 @@ _PY: Mapping[str, tuple[type, ...]] = {
 }
 
 
+def _given(**keywords: Any) -> dict[str, Any]:
+    """The JSON Schema keywords whose value is given (not None), in order."""
+    return {keyword: value for keyword, value in keywords.items() if value is not None}
+
+
 @frozen
 class Param:
     name: str
@@ -38,33 +43,30 @@ class Param:
     def schema(self) -> dict[str, Any]:
         if self.kind == "urls":
             return self._array_schema()
-        schema: dict[str, Any] = {"type": self.kind, "description": self.description}
-        if self.low is not None:
-            schema["minimum"] = self.low
-        if self.high is not None:
-            schema["maximum"] = self.high
-        if self.min_length is not None:
-            schema["minLength"] = self.min_length
-        if self.max_length is not None:
-            schema["maxLength"] = self.max_length
-        if self.choices:
-            schema["enum"] = list(self.choices)
-        if self.default is not None:
-            schema["default"] = self.default
-        return schema
+        return {
+            "type": self.kind,
+            "description": self.description,
+            **_given(
+                minimum=self.low,
+                maximum=self.high,
+                minLength=self.min_length,
+                maxLength=self.max_length,
+                enum=list(self.choices) if self.choices else None,
+                default=self.default,
+            ),
+        }
 
     def _array_schema(self) -> dict[str, Any]:
-        items: dict[str, Any] = {"type": "string"}
-        if self.min_length is not None:
-            items["minLength"] = self.min_length
-        if self.max_length is not None:
-            items["maxLength"] = self.max_length
-        schema: dict[str, Any] = {"type": "array", "description": self.description, "items": items}
-        if self.low is not None:
-            schema["minItems"] = int(self.low)
-        if self.high is not None:
-            schema["maxItems"] = int(self.high)
-        return schema
+        items = {"type": "string", **_given(minLength=self.min_length, maxLength=self.max_length)}
+        return {
+            "type": "array",
+            "description": self.description,
+            "items": items,
+            **_given(
+                minItems=None if self.low is None else int(self.low),
+                maxItems=None if self.high is None else int(self.high),
+            ),
+        }
 
     def _array_problem(self, value: Any) -> str | None:
         if not isinstance(value, list | tuple):

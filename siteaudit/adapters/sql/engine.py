@@ -6,7 +6,8 @@ import select
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -119,6 +120,21 @@ def dispose_engines() -> None:
 
 def is_sqlite(engine: Engine | Connection) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+@contextmanager
+def autocommit_driver(engine: Engine) -> Iterator[Any]:
+    """The pooled psycopg connection itself, in autocommit (each statement its own transaction: no BEGIN
+    or COMMIT round trips), without SQLAlchemy's per-statement work; for the hot one-statement paths.
+    The pool hands it to its next user with transactions on again (`_make_postgres_behave`), and
+    notices before reuse if it broke here."""
+    pooled = engine.raw_connection()
+    try:
+        driver: Any = pooled.driver_connection
+        driver.autocommit = True
+        yield driver
+    finally:
+        pooled.close()
 
 
 def _make_sqlite_behave(engine: Engine) -> None:

@@ -21,6 +21,7 @@ from typing import Any, Final
 from attrs import define, field
 from sqlalchemy import Engine, Integer, SmallInteger, String, Text, bindparam, func, literal_column, select
 
+from siteaudit.adapters.sql.engine import autocommit_driver
 from siteaudit.adapters.sql.tables import crawl_issue_counts, crawl_issues, crawl_urls
 from siteaudit.domain.issue import Issue, Severity
 
@@ -65,28 +66,22 @@ class FirstIssuePage:
             "severity": None if severity is None else severity.rank,
             "template": template,
         }
-        pooled = self.engine.raw_connection()
-        try:
-            driver: Any = pooled.driver_connection
-            driver.autocommit = True
-            with driver.pipeline():
-                driver.execute(_JIT_OFF)
-                totals = driver.execute(total_sql, parameters)
-                rows = driver.execute(rows_sql, parameters)
-                total = totals.fetchone()[0]
-                issues = [
-                    Issue(
-                        check_code=check,
-                        severity=self.severities[rank],
-                        url=url,
-                        template=shown,
-                        details=details,
-                    )
-                    for check, rank, url, shown, details in rows.fetchall()
-                ]
-            return issues, int(total)
-        finally:
-            pooled.close()
+        with autocommit_driver(self.engine) as driver, driver.pipeline():
+            driver.execute(_JIT_OFF)
+            totals = driver.execute(total_sql, parameters)
+            rows = driver.execute(rows_sql, parameters)
+            total = totals.fetchone()[0]
+            issues = [
+                Issue(
+                    check_code=check,
+                    severity=self.severities[rank],
+                    url=url,
+                    template=shown,
+                    details=details,
+                )
+                for check, rank, url, shown, details in rows.fetchall()
+            ]
+        return issues, int(total)
 
     def _statements(self, shape: Shape) -> tuple[str, str, dict[str, Any]]:
         compiled = self._compiled.get(shape)

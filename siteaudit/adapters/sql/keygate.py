@@ -22,8 +22,8 @@ from typing import Any, Final
 from sqlalchemy import Engine
 
 from siteaudit.adapters.sql.apikey import key_from_row
-from siteaudit.adapters.sql.engine import json_loads
-from siteaudit.adapters.sql.ratelimit import _EPSILON, _TAT, _allowed, _refused
+from siteaudit.adapters.sql.engine import autocommit_driver, json_loads
+from siteaudit.adapters.sql.ratelimit import _EPSILON, _allowed, _refused_now
 from siteaudit.domain.apikey import ApiKeyStatus
 from siteaudit.ports.keys import KeyAdmission
 from siteaudit.ports.ratelimit import Limit
@@ -81,12 +81,8 @@ class SqlKeyGate:
         self, key_hash: str, bucket: str, limit: Limit, *, now: datetime, touch_before: datetime
     ) -> KeyAdmission | None:
         moment = now.timestamp()
-        # The pooled psycopg connection itself, in autocommit (the statement is its own transaction), as
-        # `SqlRateLimiter.hit` uses it; the pool turns transactions back on for its next user (engine.py).
-        pooled = self.engine.raw_connection()
-        try:
-            driver: Any = pooled.driver_connection
-            driver.autocommit = True
+        # One statement on the pooled driver connection in autocommit, as `SqlRateLimiter.hit`.
+        with autocommit_driver(self.engine) as driver:
             parameters = {
                 "hash": key_hash,
                 "active": ApiKeyStatus.ACTIVE.value,
@@ -108,9 +104,5 @@ class SqlKeyGate:
             tat = row[len(_COLUMNS) + 1]
             if tat is not None:
                 return KeyAdmission(key, in_team, _allowed(float(tat), moment, limit))
-            # Refused: nothing was counted. The TAT read now is at least the one that refused.
-            current = driver.execute(_TAT, {"key": bucket}).fetchone()
-            refused = _refused(None if current is None else float(current[0]), moment, limit)
-            return KeyAdmission(key, in_team, refused)
-        finally:
-            pooled.close()
+            # Refused: nothing was counted.
+            return KeyAdmission(key, in_team, _refused_now(driver, bucket, moment, limit))

@@ -16,7 +16,7 @@ from typing import Any, Final
 from sqlalchemy import Connection, Engine, select
 
 from siteaudit.adapters.sql.dialect import dialect_insert
-from siteaudit.adapters.sql.engine import READ_ONLY, is_sqlite
+from siteaudit.adapters.sql.engine import READ_ONLY, autocommit_driver, is_sqlite
 from siteaudit.adapters.sql.tables import rate_buckets
 from siteaudit.domain.ratelimit import gcra
 from siteaudit.ports.ratelimit import Limit, RateDecision
@@ -50,6 +50,13 @@ def _refused(tat: float | None, now: float, limit: Limit) -> RateDecision:
     return RateDecision(False, limit.count, 0, max(0.0, current - now), max(0.0, retry))
 
 
+def _refused_now(driver: Any, bucket: str, now: float, limit: Limit) -> RateDecision:
+    """A refusal, from the TAT read now: at least the one that refused (it never moves back), so
+    Retry-After errs on the patient side."""
+    current = driver.execute(_TAT, {"key": bucket}).fetchone()
+    return _refused(None if current is None else float(current[0]), now, limit)
+
+
 def _decision(tat: float | None, now: float, limit: Limit) -> RateDecision:
     result = gcra(tat, now, count=limit.count, period_s=limit.period_s)
     return RateDecision(result.allowed, limit.count, result.remaining, result.reset_s, result.retry_after_s)
@@ -68,14 +75,8 @@ class SqlRateLimiter:
         moment = now.timestamp()
         if self._sqlite:
             return self._hit_sqlite(bucket, limit, moment)
-        # Every request runs this: the pooled psycopg connection itself, in autocommit (one statement is
-        # its own transaction: no BEGIN or COMMIT round trips), without SQLAlchemy's per-statement work.
-        # The pool hands the connection to its next user with transactions on again (engine.py), and
-        # notices before reuse if it broke here.
-        pooled = self.engine.raw_connection()
-        try:
-            driver: Any = pooled.driver_connection
-            driver.autocommit = True
+        # Every request runs this: one statement on the pooled driver connection in autocommit.
+        with autocommit_driver(self.engine) as driver:
             parameters = {
                 "key": bucket,
                 "now": moment,
@@ -86,12 +87,8 @@ class SqlRateLimiter:
             row = driver.execute(_HIT, parameters).fetchone()
             if row is not None:
                 return _allowed(float(row[0]), moment, limit)
-            # Refused: nothing was written. The TAT read now is at least the one that refused (it never
-            # moves back), so Retry-After errs on the patient side.
-            current = driver.execute(_TAT, {"key": bucket}).fetchone()
-            return _refused(None if current is None else float(current[0]), moment, limit)
-        finally:
-            pooled.close()
+            # Refused: nothing was written.
+            return _refused_now(driver, bucket, moment, limit)
 
     def _hit_sqlite(self, bucket: str, limit: Limit, moment: float) -> RateDecision:
         with self.engine.begin() as conn:  # BEGIN IMMEDIATE: the one writer, from read to write

@@ -5,26 +5,19 @@ from typing import Protocol
 
 from attrs import frozen
 
-from siteaudit.domain.billing import (
-    CheckoutSession,
-    Fulfilment,
-    PackOffer,
-    PlanChoice,
-)
+from siteaudit.domain.billing import CheckoutSession, Fulfilment
 from siteaudit.domain.ids import UserId
+from siteaudit.ports.payment import Sale
 
 
 @frozen
-class LocalCheckout:
-    """The local provider's checkout page: what the session sells, to whom, and a single-use form token
-    (shown once, only its hash kept) that completing the purchase needs. `offer` for a pack, `choice`
-    for a subscription."""
+class LocalCheckout(Sale):
+    """The local provider's checkout page: the session's `Sale`, to whom, and a single-use form token
+    (shown once, only its hash kept) that completing the purchase needs."""
 
     session: CheckoutSession
     email: str
     form_token: str
-    offer: PackOffer | None = None
-    choice: PlanChoice | None = None
 
 
 @frozen

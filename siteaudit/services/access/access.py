@@ -8,6 +8,7 @@ from siteaudit.domain.site import SiteNotVerified
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.sealing import Sealing
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services.access.answers import SiteAccessStatus
 from siteaudit.services.access.usecases import GetSiteAccess, RemoveSiteAccess, SetSiteAccess
 
@@ -15,14 +16,7 @@ from siteaudit.services.access.usecases import GetSiteAccess, RemoveSiteAccess, 
 def _status(site_id: SiteId, origin: str, stored: StoredAccess | None) -> SiteAccessStatus:
     if stored is None:
         return SiteAccessStatus(site_id, kinds=(), headers=0, cookies=0, sent_to=origin, updated_at=None)
-    return SiteAccessStatus(
-        site_id,
-        kinds=stored.kinds,
-        headers=stored.headers,
-        cookies=stored.cookies,
-        sent_to=origin,
-        updated_at=stored.updated_at,
-    )
+    return copy_named(SiteAccessStatus, stored, sent_to=origin)
 
 
 def get_site_access(asked: GetSiteAccess, caller: Caller, *, uow: UnitOfWork) -> SiteAccessStatus:

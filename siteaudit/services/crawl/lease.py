@@ -11,6 +11,8 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from attrs import Factory, define, field
+
 from siteaudit.domain.crawl import CrawlLimits
 from siteaudit.domain.ids import AuditId
 from siteaudit.ports.clock import Clock
@@ -26,28 +28,22 @@ class LeaseLost(Exception):
     """Another slice holds the audit's lease now."""
 
 
+@define(eq=False)
 class SliceLease:
     """This slice's hold on the audit: claimed once, renewed (throttled) between batches, released once.
 
     `lease_s` and `handover_s` of `limits` are the terms: renewed at least every `lease_s / 3` seconds,
     a released lease waits up to `handover_s` for the next message."""
 
-    def __init__(
-        self,
-        audit_id: AuditId,
-        holder: str,
-        *,
-        uow: Callable[[], UnitOfWork],
-        clock: Clock,
-        limits: CrawlLimits,
-    ) -> None:
-        self.audit_id = audit_id
-        self.holder = holder
-        self.uow = uow
-        self.clock = clock
-        self.limits = limits
-        self._renewed_at = clock.now()
-        self.held = False
+    audit_id: AuditId
+    holder: str
+    uow: Callable[[], UnitOfWork] = field(kw_only=True)
+    clock: Clock = field(kw_only=True)
+    limits: CrawlLimits = field(kw_only=True)
+    _renewed_at: datetime = field(
+        init=False, default=Factory(lambda lease: lease.clock.now(), takes_self=True)
+    )
+    held: bool = field(init=False, default=False)
 
     def _until(self, seconds: float) -> datetime:
         return self.clock.now() + timedelta(seconds=seconds)

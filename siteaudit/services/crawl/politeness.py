@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Final
 from urllib.parse import urlsplit
 
-from attrs import evolve
+from attrs import Factory, define, evolve, field
 
 from siteaudit.domain.access import SiteAccess
 from siteaudit.domain.crawl import (
@@ -149,31 +149,24 @@ class Pacer:
             self._paces[host] = pace.answered()
 
 
+@define(eq=False)
 class Politely:
     """Fetches through one audit's fetcher: host turns, rate-limit back-off, redirects hop by hop."""
 
-    def __init__(
-        self,
-        fetcher: Fetcher,
-        pacer: Pacer,
-        limits: CrawlLimits,
-        clock: Clock,
-        scope: Scope,
-        secret_headers: Headers,
-        gate: HostGate = NO_GATE,
-        access: SiteAccess | None = None,
-    ) -> None:
-        self.fetcher = fetcher
-        self.gate = gate  # the host's rate shared with every other audit, after this audit's own pace
-        self.pacer = pacer
-        self.limits = limits
-        self.clock = clock
-        self.scope = scope
-        self.secret_headers = secret_headers
-        # The site's staging access: only to its own origin (scheme, host and port), never to the other
-        # scheme or the `www.` twin the scope also crawls (docs/security.md "Staging access").
-        self.access = access
-        self.semaphore = asyncio.Semaphore(limits.concurrency)
+    fetcher: Fetcher
+    pacer: Pacer
+    limits: CrawlLimits
+    clock: Clock
+    scope: Scope
+    secret_headers: Headers
+    gate: HostGate = NO_GATE  # the host's rate shared with every other audit, after this audit's own pace
+    # The site's staging access: only to its own origin (scheme, host and port), never to the other
+    # scheme or the `www.` twin the scope also crawls (docs/security.md "Staging access").
+    access: SiteAccess | None = None
+    semaphore: asyncio.Semaphore = field(
+        init=False,
+        default=Factory(lambda politely: asyncio.Semaphore(politely.limits.concurrency), takes_self=True),
+    )
 
     def request(self, url: str, *, max_bytes: int, validators: Headers = ()) -> FetchRequest:
         headers: Headers = (("Accept", _ACCEPT_HTML),)

@@ -9,7 +9,8 @@ The modules it calls, in the order a slice meets them: `lease`, `host_files`, `w
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
 from attrs import evolve, frozen
 
@@ -41,6 +42,8 @@ from siteaudit.services.crawl.visit import Visits
 from siteaudit.services.crawl.window import crawl_window
 
 log = logging.getLogger("siteaudit.crawl")
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 @frozen
@@ -63,7 +66,7 @@ class SliceOutcome:
         return self.stop is not None and self.stop.partial
 
 
-def run_crawl_slice(
+async def arun_crawl_slice(
     audit_id: AuditId,
     deps: CrawlDeps,
     *,
@@ -72,7 +75,8 @@ def run_crawl_slice(
     holder: str | None = None,
     access: SiteAccess | None = None,
 ) -> SliceOutcome:
-    """Run one bounded slice of an audit's crawl, then queue the next slice or the finalisation.
+    """Run one bounded slice of an audit's crawl, then queue the next slice or the finalisation (on the
+    caller's event loop; `run_crawl_slice` is the same, blocking).
 
     Claims the audit (queued -> running). The first slice reads robots.txt and the sitemaps and seeds
     the frontier; every slice then fetches batches until its budget (pages or seconds) is spent or the
@@ -85,28 +89,6 @@ def run_crawl_slice(
     The slice holds the audit's lease as `holder` (a fresh name by default) while it works: a message
     for an audit whose lease another live slice holds returns at once (`lease_lost`), doing nothing.
     """
-    return asyncio.run(
-        arun_crawl_slice(
-            audit_id,
-            deps,
-            verify_token=verify_token,
-            crawler_secret=crawler_secret,
-            holder=holder,
-            access=access,
-        )
-    )
-
-
-async def arun_crawl_slice(
-    audit_id: AuditId,
-    deps: CrawlDeps,
-    *,
-    verify_token: str | None = None,
-    crawler_secret: str | None = None,
-    holder: str | None = None,
-    access: SiteAccess | None = None,
-) -> SliceOutcome:
-    """`run_crawl_slice` for callers already inside an event loop."""
     lease = SliceLease(audit_id, holder or slice_holder(), uow=deps.uow, clock=deps.clock, limits=deps.limits)
     if not await asyncio.to_thread(lease.claim):
         return SliceOutcome(audit_id, lease_lost=True)
@@ -122,6 +104,18 @@ async def arun_crawl_slice(
         # Here on the loop's thread, not in another: a cancelled slice must have let go before it is
         # sent again.
         lease.release()
+
+
+def _blocking(work: Callable[_P, Coroutine[Any, Any, _T]]) -> Callable[_P, _T]:
+    """`work` run to its end on an event loop of its own: for callers outside one."""
+
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return asyncio.run(work(*args, **kwargs))
+
+    return run
+
+
+run_crawl_slice = _blocking(arun_crawl_slice)
 
 
 async def _claimed_slice(

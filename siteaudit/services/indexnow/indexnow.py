@@ -17,7 +17,7 @@ from datetime import date
 from itertools import islice
 from typing import Any, TypeVar
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from siteaudit.domain.account import Caller
 from siteaudit.domain.audit import AuditEnded, AuditStatus
@@ -474,15 +474,7 @@ def detect_indexnow_key(
                     DetectionStatus.FOUND, candidate.key, url, candidate.source, platform, clock.now()
                 )
                 break
-    found = Detection(
-        detection.status,
-        detection.key,
-        detection.key_file_url,
-        detection.source,
-        detection.platform,
-        clock.now(),
-        requests,
-    )
+    found = evolve(detection, checked_at=clock.now(), requests=requests)
     ports.change(asked.site_id, caller, lambda _site, state: state.detected(found))
     return ports.status_answer(asked.site_id, caller)
 
