@@ -25,7 +25,9 @@ from siteaudit.domain.scope import (
 )
 from siteaudit.domain.site import MAX_PAGES_CEILING, MAX_RPS, MAX_URL_LENGTH, MIN_RPS
 from siteaudit.ports.usecases import (
-    MAX_PAGE,
+    CANCEL_ERRORS,
+    LOOKUP_ERRORS,
+    PAGE,
     Exclusion,
     Http,
     Input,
@@ -35,6 +37,7 @@ from siteaudit.ports.usecases import (
     Wait,
     body,
     path,
+    per_page,
     query,
 )
 from siteaudit.services.audits import doors
@@ -54,11 +57,6 @@ from siteaudit.services.audits.answers import (
 CRAWL_ID: Final = path("Audit id (from start_audit, list_audits).", low=1, high=MAX_ID)
 _REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
 _ROWS_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED)
-PAGE: Final = query("Page, from 1.", low=1, high=MAX_PAGE)
-
-
-def per_page(most: int) -> dict[str, Input]:
-    return query(f"Rows per page, 1-{most}.", low=1, high=most)
 
 
 # Where an audit's id (`crawl_id`) leads: to each operation taking it with a `link` (below). Clients (and
@@ -309,7 +307,7 @@ class ListAudits(UseCase[AuditList]):
         "/v1/crawls",
         "listCrawls",
         "List audits, newest first",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "list_audits",
@@ -367,7 +365,7 @@ class CancelAudit(UseCase[AuditCancelled]):
         "/v1/crawls/{crawl_id}",
         "cancelCrawl",
         "Cancel an audit",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT),
+        errors=CANCEL_ERRORS,
         link="cancel the audit",
     )
     tool = Tool(

@@ -26,7 +26,17 @@ from siteaudit.domain.site import (
     VerifyMethod,
 )
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import BODY_ERRORS, Http, Leads, Tool, UseCase, body
+from siteaudit.ports.usecases import (
+    BODY_ERRORS,
+    LOOKUP_ERRORS,
+    QUERY_ERRORS,
+    SITE_ID,
+    Http,
+    Leads,
+    Tool,
+    UseCase,
+    body,
+)
 from siteaudit.services.audits.answers import AuditStarted, started_text
 from siteaudit.services.audits.usecases import CRAWL_LINKS, LISTED_ONLY, extraction_rules, scope
 from siteaudit.services.sites import doors
@@ -39,7 +49,6 @@ from siteaudit.services.sites.answers import (
     UpdatedSite,
     VerifiedSite,
 )
-from siteaudit.services.tasks.usecases import SITE_ID
 
 VERIFY_LIMIT: Final = ("verify", Limit(10, 60.0))
 _PLAN_PAGES: Final = "at most the plan's per-audit limit (403 plan_limit_max_pages)"
@@ -63,7 +72,7 @@ class ListSites(UseCase[SiteList]):
         "/v1/sites",
         "listSites",
         "The team's registered sites",
-        errors=(ErrorCode.VALIDATION_FAILED,),
+        errors=QUERY_ERRORS,
     )
     tool = Tool(
         "list_sites",
@@ -154,7 +163,7 @@ class GetSite(UseCase[SiteWithAudits]):
         "/v1/sites/{site_id}",
         "getSite",
         "A site with its token, latest audit and health trend",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
         link="the site with its latest audit and trend",
     )
     tool = Tool(
@@ -272,7 +281,7 @@ class GetSiteVerification(UseCase[SiteVerification]):
         "/v1/sites/{site_id}/verification",
         "getSiteVerification",
         "Ownership status and the proofs to publish",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
         link="what to publish to prove ownership",
     )
     tool = Tool(
