@@ -144,6 +144,37 @@ def scope(*, itemwise: bool) -> Scope:
 _SCOPE: Final = scope(itemwise=True)
 
 
+def start_tool(name: str, title: str, description: str, after: str) -> Tool:
+    """The tool of a use case starting an audit (StartAudit, CrawlSite): it costs credits, fetches the
+    site and answers the audit started."""
+    return Tool(
+        name,
+        title,
+        description,
+        started_text,
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        after=after,
+    )
+
+
+def _listing_tool(
+    name: str, title: str, description: str, rows: str, hint: str, *, after: str, untrusted: bool = True
+) -> Tool:
+    """The tool of one page of rows (`data`, cut to the size budget, docs/agents.md), its summary
+    `doors.listed`; `untrusted`: the rows quote the audited site."""
+    return Tool(
+        name,
+        title,
+        description,
+        doors.listed(rows, hint),
+        untrusted=untrusted,
+        lists=("data",),
+        after=after,
+    )
+
+
 def extraction_rules(doc: str) -> dict[str, Input]:
     """The extraction rules (docs/extraction.md) an audit reads: `/v1` only, a tool's caller not told."""
     return body("Extraction rules.", doc=doc, rest_only=True)
@@ -278,15 +309,11 @@ class StartAudit(UseCase[AuditStarted]):
         ),
         links=CRAWL_LINKS,
     )
-    tool = Tool(
+    tool = start_tool(
         "start_audit",
         "Start an audit",
         "Audit a public website for SEO problems; answers crawl_id at once. COSTS CREDITS: 1 a page up to "
         "max_pages, unused refunded. Then wait_for_audit.",
-        started_text,
-        read_only=False,
-        idempotent=False,
-        open_world=True,
         after="get_account",
     )
 
@@ -309,13 +336,14 @@ class ListAudits(UseCase[AuditList]):
         "List audits, newest first",
         errors=LOOKUP_ERRORS,
     )
-    tool = Tool(
+    tool = _listing_tool(
         "list_audits",
         "List audits",
         "The team's audits, newest first; then get_report.",
-        doors.listed("audits", "Call get_report with a crawl_id for one audit's findings."),
-        lists=("data",),
+        "audits",
+        "Call get_report with a crawl_id for one audit's findings.",
         after="start_audit",
+        untrusted=False,
     )
 
 
@@ -438,13 +466,12 @@ class ListIssues(UseCase[IssueList]):
         errors=_ROWS_ERRORS,
         link="the audit's issues",
     )
-    tool = Tool(
+    tool = _listing_tool(
         "list_issues",
         "Issues of an audit",
         "Issue rows (check, URL), filtered by check, severity or template.",
-        doors.listed("issues", "Filter with check, severity or template; page through with page."),
-        untrusted=True,
-        lists=("data",),
+        "issues",
+        "Filter with check, severity or template; page through with page.",
         after="get_report",
     )
 
@@ -488,13 +515,12 @@ class ListPages(UseCase[PageList]):
         errors=_ROWS_ERRORS,
         link="the audit's pages",
     )
-    tool = Tool(
+    tool = _listing_tool(
         "list_pages",
         "Pages of an audit",
         "Crawled pages (status, title, words, depth, errors); status_code=404 finds broken ones.",
-        doors.listed("pages", "Filter with status_code (404 finds broken pages)."),
-        untrusted=True,
-        lists=("data",),
+        "pages",
+        "Filter with status_code (404 finds broken pages).",
         after="list_issues",
     )
 

@@ -37,8 +37,8 @@ from siteaudit.ports.usecases import (
     UseCase,
     body,
 )
-from siteaudit.services.audits.answers import AuditStarted, started_text
-from siteaudit.services.audits.usecases import CRAWL_LINKS, LISTED_ONLY, extraction_rules, scope
+from siteaudit.services.audits.answers import AuditStarted
+from siteaudit.services.audits.usecases import CRAWL_LINKS, LISTED_ONLY, extraction_rules, scope, start_tool
 from siteaudit.services.sites import doors
 from siteaudit.services.sites.answers import (
     RegisteredSite,
@@ -411,15 +411,11 @@ class CrawlSite(UseCase[AuditStarted]):
         links=CRAWL_LINKS,
         link="audit the site",
     )
-    tool = Tool(
+    tool = start_tool(
         "start_site_audit",
         "Audit a registered site",
         "Audit a registered site with its settings; answers crawl_id. COSTS CREDITS (team owner's): "
         "1 a page up to max_pages, unused refunded. Then wait_for_audit.",
-        started_text,
-        read_only=False,
-        idempotent=False,
-        open_world=True,
         after="verify_site",
     )
 
