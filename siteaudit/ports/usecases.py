@@ -89,8 +89,9 @@ class Input:
     itemwise: bool = False
 
 
-class _Bounds(typing.TypedDict, total=False):
-    """The bounds `path` takes (`Input` says what each means)."""
+class Bounds(typing.TypedDict, total=False):
+    """The bounds `path` takes (`Input` says what each means); bounds an input shares wherever it is read
+    (a path's or a body's) are written once as one."""
 
     min_length: int | None
     max_length: int | None
@@ -126,7 +127,7 @@ class _BodyBounds(_QueryBounds, total=False):
     itemwise: bool
 
 
-def path(description: str, **bounds: Unpack[_Bounds]) -> dict[str, Input]:
+def path(description: str, **bounds: Unpack[Bounds]) -> dict[str, Input]:
     """attrs metadata of an input in the request path (REST) or a required argument (tool)."""
     return {INPUT: Input("path", description, **bounds)}
 

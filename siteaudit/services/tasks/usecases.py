@@ -16,6 +16,7 @@ from siteaudit.ports.usecases import (
     LOOKUP_ERRORS,
     QUERY_ERRORS,
     SITE_ID,
+    Bounds,
     Http,
     Tool,
     UseCase,
@@ -24,7 +25,6 @@ from siteaudit.ports.usecases import (
     how_many,
     page_of,
     path,
-    query,
 )
 from siteaudit.services.tasks import doors
 from siteaudit.services.tasks.answers import (
@@ -38,6 +38,8 @@ from siteaudit.services.tasks.answers import (
 
 RECHECK_ID: Final = path("Recheck id (from request_recheck).", low=1, high=MAX_ID)
 TASK_KEY_PATTERN: Final = "^[0-9a-fA-F]{16}$"
+# A task's key wherever it is read (a task's path, a recheck's body).
+TASK_KEY: Final[Bounds] = {"min_length": 1, "max_length": 64, "pattern": TASK_KEY_PATTERN}
 URLS_PER_PAGE: Final = 100
 
 TASKS_NOTE: Final = (
@@ -82,11 +84,7 @@ class ListSiteTasks(UseCase[SiteTaskList]):
     site_id: SiteId = field(metadata=SITE_ID)
     limit: int = field(
         default=10,
-        metadata=query(
-            "How many tasks; 3 or fewer leaves fixed tasks out, one task a check.",
-            low=1,
-            high=100,
-        ),
+        metadata=how_many("tasks; 3 or fewer leaves fixed tasks out, one task a check", 100),
     )
 
     http = Http(
@@ -114,14 +112,7 @@ class GetTask(UseCase[TaskWithUrls]):
     a malformed one."""
 
     site_id: SiteId = field(metadata=SITE_ID)
-    task_key: str = field(
-        metadata=path(
-            "Task id (from list_site_tasks).",
-            min_length=1,
-            max_length=64,
-            pattern=TASK_KEY_PATTERN,
-        )
-    )
+    task_key: str = field(metadata=path("Task id (from list_site_tasks).", **TASK_KEY))
     page: int = field(default=1, metadata=page_of("the task's URLs"))
 
     http = Http(
@@ -149,12 +140,7 @@ class RequestRecheck(UseCase[RecheckStarted]):
     site_id: SiteId = field(metadata=SITE_ID)
     task_key: str | None = field(
         default=None,
-        metadata=body(
-            "A task's key (list_site_tasks): recheck its URLs.",
-            min_length=1,
-            max_length=64,
-            pattern=TASK_KEY_PATTERN,
-        ),
+        metadata=body("A task's key (list_site_tasks): recheck its URLs.", **TASK_KEY),
     )
     urls: tuple[str, ...] | None = field(
         default=None,
