@@ -22,6 +22,7 @@ from attrs import frozen
 
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.extraction import ExtractionRule
+from siteaudit.domain.ids import MAX_ID
 from siteaudit.ports.ratelimit import Limit
 
 R = TypeVar("R", covariant=True)
@@ -88,8 +89,9 @@ class Input:
     itemwise: bool = False
 
 
-class _Bounds(typing.TypedDict, total=False):
-    """The bounds `path` takes (`Input` says what each means)."""
+class Bounds(typing.TypedDict, total=False):
+    """The bounds `path` takes (`Input` says what each means); bounds an input shares wherever it is read
+    (a path's or a body's) are written once as one."""
 
     min_length: int | None
     max_length: int | None
@@ -125,7 +127,7 @@ class _BodyBounds(_QueryBounds, total=False):
     itemwise: bool
 
 
-def path(description: str, **bounds: Unpack[_Bounds]) -> dict[str, Input]:
+def path(description: str, **bounds: Unpack[Bounds]) -> dict[str, Input]:
     """attrs metadata of an input in the request path (REST) or a required argument (tool)."""
     return {INPUT: Input("path", description, **bounds)}
 
@@ -148,6 +150,33 @@ BODY_ERRORS: Final = (
     ErrorCode.PAYLOAD_TOO_LARGE,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE,
 )
+# The errors of a use case naming what it reads by id: none of the team's, or an input malformed.
+LOOKUP_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED)
+# The errors of a use case reading the team's own by no id: an input malformed.
+QUERY_ERRORS: Final = (ErrorCode.VALIDATION_FAILED,)
+# The errors of cancelling a run: none of the team's, or it already ended.
+CANCEL_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.CONFLICT)
+
+# The inputs many use cases share, declared once.
+SITE_ID: Final = path("The registered site's id (from list_sites or register_site).", low=1, high=MAX_ID)
+
+
+def page_of(what: str = "") -> dict[str, Input]:
+    """A paged answer's `page` input; `what`: what is paged, when not the answer's rows ("a group's URLs")."""
+    return query(f"Page of {what}, from 1." if what else "Page, from 1.", low=1, high=MAX_PAGE)
+
+
+PAGE: Final = page_of()
+
+
+def per_page(most: int) -> dict[str, Input]:
+    """A paged answer's `per_page` input, 1 to `most`."""
+    return query(f"Rows per page, 1-{most}.", low=1, high=most)
+
+
+def how_many(what: str, most: int) -> dict[str, Input]:
+    """A `limit` input: how many of `what` the answer shows, 1 to `most`."""
+    return query(f"How many {what}.", low=1, high=most)
 
 
 def answer_schema(schema: Mapping[str, Any] | None, *, omitted_when_none: bool = False) -> dict[str, Any]:

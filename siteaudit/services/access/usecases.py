@@ -24,10 +24,18 @@ from siteaudit.domain.access import (
 )
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
-from siteaudit.ports.usecases import BODY_ERRORS, Http, NotOffered, Tool, UseCase, body
+from siteaudit.ports.usecases import (
+    BODY_ERRORS,
+    LOOKUP_ERRORS,
+    SITE_ID,
+    Http,
+    NotOffered,
+    Tool,
+    UseCase,
+    body,
+)
 from siteaudit.services.access import doors
 from siteaudit.services.access.answers import SiteAccessStatus
-from siteaudit.services.tasks.usecases import SITE_ID
 
 _PATH: Final = "/v1/sites/{site_id}/access"
 _NO_SECRETS_TOOL: Final = (
@@ -48,7 +56,7 @@ class GetSiteAccess(UseCase[SiteAccessStatus]):
         _PATH,
         "getSiteAccess",
         "Which staging access (basic auth, headers, cookies) the site has and when it was set; never a value",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "get_site_access",
@@ -137,7 +145,7 @@ class RemoveSiteAccess(UseCase[SiteAccessStatus]):
         _PATH,
         "removeSiteAccess",
         "Remove the site's staging access; its audits send none from then on",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
     )
     tool = NotOffered("mcp", _NO_SECRETS_TOOL)
 

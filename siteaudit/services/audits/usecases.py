@@ -25,7 +25,9 @@ from siteaudit.domain.scope import (
 )
 from siteaudit.domain.site import MAX_PAGES_CEILING, MAX_RPS, MAX_URL_LENGTH, MIN_RPS
 from siteaudit.ports.usecases import (
-    MAX_PAGE,
+    CANCEL_ERRORS,
+    LOOKUP_ERRORS,
+    PAGE,
     Exclusion,
     Http,
     Input,
@@ -35,6 +37,7 @@ from siteaudit.ports.usecases import (
     Wait,
     body,
     path,
+    per_page,
     query,
 )
 from siteaudit.services.audits import doors
@@ -54,11 +57,6 @@ from siteaudit.services.audits.answers import (
 CRAWL_ID: Final = path("Audit id (from start_audit, list_audits).", low=1, high=MAX_ID)
 _REPORT_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.REPORT_NOT_READY)
 _ROWS_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.CRAWL_ARCHIVED, ErrorCode.VALIDATION_FAILED)
-PAGE: Final = query("Page, from 1.", low=1, high=MAX_PAGE)
-
-
-def per_page(most: int) -> dict[str, Input]:
-    return query(f"Rows per page, 1-{most}.", low=1, high=most)
 
 
 # Where an audit's id (`crawl_id`) leads: to each operation taking it with a `link` (below). Clients (and
@@ -144,6 +142,37 @@ def scope(*, itemwise: bool) -> Scope:
 
 
 _SCOPE: Final = scope(itemwise=True)
+
+
+def start_tool(name: str, title: str, description: str, after: str) -> Tool:
+    """The tool of a use case starting an audit (StartAudit, CrawlSite): it costs credits, fetches the
+    site and answers the audit started."""
+    return Tool(
+        name,
+        title,
+        description,
+        started_text,
+        read_only=False,
+        idempotent=False,
+        open_world=True,
+        after=after,
+    )
+
+
+def _listing_tool(
+    name: str, title: str, description: str, rows: str, hint: str, *, after: str, untrusted: bool = True
+) -> Tool:
+    """The tool of one page of rows (`data`, cut to the size budget, docs/agents.md), its summary
+    `doors.listed`; `untrusted`: the rows quote the audited site."""
+    return Tool(
+        name,
+        title,
+        description,
+        doors.listed(rows, hint),
+        untrusted=untrusted,
+        lists=("data",),
+        after=after,
+    )
 
 
 def extraction_rules(doc: str) -> dict[str, Input]:
@@ -280,15 +309,11 @@ class StartAudit(UseCase[AuditStarted]):
         ),
         links=CRAWL_LINKS,
     )
-    tool = Tool(
+    tool = start_tool(
         "start_audit",
         "Start an audit",
         "Audit a public website for SEO problems; answers crawl_id at once. COSTS CREDITS: 1 a page up to "
         "max_pages, unused refunded. Then wait_for_audit.",
-        started_text,
-        read_only=False,
-        idempotent=False,
-        open_world=True,
         after="get_account",
     )
 
@@ -309,15 +334,16 @@ class ListAudits(UseCase[AuditList]):
         "/v1/crawls",
         "listCrawls",
         "List audits, newest first",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
     )
-    tool = Tool(
+    tool = _listing_tool(
         "list_audits",
         "List audits",
         "The team's audits, newest first; then get_report.",
-        doors.listed("audits", "Call get_report with a crawl_id for one audit's findings."),
-        lists=("data",),
+        "audits",
+        "Call get_report with a crawl_id for one audit's findings.",
         after="start_audit",
+        untrusted=False,
     )
 
 
@@ -367,7 +393,7 @@ class CancelAudit(UseCase[AuditCancelled]):
         "/v1/crawls/{crawl_id}",
         "cancelCrawl",
         "Cancel an audit",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT),
+        errors=CANCEL_ERRORS,
         link="cancel the audit",
     )
     tool = Tool(
@@ -440,13 +466,12 @@ class ListIssues(UseCase[IssueList]):
         errors=_ROWS_ERRORS,
         link="the audit's issues",
     )
-    tool = Tool(
+    tool = _listing_tool(
         "list_issues",
         "Issues of an audit",
         "Issue rows (check, URL), filtered by check, severity or template.",
-        doors.listed("issues", "Filter with check, severity or template; page through with page."),
-        untrusted=True,
-        lists=("data",),
+        "issues",
+        "Filter with check, severity or template; page through with page.",
         after="get_report",
     )
 
@@ -490,13 +515,12 @@ class ListPages(UseCase[PageList]):
         errors=_ROWS_ERRORS,
         link="the audit's pages",
     )
-    tool = Tool(
+    tool = _listing_tool(
         "list_pages",
         "Pages of an audit",
         "Crawled pages (status, title, words, depth, errors); status_code=404 finds broken ones.",
-        doors.listed("pages", "Filter with status_code (404 finds broken pages)."),
-        untrusted=True,
-        lists=("data",),
+        "pages",
+        "Filter with status_code (404 finds broken pages).",
         after="list_issues",
     )
 

@@ -21,6 +21,30 @@ LINK_NOTE: Final = "Team owner only. Give the user the link; do not open it."
 _CHOICE_MAX: Final = 10
 
 
+def _link_http(path: str, operation_id: str, summary: str, *errors: ErrorCode) -> Http:
+    """A billing link's binding: a POST under `/v1/billing`, the team owner's only."""
+    return Http(
+        "POST",
+        f"/v1/billing/{path}",
+        operation_id,
+        f"{summary}; team owner only",
+        errors=(*_ERRORS, *errors, *BODY_ERRORS),
+    )
+
+
+def _link_tool(name: str, title: str, description: str, after: str) -> Tool:
+    """A billing link's tool: it makes a new link each call, and its description ends with LINK_NOTE."""
+    return Tool(
+        name,
+        title,
+        f"{description} {LINK_NOTE}",
+        doors.link_text,
+        read_only=False,
+        idempotent=False,
+        after=after,
+    )
+
+
 @frozen
 class GetCreditPackLink(UseCase[PaymentLink]):
     """A checkout link for a one-time credit pack. Raises NotTeamOwner, PriceNotConfigured or
@@ -28,23 +52,16 @@ class GetCreditPackLink(UseCase[PaymentLink]):
 
     pack: Pack = field(metadata=body("small or large.", max_length=_CHOICE_MAX))
 
-    http = Http(
-        "POST",
-        "/v1/billing/checkout",
+    http = _link_http(
+        "checkout",
         "billingCheckout",
-        "Credit pack link (small: 5,000 credits for 9 USD; large: 25,000 for 29 USD); team owner only",
-        errors=(*_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, *BODY_ERRORS),
+        "Credit pack link (small: 5,000 credits for 9 USD; large: 25,000 for 29 USD)",
+        ErrorCode.PRICE_NOT_CONFIGURED,
     )
-    tool = Tool(
+    tool = _link_tool(
         "get_credit_pack_link",
         "Buy a credit pack",
-        (
-            "A payment link for a credit pack (small: 5,000 credits, 9 USD; large: 25,000, 29 USD). "
-            + LINK_NOTE
-        ),
-        doors.link_text,
-        read_only=False,
-        idempotent=False,
+        "A payment link for a credit pack (small: 5,000 credits, 9 USD; large: 25,000, 29 USD).",
         after="submit_to_indexnow",
     )
 
@@ -59,20 +76,17 @@ class GetSubscriptionLink(UseCase[PaymentLink]):
     tier: Tier = field(metadata=body("Credits a month.", max_length=_CHOICE_MAX))
     interval: Interval = field(metadata=body("monthly or yearly.", max_length=_CHOICE_MAX))
 
-    http = Http(
-        "POST",
-        "/v1/billing/subscribe",
+    http = _link_http(
+        "subscribe",
         "billingSubscribe",
-        "Plan subscription link (one subscription per account); team owner only",
-        errors=(*_ERRORS, ErrorCode.PRICE_NOT_CONFIGURED, ErrorCode.SUBSCRIPTION_EXISTS, *BODY_ERRORS),
+        "Plan subscription link (one subscription per account)",
+        ErrorCode.PRICE_NOT_CONFIGURED,
+        ErrorCode.SUBSCRIPTION_EXISTS,
     )
-    tool = Tool(
+    tool = _link_tool(
         "get_subscription_link",
         "Subscribe to a plan",
-        "A payment link for a subscription; price_not_configured, subscription_exists. " + LINK_NOTE,
-        doors.link_text,
-        read_only=False,
-        idempotent=False,
+        "A payment link for a subscription; price_not_configured, subscription_exists.",
         after="get_credit_pack_link",
     )
 
@@ -82,23 +96,16 @@ class GetBillingPortalLink(UseCase[PaymentLink]):
     """The payment provider's customer portal. Raises NotTeamOwner, NoBillingAccount (before the first
     completed purchase) or PaymentProviderFailed."""
 
-    http = Http(
-        "POST",
-        "/v1/billing/portal",
+    http = _link_http(
+        "portal",
         "billingPortal",
-        "Billing portal link (invoices, payment method, cancellation); team owner only",
-        errors=(*_ERRORS, ErrorCode.NO_BILLING_ACCOUNT, *BODY_ERRORS),
+        "Billing portal link (invoices, payment method, cancellation)",
+        ErrorCode.NO_BILLING_ACCOUNT,
     )
-    tool = Tool(
+    tool = _link_tool(
         "get_billing_portal_link",
         "Billing portal",
-        (
-            "A link to the billing portal (invoices, cancellation); no_billing_account before a "
-            "purchase. " + LINK_NOTE
-        ),
-        doors.link_text,
-        read_only=False,
-        idempotent=False,
+        "A link to the billing portal (invoices, cancellation); no_billing_account before a purchase.",
         after="get_subscription_link",
     )
 

@@ -14,10 +14,9 @@ from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import MAX_PAGE, Alias, Http, Tool, UseCase, body, query
+from siteaudit.ports.usecases import SITE_ID, Alias, Http, Tool, UseCase, body, page_of, query
 from siteaudit.services.console import doors
 from siteaudit.services.console.answers import ConsoleUrlAnswer
-from siteaudit.services.tasks.usecases import SITE_ID
 
 INSPECT_LIMIT: Final = ("inspect", Limit(10, 60.0))
 # What every console tool says of its answer.
@@ -95,7 +94,7 @@ class ListNotIndexed(UseCase[NotIndexedAnswer]):
     template: str | None = field(
         default=None, metadata=query("A URL template, from a group.", max_length=FILTER_MAX)
     )
-    page: int = field(default=1, metadata=query("Page of a group's URLs, from 1.", low=1, high=MAX_PAGE))
+    page: int = field(default=1, metadata=page_of("a group's URLs"))
 
     http = _on_console(
         "GET",

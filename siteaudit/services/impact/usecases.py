@@ -6,13 +6,11 @@ from typing import Final
 
 from attrs import field, frozen
 
-from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import METHODOLOGY, NOTE
-from siteaudit.ports.usecases import Http, Tool, UseCase, query
+from siteaudit.ports.usecases import LOOKUP_ERRORS, QUERY_ERRORS, SITE_ID, Http, Tool, UseCase, how_many
 from siteaudit.services.impact import doors
 from siteaudit.services.impact.answers import SiteFixImpact, TeamFixImpactList
-from siteaudit.services.tasks.usecases import SITE_ID
 
 IMPACT_NOTE: Final = f"{NOTE} {METHODOLOGY}"
 
@@ -22,14 +20,14 @@ class GetSiteFixImpact(UseCase[SiteFixImpact]):
     """The site's latest fix-impact events and its total over measured ones."""
 
     site_id: SiteId = field(metadata=SITE_ID)
-    limit: int = field(default=50, metadata=query("How many events.", low=1, high=200))
+    limit: int = field(default=50, metadata=how_many("events", 200))
 
     http = Http(
         "GET",
         "/v1/sites/{site_id}/fix-impact",
         "listSiteFixImpact",
         "A site's fix impact: clicks before and after each fixed task, newest first",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
         description=IMPACT_NOTE,
     )
     tool = Tool(
@@ -46,14 +44,14 @@ class GetSiteFixImpact(UseCase[SiteFixImpact]):
 class GetTeamFixImpact(UseCase[TeamFixImpactList]):
     """The team's latest fix-impact events across its sites, and its total over measured ones."""
 
-    limit: int = field(default=10, metadata=query("How many events.", low=1, high=50))
+    limit: int = field(default=10, metadata=how_many("events", 50))
 
     http = Http(
         "GET",
         "/v1/fix-impact",
         "listTeamFixImpact",
         "The team's fix impact: its total delta_28d over measured events and its latest events",
-        errors=(ErrorCode.VALIDATION_FAILED,),
+        errors=QUERY_ERRORS,
         description=IMPACT_NOTE,
     )
     tool = Tool(

@@ -4,7 +4,8 @@ its result, and how `/v1` and the tools offer it. Every door is derived from the
 detect-key, PUT key, submit) share one stricter limit of 10 requests a minute per key, on top of the
 shared 60 (docs/rest-api.md "Errors and limits")."""
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final, Literal
 
 from attrs import field, frozen
 
@@ -13,14 +14,44 @@ from siteaudit.domain.ids import SiteId
 from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
 from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import BODY_ERRORS, Http, Tool, UseCase, body
+from siteaudit.ports.usecases import BODY_ERRORS, LOOKUP_ERRORS, SITE_ID, Http, Summary, Tool, UseCase, body
 from siteaudit.services.indexnow import doors
 from siteaudit.services.indexnow.answers import IndexNowKeyCheck, IndexNowStatus, IndexNowSubmitResult
-from siteaudit.services.tasks.usecases import SITE_ID
 
 INDEXNOW_LIMIT: Final = ("indexnow", Limit(10, 60.0))
 LIMIT_NOTE: Final = "10 requests a minute per key on check-key, detect-key, PUT key and submit together"
 CALLS_NOTE: Final = "10 IndexNow calls a minute"
+# The errors every call changing a site's IndexNow answers besides its own and a body's.
+_ERRORS: Final = (ErrorCode.NOT_FOUND, ErrorCode.CONFLICT)
+_PATH: Final = "/v1/sites/{site_id}/indexnow"
+
+
+def _reaching_out(
+    method: Literal["POST", "PUT"],
+    path: str,
+    operation_id: str,
+    summary: str,
+    *errors: ErrorCode,
+    examples: tuple[Mapping[str, Any], ...] = (),
+) -> Http:
+    """The binding of a call that reaches out (to the site or IndexNow): under the site's IndexNow path,
+    with the shared stricter limit its summary states."""
+    return Http(
+        method,
+        _PATH + path,
+        operation_id,
+        f"{summary} ({LIMIT_NOTE})",
+        errors=(*_ERRORS, *errors, *BODY_ERRORS),
+        examples=examples,
+        limit=INDEXNOW_LIMIT,
+    )
+
+
+def _key_tool(name: str, title: str, description: str, summary: Summary, after: str) -> Tool:
+    """The tool of a call fetching a key file from the site (what the site serves is quoted)."""
+    return Tool(
+        name, title, description, summary, read_only=False, open_world=True, untrusted=True, after=after
+    )
 
 
 @frozen
@@ -32,10 +63,10 @@ class GetIndexNowStatus(UseCase[IndexNowStatus]):
 
     http = Http(
         "GET",
-        "/v1/sites/{site_id}/indexnow",
+        _PATH,
         "getIndexNow",
         "IndexNow status: key, key file, allowance, recent submissions (not the largest engine)",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "get_indexnow_status",
@@ -54,22 +85,12 @@ class CheckIndexNowKey(UseCase[IndexNowKeyCheck]):
 
     site_id: SiteId = field(metadata=SITE_ID)
 
-    http = Http(
-        "POST",
-        "/v1/sites/{site_id}/indexnow/check-key",
-        "checkIndexNowKey",
-        f"Fetch the key file now ({LIMIT_NOTE})",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *BODY_ERRORS),
-        limit=INDEXNOW_LIMIT,
-    )
-    tool = Tool(
+    http = _reaching_out("POST", "/check-key", "checkIndexNowKey", "Fetch the key file now")
+    tool = _key_tool(
         "check_indexnow_key",
         "Check the IndexNow key file",
         f"Fetch the site's IndexNow key file now: verified or failed; {CALLS_NOTE}.",
         doors.key_check_text,
-        read_only=False,
-        open_world=True,
-        untrusted=True,
         after="get_indexnow_status",
     )
 
@@ -81,25 +102,20 @@ class DetectIndexNowKey(UseCase[IndexNowStatus]):
 
     site_id: SiteId = field(metadata=SITE_ID)
 
-    http = Http(
+    http = _reaching_out(
         "POST",
-        "/v1/sites/{site_id}/indexnow/detect-key",
+        "/detect-key",
         "detectIndexNowKey",
         "Whether the site's platform submits for it (detection.status managed, detection.platform), "
         "else look for a key the site already serves, at most 10 requests in all; a found key is a "
-        f"suggestion ({LIMIT_NOTE})",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *BODY_ERRORS),
-        limit=INDEXNOW_LIMIT,
+        "suggestion",
     )
-    tool = Tool(
+    tool = _key_tool(
         "detect_indexnow_key",
         "Find an existing IndexNow key",
         "Whether the site's platform submits to IndexNow, else a key it serves (then "
         f"set_indexnow_key); {CALLS_NOTE}.",
         doors.detect_text,
-        read_only=False,
-        open_world=True,
-        untrusted=True,
         after="check_indexnow_key",
     )
 
@@ -132,31 +148,22 @@ class SetIndexNowKey(UseCase[IndexNowKeyCheck]):
         ),
     )
 
-    http = Http(
+    http = _reaching_out(
         "PUT",
-        "/v1/sites/{site_id}/indexnow/key",
+        "/key",
         "setIndexNowKey",
-        f"Use an existing key on a verified site, checked at once ({LIMIT_NOTE})",
-        errors=(
-            ErrorCode.NOT_FOUND,
-            ErrorCode.CONFLICT,
-            ErrorCode.SITE_NOT_VERIFIED,
-            ErrorCode.INVALID_INDEXNOW_KEY,
-            ErrorCode.INVALID_INDEXNOW_KEY_LOCATION,
-            *BODY_ERRORS,
-        ),
+        "Use an existing key on a verified site, checked at once",
+        ErrorCode.SITE_NOT_VERIFIED,
+        ErrorCode.INVALID_INDEXNOW_KEY,
+        ErrorCode.INVALID_INDEXNOW_KEY_LOCATION,
         examples=({"key": "4f6a1c0e9b8d4e2f8a7b6c5d4e3f2a1b"},),
-        limit=INDEXNOW_LIMIT,
     )
-    tool = Tool(
+    tool = _key_tool(
         "set_indexnow_key",
         "Use an existing IndexNow key",
         f"Use a key the site already serves and check it now; {CALLS_NOTE}. invalid_indexnow_key, "
         "invalid_indexnow_key_location.",
         doors.key_check_text,
-        read_only=False,
-        open_world=True,
-        untrusted=True,
         after="detect_indexnow_key",
     )
 
@@ -170,10 +177,10 @@ class SetIndexNowAuto(UseCase[IndexNowStatus]):
 
     http = Http(
         "PATCH",
-        "/v1/sites/{site_id}/indexnow",
+        _PATH,
         "updateIndexNow",
         "Turn auto-submit of new and changed pages after each audit on or off",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT, *BODY_ERRORS),
+        errors=(*_ERRORS, *BODY_ERRORS),
         examples=({"auto": True},),
     )
     tool = Tool(
@@ -205,23 +212,17 @@ class SubmitToIndexNow(UseCase[IndexNowSubmitResult]):
         )
     )
 
-    http = Http(
+    http = _reaching_out(
         "POST",
-        "/v1/sites/{site_id}/indexnow",
+        "",
         "submitIndexNow",
-        f"Submit URLs of a verified site with a verified key ({LIMIT_NOTE})",
-        errors=(
-            ErrorCode.NOT_FOUND,
-            ErrorCode.CONFLICT,
-            ErrorCode.SITE_NOT_VERIFIED,
-            ErrorCode.INDEXNOW_KEY_UNVERIFIED,
-            ErrorCode.URL_NOT_IN_SITE,
-            ErrorCode.INDEXNOW_CAP,
-            ErrorCode.INDEXNOW_REJECTED,
-            *BODY_ERRORS,
-        ),
+        "Submit URLs of a verified site with a verified key",
+        ErrorCode.SITE_NOT_VERIFIED,
+        ErrorCode.INDEXNOW_KEY_UNVERIFIED,
+        ErrorCode.URL_NOT_IN_SITE,
+        ErrorCode.INDEXNOW_CAP,
+        ErrorCode.INDEXNOW_REJECTED,
         examples=({"urls": ["https://retro-clock.example/blog/first-post"]},),
-        limit=INDEXNOW_LIMIT,
     )
     tool = Tool(
         "submit_to_indexnow",

@@ -26,9 +26,19 @@ from siteaudit.domain.site import (
     VerifyMethod,
 )
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import BODY_ERRORS, Http, Leads, Tool, UseCase, body
-from siteaudit.services.audits.answers import AuditStarted, started_text
-from siteaudit.services.audits.usecases import CRAWL_LINKS, LISTED_ONLY, extraction_rules, scope
+from siteaudit.ports.usecases import (
+    BODY_ERRORS,
+    LOOKUP_ERRORS,
+    QUERY_ERRORS,
+    SITE_ID,
+    Http,
+    Leads,
+    Tool,
+    UseCase,
+    body,
+)
+from siteaudit.services.audits.answers import AuditStarted
+from siteaudit.services.audits.usecases import CRAWL_LINKS, LISTED_ONLY, extraction_rules, scope, start_tool
 from siteaudit.services.sites import doors
 from siteaudit.services.sites.answers import (
     RegisteredSite,
@@ -39,7 +49,6 @@ from siteaudit.services.sites.answers import (
     UpdatedSite,
     VerifiedSite,
 )
-from siteaudit.services.tasks.usecases import SITE_ID
 
 VERIFY_LIMIT: Final = ("verify", Limit(10, 60.0))
 _PLAN_PAGES: Final = "at most the plan's per-audit limit (403 plan_limit_max_pages)"
@@ -63,7 +72,7 @@ class ListSites(UseCase[SiteList]):
         "/v1/sites",
         "listSites",
         "The team's registered sites",
-        errors=(ErrorCode.VALIDATION_FAILED,),
+        errors=QUERY_ERRORS,
     )
     tool = Tool(
         "list_sites",
@@ -154,7 +163,7 @@ class GetSite(UseCase[SiteWithAudits]):
         "/v1/sites/{site_id}",
         "getSite",
         "A site with its token, latest audit and health trend",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
         link="the site with its latest audit and trend",
     )
     tool = Tool(
@@ -272,7 +281,7 @@ class GetSiteVerification(UseCase[SiteVerification]):
         "/v1/sites/{site_id}/verification",
         "getSiteVerification",
         "Ownership status and the proofs to publish",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
         link="what to publish to prove ownership",
     )
     tool = Tool(
@@ -402,15 +411,11 @@ class CrawlSite(UseCase[AuditStarted]):
         links=CRAWL_LINKS,
         link="audit the site",
     )
-    tool = Tool(
+    tool = start_tool(
         "start_site_audit",
         "Audit a registered site",
         "Audit a registered site with its settings; answers crawl_id. COSTS CREDITS (team owner's): "
         "1 a page up to max_pages, unused refunded. Then wait_for_audit.",
-        started_text,
-        read_only=False,
-        idempotent=False,
-        open_world=True,
         after="verify_site",
     )
 

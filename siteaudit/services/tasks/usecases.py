@@ -10,7 +10,22 @@ from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId
 from siteaudit.domain.recheck import MAX_RECHECK_URLS
 from siteaudit.domain.site import MAX_URL_LENGTH
-from siteaudit.ports.usecases import BODY_ERRORS, MAX_PAGE, Http, Tool, UseCase, Wait, body, path, query
+from siteaudit.ports.usecases import (
+    BODY_ERRORS,
+    CANCEL_ERRORS,
+    LOOKUP_ERRORS,
+    QUERY_ERRORS,
+    SITE_ID,
+    Bounds,
+    Http,
+    Tool,
+    UseCase,
+    Wait,
+    body,
+    how_many,
+    page_of,
+    path,
+)
 from siteaudit.services.tasks import doors
 from siteaudit.services.tasks.answers import (
     IMPACT_FORMULA,
@@ -21,9 +36,10 @@ from siteaudit.services.tasks.answers import (
     TeamTaskList,
 )
 
-SITE_ID: Final = path("The registered site's id (from list_sites or register_site).", low=1, high=MAX_ID)
 RECHECK_ID: Final = path("Recheck id (from request_recheck).", low=1, high=MAX_ID)
 TASK_KEY_PATTERN: Final = "^[0-9a-fA-F]{16}$"
+# A task's key wherever it is read (a task's path, a recheck's body).
+TASK_KEY: Final[Bounds] = {"min_length": 1, "max_length": 64, "pattern": TASK_KEY_PATTERN}
 URLS_PER_PAGE: Final = 100
 
 TASKS_NOTE: Final = (
@@ -40,14 +56,14 @@ TASKS_NOTE: Final = (
 class ListTeamTasks(UseCase[TeamTaskList]):
     """The team's top tasks across its sites, never fixed ones."""
 
-    limit: int = field(default=3, metadata=query("How many tasks.", low=1, high=20))
+    limit: int = field(default=3, metadata=how_many("tasks", 20))
 
     http = Http(
         "GET",
         "/v1/tasks",
         "listTeamTasks",
         "The team's top fix tasks across its sites (never fixed ones)",
-        errors=(ErrorCode.VALIDATION_FAILED,),
+        errors=QUERY_ERRORS,
         description=TASKS_NOTE,
     )
     tool = Tool(
@@ -68,11 +84,7 @@ class ListSiteTasks(UseCase[SiteTaskList]):
     site_id: SiteId = field(metadata=SITE_ID)
     limit: int = field(
         default=10,
-        metadata=query(
-            "How many tasks; 3 or fewer leaves fixed tasks out, one task a check.",
-            low=1,
-            high=100,
-        ),
+        metadata=how_many("tasks; 3 or fewer leaves fixed tasks out, one task a check", 100),
     )
 
     http = Http(
@@ -80,7 +92,7 @@ class ListSiteTasks(UseCase[SiteTaskList]):
         "/v1/sites/{site_id}/tasks",
         "listSiteTasks",
         "A site's fix tasks; with limit <= 3 fixed tasks are left out, one task per check code",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
         description=TASKS_NOTE,
     )
     tool = Tool(
@@ -100,22 +112,15 @@ class GetTask(UseCase[TaskWithUrls]):
     a malformed one."""
 
     site_id: SiteId = field(metadata=SITE_ID)
-    task_key: str = field(
-        metadata=path(
-            "Task id (from list_site_tasks).",
-            min_length=1,
-            max_length=64,
-            pattern=TASK_KEY_PATTERN,
-        )
-    )
-    page: int = field(default=1, metadata=query("Page of the task's URLs, from 1.", low=1, high=MAX_PAGE))
+    task_key: str = field(metadata=path("Task id (from list_site_tasks).", **TASK_KEY))
+    page: int = field(default=1, metadata=page_of("the task's URLs"))
 
     http = Http(
         "GET",
         "/v1/sites/{site_id}/tasks/{task_key}",
         "getSiteTask",
         "One fix task with its URLs, 100 a page",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "get_task",
@@ -135,12 +140,7 @@ class RequestRecheck(UseCase[RecheckStarted]):
     site_id: SiteId = field(metadata=SITE_ID)
     task_key: str | None = field(
         default=None,
-        metadata=body(
-            "A task's key (list_site_tasks): recheck its URLs.",
-            min_length=1,
-            max_length=64,
-            pattern=TASK_KEY_PATTERN,
-        ),
+        metadata=body("A task's key (list_site_tasks): recheck its URLs.", **TASK_KEY),
     )
     urls: tuple[str, ...] | None = field(
         default=None,
@@ -200,7 +200,7 @@ class GetRecheck(UseCase[Recheck]):
         "/v1/rechecks/{recheck_id}",
         "getRecheck",
         "A recheck and, once it ended, its results per URL and per task",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.VALIDATION_FAILED),
+        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "get_recheck",
@@ -234,7 +234,7 @@ class CancelRecheck(UseCase[Recheck]):
         "/v1/rechecks/{recheck_id}",
         "cancelRecheck",
         "Cancel a queued or running recheck (what it fetched is charged and judged, the rest refunded)",
-        errors=(ErrorCode.NOT_FOUND, ErrorCode.CONFLICT),
+        errors=CANCEL_ERRORS,
     )
     tool = Tool(
         "cancel_recheck",
