@@ -275,9 +275,12 @@ def declared_size(page: PageFacts) -> int:
 # --- the page checks ---------------------------------------------------------------------------------
 
 
+_DEFAULT_THRESHOLDS = Thresholds()
+
+
 def check_page(page: PageFacts, *, thresholds: Thresholds | None = None, context: PageContext) -> list[Issue]:
     """Every page-scope check of one fetched URL. A challenged page gets `bot_challenge` only."""
-    limits = thresholds if thresholds is not None else Thresholds()
+    limits = thresholds if thresholds is not None else _DEFAULT_THRESHOLDS
     if page.blocked_by is not None:
         return [issue("bot_challenge", page.url, provider=page.blocked_by, status=page.status_code)]
     issues = list(_fetch_issues(page, limits, context))
@@ -576,13 +579,12 @@ def _link_issues(
     site_host = context.host
     # Links to the site's own host are the most, and the cheapest to tell (see `_PLAIN_AUTHORITY`).
     own = (f"https://{site_host}/", f"http://{site_host}/") if _PLAIN_HOST.fullmatch(site_host) else ()
-    by_host: dict[str, bool] = {}
     local = _distinct(
         link.target
         for link in html.links
         if link.kind in _LOCAL_LINK_KINDS
         and not link.target.startswith(own)
-        and _is_foreign_local(link.target, site_host, by_host)
+        and _is_foreign_local(link.target, site_host)
     )
     if local:
         yield sampled_issue("localhost_link", page.url, "targets", local)
@@ -610,20 +612,17 @@ _PLAIN_AUTHORITY = re.compile(r"https?://([a-z0-9.-]+)(?:[/?#]|\Z)")
 _PLAIN_HOST = re.compile(r"[a-z0-9.-]+(?::[0-9]+)?")
 
 
-def _is_foreign_local(target: str, site_host: str, by_host: dict[str, bool]) -> bool:
+def _is_foreign_local(target: str, site_host: str) -> bool:
     """Whether a link target is on another host than the site's, and that host is not public.
 
-    Both depend on the host alone, which for most targets a pattern reads off directly, so pages
-    linking one host many times parse one of those URLs (`by_host` keeps the answers of one page).
+    Both depend on the host alone, which for most targets a pattern reads off directly (it is then
+    the name `urlsplit` reads), so no URL is parsed and the answer is kept per name.
     """
     plain = _PLAIN_AUTHORITY.match(target)
     if plain is None:
         return url.host(target) != site_host and url.is_non_public_host(target)
     host = plain.group(1)
-    known = by_host.get(host)
-    if known is None:
-        known = by_host[host] = host != site_host and url.is_non_public_host(target)
-    return known
+    return host != site_host and url.is_non_public_name(host)
 
 
 def _distinct(values: Iterable[str]) -> list[str]:
@@ -690,6 +689,8 @@ def _image_and_markup_issues(page: PageFacts, html: HtmlFacts, indexable: bool) 
 
 
 _NUMERIC = re.compile(r"^\d+$")
+# A whitespace character (`\s` of a str pattern is `str.isspace`) or an escaped space, tab or line break.
+_WHITESPACE = re.compile(r"\s|%(?:20|09|0[aAdD])")
 
 
 def _url_issues(page: PageFacts) -> Iterator[Issue]:
@@ -701,15 +702,16 @@ def _url_issues(page: PageFacts) -> Iterator[Issue]:
         return
     raw_path = parts.path
     plain = url.without_escapes(raw_path)
-    if any(char.isupper() for char in plain):
+    # An ASCII path has an upper-case letter exactly when lower-casing changes it.
+    if plain.lower() != plain if plain.isascii() else any(char.isupper() for char in plain):
         yield issue("url_uppercase", page.url, path=raw_path)
     if "_" in raw_path:
         yield issue("url_underscores", page.url, path=raw_path)
-    if any(char.isspace() for char in raw_path) or re.search(r"%(20|09|0[aAdD])", raw_path):
+    if _WHITESPACE.search(raw_path):
         yield issue("url_whitespace", page.url, path=raw_path)
     if "//" in raw_path:
         yield issue("url_double_slash", page.url, path=raw_path)
-    if any(ord(char) > 127 for char in page.url) or url.high_escapes(raw_path):
+    if not page.url.isascii() or url.high_escapes(raw_path):
         yield issue("url_non_ascii", page.url, path=raw_path)
     segments = [segment for segment in raw_path.split("/") if segment and not _NUMERIC.match(segment)]
     repeated = sorted({segment for segment in segments if segments.count(segment) > 1})

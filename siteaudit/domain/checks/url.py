@@ -133,7 +133,14 @@ def is_non_public_host(url: str) -> bool:
     parts = split(url)
     if parts is None or not parts.hostname:
         return False
-    name = parts.hostname.lower().rstrip(".")
+    return is_non_public_name(parts.hostname.lower())
+
+
+@lru_cache(maxsize=URL_CACHE)
+def is_non_public_name(hostname: str) -> bool:
+    """`is_non_public_host` of a URL whose host, as `urlsplit` reads it lower-cased, is `hostname`.
+    Kept per name: the pages of a site link the same few foreign hosts over and over."""
+    name = hostname.rstrip(".")
     try:
         address = ipaddress.ip_address(name)
     except ValueError:

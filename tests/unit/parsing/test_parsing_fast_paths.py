@@ -1,6 +1,7 @@
 """The extraction's shortcuts answer exactly what their plain definitions answer."""
 
 import codecs
+import hashlib
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
@@ -162,6 +163,26 @@ def test_visible_text_and_element_count_match_whole_document_passes(document: st
     assert f.dom_nodes == elements
     assert f.word_count == len(words)
     assert f.text_chars == len(" ".join(words))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Plain ASCII Text",
+        "caf\u00e9 \u00b6 \u2019quoted\u2019 TEXT",  # non-ASCII characters without case
+        "P\u00e1gina N\u00c3O ENCONTRADA",  # upper-case non-ASCII: "não encontrad" is a not-found phrase
+        "\u03a3\u039f\u03a6\u0399\u0391\u03a3 \u03a3",  # capital sigmas, final and not
+        "\u0130stanbul STRASSE \u1e9e \u01c5",  # lower cases of another length, titlecase letters
+    ],
+)
+def test_the_lower_cased_text_is_str_lower_of_the_visible_text(text: str) -> None:
+    f = extract_html_facts(
+        f"<p>{text}</p>".encode(), url=PAGE, content_type_header="text/html", origin=ORIGIN
+    )
+    lowered = text.lower()
+    assert f.fingerprint == hashlib.blake2b(lowered.encode(), digest_size=16).hexdigest()
+    assert f.sketch == sketch_of(lowered)
+    assert f.not_found_phrase == has_not_found_phrase(lowered)
 
 
 @pytest.mark.parametrize(
