@@ -187,7 +187,9 @@ class Http:
     answers no body at REST: its result (what the tools show) is built from the path's inputs. `link`:
     what the operation is to an answer leading on to its path input (the OpenAPI link every such answer
     carries to it: an audit started leads to its status). One mechanism: an answer's links are the
-    `link`s of the operations its `links` lead to."""
+    `link`s of the operations its `links` lead to. `audit_with_key`: the audit its `crawl_id` path input
+    names is read with the request's key (on PostgreSQL in the key gate's one round trip) and given to
+    its handler as `admitted`."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -205,6 +207,7 @@ class Http:
     links: tuple[Leads, ...] = ()
     answer: str | None = None
     link: str | None = None
+    audit_with_key: bool = False
 
 
 Summary = Callable[[Mapping[str, Any]], str]
