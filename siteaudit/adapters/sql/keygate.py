@@ -141,14 +141,15 @@ class SqlKeyGate:
                 return None
             key = key_from_row(_key_row(row))
             in_team = bool(row[len(_COLUMNS)])
+            kept = _audit(row)  # the statement's to keep: none for a request it did not count
             if not (key.active and in_team):
-                return KeyAdmission(key, in_team, None)
+                return KeyAdmission(key, in_team, None, kept)
             tat = row[len(_COLUMNS) + 1]
             if tat is not None:
-                return KeyAdmission(key, in_team, _allowed(float(tat), moment, limit), _audit(row))
+                return KeyAdmission(key, in_team, _allowed(float(tat), moment, limit), kept)
             # Refused: nothing was counted. The TAT read now is at least the one that refused.
             current = driver.execute(_TAT, {"key": bucket}).fetchone()
             refused = _refused(None if current is None else float(current[0]), moment, limit)
-            return KeyAdmission(key, in_team, refused)
+            return KeyAdmission(key, in_team, refused, kept)
         finally:
             pooled.close()
