@@ -387,7 +387,7 @@ def _backends_cpu(admin: psycopg.Connection, database: str) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def profile(url: str, dsn: str, audit_id: int, keys: list[str]) -> None:
+def _siteaudit_client(url: str) -> Any:
     import falcon.testing
 
     from siteaudit.adapters.memory.queue import MemoryTaskQueue
@@ -395,25 +395,42 @@ def profile(url: str, dsn: str, audit_id: int, keys: list[str]) -> None:
     from siteaudit.settings import Settings
 
     settings = Settings(database_url=url, secret_key=SECRET_KEY)
-    client = falcon.testing.TestClient(
+    return falcon.testing.TestClient(
         bootstrap(settings, **_sql_parts(url, SECRET_KEY), queue=MemoryTaskQueue()).rest_api()
     )
-    # CPU a request, in-process: less at the mercy of the machine's load than requests/s under wrk.
-    clients = {"siteaudit": client, "bare-psycopg": falcon.testing.TestClient(_bare_psycopg(dsn))}
+
+
+def cpu_a_request(app: str, client: Any, dsn: str, audit_id: int, keys: list[str]) -> None:
+    """Print the CPU a request of each endpoint costs in-process (Falcon's test client) and in PostgreSQL:
+    less at the mercy of the machine's load than requests/s under wrk."""
     database = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
     with psycopg.connect(dsn, autocommit=True) as admin:
         for template in ENDPOINTS:
             path = template.format(id=audit_id)
-            for app, served in clients.items():
-                for n in range(1_200):
-                    if n == 200:
-                        server, ours = _backends_cpu(admin, str(database)), time.process_time()
-                    headers = {"Authorization": f"Bearer {keys[n % len(keys)]}"}
-                    assert served.simulate_get(path, headers=headers).status_code == 200
-                # Seconds over 1,000 requests: milliseconds a request.
-                ours, server = time.process_time() - ours, _backends_cpu(admin, str(database)) - server
-                print(f"  {app:14} {template:24} CPU a request: {ours:.3f} ms in-process + {server:.3f} ms"
-                      f" of PostgreSQL = {ours + server:.3f} ms (1,000 requests)", flush=True)  # fmt: skip
+            for n in range(1_200):
+                if n == 200:
+                    server, ours = _backends_cpu(admin, str(database)), time.process_time()
+                headers = {"Authorization": f"Bearer {keys[n % len(keys)]}"}
+                assert client.simulate_get(path, headers=headers).status_code == 200
+            # Seconds over 1,000 requests: milliseconds a request.
+            ours, server = time.process_time() - ours, _backends_cpu(admin, str(database)) - server
+            print(f"  {app:16} {template:24} CPU a request: {ours:.3f} ms in-process + {server:.3f} ms"
+                  f" of PostgreSQL = {ours + server:.3f} ms (1,000 requests)", flush=True)  # fmt: skip
+
+
+def profile(url: str, dsn: str, audit_id: int, keys: list[str], *, before: str, keys_file: Path) -> None:
+    import falcon.testing
+
+    client = _siteaudit_client(url)
+    # With `--before`, that package's app is measured in a process of its own (one process imports one
+    # `siteaudit`), alternated with this one's, twice.
+    for _ in range(2 if before else 1):
+        if before:
+            command = [sys.executable, __file__, "--cpu-before", url, dsn, str(audit_id), str(keys_file)]
+            paths = os.pathsep.join((before, str(ROOT)))
+            subprocess.run(command, check=True, cwd=before, env={**os.environ, "PYTHONPATH": paths})
+        cpu_a_request("siteaudit", client, dsn, audit_id, keys)
+        cpu_a_request("bare-psycopg", falcon.testing.TestClient(_bare_psycopg(dsn)), dsn, audit_id, keys)
     for template in ENDPOINTS:
         path = template.format(id=audit_id)
         # In process time: a wall-clock profile charges the waits for the server (and for the cores, on a
@@ -579,7 +596,7 @@ def main() -> None:
             verdicts(results)
         print(f"\nload average after: {load()}")
         if args.profile:
-            profile(url, dsn, audit_id, keys)
+            profile(url, dsn, audit_id, keys, before=args.before, keys_file=work / "keys")
         dispose_engines()
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -600,4 +617,9 @@ def drop(name: str) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--cpu-before"]:  # `profile`'s measure of the `--before` package, in its own process
+        url, dsn, audit, keys_file = sys.argv[2:6]
+        keys = Path(keys_file).read_text().split()
+        cpu_a_request("siteaudit-before", _siteaudit_client(url), dsn, int(audit), keys)
+    else:
+        main()

@@ -1,6 +1,8 @@
 """The handlers of the audit use cases (`usecases.py`): plain functions over ports, each one call into the
 audit and report services."""
 
+from collections.abc import Callable
+
 from attrs import evolve
 
 from siteaudit.domain.account import Caller
@@ -91,10 +93,15 @@ def list_audits(asked: ListAudits, caller: Caller, *, uow: UnitOfWork) -> AuditL
 
 
 def get_audit(
-    asked: GetAudit, caller: Caller, *, uow: UnitOfWork, clock: Clock, admitted: AuditDetail | None = None
+    asked: GetAudit,
+    caller: Caller,
+    *,
+    uow: Callable[[], UnitOfWork],
+    clock: Clock,
+    admitted: AuditDetail | None = None,
 ) -> Audit:
     """`admitted`: the audit read with the request's key (`GetAudit.http.audit_with_key`), used when it is
-    the one asked for and the caller's team's; else read here."""
+    the one asked for and the caller's team's; else read here, in a unit of work made only then."""
     if (
         admitted is not None
         and admitted.audit.id == asked.crawl_id
@@ -102,7 +109,7 @@ def get_audit(
     ):
         detail = admitted
     else:
-        detail = audit_services.get_audit(asked.crawl_id, caller, uow=uow, clock=clock)
+        detail = audit_services.get_audit(asked.crawl_id, caller, uow=uow(), clock=clock)
     return Audit.of(detail, now=clock.now())
 
 

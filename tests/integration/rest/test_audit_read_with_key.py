@@ -151,8 +151,9 @@ def test_the_handler_uses_an_admitted_audit_only_of_the_callers_team_and_id(serv
     asked = next(d for d in application.use_cases() if d.__name__ == "GetAudit")
     with pytest.raises(NotFound):  # another team's audit, however it came
         application.handle_admitted(asked(crawl_id=AuditId(served.theirs)), forged)
-    ours = application.handle_admitted(asked(crawl_id=AuditId(served.ours)), forged)
-    assert ours.crawl_id == served.ours  # not the one admitted: read by the handler
+    another = evolve(forged, audit=AuditDetail(evolve(theirs, team_id=TeamId(1)), stalled=False))
+    ours = application.handle_admitted(asked(crawl_id=AuditId(served.ours)), another)
+    assert ours.crawl_id == served.ours  # not the audit admitted, another of the team: read by the handler
     rival = Caller(UserId(3), TeamId(2), key_prefix(served.keys.rival))
     shown = application.handle_admitted(asked(crawl_id=AuditId(served.theirs)), evolve(forged, caller=rival))
     assert shown.crawl_id == served.theirs
