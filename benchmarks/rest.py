@@ -23,8 +23,10 @@ default), requests rotating over the keys so that no key meets its 60-a-minute l
 200). Prints, per setting, requests/s and p99 latency per endpoint and app, then for siteaudit its ratio
 to bare-psycopg's requests/s and its p99 over the bare app's (bare-psycopg's) p99, beside the targets:
 /v1/crawls/{id} >= 40 % and /v1/crawls/{id}/issues >= 55 % of bare-psycopg's requests/s, p99 at most
-2 x the bare app's. `--profile` adds a cProfile listing (in process time) of the siteaudit endpoints
-served in-process.
+2 x the bare app's. `--profile` adds the CPU a request costs in-process (Falcon's test client, 1,000
+requests) and in PostgreSQL, each app measured in a fresh process of its own (with `--before`, that
+package's app too, the three alternated twice), and a cProfile listing (in process time) of the
+siteaudit endpoints served in-process.
 The machine's load (`uptime`) is printed before and after: on a shared machine the figures are noisy.
 Exits 0 whatever the figures.
 """
@@ -419,18 +421,16 @@ def cpu_a_request(app: str, client: Any, dsn: str, audit_id: int, keys: list[str
 
 
 def profile(url: str, dsn: str, audit_id: int, keys: list[str], *, before: str, keys_file: Path) -> None:
-    import falcon.testing
-
-    client = _siteaudit_client(url)
-    # With `--before`, that package's app is measured in a process of its own (one process imports one
-    # `siteaudit`), alternated with this one's, twice.
+    # Each app's CPU a request in a fresh process of its own (this one's heap, grown by writing the audit,
+    # would make its garbage collector's passes dearer), with `--before` that package's app too (one
+    # process imports one `siteaudit`), alternated, twice.
+    apps = [("siteaudit-before", before), ("siteaudit", str(ROOT)), ("bare-psycopg", str(ROOT))]
     for _ in range(2 if before else 1):
-        if before:
-            command = [sys.executable, __file__, "--cpu-before", url, dsn, str(audit_id), str(keys_file)]
-            paths = os.pathsep.join((before, str(ROOT)))
-            subprocess.run(command, check=True, cwd=before, env={**os.environ, "PYTHONPATH": paths})
-        cpu_a_request("siteaudit", client, dsn, audit_id, keys)
-        cpu_a_request("bare-psycopg", falcon.testing.TestClient(_bare_psycopg(dsn)), dsn, audit_id, keys)
+        for app, source in apps[0 if before else 1 :]:
+            command = [sys.executable, __file__, "--cpu-of", app, url, dsn, str(audit_id), str(keys_file)]
+            paths = os.pathsep.join(dict.fromkeys((source, str(ROOT))))
+            subprocess.run(command, check=True, cwd=source, env={**os.environ, "PYTHONPATH": paths})
+    client = _siteaudit_client(url)
     for template in ENDPOINTS:
         path = template.format(id=audit_id)
         # In process time: a wall-clock profile charges the waits for the server (and for the cores, on a
@@ -617,9 +617,15 @@ def drop(name: str) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--cpu-before"]:  # `profile`'s measure of the `--before` package, in its own process
-        url, dsn, audit, keys_file = sys.argv[2:6]
+    if sys.argv[1:2] == ["--cpu-of"]:  # `profile`'s measure of one app, in a process of its own
+        app, url, dsn, audit, keys_file = sys.argv[2:7]
         keys = Path(keys_file).read_text().split()
-        cpu_a_request("siteaudit-before", _siteaudit_client(url), dsn, int(audit), keys)
+        if app == "bare-psycopg":
+            import falcon.testing
+
+            client = falcon.testing.TestClient(_bare_psycopg(dsn))
+        else:
+            client = _siteaudit_client(url)
+        cpu_a_request(app, client, dsn, int(audit), keys)
     else:
         main()
