@@ -23,8 +23,10 @@ default), requests rotating over the keys so that no key meets its 60-a-minute l
 200). Prints, per setting, requests/s and p99 latency per endpoint and app, then for siteaudit its ratio
 to bare-psycopg's requests/s and its p99 over the bare app's (bare-psycopg's) p99, beside the targets:
 /v1/crawls/{id} >= 40 % and /v1/crawls/{id}/issues >= 55 % of bare-psycopg's requests/s, p99 at most
-2 x the bare app's. `--profile` adds a cProfile listing (in process time) of the siteaudit endpoints
-served in-process.
+2 x the bare app's. `--profile` adds the CPU a request costs in-process (Falcon's test client, 1,000
+requests) and in PostgreSQL, each app measured in a fresh process of its own (with `--before`, that
+package's app too, the three alternated twice), and a cProfile listing (in process time) of the
+siteaudit endpoints served in-process.
 The machine's load (`uptime`) is printed before and after: on a shared machine the figures are noisy.
 Exits 0 whatever the figures.
 """
@@ -387,7 +389,7 @@ def _backends_cpu(admin: psycopg.Connection, database: str) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def profile(url: str, dsn: str, audit_id: int, keys: list[str]) -> None:
+def _siteaudit_client(url: str) -> Any:
     import falcon.testing
 
     from siteaudit.adapters.memory.queue import MemoryTaskQueue
@@ -395,25 +397,40 @@ def profile(url: str, dsn: str, audit_id: int, keys: list[str]) -> None:
     from siteaudit.settings import Settings
 
     settings = Settings(database_url=url, secret_key=SECRET_KEY)
-    client = falcon.testing.TestClient(
+    return falcon.testing.TestClient(
         bootstrap(settings, **_sql_parts(url, SECRET_KEY), queue=MemoryTaskQueue()).rest_api()
     )
-    # CPU a request, in-process: less at the mercy of the machine's load than requests/s under wrk.
-    clients = {"siteaudit": client, "bare-psycopg": falcon.testing.TestClient(_bare_psycopg(dsn))}
+
+
+def cpu_a_request(app: str, client: Any, dsn: str, audit_id: int, keys: list[str]) -> None:
+    """Print the CPU a request of each endpoint costs in-process (Falcon's test client) and in PostgreSQL:
+    less at the mercy of the machine's load than requests/s under wrk."""
     database = psycopg.conninfo.conninfo_to_dict(dsn)["dbname"]
     with psycopg.connect(dsn, autocommit=True) as admin:
         for template in ENDPOINTS:
             path = template.format(id=audit_id)
-            for app, served in clients.items():
-                for n in range(1_200):
-                    if n == 200:
-                        server, ours = _backends_cpu(admin, str(database)), time.process_time()
-                    headers = {"Authorization": f"Bearer {keys[n % len(keys)]}"}
-                    assert served.simulate_get(path, headers=headers).status_code == 200
-                # Seconds over 1,000 requests: milliseconds a request.
-                ours, server = time.process_time() - ours, _backends_cpu(admin, str(database)) - server
-                print(f"  {app:14} {template:24} CPU a request: {ours:.3f} ms in-process + {server:.3f} ms"
-                      f" of PostgreSQL = {ours + server:.3f} ms (1,000 requests)", flush=True)  # fmt: skip
+            for n in range(1_200):
+                if n == 200:
+                    server, ours = _backends_cpu(admin, str(database)), time.process_time()
+                headers = {"Authorization": f"Bearer {keys[n % len(keys)]}"}
+                assert client.simulate_get(path, headers=headers).status_code == 200
+            # Seconds over 1,000 requests: milliseconds a request.
+            ours, server = time.process_time() - ours, _backends_cpu(admin, str(database)) - server
+            print(f"  {app:16} {template:24} CPU a request: {ours:.3f} ms in-process + {server:.3f} ms"
+                  f" of PostgreSQL = {ours + server:.3f} ms (1,000 requests)", flush=True)  # fmt: skip
+
+
+def profile(url: str, dsn: str, audit_id: int, keys: list[str], *, before: str, keys_file: Path) -> None:
+    # Each app's CPU a request in a fresh process of its own (this one's heap, grown by writing the audit,
+    # would make its garbage collector's passes dearer), with `--before` that package's app too (one
+    # process imports one `siteaudit`), alternated, twice.
+    apps = [("siteaudit-before", before), ("siteaudit", str(ROOT)), ("bare-psycopg", str(ROOT))]
+    for _ in range(2 if before else 1):
+        for app, source in apps[0 if before else 1 :]:
+            command = [sys.executable, __file__, "--cpu-of", app, url, dsn, str(audit_id), str(keys_file)]
+            paths = os.pathsep.join(dict.fromkeys((source, str(ROOT))))
+            subprocess.run(command, check=True, cwd=source, env={**os.environ, "PYTHONPATH": paths})
+    client = _siteaudit_client(url)
     for template in ENDPOINTS:
         path = template.format(id=audit_id)
         # In process time: a wall-clock profile charges the waits for the server (and for the cores, on a
@@ -579,7 +596,7 @@ def main() -> None:
             verdicts(results)
         print(f"\nload average after: {load()}")
         if args.profile:
-            profile(url, dsn, audit_id, keys)
+            profile(url, dsn, audit_id, keys, before=args.before, keys_file=work / "keys")
         dispose_engines()
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -600,4 +617,15 @@ def drop(name: str) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--cpu-of"]:  # `profile`'s measure of one app, in a process of its own
+        app, url, dsn, audit, keys_file = sys.argv[2:7]
+        keys = Path(keys_file).read_text().split()
+        if app == "bare-psycopg":
+            import falcon.testing
+
+            client = falcon.testing.TestClient(_bare_psycopg(dsn))
+        else:
+            client = _siteaudit_client(url)
+        cpu_a_request(app, client, dsn, int(audit), keys)
+    else:
+        main()

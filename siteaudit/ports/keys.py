@@ -7,7 +7,9 @@ from typing import Protocol
 from attrs import frozen
 
 from siteaudit.domain.apikey import ApiKey
-from siteaudit.domain.ids import ApiKeyId, UserId
+from siteaudit.domain.audit import Audit
+from siteaudit.domain.ids import ApiKeyId, AuditId, UserId
+from siteaudit.domain.lease import Lease
 from siteaudit.ports.ratelimit import Limit, RateDecision
 
 
@@ -51,11 +53,13 @@ class ApiKeyRepository(Protocol):
 class KeyAdmission:
     """What `KeyGate.admit` found: the key, whether its holder is still in its team, and the rate
     decision of the request, None when the request was not counted (a key not active, or its holder
-    no longer in the team)."""
+    no longer in the team); and the audit asked for with its lease, only when the request was let in
+    and counted and the audit is the key's team's (None otherwise, and when none was asked for)."""
 
     key: ApiKey
     in_team: bool
     decision: RateDecision | None
+    audit: tuple[Audit, Lease | None] | None = None
 
 
 class KeyGate(Protocol):
@@ -63,11 +67,20 @@ class KeyGate(Protocol):
     door's hot path). Nothing is cached: a key revoked or a member removed a moment ago is seen as such."""
 
     def admit(
-        self, key_hash: str, bucket: str, limit: Limit, *, now: datetime, touch_before: datetime
+        self,
+        key_hash: str,
+        bucket: str,
+        limit: Limit,
+        *,
+        now: datetime,
+        touch_before: datetime,
+        audit: AuditId | None = None,
     ) -> KeyAdmission | None:
         """The key with this hash and whether its holder is in its team; when the key is active and
         the holder a member, one request counted against `bucket` as `RateLimiter.hit` counts it (a
         refused request is not counted) and the key's use recorded at `now` when its last recorded
         use is at or before `touch_before` or missing (never moving it backwards). None for an unknown key,
-        and then nothing is counted or written."""
+        and then nothing is counted or written. With `audit`, that audit and its lease are read in the
+        same round trip and kept only for a request let in and counted, when the audit is the key's
+        team's (`KeyAdmission.audit`)."""
         ...

@@ -12,6 +12,7 @@ REST routes, body and query checks and the OpenAPI document (`adapters/rest/deri
 """
 
 import enum
+import operator
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -216,7 +217,9 @@ class Http:
     answers no body at REST: its result (what the tools show) is built from the path's inputs. `link`:
     what the operation is to an answer leading on to its path input (the OpenAPI link every such answer
     carries to it: an audit started leads to its status). One mechanism: an answer's links are the
-    `link`s of the operations its `links` lead to."""
+    `link`s of the operations its `links` lead to. `audit_with_key`: the audit its `crawl_id` path input
+    names is read with the request's key (on PostgreSQL in the key gate's one round trip) and given to
+    its handler as `admitted`."""
 
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
     path: str
@@ -234,6 +237,7 @@ class Http:
     links: tuple[Leads, ...] = ()
     answer: str | None = None
     link: str | None = None
+    audit_with_key: bool = False
 
 
 Summary = Callable[[Mapping[str, Any]], str]
@@ -425,9 +429,31 @@ def copy_named(target: type[Built], source: Any, **instead: Any) -> Built:
     domain record) it names alike, and `instead` besides them or in their place; a field of `target` that
     `source` lacks takes its default. A handler passing its declaration on to a service, or an answer
     shown from a domain record, so names no field twice."""
-    names = attrs.fields_dict(typing.cast(Any, target))
-    shared = (found.name for found in attrs.fields(type(source)) if found.name in names)
-    return target(**{name: getattr(source, name) for name in shared if name not in instead}, **instead)
+    names, read = _shared(target, type(source))
+    values = dict(zip(names, read(source), strict=True))
+    for name in instead:
+        values.pop(name, None)
+    return target(**values, **instead)
+
+
+Reader = Callable[[Any], tuple[Any, ...]]
+_SHARED: dict[tuple[type, type], tuple[tuple[str, ...], Reader]] = {}
+
+
+def _shared(target: type, source: type) -> tuple[tuple[str, ...], Reader]:
+    """The fields `target` and `source` name alike, and their values' reader, found once per pair: an
+    answer built per row (an issue page's fifty) would otherwise walk both classes' fields each time."""
+    found = _SHARED.get((target, source))
+    if found is None:
+        wanted = attrs.fields_dict(typing.cast(Any, target))
+        names = tuple(f.name for f in attrs.fields(source) if f.name in wanted)
+        if len(names) == 1:
+            one = operator.attrgetter(names[0])
+            read: Reader = lambda instance: (one(instance),)  # noqa: E731
+        else:
+            read = operator.attrgetter(*names) if names else (lambda instance: ())
+        found = _SHARED[(target, source)] = (names, read)
+    return found
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

@@ -23,8 +23,9 @@ from siteaudit.domain.apikey import (
 )
 from siteaudit.domain.device import KeyGrant, client_identity
 from siteaudit.domain.error import Conflict, DomainError, ErrorCode, NotFound, Unauthenticated
-from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
-from siteaudit.ports.application import Admission, IssuedKey, KeyHolder
+from siteaudit.domain.ids import ApiKeyId, AuditId, TeamId, UserId
+from siteaudit.domain.lease import is_stalled
+from siteaudit.ports.application import Admission, AuditDetail, IssuedKey, KeyHolder
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.keys import KeyGate
 from siteaudit.ports.ratelimit import Limit, RateLimiter
@@ -168,17 +169,19 @@ def authenticate_and_hit(
     clock: Clock,
     gate: KeyGate | None,
     limiter: RateLimiter,
+    audit: AuditId | None = None,
 ) -> Admission:
     """`authenticate`, then one request counted against `bucket` (only for a key let in). With a gate
-    (PostgreSQL) the key, the membership, the count and the use are one round trip, and no unit of work
-    is made; without one (SQLite, memory) `authenticate` in a unit of work from `uow`, then
-    `limiter.hit`. Nothing is cached either way: revocation is immediate."""
+    (PostgreSQL) the key, the membership, the count, the use and the `audit` asked for are one round
+    trip, and no unit of work is made; without one (SQLite, memory) `authenticate` in a unit of work from
+    `uow`, then `limiter.hit`, and the audit is left to the handler. Nothing is cached either way:
+    revocation is immediate."""
     if gate is None:
         caller = authenticate(raw, uow=uow(), clock=clock)
         return Admission(caller, limiter.hit(bucket, limit, now=clock.now()))
     digest = hash_for_lookup(raw)
     now = clock.now()
-    found = gate.admit(digest, bucket, limit, now=now, touch_before=_touch_before(now))
+    found = gate.admit(digest, bucket, limit, now=now, touch_before=_touch_before(now), audit=audit)
     if found is None:
         raise Unauthenticated()
     key = found.key
@@ -186,7 +189,10 @@ def authenticate_and_hit(
     decision = found.decision
     if decision is None:  # the gate counts every request of an active key whose holder is a member
         raise AssertionError("the key gate let a key in without counting the request")
-    return Admission(Caller(key.user_id, key.team_id, key.prefix), decision)
+    read = None
+    if found.audit is not None:
+        read = AuditDetail(found.audit[0], stalled=is_stalled(*found.audit, now))
+    return Admission(Caller(key.user_id, key.team_id, key.prefix), decision, read)
 
 
 def _touch_before(now: datetime) -> datetime:

@@ -93,6 +93,9 @@ def handlers_in(modules: Iterable[ModuleType]) -> dict[Declared, Handler]:
 
 
 HANDLERS: Final[Mapping[Declared, Handler]] = handlers_in(HANDLER_MODULES)
+# What a door gives a handler taking it: `admitted`, the audit its admission read with the key (`GetAudit`'s,
+# whose `Http` says `audit_with_key`), else the handler reads it itself.
+GIVEN: Final = ("admitted",)
 
 
 @frozen
@@ -103,11 +106,17 @@ class Handlers:
 
     @classmethod
     def of(cls, providers: Providers) -> "Handlers":
-        return cls({declared: bind(handler, providers) for declared, handler in HANDLERS.items()})
+        bound = {declared: bind(handler, providers, given=GIVEN) for declared, handler in HANDLERS.items()}
+        return cls(bound)
 
-    def handle(self, use_case: UseCase[R], caller: Caller) -> R:
+    def handle(self, use_case: UseCase[R], caller: Caller, *, admitted: object = None) -> R:
+        """The result of the use case's handler; `admitted` (what the door's admission read with the key)
+        given to a handler taking it, when there is one."""
         found = self.bound.get(type(use_case))
         if found is None:
             raise LookupError(f"no handler for {type(use_case).__name__}")
-        result: R = found(use_case, caller)
+        if admitted is not None and found.given:
+            result: R = found(use_case, caller, admitted=admitted)
+        else:
+            result = found(use_case, caller)
         return result

@@ -43,7 +43,7 @@ DOORS: list[tuple[Callable[..., Any], str, Any]] = [
     (oneshot.run_audit, "application", oneshot.OneShot),
     (rest_app.create_api, "application", rest_app.RestApplication),
     (resources.Resource.__init__, "application", CallerApi),
-    (derived.routes, "application", CallerApi),
+    (derived.routes, "application", derived.DeclaredApi),
     (device._DeviceResource.__init__, "application", DeviceFlow),
     (export.CrawlExport.__init__, "application", Exports),
     (billing.StripeWebhook.__init__, "application", Payments),

@@ -19,6 +19,7 @@ from siteaudit.ports.usecases import Declared, Tool
 NOT_TOOLS: Final[Mapping[str, str]] = {
     "authenticate": "the door itself: every tool call is authenticated by the key",
     "authenticate_and_hit": "the door itself: the key let in and the request counted, in one round trip",
+    "handle_admitted": "the REST door itself: a use case handled with what the key's round trip read",
     # Key management and the webhook secret: in the app only (docs/app.md).
     "create_key": "key management is done in the app",
     "rotate_key": "key management is done in the app",

@@ -7,7 +7,7 @@ binding's status (a 204 without a body)."""
 
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 import falcon
 
@@ -16,7 +16,7 @@ from siteaudit.adapters.rest.extraction import given_rules
 from siteaudit.adapters.rest.params import MAX_BODY_BYTES, Fields, json_body, known_query
 from siteaudit.adapters.rest.resources import Resource
 from siteaudit.domain.error import ValidationFailed
-from siteaudit.ports.application import CallerApi
+from siteaudit.ports.application import CallerApi, RequestAdmission
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import (
@@ -202,18 +202,28 @@ def read_use_case(declared: Declared, req: falcon.Request, given: Mapping[str, A
     return declared(**values)
 
 
+class DeclaredApi(CallerApi, RequestAdmission, Protocol):
+    """What the derived routes call: the callers' API, and a use case handled with what its request's
+    admission read with the key (`Http.audit_with_key`)."""
+
+
 class Declaring(Resource):
     """The resource of one path: a responder (`on_get`, `on_post`, ...) per use case declared on it."""
 
-    def __init__(self, application: CallerApi, clock: Clock, declared: Sequence[Declared]) -> None:
+    def __init__(self, application: DeclaredApi, clock: Clock, declared: Sequence[Declared]) -> None:
         super().__init__(application, clock)
-        # The stricter limits by method, which the authentication middleware reads.
+        self.admitting = application
+        # The stricter limits by method, and the path input naming the audit read with the key by method
+        # (`Http.audit_with_key`), which the authentication middleware reads.
         self.extra_limits: dict[str, tuple[str, Limit]] = {}
+        self.audit_with_key: dict[str, str] = {}
         for one in declared:
             http = http_of(one)
             assert http is not None
             if http.limit is not None:
                 self.extra_limits[http.method] = http.limit
+            if http.audit_with_key:
+                self.audit_with_key[http.method] = "crawl_id"
             for found in fields_of(one):
                 # A path's string is the handler's to check (a task key's format); every other input
                 # is bounded here (a path's integer by Falcon's converter).
@@ -226,13 +236,18 @@ class Declaring(Resource):
     def _respond(
         self, declared: Declared, http: Http, req: falcon.Request, resp: falcon.Response, **given: Any
     ) -> None:
-        result = self.application.handle(read_use_case(declared, req, given), req.context.caller)
+        use_case = read_use_case(declared, req, given)
+        admission = getattr(req.context, "admission", None)
+        if admission is not None and admission.audit is not None:
+            result = self.admitting.handle_admitted(use_case, admission)
+        else:
+            result = self.application.handle(use_case, req.context.caller)
         resp.status = falcon.code_to_http_status(http.status)
         if http.status != 204:  # a 204 answers no body (docs/architecture.md, "Feature packages")
             resp.media = converter.unstructure(result)
 
 
-def routes(application: CallerApi, clock: Clock) -> Iterator[tuple[str, Declaring]]:
+def routes(application: DeclaredApi, clock: Clock) -> Iterator[tuple[str, Declaring]]:
     """(route, resource) of every path the application's declared use cases are served at, their aliases'
     too."""
     by_path: dict[str, list[Declared]] = {}

@@ -13,6 +13,7 @@ from siteaudit.adapters.client_address import client_address, trusted_networks
 from siteaudit.domain.account import Caller
 from siteaudit.domain.apikey import key_prefix
 from siteaudit.domain.error import ErrorCode, RateLimited, Unauthenticated
+from siteaudit.domain.ids import AuditId
 from siteaudit.ports.application import Admission
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.ratelimit import Limit, RateDecision, RateLimiter
@@ -140,10 +141,21 @@ class Authentication:
         req.context.client_ip = client_address(req, self._proxies)
         if resource is None or getattr(resource, "public", False):
             return
-        self.identify(req, resp, getattr(resource, "extra_limits", {}).get(req.method))
+        audit_input = getattr(resource, "audit_with_key", {}).get(req.method)
+        audit = None if audit_input is None else params.get(audit_input)
+        self.identify(req, resp, getattr(resource, "extra_limits", {}).get(req.method), audit=audit)
 
-    def identify(self, req: falcon.Request, resp: falcon.Response, extra: tuple[str, Limit] | None) -> None:
-        """The caller of the request's key into `req.context.caller`, counted against its limits."""
+    def identify(
+        self,
+        req: falcon.Request,
+        resp: falcon.Response,
+        extra: tuple[str, Limit] | None,
+        *,
+        audit: AuditId | None = None,
+    ) -> None:
+        """The caller of the request's key into `req.context.caller`, counted against its limits; with
+        `admit`, the admission into `req.context.admission` too, with the `audit` it read with the key
+        (the resource's `audit_with_key`: its handler is given it)."""
         req.context.client_ip = client_address(req, self._proxies)
         header = req.get_header("Authorization") or ""
         scheme, _, raw = header.partition(" ")
@@ -152,7 +164,7 @@ class Authentication:
                 raise Unauthenticated()
             if extra is None and self._admit is not None:
                 key = raw.strip()
-                admission = self._admit(key, bucket=f"key:{key_prefix(key)}", limit=PER_KEY)
+                admission = self._admit(key, bucket=f"key:{key_prefix(key)}", limit=PER_KEY, audit=audit)
             else:
                 admission = None
                 caller = self._authenticate(raw.strip())
@@ -173,6 +185,7 @@ class Authentication:
             raise
         if admission is not None:  # let in and counted against the per-key limit already
             req.context.caller = admission.caller
+            req.context.admission = admission
             decision = admission.decision
             rate_headers(resp, decision, PER_KEY)
             if not decision.allowed:

@@ -85,13 +85,31 @@ _DRIVER_GET_IN_TEAM: Final = (
     f"SELECT {', '.join(f'a.{name}' for name in _AUDIT_COLUMNS)} FROM audits a"
     " WHERE a.id = %(id)s AND a.team_id = %(team)s"
 )
+# An audit's columns (`a`) and its lease's (`l`, outer-joined), in the driver's SQL: this read's and the key
+# gate's (`keygate.py`, which reads the audit of `GET /v1/crawls/{id}` with the key).
+WITH_LEASE_COLUMNS: Final = f"{', '.join(f'a.{name}' for name in _AUDIT_COLUMNS)}, {', '.join(f'l.{name}' for name in _LEASE_COLUMNS)}"
 _DRIVER_GET_IN_TEAM_WITH_LEASE: Final = (
-    f"SELECT {', '.join(f'a.{name}' for name in _AUDIT_COLUMNS)},"
-    f" {', '.join(f'l.{name}' for name in _LEASE_COLUMNS)}"
-    " FROM audits a LEFT OUTER JOIN audit_leases l ON l.audit_id = a.id"
+    f"SELECT {WITH_LEASE_COLUMNS} FROM audits a LEFT OUTER JOIN audit_leases l ON l.audit_id = a.id"
     " WHERE a.id = %(id)s AND a.team_id = %(team)s"
 )
-_WITH_LEASE_NAMES: Final = (*_AUDIT_COLUMNS, *(f"lease_{name}" for name in _LEASE_COLUMNS))
+WITH_LEASE_NAMES: Final = (*_AUDIT_COLUMNS, *(f"lease_{name}" for name in _LEASE_COLUMNS))
+
+
+def driver_values(names: Sequence[str], row: Sequence[Any]) -> dict[str, Any]:
+    """A driver's row by column name, its `UtcDateTime` columns made UTC as that type does."""
+    values = dict(zip(names, row, strict=True))
+    for name in _TIMES.intersection(values):
+        moment = values[name]
+        if moment is not None:
+            values[name] = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return values
+
+
+def lease_of(row: Mapping[Any, Any] | None) -> Lease | None:
+    """The lease of a row read with `WITH_LEASE_NAMES`; None without a row or when the audit holds none."""
+    if row is None or row["lease_audit_id"] is None:
+        return None
+    return lease_from_row({name: row[f"lease_{name}"] for name in _LEASE_COLUMNS})
 
 
 def _driver_row(
@@ -104,14 +122,7 @@ def _driver_row(
         conn.begin()
     driver: Any = conn.connection.driver_connection
     row = driver.execute(statement, parameters).fetchone()
-    if row is None:
-        return None
-    values = dict(zip(names, row, strict=True))
-    for name in _TIMES.intersection(values):
-        moment = values[name]
-        if moment is not None:
-            values[name] = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    return values
+    return None if row is None else driver_values(names, row)
 
 
 class SqlAuditRepository(SqlRepository):
@@ -144,14 +155,11 @@ class SqlAuditRepository(SqlRepository):
         conn, parameters = self._c(), {"id": audit_id, "team": team}
         row: Mapping[Any, Any] | None
         if conn.dialect.name == "postgresql":
-            row = _driver_row(conn, _DRIVER_GET_IN_TEAM_WITH_LEASE, _WITH_LEASE_NAMES, parameters)
+            row = _driver_row(conn, _DRIVER_GET_IN_TEAM_WITH_LEASE, WITH_LEASE_NAMES, parameters)
         else:
             read = conn.execute(_GET_IN_TEAM_WITH_LEASE, parameters).one_or_none()
             row = None if read is None else read._mapping
-        audit = self._loaded(row, audit_id)  # raises NotFound without a row
-        if row is None or row["lease_audit_id"] is None:
-            return audit, None
-        return audit, lease_from_row({name: row[f"lease_{name}"] for name in _LEASE_COLUMNS})
+        return self._loaded(row, audit_id), lease_of(row)  # raises NotFound without a row
 
     def get_any(self, audit_id: AuditId) -> Audit:
         return self._loaded(

@@ -16,15 +16,24 @@ trip, to read the TAT that refused it for Retry-After (as `SqlRateLimiter.hit` d
 """
 
 from datetime import UTC, datetime
-from types import SimpleNamespace
 from typing import Any, Final
 
 from sqlalchemy import Engine
 
 from siteaudit.adapters.sql.apikey import key_from_row
+from siteaudit.adapters.sql.audit import (
+    WITH_LEASE_COLUMNS,
+    WITH_LEASE_NAMES,
+    audit_from_row,
+    driver_values,
+    lease_of,
+)
 from siteaudit.adapters.sql.engine import autocommit_driver, json_loads
 from siteaudit.adapters.sql.ratelimit import _EPSILON, _allowed, _refused_now
 from siteaudit.domain.apikey import ApiKeyStatus
+from siteaudit.domain.audit import Audit
+from siteaudit.domain.ids import AuditId
+from siteaudit.domain.lease import Lease
 from siteaudit.ports.keys import KeyAdmission
 from siteaudit.ports.ratelimit import Limit
 
@@ -36,7 +45,7 @@ _TIMES: Final = ("created_at", "last_used_at", "revoked_at")
 
 # Driver SQL (psycopg's parameter style). `admitted` is the one condition both writes share: an active
 # key whose holder is still in the key's team (what `ApiKey.authorise` lets in).
-_ADMIT: Final = (
+_ADMIT: Final = (  # with the audit's columns and join, or none
     "WITH k AS ("
     " SELECT a.id, a.user_id, a.team_id, a.kind, a.prefix, a.hash, a.machine, a.agents::text AS agents,"
     " a.label, a.created_at, a.last_used_at, a.revoked_at, a.status, a.version,"
@@ -53,20 +62,40 @@ _ADMIT: Final = (
     " WHERE u.id = admitted.id AND (u.last_used_at IS NULL OR u.last_used_at <= %(touch_before)s)"
     " RETURNING u.id"
     ")"
-    " SELECT k.*, (SELECT tat FROM hit) AS tat"
+    " SELECT k.*, (SELECT tat FROM hit) AS tat{audit}"
     # Until the end of the statement's own transaction, that is its commit (see `ratelimit._HIT`).
-    " FROM k, (SELECT set_config('synchronous_commit', 'off', true)) AS sync_off"
+    " FROM k, (SELECT set_config('synchronous_commit', 'off', true)) AS sync_off{audit_join}"
 )
+# The audit of `GET /v1/crawls/{id}` with its lease, read in the same round trip (docs/security.md
+# "API keys"): kept only when the request was counted (`hit` returned the bucket's row, which it writes
+# only for an `admitted` key: active, its holder a member, and only under the limit) and the audit is the
+# key's team's; else its columns are NULL.
+_AUDIT_JOIN: Final = (
+    f" LEFT JOIN LATERAL (SELECT {WITH_LEASE_COLUMNS}"
+    " FROM audits a LEFT OUTER JOIN audit_leases l ON l.audit_id = a.id"
+    " WHERE a.id = %(audit)s AND a.team_id = k.team_id AND EXISTS (SELECT 1 FROM hit)) AS au ON true"
+)
+_KEY_ONLY: Final = _ADMIT.format(audit="", audit_join="")
+_WITH_AUDIT: Final = _ADMIT.format(audit=", au.*", audit_join=_AUDIT_JOIN)
+_AUDIT_AT: Final = len(_COLUMNS) + 2  # the audit's first column: after the key's, in_team and tat
 
 
-def _key_row(row: tuple[Any, ...]) -> Any:
+def _key_row(row: tuple[Any, ...]) -> dict[str, Any]:
     values = dict(zip(_COLUMNS, row, strict=False))
     values["agents"] = json_loads(values["agents"])
     for name in _TIMES:
         moment = values[name]
         if moment is not None:
             values[name] = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    return SimpleNamespace(**values)
+    return values
+
+
+def _audit(row: tuple[Any, ...]) -> tuple[Audit, Lease | None] | None:
+    """The audit read with the key and its lease; None when none was asked for or none was kept."""
+    if len(row) <= _AUDIT_AT or row[_AUDIT_AT] is None:
+        return None
+    read = driver_values(WITH_LEASE_NAMES, row[_AUDIT_AT:])
+    return audit_from_row(read), lease_of(read)
 
 
 class SqlKeyGate:
@@ -78,7 +107,14 @@ class SqlKeyGate:
         self.engine = engine
 
     def admit(
-        self, key_hash: str, bucket: str, limit: Limit, *, now: datetime, touch_before: datetime
+        self,
+        key_hash: str,
+        bucket: str,
+        limit: Limit,
+        *,
+        now: datetime,
+        touch_before: datetime,
+        audit: AuditId | None = None,
     ) -> KeyAdmission | None:
         moment = now.timestamp()
         # One statement on the pooled driver connection in autocommit, as `SqlRateLimiter.hit`.
@@ -93,16 +129,18 @@ class SqlKeyGate:
                 "epsilon": _EPSILON,
                 "at": now,
                 "touch_before": touch_before,
+                "audit": audit,
             }
-            row = driver.execute(_ADMIT, parameters).fetchone()
+            row = driver.execute(_KEY_ONLY if audit is None else _WITH_AUDIT, parameters).fetchone()
             if row is None:
                 return None
             key = key_from_row(_key_row(row))
             in_team = bool(row[len(_COLUMNS)])
+            kept = _audit(row)  # the statement's to keep: none for a request it did not count
             if not (key.active and in_team):
-                return KeyAdmission(key, in_team, None)
+                return KeyAdmission(key, in_team, None, kept)
             tat = row[len(_COLUMNS) + 1]
             if tat is not None:
-                return KeyAdmission(key, in_team, _allowed(float(tat), moment, limit))
+                return KeyAdmission(key, in_team, _allowed(float(tat), moment, limit), kept)
             # Refused: nothing was counted.
-            return KeyAdmission(key, in_team, _refused_now(driver, bucket, moment, limit))
+            return KeyAdmission(key, in_team, _refused_now(driver, bucket, moment, limit), kept)

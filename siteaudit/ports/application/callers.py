@@ -7,6 +7,8 @@ from typing import Any, Protocol
 from attrs import frozen
 
 from siteaudit.domain.account import Caller
+from siteaudit.domain.ids import AuditId
+from siteaudit.ports.application.audits import AuditDetail
 from siteaudit.ports.ratelimit import Limit, RateDecision
 from siteaudit.ports.usecases import Declared, Result, UseCase
 
@@ -14,10 +16,13 @@ from siteaudit.ports.usecases import Declared, Result, UseCase
 @frozen
 class Admission:
     """A request's key let in: who it acts for, and the decision of the rate limit it was counted
-    against (not allowed: the door answers 429 with the decision's Retry-After)."""
+    against (not allowed: the door answers 429 with the decision's Retry-After); and the audit asked for,
+    when it was read with the key (PostgreSQL's key gate, for a request let in and counted, of the
+    caller's team), else None: the handler reads it itself."""
 
     caller: Caller
     decision: RateDecision
+    audit: AuditDetail | None = None
 
 
 class CallerApi(Protocol):
@@ -51,9 +56,16 @@ def run_declared(application: CallerApi, name: str, caller: Caller, **inputs: An
 class RequestAdmission(Protocol):
     """The REST and MCP doors themselves: a key let in and its request counted."""
 
-    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
+    def authenticate_and_hit(
+        self, raw_key: str, *, bucket: str, limit: Limit, audit: AuditId | None = None
+    ) -> Admission:
         """`authenticate`, and one request of the key counted against the rate-limit `bucket` (shared by
-        every process) only when the key is let in; on PostgreSQL both in one round trip. Raises as
-        `authenticate` does; a request over the limit is not counted and answers `decision.allowed`
-        False."""
+        every process) only when the key is let in; on PostgreSQL both in one round trip, with the
+        `audit` asked for (`Admission.audit`). Raises as `authenticate` does; a request over the limit is
+        not counted and answers `decision.allowed` False."""
+        ...
+
+    def handle_admitted(self, use_case: UseCase[Result], admission: Admission) -> Result:
+        """`CallerApi.handle` for the admission's caller, its handler given what the admission read with
+        the key (`Admission.audit`) when it takes it (`admitted`, docs/architecture.md)."""
         ...

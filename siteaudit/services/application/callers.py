@@ -28,10 +28,20 @@ class LocalCallerApi(LocalPorts):
     def authenticate(self, raw_key: str) -> Caller:
         return self._call(key_services.authenticate, raw_key)
 
-    def authenticate_and_hit(self, raw_key: str, *, bucket: str, limit: Limit) -> Admission:
+    def authenticate_and_hit(
+        self, raw_key: str, *, bucket: str, limit: Limit, audit: AuditId | None = None
+    ) -> Admission:
         return self._call(
-            key_services.authenticate_and_hit, raw_key, bucket=bucket, limit=limit, gate=self.key_gate
+            key_services.authenticate_and_hit,
+            raw_key,
+            bucket=bucket,
+            limit=limit,
+            gate=self.key_gate,
+            audit=audit,
         )
+
+    def handle_admitted(self, use_case: UseCase[Result], admission: Admission) -> Result:
+        return self.handlers.handle(use_case, admission.caller, admitted=admission.audit)
 
     def export_rows(self, audit_id: AuditId, kind: ExportKind, caller: Caller) -> Iterator[ExportRow]:
         return self._call(report_services.export_rows, audit_id, kind, caller)

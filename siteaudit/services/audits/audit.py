@@ -1,6 +1,8 @@
 """The handlers of the audit use cases (`usecases.py`): plain functions over ports, each one call into the
 audit and report services."""
 
+from collections.abc import Callable
+
 from attrs import evolve
 
 from siteaudit.domain.account import Caller
@@ -9,6 +11,7 @@ from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.extraction import ExtractMatch, every_rule, filter_errors
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import Report
+from siteaudit.ports.application import AuditDetail
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.metrics import NO_METRICS, Metrics
@@ -89,8 +92,24 @@ def list_audits(asked: ListAudits, caller: Caller, *, uow: UnitOfWork) -> AuditL
     return AuditList(data=tuple(AuditRow.of(row) for row in rows), meta=meta)
 
 
-def get_audit(asked: GetAudit, caller: Caller, *, uow: UnitOfWork, clock: Clock) -> Audit:
-    detail = audit_services.get_audit(asked.crawl_id, caller, uow=uow, clock=clock)
+def get_audit(
+    asked: GetAudit,
+    caller: Caller,
+    *,
+    uow: Callable[[], UnitOfWork],
+    clock: Clock,
+    admitted: AuditDetail | None = None,
+) -> Audit:
+    """`admitted`: the audit read with the request's key (`GetAudit.http.audit_with_key`), used when it is
+    the one asked for and the caller's team's; else read here, in a unit of work made only then."""
+    if (
+        admitted is not None
+        and admitted.audit.id == asked.crawl_id
+        and admitted.audit.team_id == caller.team_id
+    ):
+        detail = admitted
+    else:
+        detail = audit_services.get_audit(asked.crawl_id, caller, uow=uow(), clock=clock)
     return Audit.of(detail, now=clock.now())
 
 

@@ -361,6 +361,7 @@ class GetAudit(UseCase[Audit]):
         "Audit status",
         errors=(ErrorCode.NOT_FOUND,),
         link="the audit's status",
+        audit_with_key=True,
     )
     tool = Tool(
         "get_audit",
