@@ -18,6 +18,7 @@ from siteaudit.domain.console import (
     ConsoleProperty,
     ConsoleSync,
     ConsoleTerms,
+    Inspection,
     StoredInspection,
     SyncStatus,
     budget_windows,
@@ -34,7 +35,6 @@ from siteaudit.ports.searchconsole import (
     ConsoleError,
     ConsoleProviders,
     ConsoleTokenInvalid,
-    Inspection,
     SearchConsole,
     SiteContext,
 )
