@@ -26,7 +26,6 @@ import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import partial
 from typing import Any
 
 import psycopg
@@ -41,6 +40,7 @@ from siteaudit.domain.account import Team, User
 from siteaudit.domain.audit import Audit
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.issue import Severity
+from siteaudit.ports.crawl import IssueQuery, PageQuery
 
 ADMIN_URL = os.environ.get("SITEAUDIT_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 PER_PAGE = 50
@@ -50,6 +50,13 @@ TEMPLATES = ("/products/[slug]", "/products/[slug]/[slug]", "/blog/[slug]")
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def template_pages(store: SqlCrawlStore, audit_id: AuditId, template: str) -> Callable[..., Any]:
+    """The issues of one template, a page at the offset `timed` gives."""
+    return lambda offset: store.list_issues(
+        audit_id, IssueQuery(template=template, offset=offset, limit=PER_PAGE)
+    )
 
 
 def timed(label: str, total: int, fetch: Callable[..., Any], rounds: int) -> float:
@@ -202,38 +209,44 @@ def main() -> None:
                 flush=True,
             )
 
-        total_issues = store.list_issues(audit.id, limit=1)[1]
+        total_issues = store.list_issues(audit.id, IssueQuery(limit=1))[1]
         cases: list[tuple[str, int, Callable[..., Any]]] = [
-            ("pages", args.pages, lambda offset: store.list_pages(audit.id, offset=offset, limit=PER_PAGE)),
+            (
+                "pages",
+                args.pages,
+                lambda offset: store.list_pages(audit.id, PageQuery(offset=offset, limit=PER_PAGE)),
+            ),
             (
                 "pages status_code=404",
-                store.list_pages(audit.id, status_code=404, limit=1)[1],
-                lambda offset: store.list_pages(audit.id, status_code=404, offset=offset, limit=PER_PAGE),
+                store.list_pages(audit.id, PageQuery(status_code=404, limit=1))[1],
+                lambda offset: store.list_pages(
+                    audit.id, PageQuery(status_code=404, offset=offset, limit=PER_PAGE)
+                ),
             ),
             (
                 "issues",
                 total_issues,
-                lambda offset: store.list_issues(audit.id, offset=offset, limit=PER_PAGE),
+                lambda offset: store.list_issues(audit.id, IssueQuery(offset=offset, limit=PER_PAGE)),
             ),
             (
                 "issues severity=warning",
-                store.list_issues(audit.id, severity=Severity.WARNING, limit=1)[1],
+                store.list_issues(audit.id, IssueQuery(severity=Severity.WARNING, limit=1))[1],
                 lambda offset: store.list_issues(
-                    audit.id, severity=Severity.WARNING, offset=offset, limit=PER_PAGE
+                    audit.id, IssueQuery(severity=Severity.WARNING, offset=offset, limit=PER_PAGE)
                 ),
             ),
             (
                 "issues check=missing_alt",
-                store.list_issues(audit.id, check_code="missing_alt", limit=1)[1],
+                store.list_issues(audit.id, IssueQuery(check_code="missing_alt", limit=1))[1],
                 lambda offset: store.list_issues(
-                    audit.id, check_code="missing_alt", offset=offset, limit=PER_PAGE
+                    audit.id, IssueQuery(check_code="missing_alt", offset=offset, limit=PER_PAGE)
                 ),
             ),
             *(
                 (
                     "issues template=" + template,
-                    store.list_issues(audit.id, template=template, limit=1)[1],
-                    partial(store.list_issues, audit.id, template=template, limit=PER_PAGE),
+                    store.list_issues(audit.id, IssueQuery(template=template, limit=1))[1],
+                    template_pages(store, audit.id, template),
                 )
                 # most issues (their pages were written with it), and a twentieth (assigned at finalisation)
                 for template in (TEMPLATES[1], TEMPLATES[2])
@@ -245,18 +258,18 @@ def main() -> None:
         if args.old_template_predicate:
             before = SqlCrawlStore(engine)
             for template in (TEMPLATES[1], TEMPLATES[2]):  # now, then before, one beside the other
-                total = store.list_issues(audit.id, template=template, limit=1)[1]
+                total = store.list_issues(audit.id, IssueQuery(template=template, limit=1))[1]
                 timed(
                     f"template={template} now",
                     total,
-                    partial(store.list_issues, audit.id, template=template, limit=PER_PAGE),
+                    template_pages(store, audit.id, template),
                     args.rounds,
                 )
                 with old_template_predicate(before):
                     timed(
                         f"template={template} old test",
                         total,
-                        partial(before.list_issues, audit.id, template=template, limit=PER_PAGE),
+                        template_pages(before, audit.id, template),
                         args.rounds,
                     )
         if args.no_template_marks:

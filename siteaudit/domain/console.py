@@ -182,14 +182,12 @@ class Verdict(enum.StrEnum):
 
 
 @frozen
-class StoredInspection:
-    """The latest inspection of one URL of a site."""
+class Inspection:
+    """A fresh URL inspection (`urlInspection/index:inspect`, `indexStatusResult`)."""
 
-    site_id: SiteId
     url: str
-    inspected_at: datetime
-    verdict: str
-    coverage_state: str
+    verdict: str  # PASS, NEUTRAL, FAIL, VERDICT_UNSPECIFIED
+    coverage_state: str  # the engine's words, verbatim ("Crawled - currently not indexed")
     indexing_state: str | None = None
     robots_txt_state: str | None = None
     page_fetch_state: str | None = None
@@ -197,6 +195,14 @@ class StoredInspection:
     google_canonical: str | None = None
     user_canonical: str | None = None
     sitemaps: tuple[str, ...] = ()
+
+
+@frozen
+class StoredInspection(Inspection):
+    """The latest inspection of one URL of a site: whose, when, and whether the demo provider made it."""
+
+    site_id: SiteId = field(kw_only=True)
+    inspected_at: datetime = field(kw_only=True)
     demo: bool = False
 
     @property

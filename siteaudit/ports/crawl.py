@@ -88,6 +88,27 @@ class PageRow:
 
 
 @frozen
+class PageQuery:
+    """Which page rows `CrawlStore.list_pages` gives: the filters (combined), then one page of them."""
+
+    status_code: int | None = None
+    extract: ExtractMatch | None = None
+    offset: int = 0
+    limit: int = 50
+
+
+@frozen
+class IssueQuery:
+    """Which issues `CrawlStore.list_issues` gives: the filters (combined), then one page of them."""
+
+    check_code: str | None = None
+    severity: Severity | None = None
+    template: str | None = None
+    offset: int = 0
+    limit: int = 50
+
+
+@frozen
 class StoredPage:
     """A page as finalisation streams it: its id, its template and its facts (links are streamed apart)."""
 
@@ -220,28 +241,11 @@ class CrawlStore(Protocol):
 
     def page_count(self, audit_id: AuditId) -> int: ...
 
-    def list_pages(
-        self,
-        audit_id: AuditId,
-        *,
-        status_code: int | None = None,
-        extract: ExtractMatch | None = None,
-        offset: int = 0,
-        limit: int = 50,
-    ) -> tuple[Sequence[PageRow], int]:
+    def list_pages(self, audit_id: AuditId, query: PageQuery) -> tuple[Sequence[PageRow], int]:
         """One page of page rows in URL-id order, and the total matching the filters (combined)."""
         ...
 
-    def list_issues(
-        self,
-        audit_id: AuditId,
-        *,
-        check_code: str | None = None,
-        severity: Severity | None = None,
-        template: str | None = None,
-        offset: int = 0,
-        limit: int = 50,
-    ) -> tuple[Sequence[Issue], int]:
+    def list_issues(self, audit_id: AuditId, query: IssueQuery) -> tuple[Sequence[Issue], int]:
         """One page of issues, most severe first, then by check code, URL id and writing order; and the total."""
         ...
 

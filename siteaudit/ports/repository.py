@@ -5,6 +5,8 @@ from datetime import datetime
 from types import TracebackType
 from typing import Protocol, Self
 
+from attrs import frozen
+
 from siteaudit.domain.account import Membership, Team, User
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import LedgerEntry
@@ -143,6 +145,19 @@ class CreditLedger(Protocol):
         ...
 
 
+@frozen
+class TeamAuditQuery:
+    """Which audits `AuditRepository.list` gives: the team's (plus `user`'s audits without a team, if
+    given), of `site` if given, in one of `statuses` if any are given; then one page of them."""
+
+    team: TeamId
+    user: UserId | None = None
+    site: SiteId | None = None
+    offset: int = 0
+    limit: int = 20
+    statuses: Collection[AuditStatus] = ()
+
+
 class AuditRepository(Protocol):
     def add(self, audit: Audit) -> Audit:
         """Stage a new audit; an id of 0 is replaced by a fresh one, returned in the result."""
@@ -173,18 +188,8 @@ class AuditRepository(Protocol):
         shows a later time; no version change, so nobody's optimistic update is refused for it."""
         ...
 
-    def list(
-        self,
-        *,
-        team: TeamId,
-        user: UserId | None = None,
-        site: SiteId | None = None,
-        offset: int = 0,
-        limit: int = 20,
-        statuses: Collection[AuditStatus] = (),
-    ) -> tuple[Sequence[Audit], int]:
-        """The team's audits (plus `user`'s audits without a team, if given), newest first, and the total;
-        `statuses` (when given) keeps only audits in one of them."""
+    def list(self, query: TeamAuditQuery) -> tuple[Sequence[Audit], int]:
+        """The query's audits, newest first, and the total."""
         ...
 
     def count_started_by(self, user_id: UserId) -> int: ...

@@ -19,6 +19,7 @@ from siteaudit.domain.console import (
     ConsoleConnection,
     ConsoleProperty,
     ConsoleSync,
+    Inspection,
     PageDay,
     PageTotals,
     StoredInspection,
@@ -61,22 +62,6 @@ class QueryDay:
     clicks: int
     impressions: int
     position: float | None = None
-
-
-@frozen
-class Inspection:
-    """A fresh URL inspection (`urlInspection/index:inspect`, `indexStatusResult`)."""
-
-    url: str
-    verdict: str  # PASS, NEUTRAL, FAIL, VERDICT_UNSPECIFIED
-    coverage_state: str  # the engine's words, verbatim ("Crawled - currently not indexed")
-    indexing_state: str | None = None
-    robots_txt_state: str | None = None
-    page_fetch_state: str | None = None
-    last_crawled: datetime | None = None
-    google_canonical: str | None = None
-    user_canonical: str | None = None
-    sitemaps: tuple[str, ...] = ()
 
 
 @frozen

@@ -31,7 +31,7 @@ from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import DispatchError, TaskQueue
-from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.repository import TeamAuditQuery, UnitOfWork
 from siteaudit.ports.usecases import copy_named
 from siteaudit.services.events import MessageBus
 from siteaudit.services.site import require_public_address, site_terms
@@ -303,10 +303,12 @@ def list_audits(
         if site_id is not None:
             uow.sites.get(site_id, team=caller.team_id)
         return uow.audits.list(
-            team=caller.team_id,
-            user=caller.user_id,
-            site=site_id,
-            offset=offset,
-            limit=limit,
-            statuses=statuses,
+            TeamAuditQuery(
+                team=caller.team_id,
+                user=caller.user_id,
+                site=site_id,
+                offset=offset,
+                limit=limit,
+                statuses=statuses,
+            )
         )

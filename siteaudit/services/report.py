@@ -9,10 +9,10 @@ from siteaudit.domain.account import Caller
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.extraction import every_rule
 from siteaudit.domain.ids import AuditId
-from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.issue import Issue
 from siteaudit.domain.report import Report
 from siteaudit.ports.application import AuditDetail, AuditProgress, ExportKind, ExportRow
-from siteaudit.ports.crawl import CrawlStore, FrontierState
+from siteaudit.ports.crawl import CrawlStore, FrontierState, IssueQuery
 from siteaudit.ports.repository import UnitOfWork
 
 
@@ -47,12 +47,8 @@ def report(audit_id: AuditId, caller: Caller, *, uow: UnitOfWork, crawl: CrawlSt
 def issues(
     audit_id: AuditId,
     caller: Caller,
+    query: IssueQuery,
     *,
-    check: str | None,
-    severity: str | None,
-    template: str | None,
-    offset: int,
-    limit: int,
     uow: UnitOfWork,
     crawl: CrawlStore,
 ) -> tuple[Sequence[Issue], int]:
@@ -60,14 +56,7 @@ def issues(
         audit = uow.audits.get(audit_id, team=caller.team_id)
     if audit.archived_at is not None:
         raise CrawlArchived(audit_id)
-    return crawl.list_issues(
-        audit_id,
-        check_code=check,
-        severity=Severity(severity) if severity else None,
-        template=template,
-        offset=offset,
-        limit=limit,
-    )
+    return crawl.list_issues(audit_id, query)
 
 
 def export_rows(

@@ -18,7 +18,7 @@ from siteaudit.domain.site import VERIFY_ORDER, MonitoringSkip, ProofCheck, Sche
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.queue import TaskQueue
-from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.repository import TeamAuditQuery, UnitOfWork
 from siteaudit.ports.site import ProofReader
 from siteaudit.services.audit import start_audit
 from siteaudit.services.site import check_proof, scheduled_max_pages
@@ -39,7 +39,7 @@ def _claim_due(
                 continue
             team = uow.teams.get(site.team_id)
             plan = plan_named(uow.users.get(team.owner_id).plan)
-            latest, _ = uow.audits.list(team=site.team_id, site=site.id, offset=0, limit=1)
+            latest, _ = uow.audits.list(TeamAuditQuery(team=site.team_id, site=site.id, offset=0, limit=1))
             reason = site.monitoring_skip_reason(
                 plan_allows_monitoring=plan.monitoring,
                 previous_running=bool(latest) and not latest[0].status.ended,

@@ -9,9 +9,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Final
 from urllib.parse import urlsplit
 
-from siteaudit.domain.console import ConsoleProperty, PageDay, Permission
+from siteaudit.domain.console import ConsoleProperty, Inspection, PageDay, Permission
 from siteaudit.domain.ids import SiteId
-from siteaudit.ports.searchconsole import Inspection, QueryDay, SiteContext, Sitemap
+from siteaudit.ports.searchconsole import QueryDay, SiteContext, Sitemap
 
 # Coverage states as the console writes them, with how often the demo gives each to a URL that is not
 # indexed.

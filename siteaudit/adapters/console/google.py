@@ -39,14 +39,13 @@ from attrs import frozen
 from google.oauth2 import credentials as oauth2_credentials
 from google.oauth2 import service_account
 
-from siteaudit.domain.console import ConsoleProperty, PageDay, permission_of
+from siteaudit.domain.console import ConsoleProperty, Inspection, PageDay, permission_of
 from siteaudit.domain.ids import SiteId
 from siteaudit.ports.searchconsole import (
     ConsoleError,
     ConsolePermissionDenied,
     ConsoleQuotaExceeded,
     ConsoleTokenInvalid,
-    Inspection,
     QueryDay,
     Sitemap,
 )

@@ -13,17 +13,18 @@ from attrs import define, evolve, field
 
 from siteaudit.domain.checks.site import LinkBatch, link_flags
 from siteaudit.domain.diff import ArchivedIdentities
-from siteaudit.domain.extraction import ExtractMatch
 from siteaudit.domain.facts import HtmlFacts, Link, PageFacts
 from siteaudit.domain.ids import AuditId
-from siteaudit.domain.issue import Issue, Severity
+from siteaudit.domain.issue import Issue
 from siteaudit.domain.report import Report
 from siteaudit.ports.crawl import (
     FrontierEntry,
     FrontierState,
     IssueLine,
+    IssueQuery,
     LinkLine,
     LinkRow,
+    PageQuery,
     PageRow,
     StoredPage,
     excluded_by,
@@ -189,44 +190,27 @@ class MemoryCrawlStore:
         with self._lock:
             return len(self._data(audit_id).pages)
 
-    def list_pages(
-        self,
-        audit_id: AuditId,
-        *,
-        status_code: int | None = None,
-        extract: ExtractMatch | None = None,
-        offset: int = 0,
-        limit: int = 50,
-    ) -> tuple[Sequence[PageRow], int]:
+    def list_pages(self, audit_id: AuditId, query: PageQuery) -> tuple[Sequence[PageRow], int]:
         with self._lock:
             rows = [
                 p
                 for _, p in sorted(self._data(audit_id).pages.items())
-                if (status_code is None or p.facts.status_code == status_code)
-                and (extract is None or extract.matches(p.facts.extracted))
+                if (query.status_code is None or p.facts.status_code == query.status_code)
+                and (query.extract is None or query.extract.matches(p.facts.extracted))
             ]
-        return [_summary(p) for p in rows[offset : offset + limit]], len(rows)
+        return [_summary(p) for p in rows[query.offset : query.offset + query.limit]], len(rows)
 
-    def list_issues(
-        self,
-        audit_id: AuditId,
-        *,
-        check_code: str | None = None,
-        severity: Severity | None = None,
-        template: str | None = None,
-        offset: int = 0,
-        limit: int = 50,
-    ) -> tuple[Sequence[Issue], int]:
+    def list_issues(self, audit_id: AuditId, query: IssueQuery) -> tuple[Sequence[Issue], int]:
         with self._lock:
             rows = [
                 (issue.severity.rank, issue.check_code, url_id, seq, issue)
                 for seq, (url_id, issue) in self._data(audit_id).issues.items()
-                if (check_code is None or issue.check_code == check_code)
-                and (severity is None or issue.severity is severity)
-                and (template is None or issue.template == template)
+                if (query.check_code is None or issue.check_code == query.check_code)
+                and (query.severity is None or issue.severity is query.severity)
+                and (query.template is None or issue.template == query.template)
             ]
         rows.sort(key=lambda row: row[:4])
-        return [row[4] for row in rows[offset : offset + limit]], len(rows)
+        return [row[4] for row in rows[query.offset : query.offset + query.limit]], len(rows)
 
     def stream_pages(self, audit_id: AuditId) -> Iterator[StoredPage]:
         with self._lock:

@@ -3,7 +3,7 @@
 
 import collections
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Self, TypeVar
 
@@ -47,6 +47,7 @@ from siteaudit.ports.payment import BillingRepository
 from siteaudit.ports.repository import (
     AuditRepository,
     CreditLedger,
+    TeamAuditQuery,
     TeamRepository,
     UserRepository,
     VersionedAggregate,
@@ -269,25 +270,17 @@ class MemoryAuditRepository:
         if audit.last_progress_at is None or audit.last_progress_at < at:
             self._t.put(audit_id, evolve(audit, last_progress_at=at))
 
-    def list(
-        self,
-        *,
-        team: TeamId,
-        user: UserId | None = None,
-        site: SiteId | None = None,
-        offset: int = 0,
-        limit: int = 20,
-        statuses: Collection[AuditStatus] = (),
-    ) -> tuple[Sequence[Audit], int]:
+    def list(self, query: TeamAuditQuery) -> tuple[Sequence[Audit], int]:
+        user = query.user
         rows = [
             a
             for a in self._t.values()
-            if (a.team_id == team or (user is not None and a.user_id == user and a.team_id == 0))
-            and (site is None or a.site_id == site)
-            and (not statuses or a.status in statuses)
+            if (a.team_id == query.team or (user is not None and a.user_id == user and a.team_id == 0))
+            and (query.site is None or a.site_id == query.site)
+            and (not query.statuses or a.status in query.statuses)
         ]
         rows.sort(key=lambda a: (a.created_at, a.id), reverse=True)
-        return rows[offset : offset + limit], len(rows)
+        return rows[query.offset : query.offset + query.limit], len(rows)
 
     def count_started_by(self, user_id: UserId) -> int:
         return sum(1 for a in self._t.values() if a.user_id == user_id)

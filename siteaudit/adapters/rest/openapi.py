@@ -101,6 +101,8 @@ class _Schemas:
         """The schema of a type: a `$ref` for an attrs class (generated on first use)."""
         if kind in _PRIMITIVES:
             return dict(_PRIMITIVES[kind])
+        if isinstance(kind, typing.NewType):  # an id (`siteaudit.domain.ids`): its supertype's schema
+            return self.of(kind.__supertype__)
         if isinstance(kind, type) and issubclass(kind, enum.Enum):
             return self._enum(kind)
         if attrs.has(kind):

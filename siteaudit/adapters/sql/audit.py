@@ -1,6 +1,6 @@
 """Audits in SQL: rows read by `rows.reader`, team-scoped reads, optimistic version checks on save."""
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -16,6 +16,7 @@ from siteaudit.domain.extraction import ExtractionRule, RuleKind
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
 from siteaudit.domain.lease import Lease
 from siteaudit.domain.scope import AuditScope
+from siteaudit.ports.repository import TeamAuditQuery
 
 
 def rules_from_json(document: Any) -> tuple[ExtractionRule, ...]:
@@ -194,30 +195,21 @@ class SqlAuditRepository(SqlRepository):
             .values(last_progress_at=at)
         )
 
-    def list(
-        self,
-        *,
-        team: TeamId,
-        user: UserId | None = None,
-        site: SiteId | None = None,
-        offset: int = 0,
-        limit: int = 20,
-        statuses: Collection[AuditStatus] = (),
-    ) -> tuple[Sequence[Audit], int]:
-        scope = audits.c.team_id == team
-        if user is not None:
-            scope = or_(scope, and_(audits.c.user_id == user, audits.c.team_id == 0))
-        conditions = [scope] if site is None else [scope, audits.c.site_id == site]
-        if statuses:
-            conditions.append(audits.c.status.in_(sorted(s.value for s in statuses)))
+    def list(self, query: TeamAuditQuery) -> tuple[Sequence[Audit], int]:
+        scope = audits.c.team_id == query.team
+        if query.user is not None:
+            scope = or_(scope, and_(audits.c.user_id == query.user, audits.c.team_id == 0))
+        conditions = [scope] if query.site is None else [scope, audits.c.site_id == query.site]
+        if query.statuses:
+            conditions.append(audits.c.status.in_(sorted(s.value for s in query.statuses)))
         conn = self._c()
         total = conn.execute(select(func.count()).select_from(audits).where(*conditions)).scalar_one()
         rows = conn.execute(
             select(audits)
             .where(*conditions)
             .order_by(audits.c.created_at.desc(), audits.c.id.desc())
-            .offset(offset)
-            .limit(limit)
+            .offset(query.offset)
+            .limit(query.limit)
         )
         return [audit_from_row(r) for r in rows], int(total)
 

@@ -77,8 +77,10 @@ from siteaudit.ports.crawl import (
     FrontierEntry,
     FrontierState,
     IssueLine,
+    IssueQuery,
     LinkLine,
     LinkRow,
+    PageQuery,
     PageRow,
     StoredPage,
     first_quote,
@@ -812,15 +814,8 @@ class SqlCrawlStore:
             query = select(func.count()).select_from(crawl_pages).where(crawl_pages.c.audit_id == audit_id)
             return int(conn.execute(query).scalar_one())
 
-    def list_pages(
-        self,
-        audit_id: AuditId,
-        *,
-        status_code: int | None = None,
-        extract: ExtractMatch | None = None,
-        offset: int = 0,
-        limit: int = 50,
-    ) -> tuple[Sequence[PageRow], int]:
+    def list_pages(self, audit_id: AuditId, query: PageQuery) -> tuple[Sequence[PageRow], int]:
+        status_code, extract, offset, limit = query.status_code, query.extract, query.offset, query.limit
         conditions = [crawl_pages.c.audit_id == audit_id]
         if status_code is not None:
             conditions.append(crawl_pages.c.status_code == status_code)
@@ -887,16 +882,9 @@ class SqlCrawlStore:
             for url_id, group in itertools.groupby(rows, key=lambda row: row.url_id)
         }
 
-    def list_issues(
-        self,
-        audit_id: AuditId,
-        *,
-        check_code: str | None = None,
-        severity: Severity | None = None,
-        template: str | None = None,
-        offset: int = 0,
-        limit: int = 50,
-    ) -> tuple[Sequence[Issue], int]:
+    def list_issues(self, audit_id: AuditId, query: IssueQuery) -> tuple[Sequence[Issue], int]:
+        check_code, severity, template = query.check_code, query.severity, query.template
+        offset, limit = query.offset, query.limit
         if offset == 0 and self._first_issues is not None:  # one round trip (firstpage.py)
             return self._first_issues.read(
                 audit_id, check_code=check_code, severity=severity, template=template, limit=limit

@@ -13,7 +13,7 @@ from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import Report
 from siteaudit.ports.application import AuditDetail
 from siteaudit.ports.clock import Clock
-from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.crawl import CrawlStore, IssueQuery, PageQuery
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.parse import PageParser
@@ -153,13 +153,10 @@ def list_pages(asked: ListPages, caller: Caller, *, uow: UnitOfWork, crawl: Craw
         raise report_services.CrawlArchived(asked.crawl_id)
     if match is not None and (bad := filter_errors(match, audit.extract)):
         raise ValidationFailed(bad)
-    rows, total = crawl.list_pages(
-        asked.crawl_id,
-        status_code=asked.status_code,
-        extract=match,
-        offset=(asked.page - 1) * asked.per_page,
-        limit=asked.per_page,
+    query = copy_named(
+        PageQuery, asked, extract=match, offset=(asked.page - 1) * asked.per_page, limit=asked.per_page
     )
+    rows, total = crawl.list_pages(asked.crawl_id, query)
     if audit.extract:
         rows = [evolve(row, extracted=every_rule(row.extracted, audit.extract)) for row in rows]
     meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
@@ -167,17 +164,14 @@ def list_pages(asked: ListPages, caller: Caller, *, uow: UnitOfWork, crawl: Craw
 
 
 def list_issues(asked: ListIssues, caller: Caller, *, uow: UnitOfWork, crawl: CrawlStore) -> IssueList:
-    rows, total = report_services.issues(
-        asked.crawl_id,
-        caller,
-        check=asked.check or asked.check_code,
-        severity=asked.severity,
-        template=asked.template,
+    query = copy_named(
+        IssueQuery,
+        asked,
+        check_code=asked.check or asked.check_code,
         offset=(asked.page - 1) * asked.per_page,
         limit=asked.per_page,
-        uow=uow,
-        crawl=crawl,
     )
+    rows, total = report_services.issues(asked.crawl_id, caller, query, uow=uow, crawl=crawl)
     if asked.check and asked.check_code and asked.check != asked.check_code:
         # Both filter the same field and filters combine: two different codes match no issue.
         rows, total = [], 0

@@ -18,6 +18,7 @@ from siteaudit.domain.console import (
     ConsoleProperty,
     ConsoleSync,
     ConsoleTerms,
+    Inspection,
     StoredInspection,
     SyncStatus,
     budget_windows,
@@ -27,14 +28,13 @@ from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.site import ProofCheck, ProofOutcome, Site, VerifyMethod
 from siteaudit.ports.clock import Clock
-from siteaudit.ports.crawl import CrawlStore, PageRow
-from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.crawl import CrawlStore, PageQuery, PageRow
+from siteaudit.ports.repository import TeamAuditQuery, UnitOfWork
 from siteaudit.ports.sealing import Sealing
 from siteaudit.ports.searchconsole import (
     ConsoleError,
     ConsoleProviders,
     ConsoleTokenInvalid,
-    Inspection,
     SearchConsole,
     SiteContext,
 )
@@ -61,7 +61,7 @@ class ConsoleDeps:
 
 def latest_done_audit(site: Site, uow: UnitOfWork) -> Audit | None:
     with uow:
-        audits, _ = uow.audits.list(team=site.team_id, site=site.id, offset=0, limit=50)
+        audits, _ = uow.audits.list(TeamAuditQuery(team=site.team_id, site=site.id, offset=0, limit=50))
     return next((a for a in audits if a.status is AuditStatus.DONE), None)
 
 
@@ -70,7 +70,7 @@ def audit_pages(crawl: CrawlStore, audit: Audit | None) -> list[PageRow]:
         return []
     rows: list[PageRow] = []
     while True:
-        page, total = crawl.list_pages(audit.id, offset=len(rows), limit=5_000)
+        page, total = crawl.list_pages(audit.id, PageQuery(offset=len(rows), limit=5_000))
         rows.extend(page)
         if not page or len(rows) >= total:
             return rows

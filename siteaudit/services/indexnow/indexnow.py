@@ -61,7 +61,7 @@ from siteaudit.domain.site import Site, VerifiedOnly
 from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.crawl import CrawlStore
 from siteaudit.ports.indexnow import IndexNowClient
-from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.repository import TeamAuditQuery, UnitOfWork
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.usecases import copy_named
 from siteaudit.services.indexnow import answers
@@ -389,7 +389,9 @@ def _team_keys(uow: UnitOfWork, site: Site) -> list[str]:
 
 
 def _latest_done_audit(uow: UnitOfWork, site: Site, caller: Caller) -> AuditId | None:
-    audits, _ = uow.audits.list(team=site.team_id, user=caller.user_id, site=site.id, offset=0, limit=50)
+    audits, _ = uow.audits.list(
+        TeamAuditQuery(team=site.team_id, user=caller.user_id, site=site.id, offset=0, limit=50)
+    )
     return next((a.id for a in audits if a.status is AuditStatus.DONE), None)
 
 

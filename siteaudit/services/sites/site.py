@@ -17,7 +17,7 @@ from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.network import HostResolver
 from siteaudit.ports.parse import PageParser
 from siteaudit.ports.queue import TaskQueue
-from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.repository import TeamAuditQuery, UnitOfWork
 from siteaudit.ports.site import ProofReader
 from siteaudit.ports.usecases import copy_named
 from siteaudit.services import audit as audit_services
@@ -99,7 +99,9 @@ def get_site(asked: GetSite, caller: Caller, *, uow: UnitOfWork) -> answers.Site
         site = uow.sites.get(asked.site_id, team=caller.team_id)
         site = site.as_shown(plan_allows_monitoring=_owner_plan(uow, caller.team_id).monitoring)
         audits, _ = uow.audits.list(
-            team=caller.team_id, user=caller.user_id, site=site.id, offset=0, limit=4 * TREND_LENGTH
+            TeamAuditQuery(
+                team=caller.team_id, user=caller.user_id, site=site.id, offset=0, limit=4 * TREND_LENGTH
+            )
         )
     scored = [a.health_score for a in audits if a.status is AuditStatus.DONE and a.health_score is not None]
     return answers.site_answer(

@@ -14,8 +14,8 @@ from siteaudit.domain.catalogue import CATALOGUE
 from siteaudit.domain.credit import as_number, credits
 from siteaudit.domain.issue import CheckScope, CheckSpec, Severity
 from siteaudit.domain.recheck import Recheck as RecheckRecord
-from siteaudit.domain.recheck import RecheckStatus, UrlResult
-from siteaudit.domain.task import CLICK_WEIGHT, SEVERITY_WEIGHT, Acceptance, FixedBy, TaskResult, TaskStatus
+from siteaudit.domain.recheck import RecheckStatus, TaskOutcome, UrlOutcome
+from siteaudit.domain.task import CLICK_WEIGHT, SEVERITY_WEIGHT, Acceptance, FixedBy, TaskStatus
 from siteaudit.domain.task import FixTask as TaskRecord
 from siteaudit.ports.usecases import copy_named
 
@@ -127,35 +127,15 @@ class RecheckStarted:
     tasks: tuple[RecheckTaskRef, ...]
 
 
+# The domain's outcomes as they are, under the schema names the answers have always had.
 @frozen
-class RecheckUrl:
+class RecheckUrl(UrlOutcome):
     """One URL of a recheck (its `urls[]`): `issues` the judged checks still failing, `new_issues` those failing only now."""
 
-    url: str
-    status_code: int | None
-    result: UrlResult
-    reason: str | None
-    redirected: bool
-    redirect_to: str | None
-    issues: tuple[str, ...]
-    new_issues: tuple[str, ...]
-
 
 @frozen
-class RecheckTask:
+class RecheckTask(TaskOutcome):
     """One task of a recheck (its `tasks[]`); `status` is the task's status after the recheck."""
-
-    task_key: str
-    code: str
-    template: str
-    urls_rechecked: int
-    pages: int
-    sampled: bool
-    covers_task: bool
-    result: TaskResult
-    urls_failing: int
-    urls_passing: int
-    status: TaskStatus
 
 
 @frozen

@@ -32,7 +32,7 @@ from siteaudit.domain.task import (
     top_tasks,
 )
 from siteaudit.ports.clock import Clock
-from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.crawl import CrawlStore, IssueQuery
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.ports.traffic import NO_TRAFFIC, TrafficSource
 from siteaudit.services.tasks.answers import (
@@ -186,9 +186,8 @@ def issue_urls(task: FixTask, *, archived: bool, crawl: CrawlStore) -> dict[str,
 def _task_issues(task: FixTask, crawl: CrawlStore) -> Iterator[Issue]:
     offset = 0
     while True:
-        rows, total = crawl.list_issues(
-            task.audit_id, check_code=task.code, template=task.template, offset=offset, limit=_CHUNK
-        )
+        query = IssueQuery(check_code=task.code, template=task.template, offset=offset, limit=_CHUNK)
+        rows, total = crawl.list_issues(task.audit_id, query)
         yield from rows
         offset += len(rows)
         if not rows or offset >= total:

@@ -12,7 +12,7 @@ from siteaudit.adapters.answers import converter
 from siteaudit.adapters.report_json import report_json
 from siteaudit.domain.audit import AuditStatus
 from siteaudit.domain.ids import UserId
-from siteaudit.ports.crawl import EXCLUDED_BY_ROBOTS_TXT
+from siteaudit.ports.crawl import EXCLUDED_BY_ROBOTS_TXT, PageQuery
 from siteaudit.services.audits.answers import Page
 from siteaudit.services.finalize import finalize_audit
 
@@ -84,7 +84,7 @@ def test_excluded_urls_are_counted_apart_from_the_totals(site: SiteServer) -> No
 
 def test_page_rows_mark_the_excluded_urls(site: SiteServer) -> None:
     crawl = audited(site)
-    rows, total = crawl.crawl.list_pages(crawl.audit_id)
+    rows, total = crawl.crawl.list_pages(crawl.audit_id, PageQuery())
     assert total == 2 + len(EXCLUDED)
     path = site.url("/").rstrip("/")
     marked = {row.url.removeprefix(path): row.excluded_by for row in rows}
@@ -99,7 +99,7 @@ def test_page_rows_mark_the_excluded_urls(site: SiteServer) -> None:
             )
         else:
             assert served["excluded_by"] is None and served["status_code"] == 200
-    ok, ok_total = crawl.crawl.list_pages(crawl.audit_id, status_code=200)
+    ok, ok_total = crawl.crawl.list_pages(crawl.audit_id, PageQuery(status_code=200))
     assert ok_total == 2 and all(row.excluded_by is None for row in ok)
 
 

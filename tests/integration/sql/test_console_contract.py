@@ -97,7 +97,12 @@ def test_an_uncommitted_replacement_leaves_nothing(backend: Backend) -> None:
 
 def test_the_latest_inspection_of_a_url_is_kept(backend: Backend) -> None:
     first = StoredInspection(
-        SiteId(3), CLOCK, T0, "NEUTRAL", "Crawled - currently not indexed", sitemaps=("s",)
+        CLOCK,
+        "NEUTRAL",
+        "Crawled - currently not indexed",
+        sitemaps=("s",),
+        site_id=SiteId(3),
+        inspected_at=T0,
     )
     later = evolve(
         first,
@@ -111,7 +116,9 @@ def test_the_latest_inspection_of_a_url_is_kept(backend: Backend) -> None:
     )
     with backend.uow() as uow:
         uow.console.save_inspection(first)
-        uow.console.save_inspection(StoredInspection(SiteId(3), HOME, T0, "PASS", "Submitted and indexed"))
+        uow.console.save_inspection(
+            StoredInspection(HOME, "PASS", "Submitted and indexed", site_id=SiteId(3), inspected_at=T0)
+        )
         uow.commit()
     with backend.uow() as uow:
         uow.console.save_inspection(later)

@@ -2,7 +2,6 @@
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any
 
 import pytest
@@ -25,8 +24,10 @@ from siteaudit.ports.crawl import (
     EXCLUDED_BY_ROBOTS_TXT,
     FrontierEntry,
     FrontierState,
+    IssueQuery,
     LinkLine,
     LinkRow,
+    PageQuery,
     PageRow,
 )
 
@@ -117,10 +118,10 @@ def test_page_lists_filter_by_status_and_paginate_in_a_stable_order(backend: Bac
     store = backend.crawl
     store.write_pages(audit, [_page(f"/p{i}", 404 if i % 3 == 0 else 200) for i in range(10)])
     store.write_pages(other, [_page("/p0", 404)])
-    rows, total = store.list_pages(audit, offset=2, limit=3)
+    rows, total = store.list_pages(audit, PageQuery(offset=2, limit=3))
     assert total == 10
     assert [r.url for r in rows] == [f"{SITE}/p2", f"{SITE}/p3", f"{SITE}/p4"]
-    rows, total = store.list_pages(audit, status_code=404, limit=2)
+    rows, total = store.list_pages(audit, PageQuery(status_code=404, limit=2))
     assert total == 4
     assert [r.url for r in rows] == [f"{SITE}/p0", f"{SITE}/p3"]
     assert rows[0] == PageRow(
@@ -133,7 +134,7 @@ def test_page_lists_filter_by_status_and_paginate_in_a_stable_order(backend: Bac
         word_count=321,
         content_type="text/html",
     )
-    assert store.list_pages(audit, status_code=301) == ([], 0)
+    assert store.list_pages(audit, PageQuery(status_code=301)) == ([], 0)
 
 
 def test_page_rows_say_which_urls_robots_txt_excluded(backend: Backend) -> None:
@@ -144,7 +145,7 @@ def test_page_rows_say_which_urls_robots_txt_excluded(backend: Backend) -> None:
     excluded = PageFacts(f"{SITE}/private/plans", depth=1, disallowed=True, in_sitemap=True)
     failed = PageFacts(f"{SITE}/slow", depth=1, fetch_error=FetchError.TIMEOUT)
     store.write_pages(audit, [_page("/"), excluded, failed])
-    rows, total = store.list_pages(audit)
+    rows, total = store.list_pages(audit, PageQuery())
     assert total == 3
     assert [(r.url, r.status_code, r.fetch_error, r.excluded_by) for r in rows] == [
         (f"{SITE}/", 200, None, None),
@@ -152,10 +153,10 @@ def test_page_rows_say_which_urls_robots_txt_excluded(backend: Backend) -> None:
         (failed.url, None, FetchError.TIMEOUT, None),
     ]
     assert EXCLUDED_BY_ROBOTS_TXT == "robots.txt"
-    assert [r.url for r in store.list_pages(audit, status_code=200)[0]] == [f"{SITE}/"]
+    assert [r.url for r in store.list_pages(audit, PageQuery(status_code=200))[0]] == [f"{SITE}/"]
     store.seal_counts(audit)
-    assert store.list_pages(audit) == (rows, 3)
-    assert store.list_pages(audit, status_code=200)[1] == 1
+    assert store.list_pages(audit, PageQuery()) == (rows, 3)
+    assert store.list_pages(audit, PageQuery(status_code=200))[1] == 1
     if backend.engine is not None:
         # A row written before the `site` document existed keeps every fact in `facts`.
         with backend.engine.begin() as conn:
@@ -164,7 +165,7 @@ def test_page_rows_say_which_urls_robots_txt_excluded(backend: Backend) -> None:
                 .where(crawl_pages.c.audit_id == audit, crawl_pages.c.url_id == rows[1].url_id)
                 .values(site=null(), facts={"disallowed": True})
             )
-        assert store.list_pages(audit)[0][1].excluded_by == EXCLUDED_BY_ROBOTS_TXT
+        assert store.list_pages(audit, PageQuery())[0][1].excluded_by == EXCLUDED_BY_ROBOTS_TXT
 
 
 def _issues() -> list[Issue]:
@@ -184,7 +185,7 @@ def test_issues_list_most_severe_first_with_filters_totals_and_details(backend: 
     store.intern(audit, [f"{SITE}/a", f"{SITE}/b", f"{SITE}/c"])
     assert store.write_issues(audit, _issues()) == 6
     store.write_issues(other, _issues()[:1])
-    rows, total = store.list_issues(audit)
+    rows, total = store.list_issues(audit, IssueQuery())
     assert total == 6
     assert [(i.check_code, i.url, i.details.get("target")) for i in rows] == [
         ("broken_link", f"{SITE}/a", f"{SITE}/y"),
@@ -195,11 +196,11 @@ def test_issues_list_most_severe_first_with_filters_totals_and_details(backend: 
         ("missing_alt", f"{SITE}/a", None),
     ]
     assert rows[5].details == {"images": [f"{SITE}/i.png"]}
-    assert store.list_issues(audit, offset=4, limit=10)[0] == rows[4:]
-    assert store.list_issues(audit, check_code="broken_link", limit=1) == (rows[:1], 3)
-    assert store.list_issues(audit, severity=Severity.WARNING)[1] == 2
-    assert store.list_issues(audit, template="/[slug]")[1] == 3
-    assert store.list_issues(audit, check_code="broken_link", severity=Severity.NOTICE) == ([], 0)
+    assert store.list_issues(audit, IssueQuery(offset=4, limit=10))[0] == rows[4:]
+    assert store.list_issues(audit, IssueQuery(check_code="broken_link", limit=1)) == (rows[:1], 3)
+    assert store.list_issues(audit, IssueQuery(severity=Severity.WARNING))[1] == 2
+    assert store.list_issues(audit, IssueQuery(template="/[slug]"))[1] == 3
+    assert store.list_issues(audit, IssueQuery(check_code="broken_link", severity=Severity.NOTICE)) == ([], 0)
 
 
 def test_replacing_a_urls_issues_drops_only_those(backend: Backend) -> None:
@@ -221,8 +222,10 @@ def test_templates_are_assigned_to_pages_and_their_issues(backend: Backend) -> N
     store.write_issues(audit, [Issue("thin_content", Severity.WARNING, f"{SITE}/blog/two")])
     store.assign_templates(audit, [(1, "/blog/[slug]"), (2, "/blog/[slug]"), (3, "/about")])
     assert [s.template for s in store.stream_pages(audit)] == ["/blog/[slug]", "/blog/[slug]", "/about"]
-    assert store.list_pages(audit)[0][0].template == "/blog/[slug]"
-    assert [i.template for i in store.list_issues(audit, template="/blog/[slug]")[0]] == ["/blog/[slug]"]
+    assert store.list_pages(audit, PageQuery())[0][0].template == "/blog/[slug]"
+    assert [i.template for i in store.list_issues(audit, IssueQuery(template="/blog/[slug]"))[0]] == [
+        "/blog/[slug]"
+    ]
 
 
 def test_sealed_counts_answer_the_same_lists_and_totals_for_every_filter(backend: Backend) -> None:
@@ -257,22 +260,30 @@ def test_sealed_counts_answer_the_same_lists_and_totals_for_every_filter(backend
         for severity in (None, *Severity)
         for template in (None, "/[slug]", "/blog/[slug]", "", "/none")
     ]
-    before = [store.list_issues(audit, **f) for f in filters]  # type: ignore[arg-type]
-    pages_before = [store.list_pages(audit, status_code=s) for s in (None, 200, 404, 500)]
+    before = [store.list_issues(audit, IssueQuery(**f)) for f in filters]
+    pages_before = [store.list_pages(audit, PageQuery(status_code=s)) for s in (None, 200, 404, 500)]
 
     store.seal_counts(audit)
     store.seal_counts(audit)  # idempotent
 
-    assert [store.list_issues(audit, **f) for f in filters] == before  # type: ignore[arg-type]
-    assert [store.list_pages(audit, status_code=s) for s in (None, 200, 404, 500)] == pages_before
+    assert [store.list_issues(audit, IssueQuery(**f)) for f in filters] == before  # type: ignore[arg-type]
+    assert [store.list_pages(audit, PageQuery(status_code=s)) for s in (None, 200, 404, 500)] == pages_before
     assert before[0][1] == 9 and pages_before[0][1] == 4
-    assert store.list_issues(audit, template="/[slug]")[1] == 4  # /blog/two by assignment, /b and /c written
+    assert (
+        store.list_issues(audit, IssueQuery(template="/[slug]"))[1] == 4
+    )  # /blog/two by assignment, /b and /c written
     store.seal_counts(other)
     store.seal_counts(empty)
-    assert store.list_issues(empty) == ([], 0) and store.list_pages(empty) == ([], 0)
-    assert store.list_issues(other)[1] == 6
+    assert store.list_issues(empty, IssueQuery()) == ([], 0) and store.list_pages(empty, PageQuery()) == (
+        [],
+        0,
+    )
+    assert store.list_issues(other, IssueQuery())[1] == 6
     store.archive(audit)
-    assert store.list_issues(audit) == ([], 0) and store.list_pages(audit) == ([], 0)
+    assert store.list_issues(audit, IssueQuery()) == ([], 0) and store.list_pages(audit, PageQuery()) == (
+        [],
+        0,
+    )
 
 
 def test_every_page_of_the_lists_holds_the_rows_of_a_plain_sort_before_and_after_sealing(
@@ -314,10 +325,12 @@ def test_every_page_of_the_lists_holds_the_rows_of_a_plain_sort_before_and_after
     ]
     pages = sorted((url_ids[f"{SITE}/p{(i * 37) % 90}"], i) for i in range(0, 90, 2))
 
-    def paged(fetch: Callable[..., tuple[Sequence[Any], int]], per_page: int) -> list[Any]:
+    def paged(
+        fetch: Callable[[AuditId, Any], tuple[Sequence[Any], int]], query: Any, per_page: int
+    ) -> list[Any]:
         rows: list[Any] = []
         while True:
-            batch, _ = fetch(offset=len(rows), limit=per_page)
+            batch, _ = fetch(audit, evolve(query, offset=len(rows), limit=per_page))
             rows.extend(batch)
             if len(batch) < per_page:
                 return rows
@@ -333,16 +346,14 @@ def test_every_page_of_the_lists_holds_the_rows_of_a_plain_sort_before_and_after
                         and severity in (None, i.severity)
                         and template in (None, i.template)
                     ]
-                    fetch = partial(
-                        store.list_issues, audit, check_code=code, severity=severity, template=template
-                    )
-                    assert paged(fetch, 7) == expected, (code, severity, template)
-                    assert fetch()[1] == len(expected)
+                    query = IssueQuery(check_code=code, severity=severity, template=template)
+                    assert paged(store.list_issues, query, 7) == expected, (code, severity, template)
+                    assert store.list_issues(audit, query)[1] == len(expected)
         for status in (None, 200, 404):
             expected_ids = [u for u, i in pages if status in (None, 404 if i % 4 == 0 else 200)]
-            fetch_pages = partial(store.list_pages, audit, status_code=status)
-            assert [r.url_id for r in paged(fetch_pages, 6)] == expected_ids, status
-            assert fetch_pages()[1] == len(expected_ids)
+            pages_query = PageQuery(status_code=status)
+            assert [r.url_id for r in paged(store.list_pages, pages_query, 6)] == expected_ids, status
+            assert store.list_pages(audit, pages_query)[1] == len(expected_ids)
 
     check_lists()
     if hasattr(store, "issue_mark_every"):  # the SQL store: a deep page starts at a mark of its group
@@ -416,7 +427,7 @@ def test_page_rows_stream_as_the_list_shows_them(backend: Backend) -> None:
     store.write_pages(audit, [_page(f"/p{i}", 404 if i % 3 == 0 else 200) for i in range(7)] + [excluded])
     store.write_pages(other, [_page("/elsewhere")])
     store.assign_templates(audit, [(2, "/[slug]")])
-    rows, total = store.list_pages(audit, limit=100)
+    rows, total = store.list_pages(audit, PageQuery(limit=100))
     assert total == 8
     assert list(store.stream_page_rows(audit)) == list(rows)
     assert rows[1].template == "/[slug]" and rows[-1].excluded_by == EXCLUDED_BY_ROBOTS_TXT
@@ -555,7 +566,7 @@ def test_archiving_removes_the_detail_keeps_the_report_and_spares_other_audits(b
     store.save_archived_identities(audit, identities)
     store.archive(audit)
     assert store.page_count(audit) == 0
-    assert store.list_issues(audit) == ([], 0)
+    assert store.list_issues(audit, IssueQuery()) == ([], 0)
     assert list(store.stream_links(audit)) == []
     assert list(store.stream_urls(audit)) == []
     assert store.frontier_counts(audit) == {}
@@ -563,7 +574,7 @@ def test_archiving_removes_the_detail_keeps_the_report_and_spares_other_audits(b
     assert store.report(audit) == a_report(audit)
     assert store.archived_identities(audit) == identities
     assert store.page_count(other) == 2
-    assert store.list_issues(other)[1] == 6
+    assert store.list_issues(other, IssueQuery())[1] == 6
     assert len(list(store.stream_links(other))) == 1
 
 

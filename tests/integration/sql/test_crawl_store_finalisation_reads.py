@@ -7,6 +7,7 @@ from test_crawl_store_contract import SITE, _audits, _page
 from siteaudit.domain.checks.site import SITE_HTML_FIELDS, SITE_PAGE_FIELDS, link_flags
 from siteaudit.domain.facts import Hreflang, Link, LinkKind, PageFacts
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.ports.crawl import IssueQuery, PageQuery
 
 
 def evolve_html(page: PageFacts, **changes: object) -> PageFacts:
@@ -91,7 +92,7 @@ def test_issue_lines_quote_the_first_wanted_detail_and_show_assigned_templates(b
     ]
     assert next((x.url, x.quote) for x in store.stream_issue_lines(audit)) == (f"{SITE}/a", None)
     assert [i.template for _, i in store.stream_issues(audit)] == ["", "/b", "/[slug]", ""]
-    issues, total = store.list_issues(audit, template="/b")
+    issues, total = store.list_issues(audit, IssueQuery(template="/b"))
     assert total == 1 and [i.check_code for i in issues] == ["broken_internal_link"]
 
 
@@ -101,6 +102,6 @@ def test_assigning_templates_again_replaces_them(backend: Backend) -> None:
     store.write_pages(audit, [_page("/a"), _page("/b")])
     store.assign_templates(audit, [(1, "/x"), (2, "/x")])
     store.assign_templates(audit, [(2, "/y")])
-    pages, _ = store.list_pages(audit)
+    pages, _ = store.list_pages(audit, PageQuery())
     assert [p.template for p in pages] == ["/x", "/y"]
     assert attrs.asdict(pages[0])["template"] == "/x"

@@ -16,6 +16,7 @@ from siteaudit.adapters.sql import SqlCrawlStore, SqlUnitOfWork
 from siteaudit.adapters.sql.crawl import _has_template
 from siteaudit.adapters.sql.tables import crawl_issues, crawl_templates
 from siteaudit.domain.issue import Issue, Severity
+from siteaudit.ports.crawl import IssueQuery
 
 pytestmark = pytest.mark.postgres
 
@@ -103,7 +104,10 @@ def test_the_first_template_page_reads_only_its_audits_templates(stored: tuple[B
     backend, audit = stored
     store = backend.crawl
     assert isinstance(store, SqlCrawlStore) and store._first_issues is not None
-    assert [i.url for i in store.list_issues(audit, template="/[slug]")[0]] == [f"{SITE}/a", f"{SITE}/b"]
+    assert [i.url for i in store.list_issues(audit, IssueQuery(template="/[slug]"))[0]] == [
+        f"{SITE}/a",
+        f"{SITE}/b",
+    ]
     assert backend.engine is not None
     total_sql, rows_sql, fixed = store._first_issues._statements((False, False, True, 50))
     parameters = {**fixed, "audit_id": audit, "check_code": None, "severity": None, "template": "/[slug]"}

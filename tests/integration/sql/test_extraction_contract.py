@@ -10,6 +10,7 @@ from siteaudit.domain.audit import Audit
 from siteaudit.domain.extraction import Extracted, ExtractionRule, ExtractMatch, RuleKind
 from siteaudit.domain.facts import HtmlFacts, PageFacts
 from siteaudit.domain.ids import AuditId, TeamId, UserId
+from siteaudit.ports.crawl import PageQuery
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 SITE = "https://retro-clock.example"
@@ -78,19 +79,22 @@ def test_values_are_on_the_page_rows_and_filter_them(backend: Backend) -> None:
         PageFacts(url=f"{SITE}/gone", status_code=404, content_type="text/plain"),
     ]
     store.write_pages(audit, pages)
-    rows, total = store.list_pages(audit)
+    rows, total = store.list_pages(audit, PageQuery())
     assert total == 5
     assert [r.extracted for r in rows] == [p.extracted for p in pages]
     assert rows[0].extracted[1] == Extracted("sku", ("A-1", "A-2"))  # every value, in document order
 
-    rows, total = store.list_pages(audit, extract=ExtractMatch("price", "€12.00"))
+    rows, total = store.list_pages(audit, PageQuery(extract=ExtractMatch("price", "€12.00")))
     assert ([r.url for r in rows], total) == ([f"{SITE}/a", f"{SITE}/c"], 2)
-    rows, total = store.list_pages(audit, extract=ExtractMatch("price"), offset=1, limit=1)
+    rows, total = store.list_pages(audit, PageQuery(extract=ExtractMatch("price"), offset=1, limit=1))
     assert ([r.url for r in rows], total) == ([f"{SITE}/c"], 3)
-    rows, total = store.list_pages(audit, extract=ExtractMatch("sku", "A-2"), status_code=200)
+    rows, total = store.list_pages(audit, PageQuery(extract=ExtractMatch("sku", "A-2"), status_code=200))
     assert ([r.url for r in rows], total) == ([f"{SITE}/a"], 1)
-    assert store.list_pages(audit, extract=ExtractMatch("buy")) == ([], 0)  # read nothing anywhere
-    assert store.list_pages(audit, extract=ExtractMatch("price", "€12.0")) == ([], 0)  # exact values
+    assert store.list_pages(audit, PageQuery(extract=ExtractMatch("buy"))) == ([], 0)  # read nothing anywhere
+    assert store.list_pages(audit, PageQuery(extract=ExtractMatch("price", "€12.0"))) == (
+        [],
+        0,
+    )  # exact values
 
 
 def test_the_export_stream_carries_each_pages_values(backend: Backend) -> None:
@@ -108,8 +112,8 @@ def test_rewriting_a_page_replaces_its_values_and_archiving_drops_them(backend: 
     store = backend.crawl
     store.write_pages(audit, [_page("/a", "€1")])
     store.write_pages(audit, [_page("/a", "€2")])  # a redelivered batch
-    rows, _ = store.list_pages(audit)
+    rows, _ = store.list_pages(audit, PageQuery())
     assert rows[0].extracted[0] == Extracted("price", ("€2",))
-    assert store.list_pages(audit, extract=ExtractMatch("price", "€1")) == ([], 0)
+    assert store.list_pages(audit, PageQuery(extract=ExtractMatch("price", "€1"))) == ([], 0)
     store.archive(audit)
-    assert store.list_pages(audit, extract=ExtractMatch("price")) == ([], 0)
+    assert store.list_pages(audit, PageQuery(extract=ExtractMatch("price"))) == ([], 0)

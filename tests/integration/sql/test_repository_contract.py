@@ -14,7 +14,7 @@ from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.credit import EntryKind, credits
 from siteaudit.domain.error import ConcurrentUpdate, Conflict, InsufficientCredits, NotFound
 from siteaudit.domain.ids import AuditId, SiteId, TeamId, UserId
-from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.repository import TeamAuditQuery, UnitOfWork
 from siteaudit.ports.webhook import WebhookUnitOfWork
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -465,11 +465,11 @@ def test_audits_list_newest_first_with_personal_ones_and_a_total(backend: Backen
         personal = uow.audits.add(evolve(_audit(team, member, at=T0 - timedelta(days=1)), team_id=TeamId(0)))
         uow.commit()
     with backend.uow() as uow:
-        rows, total = uow.audits.list(team=team.id, offset=1, limit=2)
+        rows, total = uow.audits.list(TeamAuditQuery(team=team.id, offset=1, limit=2))
         assert (list(rows), total) == ([made[3], made[2]], 5)
-        rows, total = uow.audits.list(team=team.id, user=member.id, limit=10)
+        rows, total = uow.audits.list(TeamAuditQuery(team=team.id, user=member.id, limit=10))
         assert total == 6 and rows[-1] == personal
-        rows, total = uow.audits.list(team=team.id, site=SiteId(1))
+        rows, total = uow.audits.list(TeamAuditQuery(team=team.id, site=SiteId(1)))
         assert (list(rows), total) == ([made[3], made[1]], 2)
         assert uow.audits.count_started_by(owner.id) == 5
         assert uow.audits.count_started_by(member.id) == 1
@@ -483,14 +483,14 @@ def test_audits_list_filters_by_status(backend: Backend) -> None:
         uow.audits.save(made[2].cancel(now=T0)[0])
         uow.commit()
     with backend.uow() as uow:
-        rows, total = uow.audits.list(team=team.id, statuses=(AuditStatus.QUEUED,))
+        rows, total = uow.audits.list(TeamAuditQuery(team=team.id, statuses=(AuditStatus.QUEUED,)))
         assert ([a.id for a in rows], total) == ([made[3].id, made[0].id], 2)
         rows, total = uow.audits.list(
-            team=team.id, statuses=(AuditStatus.RUNNING, AuditStatus.CANCELLED), limit=1
+            TeamAuditQuery(team=team.id, statuses=(AuditStatus.RUNNING, AuditStatus.CANCELLED), limit=1)
         )
         assert ([a.id for a in rows], total) == ([made[2].id], 2)
-        assert uow.audits.list(team=team.id, statuses=(AuditStatus.DONE,)) == ([], 0)
-        assert uow.audits.list(team=team.id)[1] == 4
+        assert uow.audits.list(TeamAuditQuery(team=team.id, statuses=(AuditStatus.DONE,))) == ([], 0)
+        assert uow.audits.list(TeamAuditQuery(team=team.id))[1] == 4
 
 
 def test_the_latest_done_audit_is_of_the_same_site_or_origin_and_older(backend: Backend) -> None:

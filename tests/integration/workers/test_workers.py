@@ -18,6 +18,7 @@ from worker_doubles import (
 )
 
 from siteaudit.domain.credit import EntryKind
+from siteaudit.ports.repository import TeamAuditQuery
 from siteaudit.services.webhook import person_webhook_secret
 
 pytestmark = [pytest.mark.postgres, pytest.mark.rabbitmq]
@@ -107,7 +108,7 @@ def test_a_broker_that_cannot_be_reached_at_dispatch_answers_503_dispatch_failed
     assert answer.json["error"]["code"] == "dispatch_failed"
     with api.app.uow() as uow:
         user = uow.users.by_email(api.emails[0])
-        audits, total = uow.audits.list(team=uow.teams.of_user(user.id)[0].id)
+        audits, total = uow.audits.list(TeamAuditQuery(team=uow.teams.of_user(user.id)[0].id))
         entries = uow.credits.entries(user.id)
         balance = uow.credits.balance(user.id)
     assert total == 1 and audits[0].status == "failed"

@@ -89,7 +89,7 @@ def test_not_indexed_pages_group_by_reason_and_template() -> None:
     at = datetime(2026, 11, 25, tzinfo=UTC)
 
     def seen(url: str, state: str, verdict: str = "NEUTRAL") -> StoredInspection:
-        return StoredInspection(SiteId(1), url, at, verdict, state)
+        return StoredInspection(url, verdict, state, site_id=SiteId(1), inspected_at=at)
 
     groups = not_indexed_groups(
         [

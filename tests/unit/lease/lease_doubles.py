@@ -20,6 +20,7 @@ from siteaudit.domain.lease import ReapTerms
 from siteaudit.domain.network import FetchRequest, FetchResponse
 from siteaudit.ports.application import Reaped
 from siteaudit.ports.network import Fetcher
+from siteaudit.ports.repository import TeamAuditQuery
 from siteaudit.services import account as accounts
 from siteaudit.services import key as keys
 from siteaudit.services.audit import audit_reference, start_audit
@@ -178,7 +179,11 @@ class World:
     def ledger_problems(self) -> list[str]:
         problems: list[str] = []
         with self.uow() as uow:
-            audits = [a for c in self.callers for a in uow.audits.list(team=c.team_id, limit=100_000)[0]]
+            audits = [
+                a
+                for c in self.callers
+                for a in uow.audits.list(TeamAuditQuery(team=c.team_id, limit=100_000))[0]
+            ]
             for caller in self.callers:
                 entries = uow.credits.entries(caller.user_id)
                 balance = uow.credits.balance(caller.user_id)

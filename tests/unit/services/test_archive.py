@@ -22,7 +22,7 @@ from siteaudit.domain.facts import HtmlFacts, Link, PageFacts
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.issue import Severity
 from siteaudit.domain.thresholds import Thresholds
-from siteaudit.ports.crawl import CrawlStore
+from siteaudit.ports.crawl import CrawlStore, IssueQuery, PageQuery
 from siteaudit.ports.repository import UnitOfWork
 from siteaudit.services import account as accounts
 from siteaudit.services import archive, finalize
@@ -152,7 +152,7 @@ def test_audits_that_finished_that_many_days_ago_are_archived_and_younger_ones_k
     assert world.archive(older_than_days=30) == [old]
     assert world.audit(old).archived_at == world.clock.now()
     assert world.audit(recent).archived_at is None
-    assert world.crawl.list_issues(recent)[1] > 0
+    assert world.crawl.list_issues(recent, IssueQuery())[1] > 0
 
 
 def test_keep_last_keeps_the_newest_audits_of_each_origin_in_each_team(world: World) -> None:
@@ -193,8 +193,8 @@ def test_an_archived_audit_keeps_its_report_and_loses_its_rows(world: World) -> 
     assert world.crawl.report(audit_id) == before  # the identities are kept beside it, not in it
     assert world.crawl.archived_identities(audit_id) is not None
     assert "archived_identities" not in report_json(before)["stats"]
-    assert world.crawl.list_issues(audit_id) == ([], 0)
-    assert world.crawl.list_pages(audit_id) == ([], 0)
+    assert world.crawl.list_issues(audit_id, IssueQuery()) == ([], 0)
+    assert world.crawl.list_pages(audit_id, PageQuery()) == ([], 0)
     assert list(world.crawl.stream_links(audit_id)) == []
 
 

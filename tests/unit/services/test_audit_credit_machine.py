@@ -22,7 +22,7 @@ from siteaudit.domain.audit import AuditRequest, AuditStatus
 from siteaudit.domain.credit import EntryKind, credits
 from siteaudit.domain.error import DomainError, ErrorCode
 from siteaudit.domain.ids import AuditId
-from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.repository import TeamAuditQuery, UnitOfWork
 from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
 
@@ -232,7 +232,7 @@ def test_a_refused_reservation_creates_nothing() -> None:
         )
     assert caught.value.code is ErrorCode.INSUFFICIENT_CREDITS
     with MemoryUnitOfWork(store) as u:
-        assert u.audits.list(team=team.id) == ([], 0)
+        assert u.audits.list(TeamAuditQuery(team=team.id)) == ([], 0)
     assert queue.pending() == []
 
 
@@ -260,7 +260,7 @@ def test_a_dispatch_failure_fails_the_audit_and_refunds_everything() -> None:
         )
     assert (caught.value.code, caught.value.status) == (ErrorCode.DISPATCH_FAILED, 503)
     with MemoryUnitOfWork(store) as u:
-        [audit], _ = u.audits.list(team=team.id)
+        [audit], _ = u.audits.list(TeamAuditQuery(team=team.id))
         assert audit.status is AuditStatus.FAILED
         assert audit.failure_reason == "dispatch_failed: connection refused"
         assert u.credits.balance(caller.user_id) == credits(1000)

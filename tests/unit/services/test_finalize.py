@@ -12,6 +12,7 @@ from siteaudit.domain.credit import credits
 from siteaudit.domain.facts import HtmlFacts, Link, PageFacts
 from siteaudit.domain.ids import AuditId
 from siteaudit.domain.thresholds import Thresholds
+from siteaudit.ports.crawl import IssueQuery
 from siteaudit.services import account as accounts
 from siteaudit.services import audit as audits
 from siteaudit.services import finalize
@@ -121,7 +122,7 @@ def test_finalising_stores_the_report_ends_the_audit_and_charges_the_pages() -> 
     assert duplicate["template_wide"] is True
     assert report["diff"] is None
     assert 0 < len(report["fix_prompt"]) <= 6000
-    rows, total = crawl.list_issues(audit_id, template="/products/[id]")
+    rows, total = crawl.list_issues(audit_id, IssueQuery(template="/products/[id]"))
     assert total >= 6
     assert all(row.template == "/products/[id]" for row in rows)
 
@@ -207,5 +208,5 @@ def test_finalising_a_site_audit_opens_one_fix_task_per_check_and_template_from_
     task = tasks[("title_duplicate", "/products/[id]")]
     assert task.pages == duplicate["pages"] == 4
     assert task.audit_id == audit_id
-    stored, _ = crawl.list_issues(audit_id, limit=1_000)
+    stored, _ = crawl.list_issues(audit_id, IssueQuery(limit=1_000))
     assert set(tasks) == {(i.check_code, i.template) for i in stored}
