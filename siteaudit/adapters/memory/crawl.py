@@ -179,8 +179,12 @@ class MemoryCrawlStore:
                 if url_id in chosen:
                     data.issues[seq] = (url_id, evolve(issue, template=chosen[url_id]))
 
-    def seal_counts(self, audit_id: AuditId) -> None:
-        pass  # the lists count the rows in memory, which costs nothing worth sealing
+    def seal_counts(
+        self, audit_id: AuditId, *, issues: Sequence[Issue] = (), templates: Iterable[tuple[int, str]] = ()
+    ) -> None:
+        # No counts kept: the lists count the rows in memory, which costs nothing worth sealing.
+        self.assign_templates(audit_id, templates)
+        self.write_issues(audit_id, issues)
 
     def refresh_statistics(self, audit_id: AuditId) -> None:
         pass  # no planner
