@@ -183,8 +183,8 @@ class MemoryCrawlStore:
         self, audit_id: AuditId, *, issues: Sequence[Issue] = (), templates: Iterable[tuple[int, str]] = ()
     ) -> None:
         # No counts kept: the lists count the rows in memory, which costs nothing worth sealing.
-        self.assign_templates(audit_id, templates)
         self.write_issues(audit_id, issues)
+        self.assign_templates(audit_id, templates)  # over the issues just written too, as SQL's join does
 
     def refresh_statistics(self, audit_id: AuditId) -> None:
         pass  # no planner
