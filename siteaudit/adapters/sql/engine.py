@@ -155,21 +155,13 @@ def _make_sqlite_behave(engine: Engine) -> None:
         connection.exec_driver_sql("BEGIN" if read_only or lazy else "BEGIN IMMEDIATE")
         connection.info[_READING] = lazy and not read_only
 
-    @event.listens_for(engine, "before_cursor_execute")
-    def _before_execute(
-        connection: Connection,
-        cursor: DBAPICursor,
-        statement: str,
-        parameters: Any,
-        context: ExecutionContext | None,
-        executemany: bool,
-    ) -> None:
-        if not connection.info.get(_READING) or _only_reads(context):
-            return
+    def _write(connection: Connection) -> None:
         connection.info[_READING] = False
         driver: Any = connection.connection.driver_connection
         driver.execute("COMMIT")  # the reads' transaction: it wrote nothing
         driver.execute("BEGIN IMMEDIATE")
+
+    _before_writes(engine, lambda connection: bool(connection.info.get(_READING)), _write)
 
 
 def _make_postgres_behave(engine: Engine) -> None:
@@ -209,6 +201,24 @@ def _make_postgres_behave(engine: Engine) -> None:
         if driver.autocommit != lazy and driver.info.transaction_status == _IDLE:
             driver.autocommit = lazy
 
+    def _lazy(connection: Connection) -> bool:
+        driver: Any = connection.connection.driver_connection
+        return bool(driver.autocommit)
+
+    def _write(connection: Connection) -> None:
+        if connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+            driver: Any = connection.connection.driver_connection
+            driver.autocommit = False  # psycopg sends BEGIN before this statement
+
+    _before_writes(engine, _lazy, _write)
+
+
+def _before_writes(
+    engine: Engine, waiting: Callable[[Connection], bool], begin: Callable[[Connection], None]
+) -> None:
+    """`begin(connection)` before a statement that may write (`_only_reads`) while `waiting(connection)`:
+    LAZY_BEGIN's transaction, on either database."""
+
     @event.listens_for(engine, "before_cursor_execute")
     def _before_execute(
         connection: Connection,
@@ -218,12 +228,8 @@ def _make_postgres_behave(engine: Engine) -> None:
         context: ExecutionContext | None,
         executemany: bool,
     ) -> None:
-        driver: Any = connection.connection.driver_connection
-        if not driver.autocommit or _only_reads(context):
-            return
-        options = connection.get_execution_options()
-        if options.get("isolation_level") != "AUTOCOMMIT":
-            driver.autocommit = False  # psycopg sends BEGIN before this statement
+        if waiting(connection) and not _only_reads(context):
+            begin(connection)
 
 
 # Connection.info: a SQLite LAZY_BEGIN transaction that has only read so far.
