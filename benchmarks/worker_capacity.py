@@ -146,11 +146,19 @@ class Service:
 
     def __init__(self, work: Path, threads: int | None, source: Path = SOURCE) -> None:
         self.log = work / "serve.log"
+        # Run in `work`: `python -c` puts the working directory first on sys.path, so started in a checkout
+        # it would import that checkout's package whatever PYTHONPATH says (--beside measured this tree twice).
+        self.work = work
         for _ in range(5):
             self.port = free_port()
             self.env = self._env(work, threads, source)
+            self._check_package(source)
             self.process = subprocess.Popen(
-                [*self.cli(), "serve"], env=self.env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
+                [*self.cli(), "serve"],
+                env=self.env,
+                cwd=work,
+                stdout=self.log.open("wb"),
+                stderr=subprocess.STDOUT,
             )
             key = self._key()
             if key is not None:
@@ -213,8 +221,22 @@ class Service:
         except httpx.HTTPError:
             return False
 
+    def _check_package(self, source: Path) -> None:
+        imported = subprocess.run(
+            [sys.executable, "-c", "import siteaudit; print(siteaudit.__file__)"],
+            env=self.env,
+            cwd=self.work,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        if not Path(imported).resolve().is_relative_to(source.resolve()):
+            raise SystemExit(f"the service would import {imported}, not the package under {source}")
+
     def admin(self, *args: str) -> None:
-        subprocess.run([*self.cli(), "admin", *args], env=self.env, check=True, capture_output=True)
+        subprocess.run(
+            [*self.cli(), "admin", *args], env=self.env, cwd=self.work, check=True, capture_output=True
+        )
 
     def stop(self) -> None:
         self.process.terminate()

@@ -227,11 +227,14 @@ class CrawlStore(Protocol):
         """Set the template of pages, and of the issues on them, by URL id (finalisation)."""
         ...
 
-    def seal_counts(self, audit_id: AuditId) -> None:
-        """The audit's pages and issues are final (finalisation stored the last of them): count them once,
-        issues by check, severity and template and pages by status, so that `list_issues` and `list_pages`
-        answer their totals without counting rows. Idempotent. Rows written afterwards would not be
-        counted: nothing writes an audit's rows once it is finalised."""
+    def seal_counts(
+        self, audit_id: AuditId, *, issues: Sequence[Issue] = (), templates: Iterable[tuple[int, str]] = ()
+    ) -> None:
+        """The audit's pages and issues are final (finalisation stores the last of them, `issues` and
+        `templates` as `write_issues` and `assign_templates` would, in the same transaction): count them
+        once, issues by check, severity and template and pages by status, so that `list_issues` and
+        `list_pages` answer their totals without counting rows. Idempotent. Rows written afterwards would
+        not be counted: nothing writes an audit's rows once it is finalised."""
         ...
 
     def refresh_statistics(self, audit_id: AuditId) -> None:

@@ -197,8 +197,9 @@ def _site_issues(
     return found
 
 
-def _store_site_issues(crawl: CrawlStore, audit_id: AuditId, site_issues: Sequence[Issue]) -> None:
-    """Write the site issues; where one supersedes a page issue (the raised `noindex`), replace it."""
+def _store_site_issues(crawl: CrawlStore, audit_id: AuditId, site_issues: Sequence[Issue]) -> list[Issue]:
+    """Where a site issue supersedes a page issue (the raised `noindex`), replace it; returns the others,
+    to be written with the counts' seal (one write transaction: SQLite has one writer)."""
     superseding = [i for i in site_issues if i.check_code in SUPERSEDING_CODES]
     others = [i for i in site_issues if i.check_code not in SUPERSEDING_CODES]
     if superseding:
@@ -211,8 +212,7 @@ def _store_site_issues(crawl: CrawlStore, audit_id: AuditId, site_issues: Sequen
             if url_id in affected and issue.identity not in by_code
         ]
         crawl.replace_issues(audit_id, affected, [*kept, *superseding])
-    for batch in _batches(iter(others)):
-        crawl.write_issues(audit_id, batch)
+    return others
 
 
 @frozen
@@ -406,14 +406,14 @@ def finalize_audit(
     found = _site_issues(audit, crawl, state, pages, limits)
     checked = time.perf_counter()
     templates = pages.templates()
-    crawl.assign_templates(audit_id, zip(pages.url_ids, templates, strict=True))
     template_of = dict(zip(pages.urls, templates, strict=True))
     site_issues = [
         Issue(i.check_code, i.severity, i.url, template_of.get(i.url, ""), i.details) if not i.template else i
         for i in found
     ]
-    _store_site_issues(crawl, audit_id, site_issues)
-    crawl.seal_counts(audit_id)  # the last rows are written: the lists' totals are counted once
+    others = _store_site_issues(crawl, audit_id, site_issues)
+    # The last rows (the other site issues, the templates), then the lists' totals counted once.
+    crawl.seal_counts(audit_id, issues=others, templates=zip(pages.url_ids, templates, strict=True))
     crawl.refresh_statistics(audit_id)  # ... and the lists are planned on the tables' real sizes
     stored = time.perf_counter()
     duration = audit.duration_until(clock.now())

@@ -180,8 +180,12 @@ class MemoryCrawlStore:
                 if url_id in chosen:
                     data.issues[seq] = (url_id, evolve(issue, template=chosen[url_id]))
 
-    def seal_counts(self, audit_id: AuditId) -> None:
-        pass  # the lists count the rows in memory, which costs nothing worth sealing
+    def seal_counts(
+        self, audit_id: AuditId, *, issues: Sequence[Issue] = (), templates: Iterable[tuple[int, str]] = ()
+    ) -> None:
+        # No counts kept: the lists count the rows in memory, which costs nothing worth sealing.
+        self.write_issues(audit_id, issues)
+        self.assign_templates(audit_id, templates)  # over the issues just written too, as SQL's join does
 
     def refresh_statistics(self, audit_id: AuditId) -> None:
         pass  # no planner

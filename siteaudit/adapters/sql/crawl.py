@@ -724,18 +724,32 @@ class SqlCrawlStore:
             return self._append_issues(conn, audit_id, issues, learned)
 
     def assign_templates(self, audit_id: AuditId, templates: Iterable[tuple[int, str]]) -> None:
-        # One narrow row per URL, copied in, instead of rewriting the URL's wide page and issue rows.
-        chosen = dict(templates)
         with self.engine.begin() as conn:
-            self._delete_where_in(conn, crawl_templates, audit_id, crawl_templates.c.url_id, list(chosen))
-            self._copy(
-                conn,
-                crawl_templates,
-                TEMPLATE_COLUMNS,
-                ((audit_id, url_id, template) for url_id, template in chosen.items()),
-            )
+            self._assign_templates(conn, audit_id, dict(templates))
 
-    def seal_counts(self, audit_id: AuditId) -> None:
+    def _assign_templates(self, conn: Connection, audit_id: AuditId, chosen: dict[int, str]) -> None:
+        # One narrow row per URL, copied in, instead of rewriting the URL's wide page and issue rows.
+        self._delete_where_in(conn, crawl_templates, audit_id, crawl_templates.c.url_id, list(chosen))
+        self._copy(
+            conn,
+            crawl_templates,
+            TEMPLATE_COLUMNS,
+            ((audit_id, url_id, template) for url_id, template in chosen.items()),
+        )
+
+    def seal_counts(
+        self, audit_id: AuditId, *, issues: Sequence[Issue] = (), templates: Iterable[tuple[int, str]] = ()
+    ) -> None:
+        # One write transaction for finalisation's last rows and the counts (SQLite has one writer).
+        chosen = dict(templates)
+        with self._interning(audit_id) as (conn, learned):
+            if issues:
+                self._append_issues(conn, audit_id, issues, learned)
+            if chosen:
+                self._assign_templates(conn, audit_id, chosen)
+            self._seal_counts(conn, audit_id)
+
+    def _seal_counts(self, conn: Connection, audit_id: AuditId) -> None:
         issues, templates = crawl_issues, crawl_templates
         template = func.coalesce(templates.c.template, issues.c.template)
         with_template = issues.outerjoin(
@@ -753,35 +767,28 @@ class SqlCrawlStore:
             .group_by(crawl_pages.c.status_code)
         )
         issue_columns = ["audit_id", "check_code", "severity", "template", "count"]
-        with self.engine.begin() as conn:
-            for table in (
-                crawl_issue_counts,
-                crawl_page_counts,
-                crawl_issue_marks,
-                crawl_issue_template_marks,
-            ):
-                conn.execute(delete(table).where(table.c.audit_id == audit_id))
-            conn.execute(insert(crawl_issue_counts).from_select(issue_columns, by_issue))
-            group: dict[str, Any] = {"severity": issues.c.severity, "check_code": issues.c.check_code}
-            conn.execute(_marks(audit_id, crawl_issue_marks, group, issues, self.issue_mark_every))
-            group = {"template": template, **group}
-            every = self.template_mark_every
-            conn.execute(
-                _marks(
-                    audit_id, crawl_issue_template_marks, group, with_template, every, template.isnot(None)
-                )
+        for table in (
+            crawl_issue_counts,
+            crawl_page_counts,
+            crawl_issue_marks,
+            crawl_issue_template_marks,
+        ):
+            conn.execute(delete(table).where(table.c.audit_id == audit_id))
+        conn.execute(insert(crawl_issue_counts).from_select(issue_columns, by_issue))
+        group: dict[str, Any] = {"severity": issues.c.severity, "check_code": issues.c.check_code}
+        conn.execute(_marks(audit_id, crawl_issue_marks, group, issues, self.issue_mark_every))
+        group = {"template": template, **group}
+        every = self.template_mark_every
+        conn.execute(
+            _marks(audit_id, crawl_issue_template_marks, group, with_template, every, template.isnot(None))
+        )
+        conn.execute(
+            insert(crawl_issue_counts).values(
+                audit_id=audit_id, check_code=_COUNTED, severity=0, template="", count=0
             )
-            conn.execute(
-                insert(crawl_issue_counts).values(
-                    audit_id=audit_id, check_code=_COUNTED, severity=0, template="", count=0
-                )
-            )
-            conn.execute(
-                insert(crawl_page_counts).from_select(["audit_id", "status_code", "count"], by_status)
-            )
-            conn.execute(
-                insert(crawl_page_counts).values(audit_id=audit_id, status_code=_PAGES_COUNTED, count=0)
-            )
+        )
+        conn.execute(insert(crawl_page_counts).from_select(["audit_id", "status_code", "count"], by_status))
+        conn.execute(insert(crawl_page_counts).values(audit_id=audit_id, status_code=_PAGES_COUNTED, count=0))
 
     def refresh_statistics(self, audit_id: AuditId) -> None:
         """On PostgreSQL, VACUUM (ANALYZE) the tables the lists read. ANALYZE: after a bulk load the planner

@@ -3,8 +3,9 @@
 Concurrency: every balance change is a single `UPDATE credit_accounts ... WHERE user_id = :u [AND balance
 >= :c]`. On PostgreSQL that statement takes the account's row lock until the transaction ends, so two
 reservations against one account run one after the other and the second sees the first's balance; on
-SQLite the whole transaction already holds the single write lock (BEGIN IMMEDIATE). Idempotency keys are a
-unique constraint: a replayed grant, reservation or settlement inserts nothing and changes nothing.
+SQLite the transaction holds the single write lock (BEGIN IMMEDIATE) from its first write on. Idempotency
+keys are a unique constraint: a replayed grant, reservation or settlement inserts nothing and changes
+nothing.
 """
 
 from collections.abc import Sequence

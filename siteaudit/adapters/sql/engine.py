@@ -25,11 +25,14 @@ SQLITE_BUSY_TIMEOUT_S = 30.0
 # SQLite, so it takes no write lock and, under WAL, never blocks the writer.
 # On PostgreSQL it also means LAZY_BEGIN.
 READ_ONLY = "siteaudit_read_only"
-# An execution option for PostgreSQL: statements that only read run outside any transaction (autocommit)
-# until the first one that may write, which begins the transaction. Under READ COMMITTED, the default,
-# this changes nothing a use case can see (every statement takes its own snapshot either way, and a plain
-# SELECT holds no row lock) and saves a read-only use case its BEGIN and ROLLBACK round trips. SQLite
-# ignores it: there a transaction's BEGIN is what takes (or not) the write lock.
+# An execution option: statements that only read run before the transaction that writes, which begins at
+# the first statement that may write. On PostgreSQL they run outside any transaction (autocommit): under
+# READ COMMITTED, the default, this changes nothing a use case can see (every statement takes its own
+# snapshot either way, and a plain SELECT holds no row lock) and saves a read-only use case its BEGIN and
+# ROLLBACK round trips. On SQLite they run in a deferred (read) transaction, which takes no write lock and,
+# under WAL, neither waits for the writer nor holds it up; the first statement that may write ends it and
+# begins BEGIN IMMEDIATE, so a read transaction is never upgraded (an upgrade cannot wait for the writer:
+# once another writer committed it fails at once with SQLITE_BUSY).
 LAZY_BEGIN = "siteaudit_lazy_begin"
 
 # PostgreSQL pool: no ping on every checkout (a round trip per use case). A connection is pinged only
@@ -138,12 +141,16 @@ def autocommit_driver(engine: Engine) -> Iterator[Any]:
 
 
 def _make_sqlite_behave(engine: Engine) -> None:
-    """WAL, foreign keys, a busy timeout, and `BEGIN IMMEDIATE`: one writer, taken at the first statement.
+    """WAL, foreign keys, a busy timeout, and `BEGIN IMMEDIATE`: one writer, taken at the first statement,
+    or with LAZY_BEGIN at the first statement that may write.
 
     The sqlite3 module's own transaction handling is turned off (isolation_level None) so that SQLAlchemy's
     `begin` decides how a transaction starts. A deferred BEGIN would take the write lock only at the first
     write, and two such transactions that both read first cannot both upgrade: one fails at once instead of
-    waiting. Taking the lock at BEGIN makes writers queue on the busy timeout instead.
+    waiting. Taking the lock at BEGIN makes writers queue on the busy timeout instead. With LAZY_BEGIN the
+    reads before the first write run in a deferred transaction of their own, ended (not upgraded) when
+    the first statement that may write begins BEGIN IMMEDIATE: a unit of work that only reads never waits
+    for the writer.
     """
 
     @event.listens_for(engine, "connect")
@@ -158,8 +165,19 @@ def _make_sqlite_behave(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        read_only = connection.get_execution_options().get(READ_ONLY, False)
-        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+        options = connection.get_execution_options()
+        connection.info[_READING] = False
+        read_only, lazy = options.get(READ_ONLY, False), options.get(LAZY_BEGIN, False)
+        connection.exec_driver_sql("BEGIN" if read_only or lazy else "BEGIN IMMEDIATE")
+        connection.info[_READING] = lazy and not read_only
+
+    def _write(connection: Connection) -> None:
+        connection.info[_READING] = False
+        driver: Any = connection.connection.driver_connection
+        driver.execute("COMMIT")  # the reads' transaction: it wrote nothing
+        driver.execute("BEGIN IMMEDIATE")
+
+    _before_writes(engine, lambda connection: bool(connection.info.get(_READING)), _write)
 
 
 def _make_postgres_behave(engine: Engine) -> None:
@@ -199,6 +217,24 @@ def _make_postgres_behave(engine: Engine) -> None:
         if driver.autocommit != lazy and driver.info.transaction_status == _IDLE:
             driver.autocommit = lazy
 
+    def _lazy(connection: Connection) -> bool:
+        driver: Any = connection.connection.driver_connection
+        return bool(driver.autocommit)
+
+    def _write(connection: Connection) -> None:
+        if connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+            driver: Any = connection.connection.driver_connection
+            driver.autocommit = False  # psycopg sends BEGIN before this statement
+
+    _before_writes(engine, _lazy, _write)
+
+
+def _before_writes(
+    engine: Engine, waiting: Callable[[Connection], bool], begin: Callable[[Connection], None]
+) -> None:
+    """`begin(connection)` before a statement that may write (`_only_reads`) while `waiting(connection)`:
+    LAZY_BEGIN's transaction, on either database."""
+
     @event.listens_for(engine, "before_cursor_execute")
     def _before_execute(
         connection: Connection,
@@ -208,14 +244,12 @@ def _make_postgres_behave(engine: Engine) -> None:
         context: ExecutionContext | None,
         executemany: bool,
     ) -> None:
-        driver: Any = connection.connection.driver_connection
-        if not driver.autocommit or _only_reads(context):
-            return
-        options = connection.get_execution_options()
-        if options.get("isolation_level") != "AUTOCOMMIT":
-            driver.autocommit = False  # psycopg sends BEGIN before this statement
+        if waiting(connection) and not _only_reads(context):
+            begin(connection)
 
 
+# Connection.info: a SQLite LAZY_BEGIN transaction that has only read so far.
+_READING: Final = "siteaudit_reading"
 _IDLE: Final = 0  # psycopg.pq.TransactionStatus.IDLE
 _CONNECTION_OK: Final = 0  # psycopg.pq.ConnStatus.OK
 

@@ -103,11 +103,13 @@ def _default_box(engine: Engine) -> SecretBox:
 class SqlUnitOfWork:
     """`with uow: ...; uow.commit()`. Not shareable between threads; make one per use case.
 
-    The transaction begins at the first statement (on SQLite with BEGIN IMMEDIATE: the single writer) and
-    ends at `commit`, `rollback` or the end of the `with` block, which rolls back whatever was not
-    committed. Statements after a `commit` run in a new transaction. On PostgreSQL the reads before the
-    first write run outside it (LAZY_BEGIN): the same under READ COMMITTED, and a use case that only reads
-    costs no BEGIN and ROLLBACK.
+    The transaction begins at the first statement that may write (on SQLite with BEGIN IMMEDIATE: the
+    single writer) and ends at `commit`, `rollback` or the end of the `with` block, which rolls back
+    whatever was not committed. Statements after a `commit` run in a new transaction. The reads before the
+    first write run outside it (LAZY_BEGIN, engine.py): on PostgreSQL in autocommit, the same under READ
+    COMMITTED, and a use case that only reads costs no BEGIN and ROLLBACK; on SQLite in a read transaction
+    of their own, so a use case that only reads neither waits for the writer nor holds it up. A read that
+    must be in the writing transaction is a `with_for_update()` SELECT (it begins it on both databases).
 
     `box` encrypts webhook secrets; without one, the SQLite key file beside the database is used the first
     time a secret is read or written (on PostgreSQL that raises MissingSecretKey: pass the box).

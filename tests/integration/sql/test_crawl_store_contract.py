@@ -286,6 +286,37 @@ def test_sealed_counts_answer_the_same_lists_and_totals_for_every_filter(backend
     )
 
 
+def test_a_seal_given_the_last_issues_and_templates_stores_and_counts_them_as_if_written_before(
+    backend: Backend,
+) -> None:
+    apart, together = _audits(backend)
+    store = backend.crawl
+    last = [Issue("thin_content", Severity.WARNING, f"{SITE}/blog/two", "", {"words": 12})]
+    for audit in (apart, together):
+        store.write_pages(audit, [_page("/blog/one"), _page("/blog/two"), _page("/about", status=404)])
+        store.write_issues(audit, _issues())
+    templates = {
+        audit: [
+            (i, "/blog/[slug]")
+            for i in store.intern(audit, [f"{SITE}/blog/one", f"{SITE}/blog/two"]).values()
+        ]
+        for audit in (apart, together)
+    }
+    store.write_issues(apart, last)
+    store.assign_templates(apart, templates[apart])
+    store.seal_counts(apart)
+    store.seal_counts(together, issues=last, templates=templates[together])
+
+    def lists(audit: AuditId) -> list[Any]:
+        return [
+            *(store.list_issues(audit, template=t) for t in (None, "/blog/[slug]", "/[slug]", "")),
+            *(store.list_pages(audit, status_code=s) for s in (None, 200, 404)),
+        ]
+
+    assert lists(together) == lists(apart)
+    assert store.list_issues(together, template="/blog/[slug]")[1] == 1  # the last issue, its page's template
+
+
 def test_every_page_of_the_lists_holds_the_rows_of_a_plain_sort_before_and_after_sealing(
     backend: Backend,
 ) -> None:
