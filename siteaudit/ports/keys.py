@@ -50,6 +50,20 @@ class ApiKeyRepository(Protocol):
 
 
 @frozen
+class KeyRequest:
+    """A request at the key gate: its key's hash, the rate bucket and limit it is counted against, when
+    it came, the moment at or before which a key's last use is recorded again, and the audit it asks
+    for, if any."""
+
+    key_hash: str
+    bucket: str
+    limit: Limit
+    now: datetime
+    touch_before: datetime
+    audit: AuditId | None = None
+
+
+@frozen
 class KeyAdmission:
     """What `KeyGate.admit` found: the key, whether its holder is still in its team, and the rate
     decision of the request, None when the request was not counted (a key not active, or its holder
@@ -66,18 +80,9 @@ class KeyGate(Protocol):
     """Letting a request's key in and counting the request, in ONE round trip to the database (the REST
     door's hot path). Nothing is cached: a key revoked or a member removed a moment ago is seen as such."""
 
-    def admit(
-        self,
-        key_hash: str,
-        bucket: str,
-        limit: Limit,
-        *,
-        now: datetime,
-        touch_before: datetime,
-        audit: AuditId | None = None,
-    ) -> KeyAdmission | None:
-        """The key with this hash and whether its holder is in its team; when the key is active and
-        the holder a member, one request counted against `bucket` as `RateLimiter.hit` counts it (a
+    def admit(self, request: KeyRequest) -> KeyAdmission | None:
+        """The key with the request's hash and whether its holder is in its team; when the key is active
+        and the holder a member, one request counted against `bucket` as `RateLimiter.hit` counts it (a
         refused request is not counted) and the key's use recorded at `now` when its last recorded
         use is at or before `touch_before` or missing (never moving it backwards). None for an unknown key,
         and then nothing is counted or written. With `audit`, that audit and its lease are read in the

@@ -27,7 +27,7 @@ from siteaudit.domain.ids import ApiKeyId, AuditId, TeamId, UserId
 from siteaudit.domain.lease import is_stalled
 from siteaudit.ports.application import Admission, AuditDetail, IssuedKey, KeyHolder
 from siteaudit.ports.clock import Clock, Secrets
-from siteaudit.ports.keys import KeyGate
+from siteaudit.ports.keys import KeyGate, KeyRequest
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
 
@@ -181,7 +181,7 @@ def authenticate_and_hit(
         return Admission(caller, limiter.hit(bucket, limit, now=clock.now()))
     digest = hash_for_lookup(raw)
     now = clock.now()
-    found = gate.admit(digest, bucket, limit, now=now, touch_before=_touch_before(now), audit=audit)
+    found = gate.admit(KeyRequest(digest, bucket, limit, now, _touch_before(now), audit))
     if found is None:
         raise Unauthenticated()
     key = found.key

@@ -15,7 +15,7 @@ requests and uses, which only errs towards letting a few more in). A refused req
 trip, to read the TAT that refused it for Retry-After (as `SqlRateLimiter.hit` does).
 """
 
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any, Final
 
 from sqlalchemy import Engine
@@ -32,10 +32,8 @@ from siteaudit.adapters.sql.engine import autocommit_driver, json_loads
 from siteaudit.adapters.sql.ratelimit import _EPSILON, _allowed, _refused_now
 from siteaudit.domain.apikey import ApiKeyStatus
 from siteaudit.domain.audit import Audit
-from siteaudit.domain.ids import AuditId
 from siteaudit.domain.lease import Lease
-from siteaudit.ports.keys import KeyAdmission
-from siteaudit.ports.ratelimit import Limit
+from siteaudit.ports.keys import KeyAdmission, KeyRequest
 
 _COLUMNS: Final = (
     "id", "user_id", "team_id", "kind", "prefix", "hash", "machine", "agents", "label", "created_at",
@@ -106,29 +104,21 @@ class SqlKeyGate:
             raise ValueError("the one-statement key gate is PostgreSQL's; SQLite needs none")
         self.engine = engine
 
-    def admit(
-        self,
-        key_hash: str,
-        bucket: str,
-        limit: Limit,
-        *,
-        now: datetime,
-        touch_before: datetime,
-        audit: AuditId | None = None,
-    ) -> KeyAdmission | None:
-        moment = now.timestamp()
+    def admit(self, request: KeyRequest) -> KeyAdmission | None:
+        bucket, limit, audit = request.bucket, request.limit, request.audit
+        moment = request.now.timestamp()
         # One statement on the pooled driver connection in autocommit, as `SqlRateLimiter.hit`.
         with autocommit_driver(self.engine) as driver:
             parameters = {
-                "hash": key_hash,
+                "hash": request.key_hash,
                 "active": ApiKeyStatus.ACTIVE.value,
                 "bucket": bucket,
                 "now": moment,
                 "interval": limit.interval_s,
                 "period": limit.period_s,
                 "epsilon": _EPSILON,
-                "at": now,
-                "touch_before": touch_before,
+                "at": request.now,
+                "touch_before": request.touch_before,
                 "audit": audit,
             }
             row = driver.execute(_KEY_ONLY if audit is None else _WITH_AUDIT, parameters).fetchone()

@@ -74,6 +74,7 @@ from siteaudit.ports.searchconsole import (
     ConsoleTokenInvalid,
     SearchConsole,
 )
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services.console.answers import ConsoleUrlAnswer
 from siteaudit.services.console.source import (
     ConsoleDeps,
@@ -521,16 +522,13 @@ def index_triage(asked: GetIndexTriage, caller: Caller, *, console: ConsoleDeps)
         if inspection is None or inspection.indexed:
             continue
         totals_of = figures.get(row.url)
+        # The inspection's states and canonicals (its url is the row's), the row's template and words.
         pages.append(
-            TriagePage(
-                url=row.url,
+            copy_named(
+                TriagePage,
+                inspection,
                 template=row.template,
-                coverage_state=inspection.coverage_state,
                 word_count=row.word_count,
-                indexing_state=inspection.indexing_state,
-                robots_txt_state=inspection.robots_txt_state,
-                google_canonical=inspection.google_canonical,
-                user_canonical=inspection.user_canonical,
                 impressions_28d=0 if totals_of is None else totals_of.impressions,
             )
         )

@@ -29,7 +29,7 @@ from siteaudit.domain.error import NotFound
 from siteaudit.domain.ids import AuditId, TeamId, UserId
 from siteaudit.domain.lease import Lease
 from siteaudit.ports.application import Admission, AuditDetail, run_declared
-from siteaudit.ports.keys import KeyAdmission
+from siteaudit.ports.keys import KeyAdmission, KeyRequest
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.settings import Settings
 
@@ -170,8 +170,10 @@ def _admit(served: Served, key: str, audit: int) -> KeyAdmission | None:
     assert isinstance(gate, SqlKeyGate)
     now = served.clock.now()
     return gate.admit(
-        hash_for_lookup(key), f"key:{key_prefix(key)}", Limit(60, 60.0), now=now,
-        touch_before=now - timedelta(minutes=1), audit=AuditId(audit),
+        KeyRequest(
+            hash_for_lookup(key), f"key:{key_prefix(key)}", Limit(60, 60.0), now,
+            touch_before=now - timedelta(minutes=1), audit=AuditId(audit),
+        )
     )  # fmt: skip
 
 

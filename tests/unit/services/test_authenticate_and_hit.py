@@ -12,8 +12,7 @@ from siteaudit.adapters.system import FixedClock
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.domain.apikey import ApiKey, key_hash
 from siteaudit.domain.error import TeamAccessRevoked, Unauthenticated
-from siteaudit.domain.ids import AuditId
-from siteaudit.ports.keys import KeyAdmission
+from siteaudit.ports.keys import KeyAdmission, KeyRequest
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.settings import Settings
 
@@ -56,17 +55,8 @@ class FakeGate:
         self.answer = answer
         self.asked: list[tuple[str, str, datetime]] = []
 
-    def admit(
-        self,
-        key_hash: str,
-        bucket: str,
-        limit: Limit,
-        *,
-        now: datetime,
-        touch_before: datetime,
-        audit: AuditId | None = None,
-    ) -> KeyAdmission | None:
-        self.asked.append((key_hash, bucket, touch_before))
+    def admit(self, request: KeyRequest) -> KeyAdmission | None:
+        self.asked.append((request.key_hash, request.bucket, request.touch_before))
         return self.answer
 
 

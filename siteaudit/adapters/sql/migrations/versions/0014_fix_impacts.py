@@ -4,16 +4,15 @@ Create Date: 2026-11-25
 """
 
 import sqlalchemy as sa
-from alembic import op
 
-from siteaudit.adapters.sql.migrations.ddl import moment, serial_key
+from siteaudit.adapters.sql.migrations.ddl import NewTable, create_tables, drop_tables, moment, serial_key
 
 revision: str = "0014"
 down_revision: str | None = "0013"
 
 
-def upgrade() -> None:
-    op.create_table(
+def _fix_impacts() -> NewTable:
+    return NewTable(
         "fix_impacts",
         *serial_key("fix_impacts"),
         sa.Column("site_id", sa.Integer(), nullable=False),
@@ -38,14 +37,13 @@ def upgrade() -> None:
         moment("checked_at", nullable=True),
         sa.Column("status", sa.String(length=10), nullable=False),
         sa.Column("demo", sa.Boolean(), nullable=False),
+        indexes={"ix_fix_impacts_site_id": ["site_id"], "ix_fix_impacts_status": ["status"]},
     )
-    with op.batch_alter_table("fix_impacts") as batch:
-        batch.create_index(batch.f("ix_fix_impacts_site_id"), ["site_id"], unique=False)
-        batch.create_index(batch.f("ix_fix_impacts_status"), ["status"], unique=False)
+
+
+def upgrade() -> None:
+    create_tables(_fix_impacts())
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("fix_impacts") as batch:
-        batch.drop_index(batch.f("ix_fix_impacts_status"))
-        batch.drop_index(batch.f("ix_fix_impacts_site_id"))
-    op.drop_table("fix_impacts")
+    drop_tables(_fix_impacts())
