@@ -19,7 +19,6 @@ from cattrs.fns import identity
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 from cattrs.preconf.json import make_converter
 
-from siteaudit.adapters.sql.rows import column, reader
 from siteaudit.domain.checks.site import SITE_HTML_FIELDS, SITE_PAGE_FIELDS
 from siteaudit.domain.facts import FetchError, Hop, Hreflang, HtmlFacts, PageFacts
 from siteaudit.ports.crawl import EXCLUDED_BY_ROBOTS_TXT, PageRow
@@ -206,8 +205,19 @@ def site_page(
     )
 
 
-# A page row of the lists: its robots.txt refusal is read from the `disallowed` column.
-summary_from_row: Final = reader(
-    PageRow,
-    excluded_by=column("disallowed", read=lambda disallowed: EXCLUDED_BY_ROBOTS_TXT if disallowed else None),
-)
+def summary_from_row(row: Any) -> PageRow:
+    return PageRow(
+        url_id=row.url_id,
+        url=row.url,
+        status_code=row.status_code,
+        depth=row.depth,
+        title=row.title,
+        meta_description=row.meta_description,
+        word_count=row.word_count,
+        blocked_by=row.blocked_by,
+        fetch_error=None if row.fetch_error is None else FetchError(row.fetch_error),
+        content_type=row.content_type,
+        template=row.template,
+        in_sitemap=row.in_sitemap,
+        excluded_by=EXCLUDED_BY_ROBOTS_TXT if row.disallowed else None,
+    )

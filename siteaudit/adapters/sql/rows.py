@@ -75,16 +75,14 @@ def column(name: str | None = None, *, read: Callable[[Any], Any] | None = None)
 T = TypeVar("T", bound=AttrsInstance)
 
 
-def reader(
-    cls: type[T], **fields: AttributeOverride
-) -> Callable[[Row[*tuple[Any, ...]] | Mapping[Any, Any]], T]:
+def reader(cls: type[T], **fields: AttributeOverride) -> Callable[[Row[Any] | Mapping[Any, Any]], T]:
     """The reader of `cls` from a row (or a mapping, such as a JSON column's document): each field from the
     column (key) of its name by its type, but those `fields` say otherwise (`column`). Columns the class
     lacks are passed over; a field with a default may lack its column."""
     overrides: dict[str, Any] = fields  # (the function's own options share its keywords)
     structure = make_dict_structure_fn(cls, _row_converter, **overrides)
 
-    def read(row: Row[*tuple[Any, ...]] | Mapping[Any, Any]) -> T:
+    def read(row: Row[Any] | Mapping[Any, Any]) -> T:
         mapping: Any = row._mapping if isinstance(row, Row) else row
         return structure(mapping, cls)
 
