@@ -309,12 +309,17 @@ def test_a_seal_given_the_last_issues_and_templates_stores_and_counts_them_as_if
 
     def lists(audit: AuditId) -> list[Any]:
         return [
-            *(store.list_issues(audit, template=t) for t in (None, "/blog/[slug]", "/[slug]", "")),
-            *(store.list_pages(audit, status_code=s) for s in (None, 200, 404)),
+            *(
+                store.list_issues(audit, IssueQuery(template=t))
+                for t in (None, "/blog/[slug]", "/[slug]", "")
+            ),
+            *(store.list_pages(audit, PageQuery(status_code=s)) for s in (None, 200, 404)),
         ]
 
     assert lists(together) == lists(apart)
-    assert store.list_issues(together, template="/blog/[slug]")[1] == 1  # the last issue, its page's template
+    assert (
+        store.list_issues(together, IssueQuery(template="/blog/[slug]"))[1] == 1
+    )  # the last issue, its page's template
 
 
 def test_every_page_of_the_lists_holds_the_rows_of_a_plain_sort_before_and_after_sealing(
