@@ -1,6 +1,7 @@
 """Finalising a large audit on PostgreSQL, against one `SELECT count(*)` pass over its link rows.
 
-    python benchmarks/finalize.py [--pages 100000] [--links-per-page 10] [--no-site] [--profile] [--trace]
+    python benchmarks/finalize.py [--pages 100000] [--links-per-page 10] [--no-site] [--dense] [--profile]
+        [--trace] [--dump FILE]
 
 Creates a database of its own (random name) on SITEAUDIT_BENCH_POSTGRES_URL (default: the local server,
 user postgres), migrates it, and drops it at the end. A synthetic site (products, blog, docs in two
@@ -18,7 +19,9 @@ diff, fix prompt, audit done, credits settled), and one `SELECT count(*)` over t
 floor (after ANALYZE, as autovacuum would have run it after such a load). Prints both and the ratio.
 Target: finalisation under 30 s at 1,000,000 links (a regression guard since the 2026-11-25 scaling
 work, which retired the old "within 20 times the floor": the ratio is still printed, for reading).
-`--profile` adds a cProfile listing; `--trace` a tracemalloc profile of the site checks' stages.
+`--dense` gives the site `scale_audit.py`'s density of findings, about 4.6 issues a page (1.7 without).
+`--profile` adds a cProfile listing; `--trace` a tracemalloc profile of the site checks' stages, the
+templates and the report's issue pass.
 """
 
 import argparse
@@ -115,7 +118,10 @@ def sketch_of(i: int) -> tuple[int, ...]:
     return tuple(values)
 
 
-def make_page(i: int, pages: int, links_per_page: int) -> PageFacts:
+def make_page(i: int, pages: int, links_per_page: int, *, dense: bool = False) -> PageFacts:
+    """The i-th page; `dense`: `scale_audit.py`'s density of findings (about 4.6 a page, 1.7 otherwise):
+    no HSTS header, no Open Graph, three pages in four without a canonical, and some without a
+    description, without an h1 or thin."""
     path = "/" if i == 0 else path_of(i)
     url = SITE + path
     depth = 0 if i == 0 else 1 + i % 6
@@ -143,20 +149,22 @@ def make_page(i: int, pages: int, links_per_page: int) -> PageFacts:
     title = "Clock" if i % 100 == 3 else f"Retro clock {i} | Retro Clock"
     html = HtmlFacts(
         titles=(title,),
-        meta_descriptions=(f"A restored mechanical clock, number {i}, shipped worldwide from our workshop.",),
-        h1s=(f"Retro clock {i}",),
+        meta_descriptions=()
+        if dense and i % 7 == 3
+        else (f"A restored mechanical clock, number {i}, shipped worldwide from our workshop.",),
+        h1s=() if dense and i % 13 == 6 else (f"Retro clock {i}",),
         heading_levels=(1, 2, 2),
         lang="en",
         viewport="width=device-width, initial-scale=1",
         meta_charset="utf-8",
-        canonicals=(url,),
+        canonicals=() if dense and i % 4 else (url,),
         links=links,
         images=(Image(f"{SITE}/img/{i}.jpg", has_alt=i % 5 != 0, width="640", height="480"),),
-        word_count=150 + i % 500,
+        word_count=15 if dense and i % 17 == 2 else 150 + i % 500,
         text_chars=(150 + i % 500) * 6,
         fingerprint=f"{(i if i % 211 else i // 1000) * 2654435761 % 2**64:016x}",
         sketch=sketch_of(i),
-        open_graph=frozenset({"og:title", "og:description", "og:image"}),
+        open_graph=frozenset() if dense else frozenset({"og:title", "og:description", "og:image"}),
     )
     return PageFacts(
         url=url,
@@ -164,7 +172,7 @@ def make_page(i: int, pages: int, links_per_page: int) -> PageFacts:
         status_code=200,
         final_url=url,
         content_type="text/html",
-        headers=(("strict-transport-security", "max-age=63072000"),),
+        headers=() if dense else (("strict-transport-security", "max-age=63072000"),),
         in_sitemap=i % 3 != 0,
         html=html,
     )
@@ -175,12 +183,14 @@ def chunks(start: int, stop: int, size: int) -> Iterator[range]:
         yield range(low, min(low + size, stop))
 
 
-def write_site(crawl: Any, audit_id: AuditId, pages: int, links_per_page: int) -> tuple[int, int, int]:
+def write_site(
+    crawl: Any, audit_id: AuditId, pages: int, links_per_page: int, *, dense: bool = False
+) -> tuple[int, int, int]:
     context = PageContext(start_url=SITE + "/")
     limits = Thresholds()
     counts = [0, 0, 0]
     for block in chunks(0, pages, 1_000):
-        facts = [make_page(i, pages, links_per_page) for i in block]
+        facts = [make_page(i, pages, links_per_page, dense=dense) for i in block]
         links = [(p.url, link) for p in facts if p.html for link in p.html.links]
         issues: list[Issue] = [i for p in facts for i in check_page(p, thresholds=limits, context=context)]
         counts[0] += crawl.write_pages(audit_id, facts)
@@ -205,6 +215,11 @@ def main() -> None:
     parser.add_argument("--links-per-page", type=int, default=10)
     parser.add_argument("--profile", action="store_true", help="print the top of a cProfile listing")
     parser.add_argument("--no-site", action="store_true", help="audits of a plain URL: no fix tasks")
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="scale_audit.py's density of findings: about 4.6 issues a page (1.7 without)",
+    )
     parser.add_argument(
         "--trace",
         action="store_true",
@@ -233,7 +248,7 @@ def main() -> None:
         crawl = sql_crawl_store(url)
         clock = FixedClock()
         previous, audit_id = prepare(
-            uow, crawl, clock, args.pages, args.links_per_page, site=not args.no_site
+            uow, crawl, clock, args.pages, args.links_per_page, site=not args.no_site, dense=args.dense
         )
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("ANALYZE")
@@ -251,6 +266,11 @@ def main() -> None:
         took, cpu_took = time.perf_counter() - started, time.process_time() - cpu_started
         memory.stop()
         if stages is not None:
+            held, peak = tracemalloc.get_traced_memory()
+            stages.append(
+                f"  tracemalloc {'the rest (tasks, commit)':<24} held after {held / 2**20:6.1f} MB, peak during"
+                f" {peak / 2**20:6.1f} MB ({peak / args.pages:5,.0f} B a page)"
+            )
             tracemalloc.stop()
             print("\n".join(stages))
         assert audit.status is AuditStatus.DONE, audit.status
@@ -355,6 +375,31 @@ def trace_stages(pages: int) -> list[str]:
             return out
 
         setattr(run, name, staged)
+
+    def traced(owner: Any, name: str, label: str, top: int) -> None:
+        """`owner.name` noting what is held after it and its peak, and its `top` largest allocations held
+        at its end."""
+        original = getattr(owner, name)
+
+        def staged(*args: Any, **kwargs: Any) -> Any:
+            tracemalloc.reset_peak()
+            out = original(*args, **kwargs)
+            held, peak = tracemalloc.get_traced_memory()
+            lines.append(
+                f"  tracemalloc {label:<24} held after {held / 2**20:6.1f} MB ({held / pages:5,.0f} B a page),"
+                f" peak during {peak / 2**20:6.1f} MB ({peak / pages:5,.0f} B a page)"
+            )
+            for stat in tracemalloc.take_snapshot().statistics("lineno")[:top]:
+                lines.append(f"    {stat.size / pages:5,.0f} B a page  {stat.traceback[0]}")
+            tracemalloc.reset_peak()
+            return out
+
+        setattr(owner, name, staged)
+
+    # The page templates, then the report's issue pass: what it holds at its end (the tally, the diff's
+    # keys, the fix tasks' findings) beside the pages' columns.
+    traced(finalize._PagePass, "templates", "templates", 0)
+    traced(finalize, "build_report", "build_report", 12)
     tracemalloc.start()
     return lines
 
@@ -375,7 +420,7 @@ def dump(path: str, uow: Any, crawl: Any, audit: Audit) -> None:
 
 
 def prepare(
-    uow: Any, crawl: Any, clock: FixedClock, pages: int, links_per_page: int, *, site: bool
+    uow: Any, crawl: Any, clock: FixedClock, pages: int, links_per_page: int, *, site: bool, dense: bool
 ) -> tuple[AuditId, AuditId]:
     """An archived previous audit of the site (report and identities only) and the audit to finalise."""
     email = "bench@retro-clock.example"
@@ -424,7 +469,7 @@ def prepare(
 
     # The previous audit: a tenth of the site, finalised, then archived (its identities kept beside its report).
     print(f"writing the previous audit ({pages // 10:,} pages) ...", flush=True)
-    write_site(crawl, previous, pages // 10, links_per_page)
+    write_site(crawl, previous, pages // 10, links_per_page, dense=dense)
     audits.record_progress(previous, pages_crawled=pages // 10, pages_not_modified=0, uow=uow(), clock=clock)
     audits.stop_crawling(previous, partial=False, uow=uow(), clock=clock)
     finalize.finalize_audit(previous, uow=uow(), crawl=crawl, clock=clock)
@@ -436,7 +481,7 @@ def prepare(
 
     print(f"writing the audit to finalise ({pages:,} pages, {links_per_page} links a page) ...", flush=True)
     started = time.perf_counter()
-    written = write_site(crawl, current, pages, links_per_page)
+    written = write_site(crawl, current, pages, links_per_page, dense=dense)
     print(
         f"  {written[0]:,} pages, {written[1]:,} links, {written[2]:,} issues in "
         f"{time.perf_counter() - started:.0f} s",

@@ -254,14 +254,24 @@ class ReportTally:
         """One issue row; `evidence` is crawled text worth quoting in the fix prompt (a title, an anchor)."""
         self.add_issues(((check_code, severity, url, template, evidence),))
 
-    def add_issues(self, rows: Iterable[tuple[str, Severity, str, str, str | None]]) -> None:
+    def add_issues(
+        self,
+        rows: Iterable[tuple[str, Severity, str, str, str | None]],
+        *,
+        firsts: Iterable[bool] | None = None,
+    ) -> None:
         """Issue rows `(check_code, severity, url, template, evidence)`, e.g. one database batch.
 
         A large audit has about a million issues, so this loop is kept to a handful of dict and set
         operations per row, with everything it touches bound to locals.
+
+        `firsts`, one per row, says whether the row is its (check, URL)'s first: from a caller that
+        already tells them apart (finalisation's fix-task findings), so that without a previous audit
+        to diff against the tally keeps no identity key of its own (about 70 bytes an issue).
         """
         severity_counts = self._severity_counts
         error_urls = self._error_urls
+        given = None if firsts is None or self._previous is not None else iter(firsts)
         seen = self._seen
         error_keys = self._error_keys
         previous_keys = self._previous.keys if self._previous is not None else None
@@ -278,9 +288,12 @@ class ReportTally:
                 error_keys.add(key)
                 if check_code not in NOT_SCORED:
                     error_urls.add(url)
-            before = len(seen)
-            seen.add(key)
-            first = len(seen) != before
+            if given is None:
+                before = len(seen)
+                seen.add(key)
+                first = len(seen) != before
+            else:
+                first = next(given)
             if first and previous_keys is not None and key not in previous_keys:
                 new_samples.offer(check_code, severity, url)
             rank = rank_of[severity]

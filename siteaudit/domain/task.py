@@ -166,7 +166,8 @@ class TaskIssues:
             gathered.add(issue.check_code, issue.severity, issue.url, issue.template)
         return gathered
 
-    def add(self, check_code: str, severity: Severity, url: str, template: str) -> None:
+    def add(self, check_code: str, severity: Severity, url: str, template: str) -> bool:
+        """Adds one issue; True when it is its (check, URL)'s first."""
         urls = self._templates.get(check_code)
         if urls is None:
             urls = self._templates[check_code] = {}
@@ -178,6 +179,7 @@ class TaskIssues:
         known = self._severity.get(group)
         if known is None or severity.rank < known.rank:
             self._severity[group] = severity
+        return before is None
 
     def template_of(self, check_code: str, url: str) -> str | None:
         """The template `url` fails `check_code` on (its last issue's), None when it does not fail it."""

@@ -343,15 +343,18 @@ def build_report(
         tally.add_page(page)
     kept = TaskIssues()
     for batch in _batches(crawl.stream_issue_lines(audit.id, quote=QUOTED_DETAILS)):
-        tally.add_issues((i.check_code, i.severity, i.url, i.template, i.quote) for i in batch)
-        if archived is not None:
-            archived.add(batch)
+        firsts = None
         if keep_findings:
             # Gathered, not kept: one entry per (check, URL). Interned: one string per distinct URL, check
-            # and template, where each row brings its own copy.
+            # and template, where each row brings its own copy. They tell the tally which rows are their
+            # (check, URL)'s first, so it keeps no key per issue of its own.
             add = kept.add
-            for i in batch:
-                add(intern(i.check_code), i.severity, intern(i.url), intern(i.template))
+            firsts = [add(intern(i.check_code), i.severity, intern(i.url), intern(i.template)) for i in batch]
+        tally.add_issues(
+            ((i.check_code, i.severity, i.url, i.template, i.quote) for i in batch), firsts=firsts
+        )
+        if archived is not None:
+            archived.add(batch)
     report = tally.build(
         AuditIdentity(crawl_id=audit.id, site_url=audit.url, partial=audit.partial),
         catalogue=CATALOGUE,
@@ -406,6 +409,10 @@ def finalize_audit(
     found = _site_issues(audit, crawl, state, pages, limits)
     checked = time.perf_counter()
     templates = pages.templates()
+    if (
+        audit.site_id is not None
+    ):  # the fix tasks' findings intern the issues' URLs: these strings, not copies
+        pages.urls[:] = map(intern, pages.urls)
     template_of = dict(zip(pages.urls, templates, strict=True))
     site_issues = [
         Issue(i.check_code, i.severity, i.url, template_of.get(i.url, ""), i.details) if not i.template else i

@@ -392,6 +392,21 @@ def test_a_url_failing_one_check_many_times_is_gathered_once() -> None:
     assert [(f.code, f.pages) for f in findings_from_issues(gathered)] == [("link_broken", 1)]
 
 
+def test_adding_an_issue_says_whether_it_is_its_check_and_urls_first() -> None:
+    page = "https://retro-clock.example/blog/a"
+    gathered = TaskIssues()
+    added = [
+        gathered.add("link_broken", Severity.ERROR, page, "/blog/[slug]"),
+        gathered.add("link_broken", Severity.ERROR, page, "/blog/[slug]"),
+        gathered.add(
+            "link_broken", Severity.ERROR, page, "/other"
+        ),  # another template: the same (check, URL)
+        gathered.add("h1_missing", Severity.WARNING, page, ""),
+        gathered.add("h1_missing", Severity.WARNING, page, ""),  # a template of "" is not "no entry"
+    ]
+    assert added == [True, False, False, True, False]
+
+
 def test_impact_weighs_severity_pages_and_clicks() -> None:
     error = a_task(pages=3)
     notice = a_task(code="h1_missing", severity=Severity.NOTICE, pages=20)

@@ -14,6 +14,7 @@ from siteaudit.domain.issue import Severity
 from siteaudit.domain.prompt import MAX_PROMPT_CHARS
 from siteaudit.domain.report import AllowListAdvice, Timings, coverage_warning
 from siteaudit.domain.tally import EXCLUDED, AuditIdentity, PageOutcome, ReportTally
+from siteaudit.domain.task import TaskIssues
 from siteaudit.domain.template import infer_templates
 from siteaudit.domain.thresholds import Thresholds
 
@@ -38,7 +39,11 @@ def build(tally: ReportTally, **kw: object) -> dict[str, object]:
     )
 
 
-def small_site(*, previous: PreviousAudit | None = None, reverse: bool = False) -> ReportTally:
+def small_site(
+    *, previous: PreviousAudit | None = None, reverse: bool = False, tasks: bool = False
+) -> ReportTally:
+    """`tasks`: fed as finalisation feeds it for a registered site, each row's first-of-its-(check, URL)
+    told by the fix tasks' findings."""
     pages = [
         PageOutcome(f"{SITE}/", "/", 200),
         *[PageOutcome(f"{SITE}/blog/post-{i}", "/blog/[slug]", 200) for i in range(5)],
@@ -65,7 +70,11 @@ def small_site(*, previous: PreviousAudit | None = None, reverse: bool = False) 
     tally = ReportTally(previous=previous)
     for page in pages:
         tally.add_page(page)
-    tally.add_issues(issues)
+    if tasks:
+        kept = TaskIssues()
+        tally.add_issues(issues, firsts=[kept.add(c, s, u, t) for c, s, u, t, _ in issues])
+    else:
+        tally.add_issues(issues)
     tally.add_blocked_skipped(3)
     return tally
 
@@ -204,6 +213,20 @@ def test_the_report_does_not_depend_on_reading_order() -> None:
     )
 
     assert build(small_site(previous=previous)) == build(small_site(previous=previous, reverse=True))
+
+
+@pytest.mark.parametrize(
+    "previous", [None, PreviousAudit.from_issues(41, 60, [("http_4xx", E, f"{SITE}/gone")])]
+)
+def test_a_tally_told_each_rows_first_by_the_fix_tasks_findings_reports_the_same(
+    previous: PreviousAudit | None,
+) -> None:
+    told = build(small_site(previous=previous, tasks=True))
+
+    assert told == build(small_site(previous=previous))
+    issues = told["issues"]
+    assert isinstance(issues, list)
+    assert {row["check_code"]: row["pages"] for row in issues}["broken_internal_link"] == 1  # two rows
 
 
 def test_the_diff_is_null_for_a_first_audit_and_counted_otherwise() -> None:
