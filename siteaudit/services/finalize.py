@@ -5,8 +5,9 @@ fix tasks, then `done` with credits settled in the same transaction.
 Finalisation reads the audit's rows in streams, each once: the pages (their facts feed the site checks
 while a URL and a small summary per page are kept for templates and the report), the links (into the
 site checks), and the issues (into the report tally, the diff and, for registered sites, the fix tasks).
-Memory grows with the number of distinct URLs, not with links or issues; the pages' near-duplicate
-sketches wait in a temporary file, not in memory (`services/sketch_file.py`). Only when a site issue
+Memory grows with the number of distinct URLs and of distinct (check, URL) findings, not with links or
+repeated issues; the pages' near-duplicate sketches wait in a temporary file, not in memory
+(`services/sketch_file.py`). Only when a site issue
 supersedes page issues (the raised `noindex`) are the issues read one more time.
 
 The diff is against the latest done audit of the same site (or origin in the team). While that audit's
