@@ -96,10 +96,13 @@ _DRIVER_GET_IN_TEAM_WITH_LEASE: Final = (
 WITH_LEASE_NAMES: Final = (*_AUDIT_COLUMNS, *(f"lease_{name}" for name in _LEASE_COLUMNS))
 
 
-def driver_values(names: Sequence[str], row: Sequence[Any]) -> dict[str, Any]:
-    """A driver's row by column name, its `UtcDateTime` columns made UTC as that type does."""
+def driver_values(
+    names: Sequence[str], row: Sequence[Any], *, times: frozenset[str] = _TIMES
+) -> dict[str, Any]:
+    """A driver's row by column name, its `UtcDateTime` columns (`times`: an audit's by default) made UTC as
+    that type does."""
     values = dict(zip(names, row, strict=True))
-    for name in _TIMES.intersection(values):
+    for name in times.intersection(values):
         moment = values[name]
         if moment is not None:
             values[name] = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

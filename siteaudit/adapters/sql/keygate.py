@@ -15,7 +15,6 @@ requests and uses, which only errs towards letting a few more in). A refused req
 trip, to read the TAT that refused it for Retry-After (as `SqlRateLimiter.hit` does).
 """
 
-from datetime import UTC
 from typing import Any, Final
 
 from sqlalchemy import Engine
@@ -39,7 +38,7 @@ _COLUMNS: Final = (
     "id", "user_id", "team_id", "kind", "prefix", "hash", "machine", "agents", "label", "created_at",
     "last_used_at", "revoked_at", "status", "version",
 )  # fmt: skip
-_TIMES: Final = ("created_at", "last_used_at", "revoked_at")
+_TIMES: Final = frozenset(("created_at", "last_used_at", "revoked_at"))
 
 # Driver SQL (psycopg's parameter style). `admitted` is the one condition both writes share: an active
 # key whose holder is still in the key's team (what `ApiKey.authorise` lets in).
@@ -79,12 +78,8 @@ _AUDIT_AT: Final = len(_COLUMNS) + 2  # the audit's first column: after the key'
 
 
 def _key_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    values = dict(zip(_COLUMNS, row, strict=False))
+    values = driver_values(_COLUMNS, row[: len(_COLUMNS)], times=_TIMES)
     values["agents"] = json_loads(values["agents"])
-    for name in _TIMES:
-        moment = values[name]
-        if moment is not None:
-            values[name] = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     return values
 
 
