@@ -251,3 +251,33 @@ def gunicorn(
                 process.pid, signal.SIGKILL
             )  # the master and its workers (not reaped yet: still its group)
             process.wait()
+
+
+def every_worker_answers(base: str, workers: int, *, timeout_s: float = 120.0) -> None:
+    """Bursts of concurrent GET /v1/health until `workers` distinct worker processes have answered one
+    (the test app's X-Worker-Pid header). `gunicorn()` returns at the first answer, when the other workers
+    may still be importing the service; a test that counts which processes served it waits here first."""
+    import time
+
+    import httpx2
+
+    pids: set[str] = set()
+    lock = threading.Lock()
+    deadline = time.monotonic() + timeout_s
+
+    def one(start: threading.Barrier) -> None:
+        start.wait()
+        response = httpx2.get(f"{base}/v1/health", timeout=60)
+        with lock:
+            pids.add(response.headers.get("X-Worker-Pid", ""))
+
+    while len(pids) < workers:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"only {len(pids)} of {workers} gunicorn workers answered in time")
+        burst = 4 * workers
+        start = threading.Barrier(burst)
+        threads = [threading.Thread(target=one, args=(start,)) for _ in range(burst)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)

@@ -9,7 +9,7 @@ import httpx2
 import pytest
 from attrs import frozen
 from gunicorn_app import sql_overrides
-from live import Keys, gunicorn, seed
+from live import Keys, every_worker_answers, gunicorn, seed
 
 from siteaudit.adapters.sql import dispose_engines, migrate
 from siteaudit.adapters.sql.engine import normalise_url
@@ -63,6 +63,7 @@ def served(request: pytest.FixtureRequest, new_postgres_database: Callable[..., 
     with gunicorn(
         "gunicorn_app:create_app()", workers=request.param, env=env, pythonpath=[str(HERE)]
     ) as base:
+        every_worker_answers(base, request.param)  # the test below counts the processes that answered
         yield Served(base, keys, request.param)
 
 
