@@ -159,6 +159,19 @@ def start_tool(name: str, title: str, description: str, after: str) -> Tool:
     )
 
 
+def _report_part(part: str, operation_id: str, summary: str, link: str) -> Http:
+    """The binding of the stored report or a part of it (`part`: the last segment of its path under the
+    audit's): not found, or not ready until the report exists."""
+    return Http(
+        "GET",
+        f"/v1/crawls/{{crawl_id}}/{part}",
+        operation_id,
+        summary,
+        errors=_REPORT_ERRORS,
+        link=link,
+    )
+
+
 def _listing_tool(
     name: str, title: str, description: str, rows: str, hint: str, *, after: str, untrusted: bool = True
 ) -> Tool:
@@ -414,14 +427,7 @@ class GetReport(UseCase[Report]):
 
     crawl_id: AuditId = field(metadata=CRAWL_ID)
 
-    http = Http(
-        "GET",
-        "/v1/crawls/{crawl_id}/report",
-        "getReport",
-        "Full report",
-        errors=_REPORT_ERRORS,
-        link="the audit's report, once it exists",
-    )
+    http = _report_part("report", "getReport", "Full report", "the audit's report, once it exists")
     tool = Tool(
         "get_report",
         "Audit report",
@@ -532,13 +538,8 @@ class GetTemplates(UseCase[ReportTemplates]):
 
     crawl_id: AuditId = field(metadata=CRAWL_ID)
 
-    http = Http(
-        "GET",
-        "/v1/crawls/{crawl_id}/templates",
-        "getTemplates",
-        "Issues by template",
-        errors=_REPORT_ERRORS,
-        link="issues by template, once the report exists",
+    http = _report_part(
+        "templates", "getTemplates", "Issues by template", "issues by template, once the report exists"
     )
     tool = Tool(
         "get_templates",
@@ -558,13 +559,11 @@ class GetDiff(UseCase[ReportDiff]):
 
     crawl_id: AuditId = field(metadata=CRAWL_ID)
 
-    http = Http(
-        "GET",
-        "/v1/crawls/{crawl_id}/diff",
+    http = _report_part(
+        "diff",
         "getDiff",
         "Changes against the previous audit",
-        errors=_REPORT_ERRORS,
-        link="changes against the previous audit, once the report exists",
+        "changes against the previous audit, once the report exists",
     )
     tool = Tool(
         "get_diff",
@@ -582,13 +581,11 @@ class GetFixPrompt(UseCase[FixPrompt]):
 
     crawl_id: AuditId = field(metadata=CRAWL_ID)
 
-    http = Http(
-        "GET",
-        "/v1/crawls/{crawl_id}/fix-prompt",
+    http = _report_part(
+        "fix-prompt",
         "getFixPrompt",
         "Markdown fix prompt for a coding agent (contains data from the crawled site)",
-        errors=_REPORT_ERRORS,
-        link="the fix prompt, once the report exists",
+        "the fix prompt, once the report exists",
     )
     tool = Tool(
         "get_fix_prompt",
