@@ -240,6 +240,13 @@ class Http:
     audit_with_key: bool = False
 
 
+def lookup(
+    path: str, operation_id: str, summary: str, *, description: str | None = None, link: str | None = None
+) -> Http:
+    """The binding of a GET naming what it reads by id: its errors are LOOKUP_ERRORS."""
+    return Http("GET", path, operation_id, summary, errors=LOOKUP_ERRORS, description=description, link=link)
+
+
 Summary = Callable[[Mapping[str, Any]], str]
 
 

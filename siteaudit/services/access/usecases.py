@@ -33,6 +33,7 @@ from siteaudit.ports.usecases import (
     Tool,
     UseCase,
     body,
+    lookup,
 )
 from siteaudit.services.access import doors
 from siteaudit.services.access.answers import SiteAccessStatus
@@ -51,12 +52,10 @@ class GetSiteAccess(UseCase[SiteAccessStatus]):
 
     site_id: SiteId = field(metadata=SITE_ID)
 
-    http = Http(
-        "GET",
+    http = lookup(
         _PATH,
         "getSiteAccess",
         "Which staging access (basic auth, headers, cookies) the site has and when it was set; never a value",
-        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "get_site_access",

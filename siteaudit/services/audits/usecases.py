@@ -26,7 +26,6 @@ from siteaudit.domain.scope import (
 from siteaudit.domain.site import MAX_PAGES_CEILING, MAX_RPS, MAX_URL_LENGTH, MIN_RPS
 from siteaudit.ports.usecases import (
     CANCEL_ERRORS,
-    LOOKUP_ERRORS,
     PAGE,
     Exclusion,
     Http,
@@ -36,6 +35,7 @@ from siteaudit.ports.usecases import (
     UseCase,
     Wait,
     body,
+    lookup,
     path,
     per_page,
     query,
@@ -342,12 +342,10 @@ class ListAudits(UseCase[AuditList]):
     page: int = field(default=1, metadata=PAGE)
     per_page: int = field(default=20, metadata=per_page(100))
 
-    http = Http(
-        "GET",
+    http = lookup(
         "/v1/crawls",
         "listCrawls",
         "List audits, newest first",
-        errors=LOOKUP_ERRORS,
     )
     tool = _listing_tool(
         "list_audits",

@@ -8,7 +8,7 @@ from attrs import field, frozen
 
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.impact import METHODOLOGY, NOTE
-from siteaudit.ports.usecases import LOOKUP_ERRORS, QUERY_ERRORS, SITE_ID, Http, Tool, UseCase, how_many
+from siteaudit.ports.usecases import QUERY_ERRORS, SITE_ID, Http, Tool, UseCase, how_many, lookup
 from siteaudit.services.impact import doors
 from siteaudit.services.impact.answers import SiteFixImpact, TeamFixImpactList
 
@@ -22,12 +22,10 @@ class GetSiteFixImpact(UseCase[SiteFixImpact]):
     site_id: SiteId = field(metadata=SITE_ID)
     limit: int = field(default=50, metadata=how_many("events", 200))
 
-    http = Http(
-        "GET",
+    http = lookup(
         "/v1/sites/{site_id}/fix-impact",
         "listSiteFixImpact",
         "A site's fix impact: clicks before and after each fixed task, newest first",
-        errors=LOOKUP_ERRORS,
         description=IMPACT_NOTE,
     )
     tool = Tool(

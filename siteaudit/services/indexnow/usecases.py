@@ -14,7 +14,7 @@ from siteaudit.domain.ids import SiteId
 from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
 from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import BODY_ERRORS, LOOKUP_ERRORS, SITE_ID, Http, Summary, Tool, UseCase, body
+from siteaudit.ports.usecases import BODY_ERRORS, SITE_ID, Http, Summary, Tool, UseCase, body, lookup
 from siteaudit.services.indexnow import doors
 from siteaudit.services.indexnow.answers import IndexNowKeyCheck, IndexNowStatus, IndexNowSubmitResult
 
@@ -61,12 +61,10 @@ class GetIndexNowStatus(UseCase[IndexNowStatus]):
 
     site_id: SiteId = field(metadata=SITE_ID)
 
-    http = Http(
-        "GET",
+    http = lookup(
         _PATH,
         "getIndexNow",
         "IndexNow status: key, key file, allowance, recent submissions (not the largest engine)",
-        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "get_indexnow_status",

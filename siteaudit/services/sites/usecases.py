@@ -28,7 +28,6 @@ from siteaudit.domain.site import (
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import (
     BODY_ERRORS,
-    LOOKUP_ERRORS,
     QUERY_ERRORS,
     SITE_ID,
     Http,
@@ -36,6 +35,7 @@ from siteaudit.ports.usecases import (
     Tool,
     UseCase,
     body,
+    lookup,
 )
 from siteaudit.services.audits.answers import AuditStarted
 from siteaudit.services.audits.usecases import CRAWL_LINKS, LISTED_ONLY, extraction_rules, scope, start_tool
@@ -158,12 +158,10 @@ class GetSite(UseCase[SiteWithAudits]):
 
     site_id: SiteId = field(metadata=SITE_ID)
 
-    http = Http(
-        "GET",
+    http = lookup(
         "/v1/sites/{site_id}",
         "getSite",
         "A site with its token, latest audit and health trend",
-        errors=LOOKUP_ERRORS,
         link="the site with its latest audit and trend",
     )
     tool = Tool(
@@ -276,12 +274,10 @@ class GetSiteVerification(UseCase[SiteVerification]):
 
     site_id: SiteId = field(metadata=SITE_ID)
 
-    http = Http(
-        "GET",
+    http = lookup(
         "/v1/sites/{site_id}/verification",
         "getSiteVerification",
         "Ownership status and the proofs to publish",
-        errors=LOOKUP_ERRORS,
         link="what to publish to prove ownership",
     )
     tool = Tool(

@@ -13,7 +13,6 @@ from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.usecases import (
     BODY_ERRORS,
     CANCEL_ERRORS,
-    LOOKUP_ERRORS,
     QUERY_ERRORS,
     SITE_ID,
     Bounds,
@@ -23,6 +22,7 @@ from siteaudit.ports.usecases import (
     Wait,
     body,
     how_many,
+    lookup,
     page_of,
     path,
 )
@@ -87,12 +87,10 @@ class ListSiteTasks(UseCase[SiteTaskList]):
         metadata=how_many("tasks; 3 or fewer leaves fixed tasks out, one task a check", 100),
     )
 
-    http = Http(
-        "GET",
+    http = lookup(
         "/v1/sites/{site_id}/tasks",
         "listSiteTasks",
         "A site's fix tasks; with limit <= 3 fixed tasks are left out, one task per check code",
-        errors=LOOKUP_ERRORS,
         description=TASKS_NOTE,
     )
     tool = Tool(
@@ -115,12 +113,10 @@ class GetTask(UseCase[TaskWithUrls]):
     task_key: str = field(metadata=path("Task id (from list_site_tasks).", **TASK_KEY))
     page: int = field(default=1, metadata=page_of("the task's URLs"))
 
-    http = Http(
-        "GET",
+    http = lookup(
         "/v1/sites/{site_id}/tasks/{task_key}",
         "getSiteTask",
         "One fix task with its URLs, 100 a page",
-        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "get_task",
@@ -195,12 +191,10 @@ class GetRecheck(UseCase[Recheck]):
 
     recheck_id: RecheckId = field(metadata=RECHECK_ID)
 
-    http = Http(
-        "GET",
+    http = lookup(
         "/v1/rechecks/{recheck_id}",
         "getRecheck",
         "A recheck and, once it ended, its results per URL and per task",
-        errors=LOOKUP_ERRORS,
     )
     tool = Tool(
         "get_recheck",
