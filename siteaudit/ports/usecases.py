@@ -290,6 +290,29 @@ class Tool:
     text: str = ""
 
 
+class Effects(typing.TypedDict, total=False):
+    """A writing tool's MCP annotations (`Tool`'s fields of the same names, docs/agents.md), each kind of
+    writing tool named once below and given to its `Tool` as `**KIND`."""
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+
+
+# The tool changes what it names; called again with the same inputs, it changes nothing more.
+CHANGES: Final[Effects] = {"read_only": False}
+# The tool makes something new at each call (a site, a payment link).
+MAKES: Final[Effects] = {"read_only": False, "idempotent": False}
+# The tool stops or removes what it names for good.
+DESTRUCTIVE: Final[Effects] = {"read_only": False, "destructive": True}
+# The tool reaches beyond the service (the audited site) to change what it names.
+REACHES_OUT: Final[Effects] = {"read_only": False, "open_world": True}
+# The tool starts work reaching beyond the service (the audited site, IndexNow, the search console),
+# anew at each call: an audit, a recheck, a submission, an inspection.
+STARTS_WORK: Final[Effects] = {"read_only": False, "idempotent": False, "open_world": True}
+
+
 @frozen
 class NotOffered:
     """A door does not offer the use case, and why."""

@@ -26,7 +26,9 @@ from siteaudit.domain.scope import (
 from siteaudit.domain.site import MAX_PAGES_CEILING, MAX_RPS, MAX_URL_LENGTH, MIN_RPS
 from siteaudit.ports.usecases import (
     CANCEL_ERRORS,
+    DESTRUCTIVE,
     PAGE,
+    STARTS_WORK,
     Exclusion,
     Http,
     Input,
@@ -152,9 +154,7 @@ def start_tool(name: str, title: str, description: str, after: str) -> Tool:
         title,
         description,
         started_text,
-        read_only=False,
-        idempotent=False,
-        open_world=True,
+        **STARTS_WORK,
         after=after,
     )
 
@@ -413,8 +413,7 @@ class CancelAudit(UseCase[AuditCancelled]):
         "Cancel an audit",
         "Stop a running audit; unused credits are refunded. conflict if it ended.",
         doors.cancelled_text,
-        read_only=False,
-        destructive=True,
+        **DESTRUCTIVE,
         after="wait_for_audit",
     )
 

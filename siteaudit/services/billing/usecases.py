@@ -9,7 +9,7 @@ from attrs import field, frozen
 
 from siteaudit.domain.billing import Interval, Pack, PlanName, Tier
 from siteaudit.domain.error import ErrorCode
-from siteaudit.ports.usecases import BODY_ERRORS, Http, Tool, UseCase, body
+from siteaudit.ports.usecases import BODY_ERRORS, MAKES, Http, Tool, UseCase, body
 from siteaudit.services.billing import doors
 from siteaudit.services.billing.answers import PaymentLink
 
@@ -39,8 +39,7 @@ def _link_tool(name: str, title: str, description: str, after: str) -> Tool:
         title,
         f"{description} {LINK_NOTE}",
         doors.link_text,
-        read_only=False,
-        idempotent=False,
+        **MAKES,
         after=after,
     )
 

@@ -14,7 +14,7 @@ from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import SITE_ID, Alias, Http, Tool, UseCase, body, page_of, query
+from siteaudit.ports.usecases import SITE_ID, STARTS_WORK, Alias, Http, Tool, UseCase, body, page_of, query
 from siteaudit.services.console import doors
 from siteaudit.services.console.answers import ConsoleUrlAnswer
 
@@ -216,9 +216,7 @@ class InspectUrls(UseCase[InspectAnswer]):
             "(budget_exhausted), 10 a minute; sc_not_connected. demo=true: say so."
         ),
         doors.inspect_text,
-        read_only=False,
-        idempotent=False,
-        open_world=True,
+        **STARTS_WORK,
         untrusted=True,
         after="get_console_opportunities",
     )

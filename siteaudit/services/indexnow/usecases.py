@@ -14,7 +14,19 @@ from siteaudit.domain.ids import SiteId
 from siteaudit.domain.indexnow import MAX_SUBMIT_URLS
 from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import BODY_ERRORS, SITE_ID, Http, Summary, Tool, UseCase, body, lookup
+from siteaudit.ports.usecases import (
+    BODY_ERRORS,
+    CHANGES,
+    REACHES_OUT,
+    SITE_ID,
+    STARTS_WORK,
+    Http,
+    Summary,
+    Tool,
+    UseCase,
+    body,
+    lookup,
+)
 from siteaudit.services.indexnow import doors
 from siteaudit.services.indexnow.answers import IndexNowKeyCheck, IndexNowStatus, IndexNowSubmitResult
 
@@ -49,9 +61,7 @@ def _reaching_out(
 
 def _key_tool(name: str, title: str, description: str, summary: Summary, after: str) -> Tool:
     """The tool of a call fetching a key file from the site (what the site serves is quoted)."""
-    return Tool(
-        name, title, description, summary, read_only=False, open_world=True, untrusted=True, after=after
-    )
+    return Tool(name, title, description, summary, **REACHES_OUT, untrusted=True, after=after)
 
 
 @frozen
@@ -186,7 +196,7 @@ class SetIndexNowAuto(UseCase[IndexNowStatus]):
         "IndexNow auto-submit",
         "Turn on or off submitting a site's new and changed pages to IndexNow after each audit.",
         doors.indexnow_text,
-        read_only=False,
+        **CHANGES,
         after="set_indexnow_key",
     )
 
@@ -228,9 +238,7 @@ class SubmitToIndexNow(UseCase[IndexNowSubmitResult]):
         f"Notify IndexNow of new or changed URLs; a daily allowance, {CALLS_NOTE}. "
         "indexnow_key_unverified, indexnow_cap, indexnow_rejected.",
         doors.submit_text,
-        read_only=False,
-        idempotent=False,
-        open_world=True,
+        **STARTS_WORK,
         after="set_indexnow_auto",
     )
 

@@ -28,7 +28,11 @@ from siteaudit.domain.site import (
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import (
     BODY_ERRORS,
+    CHANGES,
+    DESTRUCTIVE,
+    MAKES,
     QUERY_ERRORS,
+    REACHES_OUT,
     SITE_ID,
     Http,
     Leads,
@@ -145,8 +149,7 @@ class RegisterSite(UseCase[RegisteredSite]):
             "Then get_site_verification."
         ),
         doors.registered_text,
-        read_only=False,
-        idempotent=False,
+        **MAKES,
         after="list_sites",
     )
 
@@ -235,7 +238,7 @@ class UpdateSite(UseCase[UpdatedSite]):
             "verified site), page cap, speed or alert mail; only given fields change."
         ),
         doors.updated_text,
-        read_only=False,
+        **CHANGES,
         after="get_site",
     )
 
@@ -262,8 +265,7 @@ class DeleteSite(UseCase[SiteDeleted]):
         "Delete a registered site and its schedule for good (its audits stay); registering it again "
         "starts unverified.",
         doors.deleted_text,
-        read_only=False,
-        destructive=True,
+        **DESTRUCTIVE,
         after="update_site",
     )
 
@@ -320,8 +322,7 @@ class VerifySite(UseCase[VerifiedSite]):
         "Check ownership",
         "Check the published ownership proof now; 10 a minute. verification_failed says what to publish.",
         doors.verified_text,
-        read_only=False,
-        open_world=True,
+        **REACHES_OUT,
         after="get_site_verification",
     )
 

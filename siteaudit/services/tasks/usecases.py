@@ -13,8 +13,10 @@ from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.usecases import (
     BODY_ERRORS,
     CANCEL_ERRORS,
+    DESTRUCTIVE,
     QUERY_ERRORS,
     SITE_ID,
+    STARTS_WORK,
     Bounds,
     Http,
     Tool,
@@ -179,9 +181,7 @@ class RequestRecheck(UseCase[RecheckStarted]):
         + doors.RECHECK_TEXT
         + " conflict, invalid_urls. Then wait_for_recheck.",
         doors.recheck_started_text,
-        read_only=False,
-        idempotent=False,
-        open_world=True,
+        **STARTS_WORK,
     )
 
 
@@ -235,8 +235,7 @@ class CancelRecheck(UseCase[Recheck]):
         "Cancel a recheck",
         "Stop a recheck; what it fetched is charged, the rest refunded. conflict if it ended.",
         doors.recheck_text,
-        read_only=False,
-        destructive=True,
+        **DESTRUCTIVE,
         untrusted=True,
         lists=("urls", "tasks"),
     )
