@@ -24,6 +24,7 @@ from attrs import frozen
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.ids import MAX_ID
+from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.ratelimit import Limit
 
 R = TypeVar("R", covariant=True)
@@ -128,6 +129,15 @@ class _BodyBounds(_QueryBounds, total=False):
     itemwise: bool
 
 
+class _UrlListBounds(typing.TypedDict, total=False):
+    """What `url_list` takes besides the description and the count."""
+
+    doc: str | None
+    counted: bool
+    format: str | None
+    itemwise: bool
+
+
 def path(description: str, **bounds: Unpack[Bounds]) -> dict[str, Input]:
     """attrs metadata of an input in the request path (REST) or a required argument (tool)."""
     return {INPUT: Input("path", description, **bounds)}
@@ -143,6 +153,11 @@ def query(description: str, **bounds: Unpack[_QueryBounds]) -> dict[str, Input]:
 def body(description: str, **bounds: Unpack[_BodyBounds]) -> dict[str, Input]:
     """attrs metadata of a field of the JSON body (REST) or an argument (tool; `rest_only`: not one)."""
     return {INPUT: Input("body", description, **bounds)}
+
+
+def url_list(description: str, most: int, **bounds: Unpack[_UrlListBounds]) -> dict[str, Input]:
+    """attrs metadata of a body's list of 1 to `most` URLs, each of 1 to MAX_URL_LENGTH characters."""
+    return body(description, min_items=1, max_items=most, min_length=1, max_length=MAX_URL_LENGTH, **bounds)
 
 
 # The errors of every use case reading a JSON body (a field's fault, a body too large, not JSON).

@@ -41,6 +41,7 @@ from siteaudit.ports.usecases import (
     path,
     per_page,
     query,
+    url_list,
 )
 from siteaudit.services.audits import doors
 from siteaudit.services.audits.answers import (
@@ -84,16 +85,8 @@ class Scope:
 
     def urls(self, description: str, doc: str) -> dict[str, Input]:
         """A list audit's URLs (an audit's, not a site's setting): what they may be differs by use case."""
-        return body(
-            description,
-            doc=doc,
-            min_items=1,
-            max_items=MAX_LISTED_URLS,
-            min_length=1,
-            max_length=MAX_URL_LENGTH,
-            counted=True,
-            itemwise=self.itemwise,
-            format="uri",
+        return url_list(
+            description, MAX_LISTED_URLS, doc=doc, counted=True, itemwise=self.itemwise, format="uri"
         )
 
 

@@ -14,7 +14,17 @@ from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.ratelimit import Limit
-from siteaudit.ports.usecases import SITE_ID, STARTS_WORK, Alias, Http, Tool, UseCase, body, page_of, query
+from siteaudit.ports.usecases import (
+    SITE_ID,
+    STARTS_WORK,
+    Alias,
+    Http,
+    Tool,
+    UseCase,
+    page_of,
+    query,
+    url_list,
+)
 from siteaudit.services.console import doors
 from siteaudit.services.console.answers import ConsoleUrlAnswer
 
@@ -180,16 +190,7 @@ class InspectUrls(UseCase[InspectAnswer]):
     BudgetExhausted (429)."""
 
     site_id: SiteId = field(metadata=SITE_ID)
-    urls: tuple[str, ...] = field(
-        metadata=body(
-            "URLs of the site.",
-            min_length=1,
-            max_length=URL_MAX,
-            min_items=1,
-            max_items=INSPECT_MAX_URLS,
-            counted=True,
-        )
-    )
+    urls: tuple[str, ...] = field(metadata=url_list("URLs of the site.", INSPECT_MAX_URLS, counted=True))
 
     http = _on_console(
         "POST",

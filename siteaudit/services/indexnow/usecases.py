@@ -26,6 +26,7 @@ from siteaudit.ports.usecases import (
     UseCase,
     body,
     lookup,
+    url_list,
 )
 from siteaudit.services.indexnow import doors
 from siteaudit.services.indexnow.answers import IndexNowKeyCheck, IndexNowStatus, IndexNowSubmitResult
@@ -208,14 +209,11 @@ class SubmitToIndexNow(UseCase[IndexNowSubmitResult]):
 
     site_id: SiteId = field(metadata=SITE_ID)
     urls: tuple[str, ...] = field(
-        metadata=body(
+        metadata=url_list(
             "URLs of the site.",
+            MAX_SUBMIT_URLS,
             doc="URLs on other hosts are skipped (422 url_not_in_site when none is on the host); 10,000 "
             "URLs per site per UTC day, each counted once a day",
-            min_length=1,
-            max_length=MAX_URL_LENGTH,
-            min_items=1,
-            max_items=MAX_SUBMIT_URLS,
             counted=True,
         )
     )

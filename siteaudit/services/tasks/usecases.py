@@ -9,7 +9,6 @@ from attrs import field, frozen
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import MAX_ID, RecheckId, SiteId
 from siteaudit.domain.recheck import MAX_RECHECK_URLS
-from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.usecases import (
     BODY_ERRORS,
     CANCEL_ERRORS,
@@ -27,6 +26,7 @@ from siteaudit.ports.usecases import (
     lookup,
     page_of,
     path,
+    url_list,
 )
 from siteaudit.services.tasks import doors
 from siteaudit.services.tasks.answers import (
@@ -142,13 +142,10 @@ class RequestRecheck(UseCase[RecheckStarted]):
     )
     urls: tuple[str, ...] | None = field(
         default=None,
-        metadata=body(
+        metadata=url_list(
             "Or URLs of the site, rechecked for every check.",
+            MAX_RECHECK_URLS,
             doc=f"1-{MAX_RECHECK_URLS} URLs on the site's host (else 422 invalid_urls)",
-            min_length=1,
-            max_length=MAX_URL_LENGTH,
-            min_items=1,
-            max_items=MAX_RECHECK_URLS,
         ),
     )
     exactly_one_of = ("task_key", "urls")
