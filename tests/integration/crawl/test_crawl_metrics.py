@@ -81,7 +81,13 @@ class Service:
 def service(*, receiver: ScriptedReceiver | None = None) -> Service:
     clock = FixedClock()
     app = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)),
+        # The test's own site, crawled unpaced (tests/local_sites.py): what is counted does not depend on pace.
+        Settings(
+            database_url="memory://",
+            allow_networks=("127.0.0.0/8",),
+            unpaced_hosts=(HOST,),
+            host_limits=((HOST, 1000.0),),
+        ),
         clock=clock,
         queue=MemoryTaskQueue(),
         resolver=RESOLVER,
