@@ -36,6 +36,9 @@ XDIST_GROUPS = {
     "tests/integration/crawl/test_crawl_render.py": "crawl_render",
     # its module-scoped scenario (every pinned answer, made once) took 8 s on each worker under load
     "tests/unit/pinned/test_pinned_rest_answers.py": "pinned_rest_answers",
+    # its module-scoped golden audit (two audits of the golden site, each waiting for its slow page) is read
+    # by two of its tests: split over the workers, each worker made it (9-13 s under load)
+    "tests/unit/pinned/test_mcp_budget.py": "mcp_budget",
 }
 
 

@@ -19,6 +19,7 @@ from siteaudit.domain.webhook import SendOutcome
 from siteaudit.ports.application import AuditQuery
 from siteaudit.services.audits.usecases import StartAudit
 from siteaudit.settings import Settings
+from tests.local_sites import unpaced
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
@@ -81,7 +82,8 @@ class Service:
 def service(*, receiver: ScriptedReceiver | None = None) -> Service:
     clock = FixedClock()
     app = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)),
+        # The test's own site, crawled unpaced (tests/local_sites.py): what is counted does not depend on pace.
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **unpaced(HOST)),
         clock=clock,
         queue=MemoryTaskQueue(),
         resolver=RESOLVER,

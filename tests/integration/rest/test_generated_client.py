@@ -18,6 +18,7 @@ from siteaudit.adapters.http.resolver import StaticResolver
 from siteaudit.adapters.memory.queue import MemoryTaskQueue
 from siteaudit.bootstrap import App, bootstrap
 from siteaudit.settings import Settings
+from tests.local_sites import unpaced
 
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 PACKAGE = "siteaudit_client"
@@ -40,9 +41,10 @@ MAX_MODELS = (
 
 @pytest.fixture
 def service() -> Iterator[tuple[App, Keys, str]]:
-    # The service may crawl 127.0.0.1, where the scripted site runs (as the fuzz tests' crawling side).
+    # The service may crawl 127.0.0.1, where the scripted site runs (as the fuzz tests' crawling side),
+    # unpaced by the name it is reached at (tests/local_sites.py): the audits wait for no turns.
     app = bootstrap(
-        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",)),
+        Settings(database_url="memory://", allow_networks=("127.0.0.0/8",), **unpaced(PUBLIC_NAME)),
         queue=MemoryTaskQueue(),
         resolver=StaticResolver({PUBLIC_NAME: ["127.0.0.1"]}),
     )

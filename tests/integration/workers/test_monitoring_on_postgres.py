@@ -18,6 +18,7 @@ from siteaudit.ports.application import AuditQuery
 from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.sites.usecases import GetSite, RegisterSite, UpdateSite, VerifySite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.application.test_alert_mail import Inbox, free_port, serve_site
 from tests.unit.application.test_application_doors import owner
 
@@ -40,6 +41,7 @@ def test_a_daily_site_is_dispatched_once_audited_and_mailed_once(
                 allow_networks=("127.0.0.0/8",),
                 smtp_url=f"smtp://127.0.0.1:{controller.port}?starttls=false",
                 public_url="https://audit.example",
+                **UNPACED_LOCAL,  # the site on 127.0.0.1 (tests/local_sites.py)
             ),
             clock=clock,
             queue=MemoryTaskQueue(),

@@ -25,6 +25,7 @@ from siteaudit.ports.application import AuditQuery
 from siteaudit.services.audits.usecases import GetAudit
 from siteaudit.services.sites.usecases import GetSite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 from tests.unit.application.test_monitoring_default import PAGES, audited_daily_site, balance, local_owner
 
 pytestmark = [pytest.mark.postgres, pytest.mark.rabbitmq]
@@ -39,6 +40,7 @@ def test_scheduler_once_starts_the_due_audit_and_exits(
         queue_prefix=queue_prefix,
         secret_key=SecretBox.generate_key(),
         allow_networks=("127.0.0.0/8",),
+        **UNPACED_LOCAL,  # the site on 127.0.0.1 (tests/local_sites.py)
     )
     # Monitoring switched on a day ago by this process's clock: the site is due now by the real one.
     clock = FixedClock(datetime.now(UTC) - timedelta(days=1))

@@ -18,6 +18,7 @@ from siteaudit.ports.application import Application
 from siteaudit.services.audits.usecases import GetAudit, ListIssues, ListPages, StartAudit
 from siteaudit.services.sites.usecases import CrawlSite, RegisterSite, UpdateSite
 from siteaudit.settings import Settings
+from tests.local_sites import UNPACED_LOCAL
 
 HTML = "text/html; charset=utf-8"
 PAGES = 60
@@ -60,10 +61,9 @@ def site(httpserver: HTTPServer) -> HTTPServer:
 @pytest.fixture(params=["memory", "sqlite"])
 def app(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Application, Caller]:
     database = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path / 'siteaudit.sqlite3'}"
-    # The local site is not paced: the 50 URLs take no 25 seconds at 2 a second.
-    settings = Settings(
-        database_url=database, allow_networks=("127.0.0.0/8",), unpaced_hosts=("localhost", "127.0.0.1")
-    )
+    # The local site is not paced (tests/local_sites.py): the 50 URLs take no 25 seconds at 2 a second, nor 5
+    # at the shared host limit's 10.
+    settings = Settings(database_url=database, allow_networks=("127.0.0.0/8",), **UNPACED_LOCAL)
     application = bootstrap(settings, queue=MemoryTaskQueue()).application
     key = application.ensure_local_owner(plan="scale", starting_credits=10_000)
     return application, application.authenticate(key.raw)
