@@ -13,19 +13,17 @@ from typing import Any, Final
 # 127.0.0.1 by address, and by name as pytest-httpserver's URLs have it
 LOCAL_HOSTS: Final = ("127.0.0.1", "localhost")
 
-# Settings(**UNPACED_LOCAL, ...): audits of these hosts wait for no max_rps or Crawl-delay turn, and the host
-# limit lets the whole site through at once.
-UNPACED_LOCAL: Final[dict[str, Any]] = {
-    "unpaced_hosts": LOCAL_HOSTS,
-    "host_limits": tuple((host, 1000.0) for host in LOCAL_HOSTS),
-}
-
 
 def unpaced(*names: str) -> dict[str, Any]:
-    """UNPACED_LOCAL for these host names too: the names a test's own resolver points at 127.0.0.1 (an audit
-    is paced by the host name of its URL, so a site on 127.0.0.1 reached by another name is paced)."""
+    """Settings(**unpaced(...), ...): audits of 127.0.0.1, localhost and these host names (the names a test's
+    own resolver points at 127.0.0.1: an audit is paced by the host name of its URL) wait for no max_rps or
+    Crawl-delay turn, and the host limit lets the whole site through at once."""
     hosts = (*LOCAL_HOSTS, *names)
     return {"unpaced_hosts": hosts, "host_limits": tuple((host, 1000.0) for host in hosts)}
+
+
+# Settings(**UNPACED_LOCAL, ...): the sites reached at 127.0.0.1 or localhost.
+UNPACED_LOCAL: Final[dict[str, Any]] = unpaced()
 
 
 # The same terms as a service or the CLI reads them from its environment (Settings.from_env).

@@ -23,7 +23,6 @@ MINUTE_INSPECTIONS: Final = 600
 INSPECT_MAX_URLS: Final = 20  # per POST .../inspect
 SYNC_DAYS: Final = 28
 FILTER_MAX: Final = 500  # `reason`, `template`
-URL_MAX: Final = 2_048
 
 
 # --- errors --------------------------------------------------------------------------------------------

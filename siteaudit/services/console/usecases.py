@@ -8,10 +8,11 @@ from typing import Final, Literal
 
 from attrs import field, frozen
 
-from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS, URL_MAX
+from siteaudit.domain.console import FILTER_MAX, INSPECT_MAX_URLS
 from siteaudit.domain.console_answers import ConsoleSummary, InspectAnswer, NotIndexedAnswer, Opportunities
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.ids import SiteId
+from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.domain.triage import IndexTriage
 from siteaudit.ports.ratelimit import Limit
 from siteaudit.ports.usecases import (
@@ -133,7 +134,9 @@ class GetConsoleUrl(UseCase[ConsoleUrlAnswer]):
 
     site_id: SiteId = field(metadata=SITE_ID)
     url: str = field(
-        metadata=query("A URL of the site (url_not_in_site otherwise).", min_length=1, max_length=URL_MAX)
+        metadata=query(
+            "A URL of the site (url_not_in_site otherwise).", min_length=1, max_length=MAX_URL_LENGTH
+        )
     )
 
     http = _on_console(
