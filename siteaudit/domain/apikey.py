@@ -21,6 +21,7 @@ from siteaudit.domain.error import (
 )
 from siteaudit.domain.ids import ApiKeyId, TeamId, UserId
 from siteaudit.domain.lifecycle import next_state
+from siteaudit.domain.records import copy_named
 
 KEY_MARK: Final = "sk_"
 KEY_RANDOM_LENGTH: Final = 40
@@ -271,15 +272,8 @@ def _new_key(
 
 
 def _issued(key: ApiKey, *, supersedes: tuple[ApiKeyId, ...] = ()) -> ApiKeyIssued:
-    """The event of `key` being issued (at its creation)."""
-    return ApiKeyIssued(
-        key_id=key.id,
-        user_id=key.user_id,
-        team_id=key.team_id,
-        kind=key.kind,
-        at=key.created_at,
-        supersedes=supersedes,
-    )
+    """The event of `key` being issued (at its creation): its holder, team and kind by name."""
+    return copy_named(ApiKeyIssued, key, key_id=key.id, at=key.created_at, supersedes=supersedes)
 
 
 def new_settings_key(

@@ -14,6 +14,7 @@ from siteaudit.domain.facts import PageFacts
 from siteaudit.domain.ids import AuditId, RecheckId, SiteId, TaskKey, TeamId
 from siteaudit.domain.issue import CheckScope
 from siteaudit.domain.lifecycle import next_state
+from siteaudit.domain.records import copy_named
 from siteaudit.domain.site import InvalidUrl, Site, VerifiedOnly, parse_site_url
 from siteaudit.domain.task import FixTask, TaskResult, TaskStatus, TaskStatusChanged, parse_task_key
 
@@ -341,14 +342,11 @@ def judge_task(target: RecheckTarget, seen: Mapping[str, UrlObservation]) -> Tas
         status = TaskStatus.FIXED if result is TaskResult.FIXED else target.status_before
     else:
         status = target.status_before
-    return TaskOutcome(
-        task_key=target.task_key,
-        code=target.code,
-        template=target.template,
+    # The target's task_key, code, template, pages, sampled and covers_task, with what the recheck saw.
+    return copy_named(
+        TaskOutcome,
+        target,
         urls_rechecked=rechecked,
-        pages=target.pages,
-        sampled=target.sampled,
-        covers_task=target.covers_task,
         result=result,
         urls_failing=failing,
         urls_passing=passing,

@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
-from typing import Final, Self
+from typing import Any, Final, Self
 
-from attrs import evolve, field, frozen
+from attrs import asdict, evolve, field, frozen
 
 from siteaudit.domain.audit import Audit, AuditStatus
 from siteaudit.domain.error import Conflict, ValidationFailed
@@ -286,6 +286,12 @@ SEVERITY_WEIGHT: Final[Mapping[Severity, int]] = MappingProxyType(
 CLICK_WEIGHT: Final = 10
 
 
+def _as_found(finding: TaskFinding) -> dict[str, Any]:
+    """What a task keeps of the finding it is opened or found again on: every field of TaskFinding, which
+    FixTask names alike."""
+    return asdict(finding, recurse=False)
+
+
 @frozen
 class FixTask:
     key: TaskKey
@@ -325,16 +331,10 @@ class FixTask:
             key=key or task_key(site_id, finding.code, finding.template),
             previous_template=previous_template,
             site_id=site_id,
-            code=finding.code,
-            template=finding.template,
-            severity=finding.severity,
-            pages=finding.pages,
             audit_id=audit_id,
             created_at=now,
             updated_at=now,
-            sample_urls=finding.sample_urls,
-            clicks_28d=finding.clicks_28d,
-            impressions_28d=finding.impressions_28d,
+            **_as_found(finding),
         )
 
     @property
@@ -415,16 +415,11 @@ class FixTask:
         moved = finding.template != self.template
         changed = evolve(
             self,
-            template=finding.template,
             previous_template=self.template if moved else self.previous_template,
-            severity=finding.severity,
-            pages=finding.pages,
-            sample_urls=finding.sample_urls,
-            clicks_28d=finding.clicks_28d,
-            impressions_28d=finding.impressions_28d,
             audit_id=audit_id,
             # Found again: a fixed task regresses and is no longer fixed by anything.
             fixed_by=None if self.status is TaskStatus.FIXED else self.fixed_by,
+            **_as_found(finding),
         )
         return self._move(TaskMove.AUDIT_FOUND, now=now, changed=changed)
 

@@ -12,7 +12,6 @@ REST routes, body and query checks and the OpenAPI document (`adapters/rest/deri
 """
 
 import enum
-import operator
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -24,6 +23,7 @@ from attrs import frozen
 from siteaudit.domain.error import ErrorCode
 from siteaudit.domain.extraction import ExtractionRule
 from siteaudit.domain.ids import MAX_ID
+from siteaudit.domain.records import copy_named as copy_named  # where declarations and handlers look
 from siteaudit.domain.site import MAX_URL_LENGTH
 from siteaudit.ports.ratelimit import Limit
 
@@ -464,41 +464,6 @@ def body_required(declared: Declared) -> bool:
     put = isinstance(http, Http) and http.method == "PUT"
     one_of = bool(declared.exactly_one_of) or bool(declared.at_least_one_of)
     return any(f.required for f in in_body) or one_of or put
-
-
-Built = TypeVar("Built")
-
-
-def copy_named(target: type[Built], source: Any, **instead: Any) -> Built:
-    """`target` (an attrs class) built from the fields of `source` (an attrs instance: a declaration, a
-    domain record) it names alike, and `instead` besides them or in their place; a field of `target` that
-    `source` lacks takes its default. A handler passing its declaration on to a service, or an answer
-    shown from a domain record, so names no field twice."""
-    names, read = _shared(target, type(source))
-    values = dict(zip(names, read(source), strict=True))
-    for name in instead:
-        values.pop(name, None)
-    return target(**values, **instead)
-
-
-Reader = Callable[[Any], tuple[Any, ...]]
-_SHARED: dict[tuple[type, type], tuple[tuple[str, ...], Reader]] = {}
-
-
-def _shared(target: type, source: type) -> tuple[tuple[str, ...], Reader]:
-    """The fields `target` and `source` name alike, and their values' reader, found once per pair: an
-    answer built per row (an issue page's fifty) would otherwise walk both classes' fields each time."""
-    found = _SHARED.get((target, source))
-    if found is None:
-        wanted = attrs.fields_dict(typing.cast(Any, target))
-        names = tuple(f.name for f in attrs.fields(source) if f.name in wanted)
-        if len(names) == 1:
-            one = operator.attrgetter(names[0])
-            read: Reader = lambda instance: (one(instance),)  # noqa: E731
-        else:
-            read = operator.attrgetter(*names) if names else (lambda instance: ())
-        found = _SHARED[(target, source)] = (names, read)
-    return found
 
 
 def exactly_one_problem(declared: Declared, values: Mapping[str, Any]) -> dict[str, str]:

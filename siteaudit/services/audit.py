@@ -22,10 +22,10 @@ from siteaudit.domain.credit import as_number, audit_cost
 from siteaudit.domain.credit import audit_reference as audit_reference  # where tests and callers look
 from siteaudit.domain.error import DomainError, ErrorCode, ValidationFailed
 from siteaudit.domain.extraction import check_rules
-from siteaudit.domain.ids import AuditId, SiteId, TeamId
+from siteaudit.domain.ids import AuditId, TeamId
 from siteaudit.domain.lease import is_stalled
 from siteaudit.domain.network import AddressPolicy
-from siteaudit.ports.application import AuditDetail, AuditStarted
+from siteaudit.ports.application import AuditDetail, AuditQuery, AuditStarted
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.metrics import NO_METRICS, Metrics
 from siteaudit.ports.network import HostResolver
@@ -287,28 +287,14 @@ def audits_by_status(*, uow: UnitOfWork) -> Mapping[AuditStatus, int]:
     return {status: counts.get(status, 0) for status in AuditStatus}
 
 
-def list_audits(
-    caller: Caller,
-    *,
-    site_id: SiteId | None,
-    offset: int,
-    limit: int,
-    uow: UnitOfWork,
-    statuses: Sequence[AuditStatus] = (),
-) -> tuple[Sequence[Audit], int]:
-    """The team's audits, newest first, plus the caller's own audits from before teams existed.
+def list_audits(caller: Caller, query: AuditQuery, *, uow: UnitOfWork) -> tuple[Sequence[Audit], int]:
+    """The team's audits the query asks for, newest first, plus the caller's own audits from before teams
+    existed.
 
     Another team's `site_id` answers NotFound."""
     with uow:
-        if site_id is not None:
-            uow.sites.get(site_id, team=caller.team_id)
+        if query.site_id is not None:
+            uow.sites.get(query.site_id, team=caller.team_id)
         return uow.audits.list(
-            TeamAuditQuery(
-                team=caller.team_id,
-                user=caller.user_id,
-                site=site_id,
-                offset=offset,
-                limit=limit,
-                statuses=statuses,
-            )
+            copy_named(TeamAuditQuery, query, team=caller.team_id, user=caller.user_id, site=query.site_id)
         )

@@ -94,12 +94,5 @@ class LocalWebSession(LocalPorts):
         return self._call(report_services.audit_progress, detail)
 
     def list_audits(self, query: AuditQuery, caller: Caller) -> Listing[Audit]:
-        audits, total = self._call(
-            audit_services.list_audits,
-            caller,
-            site_id=query.site_id,
-            offset=query.offset,
-            limit=query.limit,
-            statuses=query.statuses,
-        )
+        audits, total = self._call(audit_services.list_audits, caller, query)
         return Listing(audits, total)

@@ -11,7 +11,7 @@ from siteaudit.domain.error import ValidationFailed
 from siteaudit.domain.extraction import ExtractMatch, every_rule, filter_errors
 from siteaudit.domain.network import AddressPolicy
 from siteaudit.domain.report import Report
-from siteaudit.ports.application import AuditDetail
+from siteaudit.ports.application import AuditDetail, AuditQuery
 from siteaudit.ports.clock import Clock
 from siteaudit.ports.crawl import CrawlStore, IssueQuery, PageQuery
 from siteaudit.ports.metrics import NO_METRICS, Metrics
@@ -81,13 +81,8 @@ def start_audit(
 
 
 def list_audits(asked: ListAudits, caller: Caller, *, uow: UnitOfWork) -> AuditList:
-    rows, total = audit_services.list_audits(
-        caller,
-        site_id=asked.site_id,
-        offset=(asked.page - 1) * asked.per_page,
-        limit=asked.per_page,
-        uow=uow,
-    )
+    query = AuditQuery(site_id=asked.site_id, offset=(asked.page - 1) * asked.per_page, limit=asked.per_page)
+    rows, total = audit_services.list_audits(caller, query, uow=uow)
     meta = ListMeta.of(page=asked.page, per_page=asked.per_page, total=total)
     return AuditList(data=tuple(AuditRow.of(row) for row in rows), meta=meta)
 

@@ -51,6 +51,7 @@ from siteaudit.ports.clock import Clock, Secrets
 from siteaudit.ports.payment import CheckoutOrder, PaymentProvider
 from siteaudit.ports.ratelimit import Limit, RateLimiter
 from siteaudit.ports.repository import UnitOfWork
+from siteaudit.ports.usecases import copy_named
 from siteaudit.services.billing.answers import PaymentLink
 from siteaudit.services.billing.usecases import GetBillingPortalLink, GetCreditPackLink, GetSubscriptionLink
 
@@ -509,15 +510,15 @@ def complete_local_checkout(
         return _done(session.id, Fulfilment.DUPLICATE, session.user_id, uow=uow)
     now = clock.now()
     outcome = fulfil(
-        CheckoutCompleted(
+        # What the session sells (its kind, user and pack), completed and paid now.
+        copy_named(
+            CheckoutCompleted,
+            session,
             event_id=f"checkout:{session.id}",
             session_id=session.id,
             customer_id=account.customer_id,
-            kind=session.kind,
             paid=True,
             at=now,
-            user_id=session.user_id,
-            pack=session.pack,
         ),
         provider=LOCAL,
         uow=uow(),

@@ -203,13 +203,8 @@ class SiteVerification:
             cdn=cdn,
             agent_prompt=proofs.agent_prompt,
         )
-        return cls(
-            verified=site.verified,
-            via=site.verified_via,
-            checked_at=site.checked_at,
-            lost_at=site.lost_at,
-            methods=methods,
-        )
+        # checked_at and lost_at are the site's own.
+        return copy_named(cls, site, verified=site.verified, via=site.verified_via, methods=methods)
 
 
 @frozen
