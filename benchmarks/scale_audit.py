@@ -1,11 +1,13 @@
 """A whole audit of a generated site through the production path, with workers killed mid-run.
 
     python benchmarks/scale_audit.py [--pages 100000] [--kills 2] [--concurrency 20] [--smoke]
-                                     [--gunicorn-workers 2] [--keep-logs]
+                                     [--gunicorn-workers 2] [--shared-workers] [--keep-logs]
 
 Everything is the real thing, on this machine: a PostgreSQL database of its own (random name, dropped at
 the end), RabbitMQ queue names of its own (SITEAUDIT_QUEUE_PREFIX, deleted at the end), the REST service
-under gunicorn (`siteaudit.entrypoints.wsgi:create_app()`), two `siteaudit worker` processes, and the
+under gunicorn (`siteaudit.entrypoints.wsgi:create_app()`), two crawling `siteaudit worker` processes
+(`--queues crawl,webhooks`) and one that only finalises (`--queues finalize`: docs/operations.md; with
+`--shared-workers`, two workers taking every queue, one of which finalises after crawling), and the
 team, key and credits made with `siteaudit admin ...` commands. The site is served by a process of its
 own (asyncio, raw HTTP/1.1 keep-alive, pages generated from their path): `--pages` URLs in all, a home
 page, /category/{j}, /blog/{k}, /product/{i} and a few /discontinued/{m} links that answer 404, with
@@ -28,7 +30,8 @@ lists (200 a request, each request timed; the reads rotate over reader keys of t
 meets the 60-a-minute limit) and the templates.
 
 Printed: wall time (crawl and finalisation), pages/s, CPU ms per page of the REST service, the workers
-(the killed ones up to their kill), the database's backends and the site server, peak RSS per worker,
+(the killed ones up to their kill), the database's backends and the site server, peak RSS per worker
+(which crawled, which finalised: the one whose log has the audit's end),
 database bytes per page, p99 (and p50, max) of the report and list reads; checks: the audit is complete
 and exact after the kills (every URL of the site crawled once, the page list equal to the site's URL
 set, no duplicate rows) and credits exact (charged == pages crawled, one credit each: the site sends no
@@ -582,15 +585,21 @@ def run(args: argparse.Namespace) -> int:
             sampler.groups["service"].append(service.pid)
             sampler.groups["site"].append(site.pid)
             workers: list[subprocess.Popen[bytes]] = []
+            worker_logs: dict[int, tuple[str, str]] = {}  # pid: (role, log name)
 
-            def start_worker() -> subprocess.Popen[bytes]:
-                worker = spawn(
-                    siteaudit_command("worker"), env, f"worker-{len(sampler.groups['workers'])}.log"
-                )
+            def start_worker(*queues: str) -> subprocess.Popen[bytes]:
+                log_name = f"worker-{len(sampler.groups['workers'])}.log"
+                options = ["--queues", ",".join(queues)] if queues else []
+                worker = spawn(siteaudit_command("worker", *options), env, log_name)
                 sampler.groups["workers"].append(worker.pid)
+                worker_logs[worker.pid] = ("every queue" if not queues else "+".join(queues), log_name)
                 return worker
 
-            workers = [start_worker(), start_worker()]
+            # The workers that crawl (and are killed); with the split, one more that only finalises.
+            crawling: tuple[str, ...] = () if args.shared_workers else ("crawl", "webhooks")
+            workers = [start_worker(*crawling), start_worker(*crawling)]
+            if not args.shared_workers:
+                start_worker("finalize")
             sampler.start()
             rest = Rest(api_port)
             deadline = time.monotonic() + 180  # a loaded machine boots gunicorn's workers slowly
@@ -617,7 +626,9 @@ def run(args: argparse.Namespace) -> int:
             audit_id = int(audit.get("crawl_id") or audit.get("id"))
             print(
                 f"audit {audit_id}: {origin}/ max_pages {cap:,}, concurrency {args.concurrency}, "
-                f"{args.kills} kill(s); 2 workers, gunicorn {args.gunicorn_workers} sync workers",
+                f"{args.kills} kill(s); "
+                + ("2 workers" if args.shared_workers else "2 crawling workers + 1 finalising")
+                + f", gunicorn {args.gunicorn_workers} sync workers",
                 flush=True,
             )
 
@@ -671,7 +682,7 @@ def run(args: argparse.Namespace) -> int:
                         victim.send_signal(signal.SIGKILL)
                         victim.wait()
                         workers.remove(victim)
-                        workers.append(start_worker())
+                        workers.append(start_worker(*crawling))
                         kills.append({"at": crawled, "t": now, "recovered": None})
                         site_holds(f"/.bench/release/{len(kills) - 1}")
                         print(
@@ -728,10 +739,25 @@ def run(args: argparse.Namespace) -> int:
                     )
                 )
             )
+            ended = f"audit {audit_id} ended: "
+            finalised_by = [
+                pid
+                for pid, (_, log_name) in worker_logs.items()
+                if ended in (work / log_name).read_text(errors="replace")
+            ]
             print(
                 "peak RSS per worker process: "
-                + ", ".join(f"{pid} {mb:.0f} MB" for pid, mb in sorted(hwm.items()))
+                + ", ".join(
+                    f"{pid} ({worker_logs[pid][0]}{', finalised' if pid in finalised_by else ''}) {mb:.0f} MB"
+                    for pid, mb in sorted(hwm.items())
+                )
                 + f" (max {max(hwm.values(), default=0):.0f} MB)"
+            )
+            crawlers = [mb for pid, mb in hwm.items() if pid not in finalised_by]
+            print(
+                "peak RSS of the worker that finalised: "
+                + (", ".join(f"{hwm.get(pid, 0):.0f} MB" for pid in finalised_by) or "not found in the logs")
+                + f"; of the others: {min(crawlers, default=0):.0f}-{max(crawlers, default=0):.0f} MB"
             )
             print(f"database {db_bytes / 1e6:.1f} MB, {db_bytes / per_page:,.0f} bytes per page")
 
@@ -916,6 +942,11 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=2, help="workers killed (SIGKILL) mid-crawl")
     parser.add_argument("--concurrency", type=int, default=20, help="the audit's connections (1-20)")
     parser.add_argument("--gunicorn-workers", type=int, default=2)
+    parser.add_argument(
+        "--shared-workers",
+        action="store_true",
+        help="2 workers taking every queue (the default: 2 crawling workers and 1 that only finalises)",
+    )
     parser.add_argument("--timeout", type=float, default=0, help="seconds before giving up (0: from --pages)")
     parser.add_argument("--smoke", action="store_true", help="300 pages, one kill (bench-smoke)")
     parser.add_argument(

@@ -205,11 +205,11 @@ def queue_depths(broker: Any) -> Mapping[str, int]:
     from dramatiq.brokers.stub import StubBroker
     from dramatiq.common import dq_name, xq_name
 
-    from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE, queue_name
+    from siteaudit.adapters.queue.dramatiq import QUEUES, queue_name
 
     if broker is None:
         return {}
-    queue_names = [queue_name(broker, base) for base in (CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE)]
+    queue_names = [queue_name(broker, base) for base in QUEUES]
 
     message_counts = getattr(broker, "message_counts", None)
     if message_counts is not None:  # siteaudit.adapters.queue.rabbitmq.PublishingRabbitmqBroker

@@ -115,6 +115,21 @@ def serve(host: str | None, port: int | None) -> None:
     run(app, server, host=host)
 
 
+def _worker_queues(given: tuple[str, ...]) -> tuple[str, ...]:
+    """`--queues crawl,webhooks` (or repeated): the queue names, each known, in order; all without it."""
+    from siteaudit.adapters.queue.dramatiq import QUEUES
+
+    names = tuple(dict.fromkeys(name.strip() for value in given for name in value.split(",") if name.strip()))
+    unknown = [name for name in names if name not in QUEUES]
+    if unknown:
+        raise click.BadParameter(
+            f"no queue named {', '.join(map(repr, unknown))}: the queues are {', '.join(QUEUES)}"
+        )
+    if given and not names:
+        raise click.BadParameter(f"name one or more of {', '.join(QUEUES)}")
+    return names or QUEUES
+
+
 @main.command()
 @click.option(
     "--threads", default=None, type=int, help="Worker threads (default SITEAUDIT_WORKER_THREADS or 4)."
@@ -125,7 +140,14 @@ def serve(host: str | None, port: int | None) -> None:
     type=click.IntRange(0, 65535),
     help="Serve this worker's Prometheus metrics on this port (docs/operations.md).",
 )
-def worker(threads: int | None, metrics_port: int | None) -> None:
+@click.option(
+    "--queues",
+    multiple=True,
+    callback=lambda _ctx, _param, value: _worker_queues(value),
+    metavar="NAME[,NAME...]",
+    help="Take only these queues: crawl, finalize, webhooks (default all; docs/operations.md).",
+)
+def worker(threads: int | None, metrics_port: int | None, queues: tuple[str, ...]) -> None:
     """Consume crawl, finalisation and webhook work from SITEAUDIT_BROKER_URL (RabbitMQ) until stopped."""
     import signal
     import threading
@@ -141,11 +163,11 @@ def worker(threads: int | None, metrics_port: int | None) -> None:
     warn_if_networks_allowed(settings)
     app = _app(settings)
     stop_metrics = None if metrics_port is None else serve_worker_metrics(app, metrics_port)
-    running, periodic = start_worker(app, threads=threads or app.settings.worker_threads)
+    running, periodic = start_worker(app, threads=threads or app.settings.worker_threads, queues=queues)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    echo(f"worker consuming from {app.settings.broker_url.split('@')[-1]}")
+    echo(f"worker consuming {', '.join(queues)} from {app.settings.broker_url.split('@')[-1]}")
     stop.wait()
     periodic.stop()
     running.stop()

@@ -7,14 +7,14 @@ default (`siteaudit serve`) runs them on the in-process broker in worker threads
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import click
 import dramatiq
 from dramatiq.middleware import CurrentMessage
 
-from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE, queue_name
+from siteaudit.adapters.queue.dramatiq import CRAWL_QUEUE, FINALIZE_QUEUE, QUEUES, WEBHOOK_QUEUE, queue_name
 from siteaudit.bootstrap import App
 from siteaudit.domain.ids import AuditId, RecheckId
 from siteaudit.entrypoints.slice_loop import Again, SliceLoop
@@ -162,31 +162,42 @@ def serve_worker_metrics(app: App, port: int) -> Callable[[], None]:
 
 
 class Running:
-    """A started worker: Dramatiq's consumer threads and the slice loop they hand crawl slices to."""
+    """A started worker: Dramatiq's consumer threads and the slice loop they hand crawl slices to (none in
+    a worker that does not take the crawl queue)."""
 
-    def __init__(self, worker: dramatiq.Worker, slices: SliceLoop) -> None:
+    def __init__(self, worker: dramatiq.Worker, slices: SliceLoop | None) -> None:
         self.worker = worker
         self.slices = slices
 
     def stop(self) -> None:
         """Stop taking messages, then stop the running slices (each sent again for another process)."""
         self.worker.stop()
-        self.slices.stop()
+        if self.slices is not None:
+            self.slices.stop()
 
 
-def start_worker(app: App, *, threads: int, webhooks_every_s: float = 10.0) -> tuple[Running, Periodic]:
-    """Declare the actors on the app's broker and start consuming in this process, with the slice loop
-    (SITEAUDIT_WORKER_SLICES slices at once), the periodic webhook dispatcher, the reaper (every
-    SITEAUDIT_REAP_EVERY_S) and archival."""
+def start_worker(
+    app: App, *, threads: int, webhooks_every_s: float = 10.0, queues: Collection[str] = QUEUES
+) -> tuple[Running, Periodic]:
+    """Declare the actors on the app's broker and start consuming `queues` (names of QUEUES, without the
+    prefix) in this process, with the slice loop (SITEAUDIT_WORKER_SLICES slices at once) when it takes
+    the crawl queue, the periodic webhook dispatcher, the reaper (every SITEAUDIT_REAP_EVERY_S) and
+    archival. The periodic jobs run whatever the queues, as none needs a queue's consumer: the reaper
+    publishes stalled work again for whichever worker takes its queue, and webhook deliveries are claimed
+    in the database (docs/operations.md "Workers for finalisation")."""
     application = app.application
-    slices = SliceLoop(
-        capacity=app.settings.worker_slices,
-        time_limit_s=SLICE_TIME_LIMIT_MS / 1000,
-        database_threads=1 if app.settings.database_url.startswith("sqlite") else 8,
-    )
-    slices.start()
+    slices = None
+    if CRAWL_QUEUE in queues:
+        slices = SliceLoop(
+            capacity=app.settings.worker_slices,
+            time_limit_s=SLICE_TIME_LIMIT_MS / 1000,
+            database_threads=1 if app.settings.database_url.startswith("sqlite") else 8,
+        )
+        slices.start()
     declare_actors(app.broker, application, slices)
-    worker = dramatiq.Worker(app.broker, worker_threads=threads)
+    worker = dramatiq.Worker(
+        app.broker, worker_threads=threads, queues={queue_name(app.broker, base) for base in queues}
+    )
     worker.start()
     periodic = Periodic(
         [

@@ -16,6 +16,7 @@ from siteaudit.ports.queue import DispatchError
 CRAWL_QUEUE: Final = "crawl"
 FINALIZE_QUEUE: Final = "finalize"
 WEBHOOK_QUEUE: Final = "webhooks"
+QUEUES: Final = (CRAWL_QUEUE, FINALIZE_QUEUE, WEBHOOK_QUEUE)
 
 
 def build_broker(broker_url: str, *, queue_prefix: str = "") -> dramatiq.Broker:
